@@ -1,0 +1,82 @@
+/*
+ * calib — GPU calibration profiles (kernels/profiles/<gpu>.json).
+ *
+ * Schema "sharesim-profile/1": a JSON object with the meta keys
+ *   "schema", "name", "aliases" (array of strings), "device", "measured" (bool), "notes"
+ * and every other key a value object {"value": …, "source": "…", "confidence": "…"}.
+ * A value without a non-empty source is rejected at load: nothing in a profile is
+ * unsourced. Units are in the key names; the loader converts to seconds.
+ *
+ * Keys (required unless marked optional):
+ *   total_sms, memory_gb, hbm_bw_gbps, timeslice_us, switch_us,
+ *   vgpu_slice_ms_le8, vgpu_slice_ms_gt8, vgpu_switch_us, mps_max_clients,
+ *   mps_max_clients_cuda13_1 (opt), mps_recovery_s, mig_reconfig_s,
+ *   rate_compute_exponent, rate_memory_exponent,
+ *   gpu_hour_usd (opt), power_kw (opt),
+ *   mig_sms_7g (opt), mig_compute_slices (opt), mig_memory_slices (opt), mig_profiles (opt):
+ *     [{"name", "compute_slices", "memory_slices", "sm_count", "memory_gb",
+ *       "max_instances", "starts": [..], "size"}]   (size/starts in memory slices)
+ * Unknown keys are kept (profiles written by kernels/ may carry extra measured values)
+ * but must still be value objects with a source.
+ */
+#ifndef SS_CALIB_H
+#define SS_CALIB_H
+
+#include <stddef.h>
+
+#define CAL_MAX_MIG 16
+#define CAL_MAX_STARTS 8
+
+struct mig_profile {
+    char name[32];
+    int compute_slices;
+    int memory_slices;
+    int sm_count;
+    int max_instances;
+    double memory_gb;
+    int n_starts;
+    int starts[CAL_MAX_STARTS]; /* legal start positions, memory-slice units */
+    int size;                   /* memory slices occupied */
+};
+
+struct gpu_profile {
+    char name[48];
+    char path[512]; /* file the profile came from */
+    int measured;
+    int total_sms;
+    double memory_gb;
+    double hbm_bw_gbps;
+    double timeslice_s; /* driver default per-context time slice */
+    double switch_s;    /* context-switch cost, no work done */
+    double vgpu_slice_le8_s;
+    double vgpu_slice_gt8_s;
+    double vgpu_switch_s;
+    int mps_max_clients;
+    int mps_max_clients_cuda13_1;
+    double mps_recovery_s;
+    double mig_reconfig_s;
+    double rate_compute_exponent; /* speed = share^exponent for compute-class work */
+    double rate_memory_exponent;  /* speed = share^exponent for memory-class work */
+    double gpu_hour_usd;          /* < 0 when the profile has none */
+    double power_kw;              /* < 0 when the profile has none */
+    int mig_sms_7g;
+    int mig_compute_slices;
+    int mig_memory_slices;
+    int n_mig;
+    struct mig_profile mig[CAL_MAX_MIG];
+};
+
+/* Directory holding the shipped profiles; overridable with $SHARESIM_PROFILES. */
+const char *cal_profile_dir(void);
+
+/*
+ * Loads a profile by GPU name or alias (case-insensitive, looked up in
+ * cal_profile_dir()) or by path (anything containing '/' or ending in .json).
+ */
+int cal_load(const char *name_or_path, struct gpu_profile *out, char *err, size_t errlen);
+int cal_load_file(const char *path, struct gpu_profile *out, char *err, size_t errlen);
+
+/* The MIG profile with this name, or NULL. */
+const struct mig_profile *cal_mig_find(const struct gpu_profile *p, const char *name);
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * cli — the sharesim subcommands. Each lives in sim/cmd_<name>.c and has the
+ * signature of main(); it returns the process exit code (0 ok, 1 infeasible,
+ * 2 bad input — SCENARIO.md). sim/main.c only dispatches.
+ */
+#ifndef SS_CLI_H
+#define SS_CLI_H
+
+struct cli_command {
+    const char *name;
+    const char *summary;
+    int (*fn)(int argc, char **argv);
+};
+
+#define SHARESIM_VERSION "0.1.0"
+
+int cmd_run(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_mig(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+
+/* True when stderr is a terminal (progress lines are shown only then). */
+int cli_stderr_is_tty(void);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * sharesim — command dispatch. Each command is one entry of the table below
+ * and one sim/cmd_<name>.c file.
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct cli_command commands[] = {
+    /* one line per command; keep sorted by how often people use them */
+    {NULL, NULL, NULL},
+};
+
+int cli_stderr_is_tty(void)
+{
+    return isatty(STDERR_FILENO);
+}
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "sharesim %s — discrete-event simulator for GPU sharing strategies\n\n"
+            "usage: sharesim COMMAND [options]   (sharesim COMMAND --help for details)\n\n"
+            "commands:\n",
+            SHARESIM_VERSION);
+    for (const struct cli_command *c = commands; c->name; c++)
+        fprintf(fp, "  %-10s %s\n", c->name, c->summary);
+    fprintf(fp, "\nexit codes: 0 ok, 1 SLA or plan infeasible, 2 bad input\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("sharesim %s\n", SHARESIM_VERSION);
+        return 0;
+    }
+    for (const struct cli_command *c = commands; c->name; c++)
+        if (strcmp(argv[1], c->name) == 0)
+            return c->fn(argc - 1, argv + 1);
+    fprintf(stderr, "sharesim: unknown command \"%s\" (see sharesim --help)\n", argv[1]);
+    return 2;
+}
