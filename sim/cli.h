@@ -23,6 +23,11 @@ int cmd_trace(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 
+/* SIGINT/SIGTERM remove open temporary outputs and exit 128+signal. */
+void cli_install_signal_handlers(void);
+/* Strict integer parse of an option value. */
+int cli_parse_long(const char *s, long lo, long hi, long *out);
+
 /* True when stderr is a terminal (progress lines are shown only then). */
 int cli_stderr_is_tty(void);
 

@@ -10,6 +10,7 @@
 
 static const struct cli_command commands[] = {
     /* one line per command; keep sorted by how often people use them */
+    {"run", "simulate a scenario's strategies and print the result table", cmd_run},
     {NULL, NULL, NULL},
 };
 
