@@ -10,6 +10,7 @@
 
 static const struct cli_command commands[] = {
     /* one line per command; keep sorted by how often people use them */
+    {"trace", "request traces: stats (count, rate, burstiness, tokens)", cmd_trace},
     {NULL, NULL, NULL},
 };
 
