@@ -1,0 +1,262 @@
+/*
+ * cmd_trace — `sharesim trace SUBCOMMAND`: work with request traces. Subcommands are rows of
+ * the table below, each with the signature of main(); `stats` describes a trace file
+ * (tracestats.h). Exit codes: 0 ok, 2 bad input or usage.
+ */
+#include "cli.h"
+#include "trace.h"
+#include "tracestats.h"
+#include "util.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int trace_stats(int argc, char **argv);
+
+static const struct cli_command subcommands[] = {
+    {"stats", "count, rate, inter-arrival CV and token percentiles of a trace", trace_stats},
+    {NULL, NULL, NULL},
+};
+
+static void trace_usage(FILE *fp)
+{
+    fprintf(fp, "usage: sharesim trace SUBCOMMAND [options]   (SUBCOMMAND --help for details)\n\n"
+                "subcommands:\n");
+    for (const struct cli_command *c = subcommands; c->name; c++)
+        fprintf(fp, "  %-8s %s\n", c->name, c->summary);
+    fprintf(fp, "\ntrace formats: azure-llm, openb, sharesim (see docs/traces.md)\n");
+}
+
+int cmd_trace(int argc, char **argv)
+{
+    if (argc < 2) {
+        trace_usage(stderr);
+        return SS_EXIT_BADINPUT;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        trace_usage(stdout);
+        return SS_EXIT_OK;
+    }
+    for (const struct cli_command *c = subcommands; c->name; c++)
+        if (strcmp(argv[1], c->name) == 0)
+            return c->fn(argc - 1, argv + 1);
+    fprintf(stderr, "sharesim trace: unknown subcommand \"%s\"\n", argv[1]);
+    trace_usage(stderr);
+    return SS_EXIT_BADINPUT;
+}
+
+/* ---- stats ---- */
+
+static void stats_usage(FILE *fp)
+{
+    fprintf(fp, "usage: sharesim trace stats FILE --format FORMAT [options]\n\n"
+                "Reads a trace once (streamed, constant memory) and prints its request count,\n"
+                "span, mean rate, inter-arrival mean and CV, token percentiles and work_ms.\n\n"
+                "  -f, --format F      azure-llm | openb | sharesim (required)\n"
+                "  -s, --time-scale X  multiply every inter-arrival time by X (2 = twice as slow)\n"
+                "  -n, --limit N       only the first N records\n"
+                "  -j, --json          print a JSON object instead of text\n"
+                "  -h, --help          this help\n\n"
+                "rate_per_s = (count - 1) / duration_s; ia_cv is the population standard\n"
+                "deviation of the gaps over their mean; percentiles interpolate linearly.\n"
+                "Exit codes: 0 ok, 2 bad input (the message names file:line:column).\n");
+}
+
+static int parse_double_opt(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(x))
+        return -1;
+    *out = x;
+    return 0;
+}
+
+static int parse_count_opt(const char *s, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (end == s || *end || errno || x < 0)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+static void text_num(const char *label, double x)
+{
+    if (isnan(x))
+        printf("%-14s n/a\n", label);
+    else
+        printf("%-14s %.7g\n", label, x);
+}
+
+static void text_counts(const char *label, const struct trs_counts *c)
+{
+    printf("%-14s mean %.6g  p50 %.6g  p90 %.6g  p99 %.6g  min %lld  max %lld%s\n", label, c->mean,
+           c->p50, c->p90, c->p99, c->min, c->max,
+           c->exact ? "" : "  (percentiles within 1.6%: values above 65535)");
+}
+
+static void print_text(const char *path, const struct tr_opts *o, const struct trs_summary *s)
+{
+    printf("%-14s %s\n", "trace", path);
+    printf("%-14s %s\n", "format", tr_format_name(s->fmt));
+    if (o->time_scale != 1.0)
+        printf("%-14s %.7g\n", "time_scale", o->time_scale);
+    if (o->limit > 0)
+        printf("%-14s %lld\n", "limit", o->limit);
+    printf("%-14s %lld\n", s->fmt == TR_OPENB ? "pods" : "requests", s->count);
+    text_num("first_s", s->first_s);
+    text_num("last_s", s->last_s);
+    text_num("duration_s", s->duration_s);
+    text_num("rate_per_s", s->rate_per_s);
+    text_num("ia_mean_s", s->ia_mean_s);
+    text_num("ia_cv", s->ia_cv);
+    text_num("ia_max_s", s->ia_max_s);
+    if (s->input_tokens.n)
+        text_counts("input_tokens", &s->input_tokens);
+    if (s->output_tokens.n)
+        text_counts("output_tokens", &s->output_tokens);
+    if (s->work_n)
+        printf("%-14s mean %.6g  cv %.4g  min %.6g  max %.6g\n", "work_ms", s->work_mean_ms,
+               s->work_cv, s->work_min_ms, s->work_max_ms);
+    if (s->fmt == TR_OPENB) {
+        printf("%-14s %lld (%lld share one GPU: gpu_milli < 1000)\n", "gpu_pods", s->gpu_pods,
+               s->shared_gpu_pods);
+        text_num("mean_gpus", s->mean_gpus);
+        text_num("mean_life_s", s->mean_lifetime_s);
+    }
+}
+
+static void json_num(cJSON *o, const char *key, double x)
+{
+    if (isfinite(x))
+        cJSON_AddNumberToObject(o, key, x);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+static void json_counts(cJSON *root, const char *key, const struct trs_counts *c)
+{
+    cJSON *o = cJSON_AddObjectToObject(root, key);
+    cJSON_AddNumberToObject(o, "n", (double)c->n);
+    json_num(o, "mean", c->mean);
+    json_num(o, "p50", c->p50);
+    json_num(o, "p90", c->p90);
+    json_num(o, "p99", c->p99);
+    cJSON_AddNumberToObject(o, "min", (double)c->min);
+    cJSON_AddNumberToObject(o, "max", (double)c->max);
+    cJSON_AddBoolToObject(o, "exact", c->exact);
+}
+
+static void print_json(const char *path, const struct tr_opts *o, const struct trs_summary *s)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "trace", path);
+    cJSON_AddStringToObject(root, "format", tr_format_name(s->fmt));
+    cJSON_AddNumberToObject(root, "time_scale", o->time_scale);
+    cJSON_AddNumberToObject(root, "limit", (double)o->limit);
+    cJSON_AddNumberToObject(root, "count", (double)s->count);
+    json_num(root, "first_s", s->first_s);
+    json_num(root, "last_s", s->last_s);
+    json_num(root, "duration_s", s->duration_s);
+    json_num(root, "rate_per_s", s->rate_per_s);
+    cJSON *ia = cJSON_AddObjectToObject(root, "interarrival_s");
+    json_num(ia, "mean", s->ia_mean_s);
+    json_num(ia, "cv", s->ia_cv);
+    json_num(ia, "max", s->ia_max_s);
+    if (s->input_tokens.n)
+        json_counts(root, "input_tokens", &s->input_tokens);
+    if (s->output_tokens.n)
+        json_counts(root, "output_tokens", &s->output_tokens);
+    if (s->work_n) {
+        cJSON *w = cJSON_AddObjectToObject(root, "work_ms");
+        cJSON_AddNumberToObject(w, "n", (double)s->work_n);
+        json_num(w, "mean", s->work_mean_ms);
+        json_num(w, "cv", s->work_cv);
+        json_num(w, "min", s->work_min_ms);
+        json_num(w, "max", s->work_max_ms);
+    }
+    if (s->fmt == TR_OPENB) {
+        cJSON *p = cJSON_AddObjectToObject(root, "pods");
+        cJSON_AddNumberToObject(p, "gpu", (double)s->gpu_pods);
+        cJSON_AddNumberToObject(p, "shared_gpu", (double)s->shared_gpu_pods);
+        json_num(p, "mean_gpus", s->mean_gpus);
+        json_num(p, "mean_lifetime_s", s->mean_lifetime_s);
+    }
+    char *txt = cJSON_Print(root);
+    puts(txt);
+    free(txt);
+    cJSON_Delete(root);
+}
+
+static int trace_stats(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'f'}, {"time-scale", required_argument, NULL, 's'},
+        {"limit", required_argument, NULL, 'n'},  {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    const char *format = NULL;
+    struct tr_opts opts = {1.0, 0};
+    int json = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "f:s:n:jh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            format = optarg;
+            break;
+        case 's':
+            if (parse_double_opt(optarg, &opts.time_scale) || !(opts.time_scale > 0)) {
+                fprintf(stderr,
+                        "sharesim trace stats: --time-scale \"%s\": expected a number > 0\n",
+                        optarg);
+                return SS_EXIT_BADINPUT;
+            }
+            break;
+        case 'n':
+            if (parse_count_opt(optarg, &opts.limit)) {
+                fprintf(stderr, "sharesim trace stats: --limit \"%s\": expected a count >= 0\n",
+                        optarg);
+                return SS_EXIT_BADINPUT;
+            }
+            break;
+        case 'j':
+            json = 1;
+            break;
+        case 'h':
+            stats_usage(stdout);
+            return SS_EXIT_OK;
+        default:
+            stats_usage(stderr);
+            return SS_EXIT_BADINPUT;
+        }
+    }
+    if (optind != argc - 1 || !format) {
+        fprintf(stderr, "sharesim trace stats: %s\n",
+                optind != argc - 1 ? "expected exactly one FILE" : "--format is required");
+        stats_usage(stderr);
+        return SS_EXIT_BADINPUT;
+    }
+    const char *path = argv[optind];
+    char err[SS_ERRLEN];
+    enum tr_format fmt;
+    struct trs_summary s;
+    if (tr_format_from_name(format, &fmt, err, sizeof err) ||
+        trs_summarize(path, fmt, &opts, &s, err, sizeof err)) {
+        fprintf(stderr, "sharesim trace stats: %s\n", err);
+        return SS_EXIT_BADINPUT;
+    }
+    if (json)
+        print_json(path, &opts, &s);
+    else
+        print_text(path, &opts, &s);
+    return SS_EXIT_OK;
+}
