@@ -311,13 +311,15 @@ static void start(struct sim *s)
             tenant_ended(s, t);
         }
     }
-    /* Saturated tenants start with one request each, offered in tenant order. */
+    /* Saturated tenants start with one request each at t = 0: all are admitted
+     * first, then offered in tenant order, so a refill triggered by the first
+     * tenant's service cannot use up a stop.requests budget meant for the others. */
     for (int i = 0; i < s->n_ten && !s->arrivals_done; i++)
-        if (is_saturated(&s->ten[i])) {
+        if (is_saturated(&s->ten[i]))
             refill_saturated(s, i);
-            if (s->ten[i].q.n)
-                s->ops->arrive(s, s->pst, i);
-        }
+    for (int i = 0; i < s->n_ten; i++)
+        if (is_saturated(&s->ten[i]) && s->ten[i].q.n)
+            s->ops->arrive(s, s->pst, i);
 }
 
 static void on_fault(struct sim *s, const struct event *ev)

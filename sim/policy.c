@@ -9,6 +9,7 @@
 
 static const struct policy_ops *const registry[] = {
     &policy_exclusive,
+    &policy_timeslice,
     NULL,
 };
 

@@ -45,5 +45,6 @@ const struct policy_ops *policy_find(const char *kind);
 const char *policy_kinds(void);
 
 extern const struct policy_ops policy_exclusive;
+extern const struct policy_ops policy_timeslice;
 
 #endif

@@ -200,7 +200,10 @@ static void excl_finish(struct sim *s, void *st, struct strategy_result *res)
     for (int g = 0; g < x->n_srv; g++)
         if (x->srv[g].busy)
             eng_busy(s, 1.0, x->srv[g].t_start, s->now);
-    res->m[SM_SWITCH] = 0;
+    int used = 0;
+    for (int g = 0; g < x->n_srv; g++)
+        used += x->srv[g].tenant >= 0;
+    res->gpus_used = used;
 }
 
 static void excl_destroy(void *st)

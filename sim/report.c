@@ -115,6 +115,7 @@ cJSON *rep_json(const struct scenario *sc, const struct run_result *r)
                 rep_add(o, key, s->m_ci[m]);
             }
         }
+        add_count(o, "gpus_used", s->gpus_used);
         if (s->licensed_vgpus)
             add_count(o, "licensed_vgpus", s->licensed_vgpus);
         cJSON *ts = cJSON_AddArrayToObject(o, "tenants");

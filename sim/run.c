@@ -13,6 +13,8 @@
  *   scenario's first exclusive strategy, or, if there is none, alone on a whole
  *   GPU of its own (an implicit baseline run with the same random numbers).
  * - fairness: Jain's index of throughput/weight over tenants.
+ * - gpu_utilization, switch_overhead and cost count the GPUs the strategy
+ *   occupies (gpus_used), not idle GPUs of the pool it leaves free.
  */
 #include "run.h"
 #include "cli.h"
@@ -61,14 +63,14 @@ void strategy_result_free(struct strategy_result *r)
     memset(r, 0, sizeof *r);
 }
 
-static double cost_per_hour(const struct scenario *sc, int licensed_vgpus)
+static double cost_per_hour(const struct scenario *sc, int gpus, int licensed_vgpus)
 {
     if (sc->gpu_hour_usd < 0)
         return NAN;
-    double c = sc->gpus * sc->gpu_hour_usd;
+    double c = gpus * sc->gpu_hour_usd;
     c += licensed_vgpus * sc->vgpu_license_usd_per_vgpu_year / (365.0 * 24.0);
     if (sc->power_usd_per_kwh > 0 && sc->gpu.power_kw > 0)
-        c += sc->gpus * sc->gpu.power_kw * sc->power_usd_per_kwh;
+        c += gpus * sc->gpu.power_kw * sc->power_usd_per_kwh;
     return c;
 }
 
@@ -108,12 +110,14 @@ void run_one(const struct scenario *sc, const struct strategy_cfg *st, int rep,
         total_tp += t[TM_THROUGHPUT];
         norm[i] = t[TM_THROUGHPUT] / tc->weight;
     }
-    double cap = sc->gpus * window;
+    if (out->gpus_used <= 0)
+        out->gpus_used = sc->gpus;
+    double cap = out->gpus_used * window;
     out->m[SM_UTIL] = cap > 0 ? s.busy_acc / cap : NAN;
     out->m[SM_SWITCH] = cap > 0 ? s.switch_acc / cap : NAN;
     out->m[SM_THROUGHPUT] = total_tp;
     out->m[SM_FAIRNESS] = st_jain(norm, sc->n_tenants);
-    out->m[SM_COST_PER_HOUR] = cost_per_hour(sc, out->licensed_vgpus);
+    out->m[SM_COST_PER_HOUR] = cost_per_hour(sc, out->gpus_used, out->licensed_vgpus);
     out->m[SM_COST_PER_MREQ] =
         total_tp > 0 ? out->m[SM_COST_PER_HOUR] / (total_tp * 3600.0) * 1e6 : NAN;
     out->m[SM_EVENTS] = (double)s.events;
@@ -162,6 +166,7 @@ static void aggregate(struct strategy_result *reps, int R, struct strategy_resul
             st_mean_ci95(v, R, &res_t(agg, i)[k], &agg->t_ci[(size_t)i * TM_N + k]);
         }
     agg->licensed_vgpus = reps[0].licensed_vgpus;
+    agg->gpus_used = reps[0].gpus_used;
     agg->details = reps[0].details; /* structure, not statistics: the first replication's */
     reps[0].details = NULL;
     free(v);

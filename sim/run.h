@@ -53,6 +53,7 @@ struct strategy_result {
     double *t;          /* n_tenants × TM_N */
     double *t_ci;       /* idem */
     int licensed_vgpus; /* set by the vGPU policy for the licence cost */
+    int gpus_used;      /* GPUs the strategy occupies (set by finish(); 0 = all of the pool) */
     cJSON *details;     /* policy-specific extras (per-instance utilisation…), may be NULL */
 };
 
