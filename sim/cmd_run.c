@@ -10,26 +10,8 @@
 #include "util.h"
 
 #include <getopt.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-static void on_signal(int sig)
-{
-    ss_out_abort_all_signal_safe();
-    _exit(128 + sig);
-}
-
-void cli_install_signal_handlers(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
 
 static void usage(FILE *fp)
 {
@@ -44,18 +26,6 @@ static void usage(FILE *fp)
                 "  --quiet           no table on stdout\n"
                 "  --no-slowdown     skip the exclusive baseline behind slowdown_p99\n"
                 "exit: 0 ok, 2 bad input\n");
-}
-
-int cli_parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    if (!s || !*s)
-        return -1;
-    long v = strtol(s, &end, 10);
-    if (*end || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 /* Writes one output through an atomic temporary file. */

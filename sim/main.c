@@ -6,7 +6,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 static const struct cli_command commands[] = {
     /* one line per command; keep sorted by how often people use them */
@@ -14,11 +13,6 @@ static const struct cli_command commands[] = {
     {"trace", "request traces: stats (count, rate, burstiness, tokens)", cmd_trace},
     {NULL, NULL, NULL},
 };
-
-int cli_stderr_is_tty(void)
-{
-    return isatty(STDERR_FILENO);
-}
 
 static void usage(FILE *fp)
 {
