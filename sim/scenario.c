@@ -376,9 +376,9 @@ static int parse_strategies(const struct jv *j, const cJSON *root, struct scenar
 int scn_load_text(const char *file, const char *text, size_t len, struct scenario *sc, char *err,
                   size_t errlen)
 {
-    static const char *const keys[] = {"name",    "description", "gpu",    "gpus",
-                                       "seed",    "stop",        "warmup", "replications",
-                                       "tenants", "strategies",  "cost",   NULL};
+    static const char *const keys[] = {
+        "name",         "description", "gpu",        "gpus", "seed", "stop", "warmup",
+        "replications", "tenants",     "strategies", "cost", "plan", NULL};
     memset(sc, 0, sizeof *sc);
     sc->path = ss_xstrdup(file);
     struct jv j = {file, err, errlen};
