@@ -10,6 +10,7 @@
 
 static const struct cli_command commands[] = {
     /* one line per command; keep sorted by how often people use them */
+    {"mig", "MIG profiles: layouts, check, pack", cmd_mig},
     {NULL, NULL, NULL},
 };
 
