@@ -87,7 +87,10 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
                         help);
             return 2;
         }
-        if (name && c != OPT_HELP && !strstr(allowed, name)) {
+        char word[32], among[128];
+        snprintf(word, sizeof word, " %s ", name ? name : "");
+        snprintf(among, sizeof among, " %s ", allowed);
+        if (name && c != OPT_HELP && !strstr(among, word)) {
             fprintf(stderr, "sharesim mig %s: option --%s does not apply here\n\n%s", sub, name,
                     help);
             return 2;

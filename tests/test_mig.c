@@ -747,6 +747,8 @@ static void test_cli_help_and_usage(void)
     CU_ASSERT_EQUAL(tu_cli("mig check --gpu A100-40GB --policy fgd 1g.5gb", out, CAP, errb, CAP),
                     2);
     ASSERT_CONTAINS(errb, "option --policy does not apply here");
+    CU_ASSERT_EQUAL(tu_cli("mig check --gpu A100-40GB --gpus 2 1g.5gb", out, CAP, errb, CAP), 2);
+    ASSERT_CONTAINS(errb, "option --gpus does not apply here");
     CU_ASSERT_EQUAL(tu_cli("mig check --gpu V100 1g.5gb", out, CAP, errb, CAP), 2);
     ASSERT_CONTAINS(errb, "unknown GPU \"V100\"");
     CU_ASSERT_EQUAL(tu_cli("mig check --gpu A100-40GB", out, CAP, errb, CAP), 2);
