@@ -12,6 +12,7 @@ static const struct cli_command commands[] = {
     {"run", "simulate a scenario's strategies and print the result table", cmd_run},
     {"trace", "request traces: stats (count, rate, burstiness, tokens)", cmd_trace},
     {"plan", "capacity planner: cheapest configuration that meets every SLA", cmd_plan},
+    {"mig", "MIG profiles: layouts, check, pack", cmd_mig},
     {NULL, NULL, NULL},
 };
 
