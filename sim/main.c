@@ -10,6 +10,7 @@
 
 static const struct cli_command commands[] = {
     /* one line per command; keep sorted by how often people use them */
+    {"profile", "GPU calibration profiles: list, show, diff, merge, match", cmd_profile},
     {NULL, NULL, NULL},
 };
 
