@@ -246,9 +246,12 @@ static int green_partitions(const struct kc_device *d, int sms, int count, struc
     if (sms >= (int)dev.sm.smCount && count == 1) {
         groups[0] = dev; /* the whole device: no split needed */
     } else {
-        /* Round down to the alignment so that count groups fit (the API rounds up). */
+        /* The API rounds a group up to the alignment (8 SMs on Hopper): one group may grow
+         * (26 -> 32), but several must be rounded down so that they all fit (66 -> 64). */
         unsigned align = dev.sm.smCoscheduledAlignment ? dev.sm.smCoscheduledAlignment : 1;
         unsigned want = (unsigned)sms;
+        if (count > 1)
+            want = want / align * align;
         if (want * (unsigned)count > dev.sm.smCount)
             want = dev.sm.smCount / (unsigned)count / align * align;
         if (want < dev.sm.minSmPartitionSize)
@@ -331,6 +334,7 @@ void kc_part_enter(const struct kc_part *p)
 
 void kc_partitions_free(struct kc_part *p, int count)
 {
+    int ordinal = count > 0 ? p[0].ordinal : 0;
     for (int i = 0; i < count; i++) {
         if (p[i].stream) {
             kc_part_enter(&p[i]);
@@ -340,6 +344,9 @@ void kc_partitions_free(struct kc_part *p, int count)
             green.destroy((CUgreenCtx)p[i].gctx);
         memset(&p[i], 0, sizeof p[i]);
     }
+    /* Never leave a destroyed green context current: back to the primary context. */
+    if (count > 0)
+        cudaSetDevice(ordinal);
 }
 
 /* ---- fixed-window kernels ---- */
