@@ -13,6 +13,7 @@ static const struct cli_command commands[] = {
     {"trace", "request traces: stats (count, rate, burstiness, tokens)", cmd_trace},
     {"plan", "capacity planner: cheapest configuration that meets every SLA", cmd_plan},
     {"mig", "MIG profiles: layouts, check, pack", cmd_mig},
+    {"profile", "GPU calibration profiles: list, show, diff, merge, match", cmd_profile},
     {NULL, NULL, NULL},
 };
 
