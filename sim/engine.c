@@ -236,8 +236,7 @@ void eng_fail_queue(struct sim *s, int tenant)
     }
 }
 
-/* Clips [t0, t1] to the measurement window; returns its length there. */
-static double clip(const struct sim *s, double t0, double t1)
+double eng_clip(const struct sim *s, double t0, double t1)
 {
     if (s->t_warm < 0)
         return 0;
@@ -250,17 +249,17 @@ static double clip(const struct sim *s, double t0, double t1)
 
 void eng_busy(struct sim *s, double share, double t0, double t1)
 {
-    s->busy_acc += share * clip(s, t0, t1);
+    s->busy_acc += share * eng_clip(s, t0, t1);
 }
 
 void eng_switching(struct sim *s, double share, double t0, double t1)
 {
-    s->switch_acc += share * clip(s, t0, t1);
+    s->switch_acc += share * eng_clip(s, t0, t1);
 }
 
 void eng_down(struct sim *s, int tenant, double t0, double t1)
 {
-    s->ten[tenant].st.downtime_s += clip(s, t0, t1);
+    s->ten[tenant].st.downtime_s += eng_clip(s, t0, t1);
 }
 
 /* Time to the tenant's next fault, from its own stream (faults must not shift arrivals). */

@@ -124,6 +124,9 @@ void eng_fail(struct sim *s, const struct request *r);
 /* Fails every waiting request of the tenant (its slot is gone). */
 void eng_fail_queue(struct sim *s, int tenant);
 
+/* Length of [t0, t1] inside the measurement window (warm-up end → stop). */
+double eng_clip(const struct sim *s, double t0, double t1);
+
 /* Utilisation bookkeeping: `share` of one GPU busy (or switching) over [t0, t1]. */
 void eng_busy(struct sim *s, double share, double t0, double t1);
 void eng_switching(struct sim *s, double share, double t0, double t1);

@@ -10,6 +10,7 @@
 static const struct policy_ops *const registry[] = {
     &policy_exclusive,
     &policy_timeslice,
+    &policy_mig,
     NULL,
 };
 

@@ -46,5 +46,6 @@ const char *policy_kinds(void);
 
 extern const struct policy_ops policy_exclusive;
 extern const struct policy_ops policy_timeslice;
+extern const struct policy_ops policy_mig;
 
 #endif

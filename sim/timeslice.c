@@ -75,6 +75,7 @@ static void charge(struct sim *s, struct ts_unit *u)
     if (c->cur.work < 0)
         c->cur.work = 0;
     eng_busy(s, u->share, u->seg_start, s->now);
+    u->busy_s += eng_clip(s, u->seg_start, s->now);
     u->seg_start = s->now;
 }
 
@@ -142,6 +143,8 @@ static void maybe_schedule_slice(struct sim *s, struct ts_unit *u)
     sched(s, u, u->slice_start + u->q, EV_TS_SLICE, ++u->slice_ver);
 }
 
+static void after_cur_ended(struct sim *s, struct ts_unit *u);
+
 static void run_ctx(struct sim *s, struct ts_unit *u, int c)
 {
     u->state = TS_RUN;
@@ -151,6 +154,11 @@ static void run_ctx(struct sim *s, struct ts_unit *u, int c)
     u->slice_pending = 0;
     u->slice_ver++;
     serve(s, u);
+    /* Another unit serving the same tenant may have taken the request first. */
+    if (!u->ctx[c].has_cur && u->release_on_idle) {
+        after_cur_ended(s, u);
+        return;
+    }
     maybe_schedule_slice(s, u);
 }
 
@@ -265,7 +273,8 @@ void ts_arrive(struct sim *s, struct ts_unit *u, int c)
 {
     switch (u->state) {
     case TS_IDLE:
-        switch_to(s, u, c);
+        if (has_work(s, u, c))
+            switch_to(s, u, c);
         break;
     case TS_RUN:
         if (u->cur == c && !u->ctx[c].has_cur)
@@ -295,8 +304,10 @@ void ts_fault(struct sim *s, struct ts_unit *u, int c)
 
 void ts_finish(struct sim *s, struct ts_unit *u)
 {
-    if (u->state == TS_RUN && u->seg_start >= 0)
+    if (u->state == TS_RUN && u->seg_start >= 0) {
         eng_busy(s, u->share, u->seg_start, s->now);
+        u->busy_s += eng_clip(s, u->seg_start, s->now);
+    }
     if (u->state == TS_SWITCH)
         eng_switching(s, u->share, u->sw_start, s->now);
 }

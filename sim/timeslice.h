@@ -57,6 +57,7 @@ struct ts_unit {
     int slice_pending;
     uint32_t done_ver, slice_ver, sw_ver;
     long switches;
+    double busy_s; /* time serving requests inside the measurement window */
     long ooms;
 };
 

@@ -1,0 +1,242 @@
+/*
+ * The MIG strategy: isolation, instance speed from real SM counts, nested
+ * time-slicing, memory limits, reconfiguration outages (issue 4).
+ */
+#include "run.h"
+#include "scenario.h"
+#include "testutil.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int load(const char *text, struct scenario *sc, char *err, size_t n)
+{
+    return scn_load_text("mig.json", text, strlen(text), sc, err, n);
+}
+
+static void run_text(const char *text, struct scenario *sc, struct run_result *r)
+{
+    char err[SS_ERRLEN];
+    int rc = load(text, sc, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\n  load: %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    struct run_opts o = {0, -1, 0, 0};
+    run_scenario(sc, &o, r);
+}
+
+#define POISSON(name, rate, ms)                                                                    \
+    "{\"name\": \"" name "\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": " #rate      \
+    "}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": " #ms "}}"
+
+static void test_isolation(void)
+{
+    /* The same tenant on a 3g instance, with and without a saturated neighbour on a 1g
+     * instance: every figure of its latency distribution is identical. */
+    const char *with =
+        "{\"gpu\": \"A100-80GB\", \"seed\": 5, \"stop\": {\"duration_s\": 100}, \"tenants\": "
+        "[" POISSON(
+            "a", 150,
+            2) ", {\"name\": \"noisy\", \"arrival\": {\"process\": "
+               "\"saturated\"}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 3}}], "
+               "\"strategies\": [{\"name\": \"m\", \"kind\": \"mig\", \"layout\": [{\"profile\": "
+               "\"3g.40gb\", \"tenants\": [\"a\"]}, {\"profile\": \"1g.10gb\", \"tenants\": "
+               "[\"noisy\"]}]}]}";
+    const char *without =
+        "{\"gpu\": \"A100-80GB\", \"seed\": 5, \"stop\": {\"duration_s\": 100}, \"tenants\": "
+        "[" POISSON("a", 150,
+                    2) "], \"strategies\": [{\"name\": \"m\", \"kind\": \"mig\", "
+                       "\"layout\": [{\"profile\": \"3g.40gb\", \"tenants\": [\"a\"]}]}]}";
+    struct scenario s1, s2;
+    struct run_result r1, r2;
+    run_text(with, &s1, &r1);
+    run_text(without, &s2, &r2);
+    for (int k = 0; k < TM_N; k++) {
+        if (k == TM_SLOWDOWN_P99)
+            continue; /* the baselines differ: one has a neighbour to run alone too */
+        double a = res_t(&r1.s[0], 0)[k], b = res_t(&r2.s[0], 0)[k];
+        CU_ASSERT(a == b || (isnan(a) && isnan(b)));
+    }
+    CU_ASSERT(res_t(&r1.s[0], 1)[TM_COMPLETED] > 3000);
+    run_result_free(&r1);
+    run_result_free(&r2);
+    scn_free(&s1);
+    scn_free(&s2);
+}
+
+static void test_instance_speed(void)
+{
+    /* Saturated compute work of 1 ms on a 3g instance of A100-80GB (42 of 108 SMs):
+     * 1000 × 42/108 = 388.9 requests/s; memory-class work on it runs at its 4/8 of the
+     * bandwidth: 500/s. On H100 a 3g has 60 of 132 SMs: 454.5/s. */
+    const char *fmt = "{\"gpu\": \"%s\", \"stop\": {\"duration_s\": 50}, \"tenants\": ["
+                      "{\"name\": \"c\", \"arrival\": {\"process\": \"saturated\"}, \"work\": "
+                      "{\"dist\": \"deterministic\", \"ms\": 1}, \"class\": \"compute\"},"
+                      "{\"name\": \"m\", \"arrival\": {\"process\": \"saturated\"}, \"work\": "
+                      "{\"dist\": \"deterministic\", \"ms\": 1}, \"class\": \"memory\"}],"
+                      " \"strategies\": [{\"name\": \"m\", \"kind\": \"mig\", \"layout\": "
+                      "[{\"profile\": \"%s\", \"tenants\": [\"c\"]}, {\"profile\": \"%s\", "
+                      "\"tenants\": [\"m\"]}]}]}";
+    char s[2048];
+    struct scenario sc;
+    struct run_result r;
+    snprintf(s, sizeof s, fmt, "A100-80GB", "3g.40gb", "3g.40gb");
+    run_text(s, &sc, &r);
+    TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_THROUGHPUT], 1000.0 * 42 / 108, 0.005);
+    TU_CHECK_CLOSE_REL(res_t(&r.s[0], 1)[TM_THROUGHPUT], 500, 0.005);
+    run_result_free(&r);
+    scn_free(&sc);
+    snprintf(s, sizeof s, fmt, "H100-80GB", "3g.40gb", "4g.40gb");
+    run_text(s, &sc, &r);
+    TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_THROUGHPUT], 1000.0 * 60 / 132, 0.005);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+static void test_nested_timeslice_equals_slower_gpu(void)
+{
+    /* Two tenants time-sliced inside a 3g instance (compute class: speed 42/108) behave
+     * exactly like the timeslice strategy on a whole GPU with the work scaled by 108/42. */
+    const char *nested =
+        "{\"gpu\": \"A100-80GB\", \"seed\": 9, \"stop\": {\"requests\": 100000}, \"tenants\": "
+        "[" POISSON("a", 100, 1) ", " POISSON(
+            "b", 80, 1.5) "], \"strategies\": [{\"name\": "
+                          "\"n\", \"kind\": \"mig\", \"layout\": [{\"profile\": \"3g.40gb\", "
+                          "\"tenants\": [\"a\", "
+                          "\"b\"], \"nested\": {\"kind\": \"timeslice\", \"slice_ms\": 2, "
+                          "\"switch_us\": 100}}]}]}";
+    char whole[1024];
+    snprintf(whole, sizeof whole,
+             "{\"gpu\": \"A100-80GB\", \"seed\": 9, \"stop\": {\"requests\": 100000}, "
+             "\"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", "
+             "\"rate_per_s\": 100}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": %.17g}},"
+             " {\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 80}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": %.17g}}], \"strategies\": "
+             "[{\"name\": \"t\", \"kind\": \"timeslice\", \"slice_ms\": 2, \"switch_us\": 100}]}",
+             1.0 * 108 / 42, 1.5 * 108 / 42);
+    struct scenario s1, s2;
+    struct run_result r1, r2;
+    run_text(nested, &s1, &r1);
+    run_text(whole, &s2, &r2);
+    for (int i = 0; i < 2; i++) {
+        TU_CHECK_CLOSE_REL(res_t(&r1.s[0], i)[TM_LAT_MEAN], res_t(&r2.s[0], i)[TM_LAT_MEAN], 1e-6);
+        TU_CHECK_CLOSE_REL(res_t(&r1.s[0], i)[TM_LAT_P99], res_t(&r2.s[0], i)[TM_LAT_P99], 1e-6);
+        CU_ASSERT_EQUAL(res_t(&r1.s[0], i)[TM_COMPLETED], res_t(&r2.s[0], i)[TM_COMPLETED]);
+    }
+    /* Utilisation counts the instance's share of the GPU (42/108). */
+    TU_CHECK_CLOSE_REL(r1.s[0].m[SM_UTIL], r2.s[0].m[SM_UTIL] * 42 / 108, 1e-6);
+    run_result_free(&r1);
+    run_result_free(&r2);
+    scn_free(&s1);
+    scn_free(&s2);
+}
+
+static void test_layout_errors(void)
+{
+    const char *fmt =
+        "{\"gpu\": \"A100-40GB\", \"stop\": {\"requests\": 10}, \"tenants\": "
+        "[" POISSON("a", 1,
+                    1) ", {\"name\": \"big\", \"arrival\": {\"process\": "
+                       "\"poisson\", \"rate_per_s\": 1}, \"work\": {\"dist\": \"exponential\", "
+                       "\"mean_ms\": 1}, \"memory_gb\": 12}], \"strategies\": [{\"name\": \"m\", "
+                       "\"kind\": \"mig\", \"layout\": %s}]}";
+    static const struct {
+        const char *layout, *msg;
+    } cases[] = {
+        {"[{\"profile\": \"4g.20gb\", \"tenants\": [\"a\"]}, {\"profile\": \"4g.20gb\", "
+         "\"tenants\": [\"big\"]}]",
+         "4g.20gb can only start at memory slice 0; two do not fit"},
+        {"[{\"profile\": \"3g.20gb\", \"tenants\": [\"a\"]}, {\"profile\": \"1g.5gb\", "
+         "\"tenants\": [\"big\"]}]",
+         "tenant \"big\" needs 12 GB but a 1g.5gb instance has 4.75 GB"},
+        {"[{\"profile\": \"3g.20gb\", \"tenants\": [\"a\", \"big\"]}]",
+         "2 tenants share one 3g.20gb instance"},
+        {"[{\"profile\": \"3g.40gb\", \"tenants\": [\"a\", \"big\"]}]", "no MIG profile"},
+        {"[{\"profile\": \"3g.20gb\", \"tenants\": [\"a\"]}]", "tenant \"big\" is in no instance"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char s[2048], err[SS_ERRLEN];
+        struct scenario sc;
+        snprintf(s, sizeof s, fmt, cases[i].layout);
+        CU_ASSERT_EQUAL(load(s, &sc, err, sizeof err), -1);
+        if (!strstr(err, cases[i].msg))
+            fprintf(stderr, "\n  case %zu: \"%s\" not in: %s\n", i, cases[i].msg, err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].msg));
+        scn_free(&sc);
+    }
+}
+
+static void test_oom_and_fault_stay_in_instance(void)
+{
+    /* "big" does not fit its 1g.5gb instance: with oom simulate its requests fail there;
+     * "a" (3g) faults hourly-per-second: its own requests fail; "c" sees nothing. */
+    const char *s =
+        "{\"gpu\": \"A100-40GB\", \"seed\": 4, \"stop\": {\"duration_s\": 50}, \"tenants\": ["
+        "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 100}, "
+        "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 2}, \"fault_rate_per_h\": 3600},"
+        "{\"name\": \"big\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 10}, "
+        "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"memory_gb\": 12},"
+        " " POISSON(
+            "c", 100,
+            2) "], \"strategies\": [{\"name\": \"m\", \"kind\": \"mig\", "
+               "\"oom\": \"simulate\", \"layout\": [{\"profile\": \"3g.20gb\", \"tenants\": "
+               "[\"a\"]}, "
+               "{\"profile\": \"1g.5gb\", \"tenants\": [\"big\"]}, {\"profile\": \"2g.10gb\", "
+               "\"tenants\": [\"c\"]}]}]}";
+    struct scenario sc;
+    struct run_result r;
+    run_text(s, &sc, &r);
+    CU_ASSERT(res_t(&r.s[0], 0)[TM_FAILED] > 0);
+    CU_ASSERT(res_t(&r.s[0], 0)[TM_COMPLETED] > 0);
+    CU_ASSERT_EQUAL(res_t(&r.s[0], 1)[TM_COMPLETED], 0);
+    CU_ASSERT_EQUAL(res_t(&r.s[0], 1)[TM_FAILED], res_t(&r.s[0], 1)[TM_ARRIVED]);
+    CU_ASSERT_EQUAL(res_t(&r.s[0], 2)[TM_FAILED], 0);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+static void test_reconfiguration_outage(void)
+{
+    /* At t = 40 s the GPU is re-cut (3g → 4g for "a"); for reconfig_s = 5 s nothing runs:
+     * "a" is unavailable 5 s of the 100 s window, in-flight work fails, and afterwards it
+     * runs faster (56 vs 42 SMs). */
+    const char *s =
+        "{\"gpu\": \"A100-40GB\", \"seed\": 4, \"stop\": {\"duration_s\": 100}, \"tenants\": "
+        "[" POISSON("a", 200, 1.5) "], \"strategies\": [{\"name\": \"m\", \"kind\": \"mig\", "
+                                   "\"reconfig_s\": 5, \"layout\": [{\"profile\": \"3g.20gb\", "
+                                   "\"tenants\": [\"a\"]}], "
+                                   "\"reconfigure\": [{\"at_s\": 40, \"layout\": [{\"profile\": "
+                                   "\"4g.20gb\", \"tenants\": "
+                                   "[\"a\"]}]}]}]}";
+    struct scenario sc;
+    struct run_result r;
+    run_text(s, &sc, &r);
+    const double *t = res_t(&r.s[0], 0);
+    TU_CHECK_CLOSE_REL(t[TM_AVAILABILITY], 0.95, 1e-9);
+    CU_ASSERT(t[TM_FAILED] >= 1 && t[TM_FAILED] <= 2);
+    CU_ASSERT_EQUAL(t[TM_ARRIVED], t[TM_COMPLETED] + t[TM_FAILED] + t[TM_IN_FLIGHT]);
+    /* The backlog of the outage (≈ 1000 requests) drives the p99 up to seconds. */
+    CU_ASSERT(t[TM_LAT_P99] > 1.0);
+    const cJSON *g0 = cJSON_GetArrayItem(cJSON_GetObjectItem(r.s[0].details, "gpus"), 0);
+    const cJSON *i0 = cJSON_GetArrayItem(cJSON_GetObjectItem(g0, "instances"), 0);
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(i0, "profile")->valuestring, "4g.20gb");
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+void test_migpolicy_register(void)
+{
+    static const struct tu_test t[] = {
+        {"a saturated neighbour changes nothing", test_isolation},
+        {"instance speed follows real SM counts and memory slices", test_instance_speed},
+        {"nested time-slicing equals time-slicing a slower GPU",
+         test_nested_timeslice_equals_slower_gpu},
+        {"illegal layouts and memory are errors that say why", test_layout_errors},
+        {"OOM and faults stay inside their instance", test_oom_and_fault_stay_in_instance},
+        {"reconfiguration: outage, failures, new layout", test_reconfiguration_outage},
+        {NULL, NULL},
+    };
+    tu_add_suite("migpolicy", t);
+}
