@@ -124,7 +124,7 @@ static int admit(struct sim *s, int i, double work)
         measured = idx >= sc->warmup_requests;
     if (measured && s->t_warm < 0)
         s->t_warm = sc->warmup_duration_s > 0 ? sc->warmup_duration_s : s->now;
-    struct request r = {s->now, work, -1.0, i, (uint8_t)measured};
+    struct request r = {s->now, work, work, -1.0, i, (uint8_t)measured};
     if (measured)
         t->st.arrived++;
     if (sc->stop_requests > 0 && s->arrivals_total >= sc->stop_requests)
@@ -211,6 +211,7 @@ void eng_complete(struct sim *s, const struct request *r)
     st->completed++;
     st->sum_latency_s += lat;
     st->sum_wait_s += r->start - r->arrival;
+    st->sum_work_s += r->work0;
     if (t->cfg->sla_p99_s > 0 && lat <= t->cfg->sla_p99_s)
         st->sla_met++;
     st_hist_add(&st->lat, lat);

@@ -39,6 +39,7 @@ struct event {
 struct request {
     double arrival; /* s */
     double work;    /* remaining work, s on a whole unshared GPU */
+    double work0;   /* the work it arrived with */
     double start;   /* first time in service (s), < 0 until then */
     int32_t tenant;
     uint8_t measured; /* arrived after the warm-up: counts in the statistics */
@@ -53,7 +54,7 @@ struct rqueue {
 struct tenant_stats {
     long arrived, completed, rejected, failed; /* measured requests only */
     long completed_in_window;                  /* completions in [t_warm, t_stop], any request */
-    double sum_latency_s, sum_wait_s;
+    double sum_latency_s, sum_wait_s, sum_work_s;
     long sla_met;
     double downtime_s; /* time the tenant's slots were unavailable (faults, reconfig) */
     struct st_hist lat;

@@ -10,6 +10,8 @@
 static const struct cli_command commands[] = {
     /* one line per command; keep sorted by how often people use them */
     {"run", "simulate a scenario's strategies and print the result table", cmd_run},
+    {"compare", "strategies side by side per tenant, best marked, what dominated latency",
+     cmd_compare},
     {"trace", "request traces: stats (count, rate, burstiness, tokens)", cmd_trace},
     {"plan", "capacity planner: cheapest configuration that meets every SLA", cmd_plan},
     {"mig", "MIG profiles: layouts, check, pack", cmd_mig},

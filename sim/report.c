@@ -12,7 +12,7 @@
 static int is_latency(int k)
 {
     return k == TM_LAT_MEAN || k == TM_LAT_P50 || k == TM_LAT_P95 || k == TM_LAT_P99 ||
-           k == TM_LAT_P999 || k == TM_WAIT_MEAN;
+           k == TM_LAT_P999 || k == TM_WAIT_MEAN || k == TM_WORK_MEAN;
 }
 
 static int is_count(int k)
@@ -67,6 +67,8 @@ static cJSON *tenant_json(const struct strategy_result *s, int i, const struct t
         rep_add(lat, tm_names[k], out_value(k, v[k]));
     cJSON *w = cJSON_AddObjectToObject(t, "wait_ms");
     rep_add(w, "mean", out_value(TM_WAIT_MEAN, v[TM_WAIT_MEAN]));
+    cJSON *wk = cJSON_AddObjectToObject(t, "work_ms");
+    rep_add(wk, "mean", out_value(TM_WORK_MEAN, v[TM_WORK_MEAN]));
     rep_add(t, "sla_attainment", v[TM_SLA_ATTAINMENT]);
     rep_add(t, "slowdown_p99", v[TM_SLOWDOWN_P99]);
     rep_add(t, "availability", v[TM_AVAILABILITY]);
@@ -196,8 +198,12 @@ static void csv_num(FILE *fp, double x)
 void rep_csv(FILE *fp, const struct scenario *sc, const struct run_result *r)
 {
     fprintf(fp, "scenario,strategy,kind,tenant");
-    for (int k = 0; k < TM_N; k++)
-        fprintf(fp, ",%s%s", is_latency(k) ? "latency_ms_" : "", tm_names[k]);
+    for (int k = 0; k < TM_N; k++) {
+        if (k == TM_WAIT_MEAN || k == TM_WORK_MEAN)
+            fprintf(fp, ",%.4s_ms_mean", tm_names[k]);
+        else
+            fprintf(fp, ",%s%s", is_latency(k) ? "latency_ms_" : "", tm_names[k]);
+    }
     for (int m = 0; m < SM_N; m++)
         fprintf(fp, ",%s", sm_names[m]);
     fputc('\n', fp);

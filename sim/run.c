@@ -29,9 +29,9 @@
 #include <string.h>
 
 const char *const tm_names[TM_N] = {
-    "arrived",        "completed",    "rejected",    "failed", "in_flight", "throughput_per_s",
-    "mean",           "p50",          "p95",         "p99",    "p999",      "wait_mean",
-    "sla_attainment", "slowdown_p99", "availability"};
+    "arrived",        "completed",    "rejected",     "failed",   "in_flight", "throughput_per_s",
+    "mean",           "p50",          "p95",          "p99",      "p999",      "wait_mean",
+    "sla_attainment", "slowdown_p99", "availability", "work_mean"};
 const char *const sm_names[SM_N] = {"gpu_utilization",
                                     "switch_overhead",
                                     "fragmentation",
@@ -102,6 +102,7 @@ void run_one(const struct scenario *sc, const struct strategy_cfg *st, int rep,
         t[TM_LAT_P99] = st_hist_quantile(&ts->lat, 0.99);
         t[TM_LAT_P999] = st_hist_quantile(&ts->lat, 0.999);
         t[TM_WAIT_MEAN] = ts->completed ? ts->sum_wait_s / (double)ts->completed : NAN;
+        t[TM_WORK_MEAN] = ts->completed ? ts->sum_work_s / (double)ts->completed : NAN;
         long ended = ts->completed + ts->rejected + ts->failed;
         t[TM_SLA_ATTAINMENT] =
             tc->sla_p99_s > 0 && ended > 0 ? (double)ts->sla_met / (double)ended : NAN;

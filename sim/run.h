@@ -28,6 +28,7 @@ enum tenant_metric {
     TM_SLA_ATTAINMENT,
     TM_SLOWDOWN_P99,
     TM_AVAILABILITY,
+    TM_WORK_MEAN, /* mean work of completed requests (service time on a whole GPU) */
     TM_N
 };
 
