@@ -21,7 +21,7 @@ TEST_OBJ:= $(TEST_SRC:%.c=$(B)/%.o)
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 A       := $(B)/asan
 
-.PHONY: all deps run test test-unit test-asan clean format quickstart
+.PHONY: all deps run test test-unit test-asan clean format quickstart bench
 all: $(B)/sharesim $(B)/libsharesim.a
 
 deps:
@@ -81,6 +81,9 @@ test-unit: all $(B)/run-tests
 test-asan: $(A)/run-tests
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  SHARESIM=$(A)/sharesim SHARESIM_SANITIZED=1 $(A)/run-tests
+
+bench: deps all
+	./scripts/bench
 
 format:
 	clang-format -i sim/*.c sim/*.h tests/*.c tests/*.h
