@@ -9,6 +9,8 @@
 
 static const struct policy_ops *const registry[] = {
     &policy_exclusive,
+    &policy_mps,
+    &policy_vgpu,
     NULL,
 };
 

@@ -45,5 +45,7 @@ const struct policy_ops *policy_find(const char *kind);
 const char *policy_kinds(void);
 
 extern const struct policy_ops policy_exclusive;
+extern const struct policy_ops policy_mps;
+extern const struct policy_ops policy_vgpu;
 
 #endif
