@@ -11,6 +11,8 @@ static const struct policy_ops *const registry[] = {
     &policy_exclusive,
     &policy_timeslice,
     &policy_mig,
+    &policy_mps,
+    &policy_vgpu,
     NULL,
 };
 

@@ -47,5 +47,7 @@ const char *policy_kinds(void);
 extern const struct policy_ops policy_exclusive;
 extern const struct policy_ops policy_timeslice;
 extern const struct policy_ops policy_mig;
+extern const struct policy_ops policy_mps;
+extern const struct policy_ops policy_vgpu;
 
 #endif

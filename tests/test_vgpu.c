@@ -1,0 +1,362 @@
+/*
+ * vGPU policy tests against exact answers: the three schedulers with one busy
+ * and one idle VM, weighted round robin under saturation, switch overhead
+ * q/(q+s), the fixed-share cycle seen by periodic arrivals, FIFO inside a VM
+ * (M/M/1), MIG-backed instance speeds, licence cost and bad input.
+ */
+#include "analytic.h"
+#include "run.h"
+#include "scenario.h"
+#include "testutil.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEAD "{\"name\": \"t\", \"gpu\": \"A100-80GB\", "
+#define SAT(name, dist)                                                                            \
+    "{\"name\": \"" name "\", \"arrival\": {\"process\": \"saturated\"}, \"work\": " dist "}"
+#define IDLE(name)                                                                                 \
+    "{\"name\": \"" name "\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1e-7}, "     \
+    "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}"
+#define EXP1 "{\"dist\": \"exponential\", \"mean_ms\": 1}"
+#define DET(ms) "{\"dist\": \"deterministic\", \"ms\": " ms "}"
+#define VMS(wa, wb)                                                                                \
+    "\"vgpus\": [{\"fb_gb\": 20, \"weight\": " wa ", \"tenants\": [\"a\"]}, {\"fb_gb\": 20, "      \
+    "\"weight\": " wb ", \"tenants\": [\"b\"]}]"
+
+static int load(const char *text, struct scenario *sc, char *err, size_t errlen)
+{
+    memset(sc, 0, sizeof *sc);
+    return scn_load_text("test.json", text, strlen(text), sc, err, errlen);
+}
+
+static void run_text(const char *text, struct scenario *sc, struct run_result *r)
+{
+    char err[SS_ERRLEN];
+    struct run_opts o = {0, -1, 0, 0};
+    int rc = load(text, sc, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\n  load: %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    run_scenario(sc, &o, r);
+}
+
+static double tp(const struct run_result *r, int strat, int tenant)
+{
+    return res_t(&r->s[strat], tenant)[TM_THROUGHPUT];
+}
+
+static void test_busy_and_idle_vm(void)
+{
+    /* VM a saturated with 0.5 ms requests, VM b idle, 2 ms slices (≤ 8 vGPUs).
+     * fixed_share: a owns every other 2 ms slot, b's slot stays idle: exactly half the
+     * GPU, 1000/s. best_effort and equal_share skip the idle VM and a never switches
+     * out: the whole GPU, 2000/s. */
+    const char *text =
+        HEAD "\"stop\": {\"duration_s\": 20}, \"tenants\": [" SAT("a", DET("0.5")) ", " IDLE(
+            "b") "], \"strategies\": ["
+                 "{\"name\": \"fixed\", \"kind\": \"vgpu\", \"scheduler\": \"fixed_share\", " VMS(
+                     "1", "1") "},"
+                               "{\"name\": \"best\", \"kind\": \"vgpu\", " VMS(
+                                   "1", "1") "},"
+                                             "{\"name\": \"equal\", \"kind\": \"vgpu\", "
+                                             "\"scheduler\": \"equal_share\", " VMS("1", "1") "}]}";
+    struct scenario sc;
+    struct run_result r;
+    run_text(text, &sc, &r);
+    TU_CHECK_CLOSE_REL(tp(&r, 0, 0), 1000, 0.001);
+    TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 0.5, 0.001);
+    for (int k = 1; k <= 2; k++) {
+        TU_CHECK_CLOSE_REL(tp(&r, k, 0), 2000, 0.001);
+        TU_CHECK_CLOSE_REL(r.s[k].m[SM_UTIL], 1.0, 0.001);
+        CU_ASSERT(r.s[k].m[SM_SWITCH] < 1e-3);
+    }
+    CU_ASSERT_EQUAL(res_t(&r.s[0], 1)[TM_ARRIVED], 0);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+static void test_weights_3_to_1(void)
+{
+    /* Both VMs saturated, exponential 1 ms work, weights 3:1, 2 ms slice, 50 µs switch.
+     * best_effort: turns of 6 and 2 ms of run time: throughputs 3:1, and the GPU does
+     * work 8/(8 + 2 × 0.05) of the time. fixed_share: slots of 6 and 2 ms with the
+     * switch taken from each slot: (6 − 0.05)/(2 − 0.05) = 3.05 (within 3 %). */
+    const long secs = 200;
+    char text[2048];
+    snprintf(text, sizeof text,
+             HEAD
+             "\"seed\": 3, \"stop\": {\"duration_s\": %ld}, \"tenants\": [" SAT("a", EXP1) ", " SAT(
+                 "b", EXP1) "], \"strategies\": ["
+                            "{\"name\": \"best\", \"kind\": \"vgpu\", " VMS(
+                                "3", "1") "},"
+                                          "{\"name\": \"fixed\", \"kind\": \"vgpu\", "
+                                          "\"scheduler\": \"fixed_share\", " VMS("3", "1") "}]}",
+             secs);
+    struct scenario sc;
+    struct run_result r;
+    run_text(text, &sc, &r);
+    TU_CHECK_CLOSE_REL(tp(&r, 0, 0) / tp(&r, 0, 1), 3.0, 0.03);
+    TU_CHECK_CLOSE_REL(tp(&r, 1, 0) / tp(&r, 1, 1), 3.0, 0.03);
+    TU_CHECK_CLOSE_REL(tp(&r, 1, 0) / tp(&r, 1, 1), 5.95 / 1.95, 0.02);
+    TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 8 / 8.1, 0.001);
+    TU_CHECK_CLOSE_REL(r.s[0].m[SM_SWITCH], 0.1 / 8.1, 0.01);
+    TU_CHECK_CLOSE_REL(r.s[1].m[SM_UTIL], 7.9 / 8, 0.001);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+static void test_switch_overhead(void)
+{
+    /* Two saturated VMs under equal_share: slice q, then a switch s: useful work is
+     * q/(q+s) of the time (an_ts_capacity_fraction), the rest is switch_overhead.
+     * Each VM's latency with deterministic 1 ms work is one of a few exact values. */
+    const char *text =
+        HEAD "\"stop\": {\"duration_s\": 10}, \"tenants\": [" SAT("a", DET("1")) ", " SAT(
+            "b", DET("1")) "], \"strategies\": [{\"name\": \"eq\", \"kind\": \"vgpu\", "
+                           "\"scheduler\": \"equal_share\", "
+                           "\"slice_ms\": 4, \"switch_us\": 200, " VMS("1", "1") "}]}";
+    struct scenario sc;
+    struct run_result r;
+    run_text(text, &sc, &r);
+    double gamma = an_ts_capacity_fraction(4e-3, 200e-6);
+    TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], gamma, 0.001);
+    TU_CHECK_CLOSE_REL(r.s[0].m[SM_SWITCH], 1 - gamma, 0.01);
+    TU_CHECK_CLOSE_REL(tp(&r, 0, 0), 500 * gamma, 0.002);
+    TU_CHECK_CLOSE_REL(tp(&r, 0, 1), 500 * gamma, 0.002);
+    const cJSON *d = r.s[0].details;
+    CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(d, "slice_ms")->valuedouble, 4, 1e-12);
+    /* One switch per 4.2 ms cycle half: 10 s / 4.2 ms, give or take the drain. */
+    CU_ASSERT(fabs(cJSON_GetObjectItem(d, "switches")->valuedouble - 10 / 4.2e-3) <= 3);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+static void test_fixed_share_cycle(void)
+{
+    /* fixed_share, 2 ms slots, cycle [a 0–2 ms][b 2–4 ms]. a gets a 1 ms request every
+     * 10 ms: arrivals at 10, 30, 50 … ms fall in b's slot and wait for a's next slot
+     * (3 ms latency); those at 20, 40 … ms fall in a's slot (1 ms). The GPU parks
+     * while nothing is queued and finds its place in the cycle again on arrival. */
+    const char *text =
+        HEAD "\"stop\": {\"duration_s\": 10}, \"tenants\": [{\"name\": \"a\", \"arrival\": "
+             "{\"process\": \"deterministic\", \"rate_per_s\": 100}, \"work\": {\"dist\": "
+             "\"deterministic\", \"ms\": 1}}, " IDLE("b") "], \"strategies\": [{\"name\": \"f\", "
+                                                          "\"kind\": \"vgpu\", \"scheduler\": "
+                                                          "\"fixed_share\", " VMS("1", "1") "}]}";
+    struct scenario sc;
+    struct run_result r;
+    run_text(text, &sc, &r);
+    const double *a = res_t(&r.s[0], 0);
+    CU_ASSERT_DOUBLE_EQUAL(a[TM_LAT_MEAN], 2e-3, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(a[TM_LAT_P50], 1e-3, 1e-3 * 0.004);
+    CU_ASSERT_DOUBLE_EQUAL(a[TM_LAT_P999], 3e-3, 3e-3 * 0.004);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+static void test_fifo_inside_vm(void)
+{
+    /* Two Poisson tenants in one VM, alone on the GPU: the VM serves their requests
+     * FIFO by arrival on the whole GPU, i.e. M/M/1 with λ = 300 + 300, μ = 1000. */
+    long n = tu_sanitized() ? 100000 : 400000;
+    char text[2048];
+    snprintf(text, sizeof text,
+             HEAD "\"seed\": 5, \"stop\": {\"requests\": %ld}, \"warmup\": {\"requests\": 5000},"
+                  " \"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", "
+                  "\"rate_per_s\": 300}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}},"
+                  " {\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": "
+                  "300}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}],"
+                  " \"strategies\": [{\"name\": \"v\", \"kind\": \"vgpu\", \"vgpus\": "
+                  "[{\"fb_gb\": 40, \"tenants\": [\"a\", \"b\"]}]}]}",
+             n);
+    struct scenario sc;
+    struct run_result r;
+    run_text(text, &sc, &r);
+    double want = an_mmc_mean_sojourn_s(600, 1000, 1);
+    TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_LAT_MEAN], want, 0.03);
+    TU_CHECK_CLOSE_REL(res_t(&r.s[0], 1)[TM_LAT_MEAN], want, 0.03);
+    TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 0.6, 0.01);
+    CU_ASSERT_DOUBLE_EQUAL(r.s[0].m[SM_SWITCH], 0, 0);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+static void test_mig_backed(void)
+{
+    /* MIG-backed instances run side by side at their profile's speed: a compute tenant
+     * in 3g.40gb has 42 of 108 SMs, a memory tenant in 2g.20gb 2 of 8 memory slices.
+     * Utilisation counts compute slices: (3 + 2)/7 while both are busy. 2 GPUs × 2
+     * vGPUs are licensed: 2 × $2.85 + 4 × $876/8760 per hour. */
+    const char *text =
+        HEAD "\"gpus\": 2, \"stop\": {\"duration_s\": 10}, \"cost\": {\"gpu_hour_usd\": 2.85, "
+             "\"vgpu_license_usd_per_vgpu_year\": 876}, \"tenants\": ["
+             "{\"name\": \"c\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
+             "\"deterministic\", \"ms\": 1}, \"class\": \"compute\", \"memory_gb\": 30},"
+             "{\"name\": \"m\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
+             "\"deterministic\", \"ms\": 1}, \"class\": \"memory\", \"memory_gb\": 15}],"
+             " \"strategies\": [{\"name\": \"mig\", \"kind\": \"vgpu\", \"backing\": \"mig\","
+             " \"vgpus\": [{\"profile\": \"3g.40gb\", \"tenants\": [\"c\"]}, {\"profile\": "
+             "\"2g.20gb\", \"tenants\": [\"m\"]}]}]}";
+    struct scenario sc;
+    struct run_result r;
+    run_text(text, &sc, &r);
+    TU_CHECK_CLOSE_REL(tp(&r, 0, 0), 2 * 1000 * 42.0 / 108, 0.001);
+    TU_CHECK_CLOSE_REL(tp(&r, 0, 1), 2 * 1000 * 2.0 / 8, 0.001);
+    TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 5.0 / 7, 1e-6);
+    CU_ASSERT_EQUAL(r.s[0].licensed_vgpus, 4);
+    TU_CHECK_CLOSE_REL(r.s[0].m[SM_COST_PER_HOUR], 2 * 2.85 + 4 * 0.1, 1e-9);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+static void test_every_gpu(void)
+{
+    /* The vgpus layout is applied to every GPU: with 2 GPUs each VM has two instances,
+     * so two saturated VMs under best_effort get 2 × 500/s × q/(q+s) each, and
+     * 2 × 2 vGPUs are licensed. */
+    const char *text = HEAD
+        "\"gpus\": 2, \"stop\": {\"duration_s\": 10}, \"tenants\": [" SAT("a", DET("1")) ", " SAT(
+            "b",
+            DET("1")) "], \"strategies\": [{\"name\": \"be\", \"kind\": \"vgpu\", " VMS("1",
+                                                                                        "1") "}]}";
+    struct scenario sc;
+    struct run_result r;
+    run_text(text, &sc, &r);
+    double want = 2 * 500 * an_ts_capacity_fraction(2e-3, 50e-6);
+    TU_CHECK_CLOSE_REL(tp(&r, 0, 0), want, 0.002);
+    TU_CHECK_CLOSE_REL(tp(&r, 0, 1), want, 0.002);
+    CU_ASSERT_EQUAL(r.s[0].licensed_vgpus, 4);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+static void test_default_slice(void)
+{
+    /* NVAIE: 2 ms with up to 8 vGPUs on a GPU, 1 ms with more. */
+    char text[8192];
+    for (int nvm = 8; nvm <= 9; nvm++) {
+        size_t l = (size_t)snprintf(text, sizeof text,
+                                    HEAD "\"stop\": {\"requests\": 50}, \"tenants\": [");
+        for (int i = 0; i < nvm; i++)
+            l += (size_t)snprintf(text + l, sizeof text - l,
+                                  "%s{\"name\": \"t%d\", \"arrival\": {\"process\": \"poisson\", "
+                                  "\"rate_per_s\": 100}, \"work\": {\"dist\": \"exponential\", "
+                                  "\"mean_ms\": 1}}",
+                                  i ? ", " : "", i);
+        l += (size_t)snprintf(text + l, sizeof text - l,
+                              "], \"strategies\": [{\"name\": \"v\", \"kind\": \"vgpu\", "
+                              "\"vgpus\": [");
+        for (int i = 0; i < nvm; i++)
+            l += (size_t)snprintf(text + l, sizeof text - l,
+                                  "%s{\"fb_gb\": 8, \"tenants\": [\"t%d\"]}", i ? ", " : "", i);
+        snprintf(text + l, sizeof text - l, "]}]}");
+        struct scenario sc;
+        struct run_result r;
+        run_text(text, &sc, &r);
+        double slice = cJSON_GetObjectItem(r.s[0].details, "slice_ms")->valuedouble;
+        CU_ASSERT_DOUBLE_EQUAL(slice, nvm <= 8 ? 2.0 : 1.0, 1e-12);
+        CU_ASSERT_EQUAL(r.s[0].licensed_vgpus, nvm);
+        run_result_free(&r);
+        scn_free(&sc);
+    }
+}
+
+static void expect_error(const char *text, const char *msg)
+{
+    struct scenario sc;
+    char err[SS_ERRLEN];
+    int rc = load(text, &sc, err, sizeof err);
+    scn_free(&sc); /* also after a failed load: it frees what was parsed so far */
+    CU_ASSERT_EQUAL(rc, -1);
+    if (rc == 0) {
+        fprintf(stderr, "\n  expected an error \"%s\"\n", msg);
+        return;
+    }
+    if (!strstr(err, msg))
+        fprintf(stderr, "\n  expected \"%s\" in: %s\n", msg, err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, msg));
+}
+
+static void test_bad_input(void)
+{
+    static const struct {
+        const char *strategy, *msg;
+    } cases[] = {
+        {"\"vgpus\": [{\"fb_gb\": 16, \"tenants\": [\"a\"]}, {\"fb_gb\": 16, \"tenants\": "
+         "[\"b\"]}]",
+         "strategies[0].vgpus[0].tenants[0]: tenant \"a\" needs 20 GB but this vGPU's frame "
+         "buffer is 16 GB: rejected at load"},
+        {"\"vgpus\": [{\"fb_gb\": 40, \"tenants\": [\"a\"]}, {\"fb_gb\": 41, \"tenants\": "
+         "[\"b\"]}]",
+         "strategies[0].vgpus: frame-buffer quotas add up to 81 GB, a A100-80GB has 80 GB"},
+        {"\"vgpus\": [{\"fb_gb\": 20, \"tenants\": [\"a\", \"b\"]}, {\"fb_gb\": 20, "
+         "\"tenants\": [\"b\"]}]",
+         "strategies[0].vgpus[1].tenants[0]: tenant \"b\" is already in vgpus[0]"},
+        {"\"vgpus\": [{\"fb_gb\": 20, \"tenants\": [\"a\"]}]",
+         "strategies[0].vgpus: tenant \"b\" is in no vGPU"},
+        {"\"scheduler\": \"equal_share\", \"vgpus\": [{\"fb_gb\": 20, \"weight\": 2, "
+         "\"tenants\": [\"a\", \"b\"]}]",
+         "strategies[0].vgpus[0].weight: equal_share gives every vGPU the same share"},
+        {"\"scheduler\": \"fair\", \"vgpus\": []", "strategies[0].scheduler"},
+        {"\"vgpus\": [{\"fb_gb\": 20, \"profile\": \"3g.40gb\", \"tenants\": [\"a\", \"b\"]}]",
+         "strategies[0].vgpus[0].profile: a MIG profile needs \"backing\": \"mig\""},
+        {"\"backing\": \"mig\", \"vgpus\": [{\"profile\": \"5g.50gb\", \"tenants\": [\"a\", "
+         "\"b\"]}]",
+         "strategies[0].vgpus[0].profile: the A100-80GB has no MIG profile \"5g.50gb\""},
+        {"\"backing\": \"mig\", \"slice_ms\": 2, \"vgpus\": [{\"profile\": \"3g.40gb\", "
+         "\"tenants\": [\"a\", \"b\"]}]",
+         "strategies[0].slice_ms: a MIG-backed vGPU is not time-sliced"},
+        {"\"backing\": \"mig\", \"vgpus\": [{\"profile\": \"4g.40gb\", \"tenants\": [\"a\"]}, "
+         "{\"profile\": \"4g.40gb\", \"tenants\": [\"b\"]}]",
+         "strategies[0].vgpus: the MIG instances need 8 compute and 8 memory slices, a "
+         "A100-80GB has 7 and 8"},
+        {"\"backing\": \"mig\", \"vgpus\": [{\"profile\": \"1g.10gb\", \"tenants\": [\"a\"]}, "
+         "{\"profile\": \"3g.40gb\", \"tenants\": [\"b\"]}]",
+         "strategies[0].vgpus[0].tenants[0]: tenant \"a\" needs 20 GB but this vGPU's frame "
+         "buffer is 9.75 GB"},
+        {"\"vgpus\": [{\"fb_gb\": 20, \"tenants\": [\"nobody\"]}]",
+         "strategies[0].vgpus[0].tenants[0]: expected the name of a tenant"},
+    };
+    const char *fmt = HEAD "\"stop\": {\"requests\": 10}, \"tenants\": ["
+                           "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", "
+                           "\"rate_per_s\": 1}, \"work\": {\"dist\": \"exponential\", "
+                           "\"mean_ms\": 1}, \"memory_gb\": 20},"
+                           "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", "
+                           "\"rate_per_s\": 1}, \"work\": {\"dist\": \"exponential\", "
+                           "\"mean_ms\": 1}, \"memory_gb\": 10}], \"strategies\": "
+                           "[{\"name\": \"v\", \"kind\": \"vgpu\", %s}]}";
+    char text[2048];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(text, sizeof text, fmt, cases[i].strategy);
+        expect_error(text, cases[i].msg);
+    }
+    /* End to end: the frame-buffer rejection exits 2 and names the file. */
+    snprintf(text, sizeof text, fmt, cases[0].strategy);
+    char *path = tu_write("vgpu-bad.json", text);
+    char cmd[1024], err[4096];
+    snprintf(cmd, sizeof cmd, "run %s", path);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "vgpu-bad.json"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "rejected at load"));
+}
+
+void test_vgpu_register(void)
+{
+    static const struct tu_test t[] = {
+        {"one busy + one idle VM: fixed half, best/equal all", test_busy_and_idle_vm},
+        {"weights 3:1 under saturation give 3:1", test_weights_3_to_1},
+        {"switch overhead = 1 - q/(q+s)", test_switch_overhead},
+        {"fixed-share cycle seen by periodic arrivals (exact)", test_fixed_share_cycle},
+        {"tenants in one VM: FIFO = M/M/1", test_fifo_inside_vm},
+        {"MIG-backed speeds, utilisation and licence cost", test_mig_backed},
+        {"layout on every GPU of the pool", test_every_gpu},
+        {"default slice 2 ms up to 8 vGPUs, 1 ms above", test_default_slice},
+        {"bad input: quotas, layout, scheduler options", test_bad_input},
+        {NULL, NULL},
+    };
+    tu_add_suite("vgpu", t);
+}
