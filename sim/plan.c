@@ -6,7 +6,9 @@
 #include "plan.h"
 #include "analytic.h"
 #include "jsonv.h"
+#include "mig.h"
 #include "policy.h"
+#include "rate.h"
 #include "report.h"
 #include "tenant.h"
 #include "util.h"
@@ -195,14 +197,19 @@ static void gen_exclusive(struct pctx *x)
     free(need);
 }
 
-/* Time-slicing: r tenants per GPU, balanced by load (longest first). */
-static void gen_timeslice(struct pctx *x)
+/* Time-slicing or MPS: r tenants per GPU, balanced by load (longest first). MPS
+ * has no switch cost, so its capacity bound is the whole GPU; its client limit
+ * caps r. */
+static void gen_shared(struct pctx *x, const char *kind)
 {
     const struct scenario *sc = x->sc;
     int T = sc->n_tenants;
+    int is_mps = strcmp(kind, "mps") == 0;
     if (T < 2)
         return; /* one tenant time-sliced is exactly exclusive */
-    double gamma = an_ts_capacity_fraction(sc->gpu.timeslice_s, sc->gpu.switch_s);
+    double gamma =
+        is_mps ? 1.0 : an_ts_capacity_fraction(sc->gpu.timeslice_s, sc->gpu.switch_s);
+    int rmax = is_mps ? sc->gpu.mps_max_clients : 16;
     int *order = ss_xcalloc((size_t)T, sizeof *order);
     for (int i = 0; i < T; i++)
         order[i] = i;
@@ -213,10 +220,12 @@ static void gen_timeslice(struct pctx *x)
             order[j] = order[j - 1];
             order[j - 1] = t;
         }
-    for (int r = 2; r <= T && r <= 16; r++) {
-        int G = (T + r - 1) / r;
-        if (G > x->max_gpus)
-            continue;
+    /* One candidate per GPU count: r = ⌈T/G⌉ tenants per GPU (a larger cap with the
+     * same G would give the same balanced assignment). */
+    for (int G = 1; G < T && G <= x->max_gpus; G++) {
+        int r = (T + G - 1) / G;
+        if (r > rmax || (G > 1 && (T + G - 2) / (G - 1) == r))
+            continue; /* over the client limit, or the same r as G − 1 GPUs */
         double *load = ss_xcalloc((size_t)G, sizeof *load),
                *mem = ss_xcalloc((size_t)G, sizeof *mem);
         int *cnt = ss_xcalloc((size_t)G, sizeof *cnt), *gpu = ss_xcalloc((size_t)T, sizeof *gpu);
@@ -245,13 +254,14 @@ static void gen_timeslice(struct pctx *x)
         if (!why[0])
             sla_below_work(sc, 1.0, why, sizeof why);
         char name[32];
-        snprintf(name, sizeof name, "timeslice-x%d", r);
-        cJSON *st = strategy_obj(name, "timeslice");
-        cJSON_AddNumberToObject(st, "replicas", r);
+        snprintf(name, sizeof name, "%s-x%d", kind, r);
+        cJSON *st = strategy_obj(name, kind);
+        if (!is_mps)
+            cJSON_AddNumberToObject(st, "replicas", r);
         cJSON *as = cJSON_AddObjectToObject(st, "assign");
         for (int i = 0; i < T; i++)
             cJSON_AddNumberToObject(as, sc->tenants[i].name, gpu[i]);
-        struct plan_cand *c = add_cand(x, "timeslice", G, st, "timeslice replicas=%d", r);
+        struct plan_cand *c = add_cand(x, kind, G, st, "%s %d per GPU", kind, r);
         snprintf(c->pruned, sizeof c->pruned, "%s", why);
         free(load);
         free(mem);
@@ -259,6 +269,145 @@ static void gen_timeslice(struct pctx *x)
         free(gpu);
     }
     free(order);
+}
+
+/* vGPU: one VM per tenant with an equal frame-buffer quota, equal_share; the
+ * layout is applied to every GPU of the pool (vgpu policy), so with G GPUs each
+ * tenant has G VMs and G × T licences are billed. */
+static void gen_vgpu(struct pctx *x)
+{
+    const struct scenario *sc = x->sc;
+    int T = sc->n_tenants;
+    if (T < 2)
+        return;
+    double quota = floor(sc->gpu.memory_gb / T);
+    for (int G = 1; G <= 3 && G <= x->max_gpus; G++) {
+        cJSON *st = strategy_obj("vgpu", "vgpu");
+        cJSON_AddStringToObject(st, "scheduler", "equal_share");
+        cJSON *vms = cJSON_AddArrayToObject(st, "vgpus");
+        char why[256] = "";
+        double load = 0;
+        for (int i = 0; i < T; i++) {
+            const struct tenant_cfg *t = &sc->tenants[i];
+            if (t->memory_gb > quota && !why[0])
+                snprintf(why, sizeof why, "%s needs %g GB, a 1/%d frame-buffer quota is %g GB",
+                         t->name, t->memory_gb, T, quota);
+            load += load_of(t);
+            cJSON *vm = cJSON_CreateObject();
+            cJSON_AddNumberToObject(vm, "fb_gb", quota);
+            cJSON *tn = cJSON_AddArrayToObject(vm, "tenants");
+            cJSON_AddItemToArray(tn, cJSON_CreateString(t->name));
+            cJSON_AddItemToArray(vms, vm);
+        }
+        double slice = T <= 8 ? sc->gpu.vgpu_slice_le8_s : sc->gpu.vgpu_slice_gt8_s;
+        double gamma = an_ts_capacity_fraction(slice, sc->gpu.vgpu_switch_s);
+        if (!why[0] && load >= G * gamma)
+            snprintf(why, sizeof why, "load %.2f >= capacity %d × %.3f", load, G, gamma);
+        if (!why[0])
+            sla_below_work(sc, 1.0, why, sizeof why);
+        struct plan_cand *c = add_cand(x, "vgpu", G, st, "vgpu %d VMs per GPU, equal_share", T);
+        snprintf(c->pruned, sizeof c->pruned, "%s", why);
+        if (isfinite(c->cost_per_hour))
+            c->cost_per_hour += G * T * sc->vgpu_license_usd_per_vgpu_year / (365.0 * 24.0);
+    }
+}
+
+/* The smallest MIG profile (fewest compute slices, then memory) that holds the
+ * tenant's memory and keeps it stable with its p99 SLA reachable; -1 if none. */
+static int mig_profile_for(const struct scenario *sc, const struct tenant_cfg *t, int bump)
+{
+    const struct gpu_profile *g = &sc->gpu;
+    int order[CAL_MAX_MIG], n = 0;
+    for (int k = 0; k < g->n_mig; k++)
+        if (!mig_profile_is_me(&g->mig[k]))
+            order[n++] = k;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0; j--) {
+            const struct mig_profile *a = &g->mig[order[j]], *b = &g->mig[order[j - 1]];
+            if (a->compute_slices > b->compute_slices ||
+                (a->compute_slices == b->compute_slices && a->memory_slices >= b->memory_slices))
+                break;
+            int tmp = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = tmp;
+        }
+    for (int k = 0; k < n; k++) {
+        const struct mig_profile *m = &g->mig[order[k]];
+        if (t->memory_gb > m->memory_gb)
+            continue;
+        double sp = rate_speed(g, t, mig_compute_share(g, order[k]),
+                               mig_memory_share(g, order[k]));
+        double lam = ten_mean_rate(t), w = ten_mean_work(t);
+        if (isfinite(lam) && isfinite(w) && lam * w / sp >= 0.95)
+            continue; /* unstable, or too close to saturation to meet any p99 */
+        if (t->sla_p99_s > 0 && work_p99_s(t) / sp > t->sla_p99_s)
+            continue;
+        if (t->sla_p99_s > 0 && isfinite(lam) && isfinite(w) &&
+            t->arrival.kind == ARR_POISSON && t->work.kind == WORK_EXPONENTIAL &&
+            an_mmc_sojourn_quantile_s(lam, sp / w, 1, 0.99) > t->sla_p99_s)
+            continue; /* M/M/1 at the instance's speed misses the SLA */
+        if (bump-- > 0)
+            continue;
+        return order[k];
+    }
+    return -1;
+}
+
+/* MIG: one instance per tenant, the smallest that works (or one size up), packed
+ * onto as few GPUs as possible by sim/mig_pack.c (FGD policy). */
+static void gen_mig(struct pctx *x)
+{
+    const struct scenario *sc = x->sc;
+    int T = sc->n_tenants;
+    if (sc->gpu.n_mig == 0)
+        return;
+    for (int bump = 0; bump <= 1; bump++) {
+        int *req = ss_xcalloc((size_t)T, sizeof *req);
+        char why[256] = "";
+        for (int i = 0; i < T && !why[0]; i++) {
+            req[i] = mig_profile_for(sc, &sc->tenants[i], bump);
+            if (req[i] < 0)
+                snprintf(why, sizeof why, "%s: no MIG instance%s holds its memory and meets its "
+                                          "SLA at the instance's speed",
+                         sc->tenants[i].name, bump ? " one size up" : "");
+        }
+        if (why[0]) {
+            struct plan_cand *c = add_cand(x, "mig", T, NULL, "mig, one instance per tenant%s",
+                                           bump ? " (one size up)" : "");
+            snprintf(c->pruned, sizeof c->pruned, "%s", why);
+            free(req);
+            if (bump == 0)
+                return;
+            continue;
+        }
+        struct mig_pack_opts po = {MIG_PACK_FGD, 0, 0, NULL};
+        struct mig_pack pk;
+        mig_pack(&sc->gpu, req, T, &po, &pk);
+        cJSON *st = strategy_obj("mig", "mig");
+        cJSON *lays = cJSON_AddArrayToObject(st, "layouts");
+        char label[160];
+        int l = snprintf(label, sizeof label, "mig");
+        for (int g = 0; g < pk.n_gpus; g++) {
+            cJSON *lay = cJSON_CreateArray();
+            for (int k = 0; k < pk.gpu[g].n; k++) {
+                cJSON *inst = cJSON_CreateObject();
+                cJSON_AddStringToObject(inst, "profile", sc->gpu.mig[pk.gpu[g].prof[k]].name);
+                cJSON *tn = cJSON_AddArrayToObject(inst, "tenants");
+                for (int i = 0; i < T; i++)
+                    if (pk.gpu_of[i] == g && pk.slot_of[i] == k)
+                        cJSON_AddItemToArray(tn, cJSON_CreateString(sc->tenants[i].name));
+                cJSON_AddItemToArray(lay, inst);
+                if (l < (int)sizeof label)
+                    l += snprintf(label + l, sizeof label - (size_t)l, "%s%s",
+                                  k ? "+" : (g ? " | " : " "),
+                                  sc->gpu.mig[pk.gpu[g].prof[k]].name);
+            }
+            cJSON_AddItemToArray(lays, lay);
+        }
+        add_cand(x, "mig", pk.n_gpus, st, "%s", label);
+        mig_pack_free(&pk);
+        free(req);
+    }
 }
 
 /* ---- simulation ------------------------------------------------------------ */
@@ -426,7 +575,13 @@ int plan_run(const struct scenario *sc, int progress, struct plan_result *out, c
     if (kind_wanted(&x, "exclusive"))
         gen_exclusive(&x);
     if (kind_wanted(&x, "timeslice"))
-        gen_timeslice(&x);
+        gen_shared(&x, "timeslice");
+    if (kind_wanted(&x, "mps"))
+        gen_shared(&x, "mps");
+    if (kind_wanted(&x, "mig"))
+        gen_mig(&x);
+    if (kind_wanted(&x, "vgpu"))
+        gen_vgpu(&x);
     qsort(x.c, (size_t)x.n, sizeof *x.c, by_cost);
     int feasible = 0;
     for (int i = 0; i < x.n && feasible < PLAN_ENOUGH_FEASIBLE; i++) {
@@ -479,9 +634,12 @@ static const char *status(const struct plan_cand *c)
 
 void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r)
 {
-    fprintf(fp, "plan for %s: %d tenant%s on %s ($%.2f/GPU-hour), %d simulation%s\n\n", sc->name,
-            sc->n_tenants, sc->n_tenants > 1 ? "s" : "", sc->gpu.name, sc->gpu_hour_usd,
-            r->simulations, r->simulations == 1 ? "" : "s");
+    char price[64] = "no GPU price: ranked by GPU count";
+    if (sc->gpu_hour_usd >= 0)
+        snprintf(price, sizeof price, "$%.2f/GPU-hour", sc->gpu_hour_usd);
+    fprintf(fp, "plan for %s: %d tenant%s on %s (%s), %d simulation%s\n\n", sc->name,
+            sc->n_tenants, sc->n_tenants > 1 ? "s" : "", sc->gpu.name, price, r->simulations,
+            r->simulations == 1 ? "" : "s");
     fprintf(fp, "%-4s %9s %9s %5s  %-44s %-13s %s\n", "rank", "$/hour", "$/Mreq", "gpus",
             "strategy", "status", "worst SLA margin / why");
     for (int i = 0; i < r->n; i++) {
@@ -508,11 +666,14 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
     fputc('\n', fp);
     if (r->best >= 0) {
         const struct plan_cand *b = &r->c[r->best];
+        char cost[48] = "no GPU price given";
+        if (isfinite(b->cost_per_hour))
+            snprintf(cost, sizeof cost, "$%.2f/hour", b->cost_per_hour);
         fprintf(fp,
-                "recommendation: %s on %d GPU%s, $%.2f/hour — the cheapest configuration the "
+                "recommendation: %s on %d GPU%s, %s — the cheapest configuration the "
                 "simulation confirms; every tenant meets its p99 SLA (tightest: %s, %+.1f%% "
                 "margin).\n",
-                b->label, b->gpus, b->gpus > 1 ? "s" : "", b->cost_per_hour,
+                b->label, b->gpus, b->gpus > 1 ? "s" : "", cost,
                 b->worst_tenant[0] ? b->worst_tenant : "-", 100 * b->worst_margin);
     } else if (r->closest >= 0) {
         const struct plan_cand *b = &r->c[r->closest];

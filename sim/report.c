@@ -204,8 +204,10 @@ void rep_csv(FILE *fp, const struct scenario *sc, const struct run_result *r)
         else
             fprintf(fp, ",%s%s", is_latency(k) ? "latency_ms_" : "", tm_names[k]);
     }
+    /* Strategy-level columns repeat on every row; "total_" keeps the strategy's
+     * throughput apart from the tenant's. */
     for (int m = 0; m < SM_N; m++)
-        fprintf(fp, ",%s", sm_names[m]);
+        fprintf(fp, ",%s%s", m == SM_THROUGHPUT ? "total_" : "", sm_names[m]);
     fputc('\n', fp);
     for (int k = 0; k < r->n; k++) {
         const struct strategy_result *s = &r->s[k];
