@@ -10,6 +10,7 @@
 static const struct cli_command commands[] = {
     /* one line per command; keep sorted by how often people use them */
     {"run", "simulate a scenario's strategies and print the result table", cmd_run},
+    {"sweep", "what-if grid: run a scenario over parameter values, in parallel", cmd_sweep},
     {"trace", "request traces: stats (count, rate, burstiness, tokens)", cmd_trace},
     {NULL, NULL, NULL},
 };
