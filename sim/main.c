@@ -12,6 +12,7 @@ static const struct cli_command commands[] = {
     {"run", "simulate a scenario's strategies and print the result table", cmd_run},
     {"compare", "strategies side by side per tenant, best marked, what dominated latency",
      cmd_compare},
+    {"sweep", "what-if grid: run a scenario over parameter values, in parallel", cmd_sweep},
     {"trace", "request traces: stats (count, rate, burstiness, tokens)", cmd_trace},
     {"plan", "capacity planner: cheapest configuration that meets every SLA", cmd_plan},
     {"mig", "MIG profiles: layouts, check, pack", cmd_mig},
