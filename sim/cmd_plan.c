@@ -17,7 +17,8 @@ static void usage(FILE *fp)
             "usage: sharesim plan SCENARIO [--json FILE|-] [--k8s DIR] [--quiet]\n\n"
             "Finds the cheapest configuration (strategy kind, parameters, GPU count) under\n"
             "which every tenant meets its p99 SLA. The scenario's tenants and GPU are the\n"
-            "input; its strategies are ignored; an optional \"plan\": {\"kinds\": [...],\n"
+            "input; its strategies are ignored (and may be left out); an optional \"plan\": "
+            "{\"kinds\": [...],\n"
             "\"max_gpus\": N, \"max_simulations\": N} limits the search. Candidates are pruned\n"
             "with queueing theory, then simulated cheapest first.\n\n"
             "  --json FILE  recommendation and ranked candidates as JSON; - for stdout\n"
@@ -61,7 +62,7 @@ int cmd_plan(int argc, char **argv)
     }
     struct scenario sc;
     char err[SS_ERRLEN];
-    if (scn_load(argv[optind], &sc, err, sizeof err)) {
+    if (scn_load_flags(argv[optind], SCN_IGNORE_STRATEGIES, &sc, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
         scn_free(&sc);
         return 2;

@@ -125,6 +125,12 @@ static void gen_exclusive(struct pctx *x)
 {
     const struct scenario *sc = x->sc;
     int T = sc->n_tenants, total = 0, worst = 0;
+    char why[256] = "";
+    if (sla_below_work(sc, 1.0, why, sizeof why)) {
+        struct plan_cand *c = add_cand(x, "exclusive", T, NULL, "exclusive");
+        snprintf(c->pruned, sizeof c->pruned, "%s", why);
+        return;
+    }
     int *need = ss_xcalloc((size_t)T, sizeof *need);
     for (int i = 0; i < T; i++) {
         const struct tenant_cfg *t = &sc->tenants[i];
@@ -207,8 +213,7 @@ static void gen_shared(struct pctx *x, const char *kind)
     int is_mps = strcmp(kind, "mps") == 0;
     if (T < 2)
         return; /* one tenant time-sliced is exactly exclusive */
-    double gamma =
-        is_mps ? 1.0 : an_ts_capacity_fraction(sc->gpu.timeslice_s, sc->gpu.switch_s);
+    double gamma = is_mps ? 1.0 : an_ts_capacity_fraction(sc->gpu.timeslice_s, sc->gpu.switch_s);
     int rmax = is_mps ? sc->gpu.mps_max_clients : 16;
     int *order = ss_xcalloc((size_t)T, sizeof *order);
     for (int i = 0; i < T; i++)
@@ -335,15 +340,14 @@ static int mig_profile_for(const struct scenario *sc, const struct tenant_cfg *t
         const struct mig_profile *m = &g->mig[order[k]];
         if (t->memory_gb > m->memory_gb)
             continue;
-        double sp = rate_speed(g, t, mig_compute_share(g, order[k]),
-                               mig_memory_share(g, order[k]));
+        double sp = rate_speed(g, t, mig_compute_share(g, order[k]), mig_memory_share(g, order[k]));
         double lam = ten_mean_rate(t), w = ten_mean_work(t);
         if (isfinite(lam) && isfinite(w) && lam * w / sp >= 0.95)
             continue; /* unstable, or too close to saturation to meet any p99 */
         if (t->sla_p99_s > 0 && work_p99_s(t) / sp > t->sla_p99_s)
             continue;
-        if (t->sla_p99_s > 0 && isfinite(lam) && isfinite(w) &&
-            t->arrival.kind == ARR_POISSON && t->work.kind == WORK_EXPONENTIAL &&
+        if (t->sla_p99_s > 0 && isfinite(lam) && isfinite(w) && t->arrival.kind == ARR_POISSON &&
+            t->work.kind == WORK_EXPONENTIAL &&
             an_mmc_sojourn_quantile_s(lam, sp / w, 1, 0.99) > t->sla_p99_s)
             continue; /* M/M/1 at the instance's speed misses the SLA */
         if (bump-- > 0)
@@ -367,8 +371,9 @@ static void gen_mig(struct pctx *x)
         for (int i = 0; i < T && !why[0]; i++) {
             req[i] = mig_profile_for(sc, &sc->tenants[i], bump);
             if (req[i] < 0)
-                snprintf(why, sizeof why, "%s: no MIG instance%s holds its memory and meets its "
-                                          "SLA at the instance's speed",
+                snprintf(why, sizeof why,
+                         "%s: no MIG instance%s holds its memory and meets its "
+                         "SLA at the instance's speed",
                          sc->tenants[i].name, bump ? " one size up" : "");
         }
         if (why[0]) {
@@ -399,8 +404,7 @@ static void gen_mig(struct pctx *x)
                 cJSON_AddItemToArray(lay, inst);
                 if (l < (int)sizeof label)
                     l += snprintf(label + l, sizeof label - (size_t)l, "%s%s",
-                                  k ? "+" : (g ? " | " : " "),
-                                  sc->gpu.mig[pk.gpu[g].prof[k]].name);
+                                  k ? "+" : (g ? " | " : " "), sc->gpu.mig[pk.gpu[g].prof[k]].name);
             }
             cJSON_AddItemToArray(lays, lay);
         }
@@ -637,8 +641,8 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
     char price[64] = "no GPU price: ranked by GPU count";
     if (sc->gpu_hour_usd >= 0)
         snprintf(price, sizeof price, "$%.2f/GPU-hour", sc->gpu_hour_usd);
-    fprintf(fp, "plan for %s: %d tenant%s on %s (%s), %d simulation%s\n\n", sc->name,
-            sc->n_tenants, sc->n_tenants > 1 ? "s" : "", sc->gpu.name, price, r->simulations,
+    fprintf(fp, "plan for %s: %d tenant%s on %s (%s), %d simulation%s\n\n", sc->name, sc->n_tenants,
+            sc->n_tenants > 1 ? "s" : "", sc->gpu.name, price, r->simulations,
             r->simulations == 1 ? "" : "s");
     fprintf(fp, "%-4s %9s %9s %5s  %-44s %-13s %s\n", "rank", "$/hour", "$/Mreq", "gpus",
             "strategy", "status", "worst SLA margin / why");

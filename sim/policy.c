@@ -8,12 +8,7 @@
 #include <string.h>
 
 static const struct policy_ops *const registry[] = {
-    &policy_exclusive,
-    &policy_timeslice,
-    &policy_mig,
-    &policy_mps,
-    &policy_vgpu,
-    NULL,
+    &policy_exclusive, &policy_timeslice, &policy_mig, &policy_mps, &policy_vgpu, NULL,
 };
 
 const struct policy_ops *policy_find(const char *kind)

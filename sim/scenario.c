@@ -376,6 +376,12 @@ static int parse_strategies(const struct jv *j, const cJSON *root, struct scenar
 int scn_load_text(const char *file, const char *text, size_t len, struct scenario *sc, char *err,
                   size_t errlen)
 {
+    return scn_load_text_flags(file, text, len, 0, sc, err, errlen);
+}
+
+int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned flags,
+                        struct scenario *sc, char *err, size_t errlen)
+{
     static const char *const keys[] = {
         "name",         "description", "gpu",        "gpus", "seed", "stop", "warmup",
         "replications", "tenants",     "strategies", "cost", "plan", NULL};
@@ -398,19 +404,26 @@ int scn_load_text(const char *file, const char *text, size_t len, struct scenari
     sc->seed = (uint64_t)seed;
     sc->replications = (int)reps;
     if (parse_stop(&j, root, sc) || parse_warmup(&j, root, sc) || parse_cost(&j, root, sc) ||
-        parse_tenants(&j, root, sc) || parse_strategies(&j, root, sc))
+        parse_tenants(&j, root, sc))
+        return -1;
+    if (!(flags & SCN_IGNORE_STRATEGIES) && parse_strategies(&j, root, sc))
         return -1;
     return 0;
 }
 
 int scn_load(const char *path, struct scenario *sc, char *err, size_t errlen)
 {
+    return scn_load_flags(path, 0, sc, err, errlen);
+}
+
+int scn_load_flags(const char *path, unsigned flags, struct scenario *sc, char *err, size_t errlen)
+{
     char *text;
     size_t len;
     memset(sc, 0, sizeof *sc);
     if (ss_read_file(path, SCN_MAX_FILE, &text, &len, err, errlen))
         return -1;
-    int rc = scn_load_text(path, text, len, sc, err, errlen);
+    int rc = scn_load_text_flags(path, text, len, flags, sc, err, errlen);
     free(text);
     return rc;
 }

@@ -100,6 +100,12 @@ int scn_load(const char *path, struct scenario *sc, char *err, size_t errlen);
 /* Same from text already in memory (file is used in messages). */
 int scn_load_text(const char *file, const char *text, size_t len, struct scenario *sc, char *err,
                   size_t errlen);
+/* Flags: SCN_IGNORE_STRATEGIES skips the "strategies" (absent or not), for the
+ * planner, which makes its own. */
+#define SCN_IGNORE_STRATEGIES 1u
+int scn_load_flags(const char *path, unsigned flags, struct scenario *sc, char *err, size_t errlen);
+int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned flags,
+                        struct scenario *sc, char *err, size_t errlen);
 void scn_free(struct scenario *sc);
 
 /* Index of a tenant by name, or -1. */

@@ -1,0 +1,137 @@
+/* The capacity planner (issue 9): Erlang C sizing, sharing light tenants,
+ * infeasible SLAs, JSON and Kubernetes artefacts. */
+#include "testutil.h"
+
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cJSON *plan_json_of(const char *name, const char *scenario, int *rc)
+{
+    char *path = tu_write(name, scenario);
+    char cmd[1200], out_path[600];
+    snprintf(out_path, sizeof out_path, "%s/%s.plan.json", tu_tmpdir(), name);
+    snprintf(cmd, sizeof cmd, "plan %s --json %s --quiet", path, out_path);
+    *rc = tu_cli(cmd, NULL, 0, NULL, 0);
+    char *text = tu_slurp(out_path);
+    cJSON *doc = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    return doc;
+}
+
+static void test_erlang_c_sizing(void)
+{
+    /* 3000 req/s of 1 ms exponential work, p99 SLA 5.5 ms: Erlang C gives p99 6.0 ms on
+     * 4 GPUs and 4.8 ms on 5, so the plan is 5 exclusive GPUs. */
+    const char *s =
+        "{\"name\": \"erlang\", \"gpu\": \"A100-80GB\", \"seed\": 3, \"stop\": {\"requests\": "
+        "200000}, \"warmup\": {\"requests\": 5000}, \"tenants\": [{\"name\": \"api\", "
+        "\"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 3000}, \"work\": {\"dist\": "
+        "\"exponential\", \"mean_ms\": 1}, \"sla\": {\"p99_ms\": 5.5}}], \"strategies\": "
+        "[{\"name\": \"x\", \"kind\": \"exclusive\"}], \"plan\": {\"kinds\": [\"exclusive\"]}}";
+    int rc;
+    cJSON *doc = plan_json_of("erlang.json", s, &rc);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const cJSON *rec = cJSON_GetObjectItem(doc, "recommendation");
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(rec, "gpus")->valueint, 5);
+    CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(rec, "meets_sla")));
+    CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(rec, "cost_per_hour_usd")->valuedouble, 5 * 2.85,
+                           1e-9);
+    /* Four GPUs are listed as pruned by Erlang C, with the reason. */
+    int pruned4 = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "candidates"))
+    {
+        const cJSON *why = cJSON_GetObjectItem(c, "pruned");
+        if (cJSON_GetObjectItem(c, "gpus")->valueint == 4 && why &&
+            strstr(why->valuestring, "Erlang C") && strstr(why->valuestring, "6.01 ms"))
+            pruned4 = 1;
+    }
+    CU_ASSERT(pruned4);
+    cJSON_Delete(doc);
+}
+
+static void test_light_tenants_share(void)
+{
+    const char *s =
+        "{\"name\": \"light\", \"gpu\": \"A100-80GB\", \"seed\": 1, \"stop\": {\"requests\": "
+        "60000}, \"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", "
+        "\"rate_per_s\": 50}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 2}, "
+        "\"memory_gb\": 10, \"sla\": {\"p99_ms\": 100}}, {\"name\": \"b\", \"arrival\": "
+        "{\"process\": \"poisson\", \"rate_per_s\": 40}, \"work\": {\"dist\": \"exponential\", "
+        "\"mean_ms\": 2}, \"memory_gb\": 10, \"sla\": {\"p99_ms\": 100}}], \"strategies\": "
+        "[{\"name\": \"x\", \"kind\": \"exclusive\"}]}";
+    int rc;
+    cJSON *doc = plan_json_of("light.json", s, &rc);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const cJSON *rec = cJSON_GetObjectItem(doc, "recommendation");
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(rec, "gpus")->valueint, 1);
+    const char *kind =
+        cJSON_GetObjectItem(cJSON_GetObjectItem(rec, "strategy"), "kind")->valuestring;
+    CU_ASSERT(strcmp(kind, "exclusive") != 0);
+    cJSON_Delete(doc);
+}
+
+static void test_impossible_sla(void)
+{
+    /* One GPU allowed, lognormal work whose p99 alone is 2.7 ms, SLA 3 ms at 50 % load:
+     * queueing pushes p99 past 3 ms — exit 1 and the closest candidate. */
+    const char *s =
+        "{\"name\": \"hard\", \"gpu\": \"A100-80GB\", \"seed\": 1, \"stop\": {\"requests\": "
+        "50000}, \"tenants\": [{\"name\": \"t\", \"arrival\": {\"process\": \"poisson\", "
+        "\"rate_per_s\": 500}, \"work\": {\"dist\": \"lognormal\", \"mean_ms\": 1, \"cv\": 0.5}, "
+        "\"sla\": {\"p99_ms\": 3}}], \"strategies\": [{\"name\": \"x\", \"kind\": "
+        "\"exclusive\"}], \"plan\": {\"max_gpus\": 1}}";
+    int rc;
+    cJSON *doc = plan_json_of("hard.json", s, &rc);
+    CU_ASSERT_EQUAL(rc, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    CU_ASSERT(cJSON_IsNull(cJSON_GetObjectItem(doc, "recommendation")));
+    const cJSON *closest = cJSON_GetObjectItem(doc, "closest");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(closest);
+    CU_ASSERT(cJSON_GetObjectItem(closest, "worst_sla_margin")->valuedouble < 0);
+    cJSON_Delete(doc);
+    char *path = tu_write("hard2.json", s);
+    char cmd[700], out[8192];
+    snprintf(cmd, sizeof cmd, "plan %s", path);
+    CU_ASSERT_EQUAL(tu_cli(cmd, out, sizeof out, NULL, 0), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "closest"));
+}
+
+static void test_k8s_timeslice_configmap(void)
+{
+    const char *s =
+        "{\"name\": \"k8s\", \"gpu\": \"A100-80GB\", \"seed\": 1, \"stop\": {\"requests\": "
+        "30000}, \"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", "
+        "\"rate_per_s\": 50}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 2}, \"sla\": "
+        "{\"p99_ms\": 200}}, {\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", "
+        "\"rate_per_s\": 50}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 2}, \"sla\": "
+        "{\"p99_ms\": 200}}], \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}], "
+        "\"plan\": {\"kinds\": [\"timeslice\", \"exclusive\"]}}";
+    char *path = tu_write("k8s.json", s);
+    char cmd[1200], dir[600], file[700];
+    snprintf(dir, sizeof dir, "%s/k8s-out", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", path, dir);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    snprintf(file, sizeof file, "%s/time-slicing-config.yaml", dir);
+    char *y = tu_slurp(file);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+    CU_ASSERT_PTR_NOT_NULL(strstr(y, "timeSlicing:"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(y, "replicas: 2"));
+    free(y);
+}
+
+void test_plan_register(void)
+{
+    static const struct tu_test t[] = {
+        {"Erlang C sizing: 3000/s at p99 5.5 ms needs 5 GPUs", test_erlang_c_sizing},
+        {"two light tenants share one GPU", test_light_tenants_share},
+        {"an impossible SLA exits 1 with the closest candidate", test_impossible_sla},
+        {"time-slicing ConfigMap for Kubernetes", test_k8s_timeslice_configmap},
+        {NULL, NULL},
+    };
+    tu_add_suite("plan", t);
+}
