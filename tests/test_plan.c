@@ -124,6 +124,34 @@ static void test_k8s_timeslice_configmap(void)
     free(y);
 }
 
+static void test_k8s_mig_parted(void)
+{
+    /* Two light tenants, MIG only: one instance each, packed onto one GPU, written as a mig-parted
+     * config. */
+    const char *s =
+        "{\"name\": \"migk8s\", \"gpu\": \"A100-40GB\", \"seed\": 1, \"stop\": {\"duration_s\": "
+        "30}, \"cost\": {\"gpu_hour_usd\": 1.5}, \"tenants\": [{\"name\": \"a\", \"arrival\": "
+        "{\"process\": \"poisson\", \"rate_per_s\": 20}, \"work\": {\"dist\": \"exponential\", "
+        "\"mean_ms\": 2}, \"memory_gb\": 4, \"sla\": {\"p99_ms\": 100}}, {\"name\": \"b\", "
+        "\"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 20}, \"work\": {\"dist\": "
+        "\"exponential\", \"mean_ms\": 2}, \"memory_gb\": 4, \"sla\": {\"p99_ms\": 100}}], "
+        "\"plan\": {\"kinds\": [\"mig\"]}}";
+    char *path = tu_write("migk8s.json", s);
+    char cmd[1200], dir[600], file[700];
+    snprintf(dir, sizeof dir, "%s/mig-out", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", path, dir);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    snprintf(file, sizeof file, "%s/mig-parted-config.yaml", dir);
+    char *y = tu_slurp(file);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+    CU_ASSERT_PTR_NOT_NULL(strstr(y, "mig-configs:"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(y, "mig-enabled: true"));
+    /* 2g+2g and 3g+3g both fit one GPU at the same cost; equal cost ranks by the larger
+     * worst SLA margin, so the plan takes the 3g pair. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(y, "\"3g.20gb\": 2"));
+    free(y);
+}
+
 void test_plan_register(void)
 {
     static const struct tu_test t[] = {
@@ -131,6 +159,7 @@ void test_plan_register(void)
         {"two light tenants share one GPU", test_light_tenants_share},
         {"an impossible SLA exits 1 with the closest candidate", test_impossible_sla},
         {"time-slicing ConfigMap for Kubernetes", test_k8s_timeslice_configmap},
+        {"mig-parted config for a MIG plan", test_k8s_mig_parted},
         {NULL, NULL},
     };
     tu_add_suite("plan", t);
