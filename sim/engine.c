@@ -63,6 +63,59 @@ static struct event heap_pop(struct sim *s)
     return top;
 }
 
+/* ---- arrival heap (one entry per tenant with a pending arrival) ----------- */
+
+static inline int arr_before(const struct sim *s, int a, int b)
+{
+    const struct tenant_rt *x = &s->ten[a], *y = &s->ten[b];
+    return x->next_t < y->next_t || (x->next_t == y->next_t && x->next_seq < y->next_seq);
+}
+
+static void arr_sift_down(struct sim *s, int i)
+{
+    int *h = s->arr_heap, n = s->arr_n, v = h[i];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && arr_before(s, h[c + 1], h[c]))
+            c++;
+        if (!arr_before(s, h[c], v))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = v;
+}
+
+static void arr_push(struct sim *s, int tenant, double t)
+{
+    s->ten[tenant].next_t = t;
+    s->ten[tenant].next_seq = s->seq++;
+    int i = s->arr_n++;
+    while (i > 0 && arr_before(s, tenant, s->arr_heap[(i - 1) / 2])) {
+        s->arr_heap[i] = s->arr_heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->arr_heap[i] = tenant;
+}
+
+/* The tenant at the top gets its next arrival time (it stays in the heap). */
+static void arr_retime_top(struct sim *s, double t)
+{
+    int tenant = s->arr_heap[0];
+    s->ten[tenant].next_t = t;
+    s->ten[tenant].next_seq = s->seq++;
+    arr_sift_down(s, 0);
+}
+
+static void arr_pop_top(struct sim *s)
+{
+    s->arr_heap[0] = s->arr_heap[--s->arr_n];
+    if (s->arr_n > 0)
+        arr_sift_down(s, 0);
+}
+
 /* ---- queues -------------------------------------------------------------- */
 
 static void rq_grow(struct rqueue *q)
@@ -140,19 +193,19 @@ static int admit(struct sim *s, int i, double work)
     return 1;
 }
 
-static void on_arrival(struct sim *s, const struct event *ev)
+/* The arrival at the top of the arrival heap happens now. */
+static void on_arrival(struct sim *s)
 {
-    if (s->arrivals_done)
-        return; /* a pending arrival of another tenant after the global stop */
-    int i = (int)ev->target;
+    int i = s->arr_heap[0];
     struct tenant_rt *t = &s->ten[i];
     double work = t->next_work;
     double t_next, w_next;
     /* Draw the next arrival before admitting this one: the stream's order is fixed. */
     if (ten_next(t, s->now, &t_next, &w_next)) {
         t->next_work = w_next;
-        eng_schedule(s, t_next, EV_ARRIVAL, (uint32_t)i, 0, 0);
+        arr_retime_top(s, t_next);
     } else {
+        arr_pop_top(s);
         tenant_ended(s, t);
     }
     if (admit(s, i, work))
@@ -287,6 +340,7 @@ void eng_init(struct sim *s, const struct scenario *sc, const struct strategy_cf
         st_hist_init(&s->ten[i].st.lat);
     }
     s->tenants_active = s->n_ten;
+    s->arr_heap = ss_xcalloc((size_t)s->n_ten, sizeof *s->arr_heap);
     if (sc->warmup_requests == 0 && sc->warmup_duration_s <= 0)
         s->t_warm = 0;
     s->pst = s->ops->init(s, strat->cfg);
@@ -306,7 +360,7 @@ static void start(struct sim *s)
         double t_first, w_first;
         if (ten_next(t, 0.0, &t_first, &w_first)) {
             t->next_work = w_first;
-            eng_schedule(s, t_first, EV_ARRIVAL, (uint32_t)i, 0, 0);
+            arr_push(s, i, t_first);
         } else {
             tenant_ended(s, t);
         }
@@ -356,14 +410,26 @@ void eng_run(struct sim *s)
 {
     start(s);
     const int drain = s->sc->drain;
-    while (s->heap_n > 0) {
+    for (;;) {
+        int arr = !s->arrivals_done && s->arr_n > 0;
+        if (!arr && s->heap_n == 0)
+            break;
+        if (arr && s->heap_n > 0) {
+            const struct tenant_rt *a = &s->ten[s->arr_heap[0]];
+            arr = a->next_t < s->heap[0].t ||
+                  (a->next_t == s->heap[0].t && a->next_seq < s->heap[0].seq);
+        }
+        s->events++;
+        if (arr) {
+            s->now = s->ten[s->arr_heap[0]].next_t;
+            on_arrival(s);
+            if (s->arrivals_done && (!drain || s->in_system == 0))
+                break;
+            continue;
+        }
         struct event ev = heap_pop(s);
         s->now = ev.t;
-        s->events++;
         switch (ev.kind) {
-        case EV_ARRIVAL:
-            on_arrival(s, &ev);
-            break;
         case EV_FAULT:
             on_fault(s, &ev);
             break;
@@ -393,5 +459,6 @@ void eng_free(struct sim *s)
     }
     free(s->ten);
     free(s->heap);
+    free(s->arr_heap);
     memset(s, 0, sizeof *s);
 }

@@ -10,6 +10,10 @@
  *   bumps a version number it owns and ignores popped events whose version is
  *   stale (as Redis's ae.c marks timers deleted instead of unlinking them): O(1)
  *   cancel, at the price of a few dead entries in the heap.
+ * - Each tenant's one pending arrival lives in a small heap of its own keyed the
+ *   same way (time, seq): the next arrival replaces the current one at the top,
+ *   one sift instead of a pop and a push on the main heap, and the main heap holds
+ *   only the policies' timers. Order is exactly as if arrivals were events.
  * - No allocation per event in steady state: the heap and the tenant queues are
  *   arrays that only grow (to the high-water mark), and requests are values.
  * - Conservation: every request that arrives is completed, rejected, failed or
@@ -25,7 +29,7 @@
 #include <stdint.h>
 
 /* Engine event kinds; policies use EV_POLICY and above. */
-enum { EV_ARRIVAL = 0, EV_FAULT = 1, EV_STOP = 2, EV_POLICY = 16 };
+enum { EV_FAULT = 1, EV_STOP = 2, EV_POLICY = 16 };
 
 struct event {
     double t;
@@ -74,7 +78,9 @@ struct tenant_rt {
     double lognorm_mu, lognorm_sigma;
     struct trace_src *trace;
     double next_work; /* work of the arrival already scheduled */
-    long in_system;   /* all requests (measured or not) in queue or in service */
+    double next_t;    /* its time, and its sequence number (tie-break with events) */
+    uint64_t next_seq;
+    long in_system; /* all requests (measured or not) in queue or in service */
 };
 
 struct sim {
@@ -86,6 +92,8 @@ struct sim {
     uint64_t events;
     struct event *heap;
     size_t heap_n, heap_cap;
+    int *arr_heap; /* tenants with a pending arrival, a min-heap on (next_t, next_seq) */
+    int arr_n;
     int n_ten;
     struct tenant_rt *ten;
     const struct policy_ops *ops;
