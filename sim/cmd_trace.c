@@ -296,18 +296,26 @@ static void gen_usage(FILE *fp)
         "  -s, --seed S          random seed (default: the scenario's, else 1)\n"
         "  -o, --output FILE     output file; - for stdout (required)\n"
         "  -h, --help            this help\n\n"
-        "Numbers are written with the fewest digits that read back to the same double.\n"
+        "Numbers are written with the fewest digits (15 to 17) that a replay reads back as\n"
+        "the very time and work that were drawn.\n"
         "Exit codes: 0 ok, 2 bad input.\n");
 }
 
-/* The fewest significant digits (15..17) that strtod reads back as exactly x. */
-static void fmt_exact(char *buf, size_t n, double x)
+/*
+ * Writes v with the fewest significant digits (15..17) whose value, read back and divided by
+ * `div`, is exactly `target` — what a replay computes (time_s as is; work_ms / 1000) — so a
+ * generated trace replays the very numbers that were drawn. If no length does (about 2 % of
+ * work values: w·1000/1000 rounds away from w), v is written with 17 digits: exact for v,
+ * within an ulp of the drawn work for the replay.
+ */
+static void fmt_exact(char *buf, size_t n, double v, double div, double target)
 {
     for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, n, "%.*g", prec, x);
-        if (strtod(buf, NULL) == x)
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) / div == target)
             return;
     }
+    snprintf(buf, n, "%.17g", v);
 }
 
 struct gen_opts {
@@ -424,8 +432,8 @@ static long long gen_write(FILE *fp, struct tenant_rt *t, const struct gen_opts 
     while ((g->count == 0 || n < g->count) && ten_next(t, now, &tn, &w)) {
         if (g->duration_s > 0 && tn >= g->duration_s)
             break;
-        fmt_exact(tb, sizeof tb, tn);
-        fmt_exact(wb, sizeof wb, w * 1e3);
+        fmt_exact(tb, sizeof tb, tn, 1.0, tn);
+        fmt_exact(wb, sizeof wb, w * 1e3, 1e3, w);
         if (fprintf(fp, "%s,%s\n", tb, wb) < 0)
             return -1;
         now = tn;

@@ -7,7 +7,7 @@
  * surprises: the trace file is opened (header and columns), the work spec is matched against
  * its columns, and the whole trace is read once (ten_trace_check: every row validated, the
  * record count and mean rate recorded). That pass costs one read of the file per trace tenant
- * at every load (about 0.1 s per million rows).
+ * at every load (0.6 s of CPU per million rows, as `sharesim trace stats`).
  */
 #include "scenario.h"
 #include "jsonv.h"

@@ -180,8 +180,8 @@ static double diurnal_next(struct tenant_rt *t, double now)
 /* Work of a trace record under a "tokens" or "trace" work spec; NaN if the record lacks it. */
 static double record_work(const struct work_cfg *w, const struct tr_record *rec)
 {
-    if (w->kind == WORK_TRACE)
-        return rec->work_ms * 1e-3;
+    if (w->kind == WORK_TRACE) /* a division, correctly rounded: `trace gen` relies on it */
+        return rec->work_ms / 1e3;
     if (rec->input_tokens < 0 || rec->output_tokens < 0)
         return NAN;
     return w->prefill_s_per_token * (double)rec->input_tokens +

@@ -512,6 +512,29 @@ static void test_gen_replay_reproduces_run(void)
     CU_ASSERT_EQUAL_FATAL(load_file(p1, &s1), 0);
     CU_ASSERT_EQUAL_FATAL(load_file(p2, &s2), 0);
     TU_CHECK_CLOSE_REL(ten_mean_work(&s2.tenants[0]), 5e-3, 0.05);
+    /* Request by request: the same times exactly, the same work to within an ulp. */
+    struct tenant_rt t1, t2;
+    memset(&t1, 0, sizeof t1);
+    memset(&t2, 0, sizeof t2);
+    ten_init(&t1, &s1.tenants[0], s1.path, s1.seed, 0, 0);
+    ten_init(&t2, &s2.tenants[0], s2.path, s2.seed, 0, 0);
+    double n1 = 0, n2 = 0, x1, x2, w1, w2;
+    long time_diff = 0, work_diff = 0, work_inexact = 0, ended = 0;
+    for (long i = 0; i < 20000; i++) {
+        ended += ten_next(&t1, n1, &x1, &w1) + ten_next(&t2, n2, &x2, &w2) != 2;
+        time_diff += x1 != x2;
+        work_diff += fabs(w1 - w2) > 2.3e-16 * w1;
+        work_inexact += w1 != w2;
+        n1 = x1;
+        n2 = x2;
+    }
+    CU_ASSERT_EQUAL(ten_next(&t2, n2, &x2, &w2), 0);
+    CU_ASSERT_EQUAL(ended, 0);
+    CU_ASSERT_EQUAL(time_diff, 0);
+    CU_ASSERT_EQUAL(work_diff, 0);
+    CU_ASSERT(work_inexact < 20000 / 20); /* about 2 %: see fmt_exact in cmd_trace.c */
+    ten_free(&t1);
+    ten_free(&t2);
     struct strategy_result a, b;
     run_one(&s1, &s1.strategies[0], 0, &a);
     run_one(&s2, &s2.strategies[0], 0, &b);
@@ -673,6 +696,38 @@ static void test_gen_bad_input(void)
     CU_ASSERT_FALSE(tu_exists(args));
 }
 
+/* ---- the shipped replay scenarios ------------------------------------------------ */
+
+static void test_workloads_and_twins(void)
+{
+    /* The replay scenarios load, load the GPU as their descriptions say, and their twins
+     * match the trace's mean rate and work mean and CV (the twins' numbers are rounded). */
+    static const struct {
+        const char *trace, *twin;
+        long count;
+        double rho;
+    } w[] = {
+        {"workloads/trace-replay-conv.json", "workloads/trace-replay-conv-poisson.json", 19366,
+         0.40},
+        {"workloads/trace-replay-code.json", "workloads/trace-replay-code-poisson.json", 8819,
+         0.41},
+        {"workloads/trace-replay-code.json", "workloads/trace-replay-code-mmpp.json", 8819, 0.41},
+    };
+    for (size_t k = 0; k < sizeof w / sizeof w[0]; k++) {
+        struct scenario a, b;
+        CU_ASSERT_EQUAL_FATAL(load_file(w[k].trace, &a), 0);
+        CU_ASSERT_EQUAL_FATAL(load_file(w[k].twin, &b), 0);
+        const struct tenant_cfg *ta = &a.tenants[0], *tb = &b.tenants[0];
+        CU_ASSERT_EQUAL(ta->arrival.trace_count, w[k].count);
+        TU_CHECK_CLOSE_REL(ten_mean_rate(ta) * ten_mean_work(ta), w[k].rho, 0.01);
+        TU_CHECK_CLOSE_REL(ten_mean_rate(tb), ten_mean_rate(ta), 1e-4);
+        TU_CHECK_CLOSE_REL(ten_mean_work(tb), ten_mean_work(ta), 1e-4);
+        TU_CHECK_CLOSE_REL(ten_work_scv(tb), ten_work_scv(ta), 1e-3);
+        scn_free(&a);
+        scn_free(&b);
+    }
+}
+
 void test_tracereplay_register(void)
 {
     static const struct tu_test tests[] = {
@@ -689,6 +744,7 @@ void test_tracereplay_register(void)
         {"trace gen converts azure-llm with tokens", test_gen_from_azure},
         {"bad trace input: exit 2 with the message", test_bad_input},
         {"trace gen bad input", test_gen_bad_input},
+        {"replay workloads load; their twins match the traces", test_workloads_and_twins},
         {NULL, NULL},
     };
     tu_add_suite("tracereplay", tests);
