@@ -1,9 +1,15 @@
 /*
  * cmd_trace — `sharesim trace SUBCOMMAND`: work with request traces. Subcommands are rows of
  * the table below, each with the signature of main(); `stats` describes a trace file
- * (tracestats.h). Exit codes: 0 ok, 2 bad input or usage.
+ * (tracestats.h); `gen` writes a `sharesim`-format trace from an arrival and a work spec, drawn
+ * by the same code (tenant.h) and the same random stream a run uses, so a generated trace
+ * replayed is the synthetic tenant's arrivals. Exit codes: 0 ok, 2 bad input or usage.
  */
 #include "cli.h"
+#include "engine.h"
+#include "jsonv.h"
+#include "scenario.h"
+#include "tenant.h"
 #include "trace.h"
 #include "tracestats.h"
 #include "util.h"
@@ -17,9 +23,11 @@
 #include <string.h>
 
 static int trace_stats(int argc, char **argv);
+static int trace_gen(int argc, char **argv);
 
 static const struct cli_command subcommands[] = {
     {"stats", "count, rate, inter-arrival CV and token percentiles of a trace", trace_stats},
+    {"gen", "write a sharesim trace (time_s,work_ms) from an arrival and a work spec", trace_gen},
     {NULL, NULL, NULL},
 };
 
@@ -259,4 +267,251 @@ static int trace_stats(int argc, char **argv)
     else
         print_text(path, &opts, &s);
     return SS_EXIT_OK;
+}
+
+/* ---- gen ---- */
+
+static void gen_usage(FILE *fp)
+{
+    fprintf(
+        fp,
+        "usage: sharesim trace gen --arrival JSON --work JSON (--count N | --duration-s T)\n"
+        "                          [--seed S] -o FILE\n"
+        "       sharesim trace gen --scenario FILE --tenant NAME (--count N | --duration-s T)\n"
+        "                          [--seed S] -o FILE\n\n"
+        "Draws arrivals and work exactly as `sharesim run` does and writes them as a sharesim\n"
+        "trace (header time_s,work_ms; times in s from 0, work in ms), atomically.\n\n"
+        "  -a, --arrival JSON    an arrival object as in a scenario, e.g.\n"
+        "                        '{\"process\": \"mmpp\", \"states\": [{\"rate_per_s\": 20,\n"
+        "                        \"mean_dwell_s\": 5}, {\"rate_per_s\": 1, \"mean_dwell_s\": "
+        "20}]}'\n"
+        "  -w, --work JSON       a work object, e.g. '{\"dist\": \"lognormal\", \"mean_ms\": 40,\n"
+        "                        \"cv\": 1}'\n"
+        "      --scenario FILE   take both from a tenant of a scenario instead (its seed and its\n"
+        "      --tenant NAME     index select the random stream: the file then holds exactly\n"
+        "                        that tenant's arrivals in replication 1 of `sharesim run`)\n"
+        "  -n, --count N         stop after N requests\n"
+        "  -d, --duration-s T    stop at the first arrival at or after T s\n"
+        "                        (one of the two is required unless arrivals replay a trace)\n"
+        "  -s, --seed S          random seed (default: the scenario's, else 1)\n"
+        "  -o, --output FILE     output file; - for stdout (required)\n"
+        "  -h, --help            this help\n\n"
+        "Numbers are written with the fewest digits (15 to 17) that a replay reads back as\n"
+        "the very time and work that were drawn.\n"
+        "Exit codes: 0 ok, 2 bad input.\n");
+}
+
+/*
+ * Writes v with the fewest significant digits (15..17) whose value, read back and divided by
+ * `div`, is exactly `target` — what a replay computes (time_s as is; work_ms / 1000) — so a
+ * generated trace replays the very numbers that were drawn. If no length does (about 2 % of
+ * work values: w·1000/1000 rounds away from w), v is written with 17 digits: exact for v,
+ * within an ulp of the drawn work for the replay.
+ */
+static void fmt_exact(char *buf, size_t n, double v, double div, double target)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) / div == target)
+            return;
+    }
+    snprintf(buf, n, "%.17g", v);
+}
+
+struct gen_opts {
+    const char *arrival, *work, *scenario, *tenant, *output;
+    long long count;
+    double duration_s;
+    long seed; /* < 0: default */
+};
+
+static int gen_fail(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "sharesim trace gen: ");
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    gen_usage(stderr);
+    return SS_EXIT_BADINPUT;
+}
+
+static int gen_parse_args(int argc, char **argv, struct gen_opts *g)
+{
+    enum { O_SCENARIO = 1000, O_TENANT };
+    static const struct option longopts[] = {
+        {"arrival", required_argument, NULL, 'a'},
+        {"work", required_argument, NULL, 'w'},
+        {"scenario", required_argument, NULL, O_SCENARIO},
+        {"tenant", required_argument, NULL, O_TENANT},
+        {"count", required_argument, NULL, 'n'},
+        {"duration-s", required_argument, NULL, 'd'},
+        {"seed", required_argument, NULL, 's'},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(g, 0, sizeof *g);
+    g->seed = -1;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "a:w:n:d:s:o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+            g->arrival = optarg;
+            break;
+        case 'w':
+            g->work = optarg;
+            break;
+        case O_SCENARIO:
+            g->scenario = optarg;
+            break;
+        case O_TENANT:
+            g->tenant = optarg;
+            break;
+        case 'n':
+            if (parse_count_opt(optarg, &g->count) || g->count < 1)
+                return gen_fail("--count \"%s\": expected an integer >= 1", optarg);
+            break;
+        case 'd':
+            if (parse_double_opt(optarg, &g->duration_s) || !(g->duration_s > 0))
+                return gen_fail("--duration-s \"%s\": expected a number of seconds > 0", optarg);
+            break;
+        case 's':
+            if (cli_parse_long(optarg, 0, 4294967295L, &g->seed))
+                return gen_fail("--seed \"%s\": expected an integer in [0, 2^32-1]", optarg);
+            break;
+        case 'o':
+            g->output = optarg;
+            break;
+        case 'h':
+            gen_usage(stdout);
+            return -1;
+        default:
+            gen_usage(stderr);
+            return SS_EXIT_BADINPUT;
+        }
+    }
+    if (optind != argc)
+        return gen_fail("unexpected argument \"%s\"", argv[optind]);
+    if (!g->output)
+        return gen_fail("%s", "-o FILE is required (- for stdout)");
+    int inline_spec = g->arrival || g->work;
+    if (inline_spec && (g->scenario || g->tenant))
+        return gen_fail("%s", "give --arrival and --work, or --scenario and --tenant, not both");
+    if (inline_spec && !(g->arrival && g->work))
+        return gen_fail("%s", "--arrival and --work go together");
+    if (!inline_spec && !(g->scenario && g->tenant))
+        return gen_fail("%s", "expected --arrival and --work, or --scenario and --tenant");
+    return 0;
+}
+
+/* Parses --arrival/--work into *cfg; -1 with a message. */
+static int gen_inline_cfg(const struct gen_opts *g, cJSON **docs, struct tenant_cfg *cfg, char *err,
+                          size_t errlen)
+{
+    static const char *const file = "(command line)";
+    struct jv j = {file, err, errlen};
+    const char *text[2] = {g->arrival, g->work};
+    const char *what[2] = {"--arrival", "--work"};
+    for (int k = 0; k < 2; k++) {
+        j.file = what[k];
+        docs[k] = jv_parse(&j, text[k], strlen(text[k]));
+        if (!docs[k])
+            return -1;
+    }
+    snprintf(cfg->name, sizeof cfg->name, "gen");
+    return scn_parse_stream(file, docs[0], "--arrival", docs[1], "--work", cfg, err, errlen);
+}
+
+/* Draws and writes the trace; returns the number of requests (or -1 on a write error). */
+static long long gen_write(FILE *fp, struct tenant_rt *t, const struct gen_opts *g, double *last)
+{
+    char tb[40], wb[40];
+    double now = 0, tn, w;
+    long long n = 0;
+    fprintf(fp, "time_s,work_ms\n");
+    while ((g->count == 0 || n < g->count) && ten_next(t, now, &tn, &w)) {
+        if (g->duration_s > 0 && tn >= g->duration_s)
+            break;
+        fmt_exact(tb, sizeof tb, tn, 1.0, tn);
+        fmt_exact(wb, sizeof wb, w * 1e3, 1e3, w);
+        if (fprintf(fp, "%s,%s\n", tb, wb) < 0)
+            return -1;
+        now = tn;
+        n++;
+    }
+    *last = now;
+    return n;
+}
+
+static int trace_gen(int argc, char **argv)
+{
+    struct gen_opts g;
+    int rc = gen_parse_args(argc, argv, &g);
+    if (rc)
+        return rc < 0 ? SS_EXIT_OK : rc;
+    char err[SS_ERRLEN];
+    struct scenario sc;
+    struct tenant_cfg inline_cfg;
+    const struct tenant_cfg *cfg;
+    cJSON *docs[2] = {NULL, NULL};
+    uint64_t seed = 1;
+    int index = 0;
+    memset(&sc, 0, sizeof sc);
+    memset(&inline_cfg, 0, sizeof inline_cfg);
+    rc = SS_EXIT_BADINPUT;
+    if (g.scenario) {
+        if (scn_load(g.scenario, &sc, err, sizeof err))
+            goto fail;
+        index = scn_tenant_index(&sc, g.tenant);
+        if (index < 0) {
+            ss_errf(err, sizeof err, "%s: no tenant named \"%s\"", g.scenario, g.tenant);
+            goto fail;
+        }
+        cfg = &sc.tenants[index];
+        seed = sc.seed;
+    } else {
+        if (gen_inline_cfg(&g, docs, &inline_cfg, err, sizeof err))
+            goto fail;
+        cfg = &inline_cfg;
+    }
+    if (g.seed >= 0)
+        seed = (uint64_t)g.seed;
+    if (cfg->arrival.kind == ARR_SATURATED) {
+        ss_errf(err, sizeof err, "a saturated tenant has no arrival times to write");
+        goto fail;
+    }
+    if (cfg->arrival.kind != ARR_TRACE && g.count == 0 && g.duration_s == 0) {
+        ss_errf(err, sizeof err,
+                "--count N or --duration-s T is required (the arrivals never end)");
+        goto fail;
+    }
+    struct ss_out out;
+    if (ss_out_open(&out, g.output, err, sizeof err))
+        goto fail;
+    struct tenant_rt t;
+    memset(&t, 0, sizeof t);
+    ten_init(&t, cfg, g.scenario, seed, index, 0);
+    double last = 0;
+    long long n = gen_write(out.fp, &t, &g, &last);
+    ten_free(&t);
+    if (n < 0) {
+        ss_out_abort(&out);
+        ss_errf(err, sizeof err, "%s: write failed", g.output);
+        goto fail;
+    }
+    if (ss_out_commit(&out, err, sizeof err))
+        goto fail;
+    fprintf(stderr, "sharesim trace gen: %lld requests, last arrival at %.6g s -> %s\n", n, last,
+            g.output);
+    rc = SS_EXIT_OK;
+    goto done;
+fail:
+    fprintf(stderr, "sharesim trace gen: %s\n", err);
+done:
+    scn_tenant_free(&inline_cfg);
+    cJSON_Delete(docs[0]);
+    cJSON_Delete(docs[1]);
+    if (g.scenario)
+        scn_free(&sc);
+    return rc;
 }

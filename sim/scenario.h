@@ -8,6 +8,7 @@
 #define SS_SCENARIO_H
 
 #include "calib.h"
+#include "trace.h"
 
 #include <cJSON.h>
 #include <stddef.h>
@@ -38,10 +39,18 @@ struct arrival_cfg {
     double amplitude; /* diurnal: rate(t) = rate (1 + amplitude sin(2π (t/period + phase))) */
     double period_s;
     double phase;
-    char *trace_path; /* trace: resolved relative to the scenario file */
-    int trace_format;
-    double time_scale;
-    long limit;
+    /* trace: path resolved relative to the scenario file; opts as in trace.h */
+    char *trace_path;
+    enum tr_format trace_format;
+    struct tr_opts trace_opts;
+    /* Measured at load by one streaming pass over the whole trace (ten_trace_check), so a run
+     * never meets a bad row and the analytic pre-checks know the trace's figures. */
+    long trace_count;         /* records replayed (after limit) */
+    double trace_first_s;     /* first arrival (after time_scale) */
+    double trace_rate_per_s;  /* (count - 1) / (last - first); NaN if undefined */
+    double trace_ia_scv;      /* squared CV of the gaps; NaN with < 2 gaps */
+    double trace_work_mean_s; /* tokens/trace work: mean; NaN for drawn work */
+    double trace_work_scv;    /* idem: squared CV */
 };
 
 struct work_cfg {
@@ -107,6 +116,18 @@ int scn_load_flags(const char *path, unsigned flags, struct scenario *sc, char *
 int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned flags,
                         struct scenario *sc, char *err, size_t errlen);
 void scn_free(struct scenario *sc);
+
+/*
+ * Parses one request stream — an "arrival" and a "work" object — into t (name left alone), with
+ * the cross-checks of a tenant (tokens/trace work need trace arrivals with those columns) and,
+ * for trace arrivals, the load-time pass over the trace. A relative trace path is resolved
+ * against the directory of `file`; messages are "<file>: <arrival_path>…: …". Used by
+ * `sharesim trace gen --arrival/--work`. Release with scn_tenant_free().
+ */
+int scn_parse_stream(const char *file, const cJSON *arrival, const char *arrival_path,
+                     const cJSON *work, const char *work_path, struct tenant_cfg *t, char *err,
+                     size_t errlen);
+void scn_tenant_free(struct tenant_cfg *t);
 
 /* Index of a tenant by name, or -1. */
 int scn_tenant_index(const struct scenario *sc, const char *name);

@@ -7,14 +7,24 @@
  * arrival is scheduled — independent of what any strategy does — so all
  * strategies of a run see exactly the same arrivals and work (common random
  * numbers), and adding a tenant does not change the others' streams.
+ *
+ * Trace arrivals (`arrival.process: "trace"`): every replication opens its own streaming
+ * reader (trace.h) on the file, so memory stays constant whatever the trace's length, and every
+ * replication replays the same records — the arrivals, and the work when it comes from the
+ * trace (`work.dist` "tokens" or "trace"), are identical in all replications; only drawn work,
+ * other tenants and faults vary. The scenario loader has already read the whole trace once
+ * (ten_trace_check), so a run never meets a bad row; if the file changes between load and run
+ * (a row turns bad, rows appear or vanish) the run stops with exit code 2 and a message naming
+ * the tenant and the file rather than replaying something else than what was validated.
  */
 #ifndef SS_TENANT_H
 #define SS_TENANT_H
 
 #include "engine.h"
 
-/* Seeds and prepares a tenant's run-time state. */
-void ten_init(struct tenant_rt *t, const struct tenant_cfg *cfg, const char *scenario_dir,
+/* Seeds and prepares a tenant's run-time state and opens its trace, if it replays one.
+ * scenario_file (may be NULL) is only named in the message if the trace changed since load. */
+void ten_init(struct tenant_rt *t, const struct tenant_cfg *cfg, const char *scenario_file,
               uint64_t seed, int index, int rep);
 void ten_free(struct tenant_rt *t);
 
@@ -27,8 +37,16 @@ int ten_next(struct tenant_rt *t, double now, double *t_next, double *work);
 /* Work of one request (for saturated tenants, which have no arrival process). */
 double ten_draw_work(struct tenant_rt *t);
 
-/* Mean arrival rate (per s) and mean work (s) implied by the configuration;
- * NaN where not known in advance (traces). Used by the analytic pre-checks. */
+/*
+ * The load-time pass over a trace tenant's file (arrival.kind == ARR_TRACE, header and columns
+ * already checked): reads every record that will be replayed (time_scale and limit applied),
+ * computes each request's work as a run will, and fills the arrival's trace_* figures.
+ * 0, or -1 with the reader's "file:line:col: …" message (or a row whose work would be <= 0).
+ */
+int ten_trace_check(struct tenant_cfg *cfg, char *err, size_t errlen);
+
+/* Mean arrival rate (per s) and mean work (s) implied by the configuration (for a trace: as
+ * measured at load); NaN where not known in advance. Used by the analytic pre-checks. */
 double ten_mean_rate(const struct tenant_cfg *cfg);
 double ten_mean_work(const struct tenant_cfg *cfg);
 /* Squared coefficient of variation of work and of inter-arrival times (NaN if unknown). */
