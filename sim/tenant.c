@@ -99,7 +99,7 @@ void ten_init(struct tenant_rt *t, const struct tenant_cfg *cfg, const char *sce
     }
     if (a->kind == ARR_MMPP) {
         t->mmpp_state = 0;
-        t->mmpp_state_end = gsl_ran_exponential(t->rng, a->state_dwell_s[0]);
+        t->mmpp_state_end = ten_exp(t->rng, a->state_dwell_s[0]);
     }
     if (cfg->work.kind == WORK_LOGNORMAL) {
         double s2 = log1p(cfg->work.cv * cfg->work.cv);
@@ -128,7 +128,7 @@ double ten_draw_work(struct tenant_rt *t)
     const struct work_cfg *w = &t->cfg->work;
     switch (w->kind) {
     case WORK_EXPONENTIAL:
-        return gsl_ran_exponential(t->rng, w->mean_s);
+        return ten_exp(t->rng, w->mean_s);
     case WORK_DETERMINISTIC:
         return w->mean_s;
     case WORK_LOGNORMAL:
@@ -146,7 +146,7 @@ static double mmpp_next(struct tenant_rt *t, double now)
     double at = now;
     for (;;) {
         double rate = a->state_rate_per_s[t->mmpp_state];
-        double cand = rate > 0 ? at + gsl_ran_exponential(t->rng, 1.0 / rate) : INFINITY;
+        double cand = rate > 0 ? at + ten_exp(t->rng, 1.0 / rate) : INFINITY;
         if (cand < t->mmpp_state_end)
             return cand;
         at = t->mmpp_state_end;
@@ -158,7 +158,7 @@ static double mmpp_next(struct tenant_rt *t, double now)
             next = k >= t->mmpp_state ? k + 1 : k;
         }
         t->mmpp_state = next;
-        t->mmpp_state_end = at + gsl_ran_exponential(t->rng, a->state_dwell_s[next]);
+        t->mmpp_state_end = at + ten_exp(t->rng, a->state_dwell_s[next]);
     }
 }
 
@@ -168,7 +168,7 @@ static double diurnal_next(struct tenant_rt *t, double now)
     double peak = a->rate_per_s * (1.0 + a->amplitude);
     double at = now;
     for (;;) {
-        at += gsl_ran_exponential(t->rng, 1.0 / peak);
+        at += ten_exp(t->rng, 1.0 / peak);
         double r =
             a->rate_per_s *
             (1.0 + a->amplitude * sin(2 * 3.14159265358979323846 * (at / a->period_s + a->phase)));
@@ -228,7 +228,7 @@ int ten_next(struct tenant_rt *t, double now, double *t_next, double *work)
     const struct arrival_cfg *a = &t->cfg->arrival;
     switch (a->kind) {
     case ARR_POISSON:
-        *t_next = now + gsl_ran_exponential(t->rng, 1.0 / a->rate_per_s);
+        *t_next = now + ten_exp(t->rng, 1.0 / a->rate_per_s);
         break;
     case ARR_DETERMINISTIC:
         *t_next = now + 1.0 / a->rate_per_s;

@@ -255,7 +255,7 @@ static void test_faults_poisson_no_drain(void)
     /* Faults, recoveries and Poisson arrivals with requests left in flight at the stop:
      * the engine's conservation check must hold, and b fails only through a's faults. */
     const char *text =
-        HEAD "\"seed\": 12, \"stop\": {\"duration_s\": 30, \"drain\": false}, \"tenants\": ["
+        HEAD "\"seed\": 12, \"stop\": {\"duration_s\": 60, \"drain\": false}, \"tenants\": ["
              "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 300},"
              " \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"fault_rate_per_h\": "
              "3600, \"class\": \"mixed\", \"compute_share\": 0.3},"
@@ -268,7 +268,7 @@ static void test_faults_poisson_no_drain(void)
     run_text(text, &sc, &r);
     /* Every effective fault is one of a's requests failed and one recovery of 0.2 s. */
     const cJSON *g0 = cJSON_GetArrayItem(cJSON_GetObjectItem(r.s[0].details, "gpus"), 0);
-    double n = cJSON_GetObjectItem(g0, "faults")->valuedouble, down = n * 0.2 / 30;
+    double n = cJSON_GetObjectItem(g0, "faults")->valuedouble, down = n * 0.2 / 60;
     CU_ASSERT(n > 10);
     CU_ASSERT_EQUAL(res_t(&r.s[0], 0)[TM_FAILED], n);
     for (int i = 0; i < 2; i++) {
@@ -277,7 +277,7 @@ static void test_faults_poisson_no_drain(void)
                         t[TM_COMPLETED] + t[TM_REJECTED] + t[TM_FAILED] + t[TM_IN_FLIGHT]);
         CU_ASSERT(t[TM_IN_FLIGHT] > 0);
         CU_ASSERT(t[TM_AVAILABILITY] >= 1 - down - 1e-9);
-        CU_ASSERT(t[TM_AVAILABILITY] <= 1 - down + 0.2 / 30 + 1e-9);
+        CU_ASSERT(t[TM_AVAILABILITY] <= 1 - down + 0.2 / 60 + 1e-9);
     }
     CU_ASSERT(res_t(&r.s[0], 1)[TM_FAILED] > 0);
     CU_ASSERT(res_t(&r.s[0], 1)[TM_FAILED] <= n);
