@@ -11,6 +11,7 @@ static const struct cli_command commands[] = {
     /* one line per command; keep sorted by how often people use them */
     {"run", "simulate a scenario's strategies and print the result table", cmd_run},
     {"trace", "request traces: stats (count, rate, burstiness, tokens)", cmd_trace},
+    {"validate", "check the simulator against exact queueing results", cmd_validate},
     {NULL, NULL, NULL},
 };
 
