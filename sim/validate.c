@@ -12,10 +12,15 @@
  *
  * Run lengths. Every configuration serves 1 ms of work per request on average
  * (μ = 1000/s). The full grid gives each M/M/c point at least 1e7 measured
- * requests over its replications, more at high load where the relaxation time
- * (≈ 1/(μ(1 − √ρ)²) for c = 1) and with it the variance of a mean grows like
- * (1 − ρ)^−2; each replication discards a warm-up of max(1e4, 2 %) requests,
- * dozens of relaxation times even at ρ = 0.95.
+ * requests over its replications, more at high load, where the relaxation time
+ * (≈ 1/(μ(1 − √ρ)²) for c = 1) grows and with it the relative variance of a
+ * sample mean, like (1 − ρ)^−2 per request (Whitt 1989, "Planning queueing
+ * simulations"). Each replication discards a warm-up of max(1e4, 2 %)
+ * requests, dozens of relaxation times even at ρ = 0.95.
+ *
+ * Rows whose CI is wider than 1 % are decided by the 95 % interval alone and
+ * fail by chance in about 1 run in 20 each; the reports count them
+ * (n_ci_limited) so a reader can tell chance from a systematic error.
  */
 #include "validate.h"
 #include "analytic.h"
