@@ -17,6 +17,7 @@ static const struct cli_command commands[] = {
     {"plan", "capacity planner: cheapest configuration that meets every SLA", cmd_plan},
     {"mig", "MIG profiles: layouts, check, pack", cmd_mig},
     {"profile", "GPU calibration profiles: list, show, diff, merge, match", cmd_profile},
+    {"validate", "check the simulator against exact queueing results", cmd_validate},
     {NULL, NULL, NULL},
 };
 
