@@ -157,11 +157,10 @@ static int parse_layout(const struct jv *j, const cJSON *arr, const char *path,
     int prof[MIG_MAX_INST];
     cJSON_ArrayForEach(o, arr)
     {
-        if (parse_instance(j, o, jv_path_idx(p, sizeof p, path, lc->n), sc, oom_sim,
-                           &lc->inst[lc->n]))
+        int k = lc->n++; /* counted first, so free_layout() releases a half-parsed one */
+        if (parse_instance(j, o, jv_path_idx(p, sizeof p, path, k), sc, oom_sim, &lc->inst[k]))
             return -1;
-        prof[lc->n] = lc->inst[lc->n].prof;
-        lc->n++;
+        prof[k] = lc->inst[k].prof;
     }
     if (mig_place(&sc->gpu, prof, NULL, lc->n, NULL, &lc->placed, why, sizeof why))
         return jv_fail(j, path, "not a legal %s MIG layout: %s", sc->gpu.name, why);
