@@ -21,7 +21,7 @@ TEST_OBJ:= $(TEST_SRC:%.c=$(B)/%.o)
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 A       := $(B)/asan
 
-.PHONY: all deps run test test-unit test-asan clean format quickstart bench
+.PHONY: all deps run test test-unit test-asan clean format quickstart bench results results-check
 all: $(B)/sharesim $(B)/libsharesim.a
 
 deps:
@@ -84,6 +84,15 @@ test-asan: $(A)/run-tests
 
 bench: deps all
 	./scripts/bench
+
+# Benchmark tables and plots (docs/results.md): every study of results/index.json.
+# results-check regenerates the tables into a temporary folder and diffs them
+# against the committed ones (plots excluded); CI runs it.
+results: deps all
+	./scripts/regen-results
+
+results-check: deps all
+	./scripts/results-check
 
 format:
 	clang-format -i sim/*.c sim/*.h tests/*.c tests/*.h

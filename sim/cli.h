@@ -22,6 +22,7 @@ int cmd_validate(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* SIGINT/SIGTERM remove open temporary outputs and exit 128+signal. */
 void cli_install_signal_handlers(void);

@@ -3,20 +3,24 @@
  * (and JSON/CSV files). Outputs are written atomically; SIGINT/SIGTERM remove
  * the partial files and exit 130/143.
  */
+#include "cdf.h"
 #include "cli.h"
+#include "loadscale.h"
 #include "report.h"
 #include "run.h"
 #include "scenario.h"
 #include "util.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 static void usage(FILE *fp)
 {
     fprintf(fp, "usage: sharesim run SCENARIO [--json FILE|-] [--csv FILE|-] [--seed N]\n"
-                "                    [--replications R] [--quiet] [--no-slowdown]\n\n"
+                "                    [--replications R] [--quiet] [--no-slowdown]\n"
+                "                    [--scale-load X] [--cdf FILE]\n\n"
                 "Simulates every strategy of the scenario on the same arrivals (common random\n"
                 "numbers) and prints one row per (strategy, tenant).\n\n"
                 "  --json FILE       write the result (SCENARIO.md contract); - for stdout\n"
@@ -25,12 +29,50 @@ static void usage(FILE *fp)
                 "  --replications R  override the scenario's replications (R > 1: 95%% CIs)\n"
                 "  --quiet           no table on stdout\n"
                 "  --no-slowdown     skip the exclusive baseline behind slowdown_p99\n"
+                "  --scale-load X    multiply every tenant's arrival rate by X > 0 (poisson,\n"
+                "                    deterministic, gamma, diurnal, each MMPP state; a trace\n"
+                "                    replays X times faster; saturated tenants unchanged);\n"
+                "                    stop and warm-up unchanged; the JSON gets \"load_scale\"\n"
+                "  --cdf FILE        latency quantiles per strategy × tenant (and pooled,\n"
+                "                    tenant \"(all)\") at fixed probabilities, CSV\n"
+                "                    strategy,tenant,p,latency_ms (re-runs the replications)\n"
                 "exit: 0 ok, 2 bad input\n");
+}
+
+/* Writes the --cdf file (a second pass over the same seeds, see cdf.h). */
+static int write_cdf(const char *path, const struct scenario *sc, const struct run_opts *ro)
+{
+    struct ss_out o;
+    char err[SS_ERRLEN];
+    if (ss_out_open(&o, path, err, sizeof err)) {
+        fprintf(stderr, "sharesim: %s\n", err);
+        return -1;
+    }
+    struct cdf_result c;
+    cdf_collect(sc, ro->seed, ro->replications, &c);
+    cdf_write_csv(o.fp, sc, &c);
+    cdf_free(&c);
+    if (ss_out_commit(&o, err, sizeof err)) {
+        fprintf(stderr, "sharesim: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Strict parse of a positive, finite number. */
+static int parse_scale(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (!*s || *end || !isfinite(v) || !(v > 0))
+        return -1;
+    *out = v;
+    return 0;
 }
 
 /* Writes one output through an atomic temporary file. */
 static int write_output(const char *path, const struct scenario *sc, const struct run_result *r,
-                        int json)
+                        int json, double load_scale)
 {
     struct ss_out o;
     char err[SS_ERRLEN];
@@ -40,6 +82,8 @@ static int write_output(const char *path, const struct scenario *sc, const struc
     }
     if (json) {
         cJSON *doc = rep_json(sc, r);
+        if (load_scale != 1.0)
+            rep_add(doc, "load_scale", load_scale);
         char *text = cJSON_Print(doc);
         fputs(text, o.fp);
         fputc('\n', o.fp);
@@ -61,8 +105,10 @@ int cmd_run(int argc, char **argv)
         {"json", required_argument, 0, 'j'}, {"csv", required_argument, 0, 'c'},
         {"seed", required_argument, 0, 's'}, {"replications", required_argument, 0, 'r'},
         {"quiet", no_argument, 0, 'q'},      {"no-slowdown", no_argument, 0, 'n'},
+        {"cdf", required_argument, 0, 'F'},  {"scale-load", required_argument, 0, 'L'},
         {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
-    const char *json = NULL, *csv = NULL;
+    const char *json = NULL, *csv = NULL, *cdf = NULL;
+    double load_scale = 1.0;
     struct run_opts ro = {0, -1, 1, 0};
     int quiet = 0, c;
     long v;
@@ -99,6 +145,17 @@ int cmd_run(int argc, char **argv)
         case 'n':
             ro.slowdown = 0;
             break;
+        case 'L':
+            if (parse_scale(optarg, &load_scale)) {
+                fprintf(stderr,
+                        "sharesim run: --scale-load: expected a finite number > 0, got \"%s\"\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'F':
+            cdf = optarg;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -118,6 +175,11 @@ int cmd_run(int argc, char **argv)
         scn_free(&sc);
         return 2;
     }
+    if (load_scale != 1.0 && ls_scale_load(&sc, load_scale, err, sizeof err)) {
+        fprintf(stderr, "sharesim: %s\n", err);
+        scn_free(&sc);
+        return 2;
+    }
     cli_install_signal_handlers();
     ro.progress = cli_stderr_is_tty() && !quiet;
     struct run_result r;
@@ -127,9 +189,11 @@ int cmd_run(int argc, char **argv)
     int csv_stdout = csv && strcmp(csv, "-") == 0;
     if (!quiet && !json_stdout && !csv_stdout)
         rep_table(stdout, &sc, &r);
-    if (json && write_output(json, &sc, &r, 1))
+    if (json && write_output(json, &sc, &r, 1, load_scale))
         rc = 2;
-    if (csv && write_output(csv, &sc, &r, 0))
+    if (csv && write_output(csv, &sc, &r, 0, load_scale))
+        rc = 2;
+    if (cdf && write_cdf(cdf, &sc, &ro))
         rc = 2;
     run_result_free(&r);
     scn_free(&sc);

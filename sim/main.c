@@ -14,6 +14,7 @@ static const struct cli_command commands[] = {
      cmd_compare},
     {"sweep", "what-if grid: run a scenario over parameter values, in parallel", cmd_sweep},
     {"trace", "request traces: stats (count, rate, burstiness, tokens)", cmd_trace},
+    {"report", "tables and plot data from results (results/, docs/results.md)", cmd_report},
     {"plan", "capacity planner: cheapest configuration that meets every SLA", cmd_plan},
     {"mig", "MIG profiles: layouts, check, pack", cmd_mig},
     {"profile", "GPU calibration profiles: list, show, diff, merge, match", cmd_profile},

@@ -1,0 +1,160 @@
+/*
+ * cdf: the probability grid, quantiles that agree bit for bit with the run's
+ * percentiles, exact quantiles of a constant latency, pooling over tenants and
+ * replications, and the --cdf CSV.
+ */
+#include "cdf.h"
+#include "run.h"
+#include "scenario.h"
+#include "testutil.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static void load(const char *text, struct scenario *sc)
+{
+    char err[SS_ERRLEN];
+    memset(sc, 0, sizeof *sc);
+    int rc = scn_load_text("cdf.json", text, strlen(text), sc, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\n  load: %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+}
+
+static int index_of(double p)
+{
+    for (int k = 0; k < cdf_n_probs(); k++)
+        if (cdf_prob(k) == p)
+            return k;
+    return -1;
+}
+
+static void test_grid(void)
+{
+    CU_ASSERT_EQUAL(cdf_n_probs(), 120);
+    CU_ASSERT_EQUAL(cdf_prob(0), 0.001);
+    CU_ASSERT_EQUAL(cdf_prob(1), 0.005);
+    CU_ASSERT_EQUAL(cdf_prob(2), 0.01);
+    CU_ASSERT_EQUAL(cdf_prob(cdf_n_probs() - 1), 1.0);
+    for (int k = 1; k < cdf_n_probs(); k++)
+        CU_ASSERT(cdf_prob(k) > cdf_prob(k - 1));
+    CU_ASSERT(index_of(0.5) >= 0);
+    CU_ASSERT(index_of(0.95) >= 0);
+    CU_ASSERT(index_of(0.99) >= 0);
+    CU_ASSERT(index_of(0.999) >= 0);
+    CU_ASSERT(index_of(0.9999) >= 0);
+}
+
+static const char *two =
+    "{\"name\": \"c\", \"gpu\": \"A100-80GB\", \"seed\": 9, \"stop\": {\"requests\": 20000}, "
+    "\"warmup\": {\"requests\": 500}, \"tenants\": ["
+    "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 300}, "
+    "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}},"
+    "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 200}, "
+    "\"work\": {\"dist\": \"lognormal\", \"mean_ms\": 1, \"cv\": 0.5}}], "
+    "\"strategies\": [{\"name\": \"ts\", \"kind\": \"timeslice\"}, "
+    "{\"name\": \"mps\", \"kind\": \"mps\"}]}";
+
+static void test_matches_run(void)
+{
+    struct scenario sc;
+    load(two, &sc);
+    struct run_opts o = {1, -1, 0, 0};
+    struct run_result r;
+    run_scenario(&sc, &o, &r);
+    struct cdf_result c;
+    cdf_collect(&sc, -1, 1, &c);
+    CU_ASSERT_EQUAL(c.n_strategies, 2);
+    CU_ASSERT_EQUAL(c.n_rows, 3);
+    static const struct {
+        double p;
+        int metric;
+    } pts[] = {{0.5, TM_LAT_P50}, {0.95, TM_LAT_P95}, {0.99, TM_LAT_P99}, {0.999, TM_LAT_P999}};
+    for (int s = 0; s < 2; s++) {
+        for (int i = 0; i < 2; i++) {
+            for (size_t k = 0; k < sizeof pts / sizeof pts[0]; k++)
+                CU_ASSERT_EQUAL(cdf_quantile(&c, s, i, index_of(pts[k].p)),
+                                res_t(&r.s[s], i)[pts[k].metric]);
+            CU_ASSERT_EQUAL((double)c.n[s * 3 + i], res_t(&r.s[s], i)[TM_COMPLETED]);
+        }
+        /* The pool holds both tenants' samples and lies between their quantiles. */
+        CU_ASSERT_EQUAL(c.n[s * 3 + 2], c.n[s * 3] + c.n[s * 3 + 1]);
+        int k99 = index_of(0.99);
+        double lo = fmin(cdf_quantile(&c, s, 0, k99), cdf_quantile(&c, s, 1, k99));
+        double hi = fmax(cdf_quantile(&c, s, 0, k99), cdf_quantile(&c, s, 1, k99));
+        CU_ASSERT(cdf_quantile(&c, s, 2, k99) >= lo && cdf_quantile(&c, s, 2, k99) <= hi);
+        for (int k = 1; k < cdf_n_probs(); k++)
+            CU_ASSERT(cdf_quantile(&c, s, 2, k) >= cdf_quantile(&c, s, 2, k - 1));
+    }
+    cdf_free(&c);
+    run_result_free(&r);
+    /* Two replications: the pool holds both replications' samples (2 × their mean). */
+    o.replications = 2;
+    run_scenario(&sc, &o, &r);
+    cdf_collect(&sc, -1, 2, &c);
+    CU_ASSERT_EQUAL((double)c.n[0], 2 * res_t(&r.s[0], 0)[TM_COMPLETED]);
+    CU_ASSERT_EQUAL((double)c.n[4], 2 * res_t(&r.s[1], 1)[TM_COMPLETED]);
+    cdf_free(&c);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+static void test_constant_latency(void)
+{
+    /* 10 arrivals/s of exactly 2 ms on a GPU of their own: every latency is 2 ms, and the
+     * exact min and max bound every quantile. */
+    const char *text =
+        "{\"name\": \"k\", \"gpu\": \"A100-80GB\", \"stop\": {\"requests\": 1000}, "
+        "\"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": \"deterministic\", "
+        "\"rate_per_s\": 10}, \"work\": {\"dist\": \"deterministic\", \"ms\": 2}}], "
+        "\"strategies\": [{\"name\": \"e\", \"kind\": \"exclusive\"}]}";
+    struct scenario sc;
+    load(text, &sc);
+    struct cdf_result c;
+    cdf_collect(&sc, -1, 0, &c);
+    CU_ASSERT_EQUAL(c.n[0], 1000);
+    /* Completion minus arrival times carry rounding of the last bit, not the bucket's 0.39 %. */
+    for (int k = 0; k < cdf_n_probs(); k++) {
+        TU_CHECK_CLOSE_REL(cdf_quantile(&c, 0, 0, k), 0.002, 1e-9);
+        TU_CHECK_CLOSE_REL(cdf_quantile(&c, 0, 1, k), 0.002, 1e-9);
+    }
+    cdf_free(&c);
+    scn_free(&sc);
+}
+
+static void test_cli_csv(void)
+{
+    char *path = tu_write("cdf2.json", two), cmd[1024], out[512];
+    snprintf(out, sizeof out, "%s/cdf.csv", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "run %s --quiet --cdf %s", path, out);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    char *csv = tu_slurp(out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    CU_ASSERT(starts(csv, "strategy,tenant,p,latency_ms\nts,a,0.0010,"));
+    int lines = 0;
+    for (const char *c = csv; *c; c++)
+        lines += *c == '\n';
+    CU_ASSERT_EQUAL(lines, 1 + 2 * 3 * 120);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\nmps,(all),1.0000,"));
+    free(csv);
+}
+
+void test_cdf_register(void)
+{
+    static const struct tu_test t[] = {
+        {"probability grid", test_grid},
+        {"quantiles equal the run's percentiles; pools", test_matches_run},
+        {"constant latency: every quantile exact", test_constant_latency},
+        {"run --cdf writes the CSV", test_cli_csv},
+        {NULL, NULL},
+    };
+    tu_add_suite("cdf", t);
+}
