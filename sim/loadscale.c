@@ -24,7 +24,10 @@ static void scale_arrival(struct arrival_cfg *a, double x)
         break;
     case ARR_TRACE:
         /* time_s is multiplied by time_scale when a row is read (0 means 1): gaps / x. */
-        a->time_scale = (a->time_scale > 0 ? a->time_scale : 1.0) / x;
+        a->trace_opts.time_scale =
+            (a->trace_opts.time_scale > 0 ? a->trace_opts.time_scale : 1.0) / x;
+        a->trace_first_s /= x; /* keep the load-time figures consistent */
+        a->trace_rate_per_s *= x;
         break;
     case ARR_SATURATED:
         break;
