@@ -49,11 +49,11 @@ static void test_scale_kinds(void)
     CU_ASSERT_EQUAL(sc.stop_requests, 100);
     /* A trace replays faster: its time_scale (0 = 1) is divided. */
     sc.tenants[4].arrival.kind = ARR_TRACE;
-    sc.tenants[4].arrival.time_scale = 0;
+    sc.tenants[4].arrival.trace_opts.time_scale = 0;
     CU_ASSERT_EQUAL(ls_scale_load(&sc, 4, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(sc.tenants[4].arrival.time_scale, 0.25);
+    CU_ASSERT_EQUAL(sc.tenants[4].arrival.trace_opts.time_scale, 0.25);
     CU_ASSERT_EQUAL(ls_scale_load(&sc, 0.5, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(sc.tenants[4].arrival.time_scale, 0.5);
+    CU_ASSERT_EQUAL(sc.tenants[4].arrival.trace_opts.time_scale, 0.5);
     sc.tenants[4].arrival.kind = ARR_SATURATED;
     CU_ASSERT_EQUAL(ls_scale_load(&sc, 0, err, sizeof err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "expected a finite number > 0"));
