@@ -60,7 +60,9 @@ struct val_report {
     double requests; /* measured requests over the whole grid */
 };
 
-/* The pass rule: the CI covers the exact value, or |relative error| < VAL_REL_TOL. */
+/* The pass rule: the interval covers the exact value, or |relative error| < VAL_REL_TOL.
+ * validate passes each row's 95 % half-width widened to a family-wise level over the
+ * grid (Bonferroni), see validate.c. */
 int val_judge(double exact, double mean, double ci95);
 
 /* Runs the grid. Returns 0, or -1 with a message (a worker process failed). */

@@ -188,7 +188,8 @@ static int regen(const char *index, const char *out)
     char cmd[2048];
     const char *bin = getenv("SHARESIM");
     snprintf(cmd, sizeof cmd,
-             "SHARESIM='%s' scripts/regen-results --no-plots --index '%s' --out '%s' "
+             "SHARESIM='%s' VALIDATE_ARGS=--quick scripts/regen-results --no-plots --index "
+             "'%s' --out '%s' "
              ">/dev/null 2>&1",
              bin ? bin : "build/sharesim", index, out);
     int rc = system(cmd);
