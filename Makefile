@@ -21,7 +21,7 @@ TEST_OBJ:= $(TEST_SRC:%.c=$(B)/%.o)
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 A       := $(B)/asan
 
-.PHONY: all deps run test test-unit test-asan clean format quickstart
+.PHONY: all deps run test test-unit test-asan test-valgrind clean format quickstart
 all: $(B)/sharesim $(B)/libsharesim.a
 
 deps:
@@ -82,6 +82,19 @@ test-asan: $(A)/run-tests
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  SHARESIM=$(A)/sharesim SHARESIM_SANITIZED=1 $(A)/run-tests
 
+# The normal test binary under memcheck, and every CLI it spawns too (through the wrapper
+# tests/valgrind/sharesim). Fails on any invalid access and on definite or indirect leaks, in
+# the runner or in any sharesim process (one log per process in build/valgrind/).
+VALGRIND := valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	--show-leak-kinds=definite,indirect --error-exitcode=1
+test-valgrind: all $(B)/run-tests
+	@rm -rf $(B)/valgrind && mkdir -p $(B)/valgrind
+	SHARESIM=tests/valgrind/sharesim SHARESIM_REAL=$(B)/sharesim SHARESIM_VG_LOGS=$(B)/valgrind \
+	  SHARESIM_SANITIZED=1 SHARESIM_UNDER_VALGRIND=1 $(VALGRIND) $(B)/run-tests
+	@bad=$$(find $(B)/valgrind -name '*.log' -size +0c); \
+	if [ -n "$$bad" ]; then cat $$bad; echo "test-valgrind: memcheck errors in: $$bad"; exit 1; fi; \
+	echo "test-valgrind: clean ($$(ls $(B)/valgrind | wc -l) sharesim processes checked)"
+
 format:
 	clang-format -i sim/*.c sim/*.h tests/*.c tests/*.h
 
@@ -89,4 +102,5 @@ clean:
 	rm -rf $(B)
 
 -include kernels/kernels.mk
+-include tests/fuzz/fuzz.mk
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
