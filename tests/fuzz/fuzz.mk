@@ -44,7 +44,7 @@ $(FZ)/fuzz_trace_%: tests/fuzz/fuzz_trace.c $(FZ)/libsharesim.a
 $(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FZ)/libsharesim.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
-fuzz-build: $(FUZZ_TARGETS:%=$(FZ)/%)
+fuzz-build: deps $(FUZZ_TARGETS:%=$(FZ)/%)
 
 # Each target: the first corpus directory (build/) collects new inputs, the second (the
 # repository's seeds) is only read. tests/fuzz/<target>.dict, when there, lists the tokens
