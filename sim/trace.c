@@ -633,7 +633,8 @@ static int load_pods(struct tr_reader *r, char *err, size_t errlen)
     }
     if (rc < 0)
         return -1;
-    qsort(r->pods, r->npods, sizeof *r->pods, pod_cmp);
+    if (r->npods > 1) /* with no rows pods is NULL, and qsort(NULL, 0, …) is undefined */
+        qsort(r->pods, r->npods, sizeof *r->pods, pod_cmp);
     return 0;
 }
 

@@ -154,6 +154,9 @@ static const struct bad_case cases[] = {
      ":2:1: field \"TIMESTAMP\": expected a valid calendar date"},
     {"azure-llm", MK_TEXT, AZH "1700000000,1,1\r\n", 0,
      "expected a timestamp like 2023-11-16 18:17:03.9799600"},
+    /* found by fuzz_trace_openb: no pods at all reached qsort(NULL, 0, …), undefined */
+    {"openb", MK_TEXT, OBH "\t\t\n\n", 0,
+     ":4:1: no rows after the header: expected at least one pod"},
     {"openb", MK_TEXT, OBH "1,1001,30,40\n", 0, ":2:3: field \"gpu_milli\": expected a GPU share"},
     {"openb", MK_TEXT, OBH "1,500,30,20\n", 0, ":2:10: field \"deletion_time\": 20 is before"},
     /* traces: structure */
