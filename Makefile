@@ -21,7 +21,8 @@ TEST_OBJ:= $(TEST_SRC:%.c=$(B)/%.o)
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 A       := $(B)/asan
 
-.PHONY: all deps run test test-unit test-asan clean format quickstart bench results results-check
+.PHONY: all deps run test test-unit test-asan test-valgrind clean format quickstart bench results \
+	results-check
 all: $(B)/sharesim $(B)/libsharesim.a
 
 deps:
@@ -94,6 +95,19 @@ results: deps all
 results-check: deps all
 	./scripts/results-check
 
+# The normal test binary under memcheck, and every CLI it spawns too (through the wrapper
+# tests/valgrind/sharesim). Fails on any invalid access and on definite or indirect leaks, in
+# the runner or in any sharesim process (one log per process in build/valgrind/).
+VALGRIND := valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	--show-leak-kinds=definite,indirect --error-exitcode=1
+test-valgrind: all $(B)/run-tests
+	@rm -rf $(B)/valgrind && mkdir -p $(B)/valgrind
+	SHARESIM=tests/valgrind/sharesim SHARESIM_REAL=$(B)/sharesim SHARESIM_VG_LOGS=$(B)/valgrind \
+	  SHARESIM_SANITIZED=1 SHARESIM_UNDER_VALGRIND=1 $(VALGRIND) $(B)/run-tests
+	@bad=$$(find $(B)/valgrind -name '*.log' -size +0c); \
+	if [ -n "$$bad" ]; then cat $$bad; echo "test-valgrind: memcheck errors in: $$bad"; exit 1; fi; \
+	echo "test-valgrind: clean ($$(ls $(B)/valgrind | wc -l) sharesim processes checked)"
+
 format:
 	clang-format -i sim/*.c sim/*.h tests/*.c tests/*.h
 
@@ -101,4 +115,5 @@ clean:
 	rm -rf $(B)
 
 -include kernels/kernels.mk
+-include tests/fuzz/fuzz.mk
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

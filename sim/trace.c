@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define TR_BUF_BYTES (2 * TR_LINE_MAX)
 #define TR_MAX_COLS 32 /* in a header; every format has fewer, so more is an error */
@@ -632,7 +633,8 @@ static int load_pods(struct tr_reader *r, char *err, size_t errlen)
     }
     if (rc < 0)
         return -1;
-    qsort(r->pods, r->npods, sizeof *r->pods, pod_cmp);
+    if (r->npods > 1) /* with no rows pods is NULL, and qsort(NULL, 0, …) is undefined */
+        qsort(r->pods, r->npods, sizeof *r->pods, pod_cmp);
     return 0;
 }
 
@@ -661,6 +663,13 @@ struct tr_reader *tr_open(const char *path, enum tr_format fmt, const struct tr_
     FILE *fp = fopen(path, "rb");
     if (!fp) {
         ss_errf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* fopen succeeds on a directory; the first fread would fail with a vague message. */
+        fclose(fp);
+        ss_errf(err, errlen, "%s: is a directory, expected a trace file", path);
         return NULL;
     }
     struct tr_reader *r = ss_xcalloc(1, sizeof *r);

@@ -114,7 +114,8 @@ int ss_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ch
 
 /* Open temporaries, for the signal handler. */
 #define SS_MAX_OPEN_OUT 64
-static char *open_tmps[SS_MAX_OPEN_OUT];
+/* volatile: the handler must see each store when it happens, not when the compiler likes. */
+static char *volatile open_tmps[SS_MAX_OPEN_OUT];
 
 static void reg_tmp(char *tmp)
 {
@@ -152,15 +153,18 @@ int ss_out_open(struct ss_out *o, const char *path, char *err, size_t errlen)
     o->tmp = ss_xmalloc(n);
     /* Same directory as the target, so rename() is atomic (same filesystem). */
     snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    /* Registered before it exists: a signal between fopen and registration would otherwise
+     * leave the temporary behind (unlinking a name not yet created is harmless). */
+    reg_tmp(o->tmp);
     o->fp = fopen(o->tmp, "wb");
     if (!o->fp) {
         int e = errno;
+        unreg_tmp(o->tmp);
         free(o->path);
         free(o->tmp);
         memset(o, 0, sizeof *o);
         return ss_errf(err, errlen, "%s: cannot write: %s", path, strerror(e));
     }
-    reg_tmp(o->tmp);
     return 0;
 }
 

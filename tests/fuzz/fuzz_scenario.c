@@ -1,0 +1,39 @@
+/*
+ * fuzz_scenario — libFuzzer target for the scenario loader: bytes → scn_load_text → scn_free.
+ *
+ * Invariants checked on every input (a violation aborts, which libFuzzer reports as a crash):
+ *  - the loader returns 0 or -1, never crashes, hangs or leaks (ASan/UBSan/LeakSanitizer);
+ *  - on -1 the message is non-empty and names the file (every input error must say where);
+ *  - on 0 the scenario is complete: at least one tenant and one strategy, gpus >= 1, and a
+ *    stop condition — what `run` relies on without checking again.
+ * The GPU profiles come from kernels/profiles (found upwards from the binary, as for the CLI).
+ */
+#include "scenario.h"
+#include "util.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    /* scn_load_text wants text[len] == '\0' (as ss_read_file gives it). */
+    char *text = ss_xmalloc(size + 1);
+    memcpy(text, data, size);
+    text[size] = '\0';
+    struct scenario sc;
+    char err[SS_ERRLEN] = "";
+    int rc = scn_load_text("fuzz.json", text, size, &sc, err, sizeof err);
+    if (rc != 0 && rc != -1)
+        abort();
+    if (rc == -1 && (!err[0] || !strstr(err, "fuzz.json")))
+        abort();
+    if (rc == 0 && (sc.n_tenants < 1 || sc.n_strategies < 1 || sc.gpus < 1 ||
+                    (sc.stop_requests <= 0 && !(sc.stop_duration_s > 0))))
+        abort();
+    scn_free(&sc);
+    free(text);
+    return 0;
+}
