@@ -12,7 +12,7 @@
 # directory tests/fuzz/corpus/<target>/, and add the name to FUZZ_TARGETS. The MIG layout
 # parser of `mig check` (sim/mig.c, on another branch when this was written) gets a
 # tests/fuzz/fuzz_mig.c and the one word `fuzz_mig` below once it is merged.
-FUZZ_TARGETS := fuzz_scenario fuzz_trace_azure fuzz_trace_openb fuzz_trace_sharesim
+FUZZ_TARGETS := fuzz_scenario fuzz_trace_azure fuzz_trace_openb fuzz_trace_sharesim fuzz_mig
 
 FUZZ_SECONDS ?= 60
 # clang-14 is what Debian 12's libclang-rt-14-dev (the libFuzzer runtime) goes with.
