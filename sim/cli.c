@@ -3,6 +3,7 @@
  * parsing and the signal handlers that remove partial outputs.
  */
 #include "cli.h"
+#include "scenario.h"
 #include "util.h"
 
 #include <signal.h>
@@ -41,4 +42,14 @@ int cli_parse_long(const char *s, long lo, long hi, long *out)
         return -1;
     *out = v;
     return 0;
+}
+
+int cli_load_scenario(const char *path, unsigned flags, struct scenario *sc)
+{
+    char err[SS_ERRLEN];
+    if (scn_load_flags(path, flags, sc, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "sharesim: %s\n", err);
+    scn_free(sc);
+    return SS_EXIT_BADINPUT;
 }

@@ -29,6 +29,10 @@ void cli_install_signal_handlers(void);
 /* Strict integer parse of an option value. */
 int cli_parse_long(const char *s, long lo, long hi, long *out);
 
+struct scenario;
+/* Loads a scenario (scn_load_flags); on bad input prints the message and returns 2. */
+int cli_load_scenario(const char *path, unsigned flags, struct scenario *sc);
+
 /* True when stderr is a terminal (progress lines are shown only then). */
 int cli_stderr_is_tty(void);
 

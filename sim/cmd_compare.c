@@ -161,12 +161,8 @@ int cmd_compare(int argc, char **argv)
         return 2;
     }
     struct scenario sc;
-    char err[SS_ERRLEN];
-    if (scn_load(argv[optind], &sc, err, sizeof err)) {
-        fprintf(stderr, "sharesim: %s\n", err);
-        scn_free(&sc);
+    if (cli_load_scenario(argv[optind], 0, &sc))
         return 2;
-    }
     int base = -1;
     for (int k = 0; k < sc.n_strategies; k++) {
         if (baseline && strcmp(sc.strategies[k].name, baseline) == 0)

@@ -61,12 +61,9 @@ int cmd_plan(int argc, char **argv)
         return 2;
     }
     struct scenario sc;
-    char err[SS_ERRLEN];
-    if (scn_load_flags(argv[optind], SCN_IGNORE_STRATEGIES, &sc, err, sizeof err)) {
-        fprintf(stderr, "sharesim: %s\n", err);
-        scn_free(&sc);
+    if (cli_load_scenario(argv[optind], SCN_IGNORE_STRATEGIES, &sc))
         return 2;
-    }
+    char err[SS_ERRLEN];
     cli_install_signal_handlers();
     struct plan_result r;
     if (plan_run(&sc, cli_stderr_is_tty() && !quiet, &r, err, sizeof err)) {

@@ -169,12 +169,9 @@ int cmd_run(int argc, char **argv)
         return 2;
     }
     struct scenario sc;
-    char err[SS_ERRLEN];
-    if (scn_load(argv[optind], &sc, err, sizeof err)) {
-        fprintf(stderr, "sharesim: %s\n", err);
-        scn_free(&sc);
+    if (cli_load_scenario(argv[optind], 0, &sc))
         return 2;
-    }
+    char err[SS_ERRLEN];
     if (load_scale != 1.0 && ls_scale_load(&sc, load_scale, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
         scn_free(&sc);
