@@ -7,8 +7,11 @@
  * between instances, so a neighbour cannot change a tenant's latency at all.
  *
  * An instance serves one tenant, or several through "nested": {"kind":
- * "timeslice", …} (a ts_unit at the instance's speed — the hybrid tiers of
- * DOMAIN.md). A tenant listed in several instances (or on several GPUs, since a
+ * "timeslice", …} (a ts_unit at the instance's speed) or {"kind": "mps",
+ * "thread_pct", …} (an MPS server confined to the instance's SMs and bandwidth,
+ * its client limit scaled by compute slices / 7 as the MIG User Guide says; a
+ * client fault takes down the instance's clients only) — the hybrid tiers of
+ * DOMAIN.md. A tenant listed in several instances (or on several GPUs, since a
  * layout is applied to every GPU of the pool unless "layouts" gives one per GPU)
  * is served by all of them from its one FIFO queue.
  *
@@ -22,6 +25,7 @@
  */
 #include "engine.h"
 #include "mig.h"
+#include "mpsunit.h"
 #include "policy.h"
 #include "rate.h"
 #include "report.h"
@@ -34,12 +38,18 @@
 #include <string.h>
 
 enum { EV_PLAIN_DONE = EV_POLICY, EV_RECONF_DONE, EV_RECONF, EV_TS_BASE };
+#define EV_MU_BASE (EV_TS_BASE + TS_EVENT_KINDS)
+
+/* What serves an instance. */
+enum { INST_PLAIN, INST_TS, INST_MPS };
 
 struct inst_cfg {
     int prof;
     int n_ten;
     int *ten;
-    int nested; /* 0: one tenant; 1: nested time-slicing */
+    int nested;  /* INST_PLAIN (one tenant), INST_TS or INST_MPS */
+    double *cap; /* nested MPS: thread_pct / 100 per tenant of the instance */
+    double recovery_s, bw_loss;
     double slice_s, switch_s;
     int release_on_idle;
 };
@@ -69,20 +79,74 @@ struct mig_cfg {
 
 /* ---- parsing -------------------------------------------------------------- */
 
+static int parse_nested_mps(const struct jv *j, const cJSON *o, const char *path,
+                            const struct scenario *sc, struct inst_cfg *ic)
+{
+    static const char *const keys[] = {"kind", "thread_pct", "recovery_s", "bw_contention_loss",
+                                       NULL};
+    char p[512], q[600];
+    const struct mig_profile *mp = &sc->gpu.mig[ic->prof];
+    ic->recovery_s = sc->gpu.mps_recovery_s;
+    ic->bw_loss = 0;
+    if (jv_object(j, o, path, keys) ||
+        jv_num(j, o, path, "recovery_s", 0, 0, 1e6, &ic->recovery_s) < 0 ||
+        jv_num(j, o, path, "bw_contention_loss", 0, 0, 1, &ic->bw_loss) < 0)
+        return -1;
+    /* MIG User Guide, "MIG with CUDA MPS": the client limit shrinks in proportion to the
+     * compute instance's share of the GPU. */
+    int limit = sc->gpu.mps_max_clients * mp->compute_slices / 7;
+    if (ic->n_ten > limit)
+        return jv_fail(j, path,
+                       "%d MPS clients in a %s instance; the limit there is %d (%d × %d/7)",
+                       ic->n_ten, mp->name, limit, sc->gpu.mps_max_clients, mp->compute_slices);
+    ic->cap = ss_xcalloc((size_t)ic->n_ten, sizeof *ic->cap);
+    for (int m = 0; m < ic->n_ten; m++)
+        ic->cap[m] = 1.0;
+    const cJSON *tp = cJSON_GetObjectItemCaseSensitive(o, "thread_pct");
+    if (!tp)
+        return 0;
+    jv_path_key(p, sizeof p, path, "thread_pct");
+    if (!cJSON_IsObject(tp))
+        return jv_fail(j, p, "expected an object {\"tenant\": percent}");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, tp)
+    {
+        jv_path_key(q, sizeof q, p, it->string);
+        int m = -1;
+        for (int k = 0; k < ic->n_ten; k++)
+            if (strcmp(sc->tenants[ic->ten[k]].name, it->string) == 0)
+                m = k;
+        if (m < 0)
+            return jv_fail(j, q, "\"%s\" is not a tenant of this instance", it->string);
+        if (!cJSON_IsNumber(it) || !(it->valuedouble > 0) || it->valuedouble > 100)
+            return jv_fail(j, q, "expected a percentage in (0, 100]");
+        ic->cap[m] = it->valuedouble / 100.0;
+    }
+    return 0;
+}
+
 static int parse_nested(const struct jv *j, const cJSON *o, const char *path,
                         const struct scenario *sc, struct inst_cfg *ic)
 {
     static const char *const keys[] = {"kind", "slice_ms", "switch_us", "release_on_idle", NULL};
-    static const char *const kinds[] = {"timeslice", NULL};
+    static const char *const kinds[] = {"timeslice", "mps", NULL};
     int k;
     double slice_ms = sc->gpu.timeslice_s * 1e3, switch_us = sc->gpu.switch_s * 1e6;
     ic->release_on_idle = 1;
-    if (jv_object(j, o, path, keys) || jv_enum(j, o, path, "kind", 1, kinds, &k) ||
+    if (!cJSON_IsObject(o))
+        return jv_fail(j, path, "expected an object {\"kind\": \"timeslice\" | \"mps\", …}");
+    if (jv_enum(j, o, path, "kind", 1, kinds, &k))
+        return -1;
+    if (k == 1) {
+        ic->nested = INST_MPS;
+        return parse_nested_mps(j, o, path, sc, ic);
+    }
+    if (jv_object(j, o, path, keys) ||
         jv_num_gt(j, o, path, "slice_ms", 0, 0, 1e6, &slice_ms) < 0 ||
         jv_num(j, o, path, "switch_us", 0, 0, 1e9, &switch_us) < 0 ||
         jv_bool(j, o, path, "release_on_idle", 0, &ic->release_on_idle) < 0)
         return -1;
-    ic->nested = 1;
+    ic->nested = INST_TS;
     ic->slice_s = slice_ms * 1e-3;
     ic->switch_s = switch_us * 1e-6;
     return 0;
@@ -134,7 +198,7 @@ static int parse_instance(const struct jv *j, const cJSON *o, const char *path,
     if (!nested && ic->n_ten > 1)
         return jv_fail(j, path,
                        "%d tenants share one %s instance: give \"nested\": {\"kind\": "
-                       "\"timeslice\"} to say how",
+                       "\"timeslice\"} or {\"kind\": \"mps\"} to say how",
                        ic->n_ten, mp->name);
     if (nested && !oom_sim && mem > mp->memory_gb)
         return jv_fail(j, path, "tenants need %g GB together, a %s instance has %g GB", mem,
@@ -262,8 +326,10 @@ static int mig_p_parse(const struct jv *j, const cJSON *obj, const char *path,
 
 static void free_layout(struct layout_cfg *lc)
 {
-    for (int k = 0; k < lc->n; k++)
+    for (int k = 0; k < lc->n; k++) {
         free(lc->inst[k].ten);
+        free(lc->inst[k].cap);
+    }
 }
 
 static void mig_p_free_cfg(void *p)
@@ -294,13 +360,13 @@ struct plain {
 };
 
 struct slot {
-    int is_ts;
-    int idx; /* plain index or ts unit index */
+    int type; /* INST_* */
+    int idx;  /* plain index or ts unit index */
     int ctx;
 };
 
 struct inst_rt {
-    int prof, is_ts, idx;
+    int prof, type, idx;
 };
 
 struct gpu_rt {
@@ -319,6 +385,9 @@ struct mig_st {
     int n_ts, cap_ts;
     struct ts_unit *ts;
     int *ts_live;
+    int n_mu, cap_mu;
+    struct mu_unit *mu;
+    int *mu_live;
     struct gpu_rt *gpu;
     int *n_slots;
     struct slot **slots; /* per tenant */
@@ -333,6 +402,17 @@ static int add_plain(struct mig_st *x)
     }
     memset(&x->plain[x->n_plain], 0, sizeof *x->plain);
     return x->n_plain++;
+}
+
+static int add_mu(struct mig_st *x)
+{
+    if (x->n_mu == x->cap_mu) {
+        x->cap_mu = x->cap_mu ? 2 * x->cap_mu : 8;
+        x->mu = ss_xrealloc(x->mu, (size_t)x->cap_mu * sizeof *x->mu);
+        x->mu_live = ss_xrealloc(x->mu_live, (size_t)x->cap_mu * sizeof *x->mu_live);
+    }
+    x->mu_live[x->n_mu] = 1;
+    return x->n_mu++;
 }
 
 static int add_ts(struct mig_st *x)
@@ -358,8 +438,15 @@ static void build_gpu(struct sim *s, struct mig_st *x, int g, const struct layou
         const struct mig_profile *mp = &sc->gpu.mig[ic->prof];
         double f = mig_compute_share(&sc->gpu, ic->prof), b = mig_memory_share(&sc->gpu, ic->prof);
         G->inst[k].prof = ic->prof;
-        G->inst[k].is_ts = ic->nested;
-        if (!ic->nested) {
+        G->inst[k].type = ic->nested;
+        if (ic->nested == INST_MPS) {
+            int mi = add_mu(x);
+            mu_init(&x->mu[mi], sc, (uint32_t)mi, EV_MU_BASE, ic->n_ten, ic->ten, ic->cap, f, b, f,
+                    ic->bw_loss, ic->recovery_s);
+            G->inst[k].idx = mi;
+            continue;
+        }
+        if (ic->nested == INST_PLAIN) {
             int pi = add_plain(x);
             struct plain *p = &x->plain[pi];
             p->gpu = g;
@@ -392,13 +479,13 @@ static void index_slots(struct sim *s, struct mig_st *x)
 {
     for (int i = 0; i < s->n_ten; i++)
         x->n_slots[i] = 0;
-    for (int pass = 0; pass < 2; pass++) /* plain instances first: they start at once */
+    for (int pass = 0; pass < 3; pass++) /* plain instances first: they start at once */
         for (int g = 0; g < s->sc->gpus; g++) {
             const struct gpu_rt *G = &x->gpu[g];
             if (G->down)
                 continue;
             for (int k = 0; k < G->n; k++) {
-                if (G->inst[k].is_ts != pass)
+                if (G->inst[k].type != pass)
                     continue;
                 const struct inst_cfg *ic = &G->layout->inst[k];
                 for (int m = 0; m < ic->n_ten; m++) {
@@ -436,12 +523,14 @@ static void kick(struct sim *s, struct mig_st *x, int tenant)
 {
     for (int k = 0; k < x->n_slots[tenant] && eng_qlen(s, tenant) > 0; k++) {
         const struct slot *sl = &x->slots[tenant][k];
-        if (!sl->is_ts) {
+        if (sl->type == INST_PLAIN) {
             struct plain *p = &x->plain[sl->idx];
             if (p->up && !p->busy)
                 plain_start(s, p, sl->idx);
-        } else {
+        } else if (sl->type == INST_TS) {
             ts_arrive(s, &x->ts[sl->idx], sl->ctx);
+        } else {
+            mu_arrive(s, &x->mu[sl->idx], sl->ctx);
         }
     }
 }
@@ -477,7 +566,14 @@ static void gpu_down(struct sim *s, struct mig_st *x, int g)
     if (G->down)
         return;
     for (int k = 0; k < G->n; k++) {
-        if (!G->inst[k].is_ts) {
+        if (G->inst[k].type == INST_MPS) {
+            struct mu_unit *u = &x->mu[G->inst[k].idx];
+            mu_abort(s, u);
+            mu_finish(s, u);
+            x->mu_live[G->inst[k].idx] = 0;
+            continue;
+        }
+        if (G->inst[k].type == INST_PLAIN) {
             struct plain *p = &x->plain[G->inst[k].idx];
             if (p->busy) {
                 plain_close(s, p);
@@ -549,8 +645,12 @@ static void mig_p_event(struct sim *s, void *st, const struct event *ev)
         on_reconf_done(s, x, (int)ev->target);
         return;
     default:
-        if (x->ts_live[ev->target])
+        if (ev->kind >= EV_MU_BASE) {
+            if (x->mu_live[ev->target])
+                mu_event(s, &x->mu[ev->target], ev);
+        } else if (x->ts_live[ev->target]) {
             ts_event(s, &x->ts[ev->target], ev);
+        }
     }
 }
 
@@ -559,14 +659,18 @@ static void mig_p_fault(struct sim *s, void *st, int tenant)
     struct mig_st *x = st;
     for (int k = 0; k < x->n_slots[tenant]; k++) {
         const struct slot *sl = &x->slots[tenant][k];
-        if (!sl->is_ts && x->plain[sl->idx].busy) {
+        if (sl->type == INST_MPS && x->mu[sl->idx].cli[sl->ctx].busy) {
+            mu_fault(s, &x->mu[sl->idx], sl->ctx); /* the instance's MPS fault domain */
+            return;
+        }
+        if (sl->type == INST_PLAIN && x->plain[sl->idx].busy) {
             struct plain *p = &x->plain[sl->idx];
             plain_close(s, p);
             eng_fail(s, &p->req);
             plain_start(s, p, sl->idx);
             return;
         }
-        if (sl->is_ts && x->ts[sl->idx].ctx[sl->ctx].has_cur) {
+        if (sl->type == INST_TS && x->ts[sl->idx].ctx[sl->ctx].has_cur) {
             ts_fault(s, &x->ts[sl->idx], sl->ctx);
             return;
         }
@@ -589,7 +693,10 @@ static void mig_p_finish(struct sim *s, void *st, struct strategy_result *res)
         int profs[MIG_MAX_INST];
         for (int k = 0; k < G->n; k++) {
             double busy;
-            if (G->inst[k].is_ts) {
+            if (G->inst[k].type == INST_MPS) {
+                mu_finish(s, &x->mu[G->inst[k].idx]);
+                busy = x->mu[G->inst[k].idx].busy_s;
+            } else if (G->inst[k].type == INST_TS) {
                 ts_finish(s, &x->ts[G->inst[k].idx]);
                 busy = x->ts[G->inst[k].idx].busy_s;
             } else {
@@ -637,6 +744,10 @@ static void mig_p_destroy(void *st)
         ts_unit_free(&x->ts[u]);
     free(x->ts);
     free(x->ts_live);
+    for (int u = 0; u < x->n_mu; u++)
+        mu_free(&x->mu[u]);
+    free(x->mu);
+    free(x->mu_live);
     free(x->plain);
     free(x->gpu);
     for (int i = 0; i < x->n_ten; i++)

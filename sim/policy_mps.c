@@ -28,11 +28,11 @@
  * queued. A fault while the client is idle hits nothing (faults come from
  * running kernels), as in the exclusive policy.
  *
- * Invariants: t_acct of a GPU is the time up to which its clients' work and its
- * busy time are accounted; a busy client's speed > 0 and its pending completion
- * event carries its current version; a GPU that is down has no busy client.
+ * The mechanics (accounting, resharing, faults, recovery) live in sim/mpsunit.c,
+ * shared with nested MPS inside MIG instances.
  */
 #include "engine.h"
+#include "mpsunit.h"
 #include "policy.h"
 #include "rate.h"
 #include "run.h"
@@ -53,31 +53,11 @@ struct mps_cfg {
     double bw_loss; /* fraction of aggregate bandwidth lost when memory streams co-run */
 };
 
-struct client {
-    struct request req;
-    double cap;
-    double mem_w; /* memory weight: fraction of its time the client touches memory */
-    double sm;    /* SM share while busy */
-    double speed; /* 0 when idle or just started (forces a new completion event) */
-    int busy;
-    uint32_t version;
-};
-
-struct mps_gpu {
-    int n;
-    int *ten;      /* its clients, by tenant index */
-    double t_acct; /* work and busy time accounted up to here */
-    int down;
-    double down_since;
-    uint32_t epoch; /* version of the pending recovery event */
-    long faults;
-};
-
 struct mps {
     const struct mps_cfg *cfg;
     int n_gpu;
-    struct client *cli; /* per tenant */
-    struct mps_gpu *gpu;
+    struct mu_unit *gpu; /* one MPS server per GPU */
+    int *slot;           /* per tenant: its client index in its GPU's unit */
 };
 
 /* ---- parse --------------------------------------------------------------- */
@@ -213,176 +193,49 @@ static void mps_free_cfg(void *cfg)
 
 /* ---- run ----------------------------------------------------------------- */
 
-static double memory_weight(const struct tenant_cfg *t)
-{
-    switch (t->wclass) {
-    case CLASS_COMPUTE:
-        return 0.0;
-    case CLASS_MEMORY:
-        return 1.0;
-    case CLASS_MIXED:
-        break;
-    }
-    return 1.0 - t->compute_share;
-}
-
 static void *mps_init(struct sim *s, const void *cfgp)
 {
     const struct mps_cfg *c = cfgp;
     struct mps *m = ss_xcalloc(1, sizeof *m);
     m->cfg = c;
     m->n_gpu = s->sc->gpus;
-    m->cli = ss_xcalloc((size_t)s->n_ten, sizeof *m->cli);
     m->gpu = ss_xcalloc((size_t)m->n_gpu, sizeof *m->gpu);
-    for (int g = 0; g < m->n_gpu; g++)
-        m->gpu[g].ten = ss_xmalloc(((size_t)s->n_ten + 1) * sizeof(int));
-    for (int i = 0; i < s->n_ten; i++) {
-        struct mps_gpu *gp = &m->gpu[c->gpu_of[i]];
-        gp->ten[gp->n++] = i;
-        m->cli[i].cap = c->cap[i];
-        m->cli[i].mem_w = memory_weight(&s->sc->tenants[i]);
+    m->slot = ss_xcalloc((size_t)s->n_ten, sizeof *m->slot);
+    int *ten = ss_xcalloc((size_t)s->n_ten, sizeof *ten);
+    double *cap = ss_xcalloc((size_t)s->n_ten, sizeof *cap);
+    for (int g = 0; g < m->n_gpu; g++) {
+        int n = 0;
+        for (int i = 0; i < s->n_ten; i++)
+            if (c->gpu_of[i] == g) {
+                m->slot[i] = n;
+                ten[n] = i;
+                cap[n++] = c->cap[i];
+            }
+        /* A whole GPU: the unit's shares of SMs and bandwidth are 1. */
+        mu_init(&m->gpu[g], s->sc, (uint32_t)g, EV_MPS_DONE, n, ten, cap, 1.0, 1.0, 1.0, c->bw_loss,
+                c->recovery_s);
     }
+    free(ten);
+    free(cap);
     return m;
-}
-
-/* Charges the work done since t_acct at the current speeds and books the busy time. */
-static void account(struct sim *s, struct mps *m, struct mps_gpu *gp)
-{
-    double dt = s->now - gp->t_acct, sm = 0;
-    if (dt > 0) {
-        for (int k = 0; k < gp->n; k++) {
-            struct client *c = &m->cli[gp->ten[k]];
-            if (!c->busy)
-                continue;
-            c->req.work -= c->speed * dt;
-            if (c->req.work < 0) /* rounding at the completion instant */
-                c->req.work = 0;
-            sm += c->sm;
-        }
-        eng_busy(s, sm > 1 ? 1 : sm, gp->t_acct, s->now);
-    }
-    gp->t_acct = s->now;
-}
-
-/* Recomputes every busy client's shares and speed; reschedules those that changed. */
-static void reshare(struct sim *s, struct mps *m, struct mps_gpu *gp)
-{
-    double caps = 0, w = 0;
-    for (int k = 0; k < gp->n; k++) {
-        const struct client *c = &m->cli[gp->ten[k]];
-        if (c->busy) {
-            caps += c->cap;
-            w += c->mem_w;
-        }
-    }
-    double scale = caps > 1 ? 1 / caps : 1;
-    double eta = w > 1 ? 1 - m->cfg->bw_loss * (w - 1 < 1 ? w - 1 : 1) : 1;
-    for (int k = 0; k < gp->n; k++) {
-        int i = gp->ten[k];
-        struct client *c = &m->cli[i];
-        if (!c->busy)
-            continue;
-        c->sm = c->cap * scale;
-        double v = rate_speed(&s->sc->gpu, &s->sc->tenants[i], c->sm, eta / (1 + w - c->mem_w));
-        SS_ASSERT(v > 0);
-        if (v == c->speed)
-            continue; /* same speed: the pending completion is still right */
-        c->speed = v;
-        c->version++;
-        eng_schedule(s, s->now + c->req.work / v, EV_MPS_DONE, (uint32_t)i, c->version, 0);
-    }
-}
-
-static void start(struct sim *s, struct client *c, int tenant)
-{
-    eng_pop(s, tenant, &c->req);
-    c->busy = 1;
-    c->speed = 0;
 }
 
 static void mps_arrive(struct sim *s, void *st, int tenant)
 {
     struct mps *m = st;
-    struct client *c = &m->cli[tenant];
-    struct mps_gpu *gp = &m->gpu[m->cfg->gpu_of[tenant]];
-    if (c->busy || gp->down)
-        return;
-    account(s, m, gp);
-    start(s, c, tenant);
-    reshare(s, m, gp);
-}
-
-static void on_done(struct sim *s, struct mps *m, const struct event *ev)
-{
-    int i = (int)ev->target;
-    struct client *c = &m->cli[i];
-    if (!c->busy || ev->version != c->version)
-        return; /* rescheduled since, or failed by a fault */
-    struct mps_gpu *gp = &m->gpu[m->cfg->gpu_of[i]];
-    account(s, m, gp);
-    c->req.work = 0;
-    eng_complete(s, &c->req);
-    c->busy = 0;
-    c->speed = 0;
-    if (eng_qlen(s, i) > 0)
-        start(s, c, i);
-    reshare(s, m, gp);
-}
-
-/* Books [down_since, t_end] as downtime for every tenant on the GPU. */
-static void book_down(struct sim *s, struct mps_gpu *gp, double t_end)
-{
-    for (int k = 0; k < gp->n; k++)
-        eng_down(s, gp->ten[k], gp->down_since, t_end);
-}
-
-static void on_recovered(struct sim *s, struct mps *m, const struct event *ev)
-{
-    struct mps_gpu *gp = &m->gpu[ev->target];
-    if (!gp->down || ev->version != gp->epoch)
-        return;
-    book_down(s, gp, s->now);
-    gp->down = 0;
-    account(s, m, gp);
-    for (int k = 0; k < gp->n; k++) {
-        int i = gp->ten[k];
-        if (eng_qlen(s, i) > 0)
-            start(s, &m->cli[i], i);
-    }
-    reshare(s, m, gp);
+    mu_arrive(s, &m->gpu[m->cfg->gpu_of[tenant]], m->slot[tenant]);
 }
 
 static void mps_on_event(struct sim *s, void *st, const struct event *ev)
 {
     struct mps *m = st;
-    if (ev->kind == EV_MPS_DONE)
-        on_done(s, m, ev);
-    else
-        on_recovered(s, m, ev);
+    mu_event(s, &m->gpu[ev->target], ev);
 }
 
 static void mps_fault(struct sim *s, void *st, int tenant)
 {
     struct mps *m = st;
-    if (!m->cli[tenant].busy)
-        return;
-    int g = m->cfg->gpu_of[tenant];
-    struct mps_gpu *gp = &m->gpu[g];
-    account(s, m, gp);
-    for (int k = 0; k < gp->n; k++) {
-        struct client *c = &m->cli[gp->ten[k]];
-        if (!c->busy)
-            continue;
-        eng_fail(s, &c->req);
-        c->busy = 0;
-        c->speed = 0;
-        c->version++;
-    }
-    gp->down = 1;
-    gp->down_since = s->now;
-    gp->epoch++;
-    gp->faults++;
-    eng_schedule(s, s->now + m->cfg->recovery_s, EV_MPS_RECOVERED, (uint32_t)g, gp->epoch, 0);
+    mu_fault(s, &m->gpu[m->cfg->gpu_of[tenant]], m->slot[tenant]);
 }
 
 static void mps_finish(struct sim *s, void *st, struct strategy_result *res)
@@ -394,14 +247,12 @@ static void mps_finish(struct sim *s, void *st, struct strategy_result *res)
     cJSON *gpus = cJSON_AddArrayToObject(d, "gpus");
     res->gpus_used = 0;
     for (int g = 0; g < m->n_gpu; g++) {
-        struct mps_gpu *gp = &m->gpu[g];
-        res->gpus_used += gp->n > 0;
-        account(s, m, gp);
-        if (gp->down)
-            book_down(s, gp, s->now);
+        struct mu_unit *u = &m->gpu[g];
+        res->gpus_used += u->n > 0;
+        mu_finish(s, u);
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "clients", gp->n);
-        cJSON_AddNumberToObject(o, "faults", (double)gp->faults);
+        cJSON_AddNumberToObject(o, "clients", u->n);
+        cJSON_AddNumberToObject(o, "faults", (double)u->faults);
         cJSON_AddItemToArray(gpus, o);
     }
     res->details = d;
@@ -411,9 +262,9 @@ static void mps_destroy(void *st)
 {
     struct mps *m = st;
     for (int g = 0; g < m->n_gpu; g++)
-        free(m->gpu[g].ten);
+        mu_free(&m->gpu[g]);
     free(m->gpu);
-    free(m->cli);
+    free(m->slot);
     free(m);
 }
 

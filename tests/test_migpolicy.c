@@ -226,6 +226,73 @@ static void test_reconfiguration_outage(void)
     scn_free(&sc);
 }
 
+static void test_nested_mps(void)
+{
+    /* Two saturated compute clients share a 3g instance under nested MPS: each gets half
+     * of its 42 of 108 SMs, 1000 × 21/108 = 194.4 requests/s of 1 ms work. A fault of
+     * client a (once a second while busy) fails b's in-flight work too — one MPS server —
+     * but not c's on the other instance. */
+    const char *s =
+        "{\"gpu\": \"A100-80GB\", \"seed\": 3, \"stop\": {\"duration_s\": 50}, \"tenants\": ["
+        "{\"name\": \"a\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
+        "\"deterministic\", \"ms\": 1}},"
+        "{\"name\": \"b\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
+        "\"deterministic\", \"ms\": 1}},"
+        "{\"name\": \"c\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
+        "\"deterministic\", \"ms\": 1}}], \"strategies\": ["
+        "{\"name\": \"m\", \"kind\": \"mig\", \"layout\": [{\"profile\": \"3g.40gb\", \"tenants\": "
+        "[\"a\", \"b\"], \"nested\": {\"kind\": \"mps\"}}, {\"profile\": \"3g.40gb\", \"tenants\": "
+        "[\"c\"]}]}]}";
+    struct scenario sc;
+    struct run_result r;
+    run_text(s, &sc, &r);
+    TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_THROUGHPUT], 1000.0 * 21 / 108, 0.005);
+    TU_CHECK_CLOSE_REL(res_t(&r.s[0], 1)[TM_THROUGHPUT], 1000.0 * 21 / 108, 0.005);
+    TU_CHECK_CLOSE_REL(res_t(&r.s[0], 2)[TM_THROUGHPUT], 1000.0 * 42 / 108, 0.005);
+    run_result_free(&r);
+    scn_free(&sc);
+    char f[2048];
+    snprintf(f, sizeof f, "%s", s);
+    char *at = strstr(f, "\"name\": \"a\", \"arrival\"");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    /* Give tenant a faults: rebuild the text with fault_rate_per_h on a. */
+    char g[2300];
+    size_t head = (size_t)(at - f) + strlen("\"name\": \"a\", ");
+    snprintf(g, sizeof g, "%.*s\"fault_rate_per_h\": 3600, %s", (int)head, f, f + head);
+    run_text(g, &sc, &r);
+    CU_ASSERT(res_t(&r.s[0], 0)[TM_FAILED] > 10);
+    CU_ASSERT_EQUAL(res_t(&r.s[0], 1)[TM_FAILED], res_t(&r.s[0], 0)[TM_FAILED]);
+    CU_ASSERT_EQUAL(res_t(&r.s[0], 2)[TM_FAILED], 0);
+    CU_ASSERT(res_t(&r.s[0], 1)[TM_AVAILABILITY] < 1);
+    CU_ASSERT_EQUAL(res_t(&r.s[0], 2)[TM_AVAILABILITY], 1);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+static void test_nested_mps_client_limit(void)
+{
+    /* 48 clients per GPU → 48 × 1/7 = 6 in a 1g instance: 7 are refused. */
+    char s[4096];
+    int n = snprintf(s, sizeof s,
+                     "{\"gpu\": \"A100-80GB\", \"stop\": {\"requests\": 10}, "
+                     "\"tenants\": [");
+    for (int i = 0; i < 7; i++)
+        n += snprintf(s + n, sizeof s - (size_t)n,
+                      "%s{\"name\": \"t%d\", \"arrival\": {\"process\": \"poisson\", "
+                      "\"rate_per_s\": 1}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}",
+                      i ? ", " : "", i);
+    snprintf(s + n, sizeof s - (size_t)n,
+             "], \"strategies\": [{\"name\": \"m\", \"kind\": \"mig\", \"layout\": [{\"profile\": "
+             "\"1g.10gb\", \"tenants\": [\"t0\", \"t1\", \"t2\", \"t3\", \"t4\", \"t5\", \"t6\"], "
+             "\"nested\": {\"kind\": \"mps\"}}]}]}");
+    struct scenario sc;
+    char err[SS_ERRLEN];
+    CU_ASSERT_EQUAL(load(s, &sc, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(err, "7 MPS clients in a 1g.10gb instance; the limit there is 6"));
+    scn_free(&sc);
+}
+
 void test_migpolicy_register(void)
 {
     static const struct tu_test t[] = {
@@ -236,6 +303,8 @@ void test_migpolicy_register(void)
         {"illegal layouts and memory are errors that say why", test_layout_errors},
         {"OOM and faults stay inside their instance", test_oom_and_fault_stay_in_instance},
         {"reconfiguration: outage, failures, new layout", test_reconfiguration_outage},
+        {"nested MPS inside an instance: shares and fault domain", test_nested_mps},
+        {"nested MPS client limit scales with the instance", test_nested_mps_client_limit},
         {NULL, NULL},
     };
     tu_add_suite("migpolicy", t);
