@@ -422,9 +422,8 @@ static void simulate(struct pctx *x, struct plan_cand *c)
     cJSON *doc = cJSON_Duplicate(sc->json, 1);
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "plan");
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "replications");
-    cJSON_ReplaceItemInObjectCaseSensitive(doc, "gpus", cJSON_CreateNumber(c->gpus));
-    if (!cJSON_GetObjectItemCaseSensitive(doc, "gpus"))
-        cJSON_AddNumberToObject(doc, "gpus", c->gpus);
+    cJSON_DeleteItemFromObjectCaseSensitive(doc, "gpus");
+    cJSON_AddNumberToObject(doc, "gpus", c->gpus);
     cJSON *arr = cJSON_CreateArray();
     cJSON_AddItemToArray(arr, cJSON_Duplicate(c->strategy, 1));
     if (cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
