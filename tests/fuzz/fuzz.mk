@@ -9,9 +9,7 @@
 # inputs). A crash writes build/fuzz/artifacts/<target>/crash-<sha1> and fails the make.
 #
 # Adding a target: write tests/fuzz/<target>.c defining LLVMFuzzerTestOneInput, add a seed
-# directory tests/fuzz/corpus/<target>/, and add the name to FUZZ_TARGETS. The MIG layout
-# parser of `mig check` (sim/mig.c, on another branch when this was written) gets a
-# tests/fuzz/fuzz_mig.c and the one word `fuzz_mig` below once it is merged.
+# directory tests/fuzz/corpus/<target>/, and add the name to FUZZ_TARGETS.
 FUZZ_TARGETS := fuzz_scenario fuzz_trace_azure fuzz_trace_openb fuzz_trace_sharesim fuzz_mig
 
 FUZZ_SECONDS ?= 60
