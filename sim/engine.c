@@ -222,16 +222,10 @@ static void refill_saturated(struct sim *s, int i)
 
 /* ---- request ledger ------------------------------------------------------ */
 
-void eng_pop(struct sim *s, int tenant, struct request *r)
+/* The rare part of eng_pop (engine.h): a saturated tenant's queue ran empty. */
+void eng_pop_refill(struct sim *s, int tenant)
 {
-    struct tenant_rt *t = &s->ten[tenant];
-    SS_ASSERT(t->q.n > 0);
-    *r = t->q.buf[t->q.head];
-    t->q.head = (t->q.head + 1) & (t->q.cap - 1);
-    t->q.n--;
-    if (r->start < 0)
-        r->start = s->now;
-    if (t->q.n == 0 && is_saturated(t))
+    if (is_saturated(&s->ten[tenant]))
         refill_saturated(s, tenant);
 }
 
@@ -288,22 +282,6 @@ void eng_fail_queue(struct sim *s, int tenant)
         t->q.n--;
         eng_fail(s, &r);
     }
-}
-
-double eng_clip(const struct sim *s, double t0, double t1)
-{
-    if (s->t_warm < 0)
-        return 0;
-    if (t0 < s->t_warm)
-        t0 = s->t_warm;
-    if (s->t_stop >= 0 && t1 > s->t_stop)
-        t1 = s->t_stop;
-    return t1 > t0 ? t1 - t0 : 0;
-}
-
-void eng_busy(struct sim *s, double share, double t0, double t1)
-{
-    s->busy_acc += share * eng_clip(s, t0, t1);
 }
 
 void eng_switching(struct sim *s, double share, double t0, double t1)

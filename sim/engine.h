@@ -24,6 +24,7 @@
 
 #include "scenario.h"
 #include "stats.h"
+#include "util.h"
 
 #include <gsl/gsl_rng.h>
 #include <stdint.h>
@@ -122,8 +123,23 @@ static inline size_t eng_qlen(const struct sim *s, int tenant)
 {
     return s->ten[tenant].q.n;
 }
-/* Takes the head of the tenant's queue into *r (stamps its service start). */
-void eng_pop(struct sim *s, int tenant, struct request *r);
+void eng_pop_refill(struct sim *s, int tenant);
+
+/* Takes the head of the tenant's queue into *r (stamps its service start). Inline:
+ * it runs once per request, from every policy. */
+static inline void eng_pop(struct sim *s, int tenant, struct request *r)
+{
+    struct tenant_rt *t = &s->ten[tenant];
+    if (t->q.n == 0)
+        SS_FATAL("eng_pop: tenant %d has no request waiting", tenant);
+    *r = t->q.buf[t->q.head];
+    t->q.head = (t->q.head + 1) & (t->q.cap - 1);
+    t->q.n--;
+    if (r->start < 0)
+        r->start = s->now;
+    if (t->q.n == 0)
+        eng_pop_refill(s, tenant);
+}
 /* Puts a request back at the head of its queue (e.g. preempted by a reconfiguration). */
 void eng_push_front(struct sim *s, const struct request *r);
 
@@ -134,10 +150,23 @@ void eng_fail(struct sim *s, const struct request *r);
 void eng_fail_queue(struct sim *s, int tenant);
 
 /* Length of [t0, t1] inside the measurement window (warm-up end → stop). */
-double eng_clip(const struct sim *s, double t0, double t1);
+static inline double eng_clip(const struct sim *s, double t0, double t1)
+{
+    if (s->t_warm < 0)
+        return 0;
+    if (t0 < s->t_warm)
+        t0 = s->t_warm;
+    if (s->t_stop >= 0 && t1 > s->t_stop)
+        t1 = s->t_stop;
+    return t1 > t0 ? t1 - t0 : 0;
+}
+
+static inline void eng_busy(struct sim *s, double share, double t0, double t1)
+{
+    s->busy_acc += share * eng_clip(s, t0, t1);
+}
 
 /* Utilisation bookkeeping: `share` of one GPU busy (or switching) over [t0, t1]. */
-void eng_busy(struct sim *s, double share, double t0, double t1);
 void eng_switching(struct sim *s, double share, double t0, double t1);
 /* Tenant unavailable over [t0, t1] (for its availability figure). */
 void eng_down(struct sim *s, int tenant, double t0, double t1);
