@@ -421,6 +421,7 @@ static void test_cli_range_and_plot(void)
     CU_ASSERT_FALSE(tu_exists(p));
     snprintf(p, sizeof p, "%s/points/index.csv", dir);
     char *index = tu_slurp(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(index);
     CU_ASSERT_STRING_EQUAL(index, "point,tenants.0.arrival.rate_per_s\n"
                                   "p0000,20\np0001,25\np0002,30\n");
     free(index);
