@@ -60,16 +60,19 @@ static int write_report(struct ss_out *o, const struct val_report *r, int markdo
 /*
  * The command that reproduces a Markdown file, for its provenance line: only the
  * options that change the numbers, in a fixed order (--jobs does not), so
- * regenerating the file rewrites it byte for byte.
+ * regenerating the file rewrites it byte for byte, wherever it is written.
  */
 static char *command_line(const struct val_opts *vo, const char *md)
 {
     char seed[40] = "";
     if (vo->seed != 1)
         snprintf(seed, sizeof seed, " --seed %lu", vo->seed);
-    size_t n = strlen(md) + 96;
+    /* The file's own name, not the folder it was written to: `make results-check`
+     * writes into a temporary folder and must produce the same bytes. */
+    const char *base = strrchr(md, '/') ? strrchr(md, '/') + 1 : md;
+    size_t n = strlen(base) + 96;
     char *s = ss_xmalloc(n);
-    snprintf(s, n, "sharesim validate%s%s --markdown %s", vo->quick ? " --quick" : "", seed, md);
+    snprintf(s, n, "sharesim validate%s%s --markdown %s", vo->quick ? " --quick" : "", seed, base);
     return s;
 }
 

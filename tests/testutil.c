@@ -119,6 +119,12 @@ const char *tu_root(void)
     return ".";
 }
 
+int tu_under_valgrind(void)
+{
+    const char *s = getenv("SHARESIM_UNDER_VALGRIND");
+    return s && *s == '1';
+}
+
 int tu_sanitized(void)
 {
     const char *s = getenv("SHARESIM_SANITIZED");

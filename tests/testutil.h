@@ -35,6 +35,9 @@ char *tu_slurp(const char *path);
 const char *tu_root(void);
 /* True when running under sanitizers (SHARESIM_SANITIZED=1): long runs are scaled down. */
 int tu_sanitized(void);
+/* True under `make test-valgrind` (SHARESIM_UNDER_VALGRIND=1): every CLI runs ~50× slower,
+ * so end-to-end runs of whole grids are left to the normal and ASan builds. */
+int tu_under_valgrind(void);
 
 #define TU_CHECK_CLOSE_REL(actual, expected, rel)                                                  \
     do {                                                                                           \
