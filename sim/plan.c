@@ -195,8 +195,7 @@ static void gen_exclusive(struct pctx *x)
             for (int j = 0; j < need[i]; j++)
                 cJSON_AddItemToArray(arr, cJSON_CreateNumber(g++));
             size_t l = strlen(label);
-            snprintf(label + l, sizeof label - l, "%s%s×%d", i ? " " : " ", sc->tenants[i].name,
-                     need[i]);
+            snprintf(label + l, sizeof label - l, "%s%sx%d", " ", sc->tenants[i].name, need[i]);
         }
         add_cand(x, "exclusive", g, st, "%s", label);
     }
