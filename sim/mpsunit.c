@@ -6,11 +6,43 @@
  * changed gets a new completion event with a bumped version.
  */
 #include "mpsunit.h"
+#include "jsonv.h"
 #include "rate.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+int mu_parse_thread_pct(const struct jv *j, const cJSON *obj, const char *path,
+                        const struct scenario *sc, int n, const int *tenants, double *cap)
+{
+    char p[512], q[600];
+    for (int k = 0; k < n; k++)
+        cap[k] = 1.0;
+    const cJSON *tp = cJSON_GetObjectItemCaseSensitive(obj, "thread_pct");
+    if (!tp)
+        return 0;
+    jv_path_key(p, sizeof p, path, "thread_pct");
+    if (!cJSON_IsObject(tp))
+        return jv_fail(j, p, "expected an object {\"tenant\": percent}");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, tp)
+    {
+        jv_path_key(q, sizeof q, p, it->string);
+        int ti = scn_tenant_index(sc, it->string), k = tenants ? -1 : ti;
+        for (int m = 0; tenants && m < n; m++)
+            if (tenants[m] == ti)
+                k = m;
+        if (ti < 0)
+            return jv_fail(j, q, "no tenant named \"%s\"", it->string);
+        if (k < 0)
+            return jv_fail(j, q, "\"%s\" is not a tenant of this instance", it->string);
+        if (!cJSON_IsNumber(it) || !(it->valuedouble > 0) || it->valuedouble > 100)
+            return jv_fail(j, q, "expected a percentage in (0, 100]");
+        cap[k] = it->valuedouble / 100.0;
+    }
+    return 0;
+}
 
 double mu_memory_weight(const struct tenant_cfg *t)
 {

@@ -61,6 +61,15 @@ void mu_abort(struct sim *s, struct mu_unit *u);
 /* Closes the open accounting interval at the end of the run. */
 void mu_finish(struct sim *s, struct mu_unit *u);
 
+struct jv;
+/*
+ * Parses "thread_pct": {"tenant": percent, …} of obj at path into cap[k] (fraction, default
+ * 1.0) for the n clients tenants[k]; tenants == NULL means every tenant of the scenario
+ * (n = sc->n_tenants, client k = tenant k). Returns 0 or -1 with the message in j.
+ */
+int mu_parse_thread_pct(const struct jv *j, const cJSON *obj, const char *path,
+                        const struct scenario *sc, int n, const int *tenants, double *cap);
+
 /* The memory weight of a tenant's class (1 memory, 0 compute, 1 − compute_share mixed). */
 double mu_memory_weight(const struct tenant_cfg *t);
 

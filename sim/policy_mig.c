@@ -84,7 +84,6 @@ static int parse_nested_mps(const struct jv *j, const cJSON *o, const char *path
 {
     static const char *const keys[] = {"kind", "thread_pct", "recovery_s", "bw_contention_loss",
                                        NULL};
-    char p[512], q[600];
     const struct mig_profile *mp = &sc->gpu.mig[ic->prof];
     ic->recovery_s = sc->gpu.mps_recovery_s;
     ic->bw_loss = 0;
@@ -100,29 +99,7 @@ static int parse_nested_mps(const struct jv *j, const cJSON *o, const char *path
                        "%d MPS clients in a %s instance; the limit there is %d (%d × %d/7)",
                        ic->n_ten, mp->name, limit, sc->gpu.mps_max_clients, mp->compute_slices);
     ic->cap = ss_xcalloc((size_t)ic->n_ten, sizeof *ic->cap);
-    for (int m = 0; m < ic->n_ten; m++)
-        ic->cap[m] = 1.0;
-    const cJSON *tp = cJSON_GetObjectItemCaseSensitive(o, "thread_pct");
-    if (!tp)
-        return 0;
-    jv_path_key(p, sizeof p, path, "thread_pct");
-    if (!cJSON_IsObject(tp))
-        return jv_fail(j, p, "expected an object {\"tenant\": percent}");
-    const cJSON *it;
-    cJSON_ArrayForEach(it, tp)
-    {
-        jv_path_key(q, sizeof q, p, it->string);
-        int m = -1;
-        for (int k = 0; k < ic->n_ten; k++)
-            if (strcmp(sc->tenants[ic->ten[k]].name, it->string) == 0)
-                m = k;
-        if (m < 0)
-            return jv_fail(j, q, "\"%s\" is not a tenant of this instance", it->string);
-        if (!cJSON_IsNumber(it) || !(it->valuedouble > 0) || it->valuedouble > 100)
-            return jv_fail(j, q, "expected a percentage in (0, 100]");
-        ic->cap[m] = it->valuedouble / 100.0;
-    }
-    return 0;
+    return mu_parse_thread_pct(j, o, path, sc, ic->n_ten, ic->ten, ic->cap);
 }
 
 static int parse_nested(const struct jv *j, const cJSON *o, const char *path,

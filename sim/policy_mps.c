@@ -62,32 +62,6 @@ struct mps {
 
 /* ---- parse --------------------------------------------------------------- */
 
-static int parse_thread_pct(const struct jv *j, const cJSON *obj, const char *path,
-                            const struct scenario *sc, struct mps_cfg *c)
-{
-    char p[512], q[600];
-    for (int i = 0; i < sc->n_tenants; i++)
-        c->cap[i] = 1.0;
-    const cJSON *tp = cJSON_GetObjectItemCaseSensitive(obj, "thread_pct");
-    if (!tp)
-        return 0;
-    jv_path_key(p, sizeof p, path, "thread_pct");
-    if (!cJSON_IsObject(tp))
-        return jv_fail(j, p, "expected an object {\"tenant\": percent}");
-    const cJSON *it;
-    cJSON_ArrayForEach(it, tp)
-    {
-        jv_path_key(q, sizeof q, p, it->string);
-        int ti = scn_tenant_index(sc, it->string);
-        if (ti < 0)
-            return jv_fail(j, q, "no tenant named \"%s\"", it->string);
-        if (!cJSON_IsNumber(it) || !(it->valuedouble > 0) || it->valuedouble > 100)
-            return jv_fail(j, q, "expected a percentage in (0, 100]");
-        c->cap[ti] = it->valuedouble / 100.0;
-    }
-    return 0;
-}
-
 static int parse_assign(const struct jv *j, const cJSON *obj, const char *path,
                         const struct scenario *sc, struct mps_cfg *c)
 {
@@ -179,8 +153,9 @@ static int mps_parse(const struct jv *j, const cJSON *obj, const char *path,
         jv_num(j, obj, path, "recovery_s", 0, 0, 1e6, &c->recovery_s) < 0 ||
         jv_num(j, obj, path, "bw_contention_loss", 0, 0, 0.99, &c->bw_loss) < 0)
         return -1;
-    return parse_thread_pct(j, obj, path, sc, c) || parse_assign(j, obj, path, sc, c) ||
-           parse_cuda(j, obj, path, sc, c) || check_gpus(j, path, sc, c);
+    return mu_parse_thread_pct(j, obj, path, sc, sc->n_tenants, NULL, c->cap) ||
+           parse_assign(j, obj, path, sc, c) || parse_cuda(j, obj, path, sc, c) ||
+           check_gpus(j, path, sc, c);
 }
 
 static void mps_free_cfg(void *cfg)
