@@ -68,7 +68,11 @@ $(A)/sharesim: $(A)/sim/main.o $(LIB_SRC:%.c=$(A)/%.o)
 $(A)/run-tests: $(TEST_SRC:%.c=$(A)/%.o) $(A)/test_registry.o $(A)/tests/main.o $(LIB_SRC:%.c=$(A)/%.o) $(A)/sharesim
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
 
-run: deps all
+# Targets a new user types call install-deps first, then re-enter make: the flags above are
+# computed by pkg-config when the Makefile is read, so they must be read after the packages
+# are installed, never before (the first `make run` on a fresh machine would stop at cJSON.h).
+run: deps
+	@$(MAKE) --no-print-directory all
 	$(B)/sharesim run workloads/quickstart.json
 
 # Tests find the CLI under test through SHARESIM (for end-to-end checks).
@@ -83,16 +87,19 @@ test-asan: $(A)/run-tests
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  SHARESIM=$(A)/sharesim SHARESIM_SANITIZED=1 $(A)/run-tests
 
-bench: deps all
+bench: deps
+	@$(MAKE) --no-print-directory all
 	./scripts/bench
 
 # Benchmark tables and plots (docs/results.md): every study of results/index.json.
 # results-check regenerates the tables into a temporary folder and diffs them
 # against the committed ones (plots excluded); CI runs it.
-results: deps all
+results: deps
+	@$(MAKE) --no-print-directory all
 	./scripts/regen-results
 
-results-check: deps all
+results-check: deps
+	@$(MAKE) --no-print-directory all
 	./scripts/results-check
 
 # The normal test binary under memcheck, and every CLI it spawns too (through the wrapper
