@@ -13,7 +13,12 @@ CFLAGS  += $(CSTD) $(WARN) $(OPT) $(PKG_CFLAGS) -Isim
 LDLIBS  += $(PKG_LIBS) -lm
 
 B       := build
-LIB_SRC := $(filter-out sim/main.c,$(sort $(wildcard sim/*.c)))
+# sim/ is in layers (docs/architecture.md); the library is every layer but cli/.
+LAYERS  := base calib mig io core policy policy/units report tools
+LIB_SRC := $(sort $(foreach l,$(LAYERS),$(wildcard sim/$(l)/*.c)))
+CLI_SRC := $(sort $(wildcard sim/cli/*.c))
+# The test runner links the CLI helpers too (signal handling, option parsing), not main().
+CLI_LIB_SRC := $(filter-out sim/cli/main.c,$(CLI_SRC))
 TEST_SRC:= $(sort $(wildcard tests/test_*.c)) tests/testutil.c
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 TEST_OBJ:= $(TEST_SRC:%.c=$(B)/%.o)
@@ -21,7 +26,7 @@ TEST_OBJ:= $(TEST_SRC:%.c=$(B)/%.o)
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 A       := $(B)/asan
 
-.PHONY: all deps run test test-unit test-asan test-valgrind clean format quickstart bench results \
+.PHONY: all deps run test test-layers test-unit test-asan test-valgrind golden clean format quickstart bench results \
 	results-check
 all: $(B)/sharesim $(B)/libsharesim.a
 
@@ -36,7 +41,7 @@ $(B)/libsharesim.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/sharesim: $(B)/sim/main.o $(B)/libsharesim.a
+$(B)/sharesim: $(CLI_SRC:%.c=$(B)/%.o) $(B)/libsharesim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The test runner: every tests/test_<name>.c defines `void test_<name>_register(void)`;
@@ -51,8 +56,9 @@ $(B)/test_registry.c: $(TEST_SRC) Makefile
 	     echo "  $${f}_register();"; done; \
 	   echo "}"; } > $@.tmp && mv $@.tmp $@
 
-$(B)/run-tests: $(TEST_OBJ) $(B)/test_registry.o $(B)/tests/main.o $(B)/libsharesim.a
-	$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(B)/test_registry.o $(B)/tests/main.o $(B)/libsharesim.a $(LDLIBS)
+$(B)/run-tests: $(TEST_OBJ) $(B)/test_registry.o $(B)/tests/main.o $(CLI_LIB_SRC:%.c=$(B)/%.o) \
+		$(B)/libsharesim.a
+	$(CC) $(CFLAGS) -o $@ $(filter %.o %.a,$^) $(LDLIBS)
 
 # Sanitizer build: same sources, separate object tree.
 $(A)/%.o: %.c
@@ -62,10 +68,11 @@ $(A)/%.o: %.c
 $(A)/test_registry.o: $(B)/test_registry.c
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -O1 -c $< -o $@
 
-$(A)/sharesim: $(A)/sim/main.o $(LIB_SRC:%.c=$(A)/%.o)
+$(A)/sharesim: $(CLI_SRC:%.c=$(A)/%.o) $(LIB_SRC:%.c=$(A)/%.o)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
 
-$(A)/run-tests: $(TEST_SRC:%.c=$(A)/%.o) $(A)/test_registry.o $(A)/tests/main.o $(LIB_SRC:%.c=$(A)/%.o) $(A)/sharesim
+$(A)/run-tests: $(TEST_SRC:%.c=$(A)/%.o) $(A)/test_registry.o $(A)/tests/main.o \
+		$(CLI_LIB_SRC:%.c=$(A)/%.o) $(LIB_SRC:%.c=$(A)/%.o) $(A)/sharesim
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
 
 # Targets a new user types call install-deps first, then re-enter make: the flags above are
@@ -77,8 +84,13 @@ run: deps
 
 # Tests find the CLI under test through SHARESIM (for end-to-end checks).
 test: deps
+	@$(MAKE) --no-print-directory test-layers
 	@$(MAKE) --no-print-directory test-unit
 	@$(MAKE) --no-print-directory test-asan
+
+# Includes must follow sim/'s layer table (docs/architecture.md).
+test-layers:
+	@tests/check-layers sim
 
 test-unit: all $(B)/run-tests
 	SHARESIM=$(B)/sharesim $(B)/run-tests
@@ -115,8 +127,15 @@ test-valgrind: all $(B)/run-tests
 	if [ -n "$$bad" ]; then cat $$bad; echo "test-valgrind: memcheck errors in: $$bad"; exit 1; fi; \
 	echo "test-valgrind: clean ($$(ls $(B)/valgrind | wc -l) sharesim processes checked)"
 
+# Golden results (tests/test_golden.c): rewrite tests/golden/ from tests/fixtures/golden/
+# after a deliberate change of a model, then review the diff.
+golden: all
+	@for f in tests/fixtures/golden/*.json; do \
+	  $(B)/sharesim run $$f --quiet --json tests/golden/$$(basename $$f) || exit 1; done
+	@echo "golden: tests/golden/ rewritten; review with git diff"
+
 format:
-	clang-format -i sim/*.c sim/*.h tests/*.c tests/*.h
+	clang-format -i $$(find sim tests -name '*.[ch]')
 
 clean:
 	rm -rf $(B)

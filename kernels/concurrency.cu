@@ -22,8 +22,8 @@
 #include <string.h>
 
 extern "C" {
-#include "kanalysis.h"
-#include "util.h"
+#include "calib/kanalysis.h"
+#include "base/util.h"
 }
 
 #define PROG "concurrency"

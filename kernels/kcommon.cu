@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 extern "C" {
-#include "util.h"
+#include "base/util.h"
 }
 
 void kc_check(cudaError_t e, const char *what, const char *file, int line)

@@ -1,7 +1,7 @@
 /*
  * kcommon — what the three microbenchmarks (tslice, partition, concurrency) share:
  * opening the GPU (exit 3 with "no CUDA GPU found" when there is none), writing their
- * measurements as a profile fragment (sim/profile.h), SM-restricted partitions, and the
+ * measurements as a profile fragment (sim/calib/profile.h), SM-restricted partitions, and the
  * fixed-window throughput kernels.
  *
  * Invariants. No program changes a GPU setting: no MIG mode, clocks, compute mode or
@@ -21,7 +21,7 @@
 #include <stddef.h>
 
 extern "C" {
-#include "profile.h"
+#include "calib/profile.h"
 }
 
 enum { KC_EXIT_FAIL = 1, KC_EXIT_USAGE = 2, KC_EXIT_NOGPU = 3 };

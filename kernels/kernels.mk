@@ -23,7 +23,7 @@ kernels:
 else
 kernels: $(KERNEL_BINS)
 
-$(KB)/%.o: kernels/%.cu kernels/kcommon.h $(wildcard sim/*.h)
+$(KB)/%.o: kernels/%.cu kernels/kcommon.h $(wildcard sim/*/*.h)
 	@mkdir -p $(KB)
 	$(NVCC) $(NVCCFLAGS) -Isim $(PKG_CFLAGS) -c $< -o $@
 

@@ -25,9 +25,9 @@
 #include <string.h>
 
 extern "C" {
-#include "calib.h"
-#include "kanalysis.h"
-#include "util.h"
+#include "calib/calib.h"
+#include "calib/kanalysis.h"
+#include "base/util.h"
 }
 
 #define PROG "partition"

@@ -6,7 +6,7 @@
  * which one thread reads %globaltimer in a tight loop and logs the intervals in which
  * it ran continuously: a gap of more than --gap-ns (2 us) between two reads means the
  * context was switched out. All contexts read the same GPU timer, so the parent merges
- * the intervals into one timeline and kanalysis (sim/kanalysis.h) gives the median
+ * the intervals into one timeline and kanalysis (sim/calib/kanalysis.h) gives the median
  * slice length and the median gap between one context's end and the next one's start.
  *
  * Two rounds: a "light" kernel (one thread) and a "heavy" one (one 1024-thread block
@@ -30,8 +30,8 @@
 #include <unistd.h>
 
 extern "C" {
-#include "kanalysis.h"
-#include "util.h"
+#include "calib/kanalysis.h"
+#include "base/util.h"
 }
 
 #define PROG "tslice"

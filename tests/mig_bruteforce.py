@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Brute-force MIG layout count, independent of sim/mig.c (run once by hand;
+"""Brute-force MIG layout count, independent of sim/mig/mig.c (run once by hand;
 its output is written into tests/test_mig.c):
 
     python3 tests/mig_bruteforce.py kernels/profiles/*.json

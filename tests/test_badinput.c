@@ -7,10 +7,10 @@
  * fuzz corpus (tests/fuzz/corpus/) replayed through the parsers, so every input the fuzzers
  * ever crashed on stays a regression test in `make test` without clang.
  */
-#include "scenario.h"
+#include "core/scenario.h"
 #include "testutil.h"
-#include "trace.h"
-#include "util.h"
+#include "io/trace.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* Tests for calib: every shipped profile loads, every value has a source. */
-#include "calib.h"
+#include "calib/calib.h"
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <string.h>

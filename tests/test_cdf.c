@@ -3,11 +3,11 @@
  * percentiles, exact quantiles of a constant latency, pooling over tenants and
  * replications, and the --cdf CSV.
  */
-#include "cdf.h"
-#include "run.h"
-#include "scenario.h"
+#include "report/cdf.h"
+#include "core/run.h"
+#include "core/scenario.h"
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,13 +3,13 @@
  * (M/M/1, M/M/4 Erlang C), determinism, conservation, statistics, and the CLI's
  * handling of bad input.
  */
-#include "analytic.h"
-#include "report.h"
-#include "run.h"
-#include "scenario.h"
-#include "stats.h"
+#include "tools/analytic.h"
+#include "report/report.h"
+#include "core/run.h"
+#include "core/scenario.h"
+#include "core/stats.h"
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

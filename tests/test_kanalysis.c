@@ -3,9 +3,9 @@
  * recovered exactly, noise (holes inside slices, jitter, outliers) is tolerated, one
  * context yields no switches, and the scaling fit and co-run matrices are exact.
  */
-#include "kanalysis.h"
+#include "calib/kanalysis.h"
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>

@@ -3,10 +3,10 @@
  * kind), leaves saturated tenants and the work alone, and a scaled run is
  * byte-identical to the same scenario written with the scaled rate.
  */
-#include "loadscale.h"
-#include "scenario.h"
+#include "core/loadscale.h"
+#include "core/scenario.h"
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>

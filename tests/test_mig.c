@@ -4,10 +4,10 @@
  * shares, parsing, hand-computed fragmentation, packing, and the
  * `sharesim mig` CLI end to end.
  */
-#include "calib.h"
-#include "mig.h"
+#include "calib/calib.h"
+#include "mig/mig.h"
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <cJSON.h>
 #include <math.h>

@@ -2,10 +2,10 @@
  * The MIG strategy: isolation, instance speed from real SM counts, nested
  * time-slicing, memory limits, reconfiguration outages (issue 4).
  */
-#include "run.h"
-#include "scenario.h"
+#include "core/run.h"
+#include "core/scenario.h"
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>

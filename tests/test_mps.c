@@ -4,11 +4,11 @@
  * change in the middle of a request, the shared fault domain (compared with an
  * isolated MIG-backed vGPU), client limits and bad input.
  */
-#include "analytic.h"
-#include "run.h"
-#include "scenario.h"
+#include "tools/analytic.h"
+#include "core/run.h"
+#include "core/scenario.h"
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>

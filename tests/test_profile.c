@@ -4,10 +4,10 @@
  * confidence value says how it was derived; show/list/diff/merge end to end; calibrate's
  * plumbing with stand-in programs that write known fragments.
  */
-#include "calib.h"
-#include "profile.h"
+#include "calib/calib.h"
+#include "calib/profile.h"
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <cJSON.h>
 #include <dirent.h>

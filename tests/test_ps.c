@@ -4,11 +4,11 @@
  * sojourn E[S]/(1 − ρ) for exponential, deterministic and lognormal work, placement
  * on the least-loaded GPU, saturated tenants, faults and bad input.
  */
-#include "analytic.h"
-#include "run.h"
-#include "scenario.h"
+#include "tools/analytic.h"
+#include "core/run.h"
+#include "core/scenario.h"
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -18,9 +18,9 @@
  * with a longer head start (up to 5 times). Outside valgrind the mask is exact and no retry is
  * allowed.
  */
-#include "cli.h"
+#include "cli/cli.h"
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -39,7 +39,7 @@ static const char *long_scenario =
     " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}";
 
 /*
- * cmd_run.o (for cli_install_signal_handlers) needs cli_stderr_is_tty, which sim/main.c defines
+ * cmd_run.o (for cli_install_signal_handlers) needs cli_stderr_is_tty, which sim/cli/main.c defines
  * and the test runner does not link. Weak, so a library definition, if one is added, wins.
  */
 __attribute__((weak)) int cli_stderr_is_tty(void)

@@ -4,9 +4,9 @@
  * figures and errors, and scripts/regen-results end to end on a small index
  * (every output written, byte-identical on a second run).
  */
-#include "studies.h"
+#include "report/studies.h"
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <cJSON.h>
 #include <math.h>

@@ -5,10 +5,10 @@
  * recomputing only the missing point, bad paths and values writing nothing.
  * The scenario is tiny (3000 requests a point) so the suite is quick under ASan.
  */
-#include "scenario.h"
-#include "sweep.h"
+#include "core/scenario.h"
+#include "tools/sweep.h"
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <cJSON.h>
 #include <stdio.h>

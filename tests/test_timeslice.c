@@ -1,11 +1,11 @@
 /*
  * Time-slicing: exact schedules and analytic results (issue 3).
  */
-#include "analytic.h"
-#include "run.h"
-#include "scenario.h"
+#include "tools/analytic.h"
+#include "core/run.h"
+#include "core/scenario.h"
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>

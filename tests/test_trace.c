@@ -5,9 +5,9 @@
  * constant memory, and the `sharesim trace stats` command end to end.
  */
 #include "testutil.h"
-#include "trace.h"
-#include "tracestats.h"
-#include "util.h"
+#include "io/trace.h"
+#include "io/tracestats.h"
+#include "base/util.h"
 
 #include <cJSON.h>
 #include <math.h>

@@ -11,14 +11,14 @@
  *  - bad input: bad trace path, bad rows, bad combinations → exit 2 with the message.
  */
 #define _DEFAULT_SOURCE /* on_exit(): keep a child's exit status, skip the parent's atexit */
-#include "engine.h"
-#include "run.h"
-#include "scenario.h"
-#include "tenant.h"
+#include "core/engine.h"
+#include "core/run.h"
+#include "core/scenario.h"
+#include "core/tenant.h"
 #include "testutil.h"
-#include "trace.h"
-#include "tracestats.h"
-#include "util.h"
+#include "io/trace.h"
+#include "io/tracestats.h"
+#include "base/util.h"
 
 #include <cJSON.h>
 #include <math.h>

@@ -3,13 +3,13 @@
  * quick grid end to end (it is the CI check that the simulator still agrees with
  * the exact results, so `make test` runs it).
  */
-#include "engine.h"
-#include "run.h"
-#include "scenario.h"
-#include "tenant.h"
+#include "core/engine.h"
+#include "core/run.h"
+#include "core/scenario.h"
+#include "core/tenant.h"
 #include "testutil.h"
-#include "util.h"
-#include "validate.h"
+#include "base/util.h"
+#include "tools/validate.h"
 
 #include <cJSON.h>
 #include <math.h>

@@ -4,11 +4,11 @@
  * q/(q+s), the fixed-share cycle seen by periodic arrivals, FIFO inside a VM
  * (M/M/1), MIG-backed instance speeds, licence cost and bad input.
  */
-#include "analytic.h"
-#include "run.h"
-#include "scenario.h"
+#include "tools/analytic.h"
+#include "core/run.h"
+#include "core/scenario.h"
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -9,9 +9,9 @@
  *  - check and place agree: a list that mig_check accepts can be placed (no pins), and
  *    a placement found respects every instance's legal starts with no shared slice.
  */
-#include "calib.h"
-#include "mig.h"
-#include "util.h"
+#include "calib/calib.h"
+#include "mig/mig.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -8,8 +8,8 @@
  *    stop condition — what `run` relies on without checking again.
  * The GPU profiles come from kernels/profiles (found upwards from the binary, as for the CLI).
  */
-#include "scenario.h"
-#include "util.h"
+#include "core/scenario.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -14,8 +14,8 @@
  * it as is).
  */
 #define _GNU_SOURCE
-#include "trace.h"
-#include "util.h"
+#include "io/trace.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,0 +1,58 @@
+/*
+ * util — small shared helpers: error messages, invariant checks, whole-file
+ * reads with a size limit, and atomic output files (write to a temporary file in
+ * the same directory, rename on success, remove on failure — so no command ever
+ * leaves a half-written result behind).
+ */
+#ifndef SS_UTIL_H
+#define SS_UTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define SS_ERRLEN 1024
+
+/* Exit codes of the contract (SCENARIO.md). */
+enum { SS_EXIT_OK = 0, SS_EXIT_INFEASIBLE = 1, SS_EXIT_BADINPUT = 2 };
+/* The version printed by --version and recorded in every result document. */
+#define SHARESIM_VERSION "0.1.0"
+
+/* Formats into err (may be NULL); always returns -1 so callers can `return ss_errf(...)`. */
+int ss_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* An invariant violated is a bug: abort with file:line and the message. */
+void ss_fatal(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+#define SS_FATAL(...) ss_fatal(__FILE__, __LINE__, __VA_ARGS__)
+#define SS_ASSERT(cond)                                                                            \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            SS_FATAL("assertion failed: %s", #cond);                                               \
+    } while (0)
+
+void *ss_xmalloc(size_t n);
+void *ss_xcalloc(size_t n, size_t size);
+void *ss_xrealloc(void *p, size_t n);
+char *ss_xstrdup(const char *s);
+
+/* Reads a whole file (NUL-terminated) of at most max_bytes; -1 with a message otherwise. */
+int ss_read_file(const char *path, size_t max_bytes, char **out, size_t *len, char *err,
+                 size_t errlen);
+
+/* Atomic output: ss_out_open("-") gives stdout. */
+struct ss_out {
+    FILE *fp;
+    char *path;
+    char *tmp;
+    int is_stdout;
+};
+int ss_out_open(struct ss_out *o, const char *path, char *err, size_t errlen);
+int ss_out_commit(struct ss_out *o, char *err, size_t errlen); /* fclose + rename */
+void ss_out_abort(struct ss_out *o);                           /* fclose + unlink */
+/* Removes every open temporary file; safe from a signal handler (unlink only). */
+void ss_out_abort_all_signal_safe(void);
+
+/* True when the file name ends with the suffix. */
+int ss_ends_with(const char *s, const char *suffix);
+
+#endif

@@ -1,0 +1,321 @@
+/*
+ * calib — loads GPU calibration profiles. Invariant: every value in a loaded
+ * profile came from a value object with a non-empty "source" (see calib.h), so a
+ * number the simulator uses can always be traced to a document or a measurement.
+ */
+#include "calib/calib.h"
+#include "base/util.h"
+
+#include <cJSON.h>
+#include <dirent.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define CAL_MAX_FILE (4u << 20)
+
+const char *cal_profile_dir(void)
+{
+    static char dir[PATH_MAX];
+    const char *env = getenv("SHARESIM_PROFILES");
+    if (env && *env)
+        return env;
+    if (dir[0])
+        return dir;
+    /* The shipped profiles sit at <repo>/kernels/profiles and the binary at
+     * <repo>/build/sharesim (or build/asan/sharesim): look upwards from the binary. */
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        for (int up = 0; up < 4; up++) {
+            char *slash = strrchr(exe, '/');
+            if (!slash)
+                break;
+            *slash = '\0';
+            if ((size_t)snprintf(dir, sizeof dir, "%.*s/kernels/profiles", PATH_MAX - 32, exe) <
+                    sizeof dir &&
+                access(dir, R_OK) == 0)
+                return dir;
+        }
+    }
+    snprintf(dir, sizeof dir, "kernels/profiles");
+    return dir;
+}
+
+static const char *meta_keys[] = {"schema",   "name",  "aliases", "device",
+                                  "measured", "notes", "date",    "driver"};
+
+static int is_meta(const char *k)
+{
+    for (size_t i = 0; i < sizeof meta_keys / sizeof *meta_keys; i++)
+        if (strcmp(k, meta_keys[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Checks the {value, source, confidence} shape of one entry. */
+static int check_value_obj(const char *path, const cJSON *it, char *err, size_t errlen)
+{
+    if (!cJSON_IsObject(it))
+        return ss_errf(err, errlen, "%s: \"%s\": expected an object {value, source, confidence}",
+                       path, it->string);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "value");
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(it, "source");
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(it, "confidence");
+    if (!v)
+        return ss_errf(err, errlen, "%s: \"%s\": missing \"value\"", path, it->string);
+    if (!cJSON_IsString(s) || !s->valuestring[0])
+        return ss_errf(err, errlen, "%s: \"%s\": missing \"source\" (every value needs one)", path,
+                       it->string);
+    if (!cJSON_IsString(c) || !c->valuestring[0])
+        return ss_errf(err, errlen, "%s: \"%s\": missing \"confidence\"", path, it->string);
+    return 0;
+}
+
+static int get_num(const char *path, const cJSON *root, const char *key, int required, double lo,
+                   double hi, double *out, char *err, size_t errlen)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, key);
+    if (!it) {
+        if (required)
+            return ss_errf(err, errlen, "%s: missing value \"%s\"", path, key);
+        return 1;
+    }
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "value");
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo ||
+        v->valuedouble > hi)
+        return ss_errf(err, errlen, "%s: \"%s.value\": expected a number in [%g, %g]", path, key,
+                       lo, hi);
+    *out = v->valuedouble;
+    return 0;
+}
+
+static int get_int_field(const char *path, const cJSON *o, const char *key, int lo, int hi,
+                         int *out, char *err, size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < lo ||
+        v->valuedouble > hi)
+        return ss_errf(err, errlen, "%s: %s: expected an integer in [%d, %d]", path, key, lo, hi);
+    *out = (int)v->valuedouble;
+    return 0;
+}
+
+static int parse_mig(const char *path, const cJSON *arr, struct gpu_profile *p, char *err,
+                     size_t errlen)
+{
+    if (!cJSON_IsArray(arr))
+        return ss_errf(err, errlen, "%s: mig_profiles.value: expected an array", path);
+    int n = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        if (n >= CAL_MAX_MIG)
+            return ss_errf(err, errlen, "%s: more than %d MIG profiles", path, CAL_MAX_MIG);
+        struct mig_profile *m = &p->mig[n];
+        char where[600];
+        snprintf(where, sizeof where, "%s: mig_profiles.value[%d]", path, n);
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+        if (!cJSON_IsString(name) || strlen(name->valuestring) >= sizeof m->name)
+            return ss_errf(err, errlen, "%s.name: expected a short string", where);
+        snprintf(m->name, sizeof m->name, "%s", name->valuestring);
+        if (get_int_field(where, e, "compute_slices", 1, 7, &m->compute_slices, err, errlen) ||
+            get_int_field(where, e, "memory_slices", 1, 8, &m->memory_slices, err, errlen) ||
+            get_int_field(where, e, "sm_count", 1, 1024, &m->sm_count, err, errlen) ||
+            get_int_field(where, e, "max_instances", 1, 7, &m->max_instances, err, errlen) ||
+            get_int_field(where, e, "size", 1, 8, &m->size, err, errlen))
+            return -1;
+        const cJSON *mem = cJSON_GetObjectItemCaseSensitive(e, "memory_gb");
+        if (!cJSON_IsNumber(mem) || !(mem->valuedouble > 0))
+            return ss_errf(err, errlen, "%s.memory_gb: expected a positive number", where);
+        m->memory_gb = mem->valuedouble;
+        const cJSON *starts = cJSON_GetObjectItemCaseSensitive(e, "starts");
+        if (!cJSON_IsArray(starts) || cJSON_GetArraySize(starts) < 1 ||
+            cJSON_GetArraySize(starts) > CAL_MAX_STARTS)
+            return ss_errf(err, errlen, "%s.starts: expected 1..%d start positions", where,
+                           CAL_MAX_STARTS);
+        m->n_starts = 0;
+        const cJSON *s;
+        cJSON_ArrayForEach(s, starts)
+        {
+            if (!cJSON_IsNumber(s) || s->valuedouble < 0 || s->valuedouble + m->size > 8 ||
+                s->valuedouble != floor(s->valuedouble))
+                return ss_errf(err, errlen, "%s.starts: start + size must lie in [0, 8]", where);
+            m->starts[m->n_starts++] = (int)s->valuedouble;
+        }
+        n++;
+    }
+    p->n_mig = n;
+    return 0;
+}
+
+int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t errlen)
+{
+    char *text = NULL;
+    memset(p, 0, sizeof *p);
+    if (ss_read_file(path, CAL_MAX_FILE, &text, NULL, err, errlen))
+        return -1;
+    const char *ep = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &ep, 1);
+    if (!root) {
+        int off = ep ? (int)(ep - text) : 0;
+        free(text);
+        return ss_errf(err, errlen, "%s: JSON syntax error at byte %d", path, off);
+    }
+    free(text);
+    int rc = -1;
+    if (!cJSON_IsObject(root)) {
+        ss_errf(err, errlen, "%s: expected a JSON object", path);
+        goto out;
+    }
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "sharesim-profile/1") != 0) {
+        ss_errf(err, errlen, "%s: \"schema\": expected \"sharesim-profile/1\"", path);
+        goto out;
+    }
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(root, "name");
+    if (!cJSON_IsString(name) || strlen(name->valuestring) >= sizeof p->name) {
+        ss_errf(err, errlen, "%s: \"name\": expected a string", path);
+        goto out;
+    }
+    snprintf(p->name, sizeof p->name, "%s", name->valuestring);
+    snprintf(p->path, sizeof p->path, "%s", path);
+    p->measured = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "measured"));
+    const cJSON *it;
+    cJSON_ArrayForEach(it, root)
+    {
+        if (!is_meta(it->string) && check_value_obj(path, it, err, errlen))
+            goto out;
+    }
+    double v, ts_us, sw_us, le8, gt8, vsw;
+    if (get_num(path, root, "total_sms", 1, 1, 4096, &v, err, errlen))
+        goto out;
+    p->total_sms = (int)v;
+    if (get_num(path, root, "memory_gb", 1, 0.1, 1e5, &p->memory_gb, err, errlen) ||
+        get_num(path, root, "hbm_bw_gbps", 1, 1, 1e6, &p->hbm_bw_gbps, err, errlen) ||
+        get_num(path, root, "timeslice_us", 1, 1, 1e7, &ts_us, err, errlen) ||
+        get_num(path, root, "switch_us", 1, 0, 1e6, &sw_us, err, errlen) ||
+        get_num(path, root, "vgpu_slice_ms_le8", 1, 0.01, 1e4, &le8, err, errlen) ||
+        get_num(path, root, "vgpu_slice_ms_gt8", 1, 0.01, 1e4, &gt8, err, errlen) ||
+        get_num(path, root, "vgpu_switch_us", 1, 0, 1e6, &vsw, err, errlen))
+        goto out;
+    p->timeslice_s = ts_us * 1e-6;
+    p->switch_s = sw_us * 1e-6;
+    p->vgpu_slice_le8_s = le8 * 1e-3;
+    p->vgpu_slice_gt8_s = gt8 * 1e-3;
+    p->vgpu_switch_s = vsw * 1e-6;
+    if (get_num(path, root, "mps_max_clients", 1, 1, 4096, &v, err, errlen))
+        goto out;
+    p->mps_max_clients = (int)v;
+    p->mps_max_clients_cuda13_1 = p->mps_max_clients;
+    int r = get_num(path, root, "mps_max_clients_cuda13_1", 0, 1, 4096, &v, err, errlen);
+    if (r < 0)
+        goto out;
+    if (r == 0)
+        p->mps_max_clients_cuda13_1 = (int)v;
+    if (get_num(path, root, "mps_recovery_s", 1, 0, 1e5, &p->mps_recovery_s, err, errlen) ||
+        get_num(path, root, "mig_reconfig_s", 1, 0, 1e5, &p->mig_reconfig_s, err, errlen) ||
+        get_num(path, root, "rate_compute_exponent", 1, 0.01, 10, &p->rate_compute_exponent, err,
+                errlen) ||
+        get_num(path, root, "rate_memory_exponent", 1, 0.01, 10, &p->rate_memory_exponent, err,
+                errlen))
+        goto out;
+    p->gpu_hour_usd = -1;
+    p->power_kw = -1;
+    if (get_num(path, root, "gpu_hour_usd", 0, 0, 1e6, &p->gpu_hour_usd, err, errlen) < 0 ||
+        get_num(path, root, "power_kw", 0, 0, 1e3, &p->power_kw, err, errlen) < 0)
+        goto out;
+    p->mig_compute_slices = 7;
+    p->mig_memory_slices = 8;
+    if ((r = get_num(path, root, "mig_sms_7g", 0, 1, 4096, &v, err, errlen)) < 0)
+        goto out;
+    p->mig_sms_7g = r == 0 ? (int)v : 0;
+    const cJSON *mig = cJSON_GetObjectItemCaseSensitive(root, "mig_profiles");
+    if (mig && parse_mig(path, cJSON_GetObjectItemCaseSensitive(mig, "value"), p, err, errlen))
+        goto out;
+    rc = 0;
+out:
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* True when the profile file names this GPU (its "name" or one of its "aliases"). */
+static int file_matches(const char *path, const char *want)
+{
+    char *text = NULL;
+    if (ss_read_file(path, CAL_MAX_FILE, &text, NULL, NULL, 0))
+        return 0;
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    int hit = 0;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(root, "name");
+    if (cJSON_IsString(name) && strcasecmp(name->valuestring, want) == 0)
+        hit = 1;
+    const cJSON *a;
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(root, "aliases"))
+    {
+        if (cJSON_IsString(a) && strcasecmp(a->valuestring, want) == 0)
+            hit = 1;
+    }
+    cJSON_Delete(root);
+    return hit;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cal_load(const char *name_or_path, struct gpu_profile *out, char *err, size_t errlen)
+{
+    if (strchr(name_or_path, '/') || ss_ends_with(name_or_path, ".json"))
+        return cal_load_file(name_or_path, out, err, errlen);
+    const char *dir = cal_profile_dir();
+    DIR *d = opendir(dir);
+    if (!d)
+        return ss_errf(err, errlen, "cannot open the profile directory %s", dir);
+    /* Sorted so the lookup does not depend on directory order. */
+    char *names[256];
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && n < 256)
+        if (ss_ends_with(de->d_name, ".json"))
+            names[n++] = ss_xstrdup(de->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, by_name);
+    char known[1024] = "";
+    int found = -1;
+    for (int i = 0; i < n; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (found < 0 && file_matches(path, name_or_path))
+            found = i;
+        size_t kl = strlen(known);
+        snprintf(known + kl, sizeof known - kl, "%s%.*s", kl ? ", " : "",
+                 (int)(strlen(names[i]) - 5), names[i]);
+    }
+    int rc;
+    if (found >= 0) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, names[found]);
+        rc = cal_load_file(path, out, err, errlen);
+    } else {
+        rc = ss_errf(err, errlen, "unknown GPU \"%s\": expected one of %s, or a path to a profile",
+                     name_or_path, known);
+    }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    return rc;
+}
+
+const struct mig_profile *cal_mig_find(const struct gpu_profile *p, const char *name)
+{
+    for (int i = 0; i < p->n_mig; i++)
+        if (strcmp(p->mig[i].name, name) == 0)
+            return &p->mig[i];
+    return NULL;
+}

@@ -1,0 +1,678 @@
+/*
+ * cmd_mig — `sharesim mig profiles|layouts|check|pack`: the MIG library
+ * (mig.h) on the command line. Text for people, --json for programs; exit 0
+ * ok, 1 requests left unplaced by pack, 2 bad input (an illegal layout given to
+ * check is bad input: the message says which rule it breaks).
+ */
+#include "calib/calib.h"
+#include "cli/cli.h"
+#include "mig/mig.h"
+#include "base/util.h"
+
+#include <cJSON.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: sharesim mig SUBCOMMAND --gpu GPU [options]\n\n"
+            "  profiles --gpu G [--json]             the GPU's MIG profiles: slices, SMs, shares,\n"
+            "                                        legal starts\n"
+            "  layouts  --gpu G [--maximal] [--json] every legal set of instances (positions\n"
+            "                                        ignored); maximal = nothing more fits\n"
+            "  check    --gpu G [--demand D] [--json] LAYOUT\n"
+            "                                        legal? exit 0 and the placement, or exit 2\n"
+            "                                        and the rule it breaks\n"
+            "  pack     --gpu G [--gpus N] [--policy best-fit|first-fit|fgd] [--demand D]\n"
+            "           [--order largest|arrival] [--json] REQUESTS\n"
+            "                                        pack instance requests onto few GPUs\n\n"
+            "LAYOUT, REQUESTS: comma list of profiles, NxPROFILE repeats one (3g.20gb,4x1g.5gb).\n"
+            "D: demand mix for fragmentation, PROFILE:WEIGHT,… (1g.5gb:4,3g.20gb:1); pack\n"
+            "defaults to the requests' own mix. GPU: a name from kernels/profiles or a path.\n"
+            "Run `sharesim mig SUBCOMMAND --help` for details.\n");
+}
+
+/* Options common to the subcommands. */
+struct mig_opts {
+    const char *gpu, *demand, *policy;
+    int json, maximal, gpus, arrival;
+    const char *arg; /* the one positional argument */
+};
+
+enum {
+    OPT_GPU = 'g',
+    OPT_JSON = 'j',
+    OPT_HELP = 'h',
+    OPT_DEMAND = 1000,
+    OPT_POLICY,
+    OPT_GPUS,
+    OPT_MAXIMAL,
+    OPT_ORDER
+};
+
+/* Parses argv for subcommand `sub`; `allowed` lists the long options it takes.
+ * Returns 0 to go on, 1 when --help was printed, 2 on bad usage. */
+static int parse_opts(const char *sub, const char *help, const char *allowed, int want_arg,
+                      int argc, char **argv, struct mig_opts *o)
+{
+    static const struct option longopts[] = {
+        {"gpu", required_argument, NULL, OPT_GPU},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"help", no_argument, NULL, OPT_HELP},
+        {"demand", required_argument, NULL, OPT_DEMAND},
+        {"policy", required_argument, NULL, OPT_POLICY},
+        {"gpus", required_argument, NULL, OPT_GPUS},
+        {"maximal", no_argument, NULL, OPT_MAXIMAL},
+        {"order", required_argument, NULL, OPT_ORDER},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    optind = 1;
+    opterr = 0;
+    int c, li;
+    while ((c = getopt_long(argc, argv, ":g:jh", longopts, &li)) != -1) {
+        const char *name = NULL;
+        for (const struct option *lo = longopts; lo->name; lo++)
+            if (lo->val == c)
+                name = lo->name;
+        if (c == '?' || c == ':') {
+            if (c == ':')
+                fprintf(stderr, "sharesim mig %s: option %s needs a value\n\n%s", sub,
+                        argv[optind - 1], help);
+            else
+                fprintf(stderr, "sharesim mig %s: unknown option %s\n\n%s", sub, argv[optind - 1],
+                        help);
+            return 2;
+        }
+        char word[32], among[128];
+        snprintf(word, sizeof word, " %s ", name ? name : "");
+        snprintf(among, sizeof among, " %s ", allowed);
+        if (name && c != OPT_HELP && !strstr(among, word)) {
+            fprintf(stderr, "sharesim mig %s: option --%s does not apply here\n\n%s", sub, name,
+                    help);
+            return 2;
+        }
+        switch (c) {
+        case OPT_GPU:
+            o->gpu = optarg;
+            break;
+        case OPT_JSON:
+            o->json = 1;
+            break;
+        case OPT_HELP:
+            fputs(help, stdout);
+            return 1;
+        case OPT_DEMAND:
+            o->demand = optarg;
+            break;
+        case OPT_POLICY:
+            o->policy = optarg;
+            break;
+        case OPT_MAXIMAL:
+            o->maximal = 1;
+            break;
+        case OPT_ORDER:
+            if (strcmp(optarg, "largest") && strcmp(optarg, "arrival")) {
+                fprintf(stderr, "sharesim mig %s: --order \"%s\": expected largest or arrival\n",
+                        sub, optarg);
+                return 2;
+            }
+            o->arrival = strcmp(optarg, "arrival") == 0;
+            break;
+        case OPT_GPUS: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || v < 1 || v > 100000) {
+                fprintf(stderr,
+                        "sharesim mig %s: --gpus \"%s\": expected an integer in [1, 100000]\n", sub,
+                        optarg);
+                return 2;
+            }
+            o->gpus = (int)v;
+            break;
+        }
+        }
+    }
+    if (!o->gpu) {
+        fprintf(stderr, "sharesim mig %s: --gpu is required (e.g. --gpu A100-40GB)\n\n%s", sub,
+                help);
+        return 2;
+    }
+    int npos = argc - optind;
+    if (want_arg && npos != 1) {
+        fprintf(stderr, "sharesim mig %s: expected one %s argument, got %d\n\n%s", sub,
+                want_arg == 1 ? "LAYOUT" : "REQUESTS", npos, help);
+        return 2;
+    }
+    if (!want_arg && npos) {
+        fprintf(stderr, "sharesim mig %s: unexpected argument \"%s\"\n\n%s", sub, argv[optind],
+                help);
+        return 2;
+    }
+    o->arg = want_arg ? argv[optind] : NULL;
+    return 0;
+}
+
+static int load_gpu(const char *sub, const char *name, struct gpu_profile *g)
+{
+    char err[SS_ERRLEN];
+    if (cal_load(name, g, err, sizeof err)) {
+        fprintf(stderr, "sharesim mig %s: %s\n", sub, err);
+        return -1;
+    }
+    if (g->n_mig == 0) {
+        fprintf(stderr, "sharesim mig %s: %s has no MIG profiles (%s)\n", sub, g->name, g->path);
+        return -1;
+    }
+    return 0;
+}
+
+static void print_json(cJSON *root)
+{
+    char *s = cJSON_Print(root);
+    if (!s)
+        SS_FATAL("cJSON_Print failed");
+    puts(s);
+    free(s);
+    cJSON_Delete(root);
+}
+
+static void format_range(int start, int size, char *buf, size_t len)
+{
+    if (size == 1)
+        snprintf(buf, len, "%d", start);
+    else
+        snprintf(buf, len, "%d-%d", start, start + size - 1);
+}
+
+/* ---- profiles ---------------------------------------------------------- */
+
+static const char *help_profiles =
+    "usage: sharesim mig profiles --gpu GPU [--json]\n\n"
+    "Lists the GPU's MIG profiles: compute and memory slices, SM count, the\n"
+    "instance's share of the whole GPU's SMs (SMs / total SMs without MIG) and of its\n"
+    "memory slices (and bandwidth), memory, max instances and legal start slices.\n";
+
+static int cmd_profiles(int argc, char **argv)
+{
+    struct mig_opts o;
+    int rc = parse_opts("profiles", help_profiles, "gpu json", 0, argc, argv, &o);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    struct gpu_profile g;
+    if (load_gpu("profiles", o.gpu, &g))
+        return 2;
+    if (o.json) {
+        cJSON *root = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+        cJSON_AddStringToObject(root, "gpu", g.name);
+        cJSON_AddNumberToObject(root, "total_sms", g.total_sms);
+        cJSON_AddNumberToObject(root, "compute_slices", g.mig_compute_slices);
+        cJSON_AddNumberToObject(root, "memory_slices", g.mig_memory_slices);
+        for (int p = 0; p < g.n_mig; p++) {
+            const struct mig_profile *m = &g.mig[p];
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "name", m->name);
+            cJSON_AddNumberToObject(e, "compute_slices", m->compute_slices);
+            cJSON_AddNumberToObject(e, "memory_slices", m->memory_slices);
+            cJSON_AddNumberToObject(e, "sm_count", m->sm_count);
+            cJSON_AddNumberToObject(e, "compute_share", mig_compute_share(&g, p));
+            cJSON_AddNumberToObject(e, "memory_share", mig_memory_share(&g, p));
+            cJSON_AddNumberToObject(e, "memory_gb", m->memory_gb);
+            cJSON_AddNumberToObject(e, "max_instances", m->max_instances);
+            cJSON_AddItemToObject(e, "starts", cJSON_CreateIntArray(m->starts, m->n_starts));
+            cJSON_AddNumberToObject(e, "size", m->size);
+            cJSON_AddItemToArray(arr, e);
+        }
+        cJSON_AddItemToObject(root, "profiles", arr);
+        print_json(root);
+        return 0;
+    }
+    printf("%s: %d SMs without MIG, %d compute slices, %d memory slices\n", g.name, g.total_sms,
+           g.mig_compute_slices, g.mig_memory_slices);
+    printf("%-12s %7s %6s %4s %13s %12s %9s %4s  %s\n", "profile", "compute", "memory", "SMs",
+           "compute share", "memory share", "memory GB", "max", "starts (memory slice)");
+    for (int p = 0; p < g.n_mig; p++) {
+        const struct mig_profile *m = &g.mig[p];
+        char starts[64] = "";
+        size_t k = 0;
+        for (int s = 0; s < m->n_starts; s++)
+            k +=
+                (size_t)snprintf(starts + k, sizeof starts - k, "%s%d", s ? "," : "", m->starts[s]);
+        printf("%-12s %7d %6d %4d %13.4f %12.4f %9.2f %4d  %s\n", m->name, m->compute_slices,
+               m->memory_slices, m->sm_count, mig_compute_share(&g, p), mig_memory_share(&g, p),
+               m->memory_gb, m->max_instances, starts);
+    }
+    return 0;
+}
+
+/* ---- layouts ----------------------------------------------------------- */
+
+static const char *help_layouts =
+    "usage: sharesim mig layouts --gpu GPU [--maximal] [--json]\n\n"
+    "Every distinct non-empty set of GPU instances (a multiset of profiles, positions\n"
+    "ignored) that can exist at once on the GPU, +me profiles included, largest\n"
+    "profile first. \"maximal\": no instance of any profile can be added.\n"
+    "  --maximal  list only the maximal layouts\n"
+    "  --json     [{\"profiles\": [\"3g.20gb\", …], \"maximal\": true}, …]\n";
+
+static int cmd_layouts(int argc, char **argv)
+{
+    struct mig_opts o;
+    int rc = parse_opts("layouts", help_layouts, "gpu json maximal", 0, argc, argv, &o);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    struct gpu_profile g;
+    if (load_gpu("layouts", o.gpu, &g))
+        return 2;
+    struct mig_set *sets;
+    int n = mig_layouts(&g, &sets), n_max = 0;
+    for (int i = 0; i < n; i++)
+        n_max += sets[i].maximal;
+    if (o.json) {
+        cJSON *arr = cJSON_CreateArray();
+        for (int i = 0; i < n; i++) {
+            if (o.maximal && !sets[i].maximal)
+                continue;
+            cJSON *e = cJSON_CreateObject(), *names = cJSON_CreateArray();
+            char buf[256];
+            mig_set_format(&g, &sets[i], buf, sizeof buf);
+            for (char *t = strtok(buf, ","); t; t = strtok(NULL, ","))
+                cJSON_AddItemToArray(names, cJSON_CreateString(t));
+            cJSON_AddItemToObject(e, "profiles", names);
+            cJSON_AddBoolToObject(e, "maximal", sets[i].maximal);
+            cJSON_AddItemToArray(arr, e);
+        }
+        print_json(arr);
+    } else {
+        printf("%-44s %7s %6s  %s\n", "layout", "compute", "memory", "maximal");
+        for (int i = 0; i < n; i++) {
+            if (o.maximal && !sets[i].maximal)
+                continue;
+            char buf[256];
+            mig_set_format(&g, &sets[i], buf, sizeof buf);
+            printf("%-44s %5d/%d %4d/%d  %s\n", buf, sets[i].compute_slices, g.mig_compute_slices,
+                   sets[i].memory_slices, g.mig_memory_slices, sets[i].maximal ? "yes" : "no");
+        }
+        printf("%s: %d legal layouts, %d maximal\n", g.name, n, n_max);
+    }
+    free(sets);
+    return 0;
+}
+
+/* ---- fragmentation output ---------------------------------------------- */
+
+static cJSON *frag_json(const struct mig_frag *f)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "free_compute_slices", f->free_compute);
+    cJSON_AddNumberToObject(o, "free_memory_slices", f->free_memory);
+    cJSON_AddNumberToObject(o, "stranded_compute_slices", f->stranded_compute);
+    cJSON_AddNumberToObject(o, "stranded_memory_slices", f->stranded_memory);
+    cJSON_AddNumberToObject(o, "stranded_compute", f->stranded_compute_frac);
+    cJSON_AddNumberToObject(o, "stranded_memory", f->stranded_memory_frac);
+    cJSON_AddNumberToObject(o, "fgd_compute_slices", f->fgd_compute);
+    cJSON_AddNumberToObject(o, "fgd_memory_slices", f->fgd_memory);
+    cJSON_AddNumberToObject(o, "fgd_compute", f->fgd_compute_frac);
+    cJSON_AddNumberToObject(o, "fgd_memory", f->fgd_memory_frac);
+    cJSON_AddNumberToObject(o, "fgd", f->fgd);
+    return o;
+}
+
+static cJSON *demand_json(const struct gpu_profile *g, const struct mig_demand *d)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (int i = 0; i < d->n; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "profile", g->mig[d->prof[i]].name);
+        cJSON_AddNumberToObject(e, "p", d->p[i]);
+        cJSON_AddItemToArray(arr, e);
+    }
+    return arr;
+}
+
+static void print_demand(const struct gpu_profile *g, const struct mig_demand *d)
+{
+    printf("demand:");
+    for (int i = 0; i < d->n; i++)
+        printf("%s %s %.3f", i ? "," : "", g->mig[d->prof[i]].name, d->p[i]);
+    printf("\n");
+}
+
+static void print_frag(const struct gpu_profile *g, const struct mig_frag *f, int gpus)
+{
+    int c = gpus * g->mig_compute_slices, m = gpus * g->mig_memory_slices;
+    printf("free:     compute %d/%d, memory %d/%d slices\n", f->free_compute, c, f->free_memory, m);
+    printf("stranded: compute %d (%.1f%%), memory %d (%.1f%%) slices\n", f->stranded_compute,
+           100 * f->stranded_compute_frac, f->stranded_memory, 100 * f->stranded_memory_frac);
+    printf("FGD:      compute %.3f (%.1f%%), memory %.3f (%.1f%%) slices expected unusable; "
+           "score %.4f\n",
+           f->fgd_compute, 100 * f->fgd_compute_frac, f->fgd_memory, 100 * f->fgd_memory_frac,
+           f->fgd);
+}
+
+/* "1 1 2 3 0 0 0 0": the instance on each memory slice, "." when free. */
+static void print_slice_map(const struct gpu_profile *g, const struct mig_layout *l)
+{
+    printf("memory slices:");
+    for (int s = 0; s < g->mig_memory_slices; s++) {
+        int who = -1;
+        for (int i = 0; i < l->n; i++)
+            if (s >= l->start[i] && s < l->start[i] + g->mig[l->prof[i]].size)
+                who = i;
+        if (who < 0)
+            printf("  .");
+        else
+            printf(" %2d", who);
+    }
+    printf("   (instance on slice 0..%d)\n", g->mig_memory_slices - 1);
+}
+
+/* ---- check ------------------------------------------------------------- */
+
+static const char *help_check =
+    "usage: sharesim mig check --gpu GPU [--demand D] [--json] LAYOUT\n\n"
+    "LAYOUT: comma list of profiles, e.g. 3g.20gb,2g.10gb,1g.5gb,1g.5gb or 3g.20gb,4x1g.5gb;\n"
+    "PROFILE@S pins an instance to start at memory slice S (1g.5gb@1,1g.5gb@5).\n"
+    "Legal: exit 0 and the placement (start memory slice of each instance; unpinned\n"
+    "ones placed to leave the free slices as usable as possible), each instance's\n"
+    "SM and memory share. Illegal: exit 2 and every rule the layout breaks.\n"
+    "  --demand D  also report fragmentation for the demand mix D\n"
+    "              (PROFILE:WEIGHT,…; stranded and FGD, see docs/mig.md)\n"
+    "  --json      {\"legal\": …, \"instances\": […], \"fragmentation\": {…}} or\n"
+    "              {\"legal\": false, \"reason\": …}\n";
+
+static int cmd_check(int argc, char **argv)
+{
+    struct mig_opts o;
+    int rc = parse_opts("check", help_check, "gpu json demand", 1, argc, argv, &o);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    struct gpu_profile g;
+    if (load_gpu("check", o.gpu, &g))
+        return 2;
+    char err[SS_ERRLEN];
+    int *prof, *pin, n;
+    struct mig_demand d;
+    if (mig_parse_list(&g, o.arg, &prof, &pin, &n, err, sizeof err) ||
+        (o.demand && mig_parse_demand(&g, o.demand, &d, err, sizeof err))) {
+        free(prof);
+        free(pin);
+        fprintf(stderr, "sharesim mig check: %s\n", err);
+        return 2;
+    }
+    struct mig_layout l;
+    if (mig_place(&g, prof, pin, n, o.demand ? &d : NULL, &l, err, sizeof err)) {
+        if (o.json) {
+            cJSON *root = cJSON_CreateObject();
+            cJSON_AddStringToObject(root, "gpu", g.name);
+            cJSON_AddStringToObject(root, "layout", o.arg);
+            cJSON_AddBoolToObject(root, "legal", 0);
+            cJSON_AddStringToObject(root, "reason", err);
+            print_json(root);
+        }
+        fprintf(stderr, "sharesim mig check: %s is not a legal layout on %s: %s\n", o.arg, g.name,
+                err);
+        free(prof);
+        free(pin);
+        return 2;
+    }
+    struct mig_set set;
+    mig_set_from_list(&g, prof, n, &set);
+    struct mig_frag f;
+    if (o.demand)
+        mig_frag(&g, &l, &d, &f);
+    if (o.json) {
+        cJSON *root = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+        cJSON_AddStringToObject(root, "gpu", g.name);
+        cJSON_AddStringToObject(root, "layout", o.arg);
+        cJSON_AddBoolToObject(root, "legal", 1);
+        for (int i = 0; i < l.n; i++) {
+            const struct mig_profile *m = &g.mig[l.prof[i]];
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "profile", m->name);
+            cJSON_AddNumberToObject(e, "start", l.start[i]);
+            cJSON_AddNumberToObject(e, "memory_slices", m->size);
+            cJSON_AddNumberToObject(e, "compute_slices", m->compute_slices);
+            cJSON_AddNumberToObject(e, "sm_count", m->sm_count);
+            cJSON_AddNumberToObject(e, "compute_share", mig_compute_share(&g, l.prof[i]));
+            cJSON_AddNumberToObject(e, "memory_share", mig_memory_share(&g, l.prof[i]));
+            cJSON_AddNumberToObject(e, "memory_gb", m->memory_gb);
+            cJSON_AddItemToArray(arr, e);
+        }
+        cJSON_AddItemToObject(root, "instances", arr);
+        cJSON_AddNumberToObject(root, "compute_slices_used", set.compute_slices);
+        cJSON_AddNumberToObject(root, "memory_slices_used", set.memory_slices);
+        if (o.demand) {
+            cJSON_AddItemToObject(root, "demand", demand_json(&g, &d));
+            cJSON_AddItemToObject(root, "fragmentation", frag_json(&f));
+        }
+        print_json(root);
+    } else {
+        printf("%s is a legal layout on %s (compute %d/%d, memory %d/%d slices)\n", o.arg, g.name,
+               set.compute_slices, g.mig_compute_slices, set.memory_slices, g.mig_memory_slices);
+        printf("%-3s %-12s %5s %7s %7s %4s %13s %12s %9s\n", "#", "profile", "start", "slices",
+               "compute", "SMs", "compute share", "memory share", "memory GB");
+        for (int i = 0; i < l.n; i++) {
+            const struct mig_profile *m = &g.mig[l.prof[i]];
+            char range[16];
+            format_range(l.start[i], m->size, range, sizeof range);
+            printf("%-3d %-12s %5d %7s %7d %4d %13.4f %12.4f %9.2f\n", i, m->name, l.start[i],
+                   range, m->compute_slices, m->sm_count, mig_compute_share(&g, l.prof[i]),
+                   mig_memory_share(&g, l.prof[i]), m->memory_gb);
+        }
+        print_slice_map(&g, &l);
+        if (o.demand) {
+            print_demand(&g, &d);
+            print_frag(&g, &f, 1);
+        }
+    }
+    free(prof);
+    free(pin);
+    return 0;
+}
+
+/* ---- pack -------------------------------------------------------------- */
+
+static const char *help_pack =
+    "usage: sharesim mig pack --gpu GPU [--gpus N] [--policy P] [--demand D] [--order O]\n"
+    "                         [--json] REQUESTS\n\n"
+    "Packs MIG instance requests (comma list, NxPROFILE repeats: 2x3g.20gb,8x1g.5gb)\n"
+    "onto as few GPUs as the policy manages; deterministic.\n"
+    "  --policy best-fit   (default) the GPU left with the least free capacity\n"
+    "           first-fit  the lowest-numbered GPU that can take it\n"
+    "           fgd        the GPU whose fragmentation (FGD, Weng et al. ATC '23) grows\n"
+    "                      least; the smallest cluster on which it places every request\n"
+    "  --gpus N    at most N GPUs; requests that do not fit are listed (exit 1)\n"
+    "  --order largest  (default) largest requests first (memory, then compute slices)\n"
+    "          arrival  as listed, like an online scheduler\n"
+    "  --demand D  demand mix for fragmentation and fgd (PROFILE:WEIGHT,…);\n"
+    "              default: the requests' own mix\n"
+    "  --json      machine-readable result\n"
+    "Prints each GPU's layout (profile@start memory slice), GPUs used, the lower bound\n"
+    "no packing can beat, unplaced requests, and stranded capacity and FGD.\n";
+
+static void print_pack(const struct gpu_profile *g, const int *req, const struct mig_pack *r,
+                       const struct mig_pack_opts *po)
+{
+    enum mig_pack_policy pol = po->policy;
+    const struct mig_demand *d = po->demand;
+    struct mig_set all;
+    mig_set_from_list(g, req, r->n_req, &all);
+    printf("%s, policy %s, %s: %d requests (", g->name, mig_pack_policy_name(pol),
+           po->arrival_order ? "in arrival order" : "largest first", r->n_req);
+    for (int p = 0, first = 1; p < g->n_mig; p++)
+        if (all.count[p]) {
+            printf("%s%d x %s", first ? "" : ", ", all.count[p], g->mig[p].name);
+            first = 0;
+        }
+    printf(")\n");
+    print_demand(g, d);
+    /* the layout column is as wide as the widest layout */
+    char(*text)[256] = ss_xcalloc((size_t)(r->n_gpus ? r->n_gpus : 1), sizeof *text);
+    int width = (int)strlen("layout (profile@start)");
+    for (int x = 0; x < r->n_gpus; x++) {
+        const struct mig_layout *l = &r->gpu[x];
+        size_t k = 0;
+        for (int i = 0; i < l->n; i++)
+            k += (size_t)snprintf(text[x] + k, sizeof text[x] - k, "%s%s@%d", i ? " " : "",
+                                  g->mig[l->prof[i]].name, l->start[i]);
+        width = (int)k > width ? (int)k : width;
+    }
+    printf("%-4s %-*s %7s %6s %8s %7s\n", "GPU", width, "layout (profile@start)", "compute",
+           "memory", "stranded", "FGD");
+    for (int x = 0; x < r->n_gpus; x++) {
+        const struct mig_layout *l = &r->gpu[x];
+        int c = 0, m = 0;
+        for (int i = 0; i < l->n; i++) {
+            c += g->mig[l->prof[i]].compute_slices;
+            m += g->mig[l->prof[i]].size;
+        }
+        char str[32];
+        snprintf(str, sizeof str, "%dc/%dm", r->frag[x].stranded_compute,
+                 r->frag[x].stranded_memory);
+        printf("%-4d %-*s %5d/%d %4d/%d %8s %7.4f\n", x, width, text[x], c, g->mig_compute_slices,
+               m, g->mig_memory_slices, str, r->frag[x].fgd);
+    }
+    free(text);
+    printf("GPUs used: %d (lower bound %d", r->n_gpus, r->lower_bound);
+    if (pol == MIG_PACK_FGD || r->cluster_gpus != r->n_gpus)
+        printf(", cluster of %d", r->cluster_gpus);
+    printf(")\n");
+    if (r->n_unplaced) {
+        int per[CAL_MAX_MIG] = {0};
+        for (int i = 0; i < r->n_req; i++)
+            if (r->gpu_of[i] < 0)
+                per[req[i]]++;
+        printf("unplaced: %d (", r->n_unplaced);
+        for (int p = 0, first = 1; p < g->n_mig; p++)
+            if (per[p]) {
+                printf("%s%d x %s", first ? "" : ", ", per[p], g->mig[p].name);
+                first = 0;
+            }
+        printf(")\n");
+    } else {
+        printf("unplaced: none\n");
+    }
+    if (r->n_gpus) {
+        printf("over the %d used GPU%s:\n", r->n_gpus, r->n_gpus > 1 ? "s" : "");
+        print_frag(g, &r->total, r->n_gpus);
+    }
+}
+
+static cJSON *pack_json(const struct gpu_profile *g, const int *req, const struct mig_pack *r,
+                        const struct mig_pack_opts *po)
+{
+    enum mig_pack_policy pol = po->policy;
+    const struct mig_demand *d = po->demand;
+    cJSON *root = cJSON_CreateObject(), *gpus = cJSON_CreateArray(), *un = cJSON_CreateArray();
+    cJSON_AddStringToObject(root, "gpu", g->name);
+    cJSON_AddStringToObject(root, "policy", mig_pack_policy_name(pol));
+    cJSON_AddStringToObject(root, "order", po->arrival_order ? "arrival" : "largest");
+    cJSON_AddNumberToObject(root, "requests", r->n_req);
+    cJSON_AddItemToObject(root, "demand", demand_json(g, d));
+    cJSON_AddNumberToObject(root, "gpus_used", r->n_gpus);
+    cJSON_AddNumberToObject(root, "cluster_gpus", r->cluster_gpus);
+    cJSON_AddNumberToObject(root, "lower_bound", r->lower_bound);
+    for (int x = 0; x < r->n_gpus; x++) {
+        const struct mig_layout *l = &r->gpu[x];
+        cJSON *e = cJSON_CreateObject(), *inst = cJSON_CreateArray();
+        cJSON_AddNumberToObject(e, "index", x);
+        for (int s = 0; s < l->n; s++) {
+            cJSON *ie = cJSON_CreateObject();
+            cJSON_AddStringToObject(ie, "profile", g->mig[l->prof[s]].name);
+            cJSON_AddNumberToObject(ie, "start", l->start[s]);
+            for (int i = 0; i < r->n_req; i++)
+                if (r->gpu_of[i] == x && r->slot_of[i] == s)
+                    cJSON_AddNumberToObject(ie, "request", i);
+            cJSON_AddItemToArray(inst, ie);
+        }
+        cJSON_AddItemToObject(e, "instances", inst);
+        cJSON_AddItemToObject(e, "fragmentation", frag_json(&r->frag[x]));
+        cJSON_AddItemToArray(gpus, e);
+    }
+    cJSON_AddItemToObject(root, "gpus", gpus);
+    for (int i = 0; i < r->n_req; i++)
+        if (r->gpu_of[i] < 0) {
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddNumberToObject(e, "request", i);
+            cJSON_AddStringToObject(e, "profile", g->mig[req[i]].name);
+            cJSON_AddItemToArray(un, e);
+        }
+    cJSON_AddItemToObject(root, "unplaced", un);
+    cJSON_AddItemToObject(root, "fragmentation", frag_json(&r->total));
+    return root;
+}
+
+static int cmd_pack(int argc, char **argv)
+{
+    struct mig_opts o;
+    int rc = parse_opts("pack", help_pack, "gpu json demand policy gpus order", 2, argc, argv, &o);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    struct gpu_profile g;
+    if (load_gpu("pack", o.gpu, &g))
+        return 2;
+    char err[SS_ERRLEN];
+    enum mig_pack_policy pol = MIG_PACK_BEST_FIT;
+    if (o.policy && mig_pack_policy_parse(o.policy, &pol, err, sizeof err)) {
+        fprintf(stderr, "sharesim mig pack: %s\n", err);
+        return 2;
+    }
+    int *req, n;
+    if (mig_parse_list(&g, o.arg, &req, NULL, &n, err, sizeof err)) {
+        fprintf(stderr, "sharesim mig pack: %s\n", err);
+        return 2;
+    }
+    struct mig_demand d;
+    if (o.demand) {
+        if (mig_parse_demand(&g, o.demand, &d, err, sizeof err)) {
+            free(req);
+            fprintf(stderr, "sharesim mig pack: %s\n", err);
+            return 2;
+        }
+    } else {
+        mig_demand_from_list(&g, req, n, &d);
+    }
+    struct mig_pack r;
+    struct mig_pack_opts po = {
+        .policy = pol, .max_gpus = o.gpus, .arrival_order = o.arrival, .demand = &d};
+    mig_pack(&g, req, n, &po, &r);
+    if (o.json)
+        print_json(pack_json(&g, req, &r, &po));
+    else
+        print_pack(&g, req, &r, &po);
+    rc = r.n_unplaced ? SS_EXIT_INFEASIBLE : SS_EXIT_OK;
+    if (r.n_unplaced)
+        fprintf(stderr, "sharesim mig pack: %d of %d requests do not fit on %d GPU%s\n",
+                r.n_unplaced, n, r.cluster_gpus, r.cluster_gpus > 1 ? "s" : "");
+    mig_pack_free(&r);
+    free(req);
+    return rc;
+}
+
+int cmd_mig(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *sub = argv[1];
+    if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(sub, "profiles"))
+        return cmd_profiles(argc - 1, argv + 1);
+    if (!strcmp(sub, "layouts"))
+        return cmd_layouts(argc - 1, argv + 1);
+    if (!strcmp(sub, "check"))
+        return cmd_check(argc - 1, argv + 1);
+    if (!strcmp(sub, "pack"))
+        return cmd_pack(argc - 1, argv + 1);
+    fprintf(stderr, "sharesim mig: unknown subcommand \"%s\"\n\n", sub);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,104 @@
+/*
+ * sharesim plan — the capacity planner's command line (sim/tools/plan.h has the method).
+ */
+#include "cli/cli.h"
+#include "tools/plan.h"
+#include "core/scenario.h"
+#include "base/util.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: sharesim plan SCENARIO [--json FILE|-] [--k8s DIR] [--quiet]\n\n"
+            "Finds the cheapest configuration (strategy kind, parameters, GPU count) under\n"
+            "which every tenant meets its p99 SLA. The scenario's tenants and GPU are the\n"
+            "input; its strategies are ignored (and may be left out); an optional \"plan\": "
+            "{\"kinds\": [...],\n"
+            "\"max_gpus\": N, \"max_simulations\": N} limits the search. Candidates are pruned\n"
+            "with queueing theory, then simulated cheapest first.\n\n"
+            "  --json FILE  recommendation and ranked candidates as JSON; - for stdout\n"
+            "  --k8s DIR    write the Kubernetes artefact of the recommendation into DIR\n"
+            "  --quiet      no table on stdout\n"
+            "exit: 0 a configuration meets every SLA, 1 none does (closest shown), 2 bad input\n");
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    static const struct option opts[] = {{"json", required_argument, 0, 'j'},
+                                         {"k8s", required_argument, 0, 'k'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *json = NULL, *k8s = NULL;
+    int quiet = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "j:k:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            json = optarg;
+            break;
+        case 'k':
+            k8s = optarg;
+            break;
+        case 'q':
+            quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return 2;
+    }
+    struct scenario sc;
+    if (cli_load_scenario(argv[optind], SCN_IGNORE_STRATEGIES, &sc))
+        return 2;
+    char err[SS_ERRLEN];
+    cli_install_signal_handlers();
+    struct plan_result r;
+    if (plan_run(&sc, cli_stderr_is_tty() && !quiet, &r, err, sizeof err)) {
+        fprintf(stderr, "sharesim: %s\n", err);
+        scn_free(&sc);
+        return 2;
+    }
+    int json_stdout = json && strcmp(json, "-") == 0;
+    if (!quiet && !json_stdout)
+        plan_table(stdout, &sc, &r);
+    int rc = r.best >= 0 ? 0 : 1;
+    if (json) {
+        struct ss_out o;
+        if (ss_out_open(&o, json, err, sizeof err) == 0) {
+            cJSON *doc = plan_json(&sc, &r);
+            char *text = cJSON_Print(doc);
+            fprintf(o.fp, "%s\n", text);
+            free(text);
+            cJSON_Delete(doc);
+            if (ss_out_commit(&o, err, sizeof err) == 0)
+                err[0] = '\0';
+        }
+        if (err[0]) {
+            fprintf(stderr, "sharesim: %s\n", err);
+            rc = 2;
+        }
+    }
+    if (k8s && r.best >= 0) {
+        mkdir(k8s, 0777);
+        if (plan_write_k8s(k8s, &sc, &r, err, sizeof err)) {
+            fprintf(stderr, "sharesim: %s\n", err);
+            rc = 2;
+        }
+    }
+    plan_result_free(&r);
+    scn_free(&sc);
+    return rc;
+}

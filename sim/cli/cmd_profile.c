@@ -1,0 +1,745 @@
+/*
+ * sharesim profile — list, show, compare, merge and match calibration profiles.
+ *   list                      the shipped profiles (and measured ones under measured/)
+ *   show GPU                  one profile as a table with units, confidence and sources
+ *   diff A B                  what changed from A to B, with relative changes
+ *   merge BASE FRAG… -o OUT   lay microbenchmark outputs over a shipped profile
+ *   match DEVICE              the shipped profile for a CUDA device name
+ * Tables are for people (long sources wrap to the terminal width); --json is for tools.
+ */
+#include "calib/calib.h"
+#include "cli/cli.h"
+#include "calib/profile.h"
+#include "base/util.h"
+
+#include <dirent.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- text layout ---- */
+
+/* Display width of UTF-8 text: continuation bytes take no column. */
+static int text_width(const char *s)
+{
+    int w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+static void put_padded(const char *s, int width)
+{
+    fputs(s, stdout);
+    for (int w = text_width(s); w < width; w++)
+        putchar(' ');
+}
+
+/*
+ * Wraps text into lines of at most `width` columns, breaking at spaces; a word longer
+ * than a line is cut (never inside a UTF-8 sequence). Returns the number of lines.
+ */
+static size_t wrap(const char *text, int width, char ***out)
+{
+    size_t n = 0, cap = 4;
+    char **lines = ss_xmalloc(cap * sizeof *lines);
+    const char *p = text;
+    if (width < 8)
+        width = 8;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        const char *end = p, *brk = NULL;
+        int w = 0;
+        while (*end && (w < width || ((unsigned char)*end & 0xC0) == 0x80)) {
+            if (*end == ' ')
+                brk = end;
+            w += ((unsigned char)*end & 0xC0) != 0x80;
+            end++;
+        }
+        if (*end && *end != ' ' && brk)
+            end = brk;
+        if (n == cap)
+            lines = ss_xrealloc(lines, (cap *= 2) * sizeof *lines);
+        size_t len = (size_t)(end - p);
+        lines[n] = ss_xmalloc(len + 1);
+        memcpy(lines[n], p, len);
+        lines[n][len] = '\0';
+        n++;
+        p = end;
+    }
+    *out = lines;
+    return n;
+}
+
+static void free_lines(char **lines, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(lines[i]);
+    free(lines);
+}
+
+/* Prints text wrapped to width, each line after `indent` spaces (the first after label). */
+static void print_wrapped(const char *label, const char *text, int width)
+{
+    char **lines;
+    int indent = text_width(label);
+    size_t n = wrap(text, width - indent, &lines);
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0)
+            fputs(label, stdout);
+        else
+            printf("%*s", indent, "");
+        printf("%s\n", lines[i]);
+    }
+    if (n == 0)
+        printf("%s\n", label);
+    free_lines(lines, n);
+}
+
+/* Shortens text to at most width columns, ending in "..." when cut. */
+static char *clip(const char *s, int width)
+{
+    if (text_width(s) <= width)
+        return ss_xstrdup(s);
+    char *r = ss_xmalloc(strlen(s) + 4);
+    int w = 0;
+    size_t i = 0;
+    for (; s[i]; i++) {
+        int starts = ((unsigned char)s[i] & 0xC0) != 0x80;
+        if (starts && w == width - 3)
+            break;
+        w += starts;
+        r[i] = s[i];
+    }
+    memcpy(r + i, "...", 4);
+    return r;
+}
+
+static int term_width(int opt_width)
+{
+    if (opt_width > 0)
+        return opt_width;
+    const char *c = getenv("COLUMNS");
+    int w = c ? atoi(c) : 0;
+    return w >= 60 ? w : 100;
+}
+
+/* ---- show ---- */
+
+#define SHOW_VALUE_MAX 16
+
+static void show_header(const cJSON *doc, const char *path, int width)
+{
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(doc, "name");
+    const cJSON *dev = cJSON_GetObjectItemCaseSensitive(doc, "device");
+    int measured = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "measured"));
+    printf("%s  (%s)  %s\n", name->valuestring, cJSON_IsString(dev) ? dev->valuestring : "-",
+           measured ? "measured profile" : "shipped profile");
+    printf("file: %s\n", path);
+    const char *extra[] = {"driver", "date"};
+    for (size_t i = 0; i < 2; i++) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(doc, extra[i]);
+        if (cJSON_IsString(x))
+            printf("%s: %s\n", extra[i], x->valuestring);
+    }
+    const cJSON *al = cJSON_GetObjectItemCaseSensitive(doc, "aliases");
+    if (cJSON_GetArraySize(al) > 0) {
+        char buf[1024] = "";
+        const cJSON *a;
+        cJSON_ArrayForEach(a, al)
+        {
+            size_t l = strlen(buf);
+            if (cJSON_IsString(a))
+                snprintf(buf + l, sizeof buf - l, "%s%s", l ? ", " : "", a->valuestring);
+        }
+        print_wrapped("aliases: ", buf, width);
+    }
+    const cJSON *notes = cJSON_GetObjectItemCaseSensitive(doc, "notes");
+    if (cJSON_IsString(notes))
+        print_wrapped("notes: ", notes->valuestring, width);
+    putchar('\n');
+}
+
+/* The value column text: scalars as they are, wide values deferred below the table. */
+static char *cell_value(const cJSON *v, int *deferred)
+{
+    char *t = prof_value_text(v);
+    *deferred = 0;
+    if (text_width(t) <= SHOW_VALUE_MAX)
+        return t;
+    free(t);
+    *deferred = 1;
+    return ss_xstrdup(cJSON_IsArray(v) ? "(list below)" : "(see below)");
+}
+
+/* Column widths of the show table (the source column takes the rest of the line). */
+struct cols {
+    int key, value, unit, conf;
+};
+
+static void show_row(const char *key, const struct cols *w, const cJSON *vo, int width)
+{
+    int deferred;
+    char *val = cell_value(cJSON_GetObjectItemCaseSensitive(vo, "value"), &deferred);
+    const cJSON *conf = cJSON_GetObjectItemCaseSensitive(vo, "confidence");
+    const cJSON *src = cJSON_GetObjectItemCaseSensitive(vo, "source");
+    const cJSON *note = cJSON_GetObjectItemCaseSensitive(vo, "note");
+    int fixed = w->key + w->value + w->unit + w->conf + 8;
+    char **lines, **nlines = NULL;
+    size_t n = wrap(src->valuestring, width - fixed, &lines), nn = 0;
+    if (cJSON_IsString(note)) {
+        size_t len = strlen(note->valuestring) + 8;
+        char *t = ss_xmalloc(len);
+        snprintf(t, len, "note: %s", note->valuestring);
+        nn = wrap(t, width - fixed, &nlines);
+        free(t);
+    }
+    for (size_t i = 0; i < n + nn || i == 0; i++) {
+        if (i == 0) {
+            put_padded(key, w->key + 2);
+            put_padded(val, w->value + 2);
+            put_padded(prof_unit(key), w->unit + 2);
+            put_padded(cJSON_IsString(conf) ? conf->valuestring : "", w->conf + 2);
+        } else {
+            printf("%*s", fixed, "");
+        }
+        printf("%s\n", i < n ? lines[i] : i < n + nn ? nlines[i - n] : "");
+    }
+    free_lines(lines, n);
+    if (nlines)
+        free_lines(nlines, nn);
+    free(val);
+}
+
+static void show_mig(const cJSON *arr)
+{
+    printf("\nMIG profiles (mig_profiles):\n");
+    printf("%-14s %-8s %5s %10s %4s  %s\n", "name", "slices", "SMs", "memory GB", "max",
+           "starts (memory slice)");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        char sl[16], starts[64] = "";
+        snprintf(sl, sizeof sl, "%d/%d",
+                 cJSON_GetObjectItemCaseSensitive(e, "compute_slices")->valueint,
+                 cJSON_GetObjectItemCaseSensitive(e, "memory_slices")->valueint);
+        const cJSON *s;
+        cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(e, "starts"))
+        {
+            size_t l = strlen(starts);
+            snprintf(starts + l, sizeof starts - l, "%s%d", l ? "," : "", s->valueint);
+        }
+        printf("%-14s %-8s %5d %10g %4d  %s (size %d)\n",
+               cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring, sl,
+               cJSON_GetObjectItemCaseSensitive(e, "sm_count")->valueint,
+               cJSON_GetObjectItemCaseSensitive(e, "memory_gb")->valuedouble,
+               cJSON_GetObjectItemCaseSensitive(e, "max_instances")->valueint, starts,
+               cJSON_GetObjectItemCaseSensitive(e, "size")->valueint);
+    }
+}
+
+static void show_table(const cJSON *doc, const char *path, int width)
+{
+    show_header(doc, path, width);
+    struct cols w = {3, 5, 4, 10};
+    const cJSON *it;
+    cJSON_ArrayForEach(it, doc)
+    {
+        if (prof_is_meta(it->string))
+            continue;
+        int deferred, cw;
+        char *v = cell_value(cJSON_GetObjectItemCaseSensitive(it, "value"), &deferred);
+        const cJSON *conf = cJSON_GetObjectItemCaseSensitive(it, "confidence");
+        if ((cw = text_width(it->string)) > w.key)
+            w.key = cw;
+        if ((cw = text_width(v)) > w.value)
+            w.value = cw;
+        if ((cw = text_width(prof_unit(it->string))) > w.unit)
+            w.unit = cw;
+        if (cJSON_IsString(conf) && (cw = text_width(conf->valuestring)) > w.conf)
+            w.conf = cw;
+        free(v);
+    }
+    put_padded("key", w.key + 2);
+    put_padded("value", w.value + 2);
+    put_padded("unit", w.unit + 2);
+    put_padded("confidence", w.conf + 2);
+    printf("source\n");
+    cJSON_ArrayForEach(it, doc)
+    {
+        if (!prof_is_meta(it->string))
+            show_row(it->string, &w, it, width);
+    }
+    cJSON_ArrayForEach(it, doc)
+    {
+        if (prof_is_meta(it->string))
+            continue;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "value");
+        int deferred;
+        free(cell_value(v, &deferred));
+        if (!deferred)
+            continue;
+        if (strcmp(it->string, "mig_profiles") == 0 && cJSON_IsArray(v)) {
+            show_mig(v);
+            continue;
+        }
+        char *t = prof_value_text(v);
+        char label[160];
+        snprintf(label, sizeof label, "%s: ", it->string);
+        putchar('\n');
+        print_wrapped(label, t, width);
+        free(t);
+    }
+}
+
+static void usage_show(FILE *fp)
+{
+    fprintf(fp, "usage: sharesim profile show GPU [--json] [--width N]\n\n"
+                "Prints a profile (GPU name, alias or path to a .json) as a table: key, value,\n"
+                "unit, confidence and source (with the note saying how an estimate was\n"
+                "derived). --json prints the profile document itself. --width sets the table\n"
+                "width (default: $COLUMNS, else 100).\n");
+}
+
+static int sub_show(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"width", required_argument, NULL, 'w'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int json = 0, width = 0, c;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'j')
+            json = 1;
+        else if (c == 'w')
+            width = atoi(optarg);
+        else if (c == 'h') {
+            usage_show(stdout);
+            return 0;
+        } else {
+            usage_show(stderr);
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        usage_show(stderr);
+        return 2;
+    }
+    char err[SS_ERRLEN], path[PATH_MAX];
+    cJSON *doc;
+    if (prof_load(argv[optind], &doc, path, err, sizeof err)) {
+        fprintf(stderr, "sharesim profile show: %s\n", err);
+        return 2;
+    }
+    if (json) {
+        char *s = cJSON_Print(doc);
+        printf("%s\n", s);
+        cJSON_free(s);
+    } else {
+        show_table(doc, path, term_width(width));
+    }
+    cJSON_Delete(doc);
+    return 0;
+}
+
+/* ---- list ---- */
+
+struct listed {
+    char path[PATH_MAX];
+    cJSON *doc;
+};
+
+static int by_path(const void *a, const void *b)
+{
+    return strcmp(((const struct listed *)a)->path, ((const struct listed *)b)->path);
+}
+
+/* Collects the loadable profiles in dir (invalid files are reported, not listed). */
+static size_t collect(const char *dir, struct listed *out, size_t cap, size_t n)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return n;
+    struct dirent *de;
+    size_t first = n;
+    while ((de = readdir(d)) && n < cap) {
+        if (!ss_ends_with(de->d_name, ".json"))
+            continue;
+        snprintf(out[n].path, sizeof out[n].path, "%s/%s", dir, de->d_name);
+        char err[SS_ERRLEN];
+        if (prof_load(out[n].path, &out[n].doc, NULL, err, sizeof err)) {
+            fprintf(stderr, "sharesim profile list: skipping %s\n", err);
+            continue;
+        }
+        n++;
+    }
+    closedir(d);
+    qsort(out + first, n - first, sizeof *out, by_path);
+    return n;
+}
+
+static void usage_list(FILE *fp)
+{
+    fprintf(fp, "usage: sharesim profile list [--json]\n\n"
+                "Lists the shipped profiles (in the profile directory, $SHARESIM_PROFILES or\n"
+                "kernels/profiles) and the measured ones in its measured/ folder.\n");
+}
+
+static int sub_list(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int json = 0, c;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'j')
+            json = 1;
+        else if (c == 'h') {
+            usage_list(stdout);
+            return 0;
+        } else {
+            usage_list(stderr);
+            return 2;
+        }
+    }
+    if (optind != argc) {
+        usage_list(stderr);
+        return 2;
+    }
+    static struct listed all[256];
+    char mdir[PATH_MAX];
+    snprintf(mdir, sizeof mdir, "%s/measured", cal_profile_dir());
+    size_t n = collect(cal_profile_dir(), all, 256, 0);
+    n = collect(mdir, all, 256, n);
+    cJSON *arr = json ? cJSON_CreateArray() : NULL;
+    if (!json)
+        printf("%-22s %-26s %-9s %s\n", "name", "device", "kind", "file");
+    for (size_t i = 0; i < n; i++) {
+        const cJSON *d = all[i].doc;
+        const char *name = cJSON_GetObjectItemCaseSensitive(d, "name")->valuestring;
+        const cJSON *dev = cJSON_GetObjectItemCaseSensitive(d, "device");
+        int measured = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "measured"));
+        if (json) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "name", name);
+            const cJSON *al = cJSON_GetObjectItemCaseSensitive(d, "aliases");
+            cJSON_AddItemToObject(o, "aliases", al ? cJSON_Duplicate(al, 1) : cJSON_CreateArray());
+            cJSON_AddStringToObject(o, "device", cJSON_IsString(dev) ? dev->valuestring : "");
+            cJSON_AddBoolToObject(o, "measured", measured);
+            cJSON_AddStringToObject(o, "path", all[i].path);
+            cJSON_AddItemToArray(arr, o);
+        } else {
+            printf("%-22s %-26s %-9s %s\n", name, cJSON_IsString(dev) ? dev->valuestring : "-",
+                   measured ? "measured" : "shipped", all[i].path);
+        }
+        cJSON_Delete(all[i].doc);
+    }
+    if (json) {
+        char *s = cJSON_Print(arr);
+        printf("%s\n", s);
+        cJSON_free(s);
+        cJSON_Delete(arr);
+    }
+    return 0;
+}
+
+/* ---- diff ---- */
+
+static void usage_diff(FILE *fp)
+{
+    fprintf(fp, "usage: sharesim profile diff A B [--json] [--width N]\n\n"
+                "Shows what changed from profile A to profile B (names, aliases or paths):\n"
+                "each value, confidence, source and note that differs, and the relative\n"
+                "change (B - A) / |A| of numbers. Nested values are named by path, e.g.\n"
+                "mig_profiles[1g.10gb].sm_count. Prints \"no differences\" when there are none.\n");
+}
+
+static void diff_table(const struct prof_change *ch, size_t n, int width)
+{
+    int pw = 3;
+    for (size_t i = 0; i < n; i++)
+        if (text_width(ch[i].path) > pw)
+            pw = text_width(ch[i].path);
+    if (pw > 44)
+        pw = 44;
+    int cw = (width - pw - 2 - 2 - 2 - 9) / 2;
+    if (cw < 10)
+        cw = 10;
+    printf("%-*s  %-*s  %-*s  %s\n", pw, "key", cw, "A", cw, "B", "change");
+    for (size_t i = 0; i < n; i++) {
+        char *path = clip(ch[i].path, pw);
+        char *a = prof_value_text(ch[i].a), *b = prof_value_text(ch[i].b);
+        char *ac = clip(ch[i].a ? a : "(absent)", cw), *bc = clip(ch[i].b ? b : "(absent)", cw);
+        char rel[32] = "";
+        double r;
+        if (prof_rel_change(&ch[i], &r))
+            snprintf(rel, sizeof rel, "%+.1f%%", 100.0 * r);
+        else if (!ch[i].a)
+            snprintf(rel, sizeof rel, "added");
+        else if (!ch[i].b)
+            snprintf(rel, sizeof rel, "removed");
+        put_padded(path, pw + 2);
+        put_padded(ac, cw + 2);
+        put_padded(bc, cw + 2);
+        printf("%s\n", rel);
+        free(path);
+        free(a);
+        free(b);
+        free(ac);
+        free(bc);
+    }
+}
+
+static cJSON *diff_json(const char *pa, const char *pb, const struct prof_change *ch, size_t n)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "a", pa);
+    cJSON_AddStringToObject(o, "b", pb);
+    cJSON *arr = cJSON_AddArrayToObject(o, "changes");
+    for (size_t i = 0; i < n; i++) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "key", ch[i].path);
+        cJSON_AddItemToObject(c, "a", ch[i].a ? cJSON_Duplicate(ch[i].a, 1) : cJSON_CreateNull());
+        cJSON_AddItemToObject(c, "b", ch[i].b ? cJSON_Duplicate(ch[i].b, 1) : cJSON_CreateNull());
+        double r;
+        if (prof_rel_change(&ch[i], &r))
+            cJSON_AddNumberToObject(c, "relative_change", r);
+        else
+            cJSON_AddNullToObject(c, "relative_change");
+        cJSON_AddItemToArray(arr, c);
+    }
+    return o;
+}
+
+static int sub_diff(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"width", required_argument, NULL, 'w'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int json = 0, width = 0, c;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'j')
+            json = 1;
+        else if (c == 'w')
+            width = atoi(optarg);
+        else if (c == 'h') {
+            usage_diff(stdout);
+            return 0;
+        } else {
+            usage_diff(stderr);
+            return 2;
+        }
+    }
+    if (optind != argc - 2) {
+        usage_diff(stderr);
+        return 2;
+    }
+    char err[SS_ERRLEN], pa[PATH_MAX], pb[PATH_MAX];
+    cJSON *a = NULL, *b = NULL;
+    if (prof_load(argv[optind], &a, pa, err, sizeof err) ||
+        prof_load(argv[optind + 1], &b, pb, err, sizeof err)) {
+        fprintf(stderr, "sharesim profile diff: %s\n", err);
+        cJSON_Delete(a);
+        return 2;
+    }
+    struct prof_change *ch;
+    size_t n;
+    prof_diff(a, b, &ch, &n);
+    if (json) {
+        cJSON *o = diff_json(pa, pb, ch, n);
+        char *s = cJSON_Print(o);
+        printf("%s\n", s);
+        cJSON_free(s);
+        cJSON_Delete(o);
+    } else {
+        printf("A: %s\nB: %s\n\n", pa, pb);
+        if (n == 0)
+            printf("no differences\n");
+        else
+            diff_table(ch, n, term_width(width));
+    }
+    prof_diff_free(ch, n);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    return 0;
+}
+
+/* ---- merge ---- */
+
+static void usage_merge(FILE *fp)
+{
+    fprintf(fp,
+            "usage: sharesim profile merge BASE MEASURED.json... -o OUT [--name NAME] [--force]\n\n"
+            "Lays the outputs of the kernels/ microbenchmarks (tslice, partition,\n"
+            "concurrency) over the shipped profile BASE and writes one measured profile to\n"
+            "OUT (\"measured\": true; every value keeps its source). The name defaults to\n"
+            "BASE's name + \"-measured\". A measurement of another device than BASE's is\n"
+            "refused unless --force. OUT is checked to load as a profile before it is\n"
+            "written.\n");
+}
+
+static int write_merged(cJSON *doc, const char *out, char *err, size_t errlen)
+{
+    struct ss_out o;
+    if (ss_out_open(&o, out, err, errlen))
+        return -1;
+    char *s = cJSON_Print(doc);
+    fprintf(o.fp, "%s\n", s);
+    cJSON_free(s);
+    if (!o.is_stdout) {
+        struct gpu_profile p;
+        char why[SS_ERRLEN];
+        fflush(o.fp);
+        if (cal_load_file(o.tmp, &p, why, sizeof why)) {
+            ss_out_abort(&o);
+            return ss_errf(err, errlen, "the merged profile does not load: %s", why);
+        }
+    }
+    return ss_out_commit(&o, err, errlen);
+}
+
+static int sub_merge(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"name", required_argument, NULL, 'n'},
+        {"force", no_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *out = NULL, *name = NULL;
+    int force = 0, c;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+        if (c == 'o')
+            out = optarg;
+        else if (c == 'n')
+            name = optarg;
+        else if (c == 'f')
+            force = 1;
+        else if (c == 'h') {
+            usage_merge(stdout);
+            return 0;
+        } else {
+            usage_merge(stderr);
+            return 2;
+        }
+    }
+    if (!out || argc - optind < 2) {
+        usage_merge(stderr);
+        return 2;
+    }
+    char err[SS_ERRLEN];
+    cJSON *base = NULL, *merged = NULL;
+    size_t n = (size_t)(argc - optind - 1);
+    cJSON **frag = ss_xcalloc(n, sizeof *frag);
+    int rc = 2;
+    if (prof_load(argv[optind], &base, NULL, err, sizeof err))
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        if (prof_read_fragment(argv[optind + 1 + (int)i], &frag[i], err, sizeof err))
+            goto out;
+    if (prof_merge(base, frag, (const char *const *)argv + optind + 1, n, name, force, &merged, err,
+                   sizeof err) ||
+        write_merged(merged, out, err, sizeof err))
+        goto out;
+    rc = 0;
+out:
+    if (rc)
+        fprintf(stderr, "sharesim profile merge: %s\n", err);
+    for (size_t i = 0; i < n; i++)
+        cJSON_Delete(frag[i]);
+    free(frag);
+    cJSON_Delete(base);
+    cJSON_Delete(merged);
+    return rc;
+}
+
+/* ---- match ---- */
+
+static void usage_match(FILE *fp)
+{
+    fprintf(fp, "usage: sharesim profile match DEVICE\n\n"
+                "Prints the name of the shipped profile for a CUDA device name as the driver\n"
+                "reports it (e.g. \"NVIDIA H100 80GB HBM3\"); exit 2 when none matches.\n");
+}
+
+static int sub_match(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'h') {
+            usage_match(stdout);
+            return 0;
+        }
+        usage_match(stderr);
+        return 2;
+    }
+    if (optind != argc - 1) {
+        usage_match(stderr);
+        return 2;
+    }
+    char name[128], err[SS_ERRLEN];
+    if (prof_find_device(argv[optind], name, sizeof name, err, sizeof err)) {
+        fprintf(stderr, "sharesim profile match: %s\n", err);
+        return 2;
+    }
+    printf("%s\n", name);
+    return 0;
+}
+
+static void usage(FILE *fp)
+{
+    fprintf(fp, "usage: sharesim profile SUBCOMMAND [options]   (SUBCOMMAND --help for details)\n\n"
+                "  list                         shipped and measured profiles\n"
+                "  show GPU                     a profile as a table with sources\n"
+                "  diff A B                     what changed from A to B\n"
+                "  merge BASE MEASURED... -o OUT  make a measured profile from kernels/ output\n"
+                "  match DEVICE                 the shipped profile for a CUDA device name\n\n"
+                "GPU is a profile name or alias (sharesim profile list) or a path to a .json.\n");
+}
+
+int cmd_profile(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } subs[] = {
+        {"list", sub_list},   {"show", sub_show},   {"diff", sub_diff},
+        {"merge", sub_merge}, {"match", sub_match},
+    };
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof subs / sizeof *subs; i++)
+        if (strcmp(argv[1], subs[i].name) == 0)
+            return subs[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "sharesim profile: unknown subcommand \"%s\"\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,600 @@
+/*
+ * sharesim sweep — runs a scenario over a grid of parameter values (sweep.h),
+ * one forked worker process per point, at most --jobs at a time.
+ *
+ * Order of work, so that a mistake costs nothing and an interruption loses
+ * nothing finished:
+ *   1. every point is built and validated (bad path or value: exit 2, nothing
+ *      written);
+ *   2. existing point files are checked: a point already done is skipped, a file
+ *      left by a different sweep is an error (exit 2, nothing written);
+ *   3. the points left run in workers; each writes its own files atomically;
+ *   4. sweep.csv is assembled from the point files in point order, so it is the
+ *      same bytes whatever --jobs was and whichever run computed which point;
+ *   5. the plot, if gnuplot is there.
+ * On SIGINT/SIGTERM the parent kills its workers (whose own handlers remove
+ * their temporaries), removes its own and exits 128 + signal.
+ */
+#include "cli/cli.h"
+#include "tools/sweep.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SW_MAX_JOBS 1024
+#define SW_MAX_DIR 3800 /* leaves room for "/points/<id>.json.tmp.<pid>" in 4096 */
+
+struct sweep_cmd {
+    const char *scenario_path;
+    const char *dir;
+    struct sw_grid grid;
+    struct sw_opts opts;
+    struct scenario base; /* the scenario as given; base.json is the document points modify */
+    uint64_t *hash;       /* per point */
+    long *todo;           /* point indices still to run, ascending */
+    long n_todo;
+    long n_skipped;
+    int jobs;
+    int plot;
+    int quiet;
+};
+
+/*
+ * Live children (workers, gnuplot) for the signal handler; 0 = free slot.
+ * Changed only while SIGINT/SIGTERM are blocked, so the handler never sees a
+ * pid that is half recorded.
+ */
+static pid_t *g_kids;
+static int g_nkids;
+
+static void on_parent_signal(int sig)
+{
+    for (int i = 0; i < g_nkids; i++)
+        if (g_kids[i] > 0)
+            kill(g_kids[i], SIGTERM);
+    for (int i = 0; i < g_nkids; i++)
+        if (g_kids[i] > 0)
+            waitpid(g_kids[i], NULL, 0);
+    ss_out_abort_all_signal_safe();
+    _exit(128 + sig);
+}
+
+static void install_parent_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_parent_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+static void block_signals(sigset_t *old)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGINT);
+    sigaddset(&s, SIGTERM);
+    sigprocmask(SIG_BLOCK, &s, old);
+}
+
+static void set_kid(int slot, pid_t pid)
+{
+    sigset_t old;
+    block_signals(&old);
+    g_kids[slot] = pid;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: sharesim sweep SCENARIO --set PATH=VALUES [--set …] --out DIR [--jobs N]\n"
+            "                      [--replications R] [--seed N] [--no-slowdown] [--no-plot]\n"
+            "                      [--quiet]\n\n"
+            "Runs the scenario at every point of the grid of --set values (Cartesian product)\n"
+            "and collects the results.\n\n"
+            "  --set PATH=VALUES  PATH is a dotted JSON path with 0-based array indices\n"
+            "                     (tenants.0.arrival.rate_per_s, strategies.1.slice_ms, gpus);\n"
+            "                     VALUES is v1,v2,… (JSON scalars; text that is not JSON is a\n"
+            "                     string) and/or start:stop:step ranges (inclusive, value i =\n"
+            "                     start + i·step). A missing last key is created and validated\n"
+            "                     by the scenario loader. Repeat for more axes; the first --set\n"
+            "                     varies slowest in the point numbering.\n"
+            "  --out DIR          DIR/points/<id>.json (the `run --json` result plus a \"sweep\"\n"
+            "                     object), DIR/points/<id>.csv, DIR/points/index.csv (id →\n"
+            "                     values), DIR/sweep.csv (point, swept values, `run --csv`\n"
+            "                     columns) and DIR/sweep.png (p99 vs the first --set; needs\n"
+            "                     gnuplot on PATH)\n"
+            "  --jobs N           worker processes (default: online cores); results do not\n"
+            "                     depend on N\n"
+            "  --replications R   override the scenario's replications\n"
+            "  --seed N           override the scenario's seed (the same for every point)\n"
+            "  --no-slowdown      as `sharesim run --no-slowdown`\n"
+            "  --no-plot          do not draw DIR/sweep.png\n"
+            "  --quiet            no p99 table on stdout\n"
+            "Rerunning with the same arguments skips the points already in DIR.\n"
+            "exit: 0 ok, 2 bad input or a point failed, 130/143 interrupted\n");
+}
+
+static int bad(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "sharesim sweep: ");
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    return -1;
+}
+
+/* 0 ok, 1 --help shown, -1 bad arguments (message printed). */
+static int parse_args(int argc, char **argv, struct sweep_cmd *c)
+{
+    static const struct option opts[] = {
+        {"set", required_argument, 0, 'S'},  {"out", required_argument, 0, 'o'},
+        {"jobs", required_argument, 0, 'j'}, {"replications", required_argument, 0, 'r'},
+        {"seed", required_argument, 0, 's'}, {"no-slowdown", no_argument, 0, 'n'},
+        {"no-plot", no_argument, 0, 'P'},    {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
+    char err[SS_ERRLEN];
+    long v, cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int ch;
+    c->jobs = cores < 1 ? 1 : cores > SW_MAX_JOBS ? SW_MAX_JOBS : (int)cores;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "S:o:j:r:s:qh", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'S':
+            if (sw_grid_add(&c->grid, optarg, err, sizeof err))
+                return bad("%s", err);
+            break;
+        case 'o':
+            c->dir = optarg;
+            break;
+        case 'j':
+            if (cli_parse_long(optarg, 1, SW_MAX_JOBS, &v))
+                return bad("--jobs: expected 1..1024, got \"%s\"", optarg);
+            c->jobs = (int)v;
+            break;
+        case 'r':
+            if (cli_parse_long(optarg, 1, 10000, &v))
+                return bad("--replications: expected 1..10000, got \"%s\"", optarg);
+            c->opts.replications = (int)v;
+            break;
+        case 's':
+            if (cli_parse_long(optarg, 0, 4294967295L, &v))
+                return bad("--seed: expected an integer in [0, 2^32-1], got \"%s\"", optarg);
+            c->opts.seed = v;
+            break;
+        case 'n':
+            c->opts.slowdown = 0;
+            break;
+        case 'P':
+            c->plot = 0;
+            break;
+        case 'q':
+            c->quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 1;
+        default:
+            usage(stderr);
+            return -1;
+        }
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return -1;
+    }
+    c->scenario_path = argv[optind];
+    if (c->grid.n_axes == 0)
+        return bad("%s", "expected at least one --set PATH=VALUES");
+    if (!c->dir || !*c->dir)
+        return bad("%s", "expected --out DIR");
+    if (strlen(c->dir) > SW_MAX_DIR)
+        return bad("--out: path longer than %s characters", "3800");
+    return 0;
+}
+
+/* Steps 1 and 2: validate every point, then sort them into skipped and to-run. */
+static int prepare(struct sweep_cmd *c)
+{
+    char err[SS_ERRLEN];
+    long n = c->grid.n_points;
+    if (scn_load(c->scenario_path, &c->base, err, sizeof err)) {
+        fprintf(stderr, "sharesim sweep: %s\n", err);
+        return -1;
+    }
+    c->hash = ss_xcalloc((size_t)n, sizeof *c->hash);
+    c->todo = ss_xcalloc((size_t)n, sizeof *c->todo);
+    for (long i = 0; i < n; i++) {
+        struct scenario sc;
+        if (sw_point_load(&c->grid, c->base.json, c->scenario_path, &c->opts, i, &sc, &c->hash[i],
+                          err, sizeof err)) {
+            fprintf(stderr, "sharesim sweep: %s\n", err);
+            return -1;
+        }
+        scn_free(&sc);
+    }
+    for (long i = 0; i < n; i++) {
+        enum sw_state st = sw_point_state(&c->grid, c->dir, i, c->hash[i]);
+        if (st == SW_STALE) {
+            char path[4096];
+            sw_point_file(&c->grid, c->dir, i, "json", path, sizeof path);
+            fprintf(stderr,
+                    "sharesim sweep: %s was written by a different sweep (other scenario, values, "
+                    "seed or replications); use another --out directory or remove it\n",
+                    path);
+            return -1;
+        }
+        if (st == SW_DONE)
+            c->n_skipped++;
+        else
+            c->todo[c->n_todo++] = i;
+    }
+    return 0;
+}
+
+/* Runs in the forked worker: one point, its files, done. */
+static int worker(const struct sweep_cmd *c, long idx)
+{
+    struct scenario sc;
+    uint64_t h;
+    char err[SS_ERRLEN];
+    if (sw_point_load(&c->grid, c->base.json, c->scenario_path, &c->opts, idx, &sc, &h, err,
+                      sizeof err)) {
+        fprintf(stderr, "sharesim sweep: %s\n", err);
+        return 2;
+    }
+    SS_ASSERT(h == c->hash[idx]);
+    int rc = sw_point_run(&c->grid, c->dir, idx, &sc, &c->opts, h, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "sharesim sweep: %s\n", err);
+    scn_free(&sc);
+    return rc ? 2 : 0;
+}
+
+static void progress(const struct sweep_cmd *c, long ran, double t0)
+{
+    long total = c->grid.n_points, done = c->n_skipped + ran;
+    const int width = 30;
+    int fill = (int)((double)width * (double)done / (double)total);
+    char eta[32] = "--:--";
+    if (ran > 0) {
+        double s = (now_s() - t0) / (double)ran * (double)(c->n_todo - ran);
+        snprintf(eta, sizeof eta, "%ld:%02ld", (long)s / 60, (long)s % 60);
+    }
+    fputs("\rsweep [", stderr);
+    for (int i = 0; i < width; i++)
+        fputc(i < fill ? '#' : '.', stderr);
+    fprintf(stderr, "] %ld/%ld points, ETA %s ", done, total, eta);
+}
+
+static long launch(const struct sweep_cmd *c, int slot, long idx, long *slot_point)
+{
+    sigset_t old;
+    fflush(stdout);
+    fflush(stderr);
+    block_signals(&old);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* The worker's own handlers remove its temporaries; signals stay blocked until
+         * they are in place. */
+        cli_install_signal_handlers();
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        exit(worker(c, idx));
+    }
+    if (pid > 0) {
+        g_kids[slot] = pid;
+        slot_point[slot] = idx;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return pid;
+}
+
+static void report_failure(const struct sweep_cmd *c, long idx, int status)
+{
+    char id[32];
+    sw_point_id(&c->grid, idx, id, sizeof id);
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "sharesim sweep: point %s: worker killed by signal %d\n", id,
+                WTERMSIG(status));
+    else
+        fprintf(stderr, "sharesim sweep: point %s: worker exited with status %d\n", id,
+                WEXITSTATUS(status));
+}
+
+/* Step 3. Returns the number of points that failed. */
+static long run_pool(const struct sweep_cmd *c, int jobs)
+{
+    long *slot_point = ss_xcalloc((size_t)jobs, sizeof *slot_point);
+    long next = 0, ran = 0, failed = 0;
+    int active = 0, tty = cli_stderr_is_tty();
+    double t0 = now_s();
+    if (tty)
+        progress(c, 0, t0);
+    while (active > 0 || (next < c->n_todo && !failed)) {
+        for (int slot = 0; slot < jobs && next < c->n_todo && !failed; slot++) {
+            if (g_kids[slot])
+                continue;
+            if (launch(c, slot, c->todo[next], slot_point) < 0) {
+                fprintf(stderr, "sharesim sweep: fork: %s\n", strerror(errno));
+                failed++;
+                break;
+            }
+            next++;
+            active++;
+        }
+        if (active == 0)
+            break;
+        int status;
+        pid_t pid = waitpid(-1, &status, 0);
+        if (pid < 0) {
+            if (errno == EINTR)
+                continue;
+            SS_FATAL("waitpid: %s with %d workers active", strerror(errno), active);
+        }
+        int slot = 0;
+        while (slot < jobs && g_kids[slot] != pid)
+            slot++;
+        if (slot == jobs)
+            continue; /* not one of ours */
+        set_kid(slot, 0);
+        active--;
+        ran++;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            if (tty)
+                fputc('\n', stderr);
+            report_failure(c, slot_point[slot], status);
+            failed++;
+        }
+        if (tty)
+            progress(c, ran, t0);
+    }
+    if (tty)
+        fprintf(stderr, "\r%*s\r", 70, "");
+    free(slot_point);
+    return failed;
+}
+
+/* An executable called name in a PATH directory. */
+static int on_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    char buf[4096];
+    while (path && *path) {
+        const char *colon = strchr(path, ':');
+        int len = colon ? (int)(colon - path) : (int)strlen(path);
+        snprintf(buf, sizeof buf, "%.*s/%s", len ? len : 1, len ? path : ".", name);
+        if (access(buf, X_OK) == 0)
+            return 1;
+        path = colon ? colon + 1 : NULL;
+    }
+    return 0;
+}
+
+/* dir/rel if readable, made absolute (gnuplot runs in DIR, not here). */
+static int try_script(const char *dir, const char *rel, char *out, size_t n)
+{
+    char cwd[PATH_MAX];
+    if (dir[0] == '/')
+        snprintf(out, n, "%s/%s", dir, rel);
+    else if (getcwd(cwd, sizeof cwd))
+        snprintf(out, n, "%s/%s/%s", cwd, dir, rel);
+    else
+        return 0;
+    return access(out, R_OK) == 0;
+}
+
+/*
+ * scripts/sweep.gp: $SHARESIM_SCRIPTS, else next to the executable (build/sharesim
+ * and build/asan/sharesim both sit below the repository root), else ./scripts.
+ */
+static int find_script(char *out, size_t n)
+{
+    const char *env = getenv("SHARESIM_SCRIPTS");
+    char exe[PATH_MAX];
+    if (env && *env && try_script(env, "sweep.gp", out, n))
+        return 1;
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        for (int up = 0; up < 4; up++) {
+            char *slash = strrchr(exe, '/');
+            if (!slash || slash == exe)
+                break;
+            *slash = '\0';
+            if (try_script(exe, "scripts/sweep.gp", out, n))
+                return 1;
+        }
+    }
+    return try_script(".", "scripts/sweep.gp", out, n);
+}
+
+/*
+ * Step 5. gnuplot runs in DIR (so the script sees plain file names) and writes
+ * the temporary of an ss_out, which is renamed only when gnuplot succeeds.
+ */
+static void plot(const struct sweep_cmd *c)
+{
+    char script[2 * PATH_MAX], png[4096], err[SS_ERRLEN];
+    if (!on_path("gnuplot")) {
+        fprintf(stderr, "sharesim sweep: gnuplot not found on PATH; skipped %s/sweep.png\n",
+                c->dir);
+        return;
+    }
+    if (!find_script(script, sizeof script)) {
+        fprintf(stderr, "sharesim sweep: scripts/sweep.gp not found; skipped %s/sweep.png\n",
+                c->dir);
+        return;
+    }
+    struct ss_out o;
+    snprintf(png, sizeof png, "%s/sweep.png", c->dir);
+    if (ss_out_open(&o, png, err, sizeof err)) {
+        fprintf(stderr, "sharesim sweep: %s\n", err);
+        return;
+    }
+    const char *tmp = strrchr(o.tmp, '/') ? strrchr(o.tmp, '/') + 1 : o.tmp;
+    sigset_t old;
+    fflush(stdout);
+    fflush(stderr);
+    block_signals(&old);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        if (chdir(c->dir) == 0)
+            execlp("gnuplot", "gnuplot", "-c", script, "sweep.csv", tmp, (char *)NULL);
+        _exit(127);
+    }
+    if (pid > 0)
+        g_kids[0] = pid;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    int status = 0;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    set_kid(0, 0);
+    struct stat st;
+    if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(o.tmp, &st) == 0 &&
+        st.st_size > 0) {
+        if (ss_out_commit(&o, err, sizeof err))
+            fprintf(stderr, "sharesim sweep: %s\n", err);
+        else
+            fprintf(stderr, "sharesim sweep: wrote %s\n", png);
+    } else {
+        ss_out_abort(&o);
+        fprintf(stderr, "sharesim sweep: gnuplot failed; %s not written\n", png);
+    }
+}
+
+/* The p99 of every point × strategy × tenant, read back from the point files. */
+static void print_table(const struct sweep_cmd *c)
+{
+    const struct sw_grid *g = &c->grid;
+    int wid = sw_id_width(g) + 1, wstrat = 8;
+    int waxis[SW_MAX_AXES], coords[SW_MAX_AXES];
+    for (int a = 0; a < g->n_axes; a++) {
+        waxis[a] = (int)strlen(g->axes[a].path);
+        for (int v = 0; v < g->axes[a].n_values; v++)
+            if ((int)strlen(g->axes[a].labels[v]) > waxis[a])
+                waxis[a] = (int)strlen(g->axes[a].labels[v]);
+    }
+    for (int k = 0; k < c->base.n_strategies; k++)
+        if ((int)strlen(c->base.strategies[k].name) > wstrat)
+            wstrat = (int)strlen(c->base.strategies[k].name);
+    printf("p99 latency, ms (every figure: %s/sweep.csv)\n%-*s", c->dir, wid, "point");
+    for (int a = 0; a < g->n_axes; a++)
+        printf("  %-*s", waxis[a], g->axes[a].path);
+    printf("  %-*s", wstrat, "strategy");
+    for (int i = 0; i < c->base.n_tenants; i++)
+        printf(" %9s", c->base.tenants[i].name);
+    putchar('\n');
+    for (long p = 0; p < g->n_points; p++) {
+        char path[4096], id[32], *text;
+        sw_point_file(g, c->dir, p, "json", path, sizeof path);
+        sw_point_id(g, p, id, sizeof id);
+        sw_point_coords(g, p, coords);
+        if (ss_read_file(path, 64u << 20, &text, NULL, NULL, 0))
+            continue;
+        cJSON *doc = cJSON_Parse(text);
+        free(text);
+        const cJSON *s;
+        cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+        {
+            printf("%-*s", wid, id);
+            for (int a = 0; a < g->n_axes; a++)
+                printf("  %-*s", waxis[a], g->axes[a].labels[coords[a]]);
+            printf("  %-*s", wstrat, cJSON_GetStringValue(cJSON_GetObjectItem(s, "name")));
+            const cJSON *t;
+            cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
+            {
+                const cJSON *p99 = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "latency_ms"), "p99");
+                if (cJSON_IsNumber(p99))
+                    printf(" %9.3f", p99->valuedouble);
+                else
+                    printf(" %9s", "-");
+            }
+            putchar('\n');
+        }
+        cJSON_Delete(doc);
+    }
+}
+
+/* Steps 3 to 5, once the points are validated and DIR is ready. */
+static int execute(struct sweep_cmd *c)
+{
+    char err[SS_ERRLEN];
+    int jobs = c->n_todo < c->jobs ? (int)(c->n_todo > 0 ? c->n_todo : 1) : c->jobs;
+    fprintf(stderr,
+            "sharesim sweep: %ld points, %ld already done (skipped), %ld to run with %d %s\n",
+            c->grid.n_points, c->n_skipped, c->n_todo, jobs, jobs == 1 ? "job" : "jobs");
+    g_kids = ss_xcalloc((size_t)jobs, sizeof *g_kids);
+    g_nkids = jobs;
+    install_parent_handlers();
+    long failed = run_pool(c, jobs);
+    if (failed) {
+        fprintf(stderr,
+                "sharesim sweep: %ld point%s failed; the finished ones are kept in %s/points, "
+                "rerun to retry\n",
+                failed, failed == 1 ? "" : "s", c->dir);
+        return 2;
+    }
+    long rows;
+    if (sw_write_csv(&c->grid, c->dir, &rows, err, sizeof err)) {
+        fprintf(stderr, "sharesim sweep: %s\n", err);
+        return 2;
+    }
+    fprintf(stderr, "sharesim sweep: wrote %s/sweep.csv (%ld rows)\n", c->dir, rows);
+    if (c->plot)
+        plot(c);
+    if (!c->quiet)
+        print_table(c);
+    return 0;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    struct sweep_cmd c;
+    char err[SS_ERRLEN];
+    memset(&c, 0, sizeof c);
+    sw_grid_init(&c.grid);
+    c.opts = (struct sw_opts){0, -1, 1};
+    c.plot = 1;
+    int rc = parse_args(argc, argv, &c);
+    if (rc == 0) {
+        if (prepare(&c))
+            rc = 2;
+        else if (sw_make_dirs(c.dir, err, sizeof err) ||
+                 sw_write_index(&c.grid, c.dir, err, sizeof err)) {
+            fprintf(stderr, "sharesim sweep: %s\n", err);
+            rc = 2;
+        } else {
+            rc = execute(&c);
+        }
+    } else {
+        rc = rc > 0 ? 0 : 2;
+    }
+    g_nkids = 0;
+    free(g_kids);
+    g_kids = NULL;
+    free(c.hash);
+    free(c.todo);
+    scn_free(&c.base);
+    sw_grid_free(&c.grid);
+    return rc;
+}

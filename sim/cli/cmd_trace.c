@@ -1,0 +1,517 @@
+/*
+ * cmd_trace — `sharesim trace SUBCOMMAND`: work with request traces. Subcommands are rows of
+ * the table below, each with the signature of main(); `stats` describes a trace file
+ * (tracestats.h); `gen` writes a `sharesim`-format trace from an arrival and a work spec, drawn
+ * by the same code (tenant.h) and the same random stream a run uses, so a generated trace
+ * replayed is the synthetic tenant's arrivals. Exit codes: 0 ok, 2 bad input or usage.
+ */
+#include "cli/cli.h"
+#include "core/engine.h"
+#include "base/jsonv.h"
+#include "core/scenario.h"
+#include "core/tenant.h"
+#include "io/trace.h"
+#include "io/tracestats.h"
+#include "base/util.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int trace_stats(int argc, char **argv);
+static int trace_gen(int argc, char **argv);
+
+static const struct cli_command subcommands[] = {
+    {"stats", "count, rate, inter-arrival CV and token percentiles of a trace", trace_stats},
+    {"gen", "write a sharesim trace (time_s,work_ms) from an arrival and a work spec", trace_gen},
+    {NULL, NULL, NULL},
+};
+
+static void trace_usage(FILE *fp)
+{
+    fprintf(fp, "usage: sharesim trace SUBCOMMAND [options]   (SUBCOMMAND --help for details)\n\n"
+                "subcommands:\n");
+    for (const struct cli_command *c = subcommands; c->name; c++)
+        fprintf(fp, "  %-8s %s\n", c->name, c->summary);
+    fprintf(fp, "\ntrace formats: azure-llm, openb, sharesim (see docs/traces.md)\n");
+}
+
+int cmd_trace(int argc, char **argv)
+{
+    if (argc < 2) {
+        trace_usage(stderr);
+        return SS_EXIT_BADINPUT;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        trace_usage(stdout);
+        return SS_EXIT_OK;
+    }
+    for (const struct cli_command *c = subcommands; c->name; c++)
+        if (strcmp(argv[1], c->name) == 0)
+            return c->fn(argc - 1, argv + 1);
+    fprintf(stderr, "sharesim trace: unknown subcommand \"%s\"\n", argv[1]);
+    trace_usage(stderr);
+    return SS_EXIT_BADINPUT;
+}
+
+/* ---- stats ---- */
+
+static void stats_usage(FILE *fp)
+{
+    fprintf(fp, "usage: sharesim trace stats FILE --format FORMAT [options]\n\n"
+                "Reads a trace once (streamed, constant memory) and prints its request count,\n"
+                "span, mean rate, inter-arrival mean and CV, token percentiles and work_ms.\n\n"
+                "  -f, --format F      azure-llm | openb | sharesim (required)\n"
+                "  -s, --time-scale X  multiply every inter-arrival time by X (2 = twice as slow)\n"
+                "  -n, --limit N       only the first N records\n"
+                "  -j, --json          print a JSON object instead of text\n"
+                "  -h, --help          this help\n\n"
+                "rate_per_s = (count - 1) / duration_s; ia_cv is the population standard\n"
+                "deviation of the gaps over their mean; percentiles interpolate linearly.\n"
+                "Exit codes: 0 ok, 2 bad input (the message names file:line:column).\n");
+}
+
+static int parse_double_opt(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(x))
+        return -1;
+    *out = x;
+    return 0;
+}
+
+static int parse_count_opt(const char *s, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (end == s || *end || errno || x < 0)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+static void text_num(const char *label, double x)
+{
+    if (isnan(x))
+        printf("%-14s n/a\n", label);
+    else
+        printf("%-14s %.7g\n", label, x);
+}
+
+static void text_counts(const char *label, const struct trs_counts *c)
+{
+    printf("%-14s mean %.6g  p50 %.6g  p90 %.6g  p99 %.6g  min %lld  max %lld%s\n", label, c->mean,
+           c->p50, c->p90, c->p99, c->min, c->max,
+           c->exact ? "" : "  (percentiles within 1.6%: values above 65535)");
+}
+
+static void print_text(const char *path, const struct tr_opts *o, const struct trs_summary *s)
+{
+    printf("%-14s %s\n", "trace", path);
+    printf("%-14s %s\n", "format", tr_format_name(s->fmt));
+    if (o->time_scale != 1.0)
+        printf("%-14s %.7g\n", "time_scale", o->time_scale);
+    if (o->limit > 0)
+        printf("%-14s %lld\n", "limit", o->limit);
+    printf("%-14s %lld\n", s->fmt == TR_OPENB ? "pods" : "requests", s->count);
+    text_num("first_s", s->first_s);
+    text_num("last_s", s->last_s);
+    text_num("duration_s", s->duration_s);
+    text_num("rate_per_s", s->rate_per_s);
+    text_num("ia_mean_s", s->ia_mean_s);
+    text_num("ia_cv", s->ia_cv);
+    text_num("ia_max_s", s->ia_max_s);
+    if (s->input_tokens.n)
+        text_counts("input_tokens", &s->input_tokens);
+    if (s->output_tokens.n)
+        text_counts("output_tokens", &s->output_tokens);
+    if (s->work_n)
+        printf("%-14s mean %.6g  cv %.4g  min %.6g  max %.6g\n", "work_ms", s->work_mean_ms,
+               s->work_cv, s->work_min_ms, s->work_max_ms);
+    if (s->fmt == TR_OPENB) {
+        printf("%-14s %lld (%lld share one GPU: gpu_milli < 1000)\n", "gpu_pods", s->gpu_pods,
+               s->shared_gpu_pods);
+        text_num("mean_gpus", s->mean_gpus);
+        text_num("mean_life_s", s->mean_lifetime_s);
+    }
+}
+
+static void json_num(cJSON *o, const char *key, double x)
+{
+    if (isfinite(x))
+        cJSON_AddNumberToObject(o, key, x);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+static void json_counts(cJSON *root, const char *key, const struct trs_counts *c)
+{
+    cJSON *o = cJSON_AddObjectToObject(root, key);
+    cJSON_AddNumberToObject(o, "n", (double)c->n);
+    json_num(o, "mean", c->mean);
+    json_num(o, "p50", c->p50);
+    json_num(o, "p90", c->p90);
+    json_num(o, "p99", c->p99);
+    cJSON_AddNumberToObject(o, "min", (double)c->min);
+    cJSON_AddNumberToObject(o, "max", (double)c->max);
+    cJSON_AddBoolToObject(o, "exact", c->exact);
+}
+
+static void print_json(const char *path, const struct tr_opts *o, const struct trs_summary *s)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "trace", path);
+    cJSON_AddStringToObject(root, "format", tr_format_name(s->fmt));
+    cJSON_AddNumberToObject(root, "time_scale", o->time_scale);
+    cJSON_AddNumberToObject(root, "limit", (double)o->limit);
+    cJSON_AddNumberToObject(root, "count", (double)s->count);
+    json_num(root, "first_s", s->first_s);
+    json_num(root, "last_s", s->last_s);
+    json_num(root, "duration_s", s->duration_s);
+    json_num(root, "rate_per_s", s->rate_per_s);
+    cJSON *ia = cJSON_AddObjectToObject(root, "interarrival_s");
+    json_num(ia, "mean", s->ia_mean_s);
+    json_num(ia, "cv", s->ia_cv);
+    json_num(ia, "max", s->ia_max_s);
+    if (s->input_tokens.n)
+        json_counts(root, "input_tokens", &s->input_tokens);
+    if (s->output_tokens.n)
+        json_counts(root, "output_tokens", &s->output_tokens);
+    if (s->work_n) {
+        cJSON *w = cJSON_AddObjectToObject(root, "work_ms");
+        cJSON_AddNumberToObject(w, "n", (double)s->work_n);
+        json_num(w, "mean", s->work_mean_ms);
+        json_num(w, "cv", s->work_cv);
+        json_num(w, "min", s->work_min_ms);
+        json_num(w, "max", s->work_max_ms);
+    }
+    if (s->fmt == TR_OPENB) {
+        cJSON *p = cJSON_AddObjectToObject(root, "pods");
+        cJSON_AddNumberToObject(p, "gpu", (double)s->gpu_pods);
+        cJSON_AddNumberToObject(p, "shared_gpu", (double)s->shared_gpu_pods);
+        json_num(p, "mean_gpus", s->mean_gpus);
+        json_num(p, "mean_lifetime_s", s->mean_lifetime_s);
+    }
+    char *txt = cJSON_Print(root);
+    puts(txt);
+    free(txt);
+    cJSON_Delete(root);
+}
+
+static int trace_stats(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'f'}, {"time-scale", required_argument, NULL, 's'},
+        {"limit", required_argument, NULL, 'n'},  {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    const char *format = NULL;
+    struct tr_opts opts = {1.0, 0};
+    int json = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "f:s:n:jh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            format = optarg;
+            break;
+        case 's':
+            if (parse_double_opt(optarg, &opts.time_scale) || !(opts.time_scale > 0)) {
+                fprintf(stderr,
+                        "sharesim trace stats: --time-scale \"%s\": expected a number > 0\n",
+                        optarg);
+                return SS_EXIT_BADINPUT;
+            }
+            break;
+        case 'n':
+            if (parse_count_opt(optarg, &opts.limit)) {
+                fprintf(stderr, "sharesim trace stats: --limit \"%s\": expected a count >= 0\n",
+                        optarg);
+                return SS_EXIT_BADINPUT;
+            }
+            break;
+        case 'j':
+            json = 1;
+            break;
+        case 'h':
+            stats_usage(stdout);
+            return SS_EXIT_OK;
+        default:
+            stats_usage(stderr);
+            return SS_EXIT_BADINPUT;
+        }
+    }
+    if (optind != argc - 1 || !format) {
+        fprintf(stderr, "sharesim trace stats: %s\n",
+                optind != argc - 1 ? "expected exactly one FILE" : "--format is required");
+        stats_usage(stderr);
+        return SS_EXIT_BADINPUT;
+    }
+    const char *path = argv[optind];
+    char err[SS_ERRLEN];
+    enum tr_format fmt;
+    struct trs_summary s;
+    if (tr_format_from_name(format, &fmt, err, sizeof err) ||
+        trs_summarize(path, fmt, &opts, &s, err, sizeof err)) {
+        fprintf(stderr, "sharesim trace stats: %s\n", err);
+        return SS_EXIT_BADINPUT;
+    }
+    if (json)
+        print_json(path, &opts, &s);
+    else
+        print_text(path, &opts, &s);
+    return SS_EXIT_OK;
+}
+
+/* ---- gen ---- */
+
+static void gen_usage(FILE *fp)
+{
+    fprintf(
+        fp,
+        "usage: sharesim trace gen --arrival JSON --work JSON (--count N | --duration-s T)\n"
+        "                          [--seed S] -o FILE\n"
+        "       sharesim trace gen --scenario FILE --tenant NAME (--count N | --duration-s T)\n"
+        "                          [--seed S] -o FILE\n\n"
+        "Draws arrivals and work exactly as `sharesim run` does and writes them as a sharesim\n"
+        "trace (header time_s,work_ms; times in s from 0, work in ms), atomically.\n\n"
+        "  -a, --arrival JSON    an arrival object as in a scenario, e.g.\n"
+        "                        '{\"process\": \"mmpp\", \"states\": [{\"rate_per_s\": 20,\n"
+        "                        \"mean_dwell_s\": 5}, {\"rate_per_s\": 1, \"mean_dwell_s\": "
+        "20}]}'\n"
+        "  -w, --work JSON       a work object, e.g. '{\"dist\": \"lognormal\", \"mean_ms\": 40,\n"
+        "                        \"cv\": 1}'\n"
+        "      --scenario FILE   take both from a tenant of a scenario instead (its seed and its\n"
+        "      --tenant NAME     index select the random stream: the file then holds exactly\n"
+        "                        that tenant's arrivals in replication 1 of `sharesim run`)\n"
+        "  -n, --count N         stop after N requests\n"
+        "  -d, --duration-s T    stop at the first arrival at or after T s\n"
+        "                        (one of the two is required unless arrivals replay a trace)\n"
+        "  -s, --seed S          random seed (default: the scenario's, else 1)\n"
+        "  -o, --output FILE     output file; - for stdout (required)\n"
+        "  -h, --help            this help\n\n"
+        "Numbers are written with the fewest digits (15 to 17) that a replay reads back as\n"
+        "the very time and work that were drawn.\n"
+        "Exit codes: 0 ok, 2 bad input.\n");
+}
+
+/*
+ * Writes v with the fewest significant digits (15..17) whose value, read back and divided by
+ * `div`, is exactly `target` — what a replay computes (time_s as is; work_ms / 1000) — so a
+ * generated trace replays the very numbers that were drawn. If no length does (about 2 % of
+ * work values: w·1000/1000 rounds away from w), v is written with 17 digits: exact for v,
+ * within an ulp of the drawn work for the replay.
+ */
+static void fmt_exact(char *buf, size_t n, double v, double div, double target)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) / div == target)
+            return;
+    }
+    snprintf(buf, n, "%.17g", v);
+}
+
+struct gen_opts {
+    const char *arrival, *work, *scenario, *tenant, *output;
+    long long count;
+    double duration_s;
+    long seed; /* < 0: default */
+};
+
+static int gen_fail(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "sharesim trace gen: ");
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    gen_usage(stderr);
+    return SS_EXIT_BADINPUT;
+}
+
+static int gen_parse_args(int argc, char **argv, struct gen_opts *g)
+{
+    enum { O_SCENARIO = 1000, O_TENANT };
+    static const struct option longopts[] = {
+        {"arrival", required_argument, NULL, 'a'},
+        {"work", required_argument, NULL, 'w'},
+        {"scenario", required_argument, NULL, O_SCENARIO},
+        {"tenant", required_argument, NULL, O_TENANT},
+        {"count", required_argument, NULL, 'n'},
+        {"duration-s", required_argument, NULL, 'd'},
+        {"seed", required_argument, NULL, 's'},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(g, 0, sizeof *g);
+    g->seed = -1;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "a:w:n:d:s:o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+            g->arrival = optarg;
+            break;
+        case 'w':
+            g->work = optarg;
+            break;
+        case O_SCENARIO:
+            g->scenario = optarg;
+            break;
+        case O_TENANT:
+            g->tenant = optarg;
+            break;
+        case 'n':
+            if (parse_count_opt(optarg, &g->count) || g->count < 1)
+                return gen_fail("--count \"%s\": expected an integer >= 1", optarg);
+            break;
+        case 'd':
+            if (parse_double_opt(optarg, &g->duration_s) || !(g->duration_s > 0))
+                return gen_fail("--duration-s \"%s\": expected a number of seconds > 0", optarg);
+            break;
+        case 's':
+            if (cli_parse_long(optarg, 0, 4294967295L, &g->seed))
+                return gen_fail("--seed \"%s\": expected an integer in [0, 2^32-1]", optarg);
+            break;
+        case 'o':
+            g->output = optarg;
+            break;
+        case 'h':
+            gen_usage(stdout);
+            return -1;
+        default:
+            gen_usage(stderr);
+            return SS_EXIT_BADINPUT;
+        }
+    }
+    if (optind != argc)
+        return gen_fail("unexpected argument \"%s\"", argv[optind]);
+    if (!g->output)
+        return gen_fail("%s", "-o FILE is required (- for stdout)");
+    int inline_spec = g->arrival || g->work;
+    if (inline_spec && (g->scenario || g->tenant))
+        return gen_fail("%s", "give --arrival and --work, or --scenario and --tenant, not both");
+    if (inline_spec && !(g->arrival && g->work))
+        return gen_fail("%s", "--arrival and --work go together");
+    if (!inline_spec && !(g->scenario && g->tenant))
+        return gen_fail("%s", "expected --arrival and --work, or --scenario and --tenant");
+    return 0;
+}
+
+/* Parses --arrival/--work into *cfg; -1 with a message. */
+static int gen_inline_cfg(const struct gen_opts *g, cJSON **docs, struct tenant_cfg *cfg, char *err,
+                          size_t errlen)
+{
+    static const char *const file = "(command line)";
+    struct jv j = {file, err, errlen};
+    const char *text[2] = {g->arrival, g->work};
+    const char *what[2] = {"--arrival", "--work"};
+    for (int k = 0; k < 2; k++) {
+        j.file = what[k];
+        docs[k] = jv_parse(&j, text[k], strlen(text[k]));
+        if (!docs[k])
+            return -1;
+    }
+    snprintf(cfg->name, sizeof cfg->name, "gen");
+    return scn_parse_stream(file, docs[0], "--arrival", docs[1], "--work", cfg, err, errlen);
+}
+
+/* Draws and writes the trace; returns the number of requests (or -1 on a write error). */
+static long long gen_write(FILE *fp, struct tenant_rt *t, const struct gen_opts *g, double *last)
+{
+    char tb[40], wb[40];
+    double now = 0, tn, w;
+    long long n = 0;
+    fprintf(fp, "time_s,work_ms\n");
+    while ((g->count == 0 || n < g->count) && ten_next(t, now, &tn, &w)) {
+        if (g->duration_s > 0 && tn >= g->duration_s)
+            break;
+        fmt_exact(tb, sizeof tb, tn, 1.0, tn);
+        fmt_exact(wb, sizeof wb, w * 1e3, 1e3, w);
+        if (fprintf(fp, "%s,%s\n", tb, wb) < 0)
+            return -1;
+        now = tn;
+        n++;
+    }
+    *last = now;
+    return n;
+}
+
+static int trace_gen(int argc, char **argv)
+{
+    struct gen_opts g;
+    int rc = gen_parse_args(argc, argv, &g);
+    if (rc)
+        return rc < 0 ? SS_EXIT_OK : rc;
+    char err[SS_ERRLEN];
+    struct scenario sc;
+    struct tenant_cfg inline_cfg;
+    const struct tenant_cfg *cfg;
+    cJSON *docs[2] = {NULL, NULL};
+    uint64_t seed = 1;
+    int index = 0;
+    memset(&sc, 0, sizeof sc);
+    memset(&inline_cfg, 0, sizeof inline_cfg);
+    rc = SS_EXIT_BADINPUT;
+    if (g.scenario) {
+        if (scn_load(g.scenario, &sc, err, sizeof err))
+            goto fail;
+        index = scn_tenant_index(&sc, g.tenant);
+        if (index < 0) {
+            ss_errf(err, sizeof err, "%s: no tenant named \"%s\"", g.scenario, g.tenant);
+            goto fail;
+        }
+        cfg = &sc.tenants[index];
+        seed = sc.seed;
+    } else {
+        if (gen_inline_cfg(&g, docs, &inline_cfg, err, sizeof err))
+            goto fail;
+        cfg = &inline_cfg;
+    }
+    if (g.seed >= 0)
+        seed = (uint64_t)g.seed;
+    if (cfg->arrival.kind == ARR_SATURATED) {
+        ss_errf(err, sizeof err, "a saturated tenant has no arrival times to write");
+        goto fail;
+    }
+    if (cfg->arrival.kind != ARR_TRACE && g.count == 0 && g.duration_s == 0) {
+        ss_errf(err, sizeof err,
+                "--count N or --duration-s T is required (the arrivals never end)");
+        goto fail;
+    }
+    struct ss_out out;
+    if (ss_out_open(&out, g.output, err, sizeof err))
+        goto fail;
+    struct tenant_rt t;
+    memset(&t, 0, sizeof t);
+    ten_init(&t, cfg, g.scenario, seed, index, 0);
+    double last = 0;
+    long long n = gen_write(out.fp, &t, &g, &last);
+    ten_free(&t);
+    if (n < 0) {
+        ss_out_abort(&out);
+        ss_errf(err, sizeof err, "%s: write failed", g.output);
+        goto fail;
+    }
+    if (ss_out_commit(&out, err, sizeof err))
+        goto fail;
+    fprintf(stderr, "sharesim trace gen: %lld requests, last arrival at %.6g s -> %s\n", n, last,
+            g.output);
+    rc = SS_EXIT_OK;
+    goto done;
+fail:
+    fprintf(stderr, "sharesim trace gen: %s\n", err);
+done:
+    scn_tenant_free(&inline_cfg);
+    cJSON_Delete(docs[0]);
+    cJSON_Delete(docs[1]);
+    if (g.scenario)
+        scn_free(&sc);
+    return rc;
+}

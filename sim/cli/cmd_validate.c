@@ -1,0 +1,186 @@
+/*
+ * sharesim validate — runs the grid of exactly solvable configurations
+ * (validate.h) and prints the comparison table; --json and --markdown write it to
+ * files atomically. Exit 0 when every row passes, 1 when any fails, 2 on bad usage
+ * or an output that cannot be written.
+ */
+#include "cli/cli.h"
+#include "base/util.h"
+#include "tools/validate.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: sharesim validate [--quick] [--json FILE|-] [--markdown FILE|-] [--jobs N]\n"
+            "                         [--seed N] [--quiet]\n\n"
+            "Runs configurations with exact queueing answers through the simulator and compares:\n"
+            "M/M/c FIFO (c = 1, 2, 4, 7, 8, 16; rho = 0.3 ... 0.95: mean wait, mean and p99\n"
+            "sojourn vs Erlang C), M/G/1 processor sharing (mean sojourn E[S]/(1-rho) for\n"
+            "exponential, deterministic and lognormal work), time-slicing with zero switch cost\n"
+            "(mean sojourn = M/M/1 at the combined load) and saturated time-slicing (throughput\n"
+            "and utilization q/(q+s), switch overhead s/(q+s)). Each configuration runs R\n"
+            "independent replications; a row passes when the 95%% CI of the mean covers the\n"
+            "exact value or the relative error is under 1%%.\n\n"
+            "  --quick          reduced grid and run lengths (seconds; the CI check)\n"
+            "  --json FILE      write the table as JSON (values in s, 1/s, fractions); - = stdout\n"
+            "  --markdown FILE  write the table as Markdown (results/validation.md); - = stdout\n"
+            "  --jobs N         run replications in N worker processes (same output for any N)\n"
+            "  --seed N         base seed (default 1)\n"
+            "  --quiet          no table on stdout\n"
+            "exit: 0 every row passes, 1 a row fails, 2 bad usage or output error\n");
+}
+
+/* Writes the report into an output opened before the run, and commits it. */
+static int write_report(struct ss_out *o, const struct val_report *r, int markdown,
+                        const char *command)
+{
+    char err[SS_ERRLEN];
+    if (markdown) {
+        val_print_markdown(o->fp, r, command);
+    } else {
+        cJSON *doc = val_json(r);
+        char *text = cJSON_Print(doc);
+        fputs(text, o->fp);
+        fputc('\n', o->fp);
+        free(text);
+        cJSON_Delete(doc);
+    }
+    if (ss_out_commit(o, err, sizeof err)) {
+        fprintf(stderr, "sharesim: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * The command that reproduces a Markdown file, for its provenance line: only the
+ * options that change the numbers, in a fixed order (--jobs does not), so
+ * regenerating the file rewrites it byte for byte, wherever it is written.
+ */
+static char *command_line(const struct val_opts *vo, const char *md)
+{
+    char seed[40] = "";
+    if (vo->seed != 1)
+        snprintf(seed, sizeof seed, " --seed %lu", vo->seed);
+    /* The file's own name, not the folder it was written to: `make results-check`
+     * writes into a temporary folder and must produce the same bytes. */
+    const char *base = strrchr(md, '/') ? strrchr(md, '/') + 1 : md;
+    size_t n = strlen(base) + 96;
+    char *s = ss_xmalloc(n);
+    snprintf(s, n, "sharesim validate%s%s --markdown %s", vo->quick ? " --quick" : "", seed, base);
+    return s;
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"quick", no_argument, 0, 'Q'},          {"json", required_argument, 0, 'j'},
+        {"markdown", required_argument, 0, 'm'}, {"jobs", required_argument, 0, 'J'},
+        {"seed", required_argument, 0, 's'},     {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+    struct val_opts vo = {0, 1, 1, 1.0, 0};
+    const char *json = NULL, *md = NULL;
+    int quiet = 0, c;
+    long v;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "Qj:m:J:s:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'Q':
+            vo.quick = 1;
+            break;
+        case 'j':
+            json = optarg;
+            break;
+        case 'm':
+            md = optarg;
+            break;
+        case 'J':
+            if (cli_parse_long(optarg, 1, 256, &v)) {
+                fprintf(stderr,
+                        "sharesim validate: --jobs expects an integer in [1, 256], got "
+                        "\"%s\"\n",
+                        optarg);
+                return SS_EXIT_BADINPUT;
+            }
+            vo.jobs = (int)v;
+            break;
+        case 's':
+            if (cli_parse_long(optarg, 0, 4294967295L, &v)) {
+                fprintf(stderr,
+                        "sharesim validate: --seed expects an integer in [0, 4294967295], got "
+                        "\"%s\"\n",
+                        optarg);
+                return SS_EXIT_BADINPUT;
+            }
+            vo.seed = (unsigned long)v;
+            break;
+        case 'q':
+            quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return SS_EXIT_OK;
+        default:
+            usage(stderr);
+            return SS_EXIT_BADINPUT;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "sharesim validate: unexpected argument \"%s\"\n", argv[optind]);
+        usage(stderr);
+        return SS_EXIT_BADINPUT;
+    }
+    cli_install_signal_handlers();
+    vo.progress = cli_stderr_is_tty();
+    /* Outputs are opened first: a bad path fails now, not after minutes of simulation. */
+    struct ss_out jo, mo;
+    char err[SS_ERRLEN];
+    if (json && ss_out_open(&jo, json, err, sizeof err)) {
+        fprintf(stderr, "sharesim: %s\n", err);
+        return SS_EXIT_BADINPUT;
+    }
+    if (md && ss_out_open(&mo, md, err, sizeof err)) {
+        fprintf(stderr, "sharesim: %s\n", err);
+        if (json)
+            ss_out_abort(&jo);
+        return SS_EXIT_BADINPUT;
+    }
+    struct val_report r;
+    double t0 = seconds_now();
+    if (val_run(&vo, &r, err, sizeof err)) {
+        fprintf(stderr, "sharesim: %s\n", err);
+        if (json)
+            ss_out_abort(&jo);
+        if (md)
+            ss_out_abort(&mo);
+        return SS_EXIT_BADINPUT;
+    }
+    double wall = seconds_now() - t0;
+    char *command = md ? command_line(&vo, md) : NULL;
+    int rc = SS_EXIT_OK;
+    if (!quiet && !(json && strcmp(json, "-") == 0) && !(md && strcmp(md, "-") == 0))
+        val_print_table(stdout, &r);
+    if (json && write_report(&jo, &r, 0, command))
+        rc = SS_EXIT_BADINPUT;
+    if (md && write_report(&mo, &r, 1, command))
+        rc = SS_EXIT_BADINPUT;
+    fprintf(stderr, "validate: %d of %d rows pass (%s grid, %.3g measured requests, %.1f s)\n",
+            r.n - r.n_failed, r.n, r.quick ? "quick" : "full", r.requests, wall);
+    if (rc == SS_EXIT_OK && r.n_failed > 0)
+        rc = SS_EXIT_INFEASIBLE;
+    free(command);
+    val_report_free(&r);
+    return rc;
+}

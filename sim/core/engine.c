@@ -1,0 +1,442 @@
+/*
+ * engine — event heap, arrivals, stop/drain and the request ledger (see
+ * engine.h for the invariants). The loop itself is the few lines of eng_run();
+ * everything a strategy does happens in its policy_ops callbacks.
+ *
+ * Cost: a binary heap, O(log n) per event with n = pending events (a handful per
+ * server plus one per tenant), so the hot path is a sift of two or three levels.
+ */
+#include "core/engine.h"
+#include "core/policy.h"
+#include "core/tenant.h"
+#include "base/util.h"
+
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- heap ---------------------------------------------------------------- */
+
+static inline int ev_before(const struct event *a, const struct event *b)
+{
+    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+void eng_schedule(struct sim *s, double t, uint32_t kind, uint32_t target, uint32_t version,
+                  uint32_t aux)
+{
+    if (s->heap_n == s->heap_cap) {
+        s->heap_cap = s->heap_cap ? 2 * s->heap_cap : 64;
+        s->heap = ss_xrealloc(s->heap, s->heap_cap * sizeof *s->heap);
+    }
+    struct event e = {t, s->seq++, kind, target, version, aux};
+    size_t i = s->heap_n++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!ev_before(&e, &s->heap[parent]))
+            break;
+        s->heap[i] = s->heap[parent];
+        i = parent;
+    }
+    s->heap[i] = e;
+}
+
+static struct event heap_pop(struct sim *s)
+{
+    struct event top = s->heap[0];
+    struct event last = s->heap[--s->heap_n];
+    size_t i = 0, n = s->heap_n;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && ev_before(&s->heap[c + 1], &s->heap[c]))
+            c++;
+        if (!ev_before(&s->heap[c], &last))
+            break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (n)
+        s->heap[i] = last;
+    return top;
+}
+
+/* ---- arrival heap (one entry per tenant with a pending arrival) ----------- */
+
+static inline int arr_before(const struct sim *s, int a, int b)
+{
+    const struct tenant_rt *x = &s->ten[a], *y = &s->ten[b];
+    return x->next_t < y->next_t || (x->next_t == y->next_t && x->next_seq < y->next_seq);
+}
+
+static void arr_sift_down(struct sim *s, int i)
+{
+    int *h = s->arr_heap, n = s->arr_n, v = h[i];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && arr_before(s, h[c + 1], h[c]))
+            c++;
+        if (!arr_before(s, h[c], v))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = v;
+}
+
+static void arr_push(struct sim *s, int tenant, double t)
+{
+    s->ten[tenant].next_t = t;
+    s->ten[tenant].next_seq = s->seq++;
+    int i = s->arr_n++;
+    while (i > 0 && arr_before(s, tenant, s->arr_heap[(i - 1) / 2])) {
+        s->arr_heap[i] = s->arr_heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->arr_heap[i] = tenant;
+}
+
+/* The tenant at the top gets its next arrival time (it stays in the heap). */
+static void arr_retime_top(struct sim *s, double t)
+{
+    int tenant = s->arr_heap[0];
+    s->ten[tenant].next_t = t;
+    s->ten[tenant].next_seq = s->seq++;
+    arr_sift_down(s, 0);
+}
+
+static void arr_pop_top(struct sim *s)
+{
+    s->arr_heap[0] = s->arr_heap[--s->arr_n];
+    if (s->arr_n > 0)
+        arr_sift_down(s, 0);
+}
+
+/* ---- queues -------------------------------------------------------------- */
+
+static void rq_grow(struct rqueue *q)
+{
+    size_t ncap = q->cap ? 2 * q->cap : 64;
+    struct request *nb = ss_xmalloc(ncap * sizeof *nb);
+    for (size_t i = 0; i < q->n; i++)
+        nb[i] = q->buf[(q->head + i) & (q->cap - 1)];
+    free(q->buf);
+    q->buf = nb;
+    q->cap = ncap;
+    q->head = 0;
+}
+
+static inline void rq_push(struct rqueue *q, const struct request *r)
+{
+    if (q->n == q->cap)
+        rq_grow(q);
+    q->buf[(q->head + q->n) & (q->cap - 1)] = *r;
+    q->n++;
+}
+
+/* ---- arrivals ------------------------------------------------------------ */
+
+static int is_saturated(const struct tenant_rt *t)
+{
+    return t->cfg->arrival.kind == ARR_SATURATED;
+}
+
+static void stop_arrivals(struct sim *s)
+{
+    if (s->arrivals_done)
+        return;
+    s->arrivals_done = 1;
+    s->t_stop = s->now;
+    if (s->t_warm < 0) /* the warm-up never ended: measure nothing rather than garbage */
+        s->t_warm = s->t_stop;
+}
+
+static void tenant_ended(struct sim *s, struct tenant_rt *t)
+{
+    if (!t->active)
+        return;
+    t->active = 0;
+    if (--s->tenants_active == 0)
+        stop_arrivals(s);
+}
+
+/* Admits one request of tenant i at s->now. Returns 0 if it was rejected. */
+static int admit(struct sim *s, int i, double work)
+{
+    struct tenant_rt *t = &s->ten[i];
+    const struct scenario *sc = s->sc;
+    long idx = s->arrivals_total++;
+    int measured;
+    if (sc->warmup_duration_s > 0)
+        measured = s->now >= sc->warmup_duration_s;
+    else
+        measured = idx >= sc->warmup_requests;
+    if (measured && s->t_warm < 0)
+        s->t_warm = sc->warmup_duration_s > 0 ? sc->warmup_duration_s : s->now;
+    struct request r = {s->now, work, work, -1.0, i, (uint8_t)measured};
+    if (measured)
+        t->st.arrived++;
+    if (sc->stop_requests > 0 && s->arrivals_total >= sc->stop_requests)
+        stop_arrivals(s);
+    if (t->cfg->queue_limit > 0 && (long)t->q.n >= t->cfg->queue_limit) {
+        if (measured)
+            t->st.rejected++;
+        return 0;
+    }
+    rq_push(&t->q, &r);
+    t->in_system++;
+    s->in_system++;
+    return 1;
+}
+
+/* The arrival at the top of the arrival heap happens now. */
+static void on_arrival(struct sim *s)
+{
+    int i = s->arr_heap[0];
+    struct tenant_rt *t = &s->ten[i];
+    double work = t->next_work;
+    double t_next, w_next;
+    /* Draw the next arrival before admitting this one: the stream's order is fixed. */
+    if (ten_next(t, s->now, &t_next, &w_next)) {
+        t->next_work = w_next;
+        arr_retime_top(s, t_next);
+    } else {
+        arr_pop_top(s);
+        tenant_ended(s, t);
+    }
+    if (admit(s, i, work))
+        s->ops->arrive(s, s->pst, i);
+}
+
+/* A saturated tenant always has a request waiting while arrivals go on. */
+static void refill_saturated(struct sim *s, int i)
+{
+    struct tenant_rt *t = &s->ten[i];
+    if (!s->arrivals_done && t->q.n == 0)
+        admit(s, i, ten_draw_work(t));
+}
+
+/* ---- request ledger ------------------------------------------------------ */
+
+/* The rare part of eng_pop (engine.h): a saturated tenant's queue ran empty. */
+void eng_pop_refill(struct sim *s, int tenant)
+{
+    if (is_saturated(&s->ten[tenant]))
+        refill_saturated(s, tenant);
+}
+
+void eng_push_front(struct sim *s, const struct request *r)
+{
+    struct rqueue *q = &s->ten[r->tenant].q;
+    if (q->n == q->cap)
+        rq_grow(q);
+    q->head = (q->head + q->cap - 1) & (q->cap - 1);
+    q->buf[q->head] = *r;
+    q->n++;
+}
+
+static inline int in_window(const struct sim *s, double t)
+{
+    return s->t_warm >= 0 && t >= s->t_warm && (s->t_stop < 0 || t <= s->t_stop);
+}
+
+void eng_complete(struct sim *s, const struct request *r)
+{
+    struct tenant_rt *t = &s->ten[r->tenant];
+    t->in_system--;
+    s->in_system--;
+    if (in_window(s, s->now))
+        t->st.completed_in_window++;
+    if (!r->measured)
+        return;
+    double lat = s->now - r->arrival;
+    struct tenant_stats *st = &t->st;
+    st->completed++;
+    st->sum_latency_s += lat;
+    st->sum_wait_s += r->start - r->arrival;
+    st->sum_work_s += r->work0;
+    if (t->cfg->sla_p99_s > 0 && lat <= t->cfg->sla_p99_s)
+        st->sla_met++;
+    st_hist_add(&st->lat, lat);
+}
+
+void eng_fail(struct sim *s, const struct request *r)
+{
+    struct tenant_rt *t = &s->ten[r->tenant];
+    t->in_system--;
+    s->in_system--;
+    if (r->measured)
+        t->st.failed++;
+}
+
+void eng_fail_queue(struct sim *s, int tenant)
+{
+    struct tenant_rt *t = &s->ten[tenant];
+    while (t->q.n > 0) {
+        struct request r = t->q.buf[t->q.head];
+        t->q.head = (t->q.head + 1) & (t->q.cap - 1);
+        t->q.n--;
+        eng_fail(s, &r);
+    }
+}
+
+void eng_switching(struct sim *s, double share, double t0, double t1)
+{
+    s->switch_acc += share * eng_clip(s, t0, t1);
+}
+
+void eng_down(struct sim *s, int tenant, double t0, double t1)
+{
+    s->ten[tenant].st.downtime_s += eng_clip(s, t0, t1);
+}
+
+/* Time to the tenant's next fault, from its own stream (faults must not shift arrivals). */
+static double fault_gap(struct tenant_rt *t)
+{
+    return ten_exp(t->fault_rng, 3600.0 / t->cfg->fault_rate_per_h);
+}
+
+/* ---- life cycle ---------------------------------------------------------- */
+
+void eng_init(struct sim *s, const struct scenario *sc, const struct strategy_cfg *strat, int rep)
+{
+    memset(s, 0, sizeof *s);
+    s->sc = sc;
+    s->strat = strat;
+    s->rep = rep;
+    s->ops = strat->ops;
+    s->t_warm = -1;
+    s->t_stop = -1;
+    s->n_ten = sc->n_tenants;
+    s->ten = ss_xcalloc((size_t)s->n_ten, sizeof *s->ten);
+    for (int i = 0; i < s->n_ten; i++) {
+        ten_init(&s->ten[i], &sc->tenants[i], sc->path, sc->seed, i, rep);
+        st_hist_init(&s->ten[i].st.lat);
+    }
+    s->tenants_active = s->n_ten;
+    s->arr_heap = ss_xcalloc((size_t)s->n_ten, sizeof *s->arr_heap);
+    if (sc->warmup_requests == 0 && sc->warmup_duration_s <= 0)
+        s->t_warm = 0;
+    s->pst = s->ops->init(s, strat->cfg);
+}
+
+static void start(struct sim *s)
+{
+    const struct scenario *sc = s->sc;
+    if (sc->stop_duration_s > 0)
+        eng_schedule(s, sc->stop_duration_s, EV_STOP, 0, 0, 0);
+    for (int i = 0; i < s->n_ten; i++) {
+        struct tenant_rt *t = &s->ten[i];
+        if (t->cfg->fault_rate_per_h > 0)
+            eng_schedule(s, fault_gap(t), EV_FAULT, (uint32_t)i, 0, 0);
+        if (is_saturated(t))
+            continue;
+        double t_first, w_first;
+        if (ten_next(t, 0.0, &t_first, &w_first)) {
+            t->next_work = w_first;
+            arr_push(s, i, t_first);
+        } else {
+            tenant_ended(s, t);
+        }
+    }
+    /* Saturated tenants start with one request each at t = 0: all are admitted
+     * first, then offered in tenant order, so a refill triggered by the first
+     * tenant's service cannot use up a stop.requests budget meant for the others. */
+    for (int i = 0; i < s->n_ten && !s->arrivals_done; i++)
+        if (is_saturated(&s->ten[i]))
+            refill_saturated(s, i);
+    for (int i = 0; i < s->n_ten; i++)
+        if (is_saturated(&s->ten[i]) && s->ten[i].q.n)
+            s->ops->arrive(s, s->pst, i);
+}
+
+static void on_fault(struct sim *s, const struct event *ev)
+{
+    if (s->arrivals_done)
+        return;
+    int i = (int)ev->target;
+    struct tenant_rt *t = &s->ten[i];
+    eng_schedule(s, s->now + fault_gap(t), EV_FAULT, (uint32_t)i, 0, 0);
+    if (s->ops->fault)
+        s->ops->fault(s, s->pst, i);
+}
+
+static void check_conservation(const struct sim *s)
+{
+    long total_in = 0;
+    for (int i = 0; i < s->n_ten; i++) {
+        const struct tenant_rt *t = &s->ten[i];
+        const struct tenant_stats *st = &t->st;
+        long in_flight = st->arrived - st->completed - st->rejected - st->failed;
+        if (in_flight < 0 || in_flight > t->in_system)
+            SS_FATAL("conservation violated for tenant %s: arrived %ld, completed %ld, "
+                     "rejected %ld, failed %ld, in system %ld",
+                     t->cfg->name, st->arrived, st->completed, st->rejected, st->failed,
+                     t->in_system);
+        total_in += t->in_system;
+    }
+    if (total_in != s->in_system)
+        SS_FATAL("conservation violated: tenants hold %ld requests, engine counts %ld", total_in,
+                 s->in_system);
+}
+
+void eng_run(struct sim *s)
+{
+    start(s);
+    const int drain = s->sc->drain;
+    for (;;) {
+        int arr = !s->arrivals_done && s->arr_n > 0;
+        if (!arr && s->heap_n == 0)
+            break;
+        if (arr && s->heap_n > 0) {
+            const struct tenant_rt *a = &s->ten[s->arr_heap[0]];
+            arr = a->next_t < s->heap[0].t ||
+                  (a->next_t == s->heap[0].t && a->next_seq < s->heap[0].seq);
+        }
+        s->events++;
+        if (arr) {
+            s->now = s->ten[s->arr_heap[0]].next_t;
+            on_arrival(s);
+            if (s->arrivals_done && (!drain || s->in_system == 0))
+                break;
+            continue;
+        }
+        struct event ev = heap_pop(s);
+        s->now = ev.t;
+        switch (ev.kind) {
+        case EV_FAULT:
+            on_fault(s, &ev);
+            break;
+        case EV_STOP:
+            stop_arrivals(s);
+            break;
+        default:
+            s->ops->on_event(s, s->pst, &ev);
+            break;
+        }
+        if (s->arrivals_done && (!drain || s->in_system == 0))
+            break;
+    }
+    if (!s->arrivals_done)
+        stop_arrivals(s); /* the heap ran dry (every stream ended) */
+    check_conservation(s);
+}
+
+void eng_free(struct sim *s)
+{
+    if (s->ops && s->pst)
+        s->ops->destroy(s->pst);
+    for (int i = 0; i < s->n_ten; i++) {
+        ten_free(&s->ten[i]);
+        st_hist_free(&s->ten[i].st.lat);
+        free(s->ten[i].q.buf);
+    }
+    free(s->ten);
+    free(s->heap);
+    free(s->arr_heap);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,180 @@
+/*
+ * engine — the discrete-event core. One `struct sim` holds everything about one
+ * replication of one strategy (no globals), so replications and sweep workers can
+ * run side by side.
+ *
+ * Invariants:
+ * - Events pop in (time, seq) order; seq is a global counter, so simultaneous
+ *   events run in the order they were scheduled — runs are deterministic.
+ * - Events are never removed from the heap. A policy that reschedules something
+ *   bumps a version number it owns and ignores popped events whose version is
+ *   stale (as Redis's ae.c marks timers deleted instead of unlinking them): O(1)
+ *   cancel, at the price of a few dead entries in the heap.
+ * - Each tenant's one pending arrival lives in a small heap of its own keyed the
+ *   same way (time, seq): the next arrival replaces the current one at the top,
+ *   one sift instead of a pop and a push on the main heap, and the main heap holds
+ *   only the policies' timers. Order is exactly as if arrivals were events.
+ * - No allocation per event in steady state: the heap and the tenant queues are
+ *   arrays that only grow (to the high-water mark), and requests are values.
+ * - Conservation: every request that arrives is completed, rejected, failed or
+ *   still in the system at the end; eng_run() checks it and aborts if not.
+ */
+#ifndef SS_ENGINE_H
+#define SS_ENGINE_H
+
+#include "core/scenario.h"
+#include "core/stats.h"
+#include "base/util.h"
+
+#include <gsl/gsl_rng.h>
+#include <stdint.h>
+
+/* Engine event kinds; policies use EV_POLICY and above. */
+enum { EV_FAULT = 1, EV_STOP = 2, EV_POLICY = 16 };
+
+struct event {
+    double t;
+    uint64_t seq;
+    uint32_t kind;
+    uint32_t target;
+    uint32_t version;
+    uint32_t aux;
+};
+
+struct request {
+    double arrival; /* s */
+    double work;    /* remaining work, s on a whole unshared GPU */
+    double work0;   /* the work it arrived with */
+    double start;   /* first time in service (s), < 0 until then */
+    int32_t tenant;
+    uint8_t measured; /* arrived after the warm-up: counts in the statistics */
+};
+
+/* FIFO ring of waiting requests. */
+struct rqueue {
+    struct request *buf;
+    size_t cap, head, n;
+};
+
+struct tenant_stats {
+    long arrived, completed, rejected, failed; /* measured requests only */
+    long completed_in_window;                  /* completions in [t_warm, t_stop], any request */
+    double sum_latency_s, sum_wait_s, sum_work_s;
+    long sla_met;
+    double downtime_s; /* time the tenant's slots were unavailable (faults, reconfig) */
+    struct st_hist lat;
+};
+
+struct trace_src;
+struct tenant_rt {
+    const struct tenant_cfg *cfg;
+    gsl_rng *rng;       /* arrivals and work: common random numbers across strategies */
+    gsl_rng *fault_rng; /* faults, separate so they do not shift the arrival stream */
+    struct rqueue q;
+    struct tenant_stats st;
+    int active; /* still generating arrivals */
+    int mmpp_state;
+    double mmpp_state_end;
+    double gamma_shape, gamma_scale;
+    double lognorm_mu, lognorm_sigma;
+    struct trace_src *trace;
+    double next_work; /* work of the arrival already scheduled */
+    double next_t;    /* its time, and its sequence number (tie-break with events) */
+    uint64_t next_seq;
+    long in_system; /* all requests (measured or not) in queue or in service */
+};
+
+struct sim {
+    const struct scenario *sc;
+    const struct strategy_cfg *strat;
+    int rep;
+    double now;
+    uint64_t seq;
+    uint64_t events;
+    struct event *heap;
+    size_t heap_n, heap_cap;
+    int *arr_heap; /* tenants with a pending arrival, a min-heap on (next_t, next_seq) */
+    int arr_n;
+    int n_ten;
+    struct tenant_rt *ten;
+    const struct policy_ops *ops;
+    void *pst;
+    long arrivals_total; /* all arrivals, warm-up included */
+    long in_system;
+    int tenants_active;
+    int arrivals_done;
+    double t_warm;     /* start of the measurement window; < 0 until known */
+    double t_stop;     /* end of arrivals; < 0 until known */
+    double busy_acc;   /* Σ share × busy time inside the window (GPU-seconds) */
+    double switch_acc; /* Σ share × switching time inside the window */
+};
+
+/* Builds a replication; the strategy's policy is initialised. */
+void eng_init(struct sim *s, const struct scenario *sc, const struct strategy_cfg *strat, int rep);
+/* Runs to the end (stop + drain), checks conservation. */
+void eng_run(struct sim *s);
+void eng_free(struct sim *s);
+
+void eng_schedule(struct sim *s, double t, uint32_t kind, uint32_t target, uint32_t version,
+                  uint32_t aux);
+
+/* Tenant queue access for policies. */
+static inline size_t eng_qlen(const struct sim *s, int tenant)
+{
+    return s->ten[tenant].q.n;
+}
+void eng_pop_refill(struct sim *s, int tenant);
+
+/* Takes the head of the tenant's queue into *r (stamps its service start). Inline:
+ * it runs once per request, from every policy. */
+static inline void eng_pop(struct sim *s, int tenant, struct request *r)
+{
+    struct tenant_rt *t = &s->ten[tenant];
+    if (t->q.n == 0)
+        SS_FATAL("eng_pop: tenant %d has no request waiting", tenant);
+    *r = t->q.buf[t->q.head];
+    t->q.head = (t->q.head + 1) & (t->q.cap - 1);
+    t->q.n--;
+    if (r->start < 0)
+        r->start = s->now;
+    if (t->q.n == 0)
+        eng_pop_refill(s, tenant);
+}
+/* Puts a request back at the head of its queue (e.g. preempted by a reconfiguration). */
+void eng_push_front(struct sim *s, const struct request *r);
+
+/* Outcomes. */
+void eng_complete(struct sim *s, const struct request *r);
+void eng_fail(struct sim *s, const struct request *r);
+/* Fails every waiting request of the tenant (its slot is gone). */
+void eng_fail_queue(struct sim *s, int tenant);
+
+/* Length of [t0, t1] inside the measurement window (warm-up end → stop). */
+static inline double eng_clip(const struct sim *s, double t0, double t1)
+{
+    if (s->t_warm < 0)
+        return 0;
+    if (t0 < s->t_warm)
+        t0 = s->t_warm;
+    if (s->t_stop >= 0 && t1 > s->t_stop)
+        t1 = s->t_stop;
+    return t1 > t0 ? t1 - t0 : 0;
+}
+
+static inline void eng_busy(struct sim *s, double share, double t0, double t1)
+{
+    s->busy_acc += share * eng_clip(s, t0, t1);
+}
+
+/* Utilisation bookkeeping: `share` of one GPU busy (or switching) over [t0, t1]. */
+void eng_switching(struct sim *s, double share, double t0, double t1);
+/* Tenant unavailable over [t0, t1] (for its availability figure). */
+void eng_down(struct sim *s, int tenant, double t0, double t1);
+
+/* True once arrivals stopped and nothing is left to serve. */
+static inline int eng_idle_end(const struct sim *s)
+{
+    return s->arrivals_done && s->in_system == 0;
+}
+
+#endif

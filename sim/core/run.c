@@ -1,0 +1,243 @@
+/*
+ * run — strategies × replications → aggregated results (see run.h).
+ *
+ * Definitions (also in the README):
+ * - Measurement window: from the end of the warm-up to the end of arrivals
+ *   (the stop); requests still in flight then are drained (unless stop.drain is
+ *   false) and their latencies counted, but throughput and utilisation are
+ *   measured over the window only, so the drain does not dilute them.
+ * - sla_attainment: requests completed within sla.p99_ms divided by all measured
+ *   requests that ended (completed, rejected or failed): a rejected or failed
+ *   request missed its SLA.
+ * - slowdown_p99: p99 under this strategy / p99 of the same tenant under the
+ *   scenario's first exclusive strategy, or, if there is none, alone on a whole
+ *   GPU of its own (an implicit baseline run with the same random numbers).
+ * - fairness: Jain's index of throughput/weight over tenants.
+ * - gpu_utilization, switch_overhead and cost count the GPUs the strategy
+ *   occupies (gpus_used), not idle GPUs of the pool it leaves free.
+ */
+#include "core/run.h"
+#include "core/engine.h"
+#include "core/policy.h"
+#include "core/stats.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const tm_names[TM_N] = {
+    "arrived",        "completed",    "rejected",     "failed",   "in_flight", "throughput_per_s",
+    "mean",           "p50",          "p95",          "p99",      "p999",      "wait_mean",
+    "sla_attainment", "slowdown_p99", "availability", "work_mean"};
+const char *const sm_names[SM_N] = {"gpu_utilization",
+                                    "switch_overhead",
+                                    "fragmentation",
+                                    "cost_per_hour_usd",
+                                    "cost_per_million_requests_usd",
+                                    "throughput_per_s",
+                                    "fairness",
+                                    "events"};
+
+static void result_alloc(struct strategy_result *r, const char *name, const char *kind, int n)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "%s", name);
+    r->kind = kind;
+    r->n_tenants = n;
+    r->t = ss_xcalloc((size_t)n * TM_N, sizeof *r->t);
+    r->t_ci = ss_xcalloc((size_t)n * TM_N, sizeof *r->t_ci);
+    for (int k = 0; k < SM_N; k++)
+        r->m_ci[k] = NAN;
+    for (size_t k = 0; k < (size_t)n * TM_N; k++)
+        r->t_ci[k] = NAN;
+}
+
+void strategy_result_free(struct strategy_result *r)
+{
+    free(r->t);
+    free(r->t_ci);
+    cJSON_Delete(r->details);
+    memset(r, 0, sizeof *r);
+}
+
+static double cost_per_hour(const struct scenario *sc, int gpus, int licensed_vgpus)
+{
+    if (sc->gpu_hour_usd < 0)
+        return NAN;
+    double c = gpus * sc->gpu_hour_usd;
+    c += licensed_vgpus * sc->vgpu_license_usd_per_vgpu_year / (365.0 * 24.0);
+    if (sc->power_usd_per_kwh > 0 && sc->gpu.power_kw > 0)
+        c += gpus * sc->gpu.power_kw * sc->power_usd_per_kwh;
+    return c;
+}
+
+void run_one(const struct scenario *sc, const struct strategy_cfg *st, int rep,
+             struct strategy_result *out)
+{
+    struct sim s;
+    result_alloc(out, st->name, st->ops->kind, sc->n_tenants);
+    out->m[SM_FRAGMENTATION] = NAN;
+    eng_init(&s, sc, st, rep);
+    eng_run(&s);
+    st->ops->finish(&s, s.pst, out);
+    double window = s.t_stop - s.t_warm;
+    double total_tp = 0;
+    double *norm = ss_xcalloc((size_t)sc->n_tenants, sizeof *norm);
+    for (int i = 0; i < sc->n_tenants; i++) {
+        const struct tenant_stats *ts = &s.ten[i].st;
+        const struct tenant_cfg *tc = &sc->tenants[i];
+        double *t = res_t(out, i);
+        t[TM_ARRIVED] = (double)ts->arrived;
+        t[TM_COMPLETED] = (double)ts->completed;
+        t[TM_REJECTED] = (double)ts->rejected;
+        t[TM_FAILED] = (double)ts->failed;
+        t[TM_IN_FLIGHT] = (double)(ts->arrived - ts->completed - ts->rejected - ts->failed);
+        t[TM_THROUGHPUT] = window > 0 ? (double)ts->completed_in_window / window : NAN;
+        t[TM_LAT_MEAN] = ts->completed ? ts->sum_latency_s / (double)ts->completed : NAN;
+        t[TM_LAT_P50] = st_hist_quantile(&ts->lat, 0.50);
+        t[TM_LAT_P95] = st_hist_quantile(&ts->lat, 0.95);
+        t[TM_LAT_P99] = st_hist_quantile(&ts->lat, 0.99);
+        t[TM_LAT_P999] = st_hist_quantile(&ts->lat, 0.999);
+        t[TM_WAIT_MEAN] = ts->completed ? ts->sum_wait_s / (double)ts->completed : NAN;
+        t[TM_WORK_MEAN] = ts->completed ? ts->sum_work_s / (double)ts->completed : NAN;
+        long ended = ts->completed + ts->rejected + ts->failed;
+        t[TM_SLA_ATTAINMENT] =
+            tc->sla_p99_s > 0 && ended > 0 ? (double)ts->sla_met / (double)ended : NAN;
+        t[TM_SLOWDOWN_P99] = NAN;
+        t[TM_AVAILABILITY] = window > 0 ? 1.0 - ts->downtime_s / window : NAN;
+        total_tp += t[TM_THROUGHPUT];
+        norm[i] = t[TM_THROUGHPUT] / tc->weight;
+    }
+    if (out->gpus_used <= 0)
+        out->gpus_used = sc->gpus;
+    double cap = out->gpus_used * window;
+    out->m[SM_UTIL] = cap > 0 ? s.busy_acc / cap : NAN;
+    out->m[SM_SWITCH] = cap > 0 ? s.switch_acc / cap : NAN;
+    out->m[SM_THROUGHPUT] = total_tp;
+    out->m[SM_FAIRNESS] = st_jain(norm, sc->n_tenants);
+    out->m[SM_COST_PER_HOUR] = cost_per_hour(sc, out->gpus_used, out->licensed_vgpus);
+    out->m[SM_COST_PER_MREQ] =
+        total_tp > 0 ? out->m[SM_COST_PER_HOUR] / (total_tp * 3600.0) * 1e6 : NAN;
+    out->m[SM_EVENTS] = (double)s.events;
+    free(norm);
+    eng_free(&s);
+}
+
+/* Builds the implicit "alone" baseline: every tenant on a whole GPU of its own. */
+static int alone_baseline(const struct scenario *sc, struct scenario *copy, struct strategy_cfg *st)
+{
+    *copy = *sc;
+    copy->gpus = sc->n_tenants;
+    copy->n_strategies = 0;
+    memset(st, 0, sizeof *st);
+    snprintf(st->name, sizeof st->name, "alone");
+    st->ops = &policy_exclusive;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", "alone");
+    cJSON_AddStringToObject(o, "kind", "exclusive");
+    char err[SS_ERRLEN];
+    struct jv j = {"(baseline)", err, sizeof err};
+    int rc = st->ops->parse(&j, o, "baseline", copy, &st->cfg);
+    cJSON_Delete(o);
+    if (rc) {
+        /* A tenant that does not fit a whole GPU has no baseline; slowdown stays null. */
+        if (st->cfg)
+            st->ops->free_cfg(st->cfg);
+        st->cfg = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static void aggregate(struct strategy_result *reps, int R, struct strategy_result *agg)
+{
+    double *v = ss_xmalloc((size_t)R * sizeof *v);
+    for (int k = 0; k < SM_N; k++) {
+        for (int r = 0; r < R; r++)
+            v[r] = reps[r].m[k];
+        st_mean_ci95(v, R, &agg->m[k], &agg->m_ci[k]);
+    }
+    for (int i = 0; i < agg->n_tenants; i++)
+        for (int k = 0; k < TM_N; k++) {
+            for (int r = 0; r < R; r++)
+                v[r] = res_t(&reps[r], i)[k];
+            st_mean_ci95(v, R, &res_t(agg, i)[k], &agg->t_ci[(size_t)i * TM_N + k]);
+        }
+    agg->licensed_vgpus = reps[0].licensed_vgpus;
+    agg->gpus_used = reps[0].gpus_used;
+    agg->details = reps[0].details; /* structure, not statistics: the first replication's */
+    reps[0].details = NULL;
+    free(v);
+}
+
+int run_scenario(const struct scenario *sc_in, const struct run_opts *o, struct run_result *out)
+{
+    struct scenario sc = *sc_in;
+    if (o->seed >= 0)
+        sc.seed = (uint64_t)o->seed;
+    int R = o->replications > 0 ? o->replications : sc.replications;
+    int S = sc.n_strategies;
+    memset(out, 0, sizeof *out);
+    out->n = S;
+    out->replications = R;
+    out->seed = (unsigned long)sc.seed;
+    out->s = ss_xcalloc((size_t)S, sizeof *out->s);
+    struct strategy_result *reps = ss_xcalloc((size_t)S * (size_t)R, sizeof *reps);
+    int base = -1;
+    for (int k = 0; k < S; k++)
+        if (base < 0 && sc.strategies[k].ops == &policy_exclusive)
+            base = k;
+    struct scenario alone_sc;
+    struct strategy_cfg alone_st;
+    int have_alone = o->slowdown && base < 0 && alone_baseline(&sc, &alone_sc, &alone_st) == 0;
+    for (int r = 0; r < R; r++) {
+        for (int k = 0; k < S; k++) {
+            if (o->progress)
+                fprintf(stderr, "\r%s: replication %d/%d, strategy %d/%d (%s)   ", sc.name, r + 1,
+                        R, k + 1, S, sc.strategies[k].name);
+            run_one(&sc, &sc.strategies[k], r, &reps[(size_t)k * R + r]);
+            out->sim_events += reps[(size_t)k * R + r].m[SM_EVENTS];
+        }
+        struct strategy_result alone;
+        const struct strategy_result *b = NULL;
+        if (have_alone) {
+            run_one(&alone_sc, &alone_st, r, &alone);
+            b = &alone;
+        } else if (base >= 0) {
+            b = &reps[(size_t)base * R + r];
+        }
+        if (o->slowdown && b)
+            for (int k = 0; k < S; k++)
+                for (int i = 0; i < sc.n_tenants; i++) {
+                    struct strategy_result *x = &reps[(size_t)k * R + r];
+                    res_t(x, i)[TM_SLOWDOWN_P99] =
+                        res_t(x, i)[TM_LAT_P99] /
+                        ((struct strategy_result *)b)->t[(size_t)i * TM_N + TM_LAT_P99];
+                }
+        if (have_alone)
+            strategy_result_free(&alone);
+    }
+    if (o->progress)
+        fprintf(stderr, "\r%*s\r", 78, "");
+    for (int k = 0; k < S; k++) {
+        struct strategy_result *agg = &out->s[k];
+        result_alloc(agg, sc.strategies[k].name, sc.strategies[k].ops->kind, sc.n_tenants);
+        aggregate(&reps[(size_t)k * R], R, agg);
+        for (int r = 0; r < R; r++)
+            strategy_result_free(&reps[(size_t)k * R + r]);
+    }
+    if (have_alone)
+        alone_st.ops->free_cfg(alone_st.cfg);
+    free(reps);
+    return 0;
+}
+
+void run_result_free(struct run_result *r)
+{
+    for (int k = 0; k < r->n; k++)
+        strategy_result_free(&r->s[k]);
+    free(r->s);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,93 @@
+/*
+ * run — runs every strategy of a scenario for all replications and aggregates
+ * the per-replication figures into means and 95 % confidence half-widths.
+ *
+ * Figures are stored as fixed metric vectors (enum below) so aggregation,
+ * reporting and comparison are one loop each instead of one line per field.
+ */
+#ifndef SS_RUN_H
+#define SS_RUN_H
+
+#include "core/scenario.h"
+
+#include <cJSON.h>
+
+enum tenant_metric {
+    TM_ARRIVED,
+    TM_COMPLETED,
+    TM_REJECTED,
+    TM_FAILED,
+    TM_IN_FLIGHT,
+    TM_THROUGHPUT,
+    TM_LAT_MEAN,
+    TM_LAT_P50,
+    TM_LAT_P95,
+    TM_LAT_P99,
+    TM_LAT_P999,
+    TM_WAIT_MEAN,
+    TM_SLA_ATTAINMENT,
+    TM_SLOWDOWN_P99,
+    TM_AVAILABILITY,
+    TM_WORK_MEAN, /* mean work of completed requests (service time on a whole GPU) */
+    TM_N
+};
+
+enum strategy_metric {
+    SM_UTIL,
+    SM_SWITCH,
+    SM_FRAGMENTATION, /* NaN: not applicable (reported as null) */
+    SM_COST_PER_HOUR,
+    SM_COST_PER_MREQ,
+    SM_THROUGHPUT,
+    SM_FAIRNESS,
+    SM_EVENTS,
+    SM_N
+};
+
+/* One replication (also used for the aggregate: mean in m/t, half-widths in m_ci/t_ci). */
+struct strategy_result {
+    char name[SCN_NAME_MAX];
+    const char *kind;
+    int n_tenants;
+    double m[SM_N];
+    double m_ci[SM_N];
+    double *t;          /* n_tenants × TM_N */
+    double *t_ci;       /* idem */
+    int licensed_vgpus; /* set by the vGPU policy for the licence cost */
+    int gpus_used;      /* GPUs the strategy occupies (set by finish(); 0 = all of the pool) */
+    cJSON *details;     /* policy-specific extras (per-instance utilisation…), may be NULL */
+};
+
+static inline double *res_t(struct strategy_result *r, int tenant)
+{
+    return r->t + (size_t)tenant * TM_N;
+}
+
+struct run_opts {
+    int replications; /* 0 = from the scenario */
+    long seed;        /* < 0 = from the scenario */
+    int slowdown;     /* compute slowdown_p99 (runs an "alone" baseline if needed) */
+    int progress;     /* progress line on stderr */
+};
+
+struct run_result {
+    int n;
+    struct strategy_result *s; /* aggregated, one per strategy */
+    int replications;
+    unsigned long seed;
+    double sim_events;
+};
+
+/* Runs everything; returns 0 (input errors are caught at load). */
+int run_scenario(const struct scenario *sc, const struct run_opts *o, struct run_result *out);
+void run_result_free(struct run_result *r);
+
+/* One replication of one strategy (for the planner, validate and tests). */
+void run_one(const struct scenario *sc, const struct strategy_cfg *st, int rep,
+             struct strategy_result *out);
+void strategy_result_free(struct strategy_result *r);
+
+extern const char *const tm_names[TM_N];
+extern const char *const sm_names[SM_N];
+
+#endif

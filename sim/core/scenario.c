@@ -1,0 +1,598 @@
+/*
+ * scenario — JSON → validated struct scenario (SCENARIO.md is the contract).
+ * Every accessor goes through jsonv, so every error names the file, the JSON
+ * path and what was expected; unknown keys are errors.
+ *
+ * Trace tenants are checked completely here, so a scenario that loads replays without
+ * surprises: the trace file is opened (header and columns), the work spec is matched against
+ * its columns, and the whole trace is read once (ten_trace_check: every row validated, the
+ * record count and mean rate recorded). That pass costs one read of the file per trace tenant
+ * at every load (0.6 s of CPU per million rows, as `sharesim trace stats`).
+ */
+#include "core/scenario.h"
+#include "base/jsonv.h"
+#include "core/policy.h"
+#include "core/tenant.h"
+#include "base/util.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCN_MAX_FILE (16u << 20)
+#define SCN_MAX_TENANTS 4096
+#define SCN_MAX_STRATEGIES 256
+
+const char *scn_class_name(enum work_class c)
+{
+    static const char *names[] = {"compute", "memory", "mixed"};
+    return names[c];
+}
+
+int scn_tenant_index(const struct scenario *sc, const char *name)
+{
+    for (int i = 0; i < sc->n_tenants; i++)
+        if (strcmp(sc->tenants[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static int copy_name(const struct jv *j, const char *path, const char *s, char *dst)
+{
+    if (!s[0])
+        return jv_fail(j, path, "expected a non-empty name");
+    if (strlen(s) >= SCN_NAME_MAX)
+        return jv_fail(j, path, "name longer than %d characters", SCN_NAME_MAX - 1);
+    for (const char *c = s; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == ',' || *c == '"')
+            return jv_fail(j, path, "name \"%s\" contains a control character, comma or quote", s);
+    strcpy(dst, s);
+    return 0;
+}
+
+/* A relative path names a file next to the scenario file (`file`); absolute paths stay. */
+static void resolve_path(const char *file, const char *rel, char *out, size_t n)
+{
+    if (rel[0] == '/') {
+        snprintf(out, n, "%s", rel);
+        return;
+    }
+    const char *slash = strrchr(file, '/');
+    int dl = slash ? (int)(slash - file) : 0;
+    snprintf(out, n, "%.*s%s%s", dl, file, slash ? "/" : "", rel);
+}
+
+/* ---- arrival ------------------------------------------------------------- */
+
+static int parse_trace_arrival(const struct jv *j, const cJSON *obj, const char *path,
+                               struct arrival_cfg *a)
+{
+    static const char *const keys[] = {"process", "path", "format", "time_scale", "limit", NULL};
+    static const char *const formats[] = {"azure-llm", "openb", "sharesim", NULL};
+    char p[512], full[4096];
+    const char *file;
+    int fmt;
+    long limit = 0;
+    if (jv_object(j, obj, path, keys) || jv_str(j, obj, path, "path", 1, &file))
+        return -1;
+    if (!file[0])
+        return jv_fail(j, jv_path_key(p, sizeof p, path, "path"), "expected a trace file name");
+    if (jv_enum(j, obj, path, "format", 1, formats, &fmt))
+        return -1;
+    if (tr_format_from_name(formats[fmt], &a->trace_format, NULL, 0))
+        SS_FATAL("format table out of step with trace.h at \"%s\"", formats[fmt]);
+    if (a->trace_format == TR_OPENB)
+        return jv_fail(j, jv_path_key(p, sizeof p, path, "format"),
+                       "an openb pod list describes long-running pods with a fractional GPU "
+                       "demand, not requests: pack it with `sharesim mig pack`; for request "
+                       "replay use \"azure-llm\" or \"sharesim\"");
+    a->trace_opts.time_scale = 1.0;
+    if (jv_num_gt(j, obj, path, "time_scale", 0, 0, 1e9, &a->trace_opts.time_scale) < 0 ||
+        jv_int(j, obj, path, "limit", 0, 1, 1000000000000L, &limit) < 0)
+        return -1;
+    a->trace_opts.limit = limit;
+    resolve_path(j->file, file, full, sizeof full);
+    a->trace_path = ss_xstrdup(full);
+    return 0;
+}
+
+static int parse_mmpp(const struct jv *j, const cJSON *obj, const char *path, struct arrival_cfg *a)
+{
+    char p[512], q[512];
+    const cJSON *states = cJSON_GetObjectItemCaseSensitive(obj, "states");
+    jv_path_key(p, sizeof p, path, "states");
+    if (!cJSON_IsArray(states) || cJSON_GetArraySize(states) < 1 ||
+        cJSON_GetArraySize(states) > SCN_MAX_MMPP)
+        return jv_fail(j, p, "expected an array of 1 to %d states {rate_per_s, mean_dwell_s}",
+                       SCN_MAX_MMPP);
+    static const char *const keys[] = {"rate_per_s", "mean_dwell_s", NULL};
+    int n = 0;
+    double total = 0;
+    const cJSON *st;
+    cJSON_ArrayForEach(st, states)
+    {
+        jv_path_idx(q, sizeof q, p, n);
+        if (jv_object(j, st, q, keys) ||
+            jv_num(j, st, q, "rate_per_s", 1, 0, 1e9, &a->state_rate_per_s[n]) ||
+            jv_num_gt(j, st, q, "mean_dwell_s", 1, 0, 1e9, &a->state_dwell_s[n]))
+            return -1;
+        total += a->state_rate_per_s[n];
+        n++;
+    }
+    if (!(total > 0))
+        return jv_fail(j, p, "every state has rate 0: expected at least one positive rate");
+    a->n_states = n;
+    return 0;
+}
+
+static int parse_arrival(const struct jv *j, const cJSON *obj, const char *path,
+                         struct arrival_cfg *a)
+{
+    static const char *const procs[] = {"poisson", "deterministic", "gamma",     "mmpp",
+                                        "diurnal", "trace",         "saturated", NULL};
+    int k;
+    if (!cJSON_IsObject(obj))
+        return jv_fail(j, path, "expected an object {\"process\": …}");
+    if (jv_enum(j, obj, path, "process", 1, procs, &k))
+        return -1;
+    a->kind = (enum arr_kind)k;
+    switch (a->kind) {
+    case ARR_POISSON:
+    case ARR_DETERMINISTIC: {
+        static const char *const keys[] = {"process", "rate_per_s", NULL};
+        return jv_object(j, obj, path, keys) ||
+               jv_num_gt(j, obj, path, "rate_per_s", 1, 0, 1e9, &a->rate_per_s);
+    }
+    case ARR_GAMMA: {
+        static const char *const keys[] = {"process", "rate_per_s", "cv", NULL};
+        return jv_object(j, obj, path, keys) ||
+               jv_num_gt(j, obj, path, "rate_per_s", 1, 0, 1e9, &a->rate_per_s) ||
+               jv_num(j, obj, path, "cv", 1, 0.01, 100, &a->cv);
+    }
+    case ARR_MMPP: {
+        static const char *const keys[] = {"process", "states", NULL};
+        return jv_object(j, obj, path, keys) || parse_mmpp(j, obj, path, a);
+    }
+    case ARR_DIURNAL: {
+        static const char *const keys[] = {"process",  "rate_per_s", "amplitude",
+                                           "period_s", "phase",      NULL};
+        a->period_s = 86400;
+        a->phase = 0;
+        return jv_object(j, obj, path, keys) ||
+               jv_num_gt(j, obj, path, "rate_per_s", 1, 0, 1e9, &a->rate_per_s) ||
+               jv_num(j, obj, path, "amplitude", 1, 0, 1, &a->amplitude) ||
+               jv_num_gt(j, obj, path, "period_s", 0, 0, 1e9, &a->period_s) < 0 ||
+               jv_num(j, obj, path, "phase", 0, 0, 1, &a->phase) < 0;
+    }
+    case ARR_SATURATED: {
+        static const char *const keys[] = {"process", NULL};
+        return jv_object(j, obj, path, keys);
+    }
+    case ARR_TRACE:
+        return parse_trace_arrival(j, obj, path, a);
+    }
+    SS_FATAL("unhandled arrival process %d", k);
+}
+
+/* ---- work ---------------------------------------------------------------- */
+
+static int parse_work(const struct jv *j, const cJSON *obj, const char *path, struct work_cfg *w)
+{
+    static const char *const dists[] = {"exponential", "deterministic", "lognormal",
+                                        "tokens",      "trace",         NULL};
+    int k;
+    double ms;
+    if (!cJSON_IsObject(obj))
+        return jv_fail(j, path, "expected an object {\"dist\": …}");
+    if (jv_enum(j, obj, path, "dist", 1, dists, &k))
+        return -1;
+    w->kind = (enum work_kind)k;
+    switch (w->kind) {
+    case WORK_EXPONENTIAL: {
+        static const char *const keys[] = {"dist", "mean_ms", NULL};
+        if (jv_object(j, obj, path, keys) || jv_num_gt(j, obj, path, "mean_ms", 1, 0, 1e9, &ms))
+            return -1;
+        w->mean_s = ms * 1e-3;
+        return 0;
+    }
+    case WORK_DETERMINISTIC: {
+        static const char *const keys[] = {"dist", "ms", NULL};
+        if (jv_object(j, obj, path, keys) || jv_num_gt(j, obj, path, "ms", 1, 0, 1e9, &ms))
+            return -1;
+        w->mean_s = ms * 1e-3;
+        return 0;
+    }
+    case WORK_LOGNORMAL: {
+        static const char *const keys[] = {"dist", "mean_ms", "cv", NULL};
+        if (jv_object(j, obj, path, keys) || jv_num_gt(j, obj, path, "mean_ms", 1, 0, 1e9, &ms) ||
+            jv_num_gt(j, obj, path, "cv", 1, 0, 100, &w->cv))
+            return -1;
+        w->mean_s = ms * 1e-3;
+        return 0;
+    }
+    case WORK_TOKENS: {
+        static const char *const keys[] = {"dist", "prefill_ms_per_token", "decode_ms_per_token",
+                                           NULL};
+        double pre, dec;
+        if (jv_object(j, obj, path, keys) ||
+            jv_num(j, obj, path, "prefill_ms_per_token", 1, 0, 1e6, &pre) ||
+            jv_num(j, obj, path, "decode_ms_per_token", 1, 0, 1e6, &dec))
+            return -1;
+        if (!(pre + dec > 0))
+            return jv_fail(j, path,
+                           "prefill_ms_per_token and decode_ms_per_token are both 0: expected "
+                           "at least one > 0");
+        w->prefill_s_per_token = pre * 1e-3;
+        w->decode_s_per_token = dec * 1e-3;
+        return 0;
+    }
+    case WORK_TRACE: {
+        static const char *const keys[] = {"dist", NULL};
+        return jv_object(j, obj, path, keys);
+    }
+    }
+    SS_FATAL("unhandled work dist %d", k);
+}
+
+/* ---- a tenant's request stream: arrival × work --------------------------- */
+
+static const char *const arrival_names[] = {"poisson", "deterministic", "gamma",    "mmpp",
+                                            "diurnal", "trace",         "saturated"};
+
+/* Lists the optional request columns of a trace, for messages. */
+static const char *column_list(unsigned cols, char *buf, size_t n)
+{
+    snprintf(buf, n, "time_s%s%s%s", cols & TR_COL_WORK_MS ? ", work_ms" : "",
+             cols & TR_COL_INPUT_TOKENS ? ", input_tokens" : "",
+             cols & TR_COL_OUTPUT_TOKENS ? ", output_tokens" : "");
+    return buf;
+}
+
+/*
+ * The combination of arrival and work, then the trace itself: the header and columns here
+ * (errors at work.dist name what is missing), every row through ten_trace_check (errors at
+ * arrival.path carry the trace's own file:line:col).
+ */
+static int check_stream(const struct jv *j, const char *apath, const char *wpath,
+                        struct tenant_cfg *t)
+{
+    char p[512], msg[SS_ERRLEN], cols[128];
+    const struct arrival_cfg *a = &t->arrival;
+    const char *dist = t->work.kind == WORK_TOKENS ? "tokens" : "trace";
+    int needs_trace = t->work.kind == WORK_TOKENS || t->work.kind == WORK_TRACE;
+    if (needs_trace && a->kind != ARR_TRACE)
+        return jv_fail(j, jv_path_key(p, sizeof p, wpath, "dist"),
+                       "\"%s\" work is read from a trace's %s: expected arrival.process "
+                       "\"trace\", got \"%s\"",
+                       dist, t->work.kind == WORK_TOKENS ? "token columns" : "work_ms column",
+                       arrival_names[a->kind]);
+    if (a->kind != ARR_TRACE)
+        return 0;
+    struct tr_reader *r = tr_open(a->trace_path, a->trace_format, &a->trace_opts, msg, sizeof msg);
+    if (!r)
+        return jv_fail(j, jv_path_key(p, sizeof p, apath, "path"), "%s", msg);
+    unsigned have = tr_columns(r);
+    tr_close(r);
+    unsigned need = t->work.kind == WORK_TOKENS  ? TR_COL_INPUT_TOKENS | TR_COL_OUTPUT_TOKENS
+                    : t->work.kind == WORK_TRACE ? TR_COL_WORK_MS
+                                                 : 0;
+    if ((have & need) != need)
+        return jv_fail(j, jv_path_key(p, sizeof p, wpath, "dist"),
+                       "\"%s\" work needs the column%s %s, but %s (format %s) has %s", dist,
+                       need == TR_COL_WORK_MS ? "" : "s",
+                       need == TR_COL_WORK_MS ? "work_ms" : "input_tokens and output_tokens",
+                       a->trace_path, tr_format_name(a->trace_format),
+                       column_list(have, cols, sizeof cols));
+    if (ten_trace_check(t, msg, sizeof msg))
+        return jv_fail(j, jv_path_key(p, sizeof p, apath, "path"), "%s", msg);
+    return 0;
+}
+
+static int parse_stream(const struct jv *j, const cJSON *arr, const char *apath, const cJSON *work,
+                        const char *wpath, struct tenant_cfg *t)
+{
+    if (!arr)
+        return jv_fail(j, apath, "missing (expected {\"process\": …})");
+    if (parse_arrival(j, arr, apath, &t->arrival))
+        return -1;
+    if (!work)
+        return jv_fail(j, wpath, "missing (expected {\"dist\": …})");
+    if (parse_work(j, work, wpath, &t->work))
+        return -1;
+    return check_stream(j, apath, wpath, t);
+}
+
+int scn_parse_stream(const char *file, const cJSON *arrival, const char *arrival_path,
+                     const cJSON *work, const char *work_path, struct tenant_cfg *t, char *err,
+                     size_t errlen)
+{
+    struct jv j = {file, err, errlen};
+    return parse_stream(&j, arrival, arrival_path, work, work_path, t);
+}
+
+void scn_tenant_free(struct tenant_cfg *t)
+{
+    free(t->arrival.trace_path);
+    t->arrival.trace_path = NULL;
+}
+
+/* ---- tenant -------------------------------------------------------------- */
+
+static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
+                        struct tenant_cfg *t)
+{
+    static const char *const keys[] = {
+        "name",          "arrival",          "work",        "class",
+        "compute_share", "memory_gb",        "sla",         "priority",
+        "weight",        "fault_rate_per_h", "queue_limit", NULL};
+    static const char *const classes[] = {"compute", "memory", "mixed", NULL};
+    char p[512];
+    const char *name;
+    if (jv_object(j, obj, path, keys) || jv_str(j, obj, path, "name", 1, &name) ||
+        copy_name(j, jv_path_key(p, sizeof p, path, "name"), name, t->name))
+        return -1;
+    char ap[512], wp[512];
+    if (parse_stream(j, cJSON_GetObjectItemCaseSensitive(obj, "arrival"),
+                     jv_path_key(ap, sizeof ap, path, "arrival"),
+                     cJSON_GetObjectItemCaseSensitive(obj, "work"),
+                     jv_path_key(wp, sizeof wp, path, "work"), t))
+        return -1;
+    int cls = CLASS_COMPUTE;
+    if (jv_enum(j, obj, path, "class", 0, classes, &cls) < 0)
+        return -1;
+    t->wclass = (enum work_class)cls;
+    t->compute_share = t->wclass == CLASS_COMPUTE ? 1.0 : t->wclass == CLASS_MEMORY ? 0.0 : 0.5;
+    if (jv_num(j, obj, path, "compute_share", 0, 0, 1, &t->compute_share) < 0)
+        return -1;
+    if (t->wclass != CLASS_MIXED && cJSON_GetObjectItemCaseSensitive(obj, "compute_share"))
+        return jv_fail(j, jv_path_key(p, sizeof p, path, "compute_share"),
+                       "only meaningful with \"class\": \"mixed\"");
+    t->memory_gb = 0;
+    t->weight = 1;
+    long prio = 0, qlim = 0;
+    if (jv_num(j, obj, path, "memory_gb", 0, 0, 1e5, &t->memory_gb) < 0 ||
+        jv_int(j, obj, path, "priority", 0, -1000, 1000, &prio) < 0 ||
+        jv_num_gt(j, obj, path, "weight", 0, 0, 1e6, &t->weight) < 0 ||
+        jv_num(j, obj, path, "fault_rate_per_h", 0, 0, 1e7, &t->fault_rate_per_h) < 0 ||
+        jv_int(j, obj, path, "queue_limit", 0, 1, LONG_MAX / 2, &qlim) < 0)
+        return -1;
+    t->priority = (int)prio;
+    t->queue_limit = qlim;
+    const cJSON *sla = cJSON_GetObjectItemCaseSensitive(obj, "sla");
+    if (sla) {
+        static const char *const skeys[] = {"p99_ms", NULL};
+        double ms;
+        jv_path_key(p, sizeof p, path, "sla");
+        if (jv_object(j, sla, p, skeys) || jv_num_gt(j, sla, p, "p99_ms", 1, 0, 1e9, &ms))
+            return -1;
+        t->sla_p99_s = ms * 1e-3;
+    }
+    return 0;
+}
+
+/* ---- top level ----------------------------------------------------------- */
+
+static int parse_stop(const struct jv *j, const cJSON *root, struct scenario *sc)
+{
+    static const char *const keys[] = {"requests", "duration_s", "drain", NULL};
+    const cJSON *stop = cJSON_GetObjectItemCaseSensitive(root, "stop");
+    sc->drain = 1;
+    if (!stop)
+        return 0; /* allowed when every tenant replays a trace: checked after the tenants */
+    if (jv_object(j, stop, "stop", keys) ||
+        jv_int(j, stop, "stop", "requests", 0, 1, 1000000000000L, &sc->stop_requests) < 0 ||
+        jv_num_gt(j, stop, "stop", "duration_s", 0, 0, 1e9, &sc->stop_duration_s) < 0 ||
+        jv_bool(j, stop, "stop", "drain", 0, &sc->drain) < 0)
+        return -1;
+    if (sc->stop_requests == 0 && sc->stop_duration_s == 0)
+        return jv_fail(j, "stop", "expected \"requests\" or \"duration_s\"");
+    return 0;
+}
+
+static int parse_warmup(const struct jv *j, const cJSON *root, struct scenario *sc)
+{
+    static const char *const keys[] = {"requests", "duration_s", NULL};
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(root, "warmup");
+    if (!w)
+        return 0;
+    if (jv_object(j, w, "warmup", keys) ||
+        jv_int(j, w, "warmup", "requests", 0, 0, 1000000000000L, &sc->warmup_requests) < 0 ||
+        jv_num(j, w, "warmup", "duration_s", 0, 0, 1e9, &sc->warmup_duration_s) < 0)
+        return -1;
+    if (sc->warmup_requests > 0 && sc->warmup_duration_s > 0)
+        return jv_fail(j, "warmup", "give \"requests\" or \"duration_s\", not both");
+    if (sc->stop_requests > 0 && sc->warmup_requests >= sc->stop_requests)
+        return jv_fail(
+            j, "warmup.requests",
+            "expected fewer than stop.requests (%ld), got %ld: nothing would be measured",
+            sc->stop_requests, sc->warmup_requests);
+    if (sc->stop_duration_s > 0 && sc->warmup_duration_s >= sc->stop_duration_s)
+        return jv_fail(j, "warmup.duration_s", "expected less than stop.duration_s (%g)",
+                       sc->stop_duration_s);
+    return 0;
+}
+
+static int parse_cost(const struct jv *j, const cJSON *root, struct scenario *sc)
+{
+    static const char *const keys[] = {"gpu_hour_usd", "vgpu_license_usd_per_vgpu_year",
+                                       "power_usd_per_kwh", NULL};
+    sc->gpu_hour_usd = sc->gpu.gpu_hour_usd;
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "cost");
+    if (!c)
+        return 0;
+    return jv_object(j, c, "cost", keys) ||
+           jv_num(j, c, "cost", "gpu_hour_usd", 0, 0, 1e6, &sc->gpu_hour_usd) < 0 ||
+           jv_num(j, c, "cost", "vgpu_license_usd_per_vgpu_year", 0, 0, 1e7,
+                  &sc->vgpu_license_usd_per_vgpu_year) < 0 ||
+           jv_num(j, c, "cost", "power_usd_per_kwh", 0, 0, 1e3, &sc->power_usd_per_kwh) < 0;
+}
+
+static int parse_gpu(const struct jv *j, const cJSON *root, struct scenario *sc)
+{
+    const char *gpu;
+    if (jv_str(j, root, "", "gpu", 1, &gpu))
+        return -1;
+    char msg[SS_ERRLEN];
+    char path[4096];
+    /* A relative profile path is relative to the scenario file, like trace paths. */
+    if (strchr(gpu, '/') || ss_ends_with(gpu, ".json")) {
+        resolve_path(sc->path, gpu, path, sizeof path);
+    } else {
+        snprintf(path, sizeof path, "%s", gpu);
+    }
+    if (cal_load(path, &sc->gpu, msg, sizeof msg))
+        return jv_fail(j, "gpu", "%s", msg);
+    return 0;
+}
+
+static int parse_tenants(const struct jv *j, const cJSON *root, struct scenario *sc)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "tenants");
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1)
+        return jv_fail(j, "tenants", "expected a non-empty array of tenants");
+    int n = cJSON_GetArraySize(arr);
+    if (n > SCN_MAX_TENANTS)
+        return jv_fail(j, "tenants", "more than %d tenants", SCN_MAX_TENANTS);
+    sc->tenants = ss_xcalloc((size_t)n, sizeof *sc->tenants);
+    const cJSON *t;
+    int i = 0;
+    cJSON_ArrayForEach(t, arr)
+    {
+        char p[64];
+        snprintf(p, sizeof p, "tenants[%d]", i);
+        sc->n_tenants = i + 1; /* so scn_free releases a half-parsed tenant's trace path */
+        if (parse_tenant(j, t, p, &sc->tenants[i]))
+            return -1;
+        for (int k = 0; k < i; k++)
+            if (strcmp(sc->tenants[k].name, sc->tenants[i].name) == 0)
+                return jv_fail(j, p, "duplicate tenant name \"%s\" (also tenants[%d])",
+                               sc->tenants[i].name, k);
+        i++;
+    }
+    return 0;
+}
+
+/* Without a stop, arrivals must end by themselves: every tenant replays a (finite) trace. */
+static int check_stop(const struct jv *j, const cJSON *root, const struct scenario *sc)
+{
+    if (cJSON_GetObjectItemCaseSensitive(root, "stop"))
+        return 0;
+    for (int i = 0; i < sc->n_tenants; i++)
+        if (sc->tenants[i].arrival.kind != ARR_TRACE)
+            return jv_fail(j, "stop",
+                           "missing (expected {\"requests\": N} or {\"duration_s\": T}; it may "
+                           "be left out only when every tenant replays a trace, and tenants[%d] "
+                           "\"%s\" has arrival.process \"%s\")",
+                           i, sc->tenants[i].name, arrival_names[sc->tenants[i].arrival.kind]);
+    return 0;
+}
+
+static int parse_strategies(const struct jv *j, const cJSON *root, struct scenario *sc)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "strategies");
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1)
+        return jv_fail(j, "strategies", "expected a non-empty array of strategies (kinds: %s)",
+                       policy_kinds());
+    int n = cJSON_GetArraySize(arr);
+    if (n > SCN_MAX_STRATEGIES)
+        return jv_fail(j, "strategies", "more than %d strategies", SCN_MAX_STRATEGIES);
+    sc->strategies = ss_xcalloc((size_t)n, sizeof *sc->strategies);
+    const cJSON *o;
+    int i = 0;
+    cJSON_ArrayForEach(o, arr)
+    {
+        char p[64], q[96];
+        snprintf(p, sizeof p, "strategies[%d]", i);
+        struct strategy_cfg *st = &sc->strategies[i];
+        const char *name, *kind;
+        if (!cJSON_IsObject(o))
+            return jv_fail(j, p, "expected an object {\"name\", \"kind\", …}");
+        if (jv_str(j, o, p, "name", 1, &name) ||
+            copy_name(j, jv_path_key(q, sizeof q, p, "name"), name, st->name) ||
+            jv_str(j, o, p, "kind", 1, &kind))
+            return -1;
+        for (int k = 0; k < i; k++)
+            if (strcmp(sc->strategies[k].name, st->name) == 0)
+                return jv_fail(j, p, "duplicate strategy name \"%s\"", st->name);
+        st->ops = policy_find(kind);
+        if (!st->ops)
+            return jv_fail(j, jv_path_key(q, sizeof q, p, "kind"), "expected one of %s, got \"%s\"",
+                           policy_kinds(), kind);
+        sc->n_strategies = i + 1; /* so scn_free releases what parse() allocates */
+        if (st->ops->parse(j, o, p, sc, &st->cfg))
+            return -1;
+        i++;
+    }
+    return 0;
+}
+
+int scn_load_text(const char *file, const char *text, size_t len, struct scenario *sc, char *err,
+                  size_t errlen)
+{
+    return scn_load_text_flags(file, text, len, 0, sc, err, errlen);
+}
+
+int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned flags,
+                        struct scenario *sc, char *err, size_t errlen)
+{
+    static const char *const keys[] = {
+        "name",         "description", "gpu",        "gpus", "seed", "stop", "warmup",
+        "replications", "tenants",     "strategies", "cost", "plan", NULL};
+    memset(sc, 0, sizeof *sc);
+    sc->path = ss_xstrdup(file);
+    struct jv j = {file, err, errlen};
+    sc->json = jv_parse(&j, text, len);
+    if (!sc->json)
+        return -1;
+    const cJSON *root = sc->json;
+    const char *name = "scenario";
+    long gpus = 1, seed = 1, reps = 1;
+    if (jv_object(&j, root, "", keys) || jv_str(&j, root, "", "name", 0, &name) < 0 ||
+        copy_name(&j, "name", name, sc->name) || parse_gpu(&j, root, sc) ||
+        jv_int(&j, root, "", "gpus", 0, 1, 100000, &gpus) < 0 ||
+        jv_int(&j, root, "", "seed", 0, 0, 4294967295L, &seed) < 0 ||
+        jv_int(&j, root, "", "replications", 0, 1, 10000, &reps) < 0)
+        return -1;
+    sc->gpus = (int)gpus;
+    sc->seed = (uint64_t)seed;
+    sc->replications = (int)reps;
+    if (parse_stop(&j, root, sc) || parse_warmup(&j, root, sc) || parse_cost(&j, root, sc) ||
+        parse_tenants(&j, root, sc) || check_stop(&j, root, sc))
+        return -1;
+    if (!(flags & SCN_IGNORE_STRATEGIES) && parse_strategies(&j, root, sc))
+        return -1;
+    return 0;
+}
+
+int scn_load(const char *path, struct scenario *sc, char *err, size_t errlen)
+{
+    return scn_load_flags(path, 0, sc, err, errlen);
+}
+
+int scn_load_flags(const char *path, unsigned flags, struct scenario *sc, char *err, size_t errlen)
+{
+    char *text;
+    size_t len;
+    memset(sc, 0, sizeof *sc);
+    if (ss_read_file(path, SCN_MAX_FILE, &text, &len, err, errlen))
+        return -1;
+    int rc = scn_load_text_flags(path, text, len, flags, sc, err, errlen);
+    free(text);
+    return rc;
+}
+
+void scn_free(struct scenario *sc)
+{
+    for (int i = 0; i < sc->n_strategies; i++)
+        if (sc->strategies[i].ops && sc->strategies[i].cfg && sc->strategies[i].ops->free_cfg)
+            sc->strategies[i].ops->free_cfg(sc->strategies[i].cfg);
+    if (sc->tenants)
+        for (int i = 0; i < sc->n_tenants; i++)
+            scn_tenant_free(&sc->tenants[i]);
+    free(sc->strategies);
+    free(sc->tenants);
+    cJSON_Delete(sc->json);
+    free(sc->path);
+    memset(sc, 0, sizeof *sc);
+}

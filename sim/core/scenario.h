@@ -1,0 +1,138 @@
+/*
+ * scenario — a validated, in-memory scenario (SCENARIO.md). Loading checks every
+ * field, refuses unknown keys, and resolves the GPU profile and each strategy's
+ * parameters (through its policy's parse()), so a scenario that loads can run.
+ * Internally every time is in seconds; conversion happens here, at the boundary.
+ */
+#ifndef SS_SCENARIO_H
+#define SS_SCENARIO_H
+
+#include "calib/calib.h"
+#include "io/trace.h"
+
+#include <cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SCN_NAME_MAX 64
+#define SCN_MAX_MMPP 16
+
+enum arr_kind {
+    ARR_POISSON,
+    ARR_DETERMINISTIC,
+    ARR_GAMMA,
+    ARR_MMPP,
+    ARR_DIURNAL,
+    ARR_TRACE,
+    ARR_SATURATED
+};
+enum work_kind { WORK_EXPONENTIAL, WORK_DETERMINISTIC, WORK_LOGNORMAL, WORK_TOKENS, WORK_TRACE };
+enum work_class { CLASS_COMPUTE, CLASS_MEMORY, CLASS_MIXED };
+
+struct arrival_cfg {
+    enum arr_kind kind;
+    double rate_per_s; /* poisson, deterministic, gamma; mean rate for diurnal */
+    double cv;         /* gamma */
+    int n_states;      /* mmpp */
+    double state_rate_per_s[SCN_MAX_MMPP];
+    double state_dwell_s[SCN_MAX_MMPP];
+    double amplitude; /* diurnal: rate(t) = rate (1 + amplitude sin(2π (t/period + phase))) */
+    double period_s;
+    double phase;
+    /* trace: path resolved relative to the scenario file; opts as in trace.h */
+    char *trace_path;
+    enum tr_format trace_format;
+    struct tr_opts trace_opts;
+    /* Measured at load by one streaming pass over the whole trace (ten_trace_check), so a run
+     * never meets a bad row and the analytic pre-checks know the trace's figures. */
+    long trace_count;         /* records replayed (after limit) */
+    double trace_first_s;     /* first arrival (after time_scale) */
+    double trace_rate_per_s;  /* (count - 1) / (last - first); NaN if undefined */
+    double trace_ia_scv;      /* squared CV of the gaps; NaN with < 2 gaps */
+    double trace_work_mean_s; /* tokens/trace work: mean; NaN for drawn work */
+    double trace_work_scv;    /* idem: squared CV */
+};
+
+struct work_cfg {
+    enum work_kind kind;
+    double mean_s; /* exponential, lognormal; deterministic value */
+    double cv;     /* lognormal */
+    double prefill_s_per_token;
+    double decode_s_per_token;
+};
+
+struct tenant_cfg {
+    char name[SCN_NAME_MAX];
+    struct arrival_cfg arrival;
+    struct work_cfg work;
+    enum work_class wclass;
+    double compute_share; /* mixed: fraction of the work that is compute-bound */
+    double memory_gb;
+    double sla_p99_s; /* <= 0: no SLA */
+    int priority;
+    double weight;
+    double fault_rate_per_h;
+    long queue_limit; /* waiting requests beyond this are rejected; 0 = unlimited */
+};
+
+struct policy_ops;
+struct strategy_cfg {
+    char name[SCN_NAME_MAX];
+    const struct policy_ops *ops;
+    void *cfg; /* the policy's parsed parameters, owned by the policy */
+};
+
+struct scenario {
+    char name[SCN_NAME_MAX];
+    char *path;
+    struct gpu_profile gpu;
+    int gpus;
+    uint64_t seed;
+    long stop_requests;     /* 0 = not set */
+    double stop_duration_s; /* 0 = not set */
+    int drain;              /* after the stop, finish the requests in flight (default true) */
+    long warmup_requests;
+    double warmup_duration_s;
+    int replications;
+    int n_tenants;
+    struct tenant_cfg *tenants;
+    int n_strategies;
+    struct strategy_cfg *strategies;
+    double gpu_hour_usd; /* < 0: unknown */
+    double vgpu_license_usd_per_vgpu_year;
+    double power_usd_per_kwh; /* 0 = power not billed separately */
+    cJSON *json;              /* the parsed document, kept for policies and sweeps */
+};
+
+/* Loads and validates a scenario file. On error fills err and returns -1. */
+int scn_load(const char *path, struct scenario *sc, char *err, size_t errlen);
+/* Same from text already in memory (file is used in messages). */
+int scn_load_text(const char *file, const char *text, size_t len, struct scenario *sc, char *err,
+                  size_t errlen);
+/* Flags: SCN_IGNORE_STRATEGIES skips the "strategies" (absent or not), for the
+ * planner, which makes its own. */
+#define SCN_IGNORE_STRATEGIES 1u
+int scn_load_flags(const char *path, unsigned flags, struct scenario *sc, char *err, size_t errlen);
+int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned flags,
+                        struct scenario *sc, char *err, size_t errlen);
+void scn_free(struct scenario *sc);
+
+/*
+ * Parses one request stream — an "arrival" and a "work" object — into t (name left alone), with
+ * the cross-checks of a tenant (tokens/trace work need trace arrivals with those columns) and,
+ * for trace arrivals, the load-time pass over the trace. A relative trace path is resolved
+ * against the directory of `file`; messages are "<file>: <arrival_path>…: …". Used by
+ * `sharesim trace gen --arrival/--work`. Release with scn_tenant_free().
+ */
+int scn_parse_stream(const char *file, const cJSON *arrival, const char *arrival_path,
+                     const cJSON *work, const char *work_path, struct tenant_cfg *t, char *err,
+                     size_t errlen);
+void scn_tenant_free(struct tenant_cfg *t);
+
+/* Index of a tenant by name, or -1. */
+int scn_tenant_index(const struct scenario *sc, const char *name);
+
+/* Human name of a work class / arrival kind. */
+const char *scn_class_name(enum work_class c);
+
+#endif

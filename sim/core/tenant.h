@@ -1,0 +1,73 @@
+/*
+ * tenant — a tenant's request stream: arrival process and work distribution.
+ *
+ * Each tenant owns one GSL RNG stream (gsl_rng_mt19937) seeded from the scenario
+ * seed, the tenant's index and the replication number. Every arrival draws its
+ * gap and then its work from that stream, in that order, at the moment the
+ * arrival is scheduled — independent of what any strategy does — so all
+ * strategies of a run see exactly the same arrivals and work (common random
+ * numbers), and adding a tenant does not change the others' streams.
+ *
+ * Trace arrivals (`arrival.process: "trace"`): every replication opens its own streaming
+ * reader (trace.h) on the file, so memory stays constant whatever the trace's length, and every
+ * replication replays the same records — the arrivals, and the work when it comes from the
+ * trace (`work.dist` "tokens" or "trace"), are identical in all replications; only drawn work,
+ * other tenants and faults vary. The scenario loader has already read the whole trace once
+ * (ten_trace_check), so a run never meets a bad row; if the file changes between load and run
+ * (a row turns bad, rows appear or vanish) the run stops with exit code 2 and a message naming
+ * the tenant and the file rather than replaying something else than what was validated.
+ */
+#ifndef SS_TENANT_H
+#define SS_TENANT_H
+
+#include "core/engine.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+/*
+ * An exponential variate with the given mean. GSL's gsl_ran_exponential computes
+ * −mean·log1p(−U); glibc's log1p costs about 2.5× its log, and it was 30 % of the
+ * M/M/4 benchmark's time (callgrind). U and 1 − U have the same distribution and
+ * gsl_rng_uniform_pos excludes 0, so −mean·log(U) is exactly exponential too.
+ */
+static inline double ten_exp(const gsl_rng *r, double mean)
+{
+    return -mean * log(gsl_rng_uniform_pos(r));
+}
+
+/* Seeds and prepares a tenant's run-time state and opens its trace, if it replays one.
+ * scenario_file (may be NULL) is only named in the message if the trace changed since load. */
+void ten_init(struct tenant_rt *t, const struct tenant_cfg *cfg, const char *scenario_file,
+              uint64_t seed, int index, int rep);
+void ten_free(struct tenant_rt *t);
+
+/*
+ * Draws the tenant's next arrival after `now`: returns 1 with *t_next and *work,
+ * or 0 when the stream has ended (a trace's last row, or its limit).
+ */
+int ten_next(struct tenant_rt *t, double now, double *t_next, double *work);
+
+/* Work of one request (for saturated tenants, which have no arrival process). */
+double ten_draw_work(struct tenant_rt *t);
+
+/*
+ * The load-time pass over a trace tenant's file (arrival.kind == ARR_TRACE, header and columns
+ * already checked): reads every record that will be replayed (time_scale and limit applied),
+ * computes each request's work as a run will, and fills the arrival's trace_* figures.
+ * 0, or -1 with the reader's "file:line:col: …" message (or a row whose work would be <= 0).
+ */
+int ten_trace_check(struct tenant_cfg *cfg, char *err, size_t errlen);
+
+/* Mean arrival rate (per s) and mean work (s) implied by the configuration (for a trace: as
+ * measured at load); NaN where not known in advance. Used by the analytic pre-checks. */
+double ten_mean_rate(const struct tenant_cfg *cfg);
+double ten_mean_work(const struct tenant_cfg *cfg);
+/* Squared coefficient of variation of work and of inter-arrival times (NaN if unknown). */
+double ten_work_scv(const struct tenant_cfg *cfg);
+double ten_arrival_scv(const struct tenant_cfg *cfg);
+
+/* 64-bit mixing (splitmix64) for deriving independent stream seeds. */
+uint64_t ten_mix(uint64_t x);
+
+#endif

@@ -1,0 +1,472 @@
+/*
+ * policy_exclusive — every tenant gets whole GPUs of its own (the baseline every
+ * sharing strategy is compared with). A tenant holding c GPUs is an M/·/c FIFO
+ * system: its queue feeds whichever of its GPUs is free.
+ *
+ * GPUs come from "assign": {"tenant": [gpu, …]} or, by default, an even split
+ * of the pool in tenant order (tenant i gets GPUs ⌊iG/T⌋ … ⌊(i+1)G/T⌋−1).
+ * A fault (tenant.fault_rate_per_h) hits one GPU of the tenant: the request in
+ * service there fails (blast radius: the tenant's own slot); the GPU is
+ * immediately usable again — a crash of the serving process, not of the card.
+ *
+ * "discipline" picks how a GPU serves its tenant's requests:
+ * - "fifo" (default): one request at a time in arrival order; the tenant's queue
+ *   feeds whichever of its GPUs is free (M/·/c FIFO).
+ * - "ps" (processor sharing): every request is taken into service on arrival and
+ *   the n requests on a GPU each progress at speed 1/n (M/G/1-PS per GPU, exact:
+ *   mean sojourn E[S]/(1 − ρ) whatever the work distribution). With several GPUs
+ *   a request joins the GPU holding the fewest requests (ties: lowest index) and
+ *   stays there. A fault fails every request on the GPU it hits (they all live
+ *   in the crashed process).
+ *   Implementation: per GPU a virtual time v = service attained by each request
+ *   present since the GPU was last idle (dv/dt = 1/n). A request of work w that
+ *   joins at level v finishes when v reaches v + w, so the requests sit in a
+ *   min-heap of finish levels; an arrival or departure advances v (charging the
+ *   work done to everyone at once, O(1)) and reschedules the earliest finish,
+ *   at now + (level − v)·n. The previous completion event is left in the engine
+ *   heap and skipped by the GPU's version number (engine.h). v restarts at 0
+ *   whenever the GPU empties, so it never grows past one busy period and keeps
+ *   its precision over long runs. Cost O(log n) per event plus O(GPUs of the
+ *   tenant) to pick the least-loaded GPU.
+ *
+ * Saturated tenants: the engine refills their queue without announcing it, so
+ * a GPU that frees up (FIFO) or empties (PS) pulls from the queue, and an
+ * announced arrival fills every idle GPU of the tenant. Under PS a saturated
+ * tenant therefore keeps one request per GPU (an unbounded number sharing a
+ * GPU would have no steady state).
+ */
+#include "core/engine.h"
+#include "core/policy.h"
+#include "core/run.h"
+#include "base/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { EV_DONE = EV_POLICY };
+enum { DISC_FIFO, DISC_PS };
+
+struct excl_cfg {
+    int gpus;
+    int discipline;
+    int *owner; /* per GPU: tenant index, -1 = unused */
+};
+
+/* A request sharing a PS GPU: it leaves when the GPU's virtual time reaches finish_v. */
+struct ps_job {
+    double finish_v;
+    uint64_t order; /* admission order: equal levels leave first-come first-served */
+    struct request req;
+};
+
+struct server {
+    struct request req; /* FIFO: the request in service */
+    double t_start;     /* start of the current busy period (utilisation) */
+    int busy;
+    int tenant;
+    uint32_t version; /* bumped when the pending completion becomes stale */
+    /* PS only: min-heap of the requests present, by (finish_v, order). */
+    struct ps_job *jobs;
+    size_t n_jobs, cap_jobs;
+    double v;      /* virtual time: service attained by each request present */
+    double t_last; /* when v was last advanced */
+    uint64_t next_order;
+};
+
+struct excl {
+    int n_ten;
+    int n_srv;
+    int discipline;
+    struct server *srv;
+    int **free_stack; /* per tenant: indices of its idle GPUs (FIFO) */
+    int *n_free;
+    int *n_own;
+    int **own; /* per tenant: its GPUs in increasing index (PS placement) */
+};
+
+static int excl_parse(const struct jv *j, const cJSON *obj, const char *path,
+                      const struct scenario *sc, void **out)
+{
+    static const char *const keys[] = {"name", "kind", "assign", "discipline", NULL};
+    static const char *const disciplines[] = {"fifo", "ps", NULL};
+    struct excl_cfg *c = ss_xcalloc(1, sizeof *c);
+    *out = c;
+    c->discipline = DISC_FIFO;
+    if (jv_object(j, obj, path, keys) ||
+        jv_enum(j, obj, path, "discipline", 0, disciplines, &c->discipline) < 0)
+        return -1;
+    c->gpus = sc->gpus;
+    c->owner = ss_xmalloc((size_t)sc->gpus * sizeof *c->owner);
+    for (int g = 0; g < sc->gpus; g++)
+        c->owner[g] = -1;
+    char p[512], q[600];
+    const cJSON *assign = cJSON_GetObjectItemCaseSensitive(obj, "assign");
+    if (!assign) {
+        if (sc->gpus < sc->n_tenants)
+            return jv_fail(j, path,
+                           "exclusive needs at least one whole GPU per tenant: %d tenants, %d "
+                           "GPUs (raise \"gpus\" or use a sharing strategy)",
+                           sc->n_tenants, sc->gpus);
+        for (int i = 0; i < sc->n_tenants; i++) {
+            int lo = (int)((long)i * sc->gpus / sc->n_tenants);
+            int hi = (int)((long)(i + 1) * sc->gpus / sc->n_tenants);
+            for (int g = lo; g < hi; g++)
+                c->owner[g] = i;
+        }
+    } else {
+        jv_path_key(p, sizeof p, path, "assign");
+        if (!cJSON_IsObject(assign))
+            return jv_fail(j, p, "expected an object {\"tenant\": [gpu, …]}");
+        const cJSON *it;
+        cJSON_ArrayForEach(it, assign)
+        {
+            jv_path_key(q, sizeof q, p, it->string);
+            int ti = scn_tenant_index(sc, it->string);
+            if (ti < 0)
+                return jv_fail(j, q, "no tenant named \"%s\"", it->string);
+            if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) < 1)
+                return jv_fail(j, q, "expected a non-empty array of GPU indices");
+            const cJSON *g;
+            cJSON_ArrayForEach(g, it)
+            {
+                if (!cJSON_IsNumber(g) || g->valuedouble < 0 || g->valuedouble >= sc->gpus ||
+                    g->valuedouble != (int)g->valuedouble)
+                    return jv_fail(j, q, "expected GPU indices in [0, %d]", sc->gpus - 1);
+                int gi = (int)g->valuedouble;
+                if (c->owner[gi] >= 0)
+                    return jv_fail(j, q, "GPU %d is already assigned to \"%s\"", gi,
+                                   sc->tenants[c->owner[gi]].name);
+                c->owner[gi] = ti;
+            }
+        }
+        for (int i = 0; i < sc->n_tenants; i++) {
+            int has = 0;
+            for (int g = 0; g < sc->gpus; g++)
+                has |= c->owner[g] == i;
+            if (!has)
+                return jv_fail(j, p, "tenant \"%s\" has no GPU", sc->tenants[i].name);
+        }
+    }
+    for (int i = 0; i < sc->n_tenants; i++)
+        if (sc->tenants[i].memory_gb > sc->gpu.memory_gb)
+            return jv_fail(j, path, "tenant \"%s\" needs %g GB, a %s has %g GB",
+                           sc->tenants[i].name, sc->tenants[i].memory_gb, sc->gpu.name,
+                           sc->gpu.memory_gb);
+    return 0;
+}
+
+static void excl_free_cfg(void *cfg)
+{
+    struct excl_cfg *c = cfg;
+    free(c->owner);
+    free(c);
+}
+
+static void *excl_init(struct sim *s, const void *cfgp)
+{
+    const struct excl_cfg *c = cfgp;
+    struct excl *x = ss_xcalloc(1, sizeof *x);
+    x->n_ten = s->n_ten;
+    x->n_srv = c->gpus;
+    x->discipline = c->discipline;
+    x->srv = ss_xcalloc((size_t)c->gpus, sizeof *x->srv);
+    x->free_stack = ss_xcalloc((size_t)s->n_ten, sizeof *x->free_stack);
+    x->n_free = ss_xcalloc((size_t)s->n_ten, sizeof *x->n_free);
+    x->n_own = ss_xcalloc((size_t)s->n_ten, sizeof *x->n_own);
+    x->own = ss_xcalloc((size_t)s->n_ten, sizeof *x->own);
+    for (int g = 0; g < c->gpus; g++)
+        if (c->owner[g] >= 0)
+            x->n_own[c->owner[g]]++;
+    for (int i = 0; i < s->n_ten; i++) {
+        x->free_stack[i] = ss_xmalloc((size_t)(x->n_own[i] + 1) * sizeof(int));
+        x->own[i] = ss_xmalloc((size_t)(x->n_own[i] + 1) * sizeof(int));
+    }
+    int *n_listed = ss_xcalloc((size_t)s->n_ten, sizeof *n_listed);
+    for (int g = 0; g < c->gpus; g++)
+        if (c->owner[g] >= 0)
+            x->own[c->owner[g]][n_listed[c->owner[g]]++] = g;
+    free(n_listed);
+    /* Pushed in reverse so the lowest-numbered GPU is used first. */
+    for (int g = c->gpus - 1; g >= 0; g--) {
+        x->srv[g].tenant = c->owner[g];
+        if (c->owner[g] >= 0)
+            x->free_stack[c->owner[g]][x->n_free[c->owner[g]]++] = g;
+    }
+    return x;
+}
+
+/* ---- FIFO ---------------------------------------------------------------- */
+
+static void start_service(struct sim *s, struct excl *x, int g)
+{
+    struct server *sv = &x->srv[g];
+    eng_pop(s, sv->tenant, &sv->req);
+    sv->busy = 1;
+    sv->t_start = s->now;
+    eng_schedule(s, s->now + sv->req.work, EV_DONE, (uint32_t)g, sv->version, 0);
+}
+
+/* GPU g became idle: take the next request of its tenant or park the GPU. */
+static void next_or_park(struct sim *s, struct excl *x, int g)
+{
+    struct server *sv = &x->srv[g];
+    sv->busy = 0;
+    if (eng_qlen(s, sv->tenant) > 0)
+        start_service(s, x, g);
+    else
+        x->free_stack[sv->tenant][x->n_free[sv->tenant]++] = g;
+}
+
+static void fifo_arrive(struct sim *s, struct excl *x, int tenant)
+{
+    /* One pass for an ordinary arrival; a saturated tenant's refills fill every idle GPU. */
+    while (x->n_free[tenant] > 0 && eng_qlen(s, tenant) > 0)
+        start_service(s, x, x->free_stack[tenant][--x->n_free[tenant]]);
+}
+
+static void fifo_done(struct sim *s, struct excl *x, int g)
+{
+    struct server *sv = &x->srv[g];
+    eng_busy(s, 1.0, sv->t_start, s->now);
+    eng_complete(s, &sv->req);
+    next_or_park(s, x, g);
+}
+
+static void fifo_fault(struct sim *s, struct excl *x, int tenant)
+{
+    for (int g = 0; g < x->n_srv; g++) {
+        struct server *sv = &x->srv[g];
+        if (sv->tenant == tenant && sv->busy) {
+            eng_busy(s, 1.0, sv->t_start, s->now);
+            eng_fail(s, &sv->req);
+            sv->version++;
+            next_or_park(s, x, g);
+            return;
+        }
+    }
+}
+
+/* ---- processor sharing --------------------------------------------------- */
+
+static int job_before(const struct ps_job *a, const struct ps_job *b)
+{
+    return a->finish_v < b->finish_v || (a->finish_v == b->finish_v && a->order < b->order);
+}
+
+static void jobs_push(struct server *sv, const struct ps_job *jb)
+{
+    if (sv->n_jobs == sv->cap_jobs) {
+        sv->cap_jobs = sv->cap_jobs ? 2 * sv->cap_jobs : 16;
+        sv->jobs = ss_xrealloc(sv->jobs, sv->cap_jobs * sizeof *sv->jobs);
+    }
+    size_t i = sv->n_jobs++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!job_before(jb, &sv->jobs[parent]))
+            break;
+        sv->jobs[i] = sv->jobs[parent];
+        i = parent;
+    }
+    sv->jobs[i] = *jb;
+}
+
+static struct ps_job jobs_pop(struct server *sv)
+{
+    struct ps_job top = sv->jobs[0];
+    struct ps_job last = sv->jobs[--sv->n_jobs];
+    size_t i = 0, n = sv->n_jobs;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && job_before(&sv->jobs[c + 1], &sv->jobs[c]))
+            c++;
+        if (!job_before(&sv->jobs[c], &last))
+            break;
+        sv->jobs[i] = sv->jobs[c];
+        i = c;
+    }
+    if (n)
+        sv->jobs[i] = last;
+    return top;
+}
+
+/* Charges the service done since t_last to every request present (each got dt/n). */
+static void ps_advance(struct sim *s, struct server *sv)
+{
+    if (sv->n_jobs > 0)
+        sv->v += (s->now - sv->t_last) / (double)sv->n_jobs;
+    sv->t_last = s->now;
+}
+
+/* Cancels the pending completion and schedules the earliest one under the current n. */
+static void ps_reschedule(struct sim *s, struct server *sv, int g)
+{
+    sv->version++;
+    if (sv->n_jobs == 0)
+        return;
+    double left = sv->jobs[0].finish_v - sv->v;
+    if (left < 0)
+        left = 0;
+    eng_schedule(s, s->now + left * (double)sv->n_jobs, EV_DONE, (uint32_t)g, sv->version, 0);
+}
+
+/* Takes the head of the tenant's queue into service on GPU g. */
+static void ps_admit(struct sim *s, struct excl *x, int g)
+{
+    struct server *sv = &x->srv[g];
+    ps_advance(s, sv);
+    if (sv->n_jobs == 0) {
+        sv->busy = 1;
+        sv->t_start = s->now;
+        sv->v = 0;
+    }
+    struct ps_job jb;
+    eng_pop(s, sv->tenant, &jb.req);
+    jb.finish_v = sv->v + jb.req.work;
+    jb.order = sv->next_order++;
+    jobs_push(sv, &jb);
+    ps_reschedule(s, sv, g);
+}
+
+/* The tenant's GPU with the fewest requests (lowest index on ties). */
+static int ps_least_loaded(const struct excl *x, int tenant)
+{
+    int best = x->own[tenant][0];
+    for (int k = 1; k < x->n_own[tenant]; k++) {
+        int g = x->own[tenant][k];
+        if (x->srv[g].n_jobs < x->srv[best].n_jobs)
+            best = g;
+    }
+    return best;
+}
+
+static void ps_arrive(struct sim *s, struct excl *x, int tenant)
+{
+    ps_admit(s, x, ps_least_loaded(x, tenant));
+    /* A saturated tenant's refill also goes to each GPU that is still empty. */
+    for (int k = 0; k < x->n_own[tenant] && eng_qlen(s, tenant) > 0; k++)
+        if (x->srv[x->own[tenant][k]].n_jobs == 0)
+            ps_admit(s, x, x->own[tenant][k]);
+}
+
+/* GPU g emptied: close its busy period; an unannounced (saturated) request restarts it. */
+static void ps_emptied(struct sim *s, struct excl *x, int g)
+{
+    struct server *sv = &x->srv[g];
+    eng_busy(s, 1.0, sv->t_start, s->now);
+    sv->busy = 0;
+    sv->v = 0;
+    if (eng_qlen(s, sv->tenant) > 0)
+        ps_admit(s, x, g);
+}
+
+static void ps_done(struct sim *s, struct excl *x, int g)
+{
+    struct server *sv = &x->srv[g];
+    ps_advance(s, sv);
+    struct ps_job jb = jobs_pop(sv);
+    /* The event fired when v reached this level; snap v to it so rounding in the
+     * division cannot accumulate into the other requests' remaining work. */
+    sv->v = jb.finish_v;
+    eng_complete(s, &jb.req);
+    if (sv->n_jobs == 0) {
+        sv->version++;
+        ps_emptied(s, x, g);
+    } else if (eng_qlen(s, sv->tenant) > 0) {
+        ps_admit(s, x, g); /* a saturated tenant's refill takes the freed place */
+    } else {
+        ps_reschedule(s, sv, g);
+    }
+}
+
+static void ps_fault(struct sim *s, struct excl *x, int tenant)
+{
+    for (int k = 0; k < x->n_own[tenant]; k++) {
+        int g = x->own[tenant][k];
+        struct server *sv = &x->srv[g];
+        if (sv->n_jobs == 0)
+            continue;
+        while (sv->n_jobs > 0) {
+            struct ps_job jb = jobs_pop(sv);
+            eng_fail(s, &jb.req);
+        }
+        sv->version++;
+        ps_emptied(s, x, g);
+        return;
+    }
+}
+
+/* ---- dispatch ------------------------------------------------------------ */
+
+static void excl_arrive(struct sim *s, void *st, int tenant)
+{
+    struct excl *x = st;
+    if (x->discipline == DISC_PS)
+        ps_arrive(s, x, tenant);
+    else
+        fifo_arrive(s, x, tenant);
+}
+
+static void excl_on_event(struct sim *s, void *st, const struct event *ev)
+{
+    struct excl *x = st;
+    struct server *sv = &x->srv[ev->target];
+    /* A completion made stale by a fault, or (PS) by an arrival or departure since. */
+    if (!sv->busy || ev->version != sv->version)
+        return;
+    if (x->discipline == DISC_PS)
+        ps_done(s, x, (int)ev->target);
+    else
+        fifo_done(s, x, (int)ev->target);
+}
+
+static void excl_fault(struct sim *s, void *st, int tenant)
+{
+    struct excl *x = st;
+    if (x->discipline == DISC_PS)
+        ps_fault(s, x, tenant);
+    else
+        fifo_fault(s, x, tenant);
+}
+
+static void excl_finish(struct sim *s, void *st, struct strategy_result *res)
+{
+    struct excl *x = st;
+    for (int g = 0; g < x->n_srv; g++)
+        if (x->srv[g].busy)
+            eng_busy(s, 1.0, x->srv[g].t_start, s->now);
+    int used = 0;
+    for (int g = 0; g < x->n_srv; g++)
+        used += x->srv[g].tenant >= 0;
+    res->gpus_used = used;
+}
+
+static void excl_destroy(void *st)
+{
+    struct excl *x = st;
+    for (int i = 0; i < x->n_ten; i++) {
+        free(x->free_stack[i]);
+        free(x->own[i]);
+    }
+    for (int g = 0; g < x->n_srv; g++)
+        free(x->srv[g].jobs);
+    free(x->free_stack);
+    free(x->own);
+    free(x->n_free);
+    free(x->n_own);
+    free(x->srv);
+    free(x);
+}
+
+const struct policy_ops policy_exclusive = {
+    .kind = "exclusive",
+    .parse = excl_parse,
+    .free_cfg = excl_free_cfg,
+    .init = excl_init,
+    .arrive = excl_arrive,
+    .on_event = excl_on_event,
+    .fault = excl_fault,
+    .finish = excl_finish,
+    .destroy = excl_destroy,
+};

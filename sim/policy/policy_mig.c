@@ -1,0 +1,747 @@
+/*
+ * policy_mig — MIG (kind "mig"): each GPU is cut into GPU instances from the
+ * profile's vendor table, placed by the rules of sim/mig/mig.c. An instance is an
+ * isolated server: its speed for a tenant comes from the rate model with the
+ * instance's real SM share (sm_count / total_sms: A100 1g = 14 of 108, never
+ * slices × SMs / 7) and its bandwidth share (memory slices / 8). Nothing is shared
+ * between instances, so a neighbour cannot change a tenant's latency at all.
+ *
+ * An instance serves one tenant, or several through "nested": {"kind":
+ * "timeslice", …} (a ts_unit at the instance's speed) or {"kind": "mps",
+ * "thread_pct", …} (an MPS server confined to the instance's SMs and bandwidth,
+ * its client limit scaled by compute slices / 7 as the MIG User Guide says; a
+ * client fault takes down the instance's clients only) — the hybrid tiers of
+ * DOMAIN.md. A tenant listed in several instances (or on several GPUs, since a
+ * layout is applied to every GPU of the pool unless "layouts" gives one per GPU)
+ * is served by all of them from its one FIFO queue.
+ *
+ * Memory is isolated per instance: a tenant larger than its instance is an error,
+ * or with "oom": "simulate" its requests fail there — only that instance.
+ * In "layouts" an empty list leaves that GPU of the pool unused (not billed).
+ * "reconfigure": [{"at_s", "gpu"?, "layout"}] destroys and re-creates every
+ * instance of the GPU: requests in service on it fail and the GPU serves nothing
+ * for reconfig_s (profile default; no public measurement exists).
+ * A fault (fault_rate_per_h) fails the tenant's own in-flight request only.
+ */
+#include "base/jsonv.h"
+#include "core/engine.h"
+#include "mig/mig.h"
+#include "policy/units/mpsunit.h"
+#include "core/policy.h"
+#include "core/rate.h"
+#include "core/run.h"
+#include "policy/units/tsunit.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EV_PLAIN_DONE = EV_POLICY, EV_RECONF_DONE, EV_RECONF, EV_TS_BASE };
+#define EV_MU_BASE (EV_TS_BASE + TS_EVENT_KINDS)
+
+/* What serves an instance. */
+enum { INST_PLAIN, INST_TS, INST_MPS };
+
+struct inst_cfg {
+    int prof;
+    int n_ten;
+    int *ten;
+    int nested;  /* INST_PLAIN (one tenant), INST_TS or INST_MPS */
+    double *cap; /* nested MPS: thread_pct / 100 per tenant of the instance */
+    double recovery_s, bw_loss;
+    double slice_s, switch_s;
+    int release_on_idle;
+};
+
+struct layout_cfg {
+    int n;
+    struct inst_cfg inst[MIG_MAX_INST];
+    struct mig_layout placed;
+};
+
+struct reconf_cfg {
+    double at_s;
+    int gpu; /* -1: every GPU */
+    struct layout_cfg layout;
+};
+
+struct mig_cfg {
+    int gpus;
+    struct layout_cfg *layouts; /* [gpus] (copies share tenant arrays with owned[]) */
+    int n_owned;
+    struct layout_cfg **owned;
+    int n_reconf;
+    struct reconf_cfg *reconf;
+    double reconfig_s;
+    int oom_simulate;
+};
+
+/* ---- parsing -------------------------------------------------------------- */
+
+static int parse_nested_mps(const struct jv *j, const cJSON *o, const char *path,
+                            const struct scenario *sc, struct inst_cfg *ic)
+{
+    static const char *const keys[] = {"kind", "thread_pct", "recovery_s", "bw_contention_loss",
+                                       NULL};
+    const struct mig_profile *mp = &sc->gpu.mig[ic->prof];
+    ic->recovery_s = sc->gpu.mps_recovery_s;
+    ic->bw_loss = 0;
+    if (jv_object(j, o, path, keys) ||
+        jv_num(j, o, path, "recovery_s", 0, 0, 1e6, &ic->recovery_s) < 0 ||
+        jv_num(j, o, path, "bw_contention_loss", 0, 0, 1, &ic->bw_loss) < 0)
+        return -1;
+    /* MIG User Guide, "MIG with CUDA MPS": the client limit shrinks in proportion to the
+     * compute instance's share of the GPU. */
+    int limit = sc->gpu.mps_max_clients * mp->compute_slices / 7;
+    if (ic->n_ten > limit)
+        return jv_fail(j, path,
+                       "%d MPS clients in a %s instance; the limit there is %d (%d × %d/7)",
+                       ic->n_ten, mp->name, limit, sc->gpu.mps_max_clients, mp->compute_slices);
+    ic->cap = ss_xcalloc((size_t)ic->n_ten, sizeof *ic->cap);
+    return mu_parse_thread_pct(j, o, path, sc, ic->n_ten, ic->ten, ic->cap);
+}
+
+static int parse_nested(const struct jv *j, const cJSON *o, const char *path,
+                        const struct scenario *sc, struct inst_cfg *ic)
+{
+    static const char *const keys[] = {"kind", "slice_ms", "switch_us", "release_on_idle", NULL};
+    static const char *const kinds[] = {"timeslice", "mps", NULL};
+    int k;
+    double slice_ms = sc->gpu.timeslice_s * 1e3, switch_us = sc->gpu.switch_s * 1e6;
+    ic->release_on_idle = 1;
+    if (!cJSON_IsObject(o))
+        return jv_fail(j, path, "expected an object {\"kind\": \"timeslice\" | \"mps\", …}");
+    if (jv_enum(j, o, path, "kind", 1, kinds, &k))
+        return -1;
+    if (k == 1) {
+        ic->nested = INST_MPS;
+        return parse_nested_mps(j, o, path, sc, ic);
+    }
+    if (jv_object(j, o, path, keys) ||
+        jv_num_gt(j, o, path, "slice_ms", 0, 0, 1e6, &slice_ms) < 0 ||
+        jv_num(j, o, path, "switch_us", 0, 0, 1e9, &switch_us) < 0 ||
+        jv_bool(j, o, path, "release_on_idle", 0, &ic->release_on_idle) < 0)
+        return -1;
+    ic->nested = INST_TS;
+    ic->slice_s = slice_ms * 1e-3;
+    ic->switch_s = switch_us * 1e-6;
+    return 0;
+}
+
+static int parse_instance(const struct jv *j, const cJSON *o, const char *path,
+                          const struct scenario *sc, int oom_sim, struct inst_cfg *ic)
+{
+    static const char *const keys[] = {"profile", "tenants", "nested", NULL};
+    const char *prof;
+    char p[512], names[512];
+    if (jv_object(j, o, path, keys) || jv_str(j, o, path, "profile", 1, &prof))
+        return -1;
+    ic->prof = mig_profile_index(&sc->gpu, prof);
+    if (ic->prof < 0) {
+        mig_profile_names(&sc->gpu, names, sizeof names);
+        return jv_fail(j, jv_path_key(p, sizeof p, path, "profile"),
+                       "no MIG profile \"%s\" on %s (expected one of %s)", prof, sc->gpu.name,
+                       names);
+    }
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "tenants");
+    jv_path_key(p, sizeof p, path, "tenants");
+    if (!cJSON_IsArray(ts) || cJSON_GetArraySize(ts) < 1)
+        return jv_fail(j, p, "expected a non-empty array of tenant names");
+    ic->ten = ss_xcalloc((size_t)cJSON_GetArraySize(ts), sizeof *ic->ten);
+    const cJSON *t;
+    double mem = 0;
+    const struct mig_profile *mp = &sc->gpu.mig[ic->prof];
+    cJSON_ArrayForEach(t, ts)
+    {
+        int ti = cJSON_IsString(t) ? scn_tenant_index(sc, t->valuestring) : -1;
+        if (ti < 0)
+            return jv_fail(j, p, "expected names of tenants, got %s",
+                           cJSON_IsString(t) ? t->valuestring : "a non-string");
+        for (int k = 0; k < ic->n_ten; k++)
+            if (ic->ten[k] == ti)
+                return jv_fail(j, p, "tenant \"%s\" listed twice", t->valuestring);
+        ic->ten[ic->n_ten++] = ti;
+        mem += sc->tenants[ti].memory_gb;
+        if (!oom_sim && sc->tenants[ti].memory_gb > mp->memory_gb)
+            return jv_fail(j, p,
+                           "tenant \"%s\" needs %g GB but a %s instance has %g GB (rejected at "
+                           "load; \"oom\": \"simulate\" fails its requests instead)",
+                           t->valuestring, sc->tenants[ti].memory_gb, mp->name, mp->memory_gb);
+    }
+    const cJSON *nested = cJSON_GetObjectItemCaseSensitive(o, "nested");
+    if (nested && parse_nested(j, nested, jv_path_key(p, sizeof p, path, "nested"), sc, ic))
+        return -1;
+    if (!nested && ic->n_ten > 1)
+        return jv_fail(j, path,
+                       "%d tenants share one %s instance: give \"nested\": {\"kind\": "
+                       "\"timeslice\"} or {\"kind\": \"mps\"} to say how",
+                       ic->n_ten, mp->name);
+    if (nested && !oom_sim && mem > mp->memory_gb)
+        return jv_fail(j, path, "tenants need %g GB together, a %s instance has %g GB", mem,
+                       mp->name, mp->memory_gb);
+    return 0;
+}
+
+static int parse_layout(const struct jv *j, const cJSON *arr, const char *path,
+                        const struct scenario *sc, int oom_sim, int allow_empty,
+                        struct layout_cfg *lc)
+{
+    char p[512], why[512];
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < (allow_empty ? 0 : 1) ||
+        cJSON_GetArraySize(arr) > MIG_MAX_INST)
+        return jv_fail(j, path, "expected %d to %d instances [{\"profile\", \"tenants\"}, …]",
+                       allow_empty ? 0 : 1, MIG_MAX_INST);
+    if (cJSON_GetArraySize(arr) == 0)
+        return 0; /* a GPU of the pool left without instances (unused) */
+    const cJSON *o;
+    int prof[MIG_MAX_INST];
+    cJSON_ArrayForEach(o, arr)
+    {
+        int k = lc->n++; /* counted first, so free_layout() releases a half-parsed one */
+        if (parse_instance(j, o, jv_path_idx(p, sizeof p, path, k), sc, oom_sim, &lc->inst[k]))
+            return -1;
+        prof[k] = lc->inst[k].prof;
+    }
+    if (mig_place(&sc->gpu, prof, NULL, lc->n, NULL, &lc->placed, why, sizeof why))
+        return jv_fail(j, path, "not a legal %s MIG layout: %s", sc->gpu.name, why);
+    return 0;
+}
+
+static struct layout_cfg *new_layout(struct mig_cfg *c)
+{
+    c->owned = ss_xrealloc(c->owned, (size_t)(c->n_owned + 1) * sizeof *c->owned);
+    return c->owned[c->n_owned++] = ss_xcalloc(1, sizeof(struct layout_cfg));
+}
+
+static int parse_reconf(const struct jv *j, const cJSON *arr, const char *path,
+                        const struct scenario *sc, struct mig_cfg *c)
+{
+    static const char *const keys[] = {"at_s", "gpu", "layout", NULL};
+    char p[512], q[600];
+    if (!cJSON_IsArray(arr))
+        return jv_fail(j, path, "expected an array of {\"at_s\", \"gpu\", \"layout\"}");
+    c->reconf = ss_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof *c->reconf);
+    const cJSON *o;
+    cJSON_ArrayForEach(o, arr)
+    {
+        struct reconf_cfg *r = &c->reconf[c->n_reconf];
+        long gpu = -1;
+        jv_path_idx(p, sizeof p, path, c->n_reconf);
+        if (jv_object(j, o, p, keys) || jv_num(j, o, p, "at_s", 1, 0, 1e9, &r->at_s) ||
+            jv_int(j, o, p, "gpu", 0, 0, sc->gpus - 1, &gpu) < 0)
+            return -1;
+        r->gpu = (int)gpu;
+        if (c->n_reconf > 0 && r->at_s < c->reconf[c->n_reconf - 1].at_s)
+            return jv_fail(j, p, "changes must be in time order");
+        c->n_reconf++; /* counted before parsing the layout, so its arrays are freed */
+        if (parse_layout(j, cJSON_GetObjectItemCaseSensitive(o, "layout"),
+                         jv_path_key(q, sizeof q, p, "layout"), sc, c->oom_simulate, 1, &r->layout))
+            return -1;
+    }
+    return 0;
+}
+
+static int mig_p_parse(const struct jv *j, const cJSON *obj, const char *path,
+                       const struct scenario *sc, void **out)
+{
+    static const char *const keys[] = {"name",        "kind",       "layout", "layouts",
+                                       "reconfigure", "reconfig_s", "oom",    NULL};
+    static const char *const ooms[] = {"error", "simulate", NULL};
+    char p[512], q[600];
+    struct mig_cfg *c = ss_xcalloc(1, sizeof *c);
+    *out = c;
+    c->gpus = sc->gpus;
+    c->reconfig_s = sc->gpu.mig_reconfig_s;
+    int oom = 0;
+    if (jv_object(j, obj, path, keys) || jv_enum(j, obj, path, "oom", 0, ooms, &oom) < 0 ||
+        jv_num(j, obj, path, "reconfig_s", 0, 0, 1e6, &c->reconfig_s) < 0)
+        return -1;
+    c->oom_simulate = oom == 1;
+    if (sc->gpu.n_mig == 0)
+        return jv_fail(j, path, "%s has no MIG profiles", sc->gpu.name);
+    const cJSON *one = cJSON_GetObjectItemCaseSensitive(obj, "layout");
+    const cJSON *per = cJSON_GetObjectItemCaseSensitive(obj, "layouts");
+    if (!one == !per)
+        return jv_fail(j, path,
+                       "give \"layout\" (applied to every GPU) or \"layouts\" (one per "
+                       "GPU), not both or neither");
+    c->layouts = ss_xcalloc((size_t)sc->gpus, sizeof *c->layouts);
+    if (one) {
+        struct layout_cfg *lc = new_layout(c);
+        if (parse_layout(j, one, jv_path_key(p, sizeof p, path, "layout"), sc, c->oom_simulate, 0,
+                         lc))
+            return -1;
+        for (int g = 0; g < sc->gpus; g++)
+            c->layouts[g] = *lc;
+    } else {
+        jv_path_key(p, sizeof p, path, "layouts");
+        if (!cJSON_IsArray(per) || cJSON_GetArraySize(per) != sc->gpus)
+            return jv_fail(j, p, "expected one layout per GPU (%d)", sc->gpus);
+        for (int g = 0; g < sc->gpus; g++) {
+            struct layout_cfg *lc = new_layout(c);
+            if (parse_layout(j, cJSON_GetArrayItem(per, g), jv_path_idx(q, sizeof q, p, g), sc,
+                             c->oom_simulate, 1, lc))
+                return -1;
+            c->layouts[g] = *lc;
+        }
+    }
+    for (int i = 0; i < sc->n_tenants; i++) {
+        int served = 0;
+        for (int g = 0; g < sc->gpus; g++)
+            for (int k = 0; k < c->layouts[g].n; k++)
+                for (int m = 0; m < c->layouts[g].inst[k].n_ten; m++)
+                    served |= c->layouts[g].inst[k].ten[m] == i;
+        if (!served)
+            return jv_fail(j, path, "tenant \"%s\" is in no instance", sc->tenants[i].name);
+    }
+    const cJSON *rc = cJSON_GetObjectItemCaseSensitive(obj, "reconfigure");
+    if (rc && parse_reconf(j, rc, jv_path_key(p, sizeof p, path, "reconfigure"), sc, c))
+        return -1;
+    return 0;
+}
+
+static void free_layout(struct layout_cfg *lc)
+{
+    for (int k = 0; k < lc->n; k++) {
+        free(lc->inst[k].ten);
+        free(lc->inst[k].cap);
+    }
+}
+
+static void mig_p_free_cfg(void *p)
+{
+    struct mig_cfg *c = p;
+    for (int i = 0; i < c->n_owned; i++) {
+        free_layout(c->owned[i]);
+        free(c->owned[i]);
+    }
+    for (int i = 0; i < c->n_reconf; i++)
+        free_layout(&c->reconf[i].layout);
+    free(c->owned);
+    free(c->reconf);
+    free(c->layouts);
+    free(c);
+}
+
+/* ---- run time ------------------------------------------------------------- */
+
+struct plain {
+    int gpu, tenant;
+    double speed, share, mem_gb;
+    int up, busy;
+    struct request req;
+    double t_start;
+    double busy_s;
+    uint32_t ver;
+};
+
+struct slot {
+    int type; /* INST_* */
+    int idx;  /* plain index or ts unit index */
+    int ctx;
+};
+
+struct inst_rt {
+    int prof, type, idx;
+};
+
+struct gpu_rt {
+    const struct layout_cfg *layout;
+    int n;
+    struct inst_rt inst[MIG_MAX_INST];
+    int down;
+    double down_since;
+};
+
+struct mig_st {
+    const struct mig_cfg *cfg;
+    int n_ten;
+    int n_plain, cap_plain;
+    struct plain *plain;
+    int n_ts, cap_ts;
+    struct ts_unit *ts;
+    int *ts_live;
+    int n_mu, cap_mu;
+    struct mu_unit *mu;
+    int *mu_live;
+    struct gpu_rt *gpu;
+    int *n_slots;
+    struct slot **slots; /* per tenant */
+    int next_reconf;
+};
+
+static int add_plain(struct mig_st *x)
+{
+    if (x->n_plain == x->cap_plain) {
+        x->cap_plain = x->cap_plain ? 2 * x->cap_plain : 16;
+        x->plain = ss_xrealloc(x->plain, (size_t)x->cap_plain * sizeof *x->plain);
+    }
+    memset(&x->plain[x->n_plain], 0, sizeof *x->plain);
+    return x->n_plain++;
+}
+
+static int add_mu(struct mig_st *x)
+{
+    if (x->n_mu == x->cap_mu) {
+        x->cap_mu = x->cap_mu ? 2 * x->cap_mu : 8;
+        x->mu = ss_xrealloc(x->mu, (size_t)x->cap_mu * sizeof *x->mu);
+        x->mu_live = ss_xrealloc(x->mu_live, (size_t)x->cap_mu * sizeof *x->mu_live);
+    }
+    x->mu_live[x->n_mu] = 1;
+    return x->n_mu++;
+}
+
+static int add_ts(struct mig_st *x)
+{
+    if (x->n_ts == x->cap_ts) {
+        x->cap_ts = x->cap_ts ? 2 * x->cap_ts : 8;
+        x->ts = ss_xrealloc(x->ts, (size_t)x->cap_ts * sizeof *x->ts);
+        x->ts_live = ss_xrealloc(x->ts_live, (size_t)x->cap_ts * sizeof *x->ts_live);
+    }
+    x->ts_live[x->n_ts] = 1;
+    return x->n_ts++;
+}
+
+/* Creates the instances of a layout on GPU g. */
+static void build_gpu(struct sim *s, struct mig_st *x, int g, const struct layout_cfg *lc)
+{
+    const struct scenario *sc = s->sc;
+    struct gpu_rt *G = &x->gpu[g];
+    G->layout = lc;
+    G->n = lc->n;
+    for (int k = 0; k < lc->n; k++) {
+        const struct inst_cfg *ic = &lc->inst[k];
+        const struct mig_profile *mp = &sc->gpu.mig[ic->prof];
+        double f = mig_compute_share(&sc->gpu, ic->prof), b = mig_memory_share(&sc->gpu, ic->prof);
+        G->inst[k].prof = ic->prof;
+        G->inst[k].type = ic->nested;
+        if (ic->nested == INST_MPS) {
+            int mi = add_mu(x);
+            mu_init(&x->mu[mi], sc, (uint32_t)mi, EV_MU_BASE, ic->n_ten, ic->ten, ic->cap, f, b, f,
+                    ic->bw_loss, ic->recovery_s);
+            G->inst[k].idx = mi;
+            continue;
+        }
+        if (ic->nested == INST_PLAIN) {
+            int pi = add_plain(x);
+            struct plain *p = &x->plain[pi];
+            p->gpu = g;
+            p->tenant = ic->ten[0];
+            p->speed = rate_speed(&sc->gpu, &sc->tenants[ic->ten[0]], f, b);
+            p->share = f;
+            p->mem_gb = mp->memory_gb;
+            p->up = 1;
+            G->inst[k].idx = pi;
+            continue;
+        }
+        int ui = add_ts(x);
+        double *speed = ss_xcalloc((size_t)ic->n_ten, sizeof *speed);
+        double *mem = ss_xcalloc((size_t)ic->n_ten, sizeof *mem);
+        for (int m = 0; m < ic->n_ten; m++) {
+            speed[m] = rate_speed(&sc->gpu, &sc->tenants[ic->ten[m]], f, b);
+            mem[m] = sc->tenants[ic->ten[m]].memory_gb;
+        }
+        ts_unit_init(&x->ts[ui], (uint32_t)ui, EV_TS_BASE, ic->n_ten, ic->ten, speed, mem,
+                     ic->slice_s, ic->switch_s, ic->release_on_idle, f, x->cfg->oom_simulate,
+                     mp->memory_gb);
+        free(speed);
+        free(mem);
+        G->inst[k].idx = ui;
+    }
+}
+
+/* Rebuilds every tenant's list of slots from the live instances. */
+static void index_slots(struct sim *s, struct mig_st *x)
+{
+    for (int i = 0; i < s->n_ten; i++)
+        x->n_slots[i] = 0;
+    for (int pass = 0; pass < 3; pass++) /* plain instances first: they start at once */
+        for (int g = 0; g < s->sc->gpus; g++) {
+            const struct gpu_rt *G = &x->gpu[g];
+            if (G->down)
+                continue;
+            for (int k = 0; k < G->n; k++) {
+                if (G->inst[k].type != pass)
+                    continue;
+                const struct inst_cfg *ic = &G->layout->inst[k];
+                for (int m = 0; m < ic->n_ten; m++) {
+                    int t = ic->ten[m];
+                    x->slots[t][x->n_slots[t]++] = (struct slot){pass, G->inst[k].idx, m};
+                }
+            }
+        }
+}
+
+static void plain_start(struct sim *s, struct plain *p, int pi)
+{
+    while (eng_qlen(s, p->tenant) > 0) {
+        eng_pop(s, p->tenant, &p->req);
+        if (s->sc->tenants[p->tenant].memory_gb > p->mem_gb) {
+            eng_fail(s, &p->req); /* "oom": "simulate": it cannot run in this instance */
+            continue;
+        }
+        p->busy = 1;
+        p->t_start = s->now;
+        eng_schedule(s, s->now + p->req.work / p->speed, EV_PLAIN_DONE, (uint32_t)pi, p->ver, 0);
+        return;
+    }
+}
+
+static void plain_close(struct sim *s, struct plain *p)
+{
+    eng_busy(s, p->share, p->t_start, s->now);
+    p->busy_s += eng_clip(s, p->t_start, s->now);
+    p->busy = 0;
+    p->ver++;
+}
+
+static void kick(struct sim *s, struct mig_st *x, int tenant)
+{
+    for (int k = 0; k < x->n_slots[tenant] && eng_qlen(s, tenant) > 0; k++) {
+        const struct slot *sl = &x->slots[tenant][k];
+        if (sl->type == INST_PLAIN) {
+            struct plain *p = &x->plain[sl->idx];
+            if (p->up && !p->busy)
+                plain_start(s, p, sl->idx);
+        } else if (sl->type == INST_TS) {
+            ts_arrive(s, &x->ts[sl->idx], sl->ctx);
+        } else {
+            mu_arrive(s, &x->mu[sl->idx], sl->ctx);
+        }
+    }
+}
+
+static void *mig_p_init(struct sim *s, const void *cfgp)
+{
+    const struct mig_cfg *c = cfgp;
+    struct mig_st *x = ss_xcalloc(1, sizeof *x);
+    x->cfg = c;
+    x->n_ten = s->n_ten;
+    x->gpu = ss_xcalloc((size_t)c->gpus, sizeof *x->gpu);
+    x->n_slots = ss_xcalloc((size_t)s->n_ten, sizeof *x->n_slots);
+    x->slots = ss_xcalloc((size_t)s->n_ten, sizeof *x->slots);
+    for (int i = 0; i < s->n_ten; i++) /* at most one slot per instance of the pool */
+        x->slots[i] = ss_xcalloc((size_t)c->gpus * MIG_MAX_INST, sizeof **x->slots);
+    for (int g = 0; g < c->gpus; g++)
+        build_gpu(s, x, g, &c->layouts[g]);
+    index_slots(s, x);
+    if (c->n_reconf > 0)
+        eng_schedule(s, c->reconf[0].at_s, EV_RECONF, 0, 0, 0);
+    return x;
+}
+
+static void mig_p_arrive(struct sim *s, void *st, int tenant)
+{
+    kick(s, st, tenant);
+}
+
+/* Tears down GPU g: in-flight work fails, its instances stop. */
+static void gpu_down(struct sim *s, struct mig_st *x, int g)
+{
+    struct gpu_rt *G = &x->gpu[g];
+    if (G->down)
+        return;
+    for (int k = 0; k < G->n; k++) {
+        if (G->inst[k].type == INST_MPS) {
+            struct mu_unit *u = &x->mu[G->inst[k].idx];
+            mu_abort(s, u);
+            mu_finish(s, u);
+            x->mu_live[G->inst[k].idx] = 0;
+            continue;
+        }
+        if (G->inst[k].type == INST_PLAIN) {
+            struct plain *p = &x->plain[G->inst[k].idx];
+            if (p->busy) {
+                plain_close(s, p);
+                eng_fail(s, &p->req);
+            }
+            p->up = 0;
+            continue;
+        }
+        struct ts_unit *u = &x->ts[G->inst[k].idx];
+        ts_finish(s, u);
+        for (int m = 0; m < u->n; m++)
+            if (u->ctx[m].has_cur) {
+                eng_fail(s, &u->ctx[m].cur);
+                u->ctx[m].has_cur = 0;
+            }
+        x->ts_live[G->inst[k].idx] = 0; /* its pending events are ignored from now on */
+    }
+    G->down = 1;
+    G->down_since = s->now;
+    index_slots(s, x);
+}
+
+static void on_reconf(struct sim *s, struct mig_st *x)
+{
+    const struct mig_cfg *c = x->cfg;
+    const struct reconf_cfg *r = &c->reconf[x->next_reconf++];
+    for (int g = 0; g < c->gpus; g++)
+        if (r->gpu < 0 || r->gpu == g) {
+            gpu_down(s, x, g);
+            x->gpu[g].layout = &r->layout;
+            eng_schedule(s, s->now + c->reconfig_s, EV_RECONF_DONE, (uint32_t)g, 0, 0);
+        }
+    if (x->next_reconf < c->n_reconf)
+        eng_schedule(s, c->reconf[x->next_reconf].at_s, EV_RECONF, 0, 0, 0);
+}
+
+static void on_reconf_done(struct sim *s, struct mig_st *x, int g)
+{
+    struct gpu_rt *G = &x->gpu[g];
+    /* A tenant with no slot on another GPU was unavailable for the whole outage. */
+    for (int t = 0; t < s->n_ten; t++)
+        if (x->n_slots[t] == 0)
+            eng_down(s, t, G->down_since, s->now);
+    G->down = 0;
+    build_gpu(s, x, g, G->layout);
+    index_slots(s, x);
+    for (int t = 0; t < s->n_ten; t++)
+        kick(s, x, t);
+}
+
+static void mig_p_event(struct sim *s, void *st, const struct event *ev)
+{
+    struct mig_st *x = st;
+    switch (ev->kind) {
+    case EV_PLAIN_DONE: {
+        struct plain *p = &x->plain[ev->target];
+        if (!p->busy || ev->version != p->ver)
+            return; /* failed by a fault or a reconfiguration meanwhile */
+        plain_close(s, p);
+        eng_complete(s, &p->req);
+        if (p->up)
+            plain_start(s, p, (int)ev->target);
+        return;
+    }
+    case EV_RECONF:
+        on_reconf(s, x);
+        return;
+    case EV_RECONF_DONE:
+        on_reconf_done(s, x, (int)ev->target);
+        return;
+    default:
+        if (ev->kind >= EV_MU_BASE) {
+            if (x->mu_live[ev->target])
+                mu_event(s, &x->mu[ev->target], ev);
+        } else if (x->ts_live[ev->target]) {
+            ts_event(s, &x->ts[ev->target], ev);
+        }
+    }
+}
+
+static void mig_p_fault(struct sim *s, void *st, int tenant)
+{
+    struct mig_st *x = st;
+    for (int k = 0; k < x->n_slots[tenant]; k++) {
+        const struct slot *sl = &x->slots[tenant][k];
+        if (sl->type == INST_MPS && x->mu[sl->idx].cli[sl->ctx].busy) {
+            mu_fault(s, &x->mu[sl->idx], sl->ctx); /* the instance's MPS fault domain */
+            return;
+        }
+        if (sl->type == INST_PLAIN && x->plain[sl->idx].busy) {
+            struct plain *p = &x->plain[sl->idx];
+            plain_close(s, p);
+            eng_fail(s, &p->req);
+            plain_start(s, p, sl->idx);
+            return;
+        }
+        if (sl->type == INST_TS && x->ts[sl->idx].ctx[sl->ctx].has_cur) {
+            ts_fault(s, &x->ts[sl->idx], sl->ctx);
+            return;
+        }
+    }
+}
+
+static void mig_p_finish(struct sim *s, void *st, struct strategy_result *res)
+{
+    struct mig_st *x = st;
+    const struct scenario *sc = s->sc;
+    double window = s->t_stop - s->t_warm, frag_sum = 0;
+    cJSON *gpus = cJSON_CreateArray();
+    for (int g = 0; g < sc->gpus; g++) {
+        struct gpu_rt *G = &x->gpu[g];
+        if (G->n == 0) { /* unused GPU: nothing to report, not counted as fragmented */
+            cJSON_AddItemToArray(gpus, cJSON_CreateObject());
+            continue;
+        }
+        cJSON *go = cJSON_CreateObject(), *insts = cJSON_AddArrayToObject(go, "instances");
+        int profs[MIG_MAX_INST];
+        for (int k = 0; k < G->n; k++) {
+            double busy;
+            if (G->inst[k].type == INST_MPS) {
+                mu_finish(s, &x->mu[G->inst[k].idx]);
+                busy = x->mu[G->inst[k].idx].busy_s;
+            } else if (G->inst[k].type == INST_TS) {
+                ts_finish(s, &x->ts[G->inst[k].idx]);
+                busy = x->ts[G->inst[k].idx].busy_s;
+            } else {
+                struct plain *p = &x->plain[G->inst[k].idx];
+                if (p->busy)
+                    plain_close(s, p);
+                busy = p->busy_s;
+            }
+            profs[k] = G->inst[k].prof;
+            cJSON *io = cJSON_CreateObject();
+            cJSON_AddStringToObject(io, "profile", sc->gpu.mig[G->inst[k].prof].name);
+            cJSON_AddNumberToObject(io, "start", G->layout->placed.start[k]);
+            cJSON *tn = cJSON_AddArrayToObject(io, "tenants");
+            for (int m = 0; m < G->layout->inst[k].n_ten; m++)
+                cJSON_AddItemToArray(
+                    tn, cJSON_CreateString(sc->tenants[G->layout->inst[k].ten[m]].name));
+            cJSON_AddItemToObject(io, "utilization", jv_out_num(window > 0 ? busy / window : NAN));
+            cJSON_AddItemToArray(insts, io);
+        }
+        /* Fragmentation for the layout's own profile mix: capacity left free that no
+         * further instance of those profiles could use. */
+        struct mig_demand d;
+        struct mig_frag f;
+        mig_demand_from_list(&sc->gpu, profs, G->n, &d);
+        mig_frag(&sc->gpu, &G->layout->placed, &d, &f);
+        cJSON_AddItemToObject(go, "stranded_compute_frac", jv_out_num(f.stranded_compute_frac));
+        cJSON_AddItemToObject(go, "stranded_memory_frac", jv_out_num(f.stranded_memory_frac));
+        cJSON_AddItemToObject(go, "fgd", jv_out_num(f.fgd));
+        frag_sum += 0.5 * (f.stranded_compute_frac + f.stranded_memory_frac);
+        cJSON_AddItemToArray(gpus, go);
+    }
+    int used = 0;
+    for (int g = 0; g < sc->gpus; g++)
+        used += x->gpu[g].n > 0;
+    res->m[SM_FRAGMENTATION] = used ? frag_sum / used : NAN;
+    res->gpus_used = used;
+    res->details = cJSON_CreateObject();
+    cJSON_AddItemToObject(res->details, "gpus", gpus);
+}
+
+static void mig_p_destroy(void *st)
+{
+    struct mig_st *x = st;
+    for (int u = 0; u < x->n_ts; u++)
+        ts_unit_free(&x->ts[u]);
+    free(x->ts);
+    free(x->ts_live);
+    for (int u = 0; u < x->n_mu; u++)
+        mu_free(&x->mu[u]);
+    free(x->mu);
+    free(x->mu_live);
+    free(x->plain);
+    free(x->gpu);
+    for (int i = 0; i < x->n_ten; i++)
+        free(x->slots[i]);
+    free(x->slots);
+    free(x->n_slots);
+    free(x);
+}
+
+const struct policy_ops policy_mig = {
+    .kind = "mig",
+    .parse = mig_p_parse,
+    .free_cfg = mig_p_free_cfg,
+    .init = mig_p_init,
+    .arrive = mig_p_arrive,
+    .on_event = mig_p_event,
+    .fault = mig_p_fault,
+    .finish = mig_p_finish,
+    .destroy = mig_p_destroy,
+};

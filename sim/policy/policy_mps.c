@@ -1,0 +1,256 @@
+/*
+ * policy_mps — CUDA Multi-Process Service (kind "mps"). Every tenant is one MPS
+ * client on one GPU ("assign" {"tenant": gpu}, all tenants or none; by default
+ * tenant i on GPU i mod gpus, as time-slicing does). A client holds at most one
+ * request in service (SCENARIO.md: one request per slot); the clients of a GPU
+ * run concurrently.
+ *
+ * Rates (docs/mps-vgpu.md has the derivation), over the busy clients of a GPU:
+ * - SM share: sm_i = cap_i × min(1, 1 / Σ cap), cap_i = thread_pct_i / 100. A
+ *   client never exceeds its cap, even alone (that is what
+ *   CUDA_MPS_ACTIVE_THREAD_PERCENTAGE does); oversubscribed caps scale down in
+ *   proportion.
+ * - Bandwidth is not partitioned. A client's memory weight w_i is 1 (memory
+ *   class), 0 (compute) or 1 − compute_share (mixed): the fraction of its time
+ *   it touches memory. While in its memory phase client i shares the bus with
+ *   the others' expected presence: bw_i = η / (1 + Σ_{j≠i} w_j). Memory-bound
+ *   clients get exactly 1/n each; η = 1 − bw_contention_loss · min(1, W − 1)
+ *   (W = Σ w) is the aggregate efficiency lost to co-running memory streams
+ *   (default loss 0: fair sharing, nothing lost).
+ * - speed_i = rate_speed(class_i, sm_i, bw_i).
+ * Whenever the busy set of a GPU changes, the work done so far is charged at the
+ * old speeds, speeds are recomputed, and a client whose speed changed gets a new
+ * completion event with a bumped version (older events are skipped).
+ *
+ * Faults: a fault of a tenant whose client has a request in service kills the
+ * in-flight request of every client on that GPU (MPS shares one server and one
+ * fault domain), and the GPU serves nothing for recovery_s; queued requests stay
+ * queued. A fault while the client is idle hits nothing (faults come from
+ * running kernels), as in the exclusive policy.
+ *
+ * The mechanics (accounting, resharing, faults, recovery) live in sim/policy/units/mpsunit.c,
+ * shared with nested MPS inside MIG instances.
+ */
+#include "core/engine.h"
+#include "policy/units/mpsunit.h"
+#include "core/policy.h"
+#include "core/rate.h"
+#include "core/run.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EV_MPS_DONE = EV_POLICY, EV_MPS_RECOVERED };
+
+struct mps_cfg {
+    double *cap; /* per tenant: thread_pct / 100 */
+    int *gpu_of; /* per tenant */
+    int max_clients;
+    double recovery_s;
+    double bw_loss; /* fraction of aggregate bandwidth lost when memory streams co-run */
+};
+
+struct mps {
+    const struct mps_cfg *cfg;
+    int n_gpu;
+    struct mu_unit *gpu; /* one MPS server per GPU */
+    int *slot;           /* per tenant: its client index in its GPU's unit */
+};
+
+/* ---- parse --------------------------------------------------------------- */
+
+static int parse_assign(const struct jv *j, const cJSON *obj, const char *path,
+                        const struct scenario *sc, struct mps_cfg *c)
+{
+    char p[512], q[600];
+    for (int i = 0; i < sc->n_tenants; i++)
+        c->gpu_of[i] = i % sc->gpus;
+    const cJSON *assign = cJSON_GetObjectItemCaseSensitive(obj, "assign");
+    if (!assign)
+        return 0;
+    jv_path_key(p, sizeof p, path, "assign");
+    if (!cJSON_IsObject(assign))
+        return jv_fail(j, p, "expected an object {\"tenant\": gpu_index}");
+    int n_seen = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, assign)
+    {
+        jv_path_key(q, sizeof q, p, it->string);
+        int ti = scn_tenant_index(sc, it->string);
+        if (ti < 0)
+            return jv_fail(j, q, "no tenant named \"%s\"", it->string);
+        if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble >= sc->gpus ||
+            it->valuedouble != floor(it->valuedouble))
+            return jv_fail(j, q, "expected a GPU index in [0, %d]", sc->gpus - 1);
+        c->gpu_of[ti] = (int)it->valuedouble;
+        n_seen++;
+    }
+    if (n_seen != sc->n_tenants)
+        return jv_fail(j, p, "%d of %d tenants are assigned (assign all tenants or none)", n_seen,
+                       sc->n_tenants);
+    return 0;
+}
+
+/* "cuda": "13.1" or later raises the client limit (MPSDOC: 48 up to CUDA 13.0, 60 from 13.1). */
+static int parse_cuda(const struct jv *j, const cJSON *obj, const char *path,
+                      const struct scenario *sc, struct mps_cfg *c)
+{
+    const char *ver = NULL;
+    char p[512];
+    c->max_clients = sc->gpu.mps_max_clients;
+    if (jv_str(j, obj, path, "cuda", 0, &ver) < 0)
+        return -1;
+    if (!ver)
+        return 0;
+    int major, minor, used = 0;
+    if (sscanf(ver, "%d.%d%n", &major, &minor, &used) != 2 || ver[used] || major < 1 || minor < 0)
+        return jv_fail(j, jv_path_key(p, sizeof p, path, "cuda"),
+                       "expected a CUDA version like \"13.1\", got \"%s\"", ver);
+    if (major > 13 || (major == 13 && minor >= 1))
+        c->max_clients = sc->gpu.mps_max_clients_cuda13_1;
+    return 0;
+}
+
+static int check_gpus(const struct jv *j, const char *path, const struct scenario *sc,
+                      const struct mps_cfg *c)
+{
+    for (int g = 0; g < sc->gpus; g++) {
+        int n = 0;
+        double mem = 0;
+        for (int i = 0; i < sc->n_tenants; i++)
+            if (c->gpu_of[i] == g) {
+                n++;
+                mem += sc->tenants[i].memory_gb;
+            }
+        if (n > c->max_clients)
+            return jv_fail(j, path,
+                           "GPU %d gets %d MPS clients, a %s allows %d per GPU (%d with "
+                           "\"cuda\": \"13.1\" or later)",
+                           g, n, sc->gpu.name, c->max_clients, sc->gpu.mps_max_clients_cuda13_1);
+        if (mem > sc->gpu.memory_gb)
+            return jv_fail(j, path,
+                           "MPS clients on GPU %d need %g GB together, a %s has %g GB (MPS does "
+                           "not isolate memory)",
+                           g, mem, sc->gpu.name, sc->gpu.memory_gb);
+    }
+    return 0;
+}
+
+static int mps_parse(const struct jv *j, const cJSON *obj, const char *path,
+                     const struct scenario *sc, void **out)
+{
+    static const char *const keys[] = {"name",       "kind",   "thread_pct",         "cuda",
+                                       "recovery_s", "assign", "bw_contention_loss", NULL};
+    struct mps_cfg *c = ss_xcalloc(1, sizeof *c);
+    *out = c;
+    c->cap = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->cap);
+    c->gpu_of = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->gpu_of);
+    c->recovery_s = sc->gpu.mps_recovery_s;
+    if (jv_object(j, obj, path, keys) ||
+        jv_num(j, obj, path, "recovery_s", 0, 0, 1e6, &c->recovery_s) < 0 ||
+        jv_num(j, obj, path, "bw_contention_loss", 0, 0, 0.99, &c->bw_loss) < 0)
+        return -1;
+    return mu_parse_thread_pct(j, obj, path, sc, sc->n_tenants, NULL, c->cap) ||
+           parse_assign(j, obj, path, sc, c) || parse_cuda(j, obj, path, sc, c) ||
+           check_gpus(j, path, sc, c);
+}
+
+static void mps_free_cfg(void *cfg)
+{
+    struct mps_cfg *c = cfg;
+    free(c->cap);
+    free(c->gpu_of);
+    free(c);
+}
+
+/* ---- run ----------------------------------------------------------------- */
+
+static void *mps_init(struct sim *s, const void *cfgp)
+{
+    const struct mps_cfg *c = cfgp;
+    struct mps *m = ss_xcalloc(1, sizeof *m);
+    m->cfg = c;
+    m->n_gpu = s->sc->gpus;
+    m->gpu = ss_xcalloc((size_t)m->n_gpu, sizeof *m->gpu);
+    m->slot = ss_xcalloc((size_t)s->n_ten, sizeof *m->slot);
+    int *ten = ss_xcalloc((size_t)s->n_ten, sizeof *ten);
+    double *cap = ss_xcalloc((size_t)s->n_ten, sizeof *cap);
+    for (int g = 0; g < m->n_gpu; g++) {
+        int n = 0;
+        for (int i = 0; i < s->n_ten; i++)
+            if (c->gpu_of[i] == g) {
+                m->slot[i] = n;
+                ten[n] = i;
+                cap[n++] = c->cap[i];
+            }
+        /* A whole GPU: the unit's shares of SMs and bandwidth are 1. */
+        mu_init(&m->gpu[g], s->sc, (uint32_t)g, EV_MPS_DONE, n, ten, cap, 1.0, 1.0, 1.0, c->bw_loss,
+                c->recovery_s);
+    }
+    free(ten);
+    free(cap);
+    return m;
+}
+
+static void mps_arrive(struct sim *s, void *st, int tenant)
+{
+    struct mps *m = st;
+    mu_arrive(s, &m->gpu[m->cfg->gpu_of[tenant]], m->slot[tenant]);
+}
+
+static void mps_on_event(struct sim *s, void *st, const struct event *ev)
+{
+    struct mps *m = st;
+    mu_event(s, &m->gpu[ev->target], ev);
+}
+
+static void mps_fault(struct sim *s, void *st, int tenant)
+{
+    struct mps *m = st;
+    mu_fault(s, &m->gpu[m->cfg->gpu_of[tenant]], m->slot[tenant]);
+}
+
+static void mps_finish(struct sim *s, void *st, struct strategy_result *res)
+{
+    struct mps *m = st;
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddNumberToObject(d, "max_clients_per_gpu", m->cfg->max_clients);
+    cJSON_AddNumberToObject(d, "recovery_s", m->cfg->recovery_s);
+    cJSON *gpus = cJSON_AddArrayToObject(d, "gpus");
+    res->gpus_used = 0;
+    for (int g = 0; g < m->n_gpu; g++) {
+        struct mu_unit *u = &m->gpu[g];
+        res->gpus_used += u->n > 0;
+        mu_finish(s, u);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "clients", u->n);
+        cJSON_AddNumberToObject(o, "faults", (double)u->faults);
+        cJSON_AddItemToArray(gpus, o);
+    }
+    res->details = d;
+}
+
+static void mps_destroy(void *st)
+{
+    struct mps *m = st;
+    for (int g = 0; g < m->n_gpu; g++)
+        mu_free(&m->gpu[g]);
+    free(m->gpu);
+    free(m->slot);
+    free(m);
+}
+
+const struct policy_ops policy_mps = {
+    .kind = "mps",
+    .parse = mps_parse,
+    .free_cfg = mps_free_cfg,
+    .init = mps_init,
+    .arrive = mps_arrive,
+    .on_event = mps_on_event,
+    .fault = mps_fault,
+    .finish = mps_finish,
+    .destroy = mps_destroy,
+};

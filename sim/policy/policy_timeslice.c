@@ -1,0 +1,233 @@
+/*
+ * policy_timeslice — CUDA time-slicing on whole GPUs (kind "timeslice"). Each
+ * GPU is one ts_unit (timeslice.h has the exact semantics); each tenant is a
+ * context on one GPU: "assign" {"tenant": gpu} or, by default, round robin over
+ * the GPUs in tenant order (tenant i on GPU i mod gpus), which is how a
+ * scheduler spreads replicas. "replicas" (the Kubernetes device-plugin
+ * timeSlicing setting) caps the contexts per GPU.
+ *
+ * Memory is not isolated: the tenants' memory_gb add up per GPU. An
+ * over-committed GPU is an error, unless "oom": "simulate", where an allocation
+ * that does not fit fails every in-flight request on the card.
+ */
+#include "core/engine.h"
+#include "core/policy.h"
+#include "core/run.h"
+#include "policy/units/tsunit.h"
+#include "base/util.h"
+
+#include <cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ts_cfg {
+    double slice_s, switch_s;
+    int release_on_idle;
+    long replicas; /* 0 = no cap */
+    int oom_simulate;
+    int *gpu_of; /* per tenant */
+};
+
+struct ts_state {
+    int n_units;
+    struct ts_unit *units;
+    int *unit_of, *ctx_of; /* per tenant */
+};
+
+static int parse_assign(const struct jv *j, const cJSON *obj, const char *path,
+                        const struct scenario *sc, struct ts_cfg *c)
+{
+    char p[512], q[600];
+    const cJSON *assign = cJSON_GetObjectItemCaseSensitive(obj, "assign");
+    for (int i = 0; i < sc->n_tenants; i++)
+        c->gpu_of[i] = i % sc->gpus;
+    if (!assign)
+        return 0;
+    jv_path_key(p, sizeof p, path, "assign");
+    if (!cJSON_IsObject(assign))
+        return jv_fail(j, p, "expected an object {\"tenant\": gpu_index}");
+    int *seen = ss_xcalloc((size_t)sc->n_tenants, sizeof *seen);
+    const cJSON *it;
+    int rc = 0;
+    cJSON_ArrayForEach(it, assign)
+    {
+        jv_path_key(q, sizeof q, p, it->string);
+        int ti = scn_tenant_index(sc, it->string);
+        if (ti < 0) {
+            rc = jv_fail(j, q, "no tenant named \"%s\"", it->string);
+            break;
+        }
+        if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble >= sc->gpus ||
+            it->valuedouble != floor(it->valuedouble)) {
+            rc = jv_fail(j, q, "expected a GPU index in [0, %d]", sc->gpus - 1);
+            break;
+        }
+        c->gpu_of[ti] = (int)it->valuedouble;
+        seen[ti] = 1;
+    }
+    for (int i = 0; rc == 0 && i < sc->n_tenants; i++)
+        if (!seen[i])
+            rc = jv_fail(j, p, "tenant \"%s\" is not assigned (assign all tenants or none)",
+                         sc->tenants[i].name);
+    free(seen);
+    return rc;
+}
+
+static int check_gpus(const struct jv *j, const char *path, const struct scenario *sc,
+                      const struct ts_cfg *c)
+{
+    for (int g = 0; g < sc->gpus; g++) {
+        int n = 0;
+        double mem = 0, biggest = 0;
+        for (int i = 0; i < sc->n_tenants; i++)
+            if (c->gpu_of[i] == g) {
+                n++;
+                mem += sc->tenants[i].memory_gb;
+                if (sc->tenants[i].memory_gb > biggest)
+                    biggest = sc->tenants[i].memory_gb;
+            }
+        if (c->replicas > 0 && n > c->replicas)
+            return jv_fail(j, path,
+                           "GPU %d gets %d tenants but replicas is %ld (%d tenants need at "
+                           "least %ld GPUs at %ld replicas each)",
+                           g, n, c->replicas, sc->n_tenants,
+                           (sc->n_tenants + c->replicas - 1) / c->replicas, c->replicas);
+        if (biggest > sc->gpu.memory_gb)
+            return jv_fail(j, path, "a tenant on GPU %d needs %g GB, a %s has %g GB", g, biggest,
+                           sc->gpu.name, sc->gpu.memory_gb);
+        if (!c->oom_simulate && mem > sc->gpu.memory_gb)
+            return jv_fail(j, path,
+                           "tenants on GPU %d need %g GB together, a %s has %g GB (time-slicing "
+                           "does not isolate memory; use \"oom\": \"simulate\" to see the OOMs)",
+                           g, mem, sc->gpu.name, sc->gpu.memory_gb);
+    }
+    return 0;
+}
+
+static int ts_parse(const struct jv *j, const cJSON *obj, const char *path,
+                    const struct scenario *sc, void **out)
+{
+    static const char *const keys[] = {
+        "name",     "kind",   "slice_ms", "switch_us", "release_on_idle",
+        "replicas", "assign", "oom",      NULL};
+    static const char *const ooms[] = {"error", "simulate", NULL};
+    struct ts_cfg *c = ss_xcalloc(1, sizeof *c);
+    *out = c;
+    c->gpu_of = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->gpu_of);
+    double slice_ms = sc->gpu.timeslice_s * 1e3, switch_us = sc->gpu.switch_s * 1e6;
+    int oom = 0;
+    c->release_on_idle = 1;
+    if (jv_object(j, obj, path, keys) ||
+        jv_num_gt(j, obj, path, "slice_ms", 0, 0, 1e6, &slice_ms) < 0 ||
+        jv_num(j, obj, path, "switch_us", 0, 0, 1e9, &switch_us) < 0 ||
+        jv_bool(j, obj, path, "release_on_idle", 0, &c->release_on_idle) < 0 ||
+        jv_int(j, obj, path, "replicas", 0, 1, 4096, &c->replicas) < 0 ||
+        jv_enum(j, obj, path, "oom", 0, ooms, &oom) < 0)
+        return -1;
+    c->slice_s = slice_ms * 1e-3;
+    c->switch_s = switch_us * 1e-6;
+    c->oom_simulate = oom == 1;
+    return parse_assign(j, obj, path, sc, c) || check_gpus(j, path, sc, c);
+}
+
+static void ts_free_cfg(void *p)
+{
+    struct ts_cfg *c = p;
+    free(c->gpu_of);
+    free(c);
+}
+
+static void *ts_init(struct sim *s, const void *cfgp)
+{
+    const struct ts_cfg *c = cfgp;
+    const struct scenario *sc = s->sc;
+    struct ts_state *x = ss_xcalloc(1, sizeof *x);
+    x->n_units = sc->gpus;
+    x->units = ss_xcalloc((size_t)sc->gpus, sizeof *x->units);
+    x->unit_of = ss_xcalloc((size_t)sc->n_tenants, sizeof *x->unit_of);
+    x->ctx_of = ss_xcalloc((size_t)sc->n_tenants, sizeof *x->ctx_of);
+    int *ten = ss_xcalloc((size_t)sc->n_tenants, sizeof *ten);
+    double *speed = ss_xcalloc((size_t)sc->n_tenants, sizeof *speed);
+    double *mem = ss_xcalloc((size_t)sc->n_tenants, sizeof *mem);
+    for (int g = 0; g < sc->gpus; g++) {
+        int n = 0;
+        for (int i = 0; i < sc->n_tenants; i++)
+            if (c->gpu_of[i] == g) {
+                x->unit_of[i] = g;
+                x->ctx_of[i] = n;
+                ten[n] = i;
+                speed[n] = 1.0; /* a context owns the whole GPU during its slice */
+                mem[n] = sc->tenants[i].memory_gb;
+                n++;
+            }
+        ts_unit_init(&x->units[g], (uint32_t)g, EV_POLICY, n, ten, speed, mem, c->slice_s,
+                     c->switch_s, c->release_on_idle, 1.0, c->oom_simulate, sc->gpu.memory_gb);
+    }
+    free(ten);
+    free(speed);
+    free(mem);
+    return x;
+}
+
+static void ts_p_arrive(struct sim *s, void *st, int tenant)
+{
+    struct ts_state *x = st;
+    ts_arrive(s, &x->units[x->unit_of[tenant]], x->ctx_of[tenant]);
+}
+
+static void ts_p_event(struct sim *s, void *st, const struct event *ev)
+{
+    struct ts_state *x = st;
+    ts_event(s, &x->units[ev->target], ev);
+}
+
+static void ts_p_fault(struct sim *s, void *st, int tenant)
+{
+    struct ts_state *x = st;
+    ts_fault(s, &x->units[x->unit_of[tenant]], x->ctx_of[tenant]);
+}
+
+static void ts_p_finish(struct sim *s, void *st, struct strategy_result *res)
+{
+    struct ts_state *x = st;
+    cJSON *gpus = cJSON_CreateArray();
+    res->gpus_used = 0;
+    for (int g = 0; g < x->n_units; g++) {
+        struct ts_unit *u = &x->units[g];
+        ts_finish(s, u);
+        res->gpus_used += u->n > 0;
+        cJSON *o = cJSON_CreateObject();
+        cJSON *names = cJSON_AddArrayToObject(o, "tenants");
+        for (int k = 0; k < u->n; k++)
+            cJSON_AddItemToArray(names, cJSON_CreateString(s->sc->tenants[u->ctx[k].tenant].name));
+        cJSON_AddNumberToObject(o, "switches", (double)u->switches);
+        cJSON_AddNumberToObject(o, "ooms", (double)u->ooms);
+        cJSON_AddItemToArray(gpus, o);
+    }
+    res->details = cJSON_CreateObject();
+    cJSON_AddItemToObject(res->details, "gpus", gpus);
+}
+
+static void ts_destroy(void *st)
+{
+    struct ts_state *x = st;
+    for (int g = 0; g < x->n_units; g++)
+        ts_unit_free(&x->units[g]);
+    free(x->units);
+    free(x->unit_of);
+    free(x->ctx_of);
+    free(x);
+}
+
+const struct policy_ops policy_timeslice = {
+    .kind = "timeslice",
+    .parse = ts_parse,
+    .free_cfg = ts_free_cfg,
+    .init = ts_init,
+    .arrive = ts_p_arrive,
+    .on_event = ts_p_event,
+    .fault = ts_p_fault,
+    .finish = ts_p_finish,
+    .destroy = ts_destroy,
+};

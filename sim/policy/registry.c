@@ -1,0 +1,31 @@
+/*
+ * policy — the registry of sharing strategies. Adding a strategy is adding its
+ * policy_<kind>.c file and one line here.
+ */
+#include "core/policy.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct policy_ops *const registry[] = {
+    &policy_exclusive, &policy_timeslice, &policy_mig, &policy_mps, &policy_vgpu, NULL,
+};
+
+const struct policy_ops *policy_find(const char *kind)
+{
+    for (int i = 0; registry[i]; i++)
+        if (strcmp(registry[i]->kind, kind) == 0)
+            return registry[i];
+    return NULL;
+}
+
+const char *policy_kinds(void)
+{
+    static char buf[256];
+    if (!buf[0])
+        for (int i = 0; registry[i]; i++) {
+            size_t l = strlen(buf);
+            snprintf(buf + l, sizeof buf - l, "%s\"%s\"", i ? ", " : "", registry[i]->kind);
+        }
+    return buf;
+}

@@ -1,0 +1,226 @@
+/*
+ * mpsunit — processor sharing with rate changes among the clients of one MPS
+ * server (see mpsunit.h; the rate model is derived in policy_mps.c and
+ * docs/mps-vgpu.md). Whenever the busy set changes, the work done so far is
+ * charged at the old speeds, speeds are recomputed, and a client whose speed
+ * changed gets a new completion event with a bumped version.
+ */
+#include "policy/units/mpsunit.h"
+#include "base/jsonv.h"
+#include "core/rate.h"
+#include "base/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int mu_parse_thread_pct(const struct jv *j, const cJSON *obj, const char *path,
+                        const struct scenario *sc, int n, const int *tenants, double *cap)
+{
+    char p[512], q[600];
+    for (int k = 0; k < n; k++)
+        cap[k] = 1.0;
+    const cJSON *tp = cJSON_GetObjectItemCaseSensitive(obj, "thread_pct");
+    if (!tp)
+        return 0;
+    jv_path_key(p, sizeof p, path, "thread_pct");
+    if (!cJSON_IsObject(tp))
+        return jv_fail(j, p, "expected an object {\"tenant\": percent}");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, tp)
+    {
+        jv_path_key(q, sizeof q, p, it->string);
+        int ti = scn_tenant_index(sc, it->string), k = tenants ? -1 : ti;
+        for (int m = 0; tenants && m < n; m++)
+            if (tenants[m] == ti)
+                k = m;
+        if (ti < 0)
+            return jv_fail(j, q, "no tenant named \"%s\"", it->string);
+        if (k < 0)
+            return jv_fail(j, q, "\"%s\" is not a tenant of this instance", it->string);
+        if (!cJSON_IsNumber(it) || !(it->valuedouble > 0) || it->valuedouble > 100)
+            return jv_fail(j, q, "expected a percentage in (0, 100]");
+        cap[k] = it->valuedouble / 100.0;
+    }
+    return 0;
+}
+
+double mu_memory_weight(const struct tenant_cfg *t)
+{
+    switch (t->wclass) {
+    case CLASS_COMPUTE:
+        return 0.0;
+    case CLASS_MEMORY:
+        return 1.0;
+    case CLASS_MIXED:
+        break;
+    }
+    return 1.0 - t->compute_share;
+}
+
+void mu_init(struct mu_unit *u, const struct scenario *sc, uint32_t id, uint32_t base_kind, int n,
+             const int *tenants, const double *caps, double sm_scale, double bw_scale, double share,
+             double bw_loss, double recovery_s)
+{
+    memset(u, 0, sizeof *u);
+    u->id = id;
+    u->base_kind = base_kind;
+    u->n = n;
+    u->cli = ss_xcalloc((size_t)(n ? n : 1), sizeof *u->cli);
+    for (int k = 0; k < n; k++) {
+        u->cli[k].tenant = tenants[k];
+        u->cli[k].cap = caps[k];
+        u->cli[k].mem_w = mu_memory_weight(&sc->tenants[tenants[k]]);
+    }
+    u->sm_scale = sm_scale;
+    u->bw_scale = bw_scale;
+    u->share = share;
+    u->bw_loss = bw_loss;
+    u->recovery_s = recovery_s;
+}
+
+void mu_free(struct mu_unit *u)
+{
+    free(u->cli);
+    u->cli = NULL;
+}
+
+/* Charges the work done since t_acct at the current speeds and books the busy time. */
+static void account(struct sim *s, struct mu_unit *u)
+{
+    double dt = s->now - u->t_acct, sm = 0;
+    if (dt > 0) {
+        for (int k = 0; k < u->n; k++) {
+            struct mu_client *c = &u->cli[k];
+            if (!c->busy)
+                continue;
+            c->req.work -= c->speed * dt;
+            if (c->req.work < 0) /* rounding at the completion instant */
+                c->req.work = 0;
+            sm += c->sm;
+        }
+        eng_busy(s, (sm > 1 ? 1 : sm) * u->share, u->t_acct, s->now);
+        if (sm > 0)
+            u->busy_s += eng_clip(s, u->t_acct, s->now);
+    }
+    u->t_acct = s->now;
+}
+
+/* Recomputes every busy client's shares and speed; reschedules those that changed. */
+static void reshare(struct sim *s, struct mu_unit *u)
+{
+    double caps = 0, w = 0;
+    for (int k = 0; k < u->n; k++)
+        if (u->cli[k].busy) {
+            caps += u->cli[k].cap;
+            w += u->cli[k].mem_w;
+        }
+    double scale = caps > 1 ? 1 / caps : 1;
+    double eta = w > 1 ? 1 - u->bw_loss * (w - 1 < 1 ? w - 1 : 1) : 1;
+    for (int k = 0; k < u->n; k++) {
+        struct mu_client *c = &u->cli[k];
+        if (!c->busy)
+            continue;
+        c->sm = c->cap * scale;
+        double v = rate_speed(&s->sc->gpu, &s->sc->tenants[c->tenant], c->sm * u->sm_scale,
+                              eta / (1 + w - c->mem_w) * u->bw_scale);
+        SS_ASSERT(v > 0);
+        if (v == c->speed)
+            continue; /* same speed: the pending completion is still right */
+        c->speed = v;
+        c->version++;
+        eng_schedule(s, s->now + c->req.work / v, u->base_kind, u->id, c->version, (uint32_t)k);
+    }
+}
+
+static void start(struct sim *s, struct mu_client *c)
+{
+    eng_pop(s, c->tenant, &c->req);
+    c->busy = 1;
+    c->speed = 0;
+}
+
+void mu_arrive(struct sim *s, struct mu_unit *u, int k)
+{
+    struct mu_client *c = &u->cli[k];
+    if (c->busy || u->down || eng_qlen(s, c->tenant) == 0)
+        return;
+    account(s, u);
+    start(s, c);
+    reshare(s, u);
+}
+
+static void on_done(struct sim *s, struct mu_unit *u, const struct event *ev)
+{
+    struct mu_client *c = &u->cli[ev->aux];
+    if (!c->busy || ev->version != c->version)
+        return; /* rescheduled since, or failed by a fault */
+    account(s, u);
+    c->req.work = 0;
+    eng_complete(s, &c->req);
+    c->busy = 0;
+    c->speed = 0;
+    if (eng_qlen(s, c->tenant) > 0)
+        start(s, c);
+    reshare(s, u);
+}
+
+/* Books [down_since, t_end] as downtime for every tenant of the unit. */
+static void book_down(struct sim *s, struct mu_unit *u, double t_end)
+{
+    for (int k = 0; k < u->n; k++)
+        eng_down(s, u->cli[k].tenant, u->down_since, t_end);
+}
+
+static void on_recovered(struct sim *s, struct mu_unit *u, const struct event *ev)
+{
+    if (!u->down || ev->version != u->epoch)
+        return;
+    book_down(s, u, s->now);
+    u->down = 0;
+    account(s, u);
+    for (int k = 0; k < u->n; k++)
+        if (eng_qlen(s, u->cli[k].tenant) > 0)
+            start(s, &u->cli[k]);
+    reshare(s, u);
+}
+
+void mu_event(struct sim *s, struct mu_unit *u, const struct event *ev)
+{
+    if (ev->kind == u->base_kind)
+        on_done(s, u, ev);
+    else
+        on_recovered(s, u, ev);
+}
+
+void mu_abort(struct sim *s, struct mu_unit *u)
+{
+    account(s, u);
+    for (int k = 0; k < u->n; k++) {
+        struct mu_client *c = &u->cli[k];
+        if (!c->busy)
+            continue;
+        eng_fail(s, &c->req);
+        c->busy = 0;
+        c->speed = 0;
+        c->version++;
+    }
+}
+
+void mu_fault(struct sim *s, struct mu_unit *u, int k)
+{
+    if (!u->cli[k].busy)
+        return; /* faults come from running kernels */
+    mu_abort(s, u);
+    u->down = 1;
+    u->down_since = s->now;
+    u->epoch++;
+    u->faults++;
+    eng_schedule(s, s->now + u->recovery_s, u->base_kind + 1, u->id, u->epoch, 0);
+}
+
+void mu_finish(struct sim *s, struct mu_unit *u)
+{
+    account(s, u);
+    if (u->down)
+        book_down(s, u, s->now);
+}

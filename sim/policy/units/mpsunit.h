@@ -1,0 +1,76 @@
+/*
+ * mpsunit — one MPS server and its clients: a whole GPU (policy_mps) or a MIG
+ * instance hosting nested MPS (policy_mig). The rate model is the one
+ * documented in policy_mps.c, with the unit's own SM and bandwidth shares of the
+ * GPU as the ceiling: a client's SM share of the GPU is its share of the unit ×
+ * sm_scale, its bandwidth share likewise × bw_scale (1 and 1 on a whole GPU).
+ *
+ * Invariants: t_acct is the time up to which the clients' work and the unit's
+ * busy time are accounted; a busy client's speed > 0 and its pending completion
+ * event (kind base_kind, target id, aux = client index) carries its current
+ * version; a unit that is down has no busy client.
+ */
+#ifndef SS_MPSUNIT_H
+#define SS_MPSUNIT_H
+
+#include "core/engine.h"
+
+struct mu_client {
+    int tenant;
+    struct request req;
+    double cap;   /* thread_pct / 100 */
+    double mem_w; /* memory weight: fraction of its time the client touches memory */
+    double sm;    /* share of the unit's SMs while busy */
+    double speed; /* 0 when idle or just started (forces a new completion event) */
+    int busy;
+    uint32_t version;
+};
+
+struct mu_unit {
+    uint32_t id;
+    uint32_t base_kind; /* base_kind: a completion; base_kind + 1: recovery */
+    int n;
+    struct mu_client *cli;
+    double sm_scale, bw_scale; /* the unit's shares of the GPU */
+    double share;              /* utilisation weight: the unit's share of the GPU */
+    double bw_loss;
+    double recovery_s;
+    double t_acct;
+    int down;
+    double down_since;
+    uint32_t epoch; /* version of the pending recovery event */
+    long faults;
+    double busy_s; /* unit-time with a client busy, inside the measurement window */
+};
+
+#define MU_EVENT_KINDS 2
+
+void mu_init(struct mu_unit *u, const struct scenario *sc, uint32_t id, uint32_t base_kind, int n,
+             const int *tenants, const double *caps, double sm_scale, double bw_scale, double share,
+             double bw_loss, double recovery_s);
+void mu_free(struct mu_unit *u);
+
+/* Client k's tenant has a request waiting. */
+void mu_arrive(struct sim *s, struct mu_unit *u, int k);
+void mu_event(struct sim *s, struct mu_unit *u, const struct event *ev);
+/* A fault of client k: if it is busy, every client's in-flight request fails and the
+ * unit is down for recovery_s (one server, one fault domain). */
+void mu_fault(struct sim *s, struct mu_unit *u, int k);
+/* Fails every in-flight request at once (the unit is torn down). */
+void mu_abort(struct sim *s, struct mu_unit *u);
+/* Closes the open accounting interval at the end of the run. */
+void mu_finish(struct sim *s, struct mu_unit *u);
+
+struct jv;
+/*
+ * Parses "thread_pct": {"tenant": percent, …} of obj at path into cap[k] (fraction, default
+ * 1.0) for the n clients tenants[k]; tenants == NULL means every tenant of the scenario
+ * (n = sc->n_tenants, client k = tenant k). Returns 0 or -1 with the message in j.
+ */
+int mu_parse_thread_pct(const struct jv *j, const cJSON *obj, const char *path,
+                        const struct scenario *sc, int n, const int *tenants, double *cap);
+
+/* The memory weight of a tenant's class (1 memory, 0 compute, 1 − compute_share mixed). */
+double mu_memory_weight(const struct tenant_cfg *t);
+
+#endif

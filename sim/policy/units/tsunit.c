@@ -1,0 +1,313 @@
+/*
+ * timeslice — round-robin time-slicing of contexts on one unit; the semantics
+ * are in timeslice.h. Three kinds of timer per unit (completion, slice end,
+ * switch end), each with its own version counter, so cancelling one (a
+ * preemption cancels the completion) leaves the others valid.
+ */
+#include "policy/units/tsunit.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EV_TS_DONE, EV_TS_SLICE, EV_TS_SWITCHED };
+
+void ts_unit_init(struct ts_unit *u, uint32_t id, uint32_t base_kind, int n, const int *tenants,
+                  const double *speeds, const double *memory_gb, double q, double sw,
+                  int release_on_idle, double share, int oom_simulate, double memory_cap_gb)
+{
+    memset(u, 0, sizeof *u);
+    u->id = id;
+    u->base_kind = base_kind;
+    u->n = n;
+    u->ctx = ss_xcalloc((size_t)n, sizeof *u->ctx);
+    for (int i = 0; i < n; i++) {
+        u->ctx[i].tenant = tenants[i];
+        u->ctx[i].speed = speeds[i];
+        u->ctx[i].memory_gb = memory_gb ? memory_gb[i] : 0;
+    }
+    u->q = q;
+    u->sw = sw;
+    u->release_on_idle = release_on_idle;
+    u->share = share;
+    u->oom_simulate = oom_simulate;
+    u->memory_cap_gb = memory_cap_gb;
+    u->state = TS_IDLE;
+    u->last = -1;
+    u->seg_start = -1;
+}
+
+void ts_unit_free(struct ts_unit *u)
+{
+    free(u->ctx);
+    u->ctx = NULL;
+}
+
+static int has_work(const struct sim *s, const struct ts_unit *u, int c)
+{
+    return u->ctx[c].has_cur || eng_qlen(s, u->ctx[c].tenant) > 0;
+}
+
+/* Next context after c (round robin, c itself last) that has work; -1 if none. */
+static int next_with_work(const struct sim *s, const struct ts_unit *u, int c, int include_c)
+{
+    for (int k = 1; k < u->n; k++) {
+        int d = (c + k) % u->n;
+        if (has_work(s, u, d))
+            return d;
+    }
+    return include_c && has_work(s, u, c) ? c : -1;
+}
+
+static void sched(struct sim *s, struct ts_unit *u, double t, int kind, uint32_t ver)
+{
+    eng_schedule(s, t, u->base_kind + (uint32_t)kind, u->id, ver, 0);
+}
+
+/* Charges the work done in the open service segment. */
+static void charge(struct sim *s, struct ts_unit *u)
+{
+    if (u->seg_start < 0)
+        return;
+    struct ts_ctx *c = &u->ctx[u->cur];
+    c->cur.work -= (s->now - u->seg_start) * c->speed;
+    if (c->cur.work < 0)
+        c->cur.work = 0;
+    eng_busy(s, u->share, u->seg_start, s->now);
+    u->busy_s += eng_clip(s, u->seg_start, s->now);
+    u->seg_start = s->now;
+}
+
+static void drop_cur(struct ts_unit *u, int c)
+{
+    u->ctx[c].has_cur = 0;
+    if (u->oom_simulate)
+        u->memory_active_gb -= u->ctx[c].memory_gb;
+}
+
+/* OOM: every in-flight request on the unit fails (no memory isolation). */
+static void oom(struct sim *s, struct ts_unit *u)
+{
+    charge(s, u);
+    u->seg_start = -1;
+    u->done_ver++;
+    u->ooms++;
+    for (int c = 0; c < u->n; c++)
+        if (u->ctx[c].has_cur) {
+            eng_fail(s, &u->ctx[c].cur);
+            drop_cur(u, c);
+        }
+    u->memory_active_gb = 0;
+}
+
+/* Starts or resumes service of the running context's request, if it has one. */
+static void serve(struct sim *s, struct ts_unit *u)
+{
+    struct ts_ctx *c = &u->ctx[u->cur];
+    if (!c->has_cur && eng_qlen(s, c->tenant) > 0) {
+        if (u->oom_simulate && u->memory_active_gb + c->memory_gb > u->memory_cap_gb + 1e-9) {
+            struct request r;
+            eng_pop(s, c->tenant, &r);
+            oom(s, u);
+            eng_fail(s, &r); /* the allocation that did not fit fails too */
+            serve(s, u);
+            return;
+        }
+        eng_pop(s, c->tenant, &c->cur);
+        c->has_cur = 1;
+        if (u->oom_simulate)
+            u->memory_active_gb += c->memory_gb;
+    }
+    if (!c->has_cur) {
+        u->seg_start = -1;
+        return;
+    }
+    u->seg_start = s->now;
+    sched(s, u, s->now + c->cur.work / c->speed, EV_TS_DONE, ++u->done_ver);
+}
+
+/* Schedules the end of the running slice once another context waits. */
+static void maybe_schedule_slice(struct sim *s, struct ts_unit *u)
+{
+    if (u->state != TS_RUN || u->slice_pending)
+        return;
+    if (next_with_work(s, u, u->cur, 0) < 0)
+        return;
+    /* A lone context renewed its slice every q since it started running. */
+    double k = ceil((s->now - u->slice_start) / u->q);
+    if (k < 1)
+        k = 1;
+    u->slice_start += (k - 1) * u->q;
+    u->slice_pending = 1;
+    sched(s, u, u->slice_start + u->q, EV_TS_SLICE, ++u->slice_ver);
+}
+
+static void after_cur_ended(struct sim *s, struct ts_unit *u);
+
+static void run_ctx(struct sim *s, struct ts_unit *u, int c)
+{
+    u->state = TS_RUN;
+    u->cur = c;
+    u->last = c;
+    u->slice_start = s->now;
+    u->slice_pending = 0;
+    u->slice_ver++;
+    serve(s, u);
+    /* Another unit serving the same tenant may have taken the request first. */
+    if (!u->ctx[c].has_cur && u->release_on_idle) {
+        after_cur_ended(s, u);
+        return;
+    }
+    maybe_schedule_slice(s, u);
+}
+
+static void switch_to(struct sim *s, struct ts_unit *u, int c)
+{
+    if (u->last < 0 || c == u->last || u->sw <= 0) {
+        run_ctx(s, u, c);
+        return;
+    }
+    u->state = TS_SWITCH;
+    u->cur = c;
+    u->sw_start = s->now;
+    u->switches++;
+    sched(s, u, s->now + u->sw, EV_TS_SWITCHED, ++u->sw_ver);
+}
+
+static void go_idle(struct ts_unit *u)
+{
+    u->state = TS_IDLE;
+    u->seg_start = -1;
+    u->slice_pending = 0;
+    u->slice_ver++;
+}
+
+/* The running context has no request in service any more. */
+static void after_cur_ended(struct sim *s, struct ts_unit *u)
+{
+    int c = u->cur;
+    if (eng_qlen(s, u->ctx[c].tenant) > 0) {
+        serve(s, u); /* continues in the same slice */
+        return;
+    }
+    u->seg_start = -1;
+    if (!u->release_on_idle) {
+        maybe_schedule_slice(s, u); /* hold the unit to the end of the slice */
+        return;
+    }
+    int next = next_with_work(s, u, c, 0);
+    if (next >= 0)
+        switch_to(s, u, next);
+    else
+        go_idle(u);
+}
+
+static void on_done(struct sim *s, struct ts_unit *u)
+{
+    charge(s, u);
+    struct ts_ctx *c = &u->ctx[u->cur];
+    eng_complete(s, &c->cur);
+    drop_cur(u, u->cur);
+    after_cur_ended(s, u);
+}
+
+static void on_slice(struct sim *s, struct ts_unit *u)
+{
+    u->slice_pending = 0;
+    int next = next_with_work(s, u, u->cur, 0);
+    if (next < 0) {
+        if (has_work(s, u, u->cur)) {
+            u->slice_start = s->now; /* nobody waits: the slice renews */
+            if (u->seg_start < 0)
+                serve(s, u);
+        } else {
+            go_idle(u);
+        }
+        return;
+    }
+    charge(s, u);
+    u->seg_start = -1;
+    u->done_ver++; /* preempted: the request keeps its remaining work */
+    switch_to(s, u, next);
+}
+
+static void on_switched(struct sim *s, struct ts_unit *u)
+{
+    eng_switching(s, u->share, u->sw_start, s->now);
+    int c = u->cur;
+    u->last = c;
+    if (has_work(s, u, c)) {
+        run_ctx(s, u, c);
+        return;
+    }
+    /* Its work disappeared while switching (a fault or an OOM failed it). */
+    int next = next_with_work(s, u, c, 0);
+    if (next >= 0)
+        switch_to(s, u, next);
+    else
+        go_idle(u);
+}
+
+void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev)
+{
+    switch (ev->kind - u->base_kind) {
+    case EV_TS_DONE:
+        if (ev->version == u->done_ver && u->state == TS_RUN)
+            on_done(s, u);
+        break;
+    case EV_TS_SLICE:
+        if (ev->version == u->slice_ver && u->state == TS_RUN && u->slice_pending)
+            on_slice(s, u);
+        break;
+    case EV_TS_SWITCHED:
+        if (ev->version == u->sw_ver && u->state == TS_SWITCH)
+            on_switched(s, u);
+        break;
+    default:
+        SS_FATAL("timeslice unit %u: unexpected event kind %u", u->id, ev->kind);
+    }
+}
+
+void ts_arrive(struct sim *s, struct ts_unit *u, int c)
+{
+    switch (u->state) {
+    case TS_IDLE:
+        if (has_work(s, u, c))
+            switch_to(s, u, c);
+        break;
+    case TS_RUN:
+        if (u->cur == c && !u->ctx[c].has_cur)
+            serve(s, u); /* holding an idle slice (release_on_idle false) */
+        else
+            maybe_schedule_slice(s, u);
+        break;
+    case TS_SWITCH:
+        break; /* the switch's end picks up whoever has work */
+    }
+}
+
+void ts_fault(struct sim *s, struct ts_unit *u, int c)
+{
+    if (!u->ctx[c].has_cur)
+        return;
+    int running = u->state == TS_RUN && u->cur == c;
+    if (running) {
+        charge(s, u);
+        u->done_ver++;
+    }
+    eng_fail(s, &u->ctx[c].cur);
+    drop_cur(u, c);
+    if (running)
+        after_cur_ended(s, u);
+}
+
+void ts_finish(struct sim *s, struct ts_unit *u)
+{
+    if (u->state == TS_RUN && u->seg_start >= 0) {
+        eng_busy(s, u->share, u->seg_start, s->now);
+        u->busy_s += eng_clip(s, u->seg_start, s->now);
+    }
+    if (u->state == TS_SWITCH)
+        eng_switching(s, u->share, u->sw_start, s->now);
+}

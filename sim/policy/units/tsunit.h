@@ -1,0 +1,78 @@
+/*
+ * timeslice — one time-sliced execution unit (a whole GPU, or a MIG instance
+ * hosting nested time-slicing). Reused by policy_timeslice and the MIG policy.
+ *
+ * Semantics (the README and the hand-computed test follow these exactly):
+ * - Each tenant on the unit is one context holding at most one request in
+ *   service ("cur"); further requests wait in the tenant's FIFO queue.
+ * - One context runs at a time, round robin in the fixed context order. A slice
+ *   lasts q; a context running while no other context has work keeps renewing
+ *   its slice (slice ends are only scheduled when someone else is waiting), so a
+ *   lone context never switches and one tenant time-sliced is exactly exclusive.
+ * - At a slice end the request in service is preempted (its remaining work is
+ *   kept: preemptive resume) and, if another context has work, the unit switches
+ *   to the next such context in round-robin order, paying s with no work done.
+ * - Starting a context other than the last one that ran costs a switch too,
+ *   also after the unit was idle; the very first context runs without one.
+ * - release_on_idle = true: a context whose queue empties gives up the rest of
+ *   its slice at once. false: it holds the unit until the slice ends (seed 002),
+ *   and that idle time shows up as lower utilisation.
+ * - Speeds: a context processes work at `speed` (1 on a whole GPU, the rate
+ *   model's value inside a MIG instance).
+ * - Memory (oom_simulate): a context's memory is allocated while it holds a
+ *   request in service and freed when it has none. When starting a request
+ *   would exceed the unit's memory, an OOM fails the in-flight request of every
+ *   context on the unit (the card-wide failure), then work continues.
+ * - Faults: only the faulting context's in-flight request fails.
+ */
+#ifndef SS_TIMESLICE_H
+#define SS_TIMESLICE_H
+
+#include "core/engine.h"
+
+struct ts_ctx {
+    int tenant;
+    double speed;
+    double memory_gb;
+    int has_cur;
+    struct request cur;
+};
+
+struct ts_unit {
+    uint32_t id;        /* event target */
+    uint32_t base_kind; /* event kinds base_kind + 0..2 belong to this unit */
+    int n;
+    struct ts_ctx *ctx;
+    double q, sw;
+    int release_on_idle;
+    double share; /* fraction of the GPU this unit is (utilisation) */
+    int oom_simulate;
+    double memory_cap_gb, memory_active_gb;
+    int state;        /* TS_IDLE, TS_RUN, TS_SWITCH */
+    int cur;          /* running context, or the one being switched to */
+    int last;         /* last context that ran; -1 before any */
+    double seg_start; /* start of the current service segment; < 0 when not serving */
+    double slice_start;
+    double sw_start;
+    int slice_pending;
+    uint32_t done_ver, slice_ver, sw_ver;
+    long switches;
+    double busy_s; /* time serving requests inside the measurement window */
+    long ooms;
+};
+
+enum { TS_IDLE, TS_RUN, TS_SWITCH };
+#define TS_EVENT_KINDS 3
+
+void ts_unit_init(struct ts_unit *u, uint32_t id, uint32_t base_kind, int n, const int *tenants,
+                  const double *speeds, const double *memory_gb, double q, double sw,
+                  int release_on_idle, double share, int oom_simulate, double memory_cap_gb);
+void ts_unit_free(struct ts_unit *u);
+
+void ts_arrive(struct sim *s, struct ts_unit *u, int ctx);
+void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev);
+void ts_fault(struct sim *s, struct ts_unit *u, int ctx);
+/* Closes the open busy/switch interval at the end of the run. */
+void ts_finish(struct sim *s, struct ts_unit *u);
+
+#endif

@@ -1,0 +1,134 @@
+/*
+ * cdf — see cdf.h. Invariants: a pooled histogram holds exactly the samples of
+ * its tenants' histograms (counts summed, min/max the extremes), and the grid
+ * of probabilities is built from integers (k / 10000), so every p is the
+ * correctly rounded double of its decimal and 0.99 here is the 0.99 of run.c.
+ */
+#include "report/cdf.h"
+#include "core/engine.h"
+#include "core/policy.h"
+#include "core/stats.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The grid in units of 1e-4. */
+static int grid_units(int k)
+{
+    if (k == 0)
+        return 10;
+    if (k == 1)
+        return 50;
+    k -= 2;
+    if (k < 99)
+        return 100 * (k + 1); /* 0.01 … 0.99 */
+    k -= 99;
+    if (k < 9)
+        return 9900 + 10 * (k + 1); /* 0.991 … 0.999 */
+    k -= 9;
+    if (k < 9)
+        return 9990 + (k + 1); /* 0.9991 … 0.9999 */
+    return 10000;
+}
+
+int cdf_n_probs(void)
+{
+    return 2 + 99 + 9 + 9 + 1;
+}
+
+double cdf_prob(int k)
+{
+    SS_ASSERT(k >= 0 && k < cdf_n_probs());
+    return grid_units(k) / 10000.0;
+}
+
+static void hist_merge(struct st_hist *dst, const struct st_hist *src)
+{
+    if (src->n == 0)
+        return;
+    for (int b = 0; b < ST_NBUCKETS; b++)
+        dst->counts[b] += src->counts[b];
+    if (dst->n == 0 || src->min < dst->min)
+        dst->min = src->min;
+    if (dst->n == 0 || src->max > dst->max)
+        dst->max = src->max;
+    dst->n += src->n;
+}
+
+double cdf_quantile(const struct cdf_result *r, int strategy, int row, int k)
+{
+    size_t np = (size_t)cdf_n_probs();
+    return r->q_s[((size_t)strategy * (size_t)r->n_rows + (size_t)row) * np + (size_t)k];
+}
+
+/* Runs one strategy's replications into hists[0 .. n_tenants] (the last pooled). */
+static void collect_strategy(const struct scenario *sc, const struct strategy_cfg *st, int R,
+                             struct st_hist *hists)
+{
+    for (int rep = 0; rep < R; rep++) {
+        struct sim s;
+        eng_init(&s, sc, st, rep);
+        eng_run(&s);
+        for (int i = 0; i < sc->n_tenants; i++) {
+            hist_merge(&hists[i], &s.ten[i].st.lat);
+            hist_merge(&hists[sc->n_tenants], &s.ten[i].st.lat);
+        }
+        eng_free(&s);
+    }
+}
+
+void cdf_collect(const struct scenario *sc_in, long seed, int replications, struct cdf_result *out)
+{
+    struct scenario sc = *sc_in;
+    if (seed >= 0)
+        sc.seed = (uint64_t)seed;
+    int R = replications > 0 ? replications : sc.replications;
+    int rows = sc.n_tenants + 1, np = cdf_n_probs();
+    memset(out, 0, sizeof *out);
+    out->n_strategies = sc.n_strategies;
+    out->n_rows = rows;
+    out->n = ss_xcalloc((size_t)sc.n_strategies * (size_t)rows, sizeof *out->n);
+    out->q_s = ss_xcalloc((size_t)sc.n_strategies * (size_t)rows * (size_t)np, sizeof *out->q_s);
+    struct st_hist *h = ss_xcalloc((size_t)rows, sizeof *h);
+    for (int i = 0; i < rows; i++)
+        st_hist_init(&h[i]);
+    for (int k = 0; k < sc.n_strategies; k++) {
+        for (int i = 0; i < rows; i++)
+            st_hist_reset(&h[i]);
+        collect_strategy(&sc, &sc.strategies[k], R, h);
+        for (int i = 0; i < rows; i++) {
+            size_t at = (size_t)k * (size_t)rows + (size_t)i;
+            out->n[at] = h[i].n;
+            for (int p = 0; p < np; p++)
+                out->q_s[at * (size_t)np + (size_t)p] = st_hist_quantile(&h[i], cdf_prob(p));
+        }
+    }
+    for (int i = 0; i < rows; i++)
+        st_hist_free(&h[i]);
+    free(h);
+}
+
+void cdf_free(struct cdf_result *r)
+{
+    free(r->n);
+    free(r->q_s);
+    memset(r, 0, sizeof *r);
+}
+
+void cdf_write_csv(FILE *fp, const struct scenario *sc, const struct cdf_result *r)
+{
+    fprintf(fp, "strategy,tenant,p,latency_ms\n");
+    for (int k = 0; k < r->n_strategies; k++)
+        for (int i = 0; i < r->n_rows; i++) {
+            const char *name = i < sc->n_tenants ? sc->tenants[i].name : "(all)";
+            for (int p = 0; p < cdf_n_probs(); p++) {
+                double q = cdf_quantile(r, k, i, p);
+                fprintf(fp, "%s,%s,%.4f,", sc->strategies[k].name, name, cdf_prob(p));
+                if (isfinite(q))
+                    fprintf(fp, "%.6g", q * 1e3);
+                fputc('\n', fp);
+            }
+        }
+}

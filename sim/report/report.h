@@ -1,0 +1,20 @@
+/*
+ * report — renders a run_result as an aligned text table, JSON (the result
+ * contract of SCENARIO.md) or CSV. Numbers are printed with 6 significant digits
+ * so the output is byte-identical across machines whose libm differ in the last
+ * bit, and NaN (not applicable) is printed as null / empty.
+ */
+#ifndef SS_REPORT_H
+#define SS_REPORT_H
+
+#include "core/run.h"
+#include "core/scenario.h"
+
+#include <cJSON.h>
+#include <stdio.h>
+
+void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r);
+cJSON *rep_json(const struct scenario *sc, const struct run_result *r);
+void rep_csv(FILE *fp, const struct scenario *sc, const struct run_result *r);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * rtable — tables from a result document (the JSON of `sharesim run --json`,
+ * SCENARIO.md): Markdown for results/, per-strategy summary rows (CSV or
+ * Markdown) for load sweeps and tenants-per-GPU plots, and the MIG layout
+ * occupancy of `details.gpus[].instances[]`.
+ *
+ * Invariants: everything printed comes from the document (no re-simulation), so
+ * the same JSON always gives the same bytes; numbers are printed with fixed
+ * decimals from values that were already rounded to 6 significant digits; a
+ * null (not applicable) prints as "-" in Markdown and as an empty CSV field.
+ */
+#ifndef SS_RTABLE_H
+#define SS_RTABLE_H
+
+#include "calib/calib.h"
+
+#include <cJSON.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Reads and parses a result document; checks it has a "strategies" array. */
+int rt_load(const char *path, cJSON **doc, char *err, size_t errlen);
+
+/* A number member (NaN when missing or null). */
+double rt_num(const cJSON *obj, const char *key);
+
+/* What goes above a result's tables; every string may be NULL. */
+struct rt_head {
+    const char *title;       /* default: the scenario's name */
+    const char *description; /* the scenario's description */
+    const char *command;     /* how the result was made */
+    const char *note;        /* e.g. the run length and why it suffices */
+    int level;               /* heading level of the title (2 = "##") */
+};
+
+/*
+ * The Markdown section of one result: the header, the per (strategy, tenant)
+ * table, the per-strategy table and, for strategies with MIG instances, the
+ * layout table.
+ */
+void rt_md_result(FILE *fp, const cJSON *doc, const struct rt_head *h);
+
+/*
+ * Summary rows, one per strategy: strategy, kind, tenants, gpus_used,
+ * tenants_per_gpu, gpu_utilization, switch_overhead, throughput_per_s,
+ * p99_ms_mean (over tenants), p99_ms_max, sla_attainment_min,
+ * cost_per_million_requests_usd. With xname, every row starts with x (the label
+ * of the result, e.g. its load scale).
+ */
+void rt_summary_header(FILE *fp, const char *xname, int markdown);
+void rt_summary_rows(FILE *fp, const cJSON *doc, const char *xname, const char *x, int markdown);
+
+/*
+ * MIG occupancy, CSV: row,label,strategy,gpu,start,memory_slices,compute_slices,
+ * sm_count,profile,tenants,utilization — one line per instance; `row` numbers
+ * the (strategy, GPU) pairs that have instances from 0, in document order.
+ * Memory slices and SMs come from the GPU profile (gp). Returns the number of
+ * rows (0: no MIG strategy in the document).
+ */
+int rt_mig_csv(FILE *fp, const cJSON *doc, const struct gpu_profile *gp);
+
+/* Mean of a tenant metric over a strategy's tenants ("throughput_per_s", or
+ * "latency_ms.p99" for a nested one); NaN when no tenant has it. */
+double rt_tenant_mean(const cJSON *strategy, const char *path);
+
+/* The strategy object with this name, or NULL. */
+const cJSON *rt_strategy(const cJSON *doc, const char *name);
+
+#endif

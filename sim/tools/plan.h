@@ -1,0 +1,61 @@
+/*
+ * plan — the capacity planner: the cheapest configuration (strategy kind ×
+ * parameters × GPU count) under which every tenant meets its p99 SLA.
+ *
+ * Method: each strategy kind contributes candidate configurations (a strategy
+ * JSON object and a GPU count). The analytic module prunes candidates that cannot
+ * work (an unstable GPU, fewer exclusive GPUs than Erlang C needs, an SLA below
+ * the work's own p99, memory that does not fit), and says why. The survivors are
+ * simulated in order of cost, cheapest first, with the scenario's own stop and
+ * seed, until PLAN_ENOUGH_FEASIBLE are confirmed or the simulation budget is
+ * spent; the recommendation is the cheapest confirmed one (ties: larger worst SLA
+ * margin). Every candidate in the output says whether it was simulated.
+ */
+#ifndef SS_PLAN_H
+#define SS_PLAN_H
+
+#include "core/run.h"
+#include "core/scenario.h"
+
+#include <cJSON.h>
+#include <stdio.h>
+
+#define PLAN_ENOUGH_FEASIBLE 5
+
+struct plan_cand {
+    char kind[16];
+    char label[160];
+    int gpus;
+    cJSON *strategy;      /* the strategy object, as a scenario would hold it */
+    double cost_per_hour; /* NaN when the scenario has no GPU price */
+    double cost_per_mreq;
+    char pruned[256]; /* non-empty: rejected by the analytic pre-filter, and why */
+    int simulated;
+    int feasible;
+    double worst_margin; /* min over tenants with an SLA of (sla − p99) / sla */
+    char worst_tenant[SCN_NAME_MAX];
+    double *p99_s; /* per tenant, when simulated */
+};
+
+struct plan_result {
+    int n;
+    struct plan_cand *c; /* sorted: feasible by cost, then the others */
+    int best;            /* index of the recommendation, -1 if none */
+    int closest;         /* when none is feasible: the simulated one with the best margin */
+    int simulations;
+    char rule_kind[32];
+    char rule_text[200];
+};
+
+/* Parses sc->json's optional "plan" object and searches. Returns 0, or -1 with err. */
+int plan_run(const struct scenario *sc, int progress, struct plan_result *out, char *err,
+             size_t errlen);
+void plan_result_free(struct plan_result *r);
+
+void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r);
+cJSON *plan_json(const struct scenario *sc, const struct plan_result *r);
+/* Writes the Kubernetes artefacts for the recommendation into dir. */
+int plan_write_k8s(const char *dir, const struct scenario *sc, const struct plan_result *r,
+                   char *err, size_t errlen);
+
+#endif

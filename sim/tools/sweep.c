@@ -1,0 +1,611 @@
+/*
+ * sweep — see sweep.h. Invariants:
+ *  - an axis value is a JSON scalar and its label is a pure function of it, so
+ *    the grid (and every file derived from it) depends only on the arguments;
+ *  - point files are only ever replaced atomically (ss_out_*), CSV first, JSON
+ *    last, so a JSON that parses means both files are complete;
+ *  - nothing here knows about processes: a point is a pure function of (base
+ *    document, values, options), which is what lets cmd_sweep run points in any
+ *    number of workers and get byte-identical files.
+ */
+#include "tools/sweep.h"
+#include "report/report.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Point files are small; anything bigger is not ours. */
+#define SW_MAX_FILE (64u << 20)
+
+void sw_grid_init(struct sw_grid *g)
+{
+    memset(g, 0, sizeof *g);
+    g->n_points = 1;
+}
+
+static void axis_free(struct sw_axis *a)
+{
+    for (int i = 0; i < a->n_values; i++) {
+        cJSON_Delete(a->values[i]);
+        free(a->labels[i]);
+    }
+    free(a->values);
+    free(a->labels);
+    free(a->path);
+    memset(a, 0, sizeof *a);
+}
+
+void sw_grid_free(struct sw_grid *g)
+{
+    for (int i = 0; i < g->n_axes; i++)
+        axis_free(&g->axes[i]);
+    sw_grid_init(g);
+}
+
+static char *number_label(double x)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.15g", x == 0 ? 0.0 : x);
+    return ss_xstrdup(buf);
+}
+
+static void axis_push(struct sw_axis *a, cJSON *v, char *label)
+{
+    a->values = ss_xrealloc(a->values, (size_t)(a->n_values + 1) * sizeof *a->values);
+    a->labels = ss_xrealloc(a->labels, (size_t)(a->n_values + 1) * sizeof *a->labels);
+    a->values[a->n_values] = v;
+    a->labels[a->n_values] = label;
+    a->n_values++;
+}
+
+/* A whole string as a finite number (no trailing characters). */
+static int full_number(const char *s, size_t len, double *out)
+{
+    char buf[128], *end;
+    if (len == 0 || len >= sizeof buf)
+        return 0;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (*end || end == buf || errno == ERANGE || !isfinite(v))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/*
+ * start:stop:step. Returns 0 when elem is not of that form (it is then a scalar),
+ * 1 when it was expanded into the axis, -1 on a range that cannot be walked.
+ */
+static int add_range(struct sw_axis *a, const char *elem, char *err, size_t errlen)
+{
+    const char *c1 = strchr(elem, ':');
+    const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    double start, stop, step;
+    if (!c2 || strchr(c2 + 1, ':') || !full_number(elem, (size_t)(c1 - elem), &start) ||
+        !full_number(c1 + 1, (size_t)(c2 - c1 - 1), &stop) ||
+        !full_number(c2 + 1, strlen(c2 + 1), &step))
+        return 0;
+    if (step == 0)
+        return ss_errf(err, errlen, "--set %s: range \"%s\": step must not be 0", a->path, elem);
+    double q = (stop - start) / step;
+    /* The 1e-9 tolerance keeps an inclusive stop that floating point lands just short of
+     * (0.3 / 0.1 = 2.9999999999999996). */
+    if (q < -1e-9)
+        return ss_errf(err, errlen, "--set %s: range \"%s\": the step goes away from stop", a->path,
+                       elem);
+    double n = floor(q + 1e-9) + 1;
+    if (n > SW_MAX_VALUES)
+        return ss_errf(err, errlen, "--set %s: range \"%s\" has %.0f values, more than %d", a->path,
+                       elem, n, SW_MAX_VALUES);
+    for (long i = 0; i < (long)n; i++) {
+        /* start + i·step, never a running sum, then rounded to 15 significant digits so
+         * the value written equals its label (0.1 + 2·0.1 → 0.3, not 0.30000000000000004). */
+        char *label = number_label(start + (double)i * step);
+        axis_push(a, cJSON_CreateNumber(strtod(label, NULL)), label);
+    }
+    return 1;
+}
+
+static int add_scalar(struct sw_axis *a, const char *elem, char *err, size_t errlen)
+{
+    const char *end = NULL;
+    cJSON *v = cJSON_ParseWithOpts(elem, &end, 1);
+    if (!v) {
+        /* Not JSON: the text itself is the string (so slice_ms=5 and kind=mps both work). */
+        axis_push(a, cJSON_CreateString(elem), ss_xstrdup(elem));
+        return 0;
+    }
+    if (cJSON_IsNumber(v)) {
+        if (!isfinite(v->valuedouble)) {
+            cJSON_Delete(v);
+            return ss_errf(err, errlen, "--set %s: value \"%s\" is not a finite number", a->path,
+                           elem);
+        }
+        axis_push(a, v, number_label(v->valuedouble));
+    } else if (cJSON_IsBool(v)) {
+        axis_push(a, v, ss_xstrdup(cJSON_IsTrue(v) ? "true" : "false"));
+    } else if (cJSON_IsString(v)) {
+        axis_push(a, v, ss_xstrdup(v->valuestring));
+    } else {
+        cJSON_Delete(v);
+        return ss_errf(err, errlen,
+                       "--set %s: value \"%s\" is not a scalar (expected a number, true/false "
+                       "or a string)",
+                       a->path, elem);
+    }
+    return 0;
+}
+
+static int check_path(const char *path, char *err, size_t errlen)
+{
+    if (!*path)
+        return ss_errf(err, errlen, "--set: expected PATH=VALUES, the path is empty");
+    if (path[0] == '.' || path[strlen(path) - 1] == '.' || strstr(path, ".."))
+        return ss_errf(err, errlen, "--set %s: empty component in the dotted path", path);
+    return 0;
+}
+
+static int parse_values(struct sw_axis *a, const char *values, char *err, size_t errlen)
+{
+    if (!*values)
+        return ss_errf(err, errlen, "--set %s: no values after '='", a->path);
+    char *copy = ss_xstrdup(values);
+    int rc = 0;
+    for (char *elem = copy, *next; elem && rc == 0; elem = next) {
+        next = strchr(elem, ',');
+        if (next)
+            *next++ = '\0';
+        if (!*elem) {
+            rc = ss_errf(err, errlen, "--set %s: empty value in \"%s\"", a->path, values);
+            break;
+        }
+        int r = add_range(a, elem, err, errlen);
+        if (r < 0)
+            rc = -1;
+        else if (r == 0)
+            rc = add_scalar(a, elem, err, errlen);
+        if (rc == 0 && a->n_values > SW_MAX_VALUES)
+            rc = ss_errf(err, errlen, "--set %s: more than %d values", a->path, SW_MAX_VALUES);
+    }
+    free(copy);
+    return rc;
+}
+
+int sw_grid_add(struct sw_grid *g, const char *arg, char *err, size_t errlen)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq)
+        return ss_errf(err, errlen, "--set \"%s\": expected PATH=v1,v2,… or PATH=start:stop:step",
+                       arg);
+    if (g->n_axes == SW_MAX_AXES)
+        return ss_errf(err, errlen, "--set: at most %d parameters", SW_MAX_AXES);
+    struct sw_axis a = {0};
+    a.path = ss_xmalloc((size_t)(eq - arg) + 1);
+    memcpy(a.path, arg, (size_t)(eq - arg));
+    a.path[eq - arg] = '\0';
+    int rc = check_path(a.path, err, errlen);
+    for (int i = 0; rc == 0 && i < g->n_axes; i++)
+        if (strcmp(g->axes[i].path, a.path) == 0)
+            rc = ss_errf(err, errlen, "--set %s: path given twice", a.path);
+    if (rc == 0)
+        rc = parse_values(&a, eq + 1, err, errlen);
+    if (rc == 0 && (double)g->n_points * a.n_values > SW_MAX_POINTS)
+        rc = ss_errf(err, errlen, "--set %s: the grid would have %.0f points, more than %d", a.path,
+                     (double)g->n_points * a.n_values, SW_MAX_POINTS);
+    if (rc) {
+        axis_free(&a);
+        return -1;
+    }
+    g->n_points *= a.n_values;
+    g->axes[g->n_axes++] = a;
+    return 0;
+}
+
+void sw_point_coords(const struct sw_grid *g, long idx, int *coords)
+{
+    SS_ASSERT(idx >= 0 && idx < g->n_points);
+    for (int a = g->n_axes - 1; a >= 0; a--) {
+        coords[a] = (int)(idx % g->axes[a].n_values);
+        idx /= g->axes[a].n_values;
+    }
+}
+
+int sw_id_width(const struct sw_grid *g)
+{
+    int w = 1;
+    for (long n = g->n_points - 1; n >= 10; n /= 10)
+        w++;
+    return w < 4 ? 4 : w;
+}
+
+void sw_point_id(const struct sw_grid *g, long idx, char *buf, size_t n)
+{
+    int len = snprintf(buf, n, "p%0*ld", sw_id_width(g), idx);
+    SS_ASSERT(len > 0 && (size_t)len < n);
+}
+
+static const char *type_name(const cJSON *x)
+{
+    if (cJSON_IsNumber(x))
+        return "a number";
+    if (cJSON_IsString(x))
+        return "a string";
+    if (cJSON_IsBool(x))
+        return "a boolean";
+    return "null";
+}
+
+/* The element `comp` of an array, or NULL with a message. */
+static cJSON *array_elem(cJSON *arr, const char *path, const char *prefix, const char *comp,
+                         char *err, size_t errlen)
+{
+    char *end;
+    long i = strtol(comp, &end, 10);
+    int n = cJSON_GetArraySize(arr);
+    if (*end || end == comp || comp[0] == '-' || comp[0] == '+') {
+        ss_errf(err, errlen, "--set %s: %s is an array, expected an index, got \"%s\"", path,
+                prefix, comp);
+        return NULL;
+    }
+    if (i >= n) {
+        ss_errf(err, errlen, "--set %s: index %ld out of range (%s has %d element%s)", path, i,
+                prefix, n, n == 1 ? "" : "s");
+        return NULL;
+    }
+    return cJSON_GetArrayItem(arr, (int)i);
+}
+
+int sw_set_path(cJSON *root, const char *path, const cJSON *value, char *err, size_t errlen)
+{
+    if (check_path(path, err, errlen))
+        return -1;
+    size_t len = strlen(path);
+    char *copy = ss_xstrdup(path), *prefix = ss_xcalloc(len + 16, 1);
+    strcpy(prefix, "the scenario");
+    cJSON *cur = root;
+    int rc = 0;
+    for (char *comp = copy, *next; comp; comp = next) {
+        next = strchr(comp, '.');
+        if (next)
+            *next++ = '\0';
+        if (cJSON_IsArray(cur)) {
+            cJSON *e = array_elem(cur, path, prefix, comp, err, errlen);
+            if (!e) {
+                rc = -1;
+                break;
+            }
+            if (!next)
+                cJSON_ReplaceItemInArray(cur, (int)strtol(comp, NULL, 10),
+                                         cJSON_Duplicate(value, 1));
+            cur = e;
+        } else if (cJSON_IsObject(cur)) {
+            cJSON *e = cJSON_GetObjectItemCaseSensitive(cur, comp);
+            if (!next) {
+                /* A new key is allowed: the loader decides whether it is a known one. */
+                if (e)
+                    cJSON_ReplaceItemInObjectCaseSensitive(cur, comp, cJSON_Duplicate(value, 1));
+                else
+                    cJSON_AddItemToObject(cur, comp, cJSON_Duplicate(value, 1));
+            } else if (!e) {
+                rc = ss_errf(err, errlen, "--set %s: %s has no key \"%s\"", path, prefix, comp);
+                break;
+            }
+            cur = e;
+        } else {
+            rc = ss_errf(err, errlen, "--set %s: %s is %s, not an object or array", path, prefix,
+                         type_name(cur));
+            break;
+        }
+        /* prefix = the path up to and including comp, for the next message */
+        size_t used = (size_t)(comp - copy) + strlen(comp);
+        memcpy(prefix, path, used);
+        prefix[used] = '\0';
+    }
+    free(copy);
+    free(prefix);
+    return rc;
+}
+
+cJSON *sw_point_doc(const struct sw_grid *g, const cJSON *base, long idx, char *err, size_t errlen)
+{
+    int coords[SW_MAX_AXES];
+    sw_point_coords(g, idx, coords);
+    cJSON *doc = cJSON_Duplicate(base, 1);
+    for (int a = 0; a < g->n_axes; a++)
+        if (sw_set_path(doc, g->axes[a].path, g->axes[a].values[coords[a]], err, errlen)) {
+            cJSON_Delete(doc);
+            return NULL;
+        }
+    return doc;
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* "path=label, path=label" of a point, for messages. */
+static void point_desc(const struct sw_grid *g, long idx, char *buf, size_t n)
+{
+    int coords[SW_MAX_AXES];
+    size_t used = 0;
+    sw_point_coords(g, idx, coords);
+    buf[0] = '\0';
+    for (int a = 0; a < g->n_axes && used < n; a++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s=%s", a ? ", " : "", g->axes[a].path,
+                                 g->axes[a].labels[coords[a]]);
+}
+
+int sw_point_load(const struct sw_grid *g, const cJSON *base, const char *scenario_path,
+                  const struct sw_opts *o, long idx, struct scenario *sc, uint64_t *hash, char *err,
+                  size_t errlen)
+{
+    char id[32], desc[512], msg[SS_ERRLEN];
+    sw_point_id(g, idx, id, sizeof id);
+    point_desc(g, idx, desc, sizeof desc);
+    memset(sc, 0, sizeof *sc);
+    cJSON *doc = sw_point_doc(g, base, idx, msg, sizeof msg);
+    if (!doc)
+        return ss_errf(err, errlen, "point %s (%s): %s", id, desc, msg);
+    char *text = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    int rc = scn_load_text(scenario_path, text, strlen(text), sc, msg, sizeof msg);
+    if (rc) {
+        scn_free(sc);
+        ss_errf(err, errlen, "point %s (%s): %s", id, desc, msg);
+    } else {
+        char opts[128];
+        snprintf(opts, sizeof opts, "\nreplications=%d seed=%ld slowdown=%d", o->replications,
+                 o->seed, o->slowdown);
+        *hash = fnv1a(fnv1a(14695981039346656037ULL, text), opts);
+    }
+    free(text);
+    return rc;
+}
+
+cJSON *sw_point_params(const struct sw_grid *g, long idx)
+{
+    int coords[SW_MAX_AXES];
+    sw_point_coords(g, idx, coords);
+    cJSON *p = cJSON_CreateObject();
+    for (int a = 0; a < g->n_axes; a++)
+        cJSON_AddItemToObject(p, g->axes[a].path, cJSON_Duplicate(g->axes[a].values[coords[a]], 1));
+    return p;
+}
+
+void sw_point_file(const struct sw_grid *g, const char *dir, long idx, const char *ext, char *buf,
+                   size_t n)
+{
+    char id[32];
+    sw_point_id(g, idx, id, sizeof id);
+    snprintf(buf, n, "%s/points/%s.%s", dir, id, ext);
+}
+
+static void hash_hex(uint64_t h, char *buf, size_t n)
+{
+    snprintf(buf, n, "%016" PRIx64, h);
+}
+
+enum sw_state sw_point_state(const struct sw_grid *g, const char *dir, long idx, uint64_t hash)
+{
+    char path[4096], want[32];
+    char *text;
+    struct stat st;
+    sw_point_file(g, dir, idx, "json", path, sizeof path);
+    if (ss_read_file(path, SW_MAX_FILE, &text, NULL, NULL, 0))
+        return SW_TODO;
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    if (!doc)
+        return SW_TODO; /* not ours or damaged: it is recomputed */
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(doc, "sweep"), "config_hash");
+    hash_hex(hash, want, sizeof want);
+    int same = cJSON_IsString(h) && strcmp(h->valuestring, want) == 0;
+    cJSON_Delete(doc);
+    if (!same)
+        return SW_STALE;
+    sw_point_file(g, dir, idx, "csv", path, sizeof path);
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? SW_DONE : SW_TODO;
+}
+
+static int write_point_csv(const char *path, const struct scenario *sc, const struct run_result *r,
+                           char *err, size_t errlen)
+{
+    struct ss_out o;
+    if (ss_out_open(&o, path, err, errlen))
+        return -1;
+    rep_csv(o.fp, sc, r);
+    return ss_out_commit(&o, err, errlen);
+}
+
+static int write_point_json(const char *path, cJSON *doc, char *err, size_t errlen)
+{
+    struct ss_out o;
+    if (ss_out_open(&o, path, err, errlen))
+        return -1;
+    char *text = cJSON_Print(doc);
+    fputs(text, o.fp);
+    fputc('\n', o.fp);
+    free(text);
+    return ss_out_commit(&o, err, errlen);
+}
+
+int sw_point_run(const struct sw_grid *g, const char *dir, long idx, const struct scenario *sc,
+                 const struct sw_opts *o, uint64_t hash, char *err, size_t errlen)
+{
+    struct run_opts ro = {o->replications, o->seed, o->slowdown, 0};
+    struct run_result r;
+    char path[4096], id[32], hex[32];
+    run_scenario(sc, &ro, &r);
+    sw_point_file(g, dir, idx, "csv", path, sizeof path);
+    int rc = write_point_csv(path, sc, &r, err, errlen);
+    if (rc == 0) {
+        cJSON *doc = rep_json(sc, &r);
+        cJSON *sw = cJSON_AddObjectToObject(doc, "sweep");
+        sw_point_id(g, idx, id, sizeof id);
+        hash_hex(hash, hex, sizeof hex);
+        cJSON_AddStringToObject(sw, "id", id);
+        cJSON_AddNumberToObject(sw, "index", (double)idx);
+        cJSON_AddItemToObject(sw, "params", sw_point_params(g, idx));
+        cJSON_AddStringToObject(sw, "config_hash", hex);
+        sw_point_file(g, dir, idx, "json", path, sizeof path);
+        rc = write_point_json(path, doc, err, errlen);
+        cJSON_Delete(doc);
+    }
+    run_result_free(&r);
+    return rc;
+}
+
+static int make_dir(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return ss_errf(err, errlen, "%s: cannot create directory: %s", path, strerror(errno));
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return ss_errf(err, errlen, "%s: exists and is not a directory", path);
+    return 0;
+}
+
+int sw_make_dirs(const char *dir, char *err, size_t errlen)
+{
+    size_t n = strlen(dir);
+    char *p = ss_xmalloc(n + 16);
+    int rc = 0;
+    strcpy(p, dir);
+    /* mkdir -p: each parent in turn (the leading '/' of an absolute path is skipped). */
+    for (char *s = p + 1; rc == 0 && (s = strchr(s, '/')); s++) {
+        *s = '\0';
+        rc = make_dir(p, err, errlen);
+        *s = '/';
+    }
+    if (rc == 0)
+        rc = make_dir(p, err, errlen);
+    if (rc == 0) {
+        snprintf(p, n + 16, "%s/points", dir);
+        rc = make_dir(p, err, errlen);
+    }
+    free(p);
+    return rc;
+}
+
+void sw_csv_field(FILE *fp, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', fp);
+        fputc(*s, fp);
+    }
+    fputc('"', fp);
+}
+
+/* "id,label,label" of a point (no newline). */
+static void point_prefix(FILE *fp, const struct sw_grid *g, long idx)
+{
+    int coords[SW_MAX_AXES];
+    char id[32];
+    sw_point_coords(g, idx, coords);
+    sw_point_id(g, idx, id, sizeof id);
+    fputs(id, fp);
+    for (int a = 0; a < g->n_axes; a++) {
+        fputc(',', fp);
+        sw_csv_field(fp, g->axes[a].labels[coords[a]]);
+    }
+}
+
+static void header_prefix(FILE *fp, const struct sw_grid *g)
+{
+    fputs("point", fp);
+    for (int a = 0; a < g->n_axes; a++) {
+        fputc(',', fp);
+        sw_csv_field(fp, g->axes[a].path);
+    }
+}
+
+int sw_write_index(const struct sw_grid *g, const char *dir, char *err, size_t errlen)
+{
+    struct ss_out o;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/points/index.csv", dir);
+    if (ss_out_open(&o, path, err, errlen))
+        return -1;
+    header_prefix(o.fp, g);
+    fputc('\n', o.fp);
+    for (long i = 0; i < g->n_points; i++) {
+        point_prefix(o.fp, g, i);
+        fputc('\n', o.fp);
+    }
+    return ss_out_commit(&o, err, errlen);
+}
+
+/* Appends the data rows of one point's CSV; the header must equal *header (set by the first). */
+static int append_point_rows(FILE *fp, const struct sw_grid *g, const char *dir, long idx,
+                             char **header, long *rows, char *err, size_t errlen)
+{
+    char path[4096], *text;
+    sw_point_file(g, dir, idx, "csv", path, sizeof path);
+    if (ss_read_file(path, SW_MAX_FILE, &text, NULL, err, errlen))
+        return -1;
+    char *line = text, *nl = strchr(text, '\n');
+    if (!nl) {
+        free(text);
+        return ss_errf(err, errlen, "%s: expected a header line", path);
+    }
+    *nl = '\0';
+    if (!*header) {
+        *header = ss_xstrdup(line);
+        header_prefix(fp, g);
+        fprintf(fp, ",%s\n", line);
+    } else if (strcmp(*header, line) != 0) {
+        free(text);
+        return ss_errf(err, errlen, "%s: columns differ from the first point's", path);
+    }
+    for (char *p = nl + 1; *p;) {
+        char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len) {
+            point_prefix(fp, g, idx);
+            fputc(',', fp);
+            fwrite(p, 1, len, fp);
+            fputc('\n', fp);
+            (*rows)++;
+        }
+        p += len + (end ? 1 : 0);
+    }
+    free(text);
+    return 0;
+}
+
+int sw_write_csv(const struct sw_grid *g, const char *dir, long *rows, char *err, size_t errlen)
+{
+    struct ss_out o;
+    char path[4096], *header = NULL;
+    snprintf(path, sizeof path, "%s/sweep.csv", dir);
+    *rows = 0;
+    if (ss_out_open(&o, path, err, errlen))
+        return -1;
+    for (long i = 0; i < g->n_points; i++)
+        if (append_point_rows(o.fp, g, dir, i, &header, rows, err, errlen)) {
+            free(header);
+            ss_out_abort(&o);
+            return -1;
+        }
+    free(header);
+    return ss_out_commit(&o, err, errlen);
+}

@@ -1,0 +1,126 @@
+/*
+ * sweep — what-if grids over a scenario's JSON document (`sharesim sweep`).
+ *
+ * A grid is a list of axes; each axis sets one dotted JSON path
+ * ("tenants.0.arrival.rate_per_s") to each of its values in turn. Points are the
+ * Cartesian product, numbered in mixed radix with the FIRST axis varying slowest,
+ * so point i always means the same parameter values whatever the machine, the
+ * number of workers or the order the points finish in.
+ *
+ * A point's scenario is the base document with the point's values set, loaded by
+ * the ordinary scenario loader (so a swept value is validated like any other).
+ * Its results are two files under DIR/points/: <id>.csv (exactly `sharesim run
+ * --csv` for that scenario) and <id>.json (`sharesim run --json` plus a "sweep"
+ * object). The JSON is written last and is the point's commit marker: a point is
+ * done iff its JSON parses, carries this point's config hash and the CSV exists.
+ */
+#ifndef SS_SWEEP_H
+#define SS_SWEEP_H
+
+#include "core/run.h"
+#include "core/scenario.h"
+
+#include <cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Limits: values per axis and points per grid (a grid this big is a mistake, not a study). */
+#define SW_MAX_VALUES 100000
+#define SW_MAX_POINTS 100000
+#define SW_MAX_AXES 16
+
+struct sw_axis {
+    char *path; /* dotted path as given, e.g. "strategies.1.slice_ms" */
+    int n_values;
+    cJSON **values; /* JSON scalars (number, bool or string), owned */
+    char **labels;  /* each value as text for CSV and tables: numbers %.15g, strings raw */
+};
+
+struct sw_grid {
+    int n_axes;
+    struct sw_axis axes[SW_MAX_AXES];
+    long n_points; /* product of the axes' sizes (1 for an empty grid) */
+};
+
+/* Run options that change a point's result; part of the config hash. */
+struct sw_opts {
+    int replications; /* 0 = the scenario's */
+    long seed;        /* < 0 = the scenario's */
+    int slowdown;     /* as `sharesim run` (1) or --no-slowdown (0) */
+};
+
+void sw_grid_init(struct sw_grid *g);
+void sw_grid_free(struct sw_grid *g);
+
+/*
+ * Adds the axis of one `--set` argument: PATH=v1,v2,… where each element is a
+ * JSON scalar (text that is not JSON is a string) or a range start:stop:step
+ * (inclusive; value i is start + i·step rounded to 15 significant digits, so
+ * 0:0.3:0.1 gives 0, 0.1, 0.2, 0.3 and not 0.30000000000000004).
+ */
+int sw_grid_add(struct sw_grid *g, const char *arg, char *err, size_t errlen);
+
+/* The value index on each axis of point idx (first axis slowest). */
+void sw_point_coords(const struct sw_grid *g, long idx, int *coords);
+
+/* Digits of a point id for this grid (at least 4) and the id itself ("p0007"). */
+int sw_id_width(const struct sw_grid *g);
+void sw_point_id(const struct sw_grid *g, long idx, char *buf, size_t n);
+
+/*
+ * Sets root[path] = a copy of value. Intermediate components must exist (an
+ * array component is a 0-based index within bounds); the last one may name a
+ * new key of an existing object. Error messages name the path and the part that
+ * failed.
+ */
+int sw_set_path(cJSON *root, const char *path, const cJSON *value, char *err, size_t errlen);
+
+/* A copy of base with point idx's values set (NULL with a message on a path error). */
+cJSON *sw_point_doc(const struct sw_grid *g, const cJSON *base, long idx, char *err, size_t errlen);
+
+/*
+ * Builds and validates point idx: its document, loaded as a scenario whose
+ * relative paths resolve against scenario_path. On success *hash is the point's
+ * config hash (FNV-1a 64 of the document and the options). Errors name the
+ * point id and, for path errors, the path.
+ */
+int sw_point_load(const struct sw_grid *g, const cJSON *base, const char *scenario_path,
+                  const struct sw_opts *o, long idx, struct scenario *sc, uint64_t *hash, char *err,
+                  size_t errlen);
+
+/* {"path": value, …} of point idx, in axis order. */
+cJSON *sw_point_params(const struct sw_grid *g, long idx);
+
+/* DIR/points/<id>.json or .csv into buf. */
+void sw_point_file(const struct sw_grid *g, const char *dir, long idx, const char *ext, char *buf,
+                   size_t n);
+
+/* Point status in DIR: done (skip), to run, or written by a different sweep (error). */
+enum sw_state { SW_TODO, SW_DONE, SW_STALE };
+enum sw_state sw_point_state(const struct sw_grid *g, const char *dir, long idx, uint64_t hash);
+
+/*
+ * Runs point idx (already validated into sc) and writes its CSV then its JSON
+ * atomically. Returns 0, or -1 with a message on a write error.
+ */
+int sw_point_run(const struct sw_grid *g, const char *dir, long idx, const struct scenario *sc,
+                 const struct sw_opts *o, uint64_t hash, char *err, size_t errlen);
+
+/* Creates DIR and DIR/points (and missing parents). */
+int sw_make_dirs(const char *dir, char *err, size_t errlen);
+
+/* DIR/points/index.csv: id, then one column per axis. Atomic. */
+int sw_write_index(const struct sw_grid *g, const char *dir, char *err, size_t errlen);
+
+/*
+ * DIR/sweep.csv from every point's CSV, in point order: columns point, one per
+ * axis, then the columns of `sharesim run --csv`. Atomic; *rows gets the number
+ * of data rows.
+ */
+int sw_write_csv(const struct sw_grid *g, const char *dir, long *rows, char *err, size_t errlen);
+
+/* Appends s to fp as one CSV field (quoted when it holds a comma, quote or newline). */
+void sw_csv_field(FILE *fp, const char *s);
+
+#endif
