@@ -140,6 +140,12 @@ void ss_out_abort_all_signal_safe(void)
             unlink(open_tmps[i]);
 }
 
+void ss_out_forget_inherited(void)
+{
+    for (int i = 0; i < SS_MAX_OPEN_OUT; i++)
+        open_tmps[i] = NULL;
+}
+
 int ss_out_open(struct ss_out *o, const char *path, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);

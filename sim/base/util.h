@@ -51,6 +51,9 @@ int ss_out_commit(struct ss_out *o, char *err, size_t errlen); /* fclose + renam
 void ss_out_abort(struct ss_out *o);                           /* fclose + unlink */
 /* Removes every open temporary file; safe from a signal handler (unlink only). */
 void ss_out_abort_all_signal_safe(void);
+/* In a forked child: forgets the temporaries inherited from the parent without removing
+ * them (they are the parent's to commit), so the child's handler removes only its own. */
+void ss_out_forget_inherited(void);
 
 /* True when the file name ends with the suffix. */
 int ss_ends_with(const char *s, const char *suffix);

@@ -6,12 +6,13 @@
 #ifndef SS_CLI_H
 #define SS_CLI_H
 
+#include <sys/types.h>
+
 struct cli_command {
     const char *name;
     const char *summary;
     int (*fn)(int argc, char **argv);
 };
-
 
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
@@ -23,8 +24,12 @@ int cmd_plan(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
-/* SIGINT/SIGTERM remove open temporary outputs and exit 128+signal. */
+/* SIGINT/SIGTERM stop the workers of a running pool (tools/pool.h) and the child given
+ * to cli_set_child, remove open temporary outputs and exit 128+signal. */
 void cli_install_signal_handlers(void);
+/* The one helper process (not a pool worker) the handlers stop too; 0 = none. Set it with
+ * SIGINT/SIGTERM blocked from before the fork, so a signal never misses it. */
+void cli_set_child(pid_t pid);
 /* Strict integer parse of an option value. */
 int cli_parse_long(const char *s, long lo, long hi, long *out);
 

@@ -1,6 +1,6 @@
 /*
- * sharesim sweep — runs a scenario over a grid of parameter values (sweep.h),
- * one forked worker process per point, at most --jobs at a time.
+ * sharesim sweep — runs a scenario over a grid of parameter values (sweep.h) in
+ * --jobs worker processes (tools/pool.h), each taking the next point when it is done.
  *
  * Order of work, so that a mistake costs nothing and an interruption loses
  * nothing finished:
@@ -12,10 +12,11 @@
  *   4. sweep.csv is assembled from the point files in point order, so it is the
  *      same bytes whatever --jobs was and whichever run computed which point;
  *   5. the plot, if gnuplot is there.
- * On SIGINT/SIGTERM the parent kills its workers (whose own handlers remove
- * their temporaries), removes its own and exits 128 + signal.
+ * On SIGINT/SIGTERM the parent (cli.c's handler) stops its workers, whose own
+ * handlers remove their temporaries, removes its own and exits 128 + signal.
  */
 #include "cli/cli.h"
+#include "tools/pool.h"
 #include "tools/sweep.h"
 #include "base/util.h"
 
@@ -30,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SW_MAX_JOBS 1024
+#define SW_MAX_JOBS POOL_MAX_JOBS
 #define SW_MAX_DIR 3800 /* leaves room for "/points/<id>.json.tmp.<pid>" in 4096 */
 
 struct sweep_cmd {
@@ -48,36 +49,6 @@ struct sweep_cmd {
     int quiet;
 };
 
-/*
- * Live children (workers, gnuplot) for the signal handler; 0 = free slot.
- * Changed only while SIGINT/SIGTERM are blocked, so the handler never sees a
- * pid that is half recorded.
- */
-static pid_t *g_kids;
-static int g_nkids;
-
-static void on_parent_signal(int sig)
-{
-    for (int i = 0; i < g_nkids; i++)
-        if (g_kids[i] > 0)
-            kill(g_kids[i], SIGTERM);
-    for (int i = 0; i < g_nkids; i++)
-        if (g_kids[i] > 0)
-            waitpid(g_kids[i], NULL, 0);
-    ss_out_abort_all_signal_safe();
-    _exit(128 + sig);
-}
-
-static void install_parent_handlers(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_parent_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
 static void block_signals(sigset_t *old)
 {
     sigset_t s;
@@ -85,14 +56,6 @@ static void block_signals(sigset_t *old)
     sigaddset(&s, SIGINT);
     sigaddset(&s, SIGTERM);
     sigprocmask(SIG_BLOCK, &s, old);
-}
-
-static void set_kid(int slot, pid_t pid)
-{
-    sigset_t old;
-    block_signals(&old);
-    g_kids[slot] = pid;
-    sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 static double now_s(void)
@@ -249,33 +212,52 @@ static int prepare(struct sweep_cmd *c)
     return 0;
 }
 
-/* Runs in the forked worker: one point, its files, done. */
-static int worker(const struct sweep_cmd *c, long idx)
+/* The pool's view of the command: item k is point todo[k]. */
+struct sweep_run {
+    const struct sweep_cmd *c;
+    int tty;
+    double t0;
+    long failed;
+};
+
+/* In a worker: item k, i.e. one point and its files. The point files are the result, so
+ * nothing goes back through the pool but success or the message. */
+static int run_point(void *ctx, long k, struct pool_buf *out, char *err, size_t errlen)
 {
+    const struct sweep_cmd *c = ((const struct sweep_run *)ctx)->c;
+    long idx = c->todo[k];
     struct scenario sc;
     uint64_t h;
-    char err[SS_ERRLEN];
+    (void)out;
     if (sw_point_load(&c->grid, c->base.json, c->scenario_path, &c->opts, idx, &sc, &h, err,
-                      sizeof err)) {
-        fprintf(stderr, "sharesim sweep: %s\n", err);
-        return 2;
-    }
+                      errlen))
+        return -1;
     SS_ASSERT(h == c->hash[idx]);
-    int rc = sw_point_run(&c->grid, c->dir, idx, &sc, &c->opts, h, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "sharesim sweep: %s\n", err);
+    int rc = sw_point_run(&c->grid, c->dir, idx, &sc, &c->opts, h, err, errlen);
     scn_free(&sc);
-    return rc ? 2 : 0;
+    return rc;
 }
 
-static void progress(const struct sweep_cmd *c, long ran, double t0)
+static void describe_point(void *ctx, long k, char *buf, size_t n)
 {
-    long total = c->grid.n_points, done = c->n_skipped + ran;
+    const struct sweep_cmd *c = ((const struct sweep_run *)ctx)->c;
+    char id[32];
+    sw_point_id(&c->grid, c->todo[k], id, sizeof id);
+    snprintf(buf, n, "point %s", id);
+}
+
+/* The bar counts the skipped points as done; the ETA comes from the points run here. */
+static void progress(void *ctx, long ran, long n_run)
+{
+    const struct sweep_run *r = ctx;
+    if (!r->tty)
+        return;
+    long total = r->c->grid.n_points, done = r->c->n_skipped + ran;
     const int width = 30;
     int fill = (int)((double)width * (double)done / (double)total);
     char eta[32] = "--:--";
     if (ran > 0) {
-        double s = (now_s() - t0) / (double)ran * (double)(c->n_todo - ran);
+        double s = (now_s() - r->t0) / (double)ran * (double)(n_run - ran);
         snprintf(eta, sizeof eta, "%ld:%02ld", (long)s / 60, (long)s % 60);
     }
     fputs("\rsweep [", stderr);
@@ -284,91 +266,44 @@ static void progress(const struct sweep_cmd *c, long ran, double t0)
     fprintf(stderr, "] %ld/%ld points, ETA %s ", done, total, eta);
 }
 
-static long launch(const struct sweep_cmd *c, int slot, long idx, long *slot_point)
+static void point_failed(void *ctx, long k, const char *why)
 {
-    sigset_t old;
-    fflush(stdout);
-    fflush(stderr);
-    block_signals(&old);
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* The worker's own handlers remove its temporaries; signals stay blocked until
-         * they are in place. */
-        cli_install_signal_handlers();
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        exit(worker(c, idx));
-    }
-    if (pid > 0) {
-        g_kids[slot] = pid;
-        slot_point[slot] = idx;
-    }
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    return pid;
+    struct sweep_run *r = ctx;
+    char name[64];
+    describe_point(ctx, k, name, sizeof name);
+    if (r->tty)
+        fputc('\n', stderr);
+    fprintf(stderr, "sharesim sweep: %s: %s\n", name, why);
+    r->failed++;
 }
 
-static void report_failure(const struct sweep_cmd *c, long idx, int status)
+/*
+ * Step 3. A failed point stops the start of new ones; the running ones finish and keep
+ * their files. Returns 0, or -1 with the failures already reported.
+ */
+static int run_points(const struct sweep_cmd *c, int jobs)
 {
-    char id[32];
-    sw_point_id(&c->grid, idx, id, sizeof id);
-    if (WIFSIGNALED(status))
-        fprintf(stderr, "sharesim sweep: point %s: worker killed by signal %d\n", id,
-                WTERMSIG(status));
-    else
-        fprintf(stderr, "sharesim sweep: point %s: worker exited with status %d\n", id,
-                WEXITSTATUS(status));
-}
-
-/* Step 3. Returns the number of points that failed. */
-static long run_pool(const struct sweep_cmd *c, int jobs)
-{
-    long *slot_point = ss_xcalloc((size_t)jobs, sizeof *slot_point);
-    long next = 0, ran = 0, failed = 0;
-    int active = 0, tty = cli_stderr_is_tty();
-    double t0 = now_s();
-    if (tty)
-        progress(c, 0, t0);
-    while (active > 0 || (next < c->n_todo && !failed)) {
-        for (int slot = 0; slot < jobs && next < c->n_todo && !failed; slot++) {
-            if (g_kids[slot])
-                continue;
-            if (launch(c, slot, c->todo[next], slot_point) < 0) {
-                fprintf(stderr, "sharesim sweep: fork: %s\n", strerror(errno));
-                failed++;
-                break;
-            }
-            next++;
-            active++;
-        }
-        if (active == 0)
-            break;
-        int status;
-        pid_t pid = waitpid(-1, &status, 0);
-        if (pid < 0) {
-            if (errno == EINTR)
-                continue;
-            SS_FATAL("waitpid: %s with %d workers active", strerror(errno), active);
-        }
-        int slot = 0;
-        while (slot < jobs && g_kids[slot] != pid)
-            slot++;
-        if (slot == jobs)
-            continue; /* not one of ours */
-        set_kid(slot, 0);
-        active--;
-        ran++;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            if (tty)
-                fputc('\n', stderr);
-            report_failure(c, slot_point[slot], status);
-            failed++;
-        }
-        if (tty)
-            progress(c, ran, t0);
-    }
-    if (tty)
+    struct sweep_run r = {c, cli_stderr_is_tty(), now_s(), 0};
+    struct pool_job job = {0};
+    char err[SS_ERRLEN];
+    job.n_items = c->n_todo;
+    job.jobs = jobs;
+    job.ctx = &r;
+    job.work = run_point;
+    job.progress = progress;
+    job.describe = describe_point;
+    job.failed = point_failed;
+    int rc = pool_run(&job, err, sizeof err);
+    if (r.tty)
         fprintf(stderr, "\r%*s\r", 70, "");
-    free(slot_point);
-    return failed;
+    if (rc && r.failed)
+        fprintf(stderr,
+                "sharesim sweep: %ld point%s failed; the finished ones are kept in %s/points, "
+                "rerun to retry\n",
+                r.failed, r.failed == 1 ? "" : "s", c->dir);
+    else if (rc)
+        fprintf(stderr, "sharesim sweep: %s\n", err);
+    return rc;
 }
 
 /* An executable called name in a PATH directory. */
@@ -463,12 +398,15 @@ static void plot(const struct sweep_cmd *c)
         _exit(127);
     }
     if (pid > 0)
-        g_kids[0] = pid;
+        cli_set_child(pid);
     sigprocmask(SIG_SETMASK, &old, NULL);
     int status = 0;
     while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    set_kid(0, 0);
+    /* Unrecorded with the signals blocked, so the handler never signals a reaped pid. */
+    block_signals(&old);
+    cli_set_child(0);
+    sigprocmask(SIG_SETMASK, &old, NULL);
     struct stat st;
     if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(o.tmp, &st) == 0 &&
         st.st_size > 0) {
@@ -543,17 +481,9 @@ static int execute(struct sweep_cmd *c)
     fprintf(stderr,
             "sharesim sweep: %ld points, %ld already done (skipped), %ld to run with %d %s\n",
             c->grid.n_points, c->n_skipped, c->n_todo, jobs, jobs == 1 ? "job" : "jobs");
-    g_kids = ss_xcalloc((size_t)jobs, sizeof *g_kids);
-    g_nkids = jobs;
-    install_parent_handlers();
-    long failed = run_pool(c, jobs);
-    if (failed) {
-        fprintf(stderr,
-                "sharesim sweep: %ld point%s failed; the finished ones are kept in %s/points, "
-                "rerun to retry\n",
-                failed, failed == 1 ? "" : "s", c->dir);
+    cli_install_signal_handlers();
+    if (run_points(c, jobs))
         return 2;
-    }
     long rows;
     if (sw_write_csv(&c->grid, c->dir, &rows, err, sizeof err)) {
         fprintf(stderr, "sharesim sweep: %s\n", err);
@@ -589,9 +519,6 @@ int cmd_sweep(int argc, char **argv)
     } else {
         rc = rc > 0 ? 0 : 2;
     }
-    g_nkids = 0;
-    free(g_kids);
-    g_kids = NULL;
     free(c.hash);
     free(c.todo);
     scn_free(&c.base);

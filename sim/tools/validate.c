@@ -5,10 +5,10 @@
  * A configuration is a generated scenario text with one strategy, a number of
  * replications and up to VAL_MAX_METRICS (metric, exact value) pairs. The unit of
  * work is one (configuration, replication) task: load the scenario, run_one(), pull
- * the metrics out. Tasks are independent, so `jobs` > 1 forks worker processes
- * that take tasks one at a time over a pipe (largest first, so the long ones do
- * not end up last) and send back a fixed-size record; the parent files each
- * result under its task index, which keeps the output identical for any `jobs`.
+ * the metrics out. Tasks are independent, so `jobs` > 1 runs them in the worker
+ * pool (tools/pool.h), largest first so the long ones do not end up last; each
+ * sends back its VAL_NV doubles and the parent files them under the task index,
+ * which keeps the output identical for any `jobs`.
  *
  * Run lengths. Every configuration serves 1 ms of work per request on average
  * (μ = 1000/s). The full grid gives each M/M/c point at least 1e7 measured
@@ -25,24 +25,19 @@
 #include "base/jsonv.h"
 #include "tools/validate.h"
 #include "tools/analytic.h"
+#include "tools/pool.h"
 #include "report/report.h"
 #include "core/run.h"
 #include "core/scenario.h"
 #include "core/stats.h"
 #include "base/util.h"
 
-#include <errno.h>
 #include <gsl/gsl_cdf.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #define VAL_MAX_METRICS 4
 #define VAL_NV (VAL_MAX_METRICS + 1) /* the metrics, then the measured request count */
@@ -377,196 +372,44 @@ struct val_task {
     int c, rep;
 };
 
-struct val_record {
-    int32_t task;
-    int32_t pad;
+/* What the pool needs to run the tasks; a task's result is its VAL_NV doubles. */
+struct val_pool {
+    const struct val_grid *g;
+    const struct val_task *tasks;
+    const struct val_opts *o;
+    double *results; /* VAL_NV per task, filed by task index */
+};
+
+static int pool_task(void *ctx, long t, struct pool_buf *out, char *err, size_t errlen)
+{
+    const struct val_pool *p = ctx;
     double v[VAL_NV];
-};
-
-static void progress(const struct val_opts *o, int done, int n)
-{
-    if (o->progress)
-        fprintf(stderr, "\rvalidate: %d/%d runs", done, n);
-}
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
+    (void)err;
+    (void)errlen;
+    run_task(&p->g->c[p->tasks[t].c], p->tasks[t].rep, v);
+    pool_buf_add(out, v, sizeof v);
     return 0;
 }
 
-/* Reads exactly n bytes: 1 ok, 0 end of file before any byte, -1 error or short. */
-static int read_all(int fd, void *buf, size_t n)
+static void pool_deliver(void *ctx, long t, const void *data, size_t len)
 {
-    char *p = buf;
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, p + got, n - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -1;
-        if (r == 0)
-            return got == 0 ? 0 : -1;
-        got += (size_t)r;
-    }
-    return 1;
+    const struct val_pool *p = ctx;
+    SS_ASSERT(len == VAL_NV * sizeof(double));
+    memcpy(p->results + (size_t)t * VAL_NV, data, len);
 }
 
-static _Noreturn void worker_main(const struct val_grid *g, const struct val_task *tasks, int in,
-                                  int out)
+static void pool_progress(void *ctx, long done, long n)
 {
-    /* Default signal actions: the parent's handler would remove the parent's
-     * pending output files, and a worker is stopped with SIGTERM on failure. */
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(SIGINT, &dfl, NULL);
-    sigaction(SIGTERM, &dfl, NULL);
-    int32_t t;
-    int rc;
-    while ((rc = read_all(in, &t, sizeof t)) == 1) {
-        struct val_record rec;
-        memset(&rec, 0, sizeof rec);
-        rec.task = t;
-        run_task(&g->c[tasks[t].c], tasks[t].rep, rec.v);
-        if (write_all(out, &rec, sizeof rec))
-            _exit(3);
-    }
-    _exit(rc == 0 ? 0 : 3);
+    const struct val_pool *p = ctx;
+    if (p->o->progress)
+        fprintf(stderr, "\rvalidate: %ld/%ld runs", done, n);
 }
 
-struct val_worker {
-    pid_t pid;
-    int to, from; /* parent's ends */
-    int busy;
-};
-
-static void stop_workers(struct val_worker *w, int n, int kill_them)
+static void pool_describe(void *ctx, long t, char *buf, size_t n)
 {
-    for (int i = 0; i < n; i++) {
-        if (w[i].to >= 0)
-            close(w[i].to);
-        if (w[i].from >= 0)
-            close(w[i].from);
-        w[i].to = w[i].from = -1;
-        if (w[i].pid > 0) {
-            if (kill_them)
-                kill(w[i].pid, SIGTERM);
-            waitpid(w[i].pid, NULL, 0);
-            w[i].pid = 0;
-        }
-    }
-}
-
-static int send_task(struct val_worker *w, int32_t t)
-{
-    w->busy = 1;
-    return write_all(w->to, &t, sizeof t);
-}
-
-static int run_parallel(const struct val_grid *g, const struct val_task *tasks, const int *order,
-                        int n_tasks, const struct val_opts *o, double *results, char *err,
-                        size_t errlen)
-{
-    int nw = o->jobs < n_tasks ? o->jobs : n_tasks;
-    struct val_worker *w = ss_xcalloc((size_t)nw, sizeof *w);
-    for (int i = 0; i < nw; i++)
-        w[i].to = w[i].from = -1;
-    fflush(NULL); /* nothing buffered may be written twice */
-    for (int i = 0; i < nw; i++) {
-        int down[2], up[2];
-        if (pipe(down))
-            goto sys_fail;
-        if (pipe(up)) {
-            close(down[0]);
-            close(down[1]);
-            goto sys_fail;
-        }
-        pid_t pid = fork();
-        if (pid < 0) {
-            close(down[0]), close(down[1]), close(up[0]), close(up[1]);
-            goto sys_fail;
-        }
-        if (pid == 0) {
-            /* Drop the earlier workers' pipes, or they would never see end of file. */
-            for (int k = 0; k < i; k++) {
-                close(w[k].to);
-                close(w[k].from);
-            }
-            close(down[1]);
-            close(up[0]);
-            worker_main(g, tasks, down[0], up[1]);
-        }
-        close(down[0]);
-        close(up[1]);
-        w[i].pid = pid;
-        w[i].to = down[1];
-        w[i].from = up[0];
-    }
-    int next = 0, done = 0;
-    for (int i = 0; i < nw; i++)
-        if (send_task(&w[i], order[next++]))
-            goto worker_fail;
-    struct pollfd *pf = ss_xcalloc((size_t)nw, sizeof *pf);
-    while (done < n_tasks) {
-        for (int i = 0; i < nw; i++) {
-            pf[i].fd = w[i].busy ? w[i].from : -1;
-            pf[i].events = POLLIN;
-            pf[i].revents = 0;
-        }
-        if (poll(pf, (nfds_t)nw, -1) < 0) {
-            if (errno == EINTR)
-                continue;
-            free(pf);
-            goto sys_fail;
-        }
-        for (int i = 0; i < nw; i++) {
-            if (!pf[i].revents)
-                continue;
-            struct val_record rec;
-            if (read_all(w[i].from, &rec, sizeof rec) != 1 || rec.task < 0 || rec.task >= n_tasks) {
-                free(pf);
-                goto worker_fail;
-            }
-            memcpy(results + (size_t)rec.task * VAL_NV, rec.v, sizeof rec.v);
-            w[i].busy = 0;
-            progress(o, ++done, n_tasks);
-            if (next < n_tasks) {
-                if (send_task(&w[i], order[next++])) {
-                    free(pf);
-                    goto worker_fail;
-                }
-            } else {
-                close(w[i].to); /* end of file: the worker exits */
-                w[i].to = -1;
-            }
-        }
-    }
-    free(pf);
-    stop_workers(w, nw, 0);
-    free(w);
-    return 0;
-sys_fail:
-    ss_errf(err, errlen, "validate: cannot start worker processes: %s", strerror(errno));
-    stop_workers(w, nw, 1);
-    free(w);
-    return -1;
-worker_fail:
-    ss_errf(err, errlen, "validate: a worker process died (see its message above)");
-    stop_workers(w, nw, 1);
-    free(w);
-    return -1;
+    const struct val_pool *p = ctx;
+    const struct val_case *c = &p->g->c[p->tasks[t].c];
+    snprintf(buf, n, "%s %s, replication %d", c->family, c->config, p->tasks[t].rep);
 }
 
 /* ---- aggregation ---------------------------------------------------------- */
@@ -626,10 +469,8 @@ static void aggregate(const struct val_grid *g, const struct val_task *tasks, in
     }
 }
 
-static int by_cost_desc(const void *a, const void *b, const struct val_grid *g,
-                        const struct val_task *tasks)
+static int by_cost_desc(long ia, long ib, const struct val_grid *g, const struct val_task *tasks)
 {
-    int ia = *(const int *)a, ib = *(const int *)b;
     double ca = g->c[tasks[ia].c].cost, cb = g->c[tasks[ib].c].cost;
     if (ca != cb)
         return ca > cb ? -1 : 1;
@@ -637,11 +478,12 @@ static int by_cost_desc(const void *a, const void *b, const struct val_grid *g,
 }
 
 /* Insertion sort: a few hundred tasks, and qsort has no context argument in C11. */
-static void order_tasks(const struct val_grid *g, const struct val_task *tasks, int *order, int n)
+static void order_tasks(const struct val_grid *g, const struct val_task *tasks, long *order, int n)
 {
     for (int i = 0; i < n; i++) {
-        int x = i, j = i;
-        while (j > 0 && by_cost_desc(&x, &order[j - 1], g, tasks) < 0) {
+        long x = i;
+        int j = i;
+        while (j > 0 && by_cost_desc(x, order[j - 1], g, tasks) < 0) {
             order[j] = order[j - 1];
             j--;
         }
@@ -666,25 +508,28 @@ int val_run(const struct val_opts *o, struct val_report *out, char *err, size_t 
         for (int r = 0; r < g.c[i].reps; r++)
             tasks[t++] = (struct val_task){i, r};
     double *results = ss_xcalloc((size_t)n_tasks * VAL_NV, sizeof *results);
-    int rc = 0;
-    if (o->jobs > 1) {
-        int *order = ss_xmalloc((size_t)n_tasks * sizeof *order);
+    struct val_pool vp = {&g, tasks, o, results};
+    struct pool_job job = {0};
+    job.n_items = n_tasks;
+    /* jobs <= 1: in this process, as validate.h promises (no fork, easy to debug). With
+     * workers, the big tasks go first so the long ones do not end up last. */
+    job.jobs = o->jobs > 1 ? o->jobs : 0;
+    long *order = NULL;
+    if (job.jobs > 0) {
+        order = ss_xmalloc((size_t)n_tasks * sizeof *order);
         order_tasks(&g, tasks, order, n_tasks);
-        /* A worker that dies must not take the parent with it through SIGPIPE. */
-        struct sigaction ign, old;
-        memset(&ign, 0, sizeof ign);
-        ign.sa_handler = SIG_IGN;
-        sigemptyset(&ign.sa_mask);
-        sigaction(SIGPIPE, &ign, &old);
-        rc = run_parallel(&g, tasks, order, n_tasks, o, results, err, errlen);
-        sigaction(SIGPIPE, &old, NULL);
-        free(order);
-    } else {
-        for (int i = 0; i < n_tasks; i++) {
-            run_task(&g.c[tasks[i].c], tasks[i].rep, results + (size_t)i * VAL_NV);
-            progress(o, i + 1, n_tasks);
-        }
     }
+    job.order = order;
+    job.ctx = &vp;
+    job.work = pool_task;
+    job.deliver = pool_deliver;
+    job.progress = pool_progress;
+    job.describe = pool_describe;
+    char msg[SS_ERRLEN];
+    int rc = pool_run(&job, msg, sizeof msg);
+    if (rc)
+        ss_errf(err, errlen, "validate: %s", msg);
+    free(order);
     if (o->progress)
         fprintf(stderr, "\r%*s\r", 40, "");
     if (rc == 0) {
