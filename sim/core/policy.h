@@ -41,6 +41,11 @@ struct policy_ops {
 
 /* The registry: NULL if no policy has this kind. */
 const struct policy_ops *policy_find(const char *kind);
+/* The registry in its order (the order tools list and search strategies in): policy_at(i)
+ * for 0 <= i < policy_count(), NULL outside. Code that needs "the strategy that does X"
+ * walks it and asks each policy's ops, instead of naming a kind. */
+int policy_count(void);
+const struct policy_ops *policy_at(int i);
 /* Comma-separated list of known kinds, for messages. */
 const char *policy_kinds(void);
 

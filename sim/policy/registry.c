@@ -11,6 +11,16 @@ static const struct policy_ops *const registry[] = {
     &policy_exclusive, &policy_timeslice, &policy_mig, &policy_mps, &policy_vgpu, NULL,
 };
 
+int policy_count(void)
+{
+    return (int)(sizeof registry / sizeof registry[0]) - 1;
+}
+
+const struct policy_ops *policy_at(int i)
+{
+    return i >= 0 && i < policy_count() ? registry[i] : NULL;
+}
+
 const struct policy_ops *policy_find(const char *kind)
 {
     for (int i = 0; registry[i]; i++)
