@@ -4,7 +4,7 @@
  * searched only when its policy exists and the scenario's "plan.kinds" allows it.
  */
 #include "tools/plan.h"
-#include "tools/analytic.h"
+#include "core/analytic.h"
 #include "base/jsonv.h"
 #include "mig/mig.h"
 #include "core/policy.h"
