@@ -6,6 +6,10 @@
  * Life cycle per strategy: parse() once at scenario load (validates the JSON and
  * keeps the parameters), then for every replication init() → arrive()/on_event()
  * as the engine delivers them → finish() → destroy(). free_cfg() at scenario free.
+ *
+ * Besides simulating, a strategy answers what the tools ask of it (planner
+ * candidates, deployment files…) through its optional `hooks`, so no code outside
+ * sim/policy/ needs to know a strategy by its kind (docs/policy-hooks.md).
  */
 #ifndef SS_POLICY_H
 #define SS_POLICY_H
@@ -19,6 +23,8 @@ struct sim;
 struct scenario;
 struct event;
 struct strategy_result;
+struct plan_ctx;
+struct policy_hooks;
 
 struct policy_ops {
     const char *kind;
@@ -37,6 +43,19 @@ struct policy_ops {
     /* End of run: close busy intervals and fill strategy-level figures. */
     void (*finish)(struct sim *s, void *st, struct strategy_result *res);
     void (*destroy)(void *st);
+    /* What the tools ask of this strategy besides simulating it; NULL: nothing. */
+    const struct policy_hooks *hooks;
+};
+
+/*
+ * Optional hooks, implemented in sim/policy/plan_<kind>.c (docs/policy-hooks.md).
+ * Every member may be NULL; the tools then leave the strategy out of that task.
+ */
+struct policy_hooks {
+    /* plan: appends this strategy's candidate configurations for x->sc (core/plancand.h):
+     * the ones worth simulating, and the ones the analytic pre-filter rules out, each
+     * with the reason in ->pruned. The planner prices, simulates and ranks them. */
+    void (*plan)(struct plan_ctx *x);
 };
 
 /* The registry: NULL if no policy has this kind. */
@@ -54,5 +73,11 @@ extern const struct policy_ops policy_timeslice;
 extern const struct policy_ops policy_mig;
 extern const struct policy_ops policy_mps;
 extern const struct policy_ops policy_vgpu;
+
+extern const struct policy_hooks policy_hooks_exclusive;
+extern const struct policy_hooks policy_hooks_timeslice;
+extern const struct policy_hooks policy_hooks_mig;
+extern const struct policy_hooks policy_hooks_mps;
+extern const struct policy_hooks policy_hooks_vgpu;
 
 #endif

@@ -1,0 +1,55 @@
+/*
+ * plan_vgpu — what the tools ask of the vGPU strategy (struct policy_hooks,
+ * docs/policy-hooks.md): planner candidates of one VM per tenant.
+ */
+#include "core/analytic.h"
+#include "core/plancand.h"
+#include "core/policy.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/* One VM per tenant with an equal frame-buffer quota, equal_share; the layout is
+ * applied to every GPU of the pool (vgpu policy), so with G GPUs each tenant has G VMs
+ * and G × T licences are billed. */
+static void vg_plan(struct plan_ctx *x)
+{
+    const struct scenario *sc = x->sc;
+    int T = sc->n_tenants;
+    if (T < 2)
+        return;
+    double quota = floor(sc->gpu.memory_gb / T);
+    for (int G = 1; G <= 3 && G <= x->max_gpus; G++) {
+        cJSON *st = pc_strategy("vgpu", "vgpu");
+        cJSON_AddStringToObject(st, "scheduler", "equal_share");
+        cJSON *vms = cJSON_AddArrayToObject(st, "vgpus");
+        char why[256] = "";
+        double load = 0;
+        for (int i = 0; i < T; i++) {
+            const struct tenant_cfg *t = &sc->tenants[i];
+            if (t->memory_gb > quota && !why[0])
+                snprintf(why, sizeof why, "%s needs %g GB, a 1/%d frame-buffer quota is %g GB",
+                         t->name, t->memory_gb, T, quota);
+            load += pc_load(t);
+            cJSON *vm = cJSON_CreateObject();
+            cJSON_AddNumberToObject(vm, "fb_gb", quota);
+            cJSON *tn = cJSON_AddArrayToObject(vm, "tenants");
+            cJSON_AddItemToArray(tn, cJSON_CreateString(t->name));
+            cJSON_AddItemToArray(vms, vm);
+        }
+        double slice = T <= 8 ? sc->gpu.vgpu_slice_le8_s : sc->gpu.vgpu_slice_gt8_s;
+        double gamma = an_ts_capacity_fraction(slice, sc->gpu.vgpu_switch_s);
+        if (!why[0] && load >= G * gamma)
+            snprintf(why, sizeof why, "load %.2f >= capacity %d × %.3f", load, G, gamma);
+        if (!why[0])
+            pc_sla_below_work(sc, 1.0, why, sizeof why);
+        struct plan_cand *c = pc_add(x, "vgpu", G, st, "vgpu %d VMs per GPU, equal_share", T);
+        snprintf(c->pruned, sizeof c->pruned, "%s", why);
+        if (isfinite(c->cost_per_hour))
+            c->cost_per_hour += G * T * sc->vgpu_license_usd_per_vgpu_year / (365.0 * 24.0);
+    }
+}
+
+const struct policy_hooks policy_hooks_vgpu = {
+    .plan = vg_plan,
+};
