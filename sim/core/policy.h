@@ -24,6 +24,7 @@ struct scenario;
 struct event;
 struct strategy_result;
 struct plan_ctx;
+struct plan_cand;
 struct policy_hooks;
 
 struct policy_ops {
@@ -56,6 +57,11 @@ struct policy_hooks {
      * the ones worth simulating, and the ones the analytic pre-filter rules out, each
      * with the reason in ->pruned. The planner prices, simulates and ranks them. */
     void (*plan)(struct plan_ctx *x);
+    /* plan --k8s: writes into dir what deploys `best` (one of this strategy's candidates,
+     * the recommendation): a Kubernetes ConfigMap, a mig-parted config, or a note when the
+     * setting lives outside Kubernetes. Files go through pc_write_file. 0, or -1 with err. */
+    int (*deploy)(const char *dir, const struct scenario *sc, const struct plan_cand *best,
+                  char *err, size_t errlen);
 };
 
 /* The registry: NULL if no policy has this kind. */

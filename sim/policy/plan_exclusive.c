@@ -1,6 +1,7 @@
 /*
  * plan_exclusive — what the tools ask of the exclusive strategy (struct policy_hooks,
- * docs/policy-hooks.md): planner candidates sized per tenant by Erlang C.
+ * docs/policy-hooks.md): planner candidates sized per tenant by Erlang C, and the
+ * note on what to request in Kubernetes.
  */
 #include "core/analytic.h"
 #include "core/plancand.h"
@@ -96,6 +97,26 @@ static void excl_plan(struct plan_ctx *x)
     free(need);
 }
 
+/* Whole GPUs need no sharing configuration: the note says how many each tenant requests. */
+static int excl_deploy(const char *dir, const struct scenario *sc, const struct plan_cand *b,
+                       char *err, size_t errlen)
+{
+    (void)sc;
+    char buf[4096];
+    int n = snprintf(buf, sizeof buf,
+                     "# sharesim plan: exclusive GPUs, no sharing configuration needed.\n"
+                     "# Request whole GPUs per tenant (resources.limits nvidia.com/gpu):\n");
+    const cJSON *as = cJSON_GetObjectItemCaseSensitive(b->strategy, "assign"), *it;
+    cJSON_ArrayForEach(it, as)
+    {
+        if (n < (int)sizeof buf)
+            n += snprintf(buf + n, sizeof buf - (size_t)n, "#   %s: %d\n", it->string,
+                          cJSON_GetArraySize(it));
+    }
+    return pc_write_file(dir, "exclusive.txt", buf, err, errlen);
+}
+
 const struct policy_hooks policy_hooks_exclusive = {
     .plan = excl_plan,
+    .deploy = excl_deploy,
 };

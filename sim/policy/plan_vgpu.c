@@ -1,6 +1,7 @@
 /*
  * plan_vgpu — what the tools ask of the vGPU strategy (struct policy_hooks,
- * docs/policy-hooks.md): planner candidates of one VM per tenant.
+ * docs/policy-hooks.md): planner candidates of one VM per tenant, and the note on
+ * what to create in the hypervisor (vGPU is not configured in Kubernetes).
  */
 #include "core/analytic.h"
 #include "core/plancand.h"
@@ -50,6 +51,29 @@ static void vg_plan(struct plan_ctx *x)
     }
 }
 
+/* The VMs and quotas to create in the hypervisor, one line per VM of one GPU's layout. */
+static int vg_deploy(const char *dir, const struct scenario *sc, const struct plan_cand *b,
+                     char *err, size_t errlen)
+{
+    (void)sc;
+    char buf[4096];
+    int n = snprintf(buf, sizeof buf,
+                     "# sharesim plan: vGPU is configured in the hypervisor, not in Kubernetes.\n"
+                     "# Create, on each of %d GPU(s), one VM per tenant with these quotas:\n",
+                     b->gpus);
+    const cJSON *vm;
+    cJSON_ArrayForEach(vm, cJSON_GetObjectItemCaseSensitive(b->strategy, "vgpus"))
+    {
+        const cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(vm, "tenants"), 0);
+        if (n < (int)sizeof buf)
+            n += snprintf(buf + n, sizeof buf - (size_t)n, "#   %s: %g GB frame buffer\n",
+                          t ? t->valuestring : "?",
+                          cJSON_GetObjectItemCaseSensitive(vm, "fb_gb")->valuedouble);
+    }
+    return pc_write_file(dir, "vgpu.txt", buf, err, errlen);
+}
+
 const struct policy_hooks policy_hooks_vgpu = {
     .plan = vg_plan,
+    .deploy = vg_deploy,
 };
