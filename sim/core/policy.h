@@ -62,6 +62,11 @@ struct policy_hooks {
      * setting lives outside Kubernetes. Files go through pc_write_file. 0, or -1 with err. */
     int (*deploy)(const char *dir, const struct scenario *sc, const struct plan_cand *best,
                   char *err, size_t errlen);
+    /* plan: the first of the articles' rules of thumb (enum pc_rule, core/plancand.h)
+     * that applies to sc and picks this strategy, with its wording in rule; -1 if none
+     * does. The planner reports the earliest rule any strategy claims next to what the
+     * simulation picked. */
+    int (*rule_of_thumb)(const struct scenario *sc, char *rule, size_t n);
 };
 
 /* The registry: NULL if no policy has this kind. */

@@ -147,7 +147,19 @@ static int mig_deploy(const char *dir, const struct scenario *sc, const struct p
     return pc_write_file(dir, "mig-parted-config.yaml", buf, err, errlen);
 }
 
+/* Isolation for tight SLAs; and MIG (with time-slicing inside) when no other rule applies. */
+static int mig_rule(const struct scenario *sc, char *rule, size_t n)
+{
+    if (sc->n_tenants > 1 && pc_min_sla_s(sc) < 0.050) {
+        snprintf(rule, n, "p99 SLA < 50 ms with more than one tenant => MIG");
+        return PC_RULE_TIGHT_SLA;
+    }
+    snprintf(rule, n, "otherwise => MIG + time-slicing");
+    return PC_RULE_OTHERWISE;
+}
+
 const struct policy_hooks policy_hooks_mig = {
     .plan = mig_plan,
     .deploy = mig_deploy,
+    .rule_of_thumb = mig_rule,
 };

@@ -141,9 +141,18 @@ static int mps_deploy(const char *dir, const struct scenario *sc, const struct p
     return pc_write_file(dir, "mps-config.yaml", buf, err, errlen);
 }
 
+static int ts_rule(const struct scenario *sc, char *rule, size_t n)
+{
+    if (sc->n_tenants > 3)
+        return -1;
+    snprintf(rule, n, "3 tenants or fewer => time-slicing");
+    return PC_RULE_FEW_TENANTS;
+}
+
 const struct policy_hooks policy_hooks_timeslice = {
     .plan = ts_plan,
     .deploy = ts_deploy,
+    .rule_of_thumb = ts_rule,
 };
 
 const struct policy_hooks policy_hooks_mps = {

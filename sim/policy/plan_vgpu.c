@@ -73,7 +73,16 @@ static int vg_deploy(const char *dir, const struct scenario *sc, const struct pl
     return pc_write_file(dir, "vgpu.txt", buf, err, errlen);
 }
 
+static int vg_rule(const struct scenario *sc, char *rule, size_t n)
+{
+    if (sc->n_tenants <= 5)
+        return -1;
+    snprintf(rule, n, "more than 5 tenants per GPU => vGPU");
+    return PC_RULE_MANY_TENANTS;
+}
+
 const struct policy_hooks policy_hooks_vgpu = {
     .plan = vg_plan,
     .deploy = vg_deploy,
+    .rule_of_thumb = vg_rule,
 };

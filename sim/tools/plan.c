@@ -129,26 +129,23 @@ static int by_rank(const void *pa, const void *pb)
 
 /* ---- the articles' rule of thumb (DOMAIN.md "Decision rules") ---------------- */
 
+/* The rules are tried in enum pc_rule's order; each policy says which of them would
+ * pick it, so the first rule that applies names its strategy (registry order breaks a
+ * tie, which the rules as written never produce). */
 static void rule_of_thumb(const struct scenario *sc, struct plan_result *r)
 {
-    int T = sc->n_tenants;
-    double min_sla = INFINITY;
-    for (int i = 0; i < T; i++)
-        if (sc->tenants[i].sla_p99_s > 0 && sc->tenants[i].sla_p99_s < min_sla)
-            min_sla = sc->tenants[i].sla_p99_s;
-    if (T > 1 && min_sla < 0.050) {
-        snprintf(r->rule_kind, sizeof r->rule_kind, "mig");
-        snprintf(r->rule_text, sizeof r->rule_text,
-                 "p99 SLA < 50 ms with more than one tenant => MIG");
-    } else if (T > 5) {
-        snprintf(r->rule_kind, sizeof r->rule_kind, "vgpu");
-        snprintf(r->rule_text, sizeof r->rule_text, "more than 5 tenants per GPU => vGPU");
-    } else if (T <= 3) {
-        snprintf(r->rule_kind, sizeof r->rule_kind, "timeslice");
-        snprintf(r->rule_text, sizeof r->rule_text, "3 tenants or fewer => time-slicing");
-    } else {
-        snprintf(r->rule_kind, sizeof r->rule_kind, "mig");
-        snprintf(r->rule_text, sizeof r->rule_text, "otherwise => MIG + time-slicing");
+    int first = -1;
+    for (int k = 0; k < policy_count(); k++) {
+        const struct policy_ops *ops = policy_at(k);
+        char text[sizeof r->rule_text];
+        int rule = ops->hooks && ops->hooks->rule_of_thumb
+                       ? ops->hooks->rule_of_thumb(sc, text, sizeof text)
+                       : -1;
+        if (rule >= 0 && (first < 0 || rule < first)) {
+            first = rule;
+            snprintf(r->rule_kind, sizeof r->rule_kind, "%s", ops->kind);
+            snprintf(r->rule_text, sizeof r->rule_text, "%s", text);
+        }
     }
 }
 
@@ -309,13 +306,16 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
         fprintf(fp, "no configuration within the limits could be simulated (all pruned).\n");
     }
     const char *picked = r->best >= 0 ? r->c[r->best].kind : "";
+    if (!r->rule_kind[0]) {
+        fprintf(fp, "rule of thumb (DOMAIN.md): none of this build's strategies has one that "
+                    "applies.\n");
+        return;
+    }
     fprintf(fp, "rule of thumb (DOMAIN.md): \"%s\" picks %s; ", r->rule_text, r->rule_kind);
     if (r->best < 0)
         fprintf(fp, "the simulation found nothing feasible to compare with.\n");
     else if (strcmp(picked, r->rule_kind) == 0)
         fprintf(fp, "the simulation agrees.\n");
-    else if (!policy_find(r->rule_kind))
-        fprintf(fp, "that kind is not searched by this build; the simulation picks %s.\n", picked);
     else
         fprintf(fp, "the simulation disagrees and picks %s.\n", picked);
 }
@@ -369,8 +369,13 @@ cJSON *plan_json(const struct scenario *sc, const struct plan_result *r)
     for (int i = 0; i < r->n; i++)
         cJSON_AddItemToArray(arr, cand_json(sc, &r->c[i]));
     cJSON *rule = cJSON_AddObjectToObject(root, "rule_of_thumb");
-    cJSON_AddStringToObject(rule, "rule", r->rule_text);
-    cJSON_AddStringToObject(rule, "kind", r->rule_kind);
+    if (r->rule_kind[0]) {
+        cJSON_AddStringToObject(rule, "rule", r->rule_text);
+        cJSON_AddStringToObject(rule, "kind", r->rule_kind);
+    } else { /* no strategy of this build has a rule that applies */
+        cJSON_AddNullToObject(rule, "rule");
+        cJSON_AddNullToObject(rule, "kind");
+    }
     cJSON_AddBoolToObject(rule, "agrees",
                           r->best >= 0 && strcmp(r->c[r->best].kind, r->rule_kind) == 0);
     cJSON_AddNumberToObject(root, "simulations", r->simulations);
