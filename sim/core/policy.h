@@ -53,6 +53,15 @@ struct policy_ops {
  * Every member may be NULL; the tools then leave the strategy out of that task.
  */
 struct policy_hooks {
+    /* run, compare: non-zero for the strategy the others are measured against
+     * (slowdown_p99; compare's default baseline is the first strategy that has it). Its
+     * default configuration on one GPU per tenant is also the implicit "alone" run when
+     * a scenario has no such strategy. Exactly one policy sets it (tests/test_hooks.c). */
+    int is_baseline;
+    /* compare: what this strategy adds to a request's time in service (cfg: its parsed
+     * parameters), the third term of compare's latency decomposition; NULL: "slowed
+     * service". */
+    const char *(*label)(const void *cfg);
     /* plan: appends this strategy's candidate configurations for x->sc (core/plancand.h):
      * the ones worth simulating, and the ones the analytic pre-filter rules out, each
      * with the reason in ->pruned. The planner prices, simulates and ranks them. */
@@ -76,6 +85,10 @@ const struct policy_ops *policy_find(const char *kind);
  * walks it and asks each policy's ops, instead of naming a kind. */
 int policy_count(void);
 const struct policy_ops *policy_at(int i);
+/* ops->hooks->is_baseline, NULL-safe. */
+int policy_is_baseline(const struct policy_ops *ops);
+/* The first registered baseline policy (struct policy_hooks.is_baseline); NULL if none. */
+const struct policy_ops *policy_baseline(void);
 /* Comma-separated list of known kinds, for messages. */
 const char *policy_kinds(void);
 

@@ -1,7 +1,7 @@
 /*
  * plan_exclusive — what the tools ask of the exclusive strategy (struct policy_hooks,
- * docs/policy-hooks.md): planner candidates sized per tenant by Erlang C, and the
- * note on what to request in Kubernetes.
+ * docs/policy-hooks.md): it is the baseline; planner candidates sized per tenant by
+ * Erlang C, and the note on what to request in Kubernetes.
  */
 #include "core/analytic.h"
 #include "core/plancand.h"
@@ -117,6 +117,7 @@ static int excl_deploy(const char *dir, const struct scenario *sc, const struct 
 }
 
 const struct policy_hooks policy_hooks_exclusive = {
+    .is_baseline = 1, /* whole GPUs of one's own: what every sharing strategy is measured by */
     .plan = excl_plan,
     .deploy = excl_deploy,
 };

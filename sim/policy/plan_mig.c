@@ -1,7 +1,7 @@
 /*
  * plan_mig — what the tools ask of the MIG strategy (struct policy_hooks,
- * docs/policy-hooks.md): planner candidates of one instance per tenant, packed, and
- * the mig-parted config that lays them out.
+ * docs/policy-hooks.md): compare's label, planner candidates of one instance per
+ * tenant, packed, the mig-parted config that lays them out, and two rules of thumb.
  */
 #include "core/analytic.h"
 #include "core/plancand.h"
@@ -158,7 +158,15 @@ static int mig_rule(const struct scenario *sc, char *rule, size_t n)
     return PC_RULE_OTHERWISE;
 }
 
+/* A MIG instance is a smaller, slower GPU: the request runs at the instance's speed. */
+static const char *mig_label(const void *cfg)
+{
+    (void)cfg;
+    return "partition speed";
+}
+
 const struct policy_hooks policy_hooks_mig = {
+    .label = mig_label,
     .plan = mig_plan,
     .deploy = mig_deploy,
     .rule_of_thumb = mig_rule,

@@ -3,7 +3,8 @@
  * contexts on one whole GPU, time-slicing and MPS (struct policy_hooks,
  * docs/policy-hooks.md). Their planner candidates differ only in the capacity
  * bound and the tenant limit, so they share one generator; each is deployed by its
- * own k8s-device-plugin ConfigMap.
+ * own k8s-device-plugin ConfigMap and has its own compare label. Only time-slicing
+ * has a rule of thumb.
  */
 #include "core/analytic.h"
 #include "core/plancand.h"
@@ -149,13 +150,29 @@ static int ts_rule(const struct scenario *sc, char *rule, size_t n)
     return PC_RULE_FEW_TENANTS;
 }
 
+/* Time-slicing: a request waits out the other contexts' slices and the switches. */
+static const char *ts_label(const void *cfg)
+{
+    (void)cfg;
+    return "time-sharing and switching";
+}
+
+/* MPS: co-running clients contend for the SMs and memory bandwidth. */
+static const char *mps_label(const void *cfg)
+{
+    (void)cfg;
+    return "interference";
+}
+
 const struct policy_hooks policy_hooks_timeslice = {
+    .label = ts_label,
     .plan = ts_plan,
     .deploy = ts_deploy,
     .rule_of_thumb = ts_rule,
 };
 
 const struct policy_hooks policy_hooks_mps = {
+    .label = mps_label,
     .plan = mps_plan,
     .deploy = mps_deploy,
 };

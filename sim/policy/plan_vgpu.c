@@ -1,7 +1,8 @@
 /*
  * plan_vgpu — what the tools ask of the vGPU strategy (struct policy_hooks,
- * docs/policy-hooks.md): planner candidates of one VM per tenant, and the note on
- * what to create in the hypervisor (vGPU is not configured in Kubernetes).
+ * docs/policy-hooks.md): compare's label, planner candidates of one VM per tenant,
+ * the note on what to create in the hypervisor (vGPU is not configured in
+ * Kubernetes), and the many-tenants rule of thumb.
  */
 #include "core/analytic.h"
 #include "core/plancand.h"
@@ -81,7 +82,15 @@ static int vg_rule(const struct scenario *sc, char *rule, size_t n)
     return PC_RULE_MANY_TENANTS;
 }
 
+/* vGPU time-slices the VMs: as time-slicing, other VMs' slices and the switches. */
+static const char *vg_label(const void *cfg)
+{
+    (void)cfg;
+    return "time-sharing and switching";
+}
+
 const struct policy_hooks policy_hooks_vgpu = {
+    .label = vg_label,
     .plan = vg_plan,
     .deploy = vg_deploy,
     .rule_of_thumb = vg_rule,
