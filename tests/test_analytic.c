@@ -6,7 +6,7 @@
  * summing its states). Reference constants marked "exact" were computed in rational
  * arithmetic (Python fractions), not with this code.
  */
-#include "tools/analytic.h"
+#include "core/analytic.h"
 #include "testutil.h"
 
 #include <gsl/gsl_errno.h>

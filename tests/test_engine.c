@@ -3,7 +3,7 @@
  * (M/M/1, M/M/4 Erlang C), determinism, conservation, statistics, and the CLI's
  * handling of bad input.
  */
-#include "tools/analytic.h"
+#include "core/analytic.h"
 #include "report/report.h"
 #include "core/run.h"
 #include "core/scenario.h"

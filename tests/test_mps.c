@@ -4,7 +4,7 @@
  * change in the middle of a request, the shared fault domain (compared with an
  * isolated MIG-backed vGPU), client limits and bad input.
  */
-#include "tools/analytic.h"
+#include "core/analytic.h"
 #include "core/run.h"
 #include "core/scenario.h"
 #include "testutil.h"

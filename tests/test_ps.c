@@ -4,7 +4,7 @@
  * sojourn E[S]/(1 − ρ) for exponential, deterministic and lognormal work, placement
  * on the least-loaded GPU, saturated tenants, faults and bad input.
  */
-#include "tools/analytic.h"
+#include "core/analytic.h"
 #include "core/run.h"
 #include "core/scenario.h"
 #include "testutil.h"

@@ -1,7 +1,7 @@
 /*
  * Time-slicing: exact schedules and analytic results (issue 3).
  */
-#include "tools/analytic.h"
+#include "core/analytic.h"
 #include "core/run.h"
 #include "core/scenario.h"
 #include "testutil.h"

@@ -4,7 +4,7 @@
  * q/(q+s), the fixed-share cycle seen by periodic arrivals, FIFO inside a VM
  * (M/M/1), MIG-backed instance speeds, licence cost and bad input.
  */
-#include "tools/analytic.h"
+#include "core/analytic.h"
 #include "core/run.h"
 #include "core/scenario.h"
 #include "testutil.h"

@@ -31,16 +31,11 @@ static void usage(FILE *fp)
             "exit: 0 ok, 2 bad input\n");
 }
 
-/* What sharing adds to the time in service, by strategy kind. */
-static const char *excess_name(const char *kind)
+/* What sharing adds to the time in service, as the strategy's policy names it. */
+static const char *excess_name(const struct strategy_cfg *st)
 {
-    if (strcmp(kind, "timeslice") == 0 || strcmp(kind, "vgpu") == 0)
-        return "time-sharing and switching";
-    if (strcmp(kind, "mig") == 0)
-        return "partition speed";
-    if (strcmp(kind, "mps") == 0)
-        return "interference";
-    return "slowed service";
+    const struct policy_hooks *h = st->ops->hooks;
+    return h && h->label ? h->label(st->cfg) : "slowed service";
 }
 
 static int better(int col, double a, double b)
@@ -88,7 +83,8 @@ static void print_tenant(const struct scenario *sc, const struct run_result *r, 
     }
 }
 
-static void print_dominant(const struct scenario *sc, const struct strategy_result *s)
+/* s is the result of st. */
+static void print_dominant(const struct strategy_cfg *st, const struct strategy_result *s)
 {
     double q = 0, w = 0, l = 0, n = 0;
     for (int i = 0; i < s->n_tenants; i++) {
@@ -100,7 +96,6 @@ static void print_dominant(const struct scenario *sc, const struct strategy_resu
         l += t[TM_COMPLETED] * t[TM_LAT_MEAN];
         n += t[TM_COMPLETED];
     }
-    (void)sc;
     if (n == 0 || l <= 0) {
         printf("  %-14s nothing completed\n", s->name);
         return;
@@ -108,9 +103,9 @@ static void print_dominant(const struct scenario *sc, const struct strategy_resu
     double ex = l - q - w;
     if (ex < 0)
         ex = 0; /* faster than a whole GPU cannot happen; rounding only */
-    const char *dom = q >= w && q >= ex ? "queueing" : ex >= w ? excess_name(s->kind) : "service";
+    const char *dom = q >= w && q >= ex ? "queueing" : ex >= w ? excess_name(st) : "service";
     printf("  %-14s mean %.3f ms = queueing %.0f%% + service %.0f%% + %s %.0f%%", s->name,
-           l / n * 1e3, 100 * q / l, 100 * w / l, excess_name(s->kind), 100 * ex / l);
+           l / n * 1e3, 100 * q / l, 100 * w / l, excess_name(st), 100 * ex / l);
     if (s->m[SM_SWITCH] > 0)
         printf(" (switching %.2f%% of GPU time)", 100 * s->m[SM_SWITCH]);
     printf(" — %s dominates\n", dom);
@@ -167,7 +162,7 @@ int cmd_compare(int argc, char **argv)
     for (int k = 0; k < sc.n_strategies; k++) {
         if (baseline && strcmp(sc.strategies[k].name, baseline) == 0)
             base = k;
-        if (!baseline && base < 0 && strcmp(sc.strategies[k].ops->kind, "exclusive") == 0)
+        if (!baseline && base < 0 && policy_is_baseline(sc.strategies[k].ops))
             base = k;
     }
     if (baseline && base < 0) {
@@ -188,7 +183,7 @@ int cmd_compare(int argc, char **argv)
         print_tenant(&sc, &r, i, base);
     printf("\nwhat dominated latency (all tenants, weighted by completions):\n");
     for (int k = 0; k < r.n; k++)
-        print_dominant(&sc, &r.s[k]);
+        print_dominant(&sc.strategies[k], &r.s[k]); /* run_scenario keeps the order */
     run_result_free(&r);
     scn_free(&sc);
     return 0;

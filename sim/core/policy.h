@@ -6,6 +6,10 @@
  * Life cycle per strategy: parse() once at scenario load (validates the JSON and
  * keeps the parameters), then for every replication init() → arrive()/on_event()
  * as the engine delivers them → finish() → destroy(). free_cfg() at scenario free.
+ *
+ * Besides simulating, a strategy answers what the tools ask of it (planner
+ * candidates, deployment files…) through its optional `hooks`, so no code outside
+ * sim/policy/ needs to know a strategy by its kind (docs/policy-hooks.md).
  */
 #ifndef SS_POLICY_H
 #define SS_POLICY_H
@@ -19,6 +23,9 @@ struct sim;
 struct scenario;
 struct event;
 struct strategy_result;
+struct plan_ctx;
+struct plan_cand;
+struct policy_hooks;
 
 struct policy_ops {
     const char *kind;
@@ -37,10 +44,51 @@ struct policy_ops {
     /* End of run: close busy intervals and fill strategy-level figures. */
     void (*finish)(struct sim *s, void *st, struct strategy_result *res);
     void (*destroy)(void *st);
+    /* What the tools ask of this strategy besides simulating it; NULL: nothing. */
+    const struct policy_hooks *hooks;
+};
+
+/*
+ * Optional hooks, implemented in sim/policy/plan_<kind>.c (docs/policy-hooks.md).
+ * Every member may be NULL; the tools then leave the strategy out of that task.
+ */
+struct policy_hooks {
+    /* run, compare: non-zero for the strategy the others are measured against
+     * (slowdown_p99; compare's default baseline is the first strategy that has it). Its
+     * default configuration on one GPU per tenant is also the implicit "alone" run when
+     * a scenario has no such strategy. Exactly one policy sets it (tests/test_hooks.c). */
+    int is_baseline;
+    /* compare: what this strategy adds to a request's time in service (cfg: its parsed
+     * parameters), the third term of compare's latency decomposition; NULL: "slowed
+     * service". */
+    const char *(*label)(const void *cfg);
+    /* plan: appends this strategy's candidate configurations for x->sc (core/plancand.h):
+     * the ones worth simulating, and the ones the analytic pre-filter rules out, each
+     * with the reason in ->pruned. The planner prices, simulates and ranks them. */
+    void (*plan)(struct plan_ctx *x);
+    /* plan --k8s: writes into dir what deploys `best` (one of this strategy's candidates,
+     * the recommendation): a Kubernetes ConfigMap, a mig-parted config, or a note when the
+     * setting lives outside Kubernetes. Files go through pc_write_file. 0, or -1 with err. */
+    int (*deploy)(const char *dir, const struct scenario *sc, const struct plan_cand *best,
+                  char *err, size_t errlen);
+    /* plan: the first of the articles' rules of thumb (enum pc_rule, core/plancand.h)
+     * that applies to sc and picks this strategy, with its wording in rule; -1 if none
+     * does. The planner reports the earliest rule any strategy claims next to what the
+     * simulation picked. */
+    int (*rule_of_thumb)(const struct scenario *sc, char *rule, size_t n);
 };
 
 /* The registry: NULL if no policy has this kind. */
 const struct policy_ops *policy_find(const char *kind);
+/* The registry in its order (the order tools list and search strategies in): policy_at(i)
+ * for 0 <= i < policy_count(), NULL outside. Code that needs "the strategy that does X"
+ * walks it and asks each policy's ops, instead of naming a kind. */
+int policy_count(void);
+const struct policy_ops *policy_at(int i);
+/* ops->hooks->is_baseline, NULL-safe. */
+int policy_is_baseline(const struct policy_ops *ops);
+/* The first registered baseline policy (struct policy_hooks.is_baseline); NULL if none. */
+const struct policy_ops *policy_baseline(void);
 /* Comma-separated list of known kinds, for messages. */
 const char *policy_kinds(void);
 
@@ -49,5 +97,11 @@ extern const struct policy_ops policy_timeslice;
 extern const struct policy_ops policy_mig;
 extern const struct policy_ops policy_mps;
 extern const struct policy_ops policy_vgpu;
+
+extern const struct policy_hooks policy_hooks_exclusive;
+extern const struct policy_hooks policy_hooks_timeslice;
+extern const struct policy_hooks policy_hooks_mig;
+extern const struct policy_hooks policy_hooks_mps;
+extern const struct policy_hooks policy_hooks_vgpu;
 
 #endif

@@ -10,8 +10,9 @@
  *   requests that ended (completed, rejected or failed): a rejected or failed
  *   request missed its SLA.
  * - slowdown_p99: p99 under this strategy / p99 of the same tenant under the
- *   scenario's first exclusive strategy, or, if there is none, alone on a whole
- *   GPU of its own (an implicit baseline run with the same random numbers).
+ *   scenario's first exclusive strategy (the baseline policy, policy_baseline()),
+ *   or, if there is none, alone on a whole GPU of its own (an implicit baseline run
+ *   with the same random numbers).
  * - fairness: Jain's index of throughput/weight over tenants.
  * - gpu_utilization, switch_overhead and cost count the GPUs the strategy
  *   occupies (gpus_used), not idle GPUs of the pool it leaves free.
@@ -125,18 +126,22 @@ void run_one(const struct scenario *sc, const struct strategy_cfg *st, int rep,
     eng_free(&s);
 }
 
-/* Builds the implicit "alone" baseline: every tenant on a whole GPU of its own. */
+/* Builds the implicit "alone" baseline: the baseline policy's default configuration on
+ * one GPU per tenant, i.e. every tenant on a whole GPU of its own. */
 static int alone_baseline(const struct scenario *sc, struct scenario *copy, struct strategy_cfg *st)
 {
+    const struct policy_ops *ops = policy_baseline();
+    if (!ops)
+        return -1;
     *copy = *sc;
     copy->gpus = sc->n_tenants;
     copy->n_strategies = 0;
     memset(st, 0, sizeof *st);
     snprintf(st->name, sizeof st->name, "alone");
-    st->ops = &policy_exclusive;
+    st->ops = ops;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", "alone");
-    cJSON_AddStringToObject(o, "kind", "exclusive");
+    cJSON_AddStringToObject(o, "kind", ops->kind);
     char err[SS_ERRLEN];
     struct jv j = {"(baseline)", err, sizeof err};
     int rc = st->ops->parse(&j, o, "baseline", copy, &st->cfg);
@@ -187,7 +192,7 @@ int run_scenario(const struct scenario *sc_in, const struct run_opts *o, struct 
     struct strategy_result *reps = ss_xcalloc((size_t)S * (size_t)R, sizeof *reps);
     int base = -1;
     for (int k = 0; k < S; k++)
-        if (base < 0 && sc.strategies[k].ops == &policy_exclusive)
+        if (base < 0 && policy_is_baseline(sc.strategies[k].ops))
             base = k;
     struct scenario alone_sc;
     struct strategy_cfg alone_st;

@@ -469,4 +469,5 @@ const struct policy_ops policy_exclusive = {
     .fault = excl_fault,
     .finish = excl_finish,
     .destroy = excl_destroy,
+    .hooks = &policy_hooks_exclusive,
 };

@@ -744,4 +744,5 @@ const struct policy_ops policy_mig = {
     .fault = mig_p_fault,
     .finish = mig_p_finish,
     .destroy = mig_p_destroy,
+    .hooks = &policy_hooks_mig,
 };

@@ -253,4 +253,5 @@ const struct policy_ops policy_mps = {
     .fault = mps_fault,
     .finish = mps_finish,
     .destroy = mps_destroy,
+    .hooks = &policy_hooks_mps,
 };

@@ -230,4 +230,5 @@ const struct policy_ops policy_timeslice = {
     .fault = ts_p_fault,
     .finish = ts_p_finish,
     .destroy = ts_destroy,
+    .hooks = &policy_hooks_timeslice,
 };

@@ -667,4 +667,5 @@ const struct policy_ops policy_vgpu = {
     .fault = vg_fault,
     .finish = vg_finish,
     .destroy = vg_destroy,
+    .hooks = &policy_hooks_vgpu,
 };

@@ -11,6 +11,29 @@ static const struct policy_ops *const registry[] = {
     &policy_exclusive, &policy_timeslice, &policy_mig, &policy_mps, &policy_vgpu, NULL,
 };
 
+int policy_count(void)
+{
+    return (int)(sizeof registry / sizeof registry[0]) - 1;
+}
+
+const struct policy_ops *policy_at(int i)
+{
+    return i >= 0 && i < policy_count() ? registry[i] : NULL;
+}
+
+int policy_is_baseline(const struct policy_ops *ops)
+{
+    return ops && ops->hooks && ops->hooks->is_baseline;
+}
+
+const struct policy_ops *policy_baseline(void)
+{
+    for (int i = 0; registry[i]; i++)
+        if (policy_is_baseline(registry[i]))
+            return registry[i];
+    return NULL;
+}
+
 const struct policy_ops *policy_find(const char *kind)
 {
     for (int i = 0; registry[i]; i++)

@@ -3,17 +3,19 @@
  * parameters × GPU count) under which every tenant meets its p99 SLA.
  *
  * Method: each strategy kind contributes candidate configurations (a strategy
- * JSON object and a GPU count). The analytic module prunes candidates that cannot
- * work (an unstable GPU, fewer exclusive GPUs than Erlang C needs, an SLA below
- * the work's own p99, memory that does not fit), and says why. The survivors are
- * simulated in order of cost, cheapest first, with the scenario's own stop and
- * seed, until PLAN_ENOUGH_FEASIBLE are confirmed or the simulation budget is
- * spent; the recommendation is the cheapest confirmed one (ties: larger worst SLA
- * margin). Every candidate in the output says whether it was simulated.
+ * JSON object and a GPU count) through its policy's plan hook (core/plancand.h).
+ * The analytic module prunes candidates that cannot work (an unstable GPU, fewer
+ * exclusive GPUs than Erlang C needs, an SLA below the work's own p99, memory that
+ * does not fit), and says why. The survivors are simulated in order of cost,
+ * cheapest first, with the scenario's own stop and seed, until PLAN_ENOUGH_FEASIBLE
+ * are confirmed or the simulation budget is spent; the recommendation is the
+ * cheapest confirmed one (ties: larger worst SLA margin). Every candidate in the
+ * output says whether it was simulated.
  */
 #ifndef SS_PLAN_H
 #define SS_PLAN_H
 
+#include "core/plancand.h"
 #include "core/run.h"
 #include "core/scenario.h"
 
@@ -21,21 +23,6 @@
 #include <stdio.h>
 
 #define PLAN_ENOUGH_FEASIBLE 5
-
-struct plan_cand {
-    char kind[16];
-    char label[160];
-    int gpus;
-    cJSON *strategy;      /* the strategy object, as a scenario would hold it */
-    double cost_per_hour; /* NaN when the scenario has no GPU price */
-    double cost_per_mreq;
-    char pruned[256]; /* non-empty: rejected by the analytic pre-filter, and why */
-    int simulated;
-    int feasible;
-    double worst_margin; /* min over tenants with an SLA of (sla − p99) / sla */
-    char worst_tenant[SCN_NAME_MAX];
-    double *p99_s; /* per tenant, when simulated */
-};
 
 struct plan_result {
     int n;

@@ -24,7 +24,7 @@
  */
 #include "base/jsonv.h"
 #include "tools/validate.h"
-#include "tools/analytic.h"
+#include "core/analytic.h"
 #include "tools/pool.h"
 #include "report/report.h"
 #include "core/run.h"

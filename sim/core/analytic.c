@@ -14,7 +14,7 @@
  *  - A GSL root solver is only ever started on a bracket whose ends have opposite signs,
  *    so the default GSL error handler (which aborts) is never reached.
  */
-#include "tools/analytic.h"
+#include "core/analytic.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_math.h>

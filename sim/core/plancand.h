@@ -1,0 +1,78 @@
+/*
+ * plancand — the capacity planner's candidates, and what a strategy's plan hook
+ * (struct policy_hooks in core/policy.h) works with to propose them.
+ *
+ * The search loop (prune, simulate cheapest first, rank) is tools/plan.c and knows no
+ * strategy; each policy proposes its own configurations in sim/policy/plan_<kind>.c.
+ * Those files may not include tools/ (tests/check-layers), so the candidate type and
+ * the helpers both sides share live here, below both.
+ */
+#ifndef SS_PLANCAND_H
+#define SS_PLANCAND_H
+
+#include "core/scenario.h"
+
+#include <cJSON.h>
+#include <stddef.h>
+
+struct plan_cand {
+    char kind[16];
+    char label[160];
+    int gpus;
+    cJSON *strategy;      /* the strategy object, as a scenario would hold it */
+    double cost_per_hour; /* NaN when the scenario has no GPU price */
+    double cost_per_mreq;
+    char pruned[256]; /* non-empty: rejected by the analytic pre-filter, and why */
+    int simulated;
+    int feasible;
+    double worst_margin; /* min over tenants with an SLA of (sla − p99) / sla */
+    char worst_tenant[SCN_NAME_MAX];
+    double *p99_s; /* per tenant, when simulated */
+};
+
+/* What a plan hook sees: the scenario, the search bound, and the list it appends to. */
+struct plan_ctx {
+    const struct scenario *sc;
+    int max_gpus; /* plan.max_gpus: no candidate should need more */
+    struct plan_cand *c;
+    int n, cap;
+};
+
+/*
+ * Appends a candidate of `kind` on `gpus` GPUs and returns it (valid until the next
+ * pc_add). `strategy` (owned by the list from now on) is NULL for a candidate that is
+ * only listed to say why it was pruned; the caller then fills ->pruned. The cost is
+ * the GPUs' price; a strategy with other costs (licences) adds them to ->cost_per_hour.
+ */
+struct plan_cand *pc_add(struct plan_ctx *x, const char *kind, int gpus, cJSON *strategy,
+                         const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* {"name": name, "kind": kind}: the start of every candidate's strategy object. */
+cJSON *pc_strategy(const char *name, const char *kind);
+
+/* ---- the tenants as the analytic pre-filter sees them ---- */
+
+/* Offered load in whole-GPU Erlangs (mean rate × mean work); 0 when either is unknown. */
+double pc_load(const struct tenant_cfg *t);
+/* p99 of one request's work alone on a whole GPU: no configuration beats it. */
+double pc_work_p99_s(const struct tenant_cfg *t);
+/* 1 (with the reason in why) if some tenant's SLA is below its work's p99 at `speed`. */
+int pc_sla_below_work(const struct scenario *sc, double speed, char *why, size_t n);
+/* The tightest p99 SLA over tenants that have one; +inf if none has. */
+double pc_min_sla_s(const struct scenario *sc);
+
+/*
+ * The articles' rules of thumb (DOMAIN.md "Decision rules"), in the order they are
+ * tried: the first that applies picks a strategy. A policy's rule_of_thumb hook
+ * returns the first of these that applies to a scenario and picks it.
+ */
+enum pc_rule {
+    PC_RULE_TIGHT_SLA,    /* a p99 SLA under 50 ms with more than one tenant */
+    PC_RULE_MANY_TENANTS, /* more than 5 tenants per GPU */
+    PC_RULE_FEW_TENANTS,  /* 3 tenants or fewer */
+    PC_RULE_OTHERWISE,    /* none of the above */
+};
+
+/* Writes text to dir/name atomically (for deploy hooks); 0, or -1 with err. */
+int pc_write_file(const char *dir, const char *name, const char *text, char *err, size_t errlen);
+
+#endif

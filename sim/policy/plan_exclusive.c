@@ -1,0 +1,123 @@
+/*
+ * plan_exclusive — what the tools ask of the exclusive strategy (struct policy_hooks,
+ * docs/policy-hooks.md): it is the baseline; planner candidates sized per tenant by
+ * Erlang C, and the note on what to request in Kubernetes.
+ */
+#include "core/analytic.h"
+#include "core/plancand.h"
+#include "core/policy.h"
+#include "core/tenant.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per tenant, the Erlang C minimum of whole GPUs for its p99 SLA; then one and two
+ * GPUs more, to the tenant with the highest load per GPU. */
+static void excl_plan(struct plan_ctx *x)
+{
+    const struct scenario *sc = x->sc;
+    int T = sc->n_tenants, total = 0, worst = 0;
+    char why[256] = "";
+    if (pc_sla_below_work(sc, 1.0, why, sizeof why)) {
+        struct plan_cand *c = pc_add(x, "exclusive", T, NULL, "exclusive");
+        snprintf(c->pruned, sizeof c->pruned, "%s", why);
+        return;
+    }
+    int *need = ss_xcalloc((size_t)T, sizeof *need);
+    for (int i = 0; i < T; i++) {
+        const struct tenant_cfg *t = &sc->tenants[i];
+        double lam = ten_mean_rate(t), w = ten_mean_work(t);
+        need[i] = 1;
+        if (t->memory_gb > sc->gpu.memory_gb) {
+            struct plan_cand *c = pc_add(x, "exclusive", T, NULL, "exclusive");
+            snprintf(c->pruned, sizeof c->pruned, "%s needs %g GB, a GPU has %g GB", t->name,
+                     t->memory_gb, sc->gpu.memory_gb);
+            free(need);
+            return;
+        }
+        if (t->sla_p99_s > 0 && isfinite(lam) && isfinite(w) && t->arrival.kind == ARR_POISSON &&
+            t->work.kind == WORK_EXPONENTIAL) {
+            /* Erlang C is exact only for Poisson arrivals and exponential work; for other
+             * tenants the search starts at the smallest stable count and the simulation
+             * decides (pruning with a wrong model would discard good candidates). */
+            int c = an_mmc_min_servers_for_p99(lam, 1.0 / w, t->sla_p99_s, x->max_gpus);
+            if (c < 0) {
+                struct plan_cand *pc = pc_add(x, "exclusive", x->max_gpus, NULL, "exclusive");
+                snprintf(pc->pruned, sizeof pc->pruned,
+                         "%s: no count of whole GPUs up to %d meets p99 %.3g ms (M/M/c)", t->name,
+                         x->max_gpus, t->sla_p99_s * 1e3);
+                free(need);
+                return;
+            }
+            need[i] = c;
+        } else if (isfinite(lam) && isfinite(w)) {
+            need[i] = (int)floor(lam * w) + 1; /* stable at least */
+        }
+        total += need[i];
+        if (need[i] > need[worst])
+            worst = i;
+    }
+    const struct tenant_cfg *tw = &sc->tenants[worst];
+    if (need[worst] > 1 && total - 1 >= T && tw->arrival.kind == ARR_POISSON &&
+        tw->work.kind == WORK_EXPONENTIAL && tw->sla_p99_s > 0) {
+        const struct tenant_cfg *t = &sc->tenants[worst];
+        struct plan_cand *pc = pc_add(x, "exclusive", total - 1, NULL, "exclusive, %s on %d GPUs",
+                                      t->name, need[worst] - 1);
+        snprintf(pc->pruned, sizeof pc->pruned,
+                 "Erlang C: %s on %d GPUs has p99 %.3g ms > SLA %.3g ms", t->name, need[worst] - 1,
+                 1e3 * an_mmc_sojourn_quantile_s(ten_mean_rate(t), 1.0 / ten_mean_work(t),
+                                                 need[worst] - 1, 0.99),
+                 t->sla_p99_s * 1e3);
+    }
+    for (int extra = 0; extra <= 2 && total + extra <= x->max_gpus; extra++) {
+        if (extra > 0) {
+            /* One more GPU to the tenant with the highest load per GPU. */
+            int k = 0;
+            for (int i = 1; i < T; i++)
+                if (pc_load(&sc->tenants[i]) / need[i] > pc_load(&sc->tenants[k]) / need[k])
+                    k = i;
+            need[k]++;
+        }
+        cJSON *st = pc_strategy("exclusive", "exclusive");
+        cJSON *as = cJSON_AddObjectToObject(st, "assign");
+        char label[160] = "exclusive";
+        int g = 0;
+        for (int i = 0; i < T; i++) {
+            cJSON *arr = cJSON_AddArrayToObject(as, sc->tenants[i].name);
+            for (int j = 0; j < need[i]; j++)
+                cJSON_AddItemToArray(arr, cJSON_CreateNumber(g++));
+            size_t l = strlen(label);
+            snprintf(label + l, sizeof label - l, "%s%sx%d", " ", sc->tenants[i].name, need[i]);
+        }
+        pc_add(x, "exclusive", g, st, "%s", label);
+    }
+    free(need);
+}
+
+/* Whole GPUs need no sharing configuration: the note says how many each tenant requests. */
+static int excl_deploy(const char *dir, const struct scenario *sc, const struct plan_cand *b,
+                       char *err, size_t errlen)
+{
+    (void)sc;
+    char buf[4096];
+    int n = snprintf(buf, sizeof buf,
+                     "# sharesim plan: exclusive GPUs, no sharing configuration needed.\n"
+                     "# Request whole GPUs per tenant (resources.limits nvidia.com/gpu):\n");
+    const cJSON *as = cJSON_GetObjectItemCaseSensitive(b->strategy, "assign"), *it;
+    cJSON_ArrayForEach(it, as)
+    {
+        if (n < (int)sizeof buf)
+            n += snprintf(buf + n, sizeof buf - (size_t)n, "#   %s: %d\n", it->string,
+                          cJSON_GetArraySize(it));
+    }
+    return pc_write_file(dir, "exclusive.txt", buf, err, errlen);
+}
+
+const struct policy_hooks policy_hooks_exclusive = {
+    .is_baseline = 1, /* whole GPUs of one's own: what every sharing strategy is measured by */
+    .plan = excl_plan,
+    .deploy = excl_deploy,
+};

@@ -1,0 +1,97 @@
+/*
+ * plan_vgpu — what the tools ask of the vGPU strategy (struct policy_hooks,
+ * docs/policy-hooks.md): compare's label, planner candidates of one VM per tenant,
+ * the note on what to create in the hypervisor (vGPU is not configured in
+ * Kubernetes), and the many-tenants rule of thumb.
+ */
+#include "core/analytic.h"
+#include "core/plancand.h"
+#include "core/policy.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/* One VM per tenant with an equal frame-buffer quota, equal_share; the layout is
+ * applied to every GPU of the pool (vgpu policy), so with G GPUs each tenant has G VMs
+ * and G × T licences are billed. */
+static void vg_plan(struct plan_ctx *x)
+{
+    const struct scenario *sc = x->sc;
+    int T = sc->n_tenants;
+    if (T < 2)
+        return;
+    double quota = floor(sc->gpu.memory_gb / T);
+    for (int G = 1; G <= 3 && G <= x->max_gpus; G++) {
+        cJSON *st = pc_strategy("vgpu", "vgpu");
+        cJSON_AddStringToObject(st, "scheduler", "equal_share");
+        cJSON *vms = cJSON_AddArrayToObject(st, "vgpus");
+        char why[256] = "";
+        double load = 0;
+        for (int i = 0; i < T; i++) {
+            const struct tenant_cfg *t = &sc->tenants[i];
+            if (t->memory_gb > quota && !why[0])
+                snprintf(why, sizeof why, "%s needs %g GB, a 1/%d frame-buffer quota is %g GB",
+                         t->name, t->memory_gb, T, quota);
+            load += pc_load(t);
+            cJSON *vm = cJSON_CreateObject();
+            cJSON_AddNumberToObject(vm, "fb_gb", quota);
+            cJSON *tn = cJSON_AddArrayToObject(vm, "tenants");
+            cJSON_AddItemToArray(tn, cJSON_CreateString(t->name));
+            cJSON_AddItemToArray(vms, vm);
+        }
+        double slice = T <= 8 ? sc->gpu.vgpu_slice_le8_s : sc->gpu.vgpu_slice_gt8_s;
+        double gamma = an_ts_capacity_fraction(slice, sc->gpu.vgpu_switch_s);
+        if (!why[0] && load >= G * gamma)
+            snprintf(why, sizeof why, "load %.2f >= capacity %d × %.3f", load, G, gamma);
+        if (!why[0])
+            pc_sla_below_work(sc, 1.0, why, sizeof why);
+        struct plan_cand *c = pc_add(x, "vgpu", G, st, "vgpu %d VMs per GPU, equal_share", T);
+        snprintf(c->pruned, sizeof c->pruned, "%s", why);
+        if (isfinite(c->cost_per_hour))
+            c->cost_per_hour += G * T * sc->vgpu_license_usd_per_vgpu_year / (365.0 * 24.0);
+    }
+}
+
+/* The VMs and quotas to create in the hypervisor, one line per VM of one GPU's layout. */
+static int vg_deploy(const char *dir, const struct scenario *sc, const struct plan_cand *b,
+                     char *err, size_t errlen)
+{
+    (void)sc;
+    char buf[4096];
+    int n = snprintf(buf, sizeof buf,
+                     "# sharesim plan: vGPU is configured in the hypervisor, not in Kubernetes.\n"
+                     "# Create, on each of %d GPU(s), one VM per tenant with these quotas:\n",
+                     b->gpus);
+    const cJSON *vm;
+    cJSON_ArrayForEach(vm, cJSON_GetObjectItemCaseSensitive(b->strategy, "vgpus"))
+    {
+        const cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(vm, "tenants"), 0);
+        if (n < (int)sizeof buf)
+            n += snprintf(buf + n, sizeof buf - (size_t)n, "#   %s: %g GB frame buffer\n",
+                          t ? t->valuestring : "?",
+                          cJSON_GetObjectItemCaseSensitive(vm, "fb_gb")->valuedouble);
+    }
+    return pc_write_file(dir, "vgpu.txt", buf, err, errlen);
+}
+
+static int vg_rule(const struct scenario *sc, char *rule, size_t n)
+{
+    if (sc->n_tenants <= 5)
+        return -1;
+    snprintf(rule, n, "more than 5 tenants per GPU => vGPU");
+    return PC_RULE_MANY_TENANTS;
+}
+
+/* vGPU time-slices the VMs: as time-slicing, other VMs' slices and the switches. */
+static const char *vg_label(const void *cfg)
+{
+    (void)cfg;
+    return "time-sharing and switching";
+}
+
+const struct policy_hooks policy_hooks_vgpu = {
+    .label = vg_label,
+    .plan = vg_plan,
+    .deploy = vg_deploy,
+    .rule_of_thumb = vg_rule,
+};
