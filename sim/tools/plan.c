@@ -502,7 +502,7 @@ static int by_rank(const void *pa, const void *pb)
     return by_cost(pa, pb);
 }
 
-/* ---- the articles' rule of thumb (DOMAIN.md "Decision rules") ---------------- */
+/* ---- the articles' rule of thumb (docs/domain.md#decision-rules) ------------- */
 
 static void rule_of_thumb(const struct scenario *sc, struct plan_result *r)
 {
@@ -687,7 +687,7 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
         fprintf(fp, "no configuration within the limits could be simulated (all pruned).\n");
     }
     const char *picked = r->best >= 0 ? r->c[r->best].kind : "";
-    fprintf(fp, "rule of thumb (DOMAIN.md): \"%s\" picks %s; ", r->rule_text, r->rule_kind);
+    fprintf(fp, "rule of thumb (docs/domain.md): \"%s\" picks %s; ", r->rule_text, r->rule_kind);
     if (r->best < 0)
         fprintf(fp, "the simulation found nothing feasible to compare with.\n");
     else if (strcmp(picked, r->rule_kind) == 0)

@@ -15,7 +15,7 @@
  * - Starting a context other than the last one that ran costs a switch too,
  *   also after the unit was idle; the very first context runs without one.
  * - release_on_idle = true: a context whose queue empties gives up the rest of
- *   its slice at once. false: it holds the unit until the slice ends (seed 002),
+ *   its slice at once. false: it holds the unit until the slice ends (docs/domain.md),
  *   and that idle time shows up as lower utilisation.
  * - Speeds: a context processes work at `speed` (1 on a whole GPU, the rate
  *   model's value inside a MIG instance).
