@@ -2,7 +2,7 @@
  * timeslice — one time-sliced execution unit (a whole GPU, or a MIG instance
  * hosting nested time-slicing). Reused by policy_timeslice and the MIG policy.
  *
- * Semantics (the README and the hand-computed test follow these exactly):
+ * Semantics (docs/scenario.md and the hand-computed test follow these exactly):
  * - Each tenant on the unit is one context holding at most one request in
  *   service ("cur"); further requests wait in the tenant's FIFO queue.
  * - One context runs at a time, round robin in the fixed context order. A slice
