@@ -26,7 +26,7 @@ TEST_OBJ:= $(TEST_SRC:%.c=$(B)/%.o)
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 A       := $(B)/asan
 
-.PHONY: all deps run test test-layers test-unit test-asan test-valgrind golden clean format quickstart bench results \
+.PHONY: all deps run test test-layers test-refs test-unit test-asan test-valgrind golden clean format quickstart bench results \
 	results-check
 all: $(B)/sharesim $(B)/libsharesim.a
 
@@ -85,12 +85,17 @@ run: deps
 # Tests find the CLI under test through SHARESIM (for end-to-end checks).
 test: deps
 	@$(MAKE) --no-print-directory test-layers
+	@$(MAKE) --no-print-directory test-refs
 	@$(MAKE) --no-print-directory test-unit
 	@$(MAKE) --no-print-directory test-asan
 
 # Includes must follow sim/'s layer table (docs/architecture.md).
 test-layers:
 	@tests/check-layers sim
+
+# No tracked file may point outside the repository; profile sources resolve (tests/check-refs).
+test-refs:
+	@tests/check-refs
 
 test-unit: all $(B)/run-tests
 	SHARESIM=$(B)/sharesim $(B)/run-tests

@@ -138,7 +138,7 @@ static void test_named_legal(void)
     struct gpu_profile g;
     load("A100-40GB", &g);
     const char *ok[] = {
-        "3g.20gb,2g.10gb,1g.5gb,1g.5gb", /* seed 000's mixed example */
+        "3g.20gb,2g.10gb,1g.5gb,1g.5gb", /* an article's mixed example, docs/domain.md */
         "4g.20gb,3g.20gb",
         "7x1g.5gb",
         "3g.20gb,3g.20gb",
@@ -164,7 +164,7 @@ static void test_named_legal(void)
     load("H100-80GB", &g);
     CU_ASSERT(legal(&g, "3g.40gb,2g.20gb,1g.10gb,1g.10gb", why, sizeof why));
     CU_ASSERT(legal(&g, "4x1g.20gb", why, sizeof why));
-    load("A100-80GB", &g); /* seed 002's layout */
+    load("A100-80GB", &g); /* an article's A100-80GB layout, docs/domain.md */
     CU_ASSERT(legal(&g, "3g.40gb,2g.20gb,1g.10gb,1g.10gb", why, sizeof why));
 }
 

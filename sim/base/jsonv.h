@@ -1,7 +1,7 @@
 /*
  * jsonv — validating accessors over cJSON for input files. Every accessor takes
  * the JSON path of the object ("tenants[0].arrival") so an error can say exactly
- * where the problem is and what was expected. Unknown keys are errors (SCENARIO.md).
+ * where the problem is and what was expected. Unknown keys are errors (docs/scenario.md).
  */
 #ifndef SS_JSONV_H
 #define SS_JSONV_H

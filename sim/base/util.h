@@ -12,7 +12,7 @@
 
 #define SS_ERRLEN 1024
 
-/* Exit codes of the contract (SCENARIO.md). */
+/* Exit codes of the contract (docs/scenario.md). */
 enum { SS_EXIT_OK = 0, SS_EXIT_INFEASIBLE = 1, SS_EXIT_BADINPUT = 2 };
 /* The version printed by --version and recorded in every result document. */
 #define SHARESIM_VERSION "0.1.0"

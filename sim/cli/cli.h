@@ -1,7 +1,7 @@
 /*
  * cli — the sharesim subcommands. Each lives in sim/cmd_<name>.c and has the
  * signature of main(); it returns the process exit code (0 ok, 1 infeasible,
- * 2 bad input — SCENARIO.md). sim/cli/main.c only dispatches.
+ * 2 bad input — docs/scenario.md). sim/cli/main.c only dispatches.
  */
 #ifndef SS_CLI_H
 #define SS_CLI_H

@@ -24,7 +24,7 @@ static void usage(FILE *fp)
                 "                    [--scale-load X] [--cdf FILE]\n\n"
                 "Simulates every strategy of the scenario on the same arrivals (common random\n"
                 "numbers) and prints one row per (strategy, tenant).\n\n"
-                "  --json FILE       write the result (SCENARIO.md contract); - for stdout\n"
+                "  --json FILE       write the result (fields: docs/scenario.md); - for stdout\n"
                 "  --csv FILE        one row per strategy × tenant; - for stdout\n"
                 "  --seed N          override the scenario's seed\n"
                 "  --replications R  override the scenario's replications (R > 1: 95%% CIs)\n"

@@ -61,7 +61,7 @@ int pc_sla_below_work(const struct scenario *sc, double speed, char *why, size_t
 double pc_min_sla_s(const struct scenario *sc);
 
 /*
- * The articles' rules of thumb (DOMAIN.md "Decision rules"), in the order they are
+ * The articles' rules of thumb (docs/domain.md, "Decision rules"), in the order they are
  * tried: the first that applies picks a strategy. A policy's rule_of_thumb hook
  * returns the first of these that applies to a scenario and picks it.
  */

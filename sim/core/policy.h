@@ -1,5 +1,5 @@
 /*
- * policy — the interface every sharing strategy implements (STYLE.md: each
+ * policy — the interface every sharing strategy implements (docs/development.md: each
  * strategy exports one `struct policy_ops` and nothing else; the engine never
  * switches on the kind).
  *

@@ -1,5 +1,5 @@
 /*
- * rate — the calibration rate model (ARCHITECTURE.md "Work"). A context holding
+ * rate — the calibration rate model (docs/scenario.md, "Work classes"). A context holding
  * a fraction f of the GPU's SMs and a fraction b of its memory bandwidth
  * processes work (seconds on a whole, unshared GPU) at
  *

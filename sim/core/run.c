@@ -1,7 +1,7 @@
 /*
  * run — strategies × replications → aggregated results (see run.h).
  *
- * Definitions (also in the README):
+ * Definitions (also in docs/scenario.md):
  * - Measurement window: from the end of the warm-up to the end of arrivals
  *   (the stop); requests still in flight then are drained (unless stop.drain is
  *   false) and their latencies counted, but throughput and utilisation are

@@ -1,5 +1,5 @@
 /*
- * scenario — JSON → validated struct scenario (SCENARIO.md is the contract).
+ * scenario — JSON → validated struct scenario (docs/scenario.md is the contract).
  * Every accessor goes through jsonv, so every error names the file, the JSON
  * path and what was expected; unknown keys are errors.
  *

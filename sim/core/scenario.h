@@ -1,5 +1,5 @@
 /*
- * scenario — a validated, in-memory scenario (SCENARIO.md). Loading checks every
+ * scenario — a validated, in-memory scenario (docs/scenario.md). Loading checks every
  * field, refuses unknown keys, and resolves the GPU profile and each strategy's
  * parameters (through its policy's parse()), so a scenario that loads can run.
  * Internally every time is in seconds; conversion happens here, at the boundary.

@@ -4,7 +4,7 @@
  * gets, how much free capacity a layout strands, and packing of instance
  * requests onto several GPUs.
  *
- * Model (shared/calibration/mig_profiles.json, "placement_rules"): a GPU has
+ * Model (docs/domain.md#placement-rules): a GPU has
  * g->mig_memory_slices (8) memory slices and g->mig_compute_slices (7) compute
  * slices. A GPU instance of profile P occupies the memory slices
  * [start, start + P.size) for a start taken from P.starts; compute slices are

@@ -11,7 +11,7 @@
  * "thread_pct", …} (an MPS server confined to the instance's SMs and bandwidth,
  * its client limit scaled by compute slices / 7 as the MIG User Guide says; a
  * client fault takes down the instance's clients only) — the hybrid tiers of
- * DOMAIN.md. A tenant listed in several instances (or on several GPUs, since a
+ * docs/domain.md. A tenant listed in several instances (or on several GPUs, since a
  * layout is applied to every GPU of the pool unless "layouts" gives one per GPU)
  * is served by all of them from its one FIFO queue.
  *

@@ -2,7 +2,7 @@
  * policy_mps — CUDA Multi-Process Service (kind "mps"). Every tenant is one MPS
  * client on one GPU ("assign" {"tenant": gpu}, all tenants or none; by default
  * tenant i on GPU i mod gpus, as time-slicing does). A client holds at most one
- * request in service (SCENARIO.md: one request per slot); the clients of a GPU
+ * request in service (docs/scenario.md: one request per slot); the clients of a GPU
  * run concurrently.
  *
  * Rates (docs/mps-vgpu.md has the derivation), over the busy clients of a GPU:

@@ -1,6 +1,6 @@
 /*
  * report — see report.h. Latencies are seconds inside and milliseconds outside
- * (the JSON boundary converts, STYLE.md).
+ * (the JSON boundary converts, docs/development.md).
  */
 #include "base/jsonv.h"
 #include "report/report.h"

@@ -1,6 +1,6 @@
 /*
  * report — renders a run_result as an aligned text table, JSON (the result
- * contract of SCENARIO.md) or CSV. Numbers are printed with 6 significant digits
+ * contract of docs/scenario.md) or CSV. Numbers are printed with 6 significant digits
  * so the output is byte-identical across machines whose libm differ in the last
  * bit, and NaN (not applicable) is printed as null / empty.
  */

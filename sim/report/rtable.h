@@ -1,6 +1,6 @@
 /*
  * rtable — tables from a result document (the JSON of `sharesim run --json`,
- * SCENARIO.md): Markdown for results/, per-strategy summary rows (CSV or
+ * docs/scenario.md): Markdown for results/, per-strategy summary rows (CSV or
  * Markdown) for load sweeps and tenants-per-GPU plots, and the MIG layout
  * occupancy of `details.gpus[].instances[]`.
  *

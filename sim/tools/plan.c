@@ -127,7 +127,7 @@ static int by_rank(const void *pa, const void *pb)
     return by_cost(pa, pb);
 }
 
-/* ---- the articles' rule of thumb (DOMAIN.md "Decision rules") ---------------- */
+/* ---- the articles' rule of thumb (docs/domain.md#decision-rules) ------------- */
 
 /* The rules are tried in enum pc_rule's order; each policy says which of them would
  * pick it, so the first rule that applies names its strategy (registry order breaks a
@@ -307,11 +307,11 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
     }
     const char *picked = r->best >= 0 ? r->c[r->best].kind : "";
     if (!r->rule_kind[0]) {
-        fprintf(fp, "rule of thumb (DOMAIN.md): none of this build's strategies has one that "
-                    "applies.\n");
+        fprintf(fp, "rule of thumb (docs/domain.md): none of this build's strategies has one "
+                    "that applies.\n");
         return;
     }
-    fprintf(fp, "rule of thumb (DOMAIN.md): \"%s\" picks %s; ", r->rule_text, r->rule_kind);
+    fprintf(fp, "rule of thumb (docs/domain.md): \"%s\" picks %s; ", r->rule_text, r->rule_kind);
     if (r->best < 0)
         fprintf(fp, "the simulation found nothing feasible to compare with.\n");
     else if (strcmp(picked, r->rule_kind) == 0)

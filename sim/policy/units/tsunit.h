@@ -2,7 +2,7 @@
  * timeslice — one time-sliced execution unit (a whole GPU, or a MIG instance
  * hosting nested time-slicing). Reused by policy_timeslice and the MIG policy.
  *
- * Semantics (the README and the hand-computed test follow these exactly):
+ * Semantics (docs/scenario.md and the hand-computed test follow these exactly):
  * - Each tenant on the unit is one context holding at most one request in
  *   service ("cur"); further requests wait in the tenant's FIFO queue.
  * - One context runs at a time, round robin in the fixed context order. A slice
@@ -15,7 +15,7 @@
  * - Starting a context other than the last one that ran costs a switch too,
  *   also after the unit was idle; the very first context runs without one.
  * - release_on_idle = true: a context whose queue empties gives up the rest of
- *   its slice at once. false: it holds the unit until the slice ends (seed 002),
+ *   its slice at once. false: it holds the unit until the slice ends (docs/domain.md),
  *   and that idle time shows up as lower utilisation.
  * - Speeds: a context processes work at `speed` (1 on a whole GPU, the rate
  *   model's value inside a MIG instance).
