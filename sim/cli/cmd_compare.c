@@ -134,18 +134,13 @@ int cmd_compare(int argc, char **argv)
             baseline = optarg;
             break;
         case 's':
-            if (cli_parse_long(optarg, 0, 4294967295L, &v)) {
-                fprintf(stderr, "sharesim compare: --seed: expected an integer, got \"%s\"\n",
-                        optarg);
+            if (cli_opt_long("sharesim compare", "--seed", optarg, 0, 4294967295L, &v))
                 return 2;
-            }
             ro.seed = v;
             break;
         case 'r':
-            if (cli_parse_long(optarg, 1, 10000, &v)) {
-                fprintf(stderr, "sharesim compare: --replications: expected 1..10000\n");
+            if (cli_opt_long("sharesim compare", "--replications", optarg, 1, 10000, &v))
                 return 2;
-            }
             ro.replications = (int)v;
             break;
         case 'h':

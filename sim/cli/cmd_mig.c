@@ -69,6 +69,8 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
         {"order", required_argument, NULL, OPT_ORDER},
         {NULL, 0, NULL, 0},
     };
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "sharesim mig %s", sub);
     memset(o, 0, sizeof *o);
     optind = 1;
     opterr = 0;
@@ -116,21 +118,15 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
             break;
         case OPT_ORDER:
             if (strcmp(optarg, "largest") && strcmp(optarg, "arrival")) {
-                fprintf(stderr, "sharesim mig %s: --order \"%s\": expected largest or arrival\n",
-                        sub, optarg);
+                cli_opt_error(cmd, "--order", optarg, "largest or arrival");
                 return 2;
             }
             o->arrival = strcmp(optarg, "arrival") == 0;
             break;
         case OPT_GPUS: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (end == optarg || *end || v < 1 || v > 100000) {
-                fprintf(stderr,
-                        "sharesim mig %s: --gpus \"%s\": expected an integer in [1, 100000]\n", sub,
-                        optarg);
+            long v;
+            if (cli_opt_long(cmd, "--gpus", optarg, 1, 100000, &v))
                 return 2;
-            }
             o->gpus = (int)v;
             break;
         }

@@ -120,14 +120,20 @@ static char *clip(const char *s, int width)
     return r;
 }
 
-static int term_width(int opt_width)
+/* The table width: --width, else $COLUMNS when it is a sane terminal width, else 100. */
+static int term_width(long opt_width)
 {
+    long w;
     if (opt_width > 0)
-        return opt_width;
-    const char *c = getenv("COLUMNS");
-    int w = c ? atoi(c) : 0;
-    return w >= 60 ? w : 100;
+        return (int)opt_width;
+    if (cli_parse_long(getenv("COLUMNS"), 60, INT_MAX, &w) == 0)
+        return (int)w;
+    return 100;
 }
+
+/* --width N of show and diff. */
+#define WIDTH_MIN 20
+#define WIDTH_MAX 400
 
 /* ---- show ---- */
 
@@ -303,7 +309,7 @@ static void usage_show(FILE *fp)
                 "Prints a profile (GPU name, alias or path to a .json) as a table: key, value,\n"
                 "unit, confidence and source (with the note saying how an estimate was\n"
                 "derived). --json prints the profile document itself. --width sets the table\n"
-                "width (default: $COLUMNS, else 100).\n");
+                "width, 20 to 400 (default: $COLUMNS, else 100).\n");
 }
 
 static int sub_show(int argc, char **argv)
@@ -314,14 +320,17 @@ static int sub_show(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int json = 0, width = 0, c;
+    int json = 0, c;
+    long width = 0;
     optind = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 'j')
             json = 1;
-        else if (c == 'w')
-            width = atoi(optarg);
-        else if (c == 'h') {
+        else if (c == 'w') {
+            if (cli_opt_long("sharesim profile show", "--width", optarg, WIDTH_MIN, WIDTH_MAX,
+                             &width))
+                return 2;
+        } else if (c == 'h') {
             usage_show(stdout);
             return 0;
         } else {
@@ -530,14 +539,17 @@ static int sub_diff(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int json = 0, width = 0, c;
+    int json = 0, c;
+    long width = 0;
     optind = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 'j')
             json = 1;
-        else if (c == 'w')
-            width = atoi(optarg);
-        else if (c == 'h') {
+        else if (c == 'w') {
+            if (cli_opt_long("sharesim profile diff", "--width", optarg, WIDTH_MIN, WIDTH_MAX,
+                             &width))
+                return 2;
+        } else if (c == 'h') {
             usage_diff(stdout);
             return 0;
         } else {

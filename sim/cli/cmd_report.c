@@ -149,10 +149,8 @@ static int parse_opts(int argc, char **argv, struct ropts *o)
             break;
         case 'l':
             o->given |= O_LEVEL;
-            if (cli_parse_long(optarg, 1, 6, &v)) {
-                fprintf(stderr, "sharesim report: --level: expected 1..6, got \"%s\"\n", optarg);
+            if (cli_opt_long("sharesim report", "--level", optarg, 1, 6, &v))
                 return 2;
-            }
             o->level = (int)v;
             break;
         case 'h':

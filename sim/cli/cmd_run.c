@@ -60,17 +60,6 @@ static int write_cdf(const char *path, const struct scenario *sc, const struct r
     return 0;
 }
 
-/* Strict parse of a positive, finite number. */
-static int parse_scale(const char *s, double *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (!*s || *end || !isfinite(v) || !(v > 0))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* Writes one output through an atomic temporary file. */
 static int write_output(const char *path, const struct scenario *sc, const struct run_result *r,
                         int json, double load_scale)
@@ -123,21 +112,13 @@ int cmd_run(int argc, char **argv)
             csv = optarg;
             break;
         case 's':
-            if (cli_parse_long(optarg, 0, 4294967295L, &v)) {
-                fprintf(stderr,
-                        "sharesim run: --seed: expected an integer in [0, 2^32-1], got "
-                        "\"%s\"\n",
-                        optarg);
+            if (cli_opt_long("sharesim run", "--seed", optarg, 0, 4294967295L, &v))
                 return 2;
-            }
             ro.seed = v;
             break;
         case 'r':
-            if (cli_parse_long(optarg, 1, 10000, &v)) {
-                fprintf(stderr, "sharesim run: --replications: expected 1..10000, got \"%s\"\n",
-                        optarg);
+            if (cli_opt_long("sharesim run", "--replications", optarg, 1, 10000, &v))
                 return 2;
-            }
             ro.replications = (int)v;
             break;
         case 'q':
@@ -147,12 +128,9 @@ int cmd_run(int argc, char **argv)
             ro.slowdown = 0;
             break;
         case 'L':
-            if (parse_scale(optarg, &load_scale)) {
-                fprintf(stderr,
-                        "sharesim run: --scale-load: expected a finite number > 0, got \"%s\"\n",
-                        optarg);
+            if (cli_opt_double("sharesim run", "--scale-load", optarg, CLI_GT, 0, INFINITY,
+                               &load_scale))
                 return 2;
-            }
             break;
         case 'F':
             cdf = optarg;

@@ -165,18 +165,18 @@ static int parse_args(int argc, char **argv, struct sweep_cmd *c)
             c->dir = optarg;
             break;
         case 'j':
-            if (cli_parse_long(optarg, 1, SW_MAX_JOBS, &v))
-                return bad("--jobs: expected 1..1024, got \"%s\"", optarg);
+            if (cli_opt_long("sharesim sweep", "--jobs", optarg, 1, SW_MAX_JOBS, &v))
+                return -1;
             c->jobs = (int)v;
             break;
         case 'r':
-            if (cli_parse_long(optarg, 1, 10000, &v))
-                return bad("--replications: expected 1..10000, got \"%s\"", optarg);
+            if (cli_opt_long("sharesim sweep", "--replications", optarg, 1, 10000, &v))
+                return -1;
             c->opts.replications = (int)v;
             break;
         case 's':
-            if (cli_parse_long(optarg, 0, 4294967295L, &v))
-                return bad("--seed: expected an integer in [0, 2^32-1], got \"%s\"", optarg);
+            if (cli_opt_long("sharesim sweep", "--seed", optarg, 0, 4294967295L, &v))
+                return -1;
             c->opts.seed = v;
             break;
         case 'n':

@@ -15,8 +15,8 @@
 #include "base/util.h"
 
 #include <cJSON.h>
-#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,28 +73,6 @@ static void stats_usage(FILE *fp)
                 "rate_per_s = (count - 1) / duration_s; ia_cv is the population standard\n"
                 "deviation of the gaps over their mean; percentiles interpolate linearly.\n"
                 "Exit codes: 0 ok, 2 bad input (the message names file:line:column).\n");
-}
-
-static int parse_double_opt(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(x))
-        return -1;
-    *out = x;
-    return 0;
-}
-
-static int parse_count_opt(const char *s, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long x = strtoll(s, &end, 10);
-    if (end == s || *end || errno || x < 0)
-        return -1;
-    *out = x;
-    return 0;
 }
 
 static void text_num(const char *label, double x)
@@ -212,9 +190,11 @@ static int trace_stats(int argc, char **argv)
         {"limit", required_argument, NULL, 'n'},  {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
+    static const char cmd[] = "sharesim trace stats";
     const char *format = NULL;
     struct tr_opts opts = {1.0, 0};
     int json = 0, c;
+    long v;
     optind = 1;
     while ((c = getopt_long(argc, argv, "f:s:n:jh", longopts, NULL)) != -1) {
         switch (c) {
@@ -222,19 +202,13 @@ static int trace_stats(int argc, char **argv)
             format = optarg;
             break;
         case 's':
-            if (parse_double_opt(optarg, &opts.time_scale) || !(opts.time_scale > 0)) {
-                fprintf(stderr,
-                        "sharesim trace stats: --time-scale \"%s\": expected a number > 0\n",
-                        optarg);
+            if (cli_opt_double(cmd, "--time-scale", optarg, CLI_GT, 0, INFINITY, &opts.time_scale))
                 return SS_EXIT_BADINPUT;
-            }
             break;
         case 'n':
-            if (parse_count_opt(optarg, &opts.limit)) {
-                fprintf(stderr, "sharesim trace stats: --limit \"%s\": expected a count >= 0\n",
-                        optarg);
+            if (cli_opt_long(cmd, "--limit", optarg, 0, LONG_MAX, &v))
                 return SS_EXIT_BADINPUT;
-            }
+            opts.limit = v;
             break;
         case 'j':
             json = 1;
@@ -349,9 +323,11 @@ static int gen_parse_args(int argc, char **argv, struct gen_opts *g)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    static const char cmd[] = "sharesim trace gen";
     memset(g, 0, sizeof *g);
     g->seed = -1;
     int c;
+    long v;
     optind = 1;
     while ((c = getopt_long(argc, argv, "a:w:n:d:s:o:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -368,16 +344,17 @@ static int gen_parse_args(int argc, char **argv, struct gen_opts *g)
             g->tenant = optarg;
             break;
         case 'n':
-            if (parse_count_opt(optarg, &g->count) || g->count < 1)
-                return gen_fail("--count \"%s\": expected an integer >= 1", optarg);
+            if (cli_opt_long(cmd, "--count", optarg, 1, LONG_MAX, &v))
+                return SS_EXIT_BADINPUT;
+            g->count = v;
             break;
         case 'd':
-            if (parse_double_opt(optarg, &g->duration_s) || !(g->duration_s > 0))
-                return gen_fail("--duration-s \"%s\": expected a number of seconds > 0", optarg);
+            if (cli_opt_double(cmd, "--duration-s", optarg, CLI_GT, 0, INFINITY, &g->duration_s))
+                return SS_EXIT_BADINPUT;
             break;
         case 's':
-            if (cli_parse_long(optarg, 0, 4294967295L, &g->seed))
-                return gen_fail("--seed \"%s\": expected an integer in [0, 2^32-1]", optarg);
+            if (cli_opt_long(cmd, "--seed", optarg, 0, 4294967295L, &g->seed))
+                return SS_EXIT_BADINPUT;
             break;
         case 'o':
             g->output = optarg;
