@@ -1,6 +1,7 @@
 /*
- * cli — helpers shared by the commands: option values with one wording for their errors,
- * terminal detection, and the signal handlers that remove partial outputs.
+ * cli — helpers shared by the commands: the dispatch over command tables, option values
+ * with one wording for their errors, terminal detection, and the signal handlers that remove
+ * partial outputs.
  */
 #include "cli/cli.h"
 #include "core/scenario.h"
@@ -13,6 +14,54 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* ---- dispatch ------------------------------------------------------------ */
+
+/* Help of a group. The program's own subcommands are "commands", the ones below them
+ * "subcommands": the path of a group below the program has a space ("sharesim mig"). */
+static void group_help(FILE *fp, const char *path, const struct cli_group *g)
+{
+    int nested = strchr(path, ' ') != NULL;
+    const char *what = nested ? "subcommand" : "command", *arg = nested ? "SUBCOMMAND" : "COMMAND";
+    int width = 0;
+    for (const struct cli_command *c = g->subs; c->name; c++)
+        if ((int)strlen(c->name) > width)
+            width = (int)strlen(c->name);
+    if (g->head)
+        fprintf(fp, "%s\n", g->head);
+    fprintf(fp, "usage: %s %s [options]   (%s %s --help for details)\n\n%ss:\n", path, arg, path,
+            arg, what);
+    for (const struct cli_command *c = g->subs; c->name; c++)
+        fprintf(fp, "  %-*s  %s\n", width, c->name, c->summary);
+    if (g->notes)
+        fprintf(fp, "\n%s", g->notes);
+}
+
+int cli_dispatch(const char *path, const struct cli_group *g, int argc, char **argv)
+{
+    if (argc < 2) {
+        group_help(stderr, path, g);
+        return SS_EXIT_BADINPUT;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        group_help(stdout, path, g);
+        return SS_EXIT_OK;
+    }
+    for (const struct cli_command *c = g->subs; c->name; c++) {
+        if (strcmp(name, c->name) != 0)
+            continue;
+        if (c->fn)
+            return c->fn(argc - 1, argv + 1);
+        char sub[256];
+        snprintf(sub, sizeof sub, "%s %s", path, c->name);
+        return cli_dispatch(sub, c->group, argc - 1, argv + 1);
+    }
+    fprintf(stderr, "%s: unknown %s \"%s\"\n\n", path, strchr(path, ' ') ? "subcommand" : "command",
+            name);
+    group_help(stderr, path, g);
+    return SS_EXIT_BADINPUT;
+}
 
 /* ---- option values --------------------------------------------------------- */
 

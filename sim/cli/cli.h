@@ -1,27 +1,51 @@
 /*
- * cli — the sharesim subcommands. Each lives in sim/cli/cmd_<name>.c and has the
- * signature of main(); it returns the process exit code (SS_EXIT_*). Numbers on the command
- * line go through cli_opt_long() / cli_opt_double(), which print the one wording of an
- * option error.
+ * cli — the sharesim command line. Every command is a row of a `struct cli_command` table
+ * and lives in one sim/cli/cmd_<name>.c file; a row either runs the command (fn, with the
+ * signature of main(), returning an SS_EXIT_* code) or points to the group of its
+ * subcommands (another table). cli_dispatch() walks the tables, from main() down, so
+ * `--help`, a missing and an unknown (sub)command read the same at every level. Numbers on
+ * the command line go through cli_opt_long() / cli_opt_double(), which print the one wording
+ * of an option error. docs/cli.md has the conventions.
  */
 #ifndef SS_CLI_H
 #define SS_CLI_H
 
+struct cli_group;
+
+/* One row of a command table. */
 struct cli_command {
     const char *name;
-    const char *summary;
-    int (*fn)(int argc, char **argv);
+    const char *summary;              /* one line in the parent's list */
+    int (*fn)(int argc, char **argv); /* a command: argv[0] is its name; or NULL, and */
+    const struct cli_group *group;    /* a group: the table of its subcommands */
 };
 
+/* A command with subcommands: its table and the text around the table in its help. */
+struct cli_group {
+    const char *head;               /* before the usage line, or NULL */
+    const struct cli_command *subs; /* {NULL}-terminated */
+    const char *notes;              /* after the list, or NULL */
+};
+
+/*
+ * Runs the subcommand argv[1] of group g (argv[0] is the group's own name; path is how to
+ * print it: "sharesim", "sharesim mig"); a subcommand that is a group is dispatched the same
+ * way. `--help`, `-h` or `help` print the group's help on stdout (exit 0); no subcommand or
+ * an unknown one print it on stderr (exit 2), the latter after `PATH: unknown subcommand
+ * "NAME"`. Returns the command's exit code (SS_EXIT_*).
+ */
+int cli_dispatch(const char *path, const struct cli_group *g, int argc, char **argv);
+
+/* The commands of sharesim, what main() dispatches (sim/cli/commands.c). */
+extern const struct cli_group cli_root;
+
+/* The commands (sim/cli/cmd_<name>.c): functions, or groups of subcommands. */
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
-int cmd_profile(int argc, char **argv);
-int cmd_mig(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
-int cmd_trace(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
-int cmd_report(int argc, char **argv);
+extern const struct cli_group cmd_profile, cmd_mig, cmd_trace, cmd_report;
 
 /*
  * Option values. Each prints `CMD: OPT: expected WHAT, got "ARG"` on stderr and returns -1

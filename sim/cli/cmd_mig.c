@@ -15,26 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *fp)
-{
-    fprintf(fp,
-            "usage: sharesim mig SUBCOMMAND --gpu GPU [options]\n\n"
-            "  profiles --gpu G [--json]             the GPU's MIG profiles: slices, SMs, shares,\n"
-            "                                        legal starts\n"
-            "  layouts  --gpu G [--maximal] [--json] every legal set of instances (positions\n"
-            "                                        ignored); maximal = nothing more fits\n"
-            "  check    --gpu G [--demand D] [--json] LAYOUT\n"
-            "                                        legal? exit 0 and the placement, or exit 2\n"
-            "                                        and the rule it breaks\n"
-            "  pack     --gpu G [--gpus N] [--policy best-fit|first-fit|fgd] [--demand D]\n"
-            "           [--order largest|arrival] [--json] REQUESTS\n"
-            "                                        pack instance requests onto few GPUs\n\n"
-            "LAYOUT, REQUESTS: comma list of profiles, NxPROFILE repeats one (3g.20gb,4x1g.5gb).\n"
-            "D: demand mix for fragmentation, PROFILE:WEIGHT,… (1g.5gb:4,3g.20gb:1); pack\n"
-            "defaults to the requests' own mix. GPU: a name from kernels/profiles or a path.\n"
-            "Run `sharesim mig SUBCOMMAND --help` for details.\n");
-}
-
 /* Options common to the subcommands. */
 struct mig_opts {
     const char *gpu, *demand, *policy;
@@ -192,7 +172,7 @@ static const char *help_profiles =
     "instance's share of the whole GPU's SMs (SMs / total SMs without MIG) and of its\n"
     "memory slices (and bandwidth), memory, max instances and legal start slices.\n";
 
-static int cmd_profiles(int argc, char **argv)
+static int sub_profiles(int argc, char **argv)
 {
     struct mig_opts o;
     int rc = parse_opts("profiles", help_profiles, "gpu json", 0, argc, argv, &o);
@@ -254,7 +234,7 @@ static const char *help_layouts =
     "  --maximal  list only the maximal layouts\n"
     "  --json     [{\"profiles\": [\"3g.20gb\", …], \"maximal\": true}, …]\n";
 
-static int cmd_layouts(int argc, char **argv)
+static int sub_layouts(int argc, char **argv)
 {
     struct mig_opts o;
     int rc = parse_opts("layouts", help_layouts, "gpu json maximal", 0, argc, argv, &o);
@@ -380,7 +360,7 @@ static const char *help_check =
     "  --json      {\"legal\": …, \"instances\": […], \"fragmentation\": {…}} or\n"
     "              {\"legal\": false, \"reason\": …}\n";
 
-static int cmd_check(int argc, char **argv)
+static int sub_check(int argc, char **argv)
 {
     struct mig_opts o;
     int rc = parse_opts("check", help_check, "gpu json demand", 1, argc, argv, &o);
@@ -602,7 +582,7 @@ static cJSON *pack_json(const struct gpu_profile *g, const int *req, const struc
     return root;
 }
 
-static int cmd_pack(int argc, char **argv)
+static int sub_pack(int argc, char **argv)
 {
     struct mig_opts o;
     int rc = parse_opts("pack", help_pack, "gpu json demand policy gpus order", 2, argc, argv, &o);
@@ -649,26 +629,21 @@ static int cmd_pack(int argc, char **argv)
     return rc;
 }
 
-int cmd_mig(int argc, char **argv)
-{
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    const char *sub = argv[1];
-    if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
-        usage(stdout);
-        return 0;
-    }
-    if (!strcmp(sub, "profiles"))
-        return cmd_profiles(argc - 1, argv + 1);
-    if (!strcmp(sub, "layouts"))
-        return cmd_layouts(argc - 1, argv + 1);
-    if (!strcmp(sub, "check"))
-        return cmd_check(argc - 1, argv + 1);
-    if (!strcmp(sub, "pack"))
-        return cmd_pack(argc - 1, argv + 1);
-    fprintf(stderr, "sharesim mig: unknown subcommand \"%s\"\n\n", sub);
-    usage(stderr);
-    return 2;
-}
+static const struct cli_command subcommands[] = {
+    {"profiles", "the GPU's MIG profiles: slices, SMs, shares, legal starts", sub_profiles, NULL},
+    {"layouts", "every legal set of instances (positions ignored); --maximal: nothing more fits",
+     sub_layouts, NULL},
+    {"check", "is LAYOUT legal? exit 0 and the placement, or exit 2 and the rule it breaks",
+     sub_check, NULL},
+    {"pack", "pack instance REQUESTS onto few GPUs (best-fit, first-fit or fgd)", sub_pack, NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
+const struct cli_group cmd_mig = {
+    NULL,
+    subcommands,
+    "Every subcommand takes --gpu GPU: a name from kernels/profiles or a path.\n"
+    "LAYOUT, REQUESTS: comma list of profiles, NxPROFILE repeats one (3g.20gb,4x1g.5gb).\n"
+    "D (--demand): demand mix for fragmentation, PROFILE:WEIGHT,… (1g.5gb:4,3g.20gb:1); pack\n"
+    "defaults to the requests' own mix.\n",
+};

@@ -720,38 +720,18 @@ static int sub_match(int argc, char **argv)
     return 0;
 }
 
-static void usage(FILE *fp)
-{
-    fprintf(fp, "usage: sharesim profile SUBCOMMAND [options]   (SUBCOMMAND --help for details)\n\n"
-                "  list                         shipped and measured profiles\n"
-                "  show GPU                     a profile as a table with sources\n"
-                "  diff A B                     what changed from A to B\n"
-                "  merge BASE MEASURED... -o OUT  make a measured profile from kernels/ output\n"
-                "  match DEVICE                 the shipped profile for a CUDA device name\n\n"
-                "GPU is a profile name or alias (sharesim profile list) or a path to a .json.\n");
-}
+static const struct cli_command subcommands[] = {
+    {"list", "shipped and measured profiles", sub_list, NULL},
+    {"show", "GPU: a profile as a table with sources", sub_show, NULL},
+    {"diff", "A B: what changed from A to B", sub_diff, NULL},
+    {"merge", "BASE MEASURED... -o OUT: make a measured profile from kernels/ output", sub_merge,
+     NULL},
+    {"match", "DEVICE: the shipped profile for a CUDA device name", sub_match, NULL},
+    {NULL, NULL, NULL, NULL},
+};
 
-int cmd_profile(int argc, char **argv)
-{
-    static const struct {
-        const char *name;
-        int (*fn)(int, char **);
-    } subs[] = {
-        {"list", sub_list},   {"show", sub_show},   {"diff", sub_diff},
-        {"merge", sub_merge}, {"match", sub_match},
-    };
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        usage(stdout);
-        return 0;
-    }
-    for (size_t i = 0; i < sizeof subs / sizeof *subs; i++)
-        if (strcmp(argv[1], subs[i].name) == 0)
-            return subs[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "sharesim profile: unknown subcommand \"%s\"\n", argv[1]);
-    usage(stderr);
-    return 2;
-}
+const struct cli_group cmd_profile = {
+    NULL,
+    subcommands,
+    "GPU is a profile name or alias (sharesim profile list) or a path to a .json.\n",
+};

@@ -1,6 +1,6 @@
 /*
  * cmd_trace — `sharesim trace SUBCOMMAND`: work with request traces. Subcommands are rows of
- * the table below, each with the signature of main(); `stats` describes a trace file
+ * the table at the end, each with the signature of main(); `stats` describes a trace file
  * (tracestats.h); `gen` writes a `sharesim`-format trace from an arrival and a work spec, drawn
  * by the same code (tenant.h) and the same random stream a run uses, so a generated trace
  * replayed is the synthetic tenant's arrivals. Exit codes: 0 ok, 2 bad input or usage.
@@ -21,42 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int trace_stats(int argc, char **argv);
-static int trace_gen(int argc, char **argv);
-
-static const struct cli_command subcommands[] = {
-    {"stats", "count, rate, inter-arrival CV and token percentiles of a trace", trace_stats},
-    {"gen", "write a sharesim trace (time_s,work_ms) from an arrival and a work spec", trace_gen},
-    {NULL, NULL, NULL},
-};
-
-static void trace_usage(FILE *fp)
-{
-    fprintf(fp, "usage: sharesim trace SUBCOMMAND [options]   (SUBCOMMAND --help for details)\n\n"
-                "subcommands:\n");
-    for (const struct cli_command *c = subcommands; c->name; c++)
-        fprintf(fp, "  %-8s %s\n", c->name, c->summary);
-    fprintf(fp, "\ntrace formats: azure-llm, openb, sharesim (see docs/traces.md)\n");
-}
-
-int cmd_trace(int argc, char **argv)
-{
-    if (argc < 2) {
-        trace_usage(stderr);
-        return SS_EXIT_BADINPUT;
-    }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        trace_usage(stdout);
-        return SS_EXIT_OK;
-    }
-    for (const struct cli_command *c = subcommands; c->name; c++)
-        if (strcmp(argv[1], c->name) == 0)
-            return c->fn(argc - 1, argv + 1);
-    fprintf(stderr, "sharesim trace: unknown subcommand \"%s\"\n", argv[1]);
-    trace_usage(stderr);
-    return SS_EXIT_BADINPUT;
-}
 
 /* ---- stats ---- */
 
@@ -492,3 +456,16 @@ done:
         scn_free(&sc);
     return rc;
 }
+
+static const struct cli_command subcommands[] = {
+    {"stats", "count, rate, inter-arrival CV and token percentiles of a trace", trace_stats, NULL},
+    {"gen", "write a sharesim trace (time_s,work_ms) from an arrival and a work spec", trace_gen,
+     NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
+const struct cli_group cmd_trace = {
+    NULL,
+    subcommands,
+    "trace formats: azure-llm, openb, sharesim (see docs/traces.md)\n",
+};
