@@ -135,29 +135,29 @@ int cmd_compare(int argc, char **argv)
             break;
         case 's':
             if (cli_opt_long("sharesim compare", "--seed", optarg, 0, 4294967295L, &v))
-                return 2;
+                return SS_EXIT_BADINPUT;
             ro.seed = v;
             break;
         case 'r':
             if (cli_opt_long("sharesim compare", "--replications", optarg, 1, 10000, &v))
-                return 2;
+                return SS_EXIT_BADINPUT;
             ro.replications = (int)v;
             break;
         case 'h':
             usage(stdout);
-            return 0;
+            return SS_EXIT_OK;
         default:
             usage(stderr);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
     }
     if (optind != argc - 1) {
         usage(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     struct scenario sc;
     if (cli_load_scenario(argv[optind], 0, &sc))
-        return 2;
+        return SS_EXIT_BADINPUT;
     int base = -1;
     for (int k = 0; k < sc.n_strategies; k++) {
         if (baseline && strcmp(sc.strategies[k].name, baseline) == 0)
@@ -169,7 +169,7 @@ int cmd_compare(int argc, char **argv)
         fprintf(stderr, "sharesim compare: --baseline: no strategy named \"%s\" in %s\n", baseline,
                 argv[optind]);
         scn_free(&sc);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     if (base < 0)
         base = 0;
@@ -186,5 +186,5 @@ int cmd_compare(int argc, char **argv)
         print_dominant(&sc, &r.s[k]);
     run_result_free(&r);
     scn_free(&sc);
-    return 0;
+    return SS_EXIT_OK;
 }

@@ -34,7 +34,7 @@ enum {
 };
 
 /* Parses argv for subcommand `sub`; `allowed` lists the long options it takes.
- * Returns 0 to go on, 1 when --help was printed, 2 on bad usage. */
+ * Returns CLI_CONTINUE to go on, else the exit code (SS_EXIT_OK after --help). */
 static int parse_opts(const char *sub, const char *help, const char *allowed, int want_arg,
                       int argc, char **argv, struct mig_opts *o)
 {
@@ -67,7 +67,7 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
             else
                 fprintf(stderr, "sharesim mig %s: unknown option %s\n\n%s", sub, argv[optind - 1],
                         help);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
         char word[32], among[128];
         snprintf(word, sizeof word, " %s ", name ? name : "");
@@ -75,7 +75,7 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
         if (name && c != OPT_HELP && !strstr(among, word)) {
             fprintf(stderr, "sharesim mig %s: option --%s does not apply here\n\n%s", sub, name,
                     help);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
         switch (c) {
         case OPT_GPU:
@@ -86,7 +86,7 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
             break;
         case OPT_HELP:
             fputs(help, stdout);
-            return 1;
+            return SS_EXIT_OK;
         case OPT_DEMAND:
             o->demand = optarg;
             break;
@@ -99,14 +99,14 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
         case OPT_ORDER:
             if (strcmp(optarg, "largest") && strcmp(optarg, "arrival")) {
                 cli_opt_error(cmd, "--order", optarg, "largest or arrival");
-                return 2;
+                return SS_EXIT_BADINPUT;
             }
             o->arrival = strcmp(optarg, "arrival") == 0;
             break;
         case OPT_GPUS: {
             long v;
             if (cli_opt_long(cmd, "--gpus", optarg, 1, 100000, &v))
-                return 2;
+                return SS_EXIT_BADINPUT;
             o->gpus = (int)v;
             break;
         }
@@ -115,21 +115,21 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
     if (!o->gpu) {
         fprintf(stderr, "sharesim mig %s: --gpu is required (e.g. --gpu A100-40GB)\n\n%s", sub,
                 help);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     int npos = argc - optind;
     if (want_arg && npos != 1) {
         fprintf(stderr, "sharesim mig %s: expected one %s argument, got %d\n\n%s", sub,
                 want_arg == 1 ? "LAYOUT" : "REQUESTS", npos, help);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     if (!want_arg && npos) {
         fprintf(stderr, "sharesim mig %s: unexpected argument \"%s\"\n\n%s", sub, argv[optind],
                 help);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     o->arg = want_arg ? argv[optind] : NULL;
-    return 0;
+    return CLI_CONTINUE;
 }
 
 static int load_gpu(const char *sub, const char *name, struct gpu_profile *g)
@@ -176,11 +176,11 @@ static int sub_profiles(int argc, char **argv)
 {
     struct mig_opts o;
     int rc = parse_opts("profiles", help_profiles, "gpu json", 0, argc, argv, &o);
-    if (rc)
-        return rc == 1 ? 0 : 2;
+    if (rc != CLI_CONTINUE)
+        return rc;
     struct gpu_profile g;
     if (load_gpu("profiles", o.gpu, &g))
-        return 2;
+        return SS_EXIT_BADINPUT;
     if (o.json) {
         cJSON *root = cJSON_CreateObject(), *arr = cJSON_CreateArray();
         cJSON_AddStringToObject(root, "gpu", g.name);
@@ -204,7 +204,7 @@ static int sub_profiles(int argc, char **argv)
         }
         cJSON_AddItemToObject(root, "profiles", arr);
         print_json(root);
-        return 0;
+        return SS_EXIT_OK;
     }
     printf("%s: %d SMs without MIG, %d compute slices, %d memory slices\n", g.name, g.total_sms,
            g.mig_compute_slices, g.mig_memory_slices);
@@ -221,7 +221,7 @@ static int sub_profiles(int argc, char **argv)
                m->memory_slices, m->sm_count, mig_compute_share(&g, p), mig_memory_share(&g, p),
                m->memory_gb, m->max_instances, starts);
     }
-    return 0;
+    return SS_EXIT_OK;
 }
 
 /* ---- layouts ----------------------------------------------------------- */
@@ -238,11 +238,11 @@ static int sub_layouts(int argc, char **argv)
 {
     struct mig_opts o;
     int rc = parse_opts("layouts", help_layouts, "gpu json maximal", 0, argc, argv, &o);
-    if (rc)
-        return rc == 1 ? 0 : 2;
+    if (rc != CLI_CONTINUE)
+        return rc;
     struct gpu_profile g;
     if (load_gpu("layouts", o.gpu, &g))
-        return 2;
+        return SS_EXIT_BADINPUT;
     struct mig_set *sets;
     int n = mig_layouts(&g, &sets), n_max = 0;
     for (int i = 0; i < n; i++)
@@ -275,7 +275,7 @@ static int sub_layouts(int argc, char **argv)
         printf("%s: %d legal layouts, %d maximal\n", g.name, n, n_max);
     }
     free(sets);
-    return 0;
+    return SS_EXIT_OK;
 }
 
 /* ---- fragmentation output ---------------------------------------------- */
@@ -364,11 +364,11 @@ static int sub_check(int argc, char **argv)
 {
     struct mig_opts o;
     int rc = parse_opts("check", help_check, "gpu json demand", 1, argc, argv, &o);
-    if (rc)
-        return rc == 1 ? 0 : 2;
+    if (rc != CLI_CONTINUE)
+        return rc;
     struct gpu_profile g;
     if (load_gpu("check", o.gpu, &g))
-        return 2;
+        return SS_EXIT_BADINPUT;
     char err[SS_ERRLEN];
     int *prof, *pin, n;
     struct mig_demand d;
@@ -377,7 +377,7 @@ static int sub_check(int argc, char **argv)
         free(prof);
         free(pin);
         fprintf(stderr, "sharesim mig check: %s\n", err);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     struct mig_layout l;
     if (mig_place(&g, prof, pin, n, o.demand ? &d : NULL, &l, err, sizeof err)) {
@@ -393,7 +393,7 @@ static int sub_check(int argc, char **argv)
                 err);
         free(prof);
         free(pin);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     struct mig_set set;
     mig_set_from_list(&g, prof, n, &set);
@@ -447,7 +447,7 @@ static int sub_check(int argc, char **argv)
     }
     free(prof);
     free(pin);
-    return 0;
+    return SS_EXIT_OK;
 }
 
 /* ---- pack -------------------------------------------------------------- */
@@ -586,28 +586,28 @@ static int sub_pack(int argc, char **argv)
 {
     struct mig_opts o;
     int rc = parse_opts("pack", help_pack, "gpu json demand policy gpus order", 2, argc, argv, &o);
-    if (rc)
-        return rc == 1 ? 0 : 2;
+    if (rc != CLI_CONTINUE)
+        return rc;
     struct gpu_profile g;
     if (load_gpu("pack", o.gpu, &g))
-        return 2;
+        return SS_EXIT_BADINPUT;
     char err[SS_ERRLEN];
     enum mig_pack_policy pol = MIG_PACK_BEST_FIT;
     if (o.policy && mig_pack_policy_parse(o.policy, &pol, err, sizeof err)) {
         fprintf(stderr, "sharesim mig pack: %s\n", err);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     int *req, n;
     if (mig_parse_list(&g, o.arg, &req, NULL, &n, err, sizeof err)) {
         fprintf(stderr, "sharesim mig pack: %s\n", err);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     struct mig_demand d;
     if (o.demand) {
         if (mig_parse_demand(&g, o.demand, &d, err, sizeof err)) {
             free(req);
             fprintf(stderr, "sharesim mig pack: %s\n", err);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
     } else {
         mig_demand_from_list(&g, req, n, &d);

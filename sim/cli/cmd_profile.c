@@ -329,24 +329,24 @@ static int sub_show(int argc, char **argv)
         else if (c == 'w') {
             if (cli_opt_long("sharesim profile show", "--width", optarg, WIDTH_MIN, WIDTH_MAX,
                              &width))
-                return 2;
+                return SS_EXIT_BADINPUT;
         } else if (c == 'h') {
             usage_show(stdout);
-            return 0;
+            return SS_EXIT_OK;
         } else {
             usage_show(stderr);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
     }
     if (optind != argc - 1) {
         usage_show(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     char err[SS_ERRLEN], path[PATH_MAX];
     cJSON *doc;
     if (prof_load(argv[optind], &doc, path, err, sizeof err)) {
         fprintf(stderr, "sharesim profile show: %s\n", err);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     if (json) {
         char *s = cJSON_Print(doc);
@@ -356,7 +356,7 @@ static int sub_show(int argc, char **argv)
         show_table(doc, path, term_width(width));
     }
     cJSON_Delete(doc);
-    return 0;
+    return SS_EXIT_OK;
 }
 
 /* ---- list ---- */
@@ -416,15 +416,15 @@ static int sub_list(int argc, char **argv)
             json = 1;
         else if (c == 'h') {
             usage_list(stdout);
-            return 0;
+            return SS_EXIT_OK;
         } else {
             usage_list(stderr);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
     }
     if (optind != argc) {
         usage_list(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     static struct listed all[256];
     char mdir[PATH_MAX];
@@ -460,7 +460,7 @@ static int sub_list(int argc, char **argv)
         cJSON_free(s);
         cJSON_Delete(arr);
     }
-    return 0;
+    return SS_EXIT_OK;
 }
 
 /* ---- diff ---- */
@@ -548,18 +548,18 @@ static int sub_diff(int argc, char **argv)
         else if (c == 'w') {
             if (cli_opt_long("sharesim profile diff", "--width", optarg, WIDTH_MIN, WIDTH_MAX,
                              &width))
-                return 2;
+                return SS_EXIT_BADINPUT;
         } else if (c == 'h') {
             usage_diff(stdout);
-            return 0;
+            return SS_EXIT_OK;
         } else {
             usage_diff(stderr);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
     }
     if (optind != argc - 2) {
         usage_diff(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     char err[SS_ERRLEN], pa[PATH_MAX], pb[PATH_MAX];
     cJSON *a = NULL, *b = NULL;
@@ -567,7 +567,7 @@ static int sub_diff(int argc, char **argv)
         prof_load(argv[optind + 1], &b, pb, err, sizeof err)) {
         fprintf(stderr, "sharesim profile diff: %s\n", err);
         cJSON_Delete(a);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     struct prof_change *ch;
     size_t n;
@@ -588,7 +588,7 @@ static int sub_diff(int argc, char **argv)
     prof_diff_free(ch, n);
     cJSON_Delete(a);
     cJSON_Delete(b);
-    return 0;
+    return SS_EXIT_OK;
 }
 
 /* ---- merge ---- */
@@ -646,21 +646,21 @@ static int sub_merge(int argc, char **argv)
             force = 1;
         else if (c == 'h') {
             usage_merge(stdout);
-            return 0;
+            return SS_EXIT_OK;
         } else {
             usage_merge(stderr);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
     }
     if (!out || argc - optind < 2) {
         usage_merge(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     char err[SS_ERRLEN];
     cJSON *base = NULL, *merged = NULL;
     size_t n = (size_t)(argc - optind - 1);
     cJSON **frag = ss_xcalloc(n, sizeof *frag);
-    int rc = 2;
+    int rc = SS_EXIT_BADINPUT;
     if (prof_load(argv[optind], &base, NULL, err, sizeof err))
         goto out;
     for (size_t i = 0; i < n; i++)
@@ -670,7 +670,7 @@ static int sub_merge(int argc, char **argv)
                    sizeof err) ||
         write_merged(merged, out, err, sizeof err))
         goto out;
-    rc = 0;
+    rc = SS_EXIT_OK;
 out:
     if (rc)
         fprintf(stderr, "sharesim profile merge: %s\n", err);
@@ -702,22 +702,22 @@ static int sub_match(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 'h') {
             usage_match(stdout);
-            return 0;
+            return SS_EXIT_OK;
         }
         usage_match(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     if (optind != argc - 1) {
         usage_match(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     char name[128], err[SS_ERRLEN];
     if (prof_find_device(argv[optind], name, sizeof name, err, sizeof err)) {
         fprintf(stderr, "sharesim profile match: %s\n", err);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     printf("%s\n", name);
-    return 0;
+    return SS_EXIT_OK;
 }
 
 static const struct cli_command subcommands[] = {

@@ -50,7 +50,7 @@ static void usage(FILE *fp)
 static int bad(const char *err)
 {
     fprintf(stderr, "sharesim report: %s\n", err);
-    return 2;
+    return SS_EXIT_BADINPUT;
 }
 
 /* Options shared by the subcommands; each accepts only the ones it documents. */
@@ -152,18 +152,18 @@ static int parse_opts(int argc, char **argv, struct ropts *o)
         case 'l':
             o->given |= O_LEVEL;
             if (cli_opt_long(cmd, "--level", optarg, 1, 6, &v))
-                return 2;
+                return SS_EXIT_BADINPUT;
             o->level = (int)v;
             break;
         case 'h':
             usage(stdout);
-            return 0;
+            return SS_EXIT_OK;
         default:
             usage(stderr);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
     }
-    return -1;
+    return CLI_CONTINUE;
 }
 
 static int do_md(int n, char **args, const struct ropts *o)
@@ -172,7 +172,7 @@ static int do_md(int n, char **args, const struct ropts *o)
     cJSON *doc;
     if (n != 1) {
         usage(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     if (rt_load(args[0], &doc, err, sizeof err))
         return bad(err);
@@ -181,7 +181,7 @@ static int do_md(int n, char **args, const struct ropts *o)
     rt_md_result(stdout, doc, &h);
     free(desc);
     cJSON_Delete(doc);
-    return 0;
+    return SS_EXIT_OK;
 }
 
 static int do_summary(int n, char **args, const struct ropts *o)
@@ -189,7 +189,7 @@ static int do_summary(int n, char **args, const struct ropts *o)
     char err[SS_ERRLEN];
     if (n < 1) {
         usage(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     rt_summary_header(stdout, o->x, o->md);
     for (int k = 0; k < n; k++) {
@@ -211,7 +211,7 @@ static int do_summary(int n, char **args, const struct ropts *o)
         rt_summary_rows(stdout, doc, o->x, label, o->md);
         cJSON_Delete(doc);
     }
-    return 0;
+    return SS_EXIT_OK;
 }
 
 static int do_mig(int n, char **args, const struct ropts *o)
@@ -221,7 +221,7 @@ static int do_mig(int n, char **args, const struct ropts *o)
     cJSON *doc;
     if (n != 1) {
         usage(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     if (rt_load(args[0], &doc, err, sizeof err))
         return bad(err);
@@ -233,7 +233,7 @@ static int do_mig(int n, char **args, const struct ropts *o)
     }
     rt_mig_csv(stdout, doc, &gp);
     cJSON_Delete(doc);
-    return 0;
+    return SS_EXIT_OK;
 }
 
 static void print_study(const struct sd_study *st)
@@ -253,18 +253,18 @@ static int do_index(int n, char **args, const struct ropts *o)
     struct sd_index ix;
     if (n != 1) {
         usage(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     if (sd_load(args[0], &ix, err, sizeof err)) {
         sd_free(&ix);
         return bad(err);
     }
-    int rc = 0;
+    int rc = SS_EXIT_OK;
     if (o->rows) {
         const struct sd_study *st = sd_find(&ix, o->rows);
         if (!st || st->kind != SD_REFERENCE) {
             fprintf(stderr, "sharesim report: %s: no reference study \"%s\"\n", args[0], o->rows);
-            rc = 2;
+            rc = SS_EXIT_BADINPUT;
         }
         for (int k = 0; st && k < st->n_rows; k++)
             printf("%s\t%s\t%s\n", st->rows[k].mode, st->rows[k].scenario, st->rows[k].strategy);
@@ -297,7 +297,7 @@ static int write_ref(const char *path, int what, const struct sd_study *st,
     }
     if (ss_out_commit(&out, err, sizeof err))
         return bad(err);
-    return 0;
+    return SS_EXIT_OK;
 }
 
 static int do_reference(int n, char **args, const struct ropts *o)
@@ -306,18 +306,18 @@ static int do_reference(int n, char **args, const struct ropts *o)
     struct sd_index ix;
     if (n != 1 || !o->study || !o->dir) {
         usage(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     if (sd_load(args[0], &ix, err, sizeof err)) {
         sd_free(&ix);
         return bad(err);
     }
     const struct sd_study *st = sd_find(&ix, o->study);
-    int rc = 0;
+    int rc = SS_EXIT_OK;
     if (!st || st->kind != SD_REFERENCE) {
         fprintf(stderr, "sharesim report: %s: no reference study \"%s\"\n", args[0], o->study);
         sd_free(&ix);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     struct sd_ref_row rows[SD_MAX_ROWS];
     cJSON *docs[SD_MAX_ROWS];

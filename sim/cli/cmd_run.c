@@ -113,12 +113,12 @@ int cmd_run(int argc, char **argv)
             break;
         case 's':
             if (cli_opt_long("sharesim run", "--seed", optarg, 0, 4294967295L, &v))
-                return 2;
+                return SS_EXIT_BADINPUT;
             ro.seed = v;
             break;
         case 'r':
             if (cli_opt_long("sharesim run", "--replications", optarg, 1, 10000, &v))
-                return 2;
+                return SS_EXIT_BADINPUT;
             ro.replications = (int)v;
             break;
         case 'q':
@@ -130,47 +130,47 @@ int cmd_run(int argc, char **argv)
         case 'L':
             if (cli_opt_double("sharesim run", "--scale-load", optarg, CLI_GT, 0, INFINITY,
                                &load_scale))
-                return 2;
+                return SS_EXIT_BADINPUT;
             break;
         case 'F':
             cdf = optarg;
             break;
         case 'h':
             usage(stdout);
-            return 0;
+            return SS_EXIT_OK;
         default:
             usage(stderr);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
     }
     if (optind != argc - 1) {
         usage(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     struct scenario sc;
     if (cli_load_scenario(argv[optind], 0, &sc))
-        return 2;
+        return SS_EXIT_BADINPUT;
     char err[SS_ERRLEN];
     if (load_scale != 1.0 && ls_scale_load(&sc, load_scale, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
         scn_free(&sc);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     cli_install_signal_handlers();
     ro.progress = cli_stderr_is_tty() && !quiet;
     struct run_result r;
     run_scenario(&sc, &ro, &r);
-    int rc = 0;
+    int rc = SS_EXIT_OK;
     int json_stdout = json && strcmp(json, "-") == 0;
     int csv_stdout = csv && strcmp(csv, "-") == 0;
     if (!quiet && !json_stdout && !csv_stdout)
         rep_table(stdout, &sc, &r);
     if (json && write_output(json, &sc, &r, 1, load_scale))
-        rc = 2;
+        rc = SS_EXIT_BADINPUT;
     if (csv && write_output(csv, &sc, &r, 0, load_scale))
-        rc = 2;
+        rc = SS_EXIT_BADINPUT;
     if (cdf && write_cdf(cdf, &sc, &ro))
-        rc = 2;
+        rc = SS_EXIT_BADINPUT;
     run_result_free(&r);
     scn_free(&sc);
     return rc;

@@ -138,10 +138,10 @@ static int bad(const char *fmt, const char *arg)
     fprintf(stderr, "sharesim sweep: ");
     fprintf(stderr, fmt, arg);
     fputc('\n', stderr);
-    return -1;
+    return SS_EXIT_BADINPUT;
 }
 
-/* 0 ok, 1 --help shown, -1 bad arguments (message printed). */
+/* CLI_CONTINUE, or the exit code (SS_EXIT_OK after --help; a message printed on bad ones). */
 static int parse_args(int argc, char **argv, struct sweep_cmd *c)
 {
     static const struct option opts[] = {
@@ -166,17 +166,17 @@ static int parse_args(int argc, char **argv, struct sweep_cmd *c)
             break;
         case 'j':
             if (cli_opt_long("sharesim sweep", "--jobs", optarg, 1, SW_MAX_JOBS, &v))
-                return -1;
+                return SS_EXIT_BADINPUT;
             c->jobs = (int)v;
             break;
         case 'r':
             if (cli_opt_long("sharesim sweep", "--replications", optarg, 1, 10000, &v))
-                return -1;
+                return SS_EXIT_BADINPUT;
             c->opts.replications = (int)v;
             break;
         case 's':
             if (cli_opt_long("sharesim sweep", "--seed", optarg, 0, 4294967295L, &v))
-                return -1;
+                return SS_EXIT_BADINPUT;
             c->opts.seed = v;
             break;
         case 'n':
@@ -190,15 +190,15 @@ static int parse_args(int argc, char **argv, struct sweep_cmd *c)
             break;
         case 'h':
             usage(stdout);
-            return 1;
+            return SS_EXIT_OK;
         default:
             usage(stderr);
-            return -1;
+            return SS_EXIT_BADINPUT;
         }
     }
     if (optind != argc - 1) {
         usage(stderr);
-        return -1;
+        return SS_EXIT_BADINPUT;
     }
     c->scenario_path = argv[optind];
     if (c->grid.n_axes == 0)
@@ -207,7 +207,7 @@ static int parse_args(int argc, char **argv, struct sweep_cmd *c)
         return bad("%s", "expected --out DIR");
     if (strlen(c->dir) > SW_MAX_DIR)
         return bad("--out: path longer than %s characters", "3800");
-    return 0;
+    return CLI_CONTINUE;
 }
 
 /* Steps 1 and 2: validate every point, then sort them into skipped and to-run. */
@@ -258,14 +258,14 @@ static int worker(const struct sweep_cmd *c, long idx)
     if (sw_point_load(&c->grid, c->base.json, c->scenario_path, &c->opts, idx, &sc, &h, err,
                       sizeof err)) {
         fprintf(stderr, "sharesim sweep: %s\n", err);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     SS_ASSERT(h == c->hash[idx]);
     int rc = sw_point_run(&c->grid, c->dir, idx, &sc, &c->opts, h, err, sizeof err);
     if (rc)
         fprintf(stderr, "sharesim sweep: %s\n", err);
     scn_free(&sc);
-    return rc ? 2 : 0;
+    return rc ? SS_EXIT_BADINPUT : SS_EXIT_OK;
 }
 
 static void progress(const struct sweep_cmd *c, long ran, double t0)
@@ -552,19 +552,19 @@ static int execute(struct sweep_cmd *c)
                 "sharesim sweep: %ld point%s failed; the finished ones are kept in %s/points, "
                 "rerun to retry\n",
                 failed, failed == 1 ? "" : "s", c->dir);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     long rows;
     if (sw_write_csv(&c->grid, c->dir, &rows, err, sizeof err)) {
         fprintf(stderr, "sharesim sweep: %s\n", err);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     fprintf(stderr, "sharesim sweep: wrote %s/sweep.csv (%ld rows)\n", c->dir, rows);
     if (c->plot)
         plot(c);
     if (!c->quiet)
         print_table(c);
-    return 0;
+    return SS_EXIT_OK;
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -576,18 +576,16 @@ int cmd_sweep(int argc, char **argv)
     c.opts = (struct sw_opts){0, -1, 1};
     c.plot = 1;
     int rc = parse_args(argc, argv, &c);
-    if (rc == 0) {
-        if (prepare(&c))
-            rc = 2;
-        else if (sw_make_dirs(c.dir, err, sizeof err) ||
-                 sw_write_index(&c.grid, c.dir, err, sizeof err)) {
+    if (rc == CLI_CONTINUE) {
+        if (prepare(&c)) {
+            rc = SS_EXIT_BADINPUT;
+        } else if (sw_make_dirs(c.dir, err, sizeof err) ||
+                   sw_write_index(&c.grid, c.dir, err, sizeof err)) {
             fprintf(stderr, "sharesim sweep: %s\n", err);
-            rc = 2;
+            rc = SS_EXIT_BADINPUT;
         } else {
             rc = execute(&c);
         }
-    } else {
-        rc = rc > 0 ? 0 : 2;
     }
     g_nkids = 0;
     free(g_kids);

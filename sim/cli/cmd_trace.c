@@ -272,6 +272,7 @@ static int gen_fail(const char *fmt, const char *arg)
     return SS_EXIT_BADINPUT;
 }
 
+/* CLI_CONTINUE, or the exit code (SS_EXIT_OK after --help). */
 static int gen_parse_args(int argc, char **argv, struct gen_opts *g)
 {
     enum { O_SCENARIO = 1000, O_TENANT };
@@ -325,7 +326,7 @@ static int gen_parse_args(int argc, char **argv, struct gen_opts *g)
             break;
         case 'h':
             gen_usage(stdout);
-            return -1;
+            return SS_EXIT_OK;
         default:
             gen_usage(stderr);
             return SS_EXIT_BADINPUT;
@@ -342,7 +343,7 @@ static int gen_parse_args(int argc, char **argv, struct gen_opts *g)
         return gen_fail("%s", "--arrival and --work go together");
     if (!inline_spec && !(g->scenario && g->tenant))
         return gen_fail("%s", "expected --arrival and --work, or --scenario and --tenant");
-    return 0;
+    return CLI_CONTINUE;
 }
 
 /* Parses --arrival/--work into *cfg; -1 with a message. */
@@ -388,8 +389,8 @@ static int trace_gen(int argc, char **argv)
 {
     struct gen_opts g;
     int rc = gen_parse_args(argc, argv, &g);
-    if (rc)
-        return rc < 0 ? SS_EXIT_OK : rc;
+    if (rc != CLI_CONTINUE)
+        return rc;
     char err[SS_ERRLEN];
     struct scenario sc;
     struct tenant_cfg inline_cfg;
