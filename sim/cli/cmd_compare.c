@@ -176,7 +176,12 @@ int cmd_compare(int argc, char **argv)
     cli_install_signal_handlers();
     ro.progress = cli_stderr_is_tty();
     struct run_result r;
-    run_scenario(&sc, &ro, &r);
+    char err[SS_ERRLEN];
+    if (run_scenario(&sc, &ro, &r, err, sizeof err)) {
+        fprintf(stderr, "sharesim: %s\n", err);
+        scn_free(&sc);
+        return SS_EXIT_BADINPUT;
+    }
     printf("compare %s on %d × %s (baseline %s; * = best in column)\n", sc.name, sc.gpus,
            sc.gpu.name, sc.strategies[base].name);
     for (int i = 0; i < sc.n_tenants; i++)

@@ -50,7 +50,11 @@ static int write_cdf(const char *path, const struct scenario *sc, const struct r
         return -1;
     }
     struct cdf_result c;
-    cdf_collect(sc, ro->seed, ro->replications, &c);
+    if (cdf_collect(sc, ro->seed, ro->replications, &c, err, sizeof err)) {
+        ss_out_abort(&o);
+        fprintf(stderr, "sharesim: %s\n", err);
+        return -1;
+    }
     cdf_write_csv(o.fp, sc, &c);
     cdf_free(&c);
     if (ss_out_commit(&o, err, sizeof err)) {
@@ -159,7 +163,11 @@ int cmd_run(int argc, char **argv)
     cli_install_signal_handlers();
     ro.progress = cli_stderr_is_tty() && !quiet;
     struct run_result r;
-    run_scenario(&sc, &ro, &r);
+    if (run_scenario(&sc, &ro, &r, err, sizeof err)) {
+        fprintf(stderr, "sharesim: %s\n", err);
+        scn_free(&sc);
+        return SS_EXIT_BADINPUT;
+    }
     int rc = SS_EXIT_OK;
     int json_stdout = json && strcmp(json, "-") == 0;
     int csv_stdout = csv && strcmp(csv, "-") == 0;

@@ -364,23 +364,28 @@ static int gen_inline_cfg(const struct gen_opts *g, cJSON **docs, struct tenant_
     return scn_parse_stream(file, docs[0], "--arrival", docs[1], "--work", cfg, err, errlen);
 }
 
-/* Draws and writes the trace; returns the number of requests (or -1 on a write error). */
-static long long gen_write(FILE *fp, struct tenant_rt *t, const struct gen_opts *g, double *last)
+/* Draws and writes the trace; returns the number of requests, or -1 with the message (a write
+ * error, or a replayed trace that changed since the scenario was loaded). */
+static long long gen_write(FILE *fp, struct tenant_rt *t, const struct gen_opts *g, double *last,
+                           char *err, size_t errlen)
 {
     char tb[40], wb[40];
     double now = 0, tn, w;
     long long n = 0;
+    int more = 1;
     fprintf(fp, "time_s,work_ms\n");
-    while ((g->count == 0 || n < g->count) && ten_next(t, now, &tn, &w)) {
+    while ((g->count == 0 || n < g->count) && (more = ten_next(t, now, &tn, &w)) > 0) {
         if (g->duration_s > 0 && tn >= g->duration_s)
             break;
         fmt_exact(tb, sizeof tb, tn, 1.0, tn);
         fmt_exact(wb, sizeof wb, w * 1e3, 1e3, w);
         if (fprintf(fp, "%s,%s\n", tb, wb) < 0)
-            return -1;
+            return ss_errf(err, errlen, "%s: write failed", g->output);
         now = tn;
         n++;
     }
+    if (more < 0)
+        return ss_errf(err, errlen, "%s", ten_error(t));
     *last = now;
     return n;
 }
@@ -434,11 +439,10 @@ static int trace_gen(int argc, char **argv)
     memset(&t, 0, sizeof t);
     ten_init(&t, cfg, g.scenario, seed, index, 0);
     double last = 0;
-    long long n = gen_write(out.fp, &t, &g, &last);
+    long long n = gen_write(out.fp, &t, &g, &last, err, sizeof err);
     ten_free(&t);
     if (n < 0) {
         ss_out_abort(&out);
-        ss_errf(err, sizeof err, "%s: write failed", g.output);
         goto fail;
     }
     if (ss_out_commit(&out, err, sizeof err))

@@ -351,14 +351,19 @@ static double extract(const struct strategy_result *r, enum val_x x)
     return NAN;
 }
 
-static void run_task(const struct val_case *c, int rep, double *v)
+/* One (configuration, replication): its figures into v; 0, or -1 with the message when the
+ * run failed (eng_run). */
+static int run_task(const struct val_case *c, int rep, double *v, char *err, size_t errlen)
 {
     struct scenario sc;
-    char err[SS_ERRLEN];
-    if (scn_load_text("(validate)", c->json, strlen(c->json), &sc, err, sizeof err))
-        SS_FATAL("validate: generated scenario %s does not load: %s", c->config, err);
+    char why[SS_ERRLEN];
+    if (scn_load_text("(validate)", c->json, strlen(c->json), &sc, why, sizeof why))
+        SS_FATAL("validate: generated scenario %s does not load: %s", c->config, why);
     struct strategy_result res;
-    run_one(&sc, &sc.strategies[0], rep, &res);
+    if (run_one(&sc, &sc.strategies[0], rep, &res, err, errlen)) {
+        scn_free(&sc);
+        return -1;
+    }
     for (int k = 0; k < VAL_NV; k++)
         v[k] = NAN;
     for (int k = 0; k < c->n_metrics; k++)
@@ -369,6 +374,7 @@ static void run_task(const struct val_case *c, int rep, double *v)
     v[VAL_NV - 1] = measured;
     strategy_result_free(&res);
     scn_free(&sc);
+    return 0;
 }
 
 /* ---- running the tasks ---------------------------------------------------- */
@@ -439,7 +445,11 @@ static _Noreturn void worker_main(const struct val_grid *g, const struct val_tas
         struct val_record rec;
         memset(&rec, 0, sizeof rec);
         rec.task = t;
-        run_task(&g->c[tasks[t].c], tasks[t].rep, rec.v);
+        char err[SS_ERRLEN];
+        if (run_task(&g->c[tasks[t].c], tasks[t].rep, rec.v, err, sizeof err)) {
+            fprintf(stderr, "sharesim: %s\n", err); /* the parent says a worker died */
+            _exit(3);
+        }
         if (write_all(out, &rec, sizeof rec))
             _exit(3);
     }
@@ -680,8 +690,9 @@ int val_run(const struct val_opts *o, struct val_report *out, char *err, size_t 
         sigaction(SIGPIPE, &old, NULL);
         free(order);
     } else {
-        for (int i = 0; i < n_tasks; i++) {
-            run_task(&g.c[tasks[i].c], tasks[i].rep, results + (size_t)i * VAL_NV);
+        for (int i = 0; i < n_tasks && rc == 0; i++) {
+            rc =
+                run_task(&g.c[tasks[i].c], tasks[i].rep, results + (size_t)i * VAL_NV, err, errlen);
             progress(o, i + 1, n_tasks);
         }
     }
