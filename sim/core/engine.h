@@ -109,8 +109,8 @@ struct sim {
     double t_stop;     /* end of arrivals; < 0 until known */
     double busy_acc;   /* Σ share × busy time inside the window (GPU-seconds) */
     double switch_acc; /* Σ share × switching time inside the window */
-    const struct tenant_rt *stream_failed; /* a tenant whose stream failed (ten_next < 0): the run
-                                       stopped there, eng_run() returns -1 */
+    /* A tenant whose stream failed (ten_next < 0): the run stopped there, eng_run() returns -1. */
+    const struct tenant_rt *stream_failed;
 };
 
 /* Builds a replication; the strategy's policy is initialised. */
