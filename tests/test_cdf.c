@@ -69,9 +69,9 @@ static void test_matches_run(void)
     load(two, &sc);
     struct run_opts o = {1, -1, 0, 0};
     struct run_result r;
-    run_scenario(&sc, &o, &r);
+    CU_ASSERT_EQUAL_FATAL(run_scenario(&sc, &o, &r, NULL, 0), 0);
     struct cdf_result c;
-    cdf_collect(&sc, -1, 1, &c);
+    CU_ASSERT_EQUAL_FATAL(cdf_collect(&sc, -1, 1, &c, NULL, 0), 0);
     CU_ASSERT_EQUAL(c.n_strategies, 2);
     CU_ASSERT_EQUAL(c.n_rows, 3);
     static const struct {
@@ -98,8 +98,8 @@ static void test_matches_run(void)
     run_result_free(&r);
     /* Two replications: the pool holds both replications' samples (2 × their mean). */
     o.replications = 2;
-    run_scenario(&sc, &o, &r);
-    cdf_collect(&sc, -1, 2, &c);
+    CU_ASSERT_EQUAL_FATAL(run_scenario(&sc, &o, &r, NULL, 0), 0);
+    CU_ASSERT_EQUAL_FATAL(cdf_collect(&sc, -1, 2, &c, NULL, 0), 0);
     CU_ASSERT_EQUAL((double)c.n[0], 2 * res_t(&r.s[0], 0)[TM_COMPLETED]);
     CU_ASSERT_EQUAL((double)c.n[4], 2 * res_t(&r.s[1], 1)[TM_COMPLETED]);
     cdf_free(&c);
@@ -119,7 +119,7 @@ static void test_constant_latency(void)
     struct scenario sc;
     load(text, &sc);
     struct cdf_result c;
-    cdf_collect(&sc, -1, 0, &c);
+    CU_ASSERT_EQUAL_FATAL(cdf_collect(&sc, -1, 0, &c, NULL, 0), 0);
     CU_ASSERT_EQUAL(c.n[0], 1000);
     /* Completion minus arrival times carry rounding of the last bit, not the bucket's 0.39 %. */
     for (int k = 0; k < cdf_n_probs(); k++) {

@@ -29,7 +29,7 @@ static void run1(const char *text, struct run_result *r, struct scenario *sc)
 {
     struct run_opts o = {0, -1, 0, 0};
     CU_ASSERT_EQUAL_FATAL(load(text, sc), 0);
-    run_scenario(sc, &o, r);
+    CU_ASSERT_EQUAL_FATAL(run_scenario(sc, &o, r, NULL, 0), 0);
 }
 
 static void test_mm1(void)

@@ -90,7 +90,7 @@ static void test_one_baseline(void)
     CU_ASSERT(!policy_is_baseline(sc.strategies[0].ops));
     struct run_opts o = {1, -1, 1, 0};
     struct run_result r;
-    run_scenario(&sc, &o, &r);
+    CU_ASSERT_EQUAL_FATAL(run_scenario(&sc, &o, &r, NULL, 0), 0);
     for (int i = 0; i < sc.n_tenants; i++) {
         double s = r.s[0].t[(size_t)i * TM_N + TM_SLOWDOWN_P99];
         CU_ASSERT(isfinite(s) && s > 0);

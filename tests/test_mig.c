@@ -754,7 +754,8 @@ static void test_cli_help_and_usage(void)
     CU_ASSERT_EQUAL(tu_cli("mig check --gpu A100-40GB", out, CAP, errb, CAP), 2);
     ASSERT_CONTAINS(errb, "expected one LAYOUT argument, got 0");
     CU_ASSERT_EQUAL(tu_cli("mig pack --gpu A100-40GB --gpus 0 1g.5gb", out, CAP, errb, CAP), 2);
-    ASSERT_CONTAINS(errb, "--gpus \"0\": expected an integer in [1, 100000]");
+    ASSERT_CONTAINS(errb,
+                    "sharesim mig pack: --gpus: expected an integer in [1, 100000], got \"0\"");
     CU_ASSERT_EQUAL(tu_cli("mig pack --gpu A100-40GB --order random 1g.5gb", out, CAP, errb, CAP),
                     2);
     CU_ASSERT_EQUAL(tu_cli("mig pack --gpu A100-40GB --policy worst 1g.5gb", out, CAP, errb, CAP),

@@ -24,7 +24,7 @@ static void run_text(const char *text, struct scenario *sc, struct run_result *r
         fprintf(stderr, "\n  load: %s\n", err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     struct run_opts o = {0, -1, 0, 0};
-    run_scenario(sc, &o, r);
+    CU_ASSERT_EQUAL_FATAL(run_scenario(sc, &o, r, NULL, 0), 0);
 }
 
 #define POISSON(name, rate, ms)                                                                    \

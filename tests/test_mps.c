@@ -34,7 +34,7 @@ static void run_text(const char *text, struct scenario *sc, struct run_result *r
     if (rc)
         fprintf(stderr, "\n  load: %s\n", err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
-    run_scenario(sc, &o, r);
+    CU_ASSERT_EQUAL_FATAL(run_scenario(sc, &o, r, NULL, 0), 0);
 }
 
 static double tp(const struct run_result *r, int strat, int tenant)

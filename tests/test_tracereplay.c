@@ -10,7 +10,7 @@
  *    and replaying it reproduces the synthetic run);
  *  - bad input: bad trace path, bad rows, bad combinations → exit 2 with the message.
  */
-#define _DEFAULT_SOURCE /* on_exit(): keep a child's exit status, skip the parent's atexit */
+#define _DEFAULT_SOURCE /* realpath() */
 #include "core/engine.h"
 #include "core/run.h"
 #include "core/scenario.h"
@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define CONV "traces/AzureLLMInferenceTrace_conv.csv"
@@ -79,7 +78,7 @@ static void test_three_requests(void)
     CU_ASSERT_EQUAL(sc.tenants[0].arrival.trace_count, 3);
     struct run_opts o = {0, -1, 0, 0};
     struct run_result r;
-    run_scenario(&sc, &o, &r);
+    CU_ASSERT_EQUAL_FATAL(run_scenario(&sc, &o, &r, NULL, 0), 0);
     const double *t = r.s[0].t;
     CU_ASSERT_EQUAL(t[TM_ARRIVED], 3);
     CU_ASSERT_EQUAL(t[TM_COMPLETED], 3);
@@ -112,7 +111,7 @@ static void test_two_trace_tenants(void)
     struct scenario sc;
     CU_ASSERT_EQUAL_FATAL(load_file(path, &sc), 0);
     struct strategy_result r;
-    run_one(&sc, &sc.strategies[0], 0, &r);
+    CU_ASSERT_EQUAL_FATAL(run_one(&sc, &sc.strategies[0], 0, &r, NULL, 0), 0);
     CU_ASSERT_EQUAL(res_t(&r, 0)[TM_COMPLETED], 1);
     CU_ASSERT_EQUAL(res_t(&r, 1)[TM_COMPLETED], 2);
     CU_ASSERT_DOUBLE_EQUAL(res_t(&r, 0)[TM_LAT_MEAN], 10e-3, 1e-15);
@@ -224,7 +223,7 @@ static void test_conv_full_count(void)
     TU_CHECK_CLOSE_REL(ten_arrival_scv(&sc.tenants[0]), 1.0941699818437727 * 1.0941699818437727,
                        1e-9);
     struct strategy_result r;
-    run_one(&sc, &sc.strategies[0], 0, &r);
+    CU_ASSERT_EQUAL_FATAL(run_one(&sc, &sc.strategies[0], 0, &r, NULL, 0), 0);
     CU_ASSERT_EQUAL(res_t(&r, 0)[TM_ARRIVED], 19366);
     CU_ASSERT_EQUAL(res_t(&r, 0)[TM_COMPLETED], 19366);
     CU_ASSERT_EQUAL(res_t(&r, 0)[TM_IN_FLIGHT], 0);
@@ -232,14 +231,8 @@ static void test_conv_full_count(void)
     scn_free(&sc);
 }
 
-static void child_exit(int status, void *arg)
-{
-    (void)arg;
-    fflush(NULL);
-    _exit(status);
-}
-
-/* Loads a 3-row trace scenario, rewrites the trace, runs in a child; expects exit 2 and needle. */
+/* Loads a 3-row trace scenario, rewrites the trace, runs; expects the run to fail with the
+ * message naming the scenario, the tenant and the trace, and needle. */
 static void changed_case(const char *rewritten, const char *needle)
 {
     tu_write("shrink.csv", "time_s,work_ms\n0,1\n1,1\n2,1\n");
@@ -250,42 +243,26 @@ static void changed_case(const char *rewritten, const char *needle)
     struct scenario sc;
     CU_ASSERT_EQUAL_FATAL(load_file(path, &sc), 0);
     tu_write("shrink.csv", rewritten);
-    char errfile[512];
-    snprintf(errfile, sizeof errfile, "%s/shrink.err", tu_tmpdir());
-    fflush(NULL);
-    pid_t pid = fork();
-    CU_ASSERT_FATAL(pid >= 0);
-    if (pid == 0) {
-        if (!freopen(errfile, "w", stderr))
-            _exit(99);
-        /* Runs before the test harness's atexit (which removes the shared temporary
-         * directory) and passes exit()'s status through. */
-        on_exit(child_exit, NULL);
-        struct strategy_result r;
-        run_one(&sc, &sc.strategies[0], 0, &r);
-        _exit(0);
-    }
-    int st;
-    CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
-    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 2);
-    char *msg = tu_slurp(errfile);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(msg);
+    struct strategy_result r;
+    char msg[SS_ERRLEN] = "";
+    CU_ASSERT_EQUAL(run_one(&sc, &sc.strategies[0], 0, &r, msg, sizeof msg), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "shrink.json: tenant \"a\": trace "));
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "changed after the scenario was loaded: "));
     if (!strstr(msg, needle))
         fprintf(stderr, "\n  expected \"%s\" in: %s\n", needle, msg);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, needle));
-    free(msg);
     scn_free(&sc);
 }
 
 static void test_trace_changed_after_load(void)
 {
-    /* The loader validated 3 rows; the file then changes. The run must stop with exit 2 and
-     * say so, not replay something else (run in a child: it exits). */
+    /* The loader validated 3 rows; the file then changes. The run must stop and say so, not
+     * replay something else (the message goes up to the CLI, which exits 2 with it:
+     * tests/test_cli.c). */
     changed_case("time_s,work_ms\n0,1\n1,1\n", "it ended after 2 records, 3 when loaded");
     changed_case("time_s,work_ms\n0,1\n1,1\n2,1\n3,1\n", "more than the 3 records");
     changed_case("time_s,work_ms\n0,1\n1,x\n2,1\n", "shrink.csv:3:3: field \"work_ms\"");
+    changed_case("", "shrink.csv");
 }
 
 /* ---- synthetic arrivals ---------------------------------------------------- */
@@ -536,8 +513,8 @@ static void test_gen_replay_reproduces_run(void)
     ten_free(&t1);
     ten_free(&t2);
     struct strategy_result a, b;
-    run_one(&s1, &s1.strategies[0], 0, &a);
-    run_one(&s2, &s2.strategies[0], 0, &b);
+    CU_ASSERT_EQUAL_FATAL(run_one(&s1, &s1.strategies[0], 0, &a, NULL, 0), 0);
+    CU_ASSERT_EQUAL_FATAL(run_one(&s2, &s2.strategies[0], 0, &b, NULL, 0), 0);
     CU_ASSERT_EQUAL(res_t(&a, 0)[TM_ARRIVED], 20000);
     CU_ASSERT_EQUAL(res_t(&b, 0)[TM_ARRIVED], 20000);
     for (int k = TM_THROUGHPUT; k <= TM_WAIT_MEAN; k++)
@@ -684,7 +661,7 @@ static void test_gen_bad_input(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(errb, "nope.json"));
     CU_ASSERT_EQUAL(
         tu_cli("trace gen --arrival '{}' --work '{}' -n 0 -o -", NULL, 0, errb, sizeof errb), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(errb, "--count \"0\": expected an integer >= 1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(errb, "--count: expected an integer >= 1, got \"0\""));
     /* No output on failure: the atomic file never appears. */
     char args[600];
     snprintf(args, sizeof args,
@@ -735,7 +712,7 @@ void test_tracereplay_register(void)
         {"two trace tenants end independently", test_two_trace_tenants},
         {"conversation slice record by record: tokens, time_scale, limit", test_conv_slice_records},
         {"full conversation trace: 19,366 requests", test_conv_full_count},
-        {"trace changed after load: exit 2", test_trace_changed_after_load},
+        {"trace changed after load: the run fails with the message", test_trace_changed_after_load},
         {"MMPP-2: stationary rate and exact SCV", test_mmpp2},
         {"diurnal: mean rate and half-period split", test_diurnal},
         {"gamma: CV and rate", test_gamma},

@@ -116,7 +116,7 @@ static void test_engine_replays_fifo_recursion(void)
         CU_ASSERT_EQUAL_FATAL(scn_load_text("replay.json", s, strlen(s), &sc, err, sizeof err), 0);
         for (int rep = 0; rep < 2; rep++) {
             struct strategy_result r;
-            run_one(&sc, &sc.strategies[0], rep, &r);
+            CU_ASSERT_EQUAL_FATAL(run_one(&sc, &sc.strategies[0], rep, &r, NULL, 0), 0);
             double replay = replay_mean_wait(&sc, rep);
             CU_ASSERT(replay > 0);
             TU_CHECK_CLOSE_REL(r.t[TM_WAIT_MEAN], replay, 1e-9);
@@ -174,7 +174,7 @@ static void test_cli_usage(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "usage: sharesim validate"));
     CU_ASSERT_EQUAL(tu_cli("validate --frobnicate", out, sizeof out, errb, sizeof errb), 2);
     CU_ASSERT_EQUAL(tu_cli("validate --jobs 0", out, sizeof out, errb, sizeof errb), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(errb, "--jobs expects an integer in [1, 256]"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(errb, "--jobs: expected an integer in [1, 256], got \"0\""));
     CU_ASSERT_EQUAL(tu_cli("validate --seed -3", out, sizeof out, errb, sizeof errb), 2);
     CU_ASSERT_EQUAL(tu_cli("validate extra", out, sizeof out, errb, sizeof errb), 2);
     /* Outputs are opened before the run, so a bad path fails at once. */

@@ -129,35 +129,30 @@ int cmd_compare(int argc, char **argv)
             baseline = optarg;
             break;
         case 's':
-            if (cli_parse_long(optarg, 0, 4294967295L, &v)) {
-                fprintf(stderr, "sharesim compare: --seed: expected an integer, got \"%s\"\n",
-                        optarg);
-                return 2;
-            }
+            if (cli_opt_long("sharesim compare", "--seed", optarg, 0, 4294967295L, &v))
+                return SS_EXIT_BADINPUT;
             ro.seed = v;
             break;
         case 'r':
-            if (cli_parse_long(optarg, 1, 10000, &v)) {
-                fprintf(stderr, "sharesim compare: --replications: expected 1..10000\n");
-                return 2;
-            }
+            if (cli_opt_long("sharesim compare", "--replications", optarg, 1, 10000, &v))
+                return SS_EXIT_BADINPUT;
             ro.replications = (int)v;
             break;
         case 'h':
             usage(stdout);
-            return 0;
+            return SS_EXIT_OK;
         default:
             usage(stderr);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
     }
     if (optind != argc - 1) {
         usage(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     struct scenario sc;
     if (cli_load_scenario(argv[optind], 0, &sc))
-        return 2;
+        return SS_EXIT_BADINPUT;
     int base = -1;
     for (int k = 0; k < sc.n_strategies; k++) {
         if (baseline && strcmp(sc.strategies[k].name, baseline) == 0)
@@ -169,14 +164,19 @@ int cmd_compare(int argc, char **argv)
         fprintf(stderr, "sharesim compare: --baseline: no strategy named \"%s\" in %s\n", baseline,
                 argv[optind]);
         scn_free(&sc);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     if (base < 0)
         base = 0;
     cli_install_signal_handlers();
     ro.progress = cli_stderr_is_tty();
     struct run_result r;
-    run_scenario(&sc, &ro, &r);
+    char err[SS_ERRLEN];
+    if (run_scenario(&sc, &ro, &r, err, sizeof err)) {
+        fprintf(stderr, "sharesim: %s\n", err);
+        scn_free(&sc);
+        return SS_EXIT_BADINPUT;
+    }
     printf("compare %s on %d × %s (baseline %s; * = best in column)\n", sc.name, sc.gpus,
            sc.gpu.name, sc.strategies[base].name);
     for (int i = 0; i < sc.n_tenants; i++)
@@ -186,5 +186,5 @@ int cmd_compare(int argc, char **argv)
         print_dominant(&sc.strategies[k], &r.s[k]); /* run_scenario keeps the order */
     run_result_free(&r);
     scn_free(&sc);
-    return 0;
+    return SS_EXIT_OK;
 }

@@ -15,26 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *fp)
-{
-    fprintf(fp,
-            "usage: sharesim mig SUBCOMMAND --gpu GPU [options]\n\n"
-            "  profiles --gpu G [--json]             the GPU's MIG profiles: slices, SMs, shares,\n"
-            "                                        legal starts\n"
-            "  layouts  --gpu G [--maximal] [--json] every legal set of instances (positions\n"
-            "                                        ignored); maximal = nothing more fits\n"
-            "  check    --gpu G [--demand D] [--json] LAYOUT\n"
-            "                                        legal? exit 0 and the placement, or exit 2\n"
-            "                                        and the rule it breaks\n"
-            "  pack     --gpu G [--gpus N] [--policy best-fit|first-fit|fgd] [--demand D]\n"
-            "           [--order largest|arrival] [--json] REQUESTS\n"
-            "                                        pack instance requests onto few GPUs\n\n"
-            "LAYOUT, REQUESTS: comma list of profiles, NxPROFILE repeats one (3g.20gb,4x1g.5gb).\n"
-            "D: demand mix for fragmentation, PROFILE:WEIGHT,… (1g.5gb:4,3g.20gb:1); pack\n"
-            "defaults to the requests' own mix. GPU: a name from kernels/profiles or a path.\n"
-            "Run `sharesim mig SUBCOMMAND --help` for details.\n");
-}
-
 /* Options common to the subcommands. */
 struct mig_opts {
     const char *gpu, *demand, *policy;
@@ -54,7 +34,7 @@ enum {
 };
 
 /* Parses argv for subcommand `sub`; `allowed` lists the long options it takes.
- * Returns 0 to go on, 1 when --help was printed, 2 on bad usage. */
+ * Returns CLI_CONTINUE to go on, else the exit code (SS_EXIT_OK after --help). */
 static int parse_opts(const char *sub, const char *help, const char *allowed, int want_arg,
                       int argc, char **argv, struct mig_opts *o)
 {
@@ -69,6 +49,8 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
         {"order", required_argument, NULL, OPT_ORDER},
         {NULL, 0, NULL, 0},
     };
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "sharesim mig %s", sub);
     memset(o, 0, sizeof *o);
     optind = 1;
     opterr = 0;
@@ -85,7 +67,7 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
             else
                 fprintf(stderr, "sharesim mig %s: unknown option %s\n\n%s", sub, argv[optind - 1],
                         help);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
         char word[32], among[128];
         snprintf(word, sizeof word, " %s ", name ? name : "");
@@ -93,7 +75,7 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
         if (name && c != OPT_HELP && !strstr(among, word)) {
             fprintf(stderr, "sharesim mig %s: option --%s does not apply here\n\n%s", sub, name,
                     help);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
         switch (c) {
         case OPT_GPU:
@@ -104,7 +86,7 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
             break;
         case OPT_HELP:
             fputs(help, stdout);
-            return 1;
+            return SS_EXIT_OK;
         case OPT_DEMAND:
             o->demand = optarg;
             break;
@@ -116,21 +98,15 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
             break;
         case OPT_ORDER:
             if (strcmp(optarg, "largest") && strcmp(optarg, "arrival")) {
-                fprintf(stderr, "sharesim mig %s: --order \"%s\": expected largest or arrival\n",
-                        sub, optarg);
-                return 2;
+                cli_opt_error(cmd, "--order", optarg, "largest or arrival");
+                return SS_EXIT_BADINPUT;
             }
             o->arrival = strcmp(optarg, "arrival") == 0;
             break;
         case OPT_GPUS: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (end == optarg || *end || v < 1 || v > 100000) {
-                fprintf(stderr,
-                        "sharesim mig %s: --gpus \"%s\": expected an integer in [1, 100000]\n", sub,
-                        optarg);
-                return 2;
-            }
+            long v;
+            if (cli_opt_long(cmd, "--gpus", optarg, 1, 100000, &v))
+                return SS_EXIT_BADINPUT;
             o->gpus = (int)v;
             break;
         }
@@ -139,21 +115,21 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
     if (!o->gpu) {
         fprintf(stderr, "sharesim mig %s: --gpu is required (e.g. --gpu A100-40GB)\n\n%s", sub,
                 help);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     int npos = argc - optind;
     if (want_arg && npos != 1) {
         fprintf(stderr, "sharesim mig %s: expected one %s argument, got %d\n\n%s", sub,
                 want_arg == 1 ? "LAYOUT" : "REQUESTS", npos, help);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     if (!want_arg && npos) {
         fprintf(stderr, "sharesim mig %s: unexpected argument \"%s\"\n\n%s", sub, argv[optind],
                 help);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     o->arg = want_arg ? argv[optind] : NULL;
-    return 0;
+    return CLI_CONTINUE;
 }
 
 static int load_gpu(const char *sub, const char *name, struct gpu_profile *g)
@@ -196,15 +172,15 @@ static const char *help_profiles =
     "instance's share of the whole GPU's SMs (SMs / total SMs without MIG) and of its\n"
     "memory slices (and bandwidth), memory, max instances and legal start slices.\n";
 
-static int cmd_profiles(int argc, char **argv)
+static int sub_profiles(int argc, char **argv)
 {
     struct mig_opts o;
     int rc = parse_opts("profiles", help_profiles, "gpu json", 0, argc, argv, &o);
-    if (rc)
-        return rc == 1 ? 0 : 2;
+    if (rc != CLI_CONTINUE)
+        return rc;
     struct gpu_profile g;
     if (load_gpu("profiles", o.gpu, &g))
-        return 2;
+        return SS_EXIT_BADINPUT;
     if (o.json) {
         cJSON *root = cJSON_CreateObject(), *arr = cJSON_CreateArray();
         cJSON_AddStringToObject(root, "gpu", g.name);
@@ -228,7 +204,7 @@ static int cmd_profiles(int argc, char **argv)
         }
         cJSON_AddItemToObject(root, "profiles", arr);
         print_json(root);
-        return 0;
+        return SS_EXIT_OK;
     }
     printf("%s: %d SMs without MIG, %d compute slices, %d memory slices\n", g.name, g.total_sms,
            g.mig_compute_slices, g.mig_memory_slices);
@@ -245,7 +221,7 @@ static int cmd_profiles(int argc, char **argv)
                m->memory_slices, m->sm_count, mig_compute_share(&g, p), mig_memory_share(&g, p),
                m->memory_gb, m->max_instances, starts);
     }
-    return 0;
+    return SS_EXIT_OK;
 }
 
 /* ---- layouts ----------------------------------------------------------- */
@@ -258,15 +234,15 @@ static const char *help_layouts =
     "  --maximal  list only the maximal layouts\n"
     "  --json     [{\"profiles\": [\"3g.20gb\", …], \"maximal\": true}, …]\n";
 
-static int cmd_layouts(int argc, char **argv)
+static int sub_layouts(int argc, char **argv)
 {
     struct mig_opts o;
     int rc = parse_opts("layouts", help_layouts, "gpu json maximal", 0, argc, argv, &o);
-    if (rc)
-        return rc == 1 ? 0 : 2;
+    if (rc != CLI_CONTINUE)
+        return rc;
     struct gpu_profile g;
     if (load_gpu("layouts", o.gpu, &g))
-        return 2;
+        return SS_EXIT_BADINPUT;
     struct mig_set *sets;
     int n = mig_layouts(&g, &sets), n_max = 0;
     for (int i = 0; i < n; i++)
@@ -299,7 +275,7 @@ static int cmd_layouts(int argc, char **argv)
         printf("%s: %d legal layouts, %d maximal\n", g.name, n, n_max);
     }
     free(sets);
-    return 0;
+    return SS_EXIT_OK;
 }
 
 /* ---- fragmentation output ---------------------------------------------- */
@@ -384,15 +360,15 @@ static const char *help_check =
     "  --json      {\"legal\": …, \"instances\": […], \"fragmentation\": {…}} or\n"
     "              {\"legal\": false, \"reason\": …}\n";
 
-static int cmd_check(int argc, char **argv)
+static int sub_check(int argc, char **argv)
 {
     struct mig_opts o;
     int rc = parse_opts("check", help_check, "gpu json demand", 1, argc, argv, &o);
-    if (rc)
-        return rc == 1 ? 0 : 2;
+    if (rc != CLI_CONTINUE)
+        return rc;
     struct gpu_profile g;
     if (load_gpu("check", o.gpu, &g))
-        return 2;
+        return SS_EXIT_BADINPUT;
     char err[SS_ERRLEN];
     int *prof, *pin, n;
     struct mig_demand d;
@@ -401,7 +377,7 @@ static int cmd_check(int argc, char **argv)
         free(prof);
         free(pin);
         fprintf(stderr, "sharesim mig check: %s\n", err);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     struct mig_layout l;
     if (mig_place(&g, prof, pin, n, o.demand ? &d : NULL, &l, err, sizeof err)) {
@@ -417,7 +393,7 @@ static int cmd_check(int argc, char **argv)
                 err);
         free(prof);
         free(pin);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     struct mig_set set;
     mig_set_from_list(&g, prof, n, &set);
@@ -471,7 +447,7 @@ static int cmd_check(int argc, char **argv)
     }
     free(prof);
     free(pin);
-    return 0;
+    return SS_EXIT_OK;
 }
 
 /* ---- pack -------------------------------------------------------------- */
@@ -606,32 +582,32 @@ static cJSON *pack_json(const struct gpu_profile *g, const int *req, const struc
     return root;
 }
 
-static int cmd_pack(int argc, char **argv)
+static int sub_pack(int argc, char **argv)
 {
     struct mig_opts o;
     int rc = parse_opts("pack", help_pack, "gpu json demand policy gpus order", 2, argc, argv, &o);
-    if (rc)
-        return rc == 1 ? 0 : 2;
+    if (rc != CLI_CONTINUE)
+        return rc;
     struct gpu_profile g;
     if (load_gpu("pack", o.gpu, &g))
-        return 2;
+        return SS_EXIT_BADINPUT;
     char err[SS_ERRLEN];
     enum mig_pack_policy pol = MIG_PACK_BEST_FIT;
     if (o.policy && mig_pack_policy_parse(o.policy, &pol, err, sizeof err)) {
         fprintf(stderr, "sharesim mig pack: %s\n", err);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     int *req, n;
     if (mig_parse_list(&g, o.arg, &req, NULL, &n, err, sizeof err)) {
         fprintf(stderr, "sharesim mig pack: %s\n", err);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     struct mig_demand d;
     if (o.demand) {
         if (mig_parse_demand(&g, o.demand, &d, err, sizeof err)) {
             free(req);
             fprintf(stderr, "sharesim mig pack: %s\n", err);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
     } else {
         mig_demand_from_list(&g, req, n, &d);
@@ -653,26 +629,21 @@ static int cmd_pack(int argc, char **argv)
     return rc;
 }
 
-int cmd_mig(int argc, char **argv)
-{
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    const char *sub = argv[1];
-    if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
-        usage(stdout);
-        return 0;
-    }
-    if (!strcmp(sub, "profiles"))
-        return cmd_profiles(argc - 1, argv + 1);
-    if (!strcmp(sub, "layouts"))
-        return cmd_layouts(argc - 1, argv + 1);
-    if (!strcmp(sub, "check"))
-        return cmd_check(argc - 1, argv + 1);
-    if (!strcmp(sub, "pack"))
-        return cmd_pack(argc - 1, argv + 1);
-    fprintf(stderr, "sharesim mig: unknown subcommand \"%s\"\n\n", sub);
-    usage(stderr);
-    return 2;
-}
+static const struct cli_command subcommands[] = {
+    {"profiles", "the GPU's MIG profiles: slices, SMs, shares, legal starts", sub_profiles, NULL},
+    {"layouts", "every legal set of instances (positions ignored); --maximal: nothing more fits",
+     sub_layouts, NULL},
+    {"check", "is LAYOUT legal? exit 0 and the placement, or exit 2 and the rule it breaks",
+     sub_check, NULL},
+    {"pack", "pack instance REQUESTS onto few GPUs (best-fit, first-fit or fgd)", sub_pack, NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
+const struct cli_group cmd_mig = {
+    NULL,
+    subcommands,
+    "Every subcommand takes --gpu GPU: a name from kernels/profiles or a path.\n"
+    "LAYOUT, REQUESTS: comma list of profiles, NxPROFILE repeats one (3g.20gb,4x1g.5gb).\n"
+    "D (--demand): demand mix for fragmentation, PROFILE:WEIGHT,… (1g.5gb:4,3g.20gb:1); pack\n"
+    "defaults to the requests' own mix.\n",
+};

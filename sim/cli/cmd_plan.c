@@ -50,31 +50,31 @@ int cmd_plan(int argc, char **argv)
             break;
         case 'h':
             usage(stdout);
-            return 0;
+            return SS_EXIT_OK;
         default:
             usage(stderr);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
     }
     if (optind != argc - 1) {
         usage(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     struct scenario sc;
     if (cli_load_scenario(argv[optind], SCN_IGNORE_STRATEGIES, &sc))
-        return 2;
+        return SS_EXIT_BADINPUT;
     char err[SS_ERRLEN];
     cli_install_signal_handlers();
     struct plan_result r;
     if (plan_run(&sc, cli_stderr_is_tty() && !quiet, &r, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
         scn_free(&sc);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     int json_stdout = json && strcmp(json, "-") == 0;
     if (!quiet && !json_stdout)
         plan_table(stdout, &sc, &r);
-    int rc = r.best >= 0 ? 0 : 1;
+    int rc = r.best >= 0 ? SS_EXIT_OK : SS_EXIT_INFEASIBLE;
     if (json) {
         struct ss_out o;
         if (ss_out_open(&o, json, err, sizeof err) == 0) {
@@ -88,14 +88,14 @@ int cmd_plan(int argc, char **argv)
         }
         if (err[0]) {
             fprintf(stderr, "sharesim: %s\n", err);
-            rc = 2;
+            rc = SS_EXIT_BADINPUT;
         }
     }
     if (k8s && r.best >= 0) {
         mkdir(k8s, 0777);
         if (plan_write_k8s(k8s, &sc, &r, err, sizeof err)) {
             fprintf(stderr, "sharesim: %s\n", err);
-            rc = 2;
+            rc = SS_EXIT_BADINPUT;
         }
     }
     plan_result_free(&r);

@@ -120,14 +120,20 @@ static char *clip(const char *s, int width)
     return r;
 }
 
-static int term_width(int opt_width)
+/* The table width: --width, else $COLUMNS when it is a sane terminal width, else 100. */
+static int term_width(long opt_width)
 {
+    long w;
     if (opt_width > 0)
-        return opt_width;
-    const char *c = getenv("COLUMNS");
-    int w = c ? atoi(c) : 0;
-    return w >= 60 ? w : 100;
+        return (int)opt_width;
+    if (cli_parse_long(getenv("COLUMNS"), 60, INT_MAX, &w) == 0)
+        return (int)w;
+    return 100;
 }
+
+/* --width N of show and diff. */
+#define WIDTH_MIN 20
+#define WIDTH_MAX 400
 
 /* ---- show ---- */
 
@@ -303,7 +309,7 @@ static void usage_show(FILE *fp)
                 "Prints a profile (GPU name, alias or path to a .json) as a table: key, value,\n"
                 "unit, confidence and source (with the note saying how an estimate was\n"
                 "derived). --json prints the profile document itself. --width sets the table\n"
-                "width (default: $COLUMNS, else 100).\n");
+                "width, 20 to 400 (default: $COLUMNS, else 100).\n");
 }
 
 static int sub_show(int argc, char **argv)
@@ -314,30 +320,33 @@ static int sub_show(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int json = 0, width = 0, c;
+    int json = 0, c;
+    long width = 0;
     optind = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 'j')
             json = 1;
-        else if (c == 'w')
-            width = atoi(optarg);
-        else if (c == 'h') {
+        else if (c == 'w') {
+            if (cli_opt_long("sharesim profile show", "--width", optarg, WIDTH_MIN, WIDTH_MAX,
+                             &width))
+                return SS_EXIT_BADINPUT;
+        } else if (c == 'h') {
             usage_show(stdout);
-            return 0;
+            return SS_EXIT_OK;
         } else {
             usage_show(stderr);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
     }
     if (optind != argc - 1) {
         usage_show(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     char err[SS_ERRLEN], path[PATH_MAX];
     cJSON *doc;
     if (prof_load(argv[optind], &doc, path, err, sizeof err)) {
         fprintf(stderr, "sharesim profile show: %s\n", err);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     if (json) {
         char *s = cJSON_Print(doc);
@@ -347,7 +356,7 @@ static int sub_show(int argc, char **argv)
         show_table(doc, path, term_width(width));
     }
     cJSON_Delete(doc);
-    return 0;
+    return SS_EXIT_OK;
 }
 
 /* ---- list ---- */
@@ -407,15 +416,15 @@ static int sub_list(int argc, char **argv)
             json = 1;
         else if (c == 'h') {
             usage_list(stdout);
-            return 0;
+            return SS_EXIT_OK;
         } else {
             usage_list(stderr);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
     }
     if (optind != argc) {
         usage_list(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     static struct listed all[256];
     char mdir[PATH_MAX];
@@ -451,7 +460,7 @@ static int sub_list(int argc, char **argv)
         cJSON_free(s);
         cJSON_Delete(arr);
     }
-    return 0;
+    return SS_EXIT_OK;
 }
 
 /* ---- diff ---- */
@@ -530,24 +539,27 @@ static int sub_diff(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int json = 0, width = 0, c;
+    int json = 0, c;
+    long width = 0;
     optind = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 'j')
             json = 1;
-        else if (c == 'w')
-            width = atoi(optarg);
-        else if (c == 'h') {
+        else if (c == 'w') {
+            if (cli_opt_long("sharesim profile diff", "--width", optarg, WIDTH_MIN, WIDTH_MAX,
+                             &width))
+                return SS_EXIT_BADINPUT;
+        } else if (c == 'h') {
             usage_diff(stdout);
-            return 0;
+            return SS_EXIT_OK;
         } else {
             usage_diff(stderr);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
     }
     if (optind != argc - 2) {
         usage_diff(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     char err[SS_ERRLEN], pa[PATH_MAX], pb[PATH_MAX];
     cJSON *a = NULL, *b = NULL;
@@ -555,7 +567,7 @@ static int sub_diff(int argc, char **argv)
         prof_load(argv[optind + 1], &b, pb, err, sizeof err)) {
         fprintf(stderr, "sharesim profile diff: %s\n", err);
         cJSON_Delete(a);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     struct prof_change *ch;
     size_t n;
@@ -576,7 +588,7 @@ static int sub_diff(int argc, char **argv)
     prof_diff_free(ch, n);
     cJSON_Delete(a);
     cJSON_Delete(b);
-    return 0;
+    return SS_EXIT_OK;
 }
 
 /* ---- merge ---- */
@@ -634,21 +646,21 @@ static int sub_merge(int argc, char **argv)
             force = 1;
         else if (c == 'h') {
             usage_merge(stdout);
-            return 0;
+            return SS_EXIT_OK;
         } else {
             usage_merge(stderr);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
     }
     if (!out || argc - optind < 2) {
         usage_merge(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     char err[SS_ERRLEN];
     cJSON *base = NULL, *merged = NULL;
     size_t n = (size_t)(argc - optind - 1);
     cJSON **frag = ss_xcalloc(n, sizeof *frag);
-    int rc = 2;
+    int rc = SS_EXIT_BADINPUT;
     if (prof_load(argv[optind], &base, NULL, err, sizeof err))
         goto out;
     for (size_t i = 0; i < n; i++)
@@ -658,7 +670,7 @@ static int sub_merge(int argc, char **argv)
                    sizeof err) ||
         write_merged(merged, out, err, sizeof err))
         goto out;
-    rc = 0;
+    rc = SS_EXIT_OK;
 out:
     if (rc)
         fprintf(stderr, "sharesim profile merge: %s\n", err);
@@ -690,56 +702,36 @@ static int sub_match(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 'h') {
             usage_match(stdout);
-            return 0;
+            return SS_EXIT_OK;
         }
         usage_match(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     if (optind != argc - 1) {
         usage_match(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     char name[128], err[SS_ERRLEN];
     if (prof_find_device(argv[optind], name, sizeof name, err, sizeof err)) {
         fprintf(stderr, "sharesim profile match: %s\n", err);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     printf("%s\n", name);
-    return 0;
+    return SS_EXIT_OK;
 }
 
-static void usage(FILE *fp)
-{
-    fprintf(fp, "usage: sharesim profile SUBCOMMAND [options]   (SUBCOMMAND --help for details)\n\n"
-                "  list                         shipped and measured profiles\n"
-                "  show GPU                     a profile as a table with sources\n"
-                "  diff A B                     what changed from A to B\n"
-                "  merge BASE MEASURED... -o OUT  make a measured profile from kernels/ output\n"
-                "  match DEVICE                 the shipped profile for a CUDA device name\n\n"
-                "GPU is a profile name or alias (sharesim profile list) or a path to a .json.\n");
-}
+static const struct cli_command subcommands[] = {
+    {"list", "shipped and measured profiles", sub_list, NULL},
+    {"show", "GPU: a profile as a table with sources", sub_show, NULL},
+    {"diff", "A B: what changed from A to B", sub_diff, NULL},
+    {"merge", "BASE MEASURED... -o OUT: make a measured profile from kernels/ output", sub_merge,
+     NULL},
+    {"match", "DEVICE: the shipped profile for a CUDA device name", sub_match, NULL},
+    {NULL, NULL, NULL, NULL},
+};
 
-int cmd_profile(int argc, char **argv)
-{
-    static const struct {
-        const char *name;
-        int (*fn)(int, char **);
-    } subs[] = {
-        {"list", sub_list},   {"show", sub_show},   {"diff", sub_diff},
-        {"merge", sub_merge}, {"match", sub_match},
-    };
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        usage(stdout);
-        return 0;
-    }
-    for (size_t i = 0; i < sizeof subs / sizeof *subs; i++)
-        if (strcmp(argv[1], subs[i].name) == 0)
-            return subs[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "sharesim profile: unknown subcommand \"%s\"\n", argv[1]);
-    usage(stderr);
-    return 2;
-}
+const struct cli_group cmd_profile = {
+    NULL,
+    subcommands,
+    "GPU is a profile name or alias (sharesim profile list) or a path to a .json.\n",
+};

@@ -50,7 +50,7 @@ static void usage(FILE *fp)
 static int bad(const char *err)
 {
     fprintf(stderr, "sharesim report: %s\n", err);
-    return 2;
+    return SS_EXIT_BADINPUT;
 }
 
 /* Options shared by the subcommands; each accepts only the ones it documents. */
@@ -92,8 +92,10 @@ static int parse_opts(int argc, char **argv, struct ropts *o)
                                          {"csv", required_argument, 0, 'C'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
+    char cmd[64];
     int c;
     long v;
+    snprintf(cmd, sizeof cmd, "sharesim report %s", argv[0]);
     memset(o, 0, sizeof *o);
     o->level = 2;
     optind = 1;
@@ -149,21 +151,19 @@ static int parse_opts(int argc, char **argv, struct ropts *o)
             break;
         case 'l':
             o->given |= O_LEVEL;
-            if (cli_parse_long(optarg, 1, 6, &v)) {
-                fprintf(stderr, "sharesim report: --level: expected 1..6, got \"%s\"\n", optarg);
-                return 2;
-            }
+            if (cli_opt_long(cmd, "--level", optarg, 1, 6, &v))
+                return SS_EXIT_BADINPUT;
             o->level = (int)v;
             break;
         case 'h':
             usage(stdout);
-            return 0;
+            return SS_EXIT_OK;
         default:
             usage(stderr);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
     }
-    return -1;
+    return CLI_CONTINUE;
 }
 
 static int do_md(int n, char **args, const struct ropts *o)
@@ -172,7 +172,7 @@ static int do_md(int n, char **args, const struct ropts *o)
     cJSON *doc;
     if (n != 1) {
         usage(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     if (rt_load(args[0], &doc, err, sizeof err))
         return bad(err);
@@ -181,7 +181,7 @@ static int do_md(int n, char **args, const struct ropts *o)
     rt_md_result(stdout, doc, &h);
     free(desc);
     cJSON_Delete(doc);
-    return 0;
+    return SS_EXIT_OK;
 }
 
 static int do_summary(int n, char **args, const struct ropts *o)
@@ -189,7 +189,7 @@ static int do_summary(int n, char **args, const struct ropts *o)
     char err[SS_ERRLEN];
     if (n < 1) {
         usage(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     rt_summary_header(stdout, o->x, o->md);
     for (int k = 0; k < n; k++) {
@@ -211,16 +211,17 @@ static int do_summary(int n, char **args, const struct ropts *o)
         rt_summary_rows(stdout, doc, o->x, label, o->md);
         cJSON_Delete(doc);
     }
-    return 0;
+    return SS_EXIT_OK;
 }
 
-static int do_mig(int n, char **args)
+static int do_mig(int n, char **args, const struct ropts *o)
 {
+    (void)o;
     char err[SS_ERRLEN];
     cJSON *doc;
     if (n != 1) {
         usage(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     if (rt_load(args[0], &doc, err, sizeof err))
         return bad(err);
@@ -232,7 +233,7 @@ static int do_mig(int n, char **args)
     }
     rt_mig_csv(stdout, doc, &gp);
     cJSON_Delete(doc);
-    return 0;
+    return SS_EXIT_OK;
 }
 
 static void print_study(const struct sd_study *st)
@@ -252,18 +253,18 @@ static int do_index(int n, char **args, const struct ropts *o)
     struct sd_index ix;
     if (n != 1) {
         usage(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     if (sd_load(args[0], &ix, err, sizeof err)) {
         sd_free(&ix);
         return bad(err);
     }
-    int rc = 0;
+    int rc = SS_EXIT_OK;
     if (o->rows) {
         const struct sd_study *st = sd_find(&ix, o->rows);
         if (!st || st->kind != SD_REFERENCE) {
             fprintf(stderr, "sharesim report: %s: no reference study \"%s\"\n", args[0], o->rows);
-            rc = 2;
+            rc = SS_EXIT_BADINPUT;
         }
         for (int k = 0; st && k < st->n_rows; k++)
             printf("%s\t%s\t%s\n", st->rows[k].mode, st->rows[k].scenario, st->rows[k].strategy);
@@ -296,7 +297,7 @@ static int write_ref(const char *path, int what, const struct sd_study *st,
     }
     if (ss_out_commit(&out, err, sizeof err))
         return bad(err);
-    return 0;
+    return SS_EXIT_OK;
 }
 
 static int do_reference(int n, char **args, const struct ropts *o)
@@ -305,18 +306,18 @@ static int do_reference(int n, char **args, const struct ropts *o)
     struct sd_index ix;
     if (n != 1 || !o->study || !o->dir) {
         usage(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     if (sd_load(args[0], &ix, err, sizeof err)) {
         sd_free(&ix);
         return bad(err);
     }
     const struct sd_study *st = sd_find(&ix, o->study);
-    int rc = 0;
+    int rc = SS_EXIT_OK;
     if (!st || st->kind != SD_REFERENCE) {
         fprintf(stderr, "sharesim report: %s: no reference study \"%s\"\n", args[0], o->study);
         sd_free(&ix);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     struct sd_ref_row rows[SD_MAX_ROWS];
     cJSON *docs[SD_MAX_ROWS];
@@ -334,52 +335,61 @@ static int do_reference(int n, char **args, const struct ropts *o)
     return rc;
 }
 
-int cmd_report(int argc, char **argv)
+/* A subcommand: argv[0] is its name; it accepts the options in `allowed` (O_* bits). */
+static int run_sub(int argc, char **argv, unsigned allowed,
+                   int (*fn)(int n, char **args, const struct ropts *o))
 {
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    const char *sub = argv[1];
-    if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
-        usage(stdout);
-        return 0;
-    }
-    static const char *const subs[] = {"md", "summary", "mig", "index", "reference", NULL};
-    static const unsigned allowed[] = {O_TITLE | O_SCENARIO | O_COMMAND | O_NOTE | O_LEVEL,
-                                       O_MARKDOWN | O_X, 0, O_ROWS,
-                                       O_STUDY | O_DIR | O_JSON | O_CSV | O_MD};
-    int which = -1;
-    for (int k = 0; subs[k]; k++)
-        if (strcmp(sub, subs[k]) == 0)
-            which = k;
-    if (which < 0) {
-        fprintf(stderr, "sharesim report: unknown subcommand \"%s\"\n", sub);
-        usage(stderr);
-        return 2;
-    }
     struct ropts o;
-    int rc = parse_opts(argc - 1, argv + 1, &o);
-    if (rc >= 0)
+    int rc = parse_opts(argc, argv, &o);
+    if (rc != CLI_CONTINUE)
         return rc;
-    if (o.given & ~allowed[which]) {
+    if (o.given & ~allowed) {
         fprintf(stderr, "sharesim report %s: an option given is not one of this subcommand's\n",
-                sub);
+                argv[0]);
         usage(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
-    int n = argc - 1 - optind;
-    char **args = argv + 1 + optind;
-    switch (which) {
-    case 0:
-        return do_md(n, args, &o);
-    case 1:
-        return do_summary(n, args, &o);
-    case 2:
-        return do_mig(n, args);
-    case 3:
-        return do_index(n, args, &o);
-    default:
-        return do_reference(n, args, &o);
-    }
+    return fn(argc - optind, argv + optind, &o);
 }
+
+static int sub_md(int argc, char **argv)
+{
+    return run_sub(argc, argv, O_TITLE | O_SCENARIO | O_COMMAND | O_NOTE | O_LEVEL, do_md);
+}
+
+static int sub_summary(int argc, char **argv)
+{
+    return run_sub(argc, argv, O_MARKDOWN | O_X, do_summary);
+}
+
+static int sub_mig(int argc, char **argv)
+{
+    return run_sub(argc, argv, 0, do_mig);
+}
+
+static int sub_index(int argc, char **argv)
+{
+    return run_sub(argc, argv, O_ROWS, do_index);
+}
+
+static int sub_reference(int argc, char **argv)
+{
+    return run_sub(argc, argv, O_STUDY | O_DIR | O_JSON | O_CSV | O_MD, do_reference);
+}
+
+static const struct cli_command subcommands[] = {
+    {"md", "RESULT.json: the Markdown section of one result", sub_md, NULL},
+    {"summary", "[X=]RESULT.json…: one row per strategy and result (CSV or Markdown)", sub_summary,
+     NULL},
+    {"mig", "RESULT.json: MIG instance occupancy (CSV) for the layout plot", sub_mig, NULL},
+    {"index", "INDEX.json: the studies as tab-separated lines for the shell", sub_index, NULL},
+    {"reference", "INDEX.json: the reference table (JSON, CSV, Markdown)", sub_reference, NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
+const struct cli_group cmd_report = {
+    NULL,
+    subcommands,
+    "Nothing here simulates: every subcommand reads `sharesim run --json` results or\n"
+    "results/index.json (docs/results.md); `sharesim report md --help` lists every option.\n",
+};

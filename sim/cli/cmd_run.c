@@ -50,24 +50,17 @@ static int write_cdf(const char *path, const struct scenario *sc, const struct r
         return -1;
     }
     struct cdf_result c;
-    cdf_collect(sc, ro->seed, ro->replications, &c);
+    if (cdf_collect(sc, ro->seed, ro->replications, &c, err, sizeof err)) {
+        ss_out_abort(&o);
+        fprintf(stderr, "sharesim: %s\n", err);
+        return -1;
+    }
     cdf_write_csv(o.fp, sc, &c);
     cdf_free(&c);
     if (ss_out_commit(&o, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
         return -1;
     }
-    return 0;
-}
-
-/* Strict parse of a positive, finite number. */
-static int parse_scale(const char *s, double *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (!*s || *end || !isfinite(v) || !(v > 0))
-        return -1;
-    *out = v;
     return 0;
 }
 
@@ -123,21 +116,13 @@ int cmd_run(int argc, char **argv)
             csv = optarg;
             break;
         case 's':
-            if (cli_parse_long(optarg, 0, 4294967295L, &v)) {
-                fprintf(stderr,
-                        "sharesim run: --seed: expected an integer in [0, 2^32-1], got "
-                        "\"%s\"\n",
-                        optarg);
-                return 2;
-            }
+            if (cli_opt_long("sharesim run", "--seed", optarg, 0, 4294967295L, &v))
+                return SS_EXIT_BADINPUT;
             ro.seed = v;
             break;
         case 'r':
-            if (cli_parse_long(optarg, 1, 10000, &v)) {
-                fprintf(stderr, "sharesim run: --replications: expected 1..10000, got \"%s\"\n",
-                        optarg);
-                return 2;
-            }
+            if (cli_opt_long("sharesim run", "--replications", optarg, 1, 10000, &v))
+                return SS_EXIT_BADINPUT;
             ro.replications = (int)v;
             break;
         case 'q':
@@ -147,52 +132,53 @@ int cmd_run(int argc, char **argv)
             ro.slowdown = 0;
             break;
         case 'L':
-            if (parse_scale(optarg, &load_scale)) {
-                fprintf(stderr,
-                        "sharesim run: --scale-load: expected a finite number > 0, got \"%s\"\n",
-                        optarg);
-                return 2;
-            }
+            if (cli_opt_double("sharesim run", "--scale-load", optarg, CLI_GT, 0, INFINITY,
+                               &load_scale))
+                return SS_EXIT_BADINPUT;
             break;
         case 'F':
             cdf = optarg;
             break;
         case 'h':
             usage(stdout);
-            return 0;
+            return SS_EXIT_OK;
         default:
             usage(stderr);
-            return 2;
+            return SS_EXIT_BADINPUT;
         }
     }
     if (optind != argc - 1) {
         usage(stderr);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     struct scenario sc;
     if (cli_load_scenario(argv[optind], 0, &sc))
-        return 2;
+        return SS_EXIT_BADINPUT;
     char err[SS_ERRLEN];
     if (load_scale != 1.0 && ls_scale_load(&sc, load_scale, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
         scn_free(&sc);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     cli_install_signal_handlers();
     ro.progress = cli_stderr_is_tty() && !quiet;
     struct run_result r;
-    run_scenario(&sc, &ro, &r);
-    int rc = 0;
+    if (run_scenario(&sc, &ro, &r, err, sizeof err)) {
+        fprintf(stderr, "sharesim: %s\n", err);
+        scn_free(&sc);
+        return SS_EXIT_BADINPUT;
+    }
+    int rc = SS_EXIT_OK;
     int json_stdout = json && strcmp(json, "-") == 0;
     int csv_stdout = csv && strcmp(csv, "-") == 0;
     if (!quiet && !json_stdout && !csv_stdout)
         rep_table(stdout, &sc, &r);
     if (json && write_output(json, &sc, &r, 1, load_scale))
-        rc = 2;
+        rc = SS_EXIT_BADINPUT;
     if (csv && write_output(csv, &sc, &r, 0, load_scale))
-        rc = 2;
+        rc = SS_EXIT_BADINPUT;
     if (cdf && write_cdf(cdf, &sc, &ro))
-        rc = 2;
+        rc = SS_EXIT_BADINPUT;
     run_result_free(&r);
     scn_free(&sc);
     return rc;

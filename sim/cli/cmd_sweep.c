@@ -101,10 +101,10 @@ static int bad(const char *fmt, const char *arg)
     fprintf(stderr, "sharesim sweep: ");
     fprintf(stderr, fmt, arg);
     fputc('\n', stderr);
-    return -1;
+    return SS_EXIT_BADINPUT;
 }
 
-/* 0 ok, 1 --help shown, -1 bad arguments (message printed). */
+/* CLI_CONTINUE, or the exit code (SS_EXIT_OK after --help; a message printed on bad ones). */
 static int parse_args(int argc, char **argv, struct sweep_cmd *c)
 {
     static const struct option opts[] = {
@@ -128,18 +128,18 @@ static int parse_args(int argc, char **argv, struct sweep_cmd *c)
             c->dir = optarg;
             break;
         case 'j':
-            if (cli_parse_long(optarg, 1, SW_MAX_JOBS, &v))
-                return bad("--jobs: expected 1..1024, got \"%s\"", optarg);
+            if (cli_opt_long("sharesim sweep", "--jobs", optarg, 1, SW_MAX_JOBS, &v))
+                return SS_EXIT_BADINPUT;
             c->jobs = (int)v;
             break;
         case 'r':
-            if (cli_parse_long(optarg, 1, 10000, &v))
-                return bad("--replications: expected 1..10000, got \"%s\"", optarg);
+            if (cli_opt_long("sharesim sweep", "--replications", optarg, 1, 10000, &v))
+                return SS_EXIT_BADINPUT;
             c->opts.replications = (int)v;
             break;
         case 's':
-            if (cli_parse_long(optarg, 0, 4294967295L, &v))
-                return bad("--seed: expected an integer in [0, 2^32-1], got \"%s\"", optarg);
+            if (cli_opt_long("sharesim sweep", "--seed", optarg, 0, 4294967295L, &v))
+                return SS_EXIT_BADINPUT;
             c->opts.seed = v;
             break;
         case 'n':
@@ -153,15 +153,15 @@ static int parse_args(int argc, char **argv, struct sweep_cmd *c)
             break;
         case 'h':
             usage(stdout);
-            return 1;
+            return SS_EXIT_OK;
         default:
             usage(stderr);
-            return -1;
+            return SS_EXIT_BADINPUT;
         }
     }
     if (optind != argc - 1) {
         usage(stderr);
-        return -1;
+        return SS_EXIT_BADINPUT;
     }
     c->scenario_path = argv[optind];
     if (c->grid.n_axes == 0)
@@ -170,7 +170,7 @@ static int parse_args(int argc, char **argv, struct sweep_cmd *c)
         return bad("%s", "expected --out DIR");
     if (strlen(c->dir) > SW_MAX_DIR)
         return bad("--out: path longer than %s characters", "3800");
-    return 0;
+    return CLI_CONTINUE;
 }
 
 /* Steps 1 and 2: validate every point, then sort them into skipped and to-run. */
@@ -483,18 +483,18 @@ static int execute(struct sweep_cmd *c)
             c->grid.n_points, c->n_skipped, c->n_todo, jobs, jobs == 1 ? "job" : "jobs");
     cli_install_signal_handlers();
     if (run_points(c, jobs))
-        return 2;
+        return SS_EXIT_BADINPUT;
     long rows;
     if (sw_write_csv(&c->grid, c->dir, &rows, err, sizeof err)) {
         fprintf(stderr, "sharesim sweep: %s\n", err);
-        return 2;
+        return SS_EXIT_BADINPUT;
     }
     fprintf(stderr, "sharesim sweep: wrote %s/sweep.csv (%ld rows)\n", c->dir, rows);
     if (c->plot)
         plot(c);
     if (!c->quiet)
         print_table(c);
-    return 0;
+    return SS_EXIT_OK;
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -506,18 +506,16 @@ int cmd_sweep(int argc, char **argv)
     c.opts = (struct sw_opts){0, -1, 1};
     c.plot = 1;
     int rc = parse_args(argc, argv, &c);
-    if (rc == 0) {
-        if (prepare(&c))
-            rc = 2;
-        else if (sw_make_dirs(c.dir, err, sizeof err) ||
-                 sw_write_index(&c.grid, c.dir, err, sizeof err)) {
+    if (rc == CLI_CONTINUE) {
+        if (prepare(&c)) {
+            rc = SS_EXIT_BADINPUT;
+        } else if (sw_make_dirs(c.dir, err, sizeof err) ||
+                   sw_write_index(&c.grid, c.dir, err, sizeof err)) {
             fprintf(stderr, "sharesim sweep: %s\n", err);
-            rc = 2;
+            rc = SS_EXIT_BADINPUT;
         } else {
             rc = execute(&c);
         }
-    } else {
-        rc = rc > 0 ? 0 : 2;
     }
     free(c.hash);
     free(c.todo);

@@ -1,6 +1,6 @@
 /*
  * cmd_trace — `sharesim trace SUBCOMMAND`: work with request traces. Subcommands are rows of
- * the table below, each with the signature of main(); `stats` describes a trace file
+ * the table at the end, each with the signature of main(); `stats` describes a trace file
  * (tracestats.h); `gen` writes a `sharesim`-format trace from an arrival and a work spec, drawn
  * by the same code (tenant.h) and the same random stream a run uses, so a generated trace
  * replayed is the synthetic tenant's arrivals. Exit codes: 0 ok, 2 bad input or usage.
@@ -15,48 +15,12 @@
 #include "base/util.h"
 
 #include <cJSON.h>
-#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int trace_stats(int argc, char **argv);
-static int trace_gen(int argc, char **argv);
-
-static const struct cli_command subcommands[] = {
-    {"stats", "count, rate, inter-arrival CV and token percentiles of a trace", trace_stats},
-    {"gen", "write a sharesim trace (time_s,work_ms) from an arrival and a work spec", trace_gen},
-    {NULL, NULL, NULL},
-};
-
-static void trace_usage(FILE *fp)
-{
-    fprintf(fp, "usage: sharesim trace SUBCOMMAND [options]   (SUBCOMMAND --help for details)\n\n"
-                "subcommands:\n");
-    for (const struct cli_command *c = subcommands; c->name; c++)
-        fprintf(fp, "  %-8s %s\n", c->name, c->summary);
-    fprintf(fp, "\ntrace formats: azure-llm, openb, sharesim (see docs/traces.md)\n");
-}
-
-int cmd_trace(int argc, char **argv)
-{
-    if (argc < 2) {
-        trace_usage(stderr);
-        return SS_EXIT_BADINPUT;
-    }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        trace_usage(stdout);
-        return SS_EXIT_OK;
-    }
-    for (const struct cli_command *c = subcommands; c->name; c++)
-        if (strcmp(argv[1], c->name) == 0)
-            return c->fn(argc - 1, argv + 1);
-    fprintf(stderr, "sharesim trace: unknown subcommand \"%s\"\n", argv[1]);
-    trace_usage(stderr);
-    return SS_EXIT_BADINPUT;
-}
 
 /* ---- stats ---- */
 
@@ -73,28 +37,6 @@ static void stats_usage(FILE *fp)
                 "rate_per_s = (count - 1) / duration_s; ia_cv is the population standard\n"
                 "deviation of the gaps over their mean; percentiles interpolate linearly.\n"
                 "Exit codes: 0 ok, 2 bad input (the message names file:line:column).\n");
-}
-
-static int parse_double_opt(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(x))
-        return -1;
-    *out = x;
-    return 0;
-}
-
-static int parse_count_opt(const char *s, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long x = strtoll(s, &end, 10);
-    if (end == s || *end || errno || x < 0)
-        return -1;
-    *out = x;
-    return 0;
 }
 
 static void text_num(const char *label, double x)
@@ -212,9 +154,11 @@ static int trace_stats(int argc, char **argv)
         {"limit", required_argument, NULL, 'n'},  {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
+    static const char cmd[] = "sharesim trace stats";
     const char *format = NULL;
     struct tr_opts opts = {1.0, 0};
     int json = 0, c;
+    long v;
     optind = 1;
     while ((c = getopt_long(argc, argv, "f:s:n:jh", longopts, NULL)) != -1) {
         switch (c) {
@@ -222,19 +166,13 @@ static int trace_stats(int argc, char **argv)
             format = optarg;
             break;
         case 's':
-            if (parse_double_opt(optarg, &opts.time_scale) || !(opts.time_scale > 0)) {
-                fprintf(stderr,
-                        "sharesim trace stats: --time-scale \"%s\": expected a number > 0\n",
-                        optarg);
+            if (cli_opt_double(cmd, "--time-scale", optarg, CLI_GT, 0, INFINITY, &opts.time_scale))
                 return SS_EXIT_BADINPUT;
-            }
             break;
         case 'n':
-            if (parse_count_opt(optarg, &opts.limit)) {
-                fprintf(stderr, "sharesim trace stats: --limit \"%s\": expected a count >= 0\n",
-                        optarg);
+            if (cli_opt_long(cmd, "--limit", optarg, 0, LONG_MAX, &v))
                 return SS_EXIT_BADINPUT;
-            }
+            opts.limit = v;
             break;
         case 'j':
             json = 1;
@@ -334,6 +272,7 @@ static int gen_fail(const char *fmt, const char *arg)
     return SS_EXIT_BADINPUT;
 }
 
+/* CLI_CONTINUE, or the exit code (SS_EXIT_OK after --help). */
 static int gen_parse_args(int argc, char **argv, struct gen_opts *g)
 {
     enum { O_SCENARIO = 1000, O_TENANT };
@@ -349,9 +288,11 @@ static int gen_parse_args(int argc, char **argv, struct gen_opts *g)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    static const char cmd[] = "sharesim trace gen";
     memset(g, 0, sizeof *g);
     g->seed = -1;
     int c;
+    long v;
     optind = 1;
     while ((c = getopt_long(argc, argv, "a:w:n:d:s:o:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -368,23 +309,24 @@ static int gen_parse_args(int argc, char **argv, struct gen_opts *g)
             g->tenant = optarg;
             break;
         case 'n':
-            if (parse_count_opt(optarg, &g->count) || g->count < 1)
-                return gen_fail("--count \"%s\": expected an integer >= 1", optarg);
+            if (cli_opt_long(cmd, "--count", optarg, 1, LONG_MAX, &v))
+                return SS_EXIT_BADINPUT;
+            g->count = v;
             break;
         case 'd':
-            if (parse_double_opt(optarg, &g->duration_s) || !(g->duration_s > 0))
-                return gen_fail("--duration-s \"%s\": expected a number of seconds > 0", optarg);
+            if (cli_opt_double(cmd, "--duration-s", optarg, CLI_GT, 0, INFINITY, &g->duration_s))
+                return SS_EXIT_BADINPUT;
             break;
         case 's':
-            if (cli_parse_long(optarg, 0, 4294967295L, &g->seed))
-                return gen_fail("--seed \"%s\": expected an integer in [0, 2^32-1]", optarg);
+            if (cli_opt_long(cmd, "--seed", optarg, 0, 4294967295L, &g->seed))
+                return SS_EXIT_BADINPUT;
             break;
         case 'o':
             g->output = optarg;
             break;
         case 'h':
             gen_usage(stdout);
-            return -1;
+            return SS_EXIT_OK;
         default:
             gen_usage(stderr);
             return SS_EXIT_BADINPUT;
@@ -401,7 +343,7 @@ static int gen_parse_args(int argc, char **argv, struct gen_opts *g)
         return gen_fail("%s", "--arrival and --work go together");
     if (!inline_spec && !(g->scenario && g->tenant))
         return gen_fail("%s", "expected --arrival and --work, or --scenario and --tenant");
-    return 0;
+    return CLI_CONTINUE;
 }
 
 /* Parses --arrival/--work into *cfg; -1 with a message. */
@@ -422,23 +364,28 @@ static int gen_inline_cfg(const struct gen_opts *g, cJSON **docs, struct tenant_
     return scn_parse_stream(file, docs[0], "--arrival", docs[1], "--work", cfg, err, errlen);
 }
 
-/* Draws and writes the trace; returns the number of requests (or -1 on a write error). */
-static long long gen_write(FILE *fp, struct tenant_rt *t, const struct gen_opts *g, double *last)
+/* Draws and writes the trace; returns the number of requests, or -1 with the message (a write
+ * error, or a replayed trace that changed since the scenario was loaded). */
+static long long gen_write(FILE *fp, struct tenant_rt *t, const struct gen_opts *g, double *last,
+                           char *err, size_t errlen)
 {
     char tb[40], wb[40];
     double now = 0, tn, w;
     long long n = 0;
+    int more = 1;
     fprintf(fp, "time_s,work_ms\n");
-    while ((g->count == 0 || n < g->count) && ten_next(t, now, &tn, &w)) {
+    while ((g->count == 0 || n < g->count) && (more = ten_next(t, now, &tn, &w)) > 0) {
         if (g->duration_s > 0 && tn >= g->duration_s)
             break;
         fmt_exact(tb, sizeof tb, tn, 1.0, tn);
         fmt_exact(wb, sizeof wb, w * 1e3, 1e3, w);
         if (fprintf(fp, "%s,%s\n", tb, wb) < 0)
-            return -1;
+            return ss_errf(err, errlen, "%s: write failed", g->output);
         now = tn;
         n++;
     }
+    if (more < 0)
+        return ss_errf(err, errlen, "%s", ten_error(t));
     *last = now;
     return n;
 }
@@ -447,8 +394,8 @@ static int trace_gen(int argc, char **argv)
 {
     struct gen_opts g;
     int rc = gen_parse_args(argc, argv, &g);
-    if (rc)
-        return rc < 0 ? SS_EXIT_OK : rc;
+    if (rc != CLI_CONTINUE)
+        return rc;
     char err[SS_ERRLEN];
     struct scenario sc;
     struct tenant_cfg inline_cfg;
@@ -492,11 +439,10 @@ static int trace_gen(int argc, char **argv)
     memset(&t, 0, sizeof t);
     ten_init(&t, cfg, g.scenario, seed, index, 0);
     double last = 0;
-    long long n = gen_write(out.fp, &t, &g, &last);
+    long long n = gen_write(out.fp, &t, &g, &last, err, sizeof err);
     ten_free(&t);
     if (n < 0) {
         ss_out_abort(&out);
-        ss_errf(err, sizeof err, "%s: write failed", g.output);
         goto fail;
     }
     if (ss_out_commit(&out, err, sizeof err))
@@ -515,3 +461,16 @@ done:
         scn_free(&sc);
     return rc;
 }
+
+static const struct cli_command subcommands[] = {
+    {"stats", "count, rate, inter-arrival CV and token percentiles of a trace", trace_stats, NULL},
+    {"gen", "write a sharesim trace (time_s,work_ms) from an arrival and a work spec", trace_gen,
+     NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
+const struct cli_group cmd_trace = {
+    NULL,
+    subcommands,
+    "trace formats: azure-llm, openb, sharesim (see docs/traces.md)\n",
+};

@@ -107,23 +107,13 @@ int cmd_validate(int argc, char **argv)
             md = optarg;
             break;
         case 'J':
-            if (cli_parse_long(optarg, 1, 256, &v)) {
-                fprintf(stderr,
-                        "sharesim validate: --jobs expects an integer in [1, 256], got "
-                        "\"%s\"\n",
-                        optarg);
+            if (cli_opt_long("sharesim validate", "--jobs", optarg, 1, 256, &v))
                 return SS_EXIT_BADINPUT;
-            }
             vo.jobs = (int)v;
             break;
         case 's':
-            if (cli_parse_long(optarg, 0, 4294967295L, &v)) {
-                fprintf(stderr,
-                        "sharesim validate: --seed expects an integer in [0, 4294967295], got "
-                        "\"%s\"\n",
-                        optarg);
+            if (cli_opt_long("sharesim validate", "--seed", optarg, 0, 4294967295L, &v))
                 return SS_EXIT_BADINPUT;
-            }
             vo.seed = (unsigned long)v;
             break;
         case 'q':

@@ -201,7 +201,12 @@ static void on_arrival(struct sim *s)
     double work = t->next_work;
     double t_next, w_next;
     /* Draw the next arrival before admitting this one: the stream's order is fixed. */
-    if (ten_next(t, s->now, &t_next, &w_next)) {
+    int more = ten_next(t, s->now, &t_next, &w_next);
+    if (more < 0) {
+        s->stream_failed = t; /* eng_run() stops here */
+        return;
+    }
+    if (more) {
         t->next_work = w_next;
         arr_retime_top(s, t_next);
     } else {
@@ -336,7 +341,12 @@ static void start(struct sim *s)
         if (is_saturated(t))
             continue;
         double t_first, w_first;
-        if (ten_next(t, 0.0, &t_first, &w_first)) {
+        int more = ten_next(t, 0.0, &t_first, &w_first);
+        if (more < 0) {
+            s->stream_failed = t;
+            return;
+        }
+        if (more) {
             t->next_work = w_first;
             arr_push(s, i, t_first);
         } else {
@@ -384,11 +394,11 @@ static void check_conservation(const struct sim *s)
                  s->in_system);
 }
 
-void eng_run(struct sim *s)
+int eng_run(struct sim *s, char *err, size_t errlen)
 {
     start(s);
     const int drain = s->sc->drain;
-    for (;;) {
+    while (!s->stream_failed) {
         int arr = !s->arrivals_done && s->arr_n > 0;
         if (!arr && s->heap_n == 0)
             break;
@@ -421,9 +431,12 @@ void eng_run(struct sim *s)
         if (s->arrivals_done && (!drain || s->in_system == 0))
             break;
     }
+    if (s->stream_failed)
+        return ss_errf(err, errlen, "%s", ten_error(s->stream_failed));
     if (!s->arrivals_done)
         stop_arrivals(s); /* the heap ran dry (every stream ended) */
     check_conservation(s);
+    return 0;
 }
 
 void eng_free(struct sim *s)

@@ -17,7 +17,9 @@
  * - No allocation per event in steady state: the heap and the tenant queues are
  *   arrays that only grow (to the high-water mark), and requests are values.
  * - Conservation: every request that arrives is completed, rejected, failed or
- *   still in the system at the end; eng_run() checks it and aborts if not.
+ *   still in the system at the end; eng_run() checks it and aborts if not (a bug).
+ * - Bad input found during a run (a trace that changed since load) is not a bug: eng_run()
+ *   returns -1 with the message and its callers hand it up; nothing in here exits.
  */
 #ifndef SS_ENGINE_H
 #define SS_ENGINE_H
@@ -107,12 +109,16 @@ struct sim {
     double t_stop;     /* end of arrivals; < 0 until known */
     double busy_acc;   /* Σ share × busy time inside the window (GPU-seconds) */
     double switch_acc; /* Σ share × switching time inside the window */
+    /* A tenant whose stream failed (ten_next < 0): the run stopped there, eng_run() returns -1. */
+    const struct tenant_rt *stream_failed;
 };
 
 /* Builds a replication; the strategy's policy is initialised. */
 void eng_init(struct sim *s, const struct scenario *sc, const struct strategy_cfg *strat, int rep);
-/* Runs to the end (stop + drain), checks conservation. */
-void eng_run(struct sim *s);
+/* Runs to the end (stop + drain), checks conservation; 0. Or -1 with the message when a
+ * tenant's stream failed (a replayed trace changed since load): the run stopped there, its
+ * figures mean nothing, eng_free() is all that is left to do. */
+int eng_run(struct sim *s, char *err, size_t errlen);
 void eng_free(struct sim *s);
 
 void eng_schedule(struct sim *s, double t, uint32_t kind, uint32_t target, uint32_t version,

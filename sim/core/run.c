@@ -74,14 +74,18 @@ static double cost_per_hour(const struct scenario *sc, int gpus, int licensed_vg
     return c;
 }
 
-void run_one(const struct scenario *sc, const struct strategy_cfg *st, int rep,
-             struct strategy_result *out)
+int run_one(const struct scenario *sc, const struct strategy_cfg *st, int rep,
+            struct strategy_result *out, char *err, size_t errlen)
 {
     struct sim s;
+    eng_init(&s, sc, st, rep);
+    if (eng_run(&s, err, errlen)) {
+        eng_free(&s);
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
     result_alloc(out, st->name, st->ops->kind, sc->n_tenants);
     out->m[SM_FRAGMENTATION] = NAN;
-    eng_init(&s, sc, st, rep);
-    eng_run(&s);
     st->ops->finish(&s, s.pst, out);
     double window = s.t_stop - s.t_warm;
     double total_tp = 0;
@@ -124,6 +128,7 @@ void run_one(const struct scenario *sc, const struct strategy_cfg *st, int rep,
     out->m[SM_EVENTS] = (double)s.events;
     free(norm);
     eng_free(&s);
+    return 0;
 }
 
 /* Builds the implicit "alone" baseline: the baseline policy's default configuration on
@@ -177,7 +182,16 @@ static void aggregate(struct strategy_result *reps, int R, struct strategy_resul
     free(v);
 }
 
-int run_scenario(const struct scenario *sc_in, const struct run_opts *o, struct run_result *out)
+/* Frees the per-replication results of a run that stopped early. */
+static void free_reps(struct strategy_result *reps, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        strategy_result_free(&reps[i]);
+    free(reps);
+}
+
+int run_scenario(const struct scenario *sc_in, const struct run_opts *o, struct run_result *out,
+                 char *err, size_t errlen)
 {
     struct scenario sc = *sc_in;
     if (o->seed >= 0)
@@ -185,10 +199,6 @@ int run_scenario(const struct scenario *sc_in, const struct run_opts *o, struct 
     int R = o->replications > 0 ? o->replications : sc.replications;
     int S = sc.n_strategies;
     memset(out, 0, sizeof *out);
-    out->n = S;
-    out->replications = R;
-    out->seed = (unsigned long)sc.seed;
-    out->s = ss_xcalloc((size_t)S, sizeof *out->s);
     struct strategy_result *reps = ss_xcalloc((size_t)S * (size_t)R, sizeof *reps);
     int base = -1;
     for (int k = 0; k < S; k++)
@@ -197,23 +207,27 @@ int run_scenario(const struct scenario *sc_in, const struct run_opts *o, struct 
     struct scenario alone_sc;
     struct strategy_cfg alone_st;
     int have_alone = o->slowdown && base < 0 && alone_baseline(&sc, &alone_sc, &alone_st) == 0;
-    for (int r = 0; r < R; r++) {
-        for (int k = 0; k < S; k++) {
+    int rc = 0;
+    double events = 0;
+    for (int r = 0; r < R && rc == 0; r++) {
+        for (int k = 0; k < S && rc == 0; k++) {
             if (o->progress)
                 fprintf(stderr, "\r%s: replication %d/%d, strategy %d/%d (%s)   ", sc.name, r + 1,
                         R, k + 1, S, sc.strategies[k].name);
-            run_one(&sc, &sc.strategies[k], r, &reps[(size_t)k * R + r]);
-            out->sim_events += reps[(size_t)k * R + r].m[SM_EVENTS];
+            rc = run_one(&sc, &sc.strategies[k], r, &reps[(size_t)k * R + r], err, errlen);
+            events += reps[(size_t)k * R + r].m[SM_EVENTS];
         }
         struct strategy_result alone;
+        memset(&alone, 0, sizeof alone);
         const struct strategy_result *b = NULL;
         if (have_alone) {
-            run_one(&alone_sc, &alone_st, r, &alone);
+            if (rc == 0)
+                rc = run_one(&alone_sc, &alone_st, r, &alone, err, errlen);
             b = &alone;
         } else if (base >= 0) {
             b = &reps[(size_t)base * R + r];
         }
-        if (o->slowdown && b)
+        if (rc == 0 && o->slowdown && b)
             for (int k = 0; k < S; k++)
                 for (int i = 0; i < sc.n_tenants; i++) {
                     struct strategy_result *x = &reps[(size_t)k * R + r];
@@ -226,16 +240,23 @@ int run_scenario(const struct scenario *sc_in, const struct run_opts *o, struct 
     }
     if (o->progress)
         fprintf(stderr, "\r%*s\r", 78, "");
+    if (have_alone)
+        alone_st.ops->free_cfg(alone_st.cfg);
+    if (rc) {
+        free_reps(reps, (size_t)S * (size_t)R);
+        return -1;
+    }
+    out->n = S;
+    out->replications = R;
+    out->seed = (unsigned long)sc.seed;
+    out->sim_events = events;
+    out->s = ss_xcalloc((size_t)S, sizeof *out->s);
     for (int k = 0; k < S; k++) {
         struct strategy_result *agg = &out->s[k];
         result_alloc(agg, sc.strategies[k].name, sc.strategies[k].ops->kind, sc.n_tenants);
         aggregate(&reps[(size_t)k * R], R, agg);
-        for (int r = 0; r < R; r++)
-            strategy_result_free(&reps[(size_t)k * R + r]);
     }
-    if (have_alone)
-        alone_st.ops->free_cfg(alone_st.cfg);
-    free(reps);
+    free_reps(reps, (size_t)S * (size_t)R);
     return 0;
 }
 

@@ -78,13 +78,16 @@ struct run_result {
     double sim_events;
 };
 
-/* Runs everything; returns 0 (input errors are caught at load). */
-int run_scenario(const struct scenario *sc, const struct run_opts *o, struct run_result *out);
+/* Runs everything: 0, or -1 with the message when a run failed (eng_run: a replayed trace
+ * changed since load; other input errors are caught at load). On -1 *out holds nothing. */
+int run_scenario(const struct scenario *sc, const struct run_opts *o, struct run_result *out,
+                 char *err, size_t errlen);
 void run_result_free(struct run_result *r);
 
-/* One replication of one strategy (for the planner, validate and tests). */
-void run_one(const struct scenario *sc, const struct strategy_cfg *st, int rep,
-             struct strategy_result *out);
+/* One replication of one strategy (for the planner, validate and tests): 0, or -1 with the
+ * message as eng_run() gives it (then *out holds nothing). */
+int run_one(const struct scenario *sc, const struct strategy_cfg *st, int rep,
+            struct strategy_result *out, char *err, size_t errlen);
 void strategy_result_free(struct strategy_result *r);
 
 extern const char *const tm_names[TM_N];

@@ -27,9 +27,11 @@
 
 /* A tenant's open trace. */
 struct trace_src {
-    struct tr_reader *r;
+    struct tr_reader *r;       /* NULL if it could not be opened again (then error is set) */
     long n;                    /* records read so far */
     const char *scenario_file; /* for the message if the file changed since load */
+    char error[SS_ERRLEN];     /* set once the file no longer matches the load: the stream
+                                  failed, every later ten_next() returns -1 */
 };
 
 uint64_t ten_mix(uint64_t x)
@@ -53,23 +55,25 @@ static gsl_rng *make_rng(uint64_t seed)
 
 /*
  * The trace no longer matches what the loader validated (edited or replaced during the run).
- * Not a bug of sharesim, so no abort: the run cannot be trusted, it stops as for bad input.
+ * Not a bug of sharesim, so no abort, and not the tenant's to decide what happens: the stream
+ * fails with a message, ten_next() returns -1, and the engine hands the message up to whoever
+ * runs the simulation (the CLI exits 2, as for bad input). Returns -1.
  */
-static void trace_changed(const struct tenant_rt *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3), noreturn));
-static void trace_changed(const struct tenant_rt *t, const char *fmt, ...)
+static int trace_changed(const struct tenant_rt *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int trace_changed(const struct tenant_rt *t, const char *fmt, ...)
 {
     char msg[SS_ERRLEN];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    const char *file = t->trace && t->trace->scenario_file ? t->trace->scenario_file : "scenario";
-    fprintf(stderr,
-            "sharesim: %s: tenant \"%s\": trace %s changed after the scenario was loaded: %s\n",
-            file, t->cfg->name, t->cfg->arrival.trace_path, msg);
-    ss_out_abort_all_signal_safe();
-    exit(SS_EXIT_BADINPUT);
+    struct trace_src *src = t->trace;
+    const char *file = src->scenario_file ? src->scenario_file : "scenario";
+    ss_errf(src->error, sizeof src->error,
+            "%s: tenant \"%s\": trace %s changed after the scenario was loaded: %s", file,
+            t->cfg->name, t->cfg->arrival.trace_path, msg);
+    return -1;
 }
 
 static void trace_open(struct tenant_rt *t, const char *scenario_file)
@@ -81,6 +85,11 @@ static void trace_open(struct tenant_rt *t, const char *scenario_file)
     t->trace->r = tr_open(a->trace_path, a->trace_format, &a->trace_opts, err, sizeof err);
     if (!t->trace->r)
         trace_changed(t, "%s", err);
+}
+
+const char *ten_error(const struct tenant_rt *t)
+{
+    return t->trace && t->trace->error[0] ? t->trace->error : NULL;
 }
 
 void ten_init(struct tenant_rt *t, const struct tenant_cfg *cfg, const char *scenario_file,
@@ -199,24 +208,26 @@ static int trace_next(struct tenant_rt *t, double now, double *t_next, double *w
     struct trace_src *src = t->trace;
     struct tr_record rec;
     char err[SS_ERRLEN];
+    if (src->error[0])
+        return -1;
     int rc = tr_next(src->r, &rec, err, sizeof err);
     if (rc < 0)
-        trace_changed(t, "%s", err);
+        return trace_changed(t, "%s", err);
     if (rc == 0) {
         if (src->n != cfg->arrival.trace_count)
-            trace_changed(t, "it ended after %ld records, %ld when loaded", src->n,
-                          cfg->arrival.trace_count);
+            return trace_changed(t, "it ended after %ld records, %ld when loaded", src->n,
+                                 cfg->arrival.trace_count);
         return 0;
     }
     if (++src->n > cfg->arrival.trace_count)
-        trace_changed(t, "it has more than the %ld records it had when loaded",
-                      cfg->arrival.trace_count);
+        return trace_changed(t, "it has more than the %ld records it had when loaded",
+                             cfg->arrival.trace_count);
     SS_ASSERT(rec.time_s >= now); /* the reader refuses times that go backwards */
     *t_next = rec.time_s;
     if (work_from_trace(&cfg->work)) {
         *work = record_work(&cfg->work, &rec);
         if (!(*work > 0))
-            trace_changed(t, "line %ld has no usable work", rec.line);
+            return trace_changed(t, "line %ld has no usable work", rec.line);
     } else {
         *work = ten_draw_work(t);
     }

@@ -14,8 +14,10 @@
  * trace (`work.dist` "tokens" or "trace"), are identical in all replications; only drawn work,
  * other tenants and faults vary. The scenario loader has already read the whole trace once
  * (ten_trace_check), so a run never meets a bad row; if the file changes between load and run
- * (a row turns bad, rows appear or vanish) the run stops with exit code 2 and a message naming
- * the tenant and the file rather than replaying something else than what was validated.
+ * (a row turns bad, rows appear or vanish) the stream fails — ten_next() returns -1 and
+ * ten_error() names the scenario, the tenant and the file — rather than replaying something
+ * else than what was validated; the engine stops the run and hands the message up (the CLI
+ * exits 2).
  */
 #ifndef SS_TENANT_H
 #define SS_TENANT_H
@@ -44,9 +46,13 @@ void ten_free(struct tenant_rt *t);
 
 /*
  * Draws the tenant's next arrival after `now`: returns 1 with *t_next and *work,
- * or 0 when the stream has ended (a trace's last row, or its limit).
+ * 0 when the stream has ended (a trace's last row, or its limit), or -1 when it failed: the
+ * replayed trace changed since the scenario was loaded (ten_error() says how; every later
+ * call returns -1 too).
  */
 int ten_next(struct tenant_rt *t, double now, double *t_next, double *work);
+/* Why the tenant's stream failed (a whole message, naming the scenario file), or NULL. */
+const char *ten_error(const struct tenant_rt *t);
 
 /* Work of one request (for saturated tenants, which have no arrival process). */
 double ten_draw_work(struct tenant_rt *t);

@@ -63,29 +63,34 @@ double cdf_quantile(const struct cdf_result *r, int strategy, int row, int k)
     return r->q_s[((size_t)strategy * (size_t)r->n_rows + (size_t)row) * np + (size_t)k];
 }
 
-/* Runs one strategy's replications into hists[0 .. n_tenants] (the last pooled). */
-static void collect_strategy(const struct scenario *sc, const struct strategy_cfg *st, int R,
-                             struct st_hist *hists)
+/* Runs one strategy's replications into hists[0 .. n_tenants] (the last pooled): 0 or -1. */
+static int collect_strategy(const struct scenario *sc, const struct strategy_cfg *st, int R,
+                            struct st_hist *hists, char *err, size_t errlen)
 {
     for (int rep = 0; rep < R; rep++) {
         struct sim s;
         eng_init(&s, sc, st, rep);
-        eng_run(&s);
+        if (eng_run(&s, err, errlen)) {
+            eng_free(&s);
+            return -1;
+        }
         for (int i = 0; i < sc->n_tenants; i++) {
             hist_merge(&hists[i], &s.ten[i].st.lat);
             hist_merge(&hists[sc->n_tenants], &s.ten[i].st.lat);
         }
         eng_free(&s);
     }
+    return 0;
 }
 
-void cdf_collect(const struct scenario *sc_in, long seed, int replications, struct cdf_result *out)
+int cdf_collect(const struct scenario *sc_in, long seed, int replications, struct cdf_result *out,
+                char *err, size_t errlen)
 {
     struct scenario sc = *sc_in;
     if (seed >= 0)
         sc.seed = (uint64_t)seed;
     int R = replications > 0 ? replications : sc.replications;
-    int rows = sc.n_tenants + 1, np = cdf_n_probs();
+    int rows = sc.n_tenants + 1, np = cdf_n_probs(), rc = 0;
     memset(out, 0, sizeof *out);
     out->n_strategies = sc.n_strategies;
     out->n_rows = rows;
@@ -94,11 +99,11 @@ void cdf_collect(const struct scenario *sc_in, long seed, int replications, stru
     struct st_hist *h = ss_xcalloc((size_t)rows, sizeof *h);
     for (int i = 0; i < rows; i++)
         st_hist_init(&h[i]);
-    for (int k = 0; k < sc.n_strategies; k++) {
+    for (int k = 0; k < sc.n_strategies && rc == 0; k++) {
         for (int i = 0; i < rows; i++)
             st_hist_reset(&h[i]);
-        collect_strategy(&sc, &sc.strategies[k], R, h);
-        for (int i = 0; i < rows; i++) {
+        rc = collect_strategy(&sc, &sc.strategies[k], R, h, err, errlen);
+        for (int i = 0; i < rows && rc == 0; i++) {
             size_t at = (size_t)k * (size_t)rows + (size_t)i;
             out->n[at] = h[i].n;
             for (int p = 0; p < np; p++)
@@ -108,6 +113,9 @@ void cdf_collect(const struct scenario *sc_in, long seed, int replications, stru
     for (int i = 0; i < rows; i++)
         st_hist_free(&h[i]);
     free(h);
+    if (rc)
+        cdf_free(out);
+    return rc;
 }
 
 void cdf_free(struct cdf_result *r)

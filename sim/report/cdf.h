@@ -34,9 +34,11 @@ struct cdf_result {
 
 /*
  * Runs every strategy of the scenario for R replications (seed: < 0 = the
- * scenario's; replications: 0 = the scenario's) and collects the quantiles.
+ * scenario's; replications: 0 = the scenario's) and collects the quantiles: 0, or -1
+ * with the message when a run failed (eng_run), and then *out holds nothing.
  */
-void cdf_collect(const struct scenario *sc, long seed, int replications, struct cdf_result *out);
+int cdf_collect(const struct scenario *sc, long seed, int replications, struct cdf_result *out,
+                char *err, size_t errlen);
 void cdf_free(struct cdf_result *r);
 
 /* Quantile (seconds) of row `row` (tenant index, or n_tenants for the pool). */

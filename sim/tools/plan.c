@@ -35,7 +35,9 @@ static int kind_wanted(const struct pctx *x, const char *kind)
 
 /* ---- simulation ------------------------------------------------------------ */
 
-static void simulate(const struct scenario *sc, struct plan_cand *c)
+/* Simulates one candidate: 0, or -1 with the message when the run failed (eng_run). A
+ * candidate the loader rejects is pruned, not an error. */
+static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, size_t errlen)
 {
     cJSON *doc = cJSON_Duplicate(sc->json, 1);
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "plan");
@@ -51,16 +53,19 @@ static void simulate(const struct scenario *sc, struct plan_cand *c)
     char *text = cJSON_PrintUnformatted(doc);
     cJSON_Delete(doc);
     struct scenario s2;
-    char err[SS_ERRLEN];
-    if (scn_load_text(sc->path, text, strlen(text), &s2, err, sizeof err)) {
-        snprintf(c->pruned, sizeof c->pruned, "rejected by the loader: %.200s", err);
+    char why[SS_ERRLEN];
+    if (scn_load_text(sc->path, text, strlen(text), &s2, why, sizeof why)) {
+        snprintf(c->pruned, sizeof c->pruned, "rejected by the loader: %.200s", why);
         free(text);
         scn_free(&s2);
-        return;
+        return 0;
     }
     free(text);
     struct strategy_result res;
-    run_one(&s2, &s2.strategies[0], 0, &res);
+    if (run_one(&s2, &s2.strategies[0], 0, &res, err, errlen)) {
+        scn_free(&s2);
+        return -1;
+    }
     c->simulated = 1;
     c->feasible = 1;
     c->worst_margin = INFINITY;
@@ -85,6 +90,7 @@ static void simulate(const struct scenario *sc, struct plan_cand *c)
     }
     strategy_result_free(&res);
     scn_free(&s2);
+    return 0;
 }
 
 static double cost_key(const struct plan_cand *c)
@@ -204,7 +210,7 @@ int plan_run(const struct scenario *sc, int progress, struct plan_result *out, c
     struct plan_cand *cand = x.pc.c;
     int n = x.pc.n;
     qsort(cand, (size_t)n, sizeof *cand, by_cost);
-    int feasible = 0;
+    int feasible = 0, rc = 0;
     for (int i = 0; i < n && feasible < PLAN_ENOUGH_FEASIBLE; i++) {
         struct plan_cand *c = &cand[i];
         if (c->pruned[0] || !c->strategy)
@@ -213,15 +219,21 @@ int plan_run(const struct scenario *sc, int progress, struct plan_result *out, c
             break;
         if (progress)
             fprintf(stderr, "\rplan: simulating %d: %-60.60s", out->simulations + 1, c->label);
-        simulate(sc, c);
+        rc = simulate(sc, c, err, errlen);
+        if (rc)
+            break;
         out->simulations++;
         feasible += c->feasible;
     }
     if (progress)
         fprintf(stderr, "\r%*s\r", 80, "");
-    qsort(cand, (size_t)n, sizeof *cand, by_rank);
     out->n = n;
     out->c = cand;
+    if (rc) {
+        plan_result_free(out);
+        return -1;
+    }
+    qsort(cand, (size_t)n, sizeof *cand, by_rank);
     if (n > 0 && cand[0].feasible)
         out->best = 0;
     for (int i = 0; out->best < 0 && i < n; i++)

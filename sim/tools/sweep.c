@@ -448,7 +448,8 @@ int sw_point_run(const struct sw_grid *g, const char *dir, long idx, const struc
     struct run_opts ro = {o->replications, o->seed, o->slowdown, 0};
     struct run_result r;
     char path[4096], id[32], hex[32];
-    run_scenario(sc, &ro, &r);
+    if (run_scenario(sc, &ro, &r, err, errlen))
+        return -1;
     sw_point_file(g, dir, idx, "csv", path, sizeof path);
     int rc = write_point_csv(path, sc, &r, err, errlen);
     if (rc == 0) {

@@ -346,14 +346,19 @@ static double extract(const struct strategy_result *r, enum val_x x)
     return NAN;
 }
 
-static void run_task(const struct val_case *c, int rep, double *v)
+/* One (configuration, replication): its figures into v; 0, or -1 with the message when the
+ * run failed (eng_run). */
+static int run_task(const struct val_case *c, int rep, double *v, char *err, size_t errlen)
 {
     struct scenario sc;
-    char err[SS_ERRLEN];
-    if (scn_load_text("(validate)", c->json, strlen(c->json), &sc, err, sizeof err))
-        SS_FATAL("validate: generated scenario %s does not load: %s", c->config, err);
+    char why[SS_ERRLEN];
+    if (scn_load_text("(validate)", c->json, strlen(c->json), &sc, why, sizeof why))
+        SS_FATAL("validate: generated scenario %s does not load: %s", c->config, why);
     struct strategy_result res;
-    run_one(&sc, &sc.strategies[0], rep, &res);
+    if (run_one(&sc, &sc.strategies[0], rep, &res, err, errlen)) {
+        scn_free(&sc);
+        return -1;
+    }
     for (int k = 0; k < VAL_NV; k++)
         v[k] = NAN;
     for (int k = 0; k < c->n_metrics; k++)
@@ -364,6 +369,7 @@ static void run_task(const struct val_case *c, int rep, double *v)
     v[VAL_NV - 1] = measured;
     strategy_result_free(&res);
     scn_free(&sc);
+    return 0;
 }
 
 /* ---- running the tasks ---------------------------------------------------- */
@@ -384,9 +390,8 @@ static int pool_task(void *ctx, long t, struct pool_buf *out, char *err, size_t 
 {
     const struct val_pool *p = ctx;
     double v[VAL_NV];
-    (void)err;
-    (void)errlen;
-    run_task(&p->g->c[p->tasks[t].c], p->tasks[t].rep, v);
+    if (run_task(&p->g->c[p->tasks[t].c], p->tasks[t].rep, v, err, errlen))
+        return -1; /* the pool fails the task with this message */
     pool_buf_add(out, v, sizeof v);
     return 0;
 }
