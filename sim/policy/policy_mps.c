@@ -28,8 +28,9 @@
  * queued. A fault while the client is idle hits nothing (faults come from
  * running kernels), as in the exclusive policy.
  *
- * The mechanics (accounting, resharing, faults, recovery) live in sim/policy/units/mpsunit.c,
- * shared with nested MPS inside MIG instances.
+ * The mechanics (accounting, resharing, faults, recovery) live in
+ * sim/policy/units/mpsunit.c, shared with nested MPS inside MIG instances; each GPU
+ * is one mu_unit, called directly as it is the only kind of server here.
  */
 #include "core/engine.h"
 #include "policy/units/mpsunit.h"
@@ -43,7 +44,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EV_MPS_DONE = EV_POLICY, EV_MPS_RECOVERED };
+/* The units' timers: the event names the GPU's unit (units/unit.h). */
+enum { EV_UNIT = EV_POLICY };
 
 struct mps_cfg {
     double *cap; /* per tenant: thread_pct / 100 */
@@ -187,7 +189,7 @@ static void *mps_init(struct sim *s, const void *cfgp)
                 cap[n++] = c->cap[i];
             }
         /* A whole GPU: the unit's shares of SMs and bandwidth are 1. */
-        mu_init(&m->gpu[g], s->sc, (uint32_t)g, EV_MPS_DONE, n, ten, cap, 1.0, 1.0, 1.0, c->bw_loss,
+        mu_init(&m->gpu[g], s->sc, unit_addr(EV_UNIT, g), n, ten, cap, 1.0, 1.0, 1.0, c->bw_loss,
                 c->recovery_s);
     }
     free(ten);
@@ -204,7 +206,7 @@ static void mps_arrive(struct sim *s, void *st, int tenant)
 static void mps_on_event(struct sim *s, void *st, const struct event *ev)
 {
     struct mps *m = st;
-    mu_event(s, &m->gpu[ev->target], ev);
+    mu_event(s, &m->gpu[unit_ev_id(ev)], ev);
 }
 
 static void mps_fault(struct sim *s, void *st, int tenant)

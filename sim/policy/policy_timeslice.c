@@ -1,10 +1,11 @@
 /*
  * policy_timeslice — CUDA time-slicing on whole GPUs (kind "timeslice"). Each
- * GPU is one ts_unit (timeslice.h has the exact semantics); each tenant is a
- * context on one GPU: "assign" {"tenant": gpu} or, by default, round robin over
- * the GPUs in tenant order (tenant i on GPU i mod gpus), which is how a
- * scheduler spreads replicas. "replicas" (the Kubernetes device-plugin
- * timeSlicing setting) caps the contexts per GPU.
+ * GPU is one ts_unit (units/tsunit.h has the exact semantics), called directly as
+ * it is the only kind of server here; each tenant is a context on one GPU:
+ * "assign" {"tenant": gpu} or, by default, round robin over the GPUs in tenant
+ * order (tenant i on GPU i mod gpus), which is how a scheduler spreads replicas.
+ * "replicas" (the Kubernetes device-plugin timeSlicing setting) caps the contexts
+ * per GPU.
  *
  * Memory is not isolated: the tenants' memory_gb add up per GPU. An
  * over-committed GPU is an error, unless "oom": "simulate", where an allocation
@@ -20,6 +21,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The units' timers: the event names the GPU's unit (units/unit.h). */
+enum { EV_UNIT = EV_POLICY };
 
 struct ts_cfg {
     double slice_s, switch_s;
@@ -161,7 +165,7 @@ static void *ts_init(struct sim *s, const void *cfgp)
                 mem[n] = sc->tenants[i].memory_gb;
                 n++;
             }
-        ts_unit_init(&x->units[g], (uint32_t)g, EV_POLICY, n, ten, speed, mem, c->slice_s,
+        ts_unit_init(&x->units[g], unit_addr(EV_UNIT, g), n, ten, speed, mem, c->slice_s,
                      c->switch_s, c->release_on_idle, 1.0, c->oom_simulate, sc->gpu.memory_gb);
     }
     free(ten);
@@ -179,7 +183,7 @@ static void ts_p_arrive(struct sim *s, void *st, int tenant)
 static void ts_p_event(struct sim *s, void *st, const struct event *ev)
 {
     struct ts_state *x = st;
-    ts_event(s, &x->units[ev->target], ev);
+    ts_event(s, &x->units[unit_ev_id(ev)], ev);
 }
 
 static void ts_p_fault(struct sim *s, void *st, int tenant)
