@@ -45,7 +45,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* EV_UNIT: a timer of some instance's unit, which the target names (units/unit.h). */
 enum { EV_UNIT = EV_POLICY, EV_RECONF_DONE, EV_RECONF };
