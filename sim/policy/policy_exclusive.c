@@ -3,8 +3,9 @@
  * sharing strategy is compared with). A tenant holding c GPUs is an M/·/c FIFO
  * system: its queue feeds whichever of its GPUs is free.
  *
- * GPUs come from "assign": {"tenant": [gpu, …]} or, by default, an even split
- * of the pool in tenant order (tenant i gets GPUs ⌊iG/T⌋ … ⌊(i+1)G/T⌋−1).
+ * GPUs come from "assign": {"tenant": [gpu, …]} (read by policy/assign.c) or, by
+ * default, an even split of the pool in tenant order (tenant i gets GPUs ⌊iG/T⌋ …
+ * ⌊(i+1)G/T⌋−1).
  * A fault (tenant.fault_rate_per_h) hits one GPU of the tenant: the request in
  * service there fails (blast radius: the tenant's own slot); the GPU is
  * immediately usable again — a crash of the serving process, not of the card.
@@ -38,6 +39,7 @@
 #include "core/engine.h"
 #include "core/policy.h"
 #include "core/run.h"
+#include "policy/assign.h"
 #include "base/util.h"
 
 #include <stdlib.h>
@@ -99,9 +101,10 @@ static int excl_parse(const struct jv *j, const cJSON *obj, const char *path,
     c->owner = ss_xmalloc((size_t)sc->gpus * sizeof *c->owner);
     for (int g = 0; g < sc->gpus; g++)
         c->owner[g] = -1;
-    char p[512], q[600];
-    const cJSON *assign = cJSON_GetObjectItemCaseSensitive(obj, "assign");
-    if (!assign) {
+    int rc = asg_parse_owned(j, obj, path, sc, c->owner);
+    if (rc < 0)
+        return -1;
+    if (rc == 1) {
         if (sc->gpus < sc->n_tenants)
             return jv_fail(j, path,
                            "exclusive needs at least one whole GPU per tenant: %d tenants, %d "
@@ -112,39 +115,6 @@ static int excl_parse(const struct jv *j, const cJSON *obj, const char *path,
             int hi = (int)((long)(i + 1) * sc->gpus / sc->n_tenants);
             for (int g = lo; g < hi; g++)
                 c->owner[g] = i;
-        }
-    } else {
-        jv_path_key(p, sizeof p, path, "assign");
-        if (!cJSON_IsObject(assign))
-            return jv_fail(j, p, "expected an object {\"tenant\": [gpu, …]}");
-        const cJSON *it;
-        cJSON_ArrayForEach(it, assign)
-        {
-            jv_path_key(q, sizeof q, p, it->string);
-            int ti = scn_tenant_index(sc, it->string);
-            if (ti < 0)
-                return jv_fail(j, q, "no tenant named \"%s\"", it->string);
-            if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) < 1)
-                return jv_fail(j, q, "expected a non-empty array of GPU indices");
-            const cJSON *g;
-            cJSON_ArrayForEach(g, it)
-            {
-                if (!cJSON_IsNumber(g) || g->valuedouble < 0 || g->valuedouble >= sc->gpus ||
-                    g->valuedouble != (int)g->valuedouble)
-                    return jv_fail(j, q, "expected GPU indices in [0, %d]", sc->gpus - 1);
-                int gi = (int)g->valuedouble;
-                if (c->owner[gi] >= 0)
-                    return jv_fail(j, q, "GPU %d is already assigned to \"%s\"", gi,
-                                   sc->tenants[c->owner[gi]].name);
-                c->owner[gi] = ti;
-            }
-        }
-        for (int i = 0; i < sc->n_tenants; i++) {
-            int has = 0;
-            for (int g = 0; g < sc->gpus; g++)
-                has |= c->owner[g] == i;
-            if (!has)
-                return jv_fail(j, p, "tenant \"%s\" has no GPU", sc->tenants[i].name);
         }
     }
     for (int i = 0; i < sc->n_tenants; i++)

@@ -6,14 +6,19 @@
  * slices × SMs / 7) and its bandwidth share (memory slices / 8). Nothing is shared
  * between instances, so a neighbour cannot change a tenant's latency at all.
  *
- * An instance serves one tenant, or several through "nested": {"kind":
- * "timeslice", …} (a ts_unit at the instance's speed) or {"kind": "mps",
- * "thread_pct", …} (an MPS server confined to the instance's SMs and bandwidth,
- * its client limit scaled by compute slices / 7 as the MIG User Guide says; a
- * client fault takes down the instance's clients only) — the hybrid tiers of
- * docs/domain.md. A tenant listed in several instances (or on several GPUs, since a
- * layout is applied to every GPU of the pool unless "layouts" gives one per GPU)
- * is served by all of them from its one FIFO queue.
+ * An instance serves one tenant (a plain FIFO server at the tenant's speed in the
+ * instance), or several through "nested": {"kind": "timeslice", …} (a ts_unit at
+ * the instance's speed) or {"kind": "mps", "thread_pct", …} (an MPS server confined
+ * to the instance's SMs and bandwidth, its client limit scaled by compute slices / 7
+ * as the MIG User Guide says; a client fault takes down the instance's clients
+ * only) — the hybrid tiers of
+ * docs/domain.md. Each such server is a unit
+ * (policy/units/unit.h, docs/units.md) held as {ops, self}: a server kind below
+ * parses its "nested" object and builds its unit, and nothing else here knows which
+ * kind an instance has. A tenant listed in several instances (or on several GPUs,
+ * since a layout is applied to every GPU of the pool unless "layouts" gives one per
+ * GPU) is served by all of them from its one FIFO queue, offered to plain servers
+ * first (unit ranks).
  *
  * Memory is isolated per instance: a tenant larger than its instance is an error,
  * or with "oom": "simulate" its requests fail there — only that instance.
@@ -22,32 +27,51 @@
  * instance of the GPU: requests in service on it fail and the GPU serves nothing
  * for reconfig_s (profile default; no public measurement exists).
  * A fault (fault_rate_per_h) fails the tenant's own in-flight request only.
+ *
+ * Run time: every unit ever built lives in one array whose index is its event id;
+ * a reconfiguration appends the new GPU's units and marks the old ones not live, so
+ * events they left in the heap are dropped.
  */
 #include "base/jsonv.h"
 #include "core/engine.h"
 #include "mig/mig.h"
-#include "policy/units/mpsunit.h"
 #include "core/policy.h"
 #include "core/rate.h"
 #include "core/run.h"
+#include "policy/units/mpsunit.h"
+#include "policy/units/plainunit.h"
 #include "policy/units/tsunit.h"
+#include "policy/units/unit.h"
 #include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
-enum { EV_PLAIN_DONE = EV_POLICY, EV_RECONF_DONE, EV_RECONF, EV_TS_BASE };
-#define EV_MU_BASE (EV_TS_BASE + TS_EVENT_KINDS)
+/* EV_UNIT: a timer of some instance's unit, which the target names (units/unit.h). */
+enum { EV_UNIT = EV_POLICY, EV_RECONF_DONE, EV_RECONF };
 
-/* What serves an instance. */
-enum { INST_PLAIN, INST_TS, INST_MPS };
+/* What an instance gives its server: shares of the GPU's SMs and bandwidth, memory. */
+struct inst_shape {
+    double sm, bw, memory_gb;
+    int oom_simulate;
+};
+
+struct inst_cfg;
+
+/* How an instance serves its tenants: parse() reads its "nested" object (the plain
+ * server has none), build() makes its unit for one run. */
+struct server_kind {
+    int (*parse)(const struct jv *j, const cJSON *o, const char *path, const struct scenario *sc,
+                 struct inst_cfg *ic);
+    struct unit (*build)(const struct scenario *sc, const struct inst_cfg *ic,
+                         const struct inst_shape *sh, struct unit_addr ev);
+};
 
 struct inst_cfg {
     int prof;
     int n_ten;
     int *ten;
-    int nested;  /* INST_PLAIN (one tenant), INST_TS or INST_MPS */
+    const struct server_kind *server;
     double *cap; /* nested MPS: thread_pct / 100 per tenant of the instance */
     double recovery_s, bw_loss;
     double slice_s, switch_s;
@@ -77,7 +101,7 @@ struct mig_cfg {
     int oom_simulate;
 };
 
-/* ---- parsing -------------------------------------------------------------- */
+/* ---- server kinds ---------------------------------------------------------- */
 
 static int parse_nested_mps(const struct jv *j, const cJSON *o, const char *path,
                             const struct scenario *sc, struct inst_cfg *ic)
@@ -102,31 +126,76 @@ static int parse_nested_mps(const struct jv *j, const cJSON *o, const char *path
     return mu_parse_thread_pct(j, o, path, sc, ic->n_ten, ic->ten, ic->cap);
 }
 
-static int parse_nested(const struct jv *j, const cJSON *o, const char *path,
-                        const struct scenario *sc, struct inst_cfg *ic)
+static int parse_nested_ts(const struct jv *j, const cJSON *o, const char *path,
+                           const struct scenario *sc, struct inst_cfg *ic)
 {
     static const char *const keys[] = {"kind", "slice_ms", "switch_us", "release_on_idle", NULL};
-    static const char *const kinds[] = {"timeslice", "mps", NULL};
-    int k;
     double slice_ms = sc->gpu.timeslice_s * 1e3, switch_us = sc->gpu.switch_s * 1e6;
     ic->release_on_idle = 1;
-    if (!cJSON_IsObject(o))
-        return jv_fail(j, path, "expected an object {\"kind\": \"timeslice\" | \"mps\", …}");
-    if (jv_enum(j, o, path, "kind", 1, kinds, &k))
-        return -1;
-    if (k == 1) {
-        ic->nested = INST_MPS;
-        return parse_nested_mps(j, o, path, sc, ic);
-    }
     if (jv_object(j, o, path, keys) ||
         jv_num_gt(j, o, path, "slice_ms", 0, 0, 1e6, &slice_ms) < 0 ||
         jv_num(j, o, path, "switch_us", 0, 0, 1e9, &switch_us) < 0 ||
         jv_bool(j, o, path, "release_on_idle", 0, &ic->release_on_idle) < 0)
         return -1;
-    ic->nested = INST_TS;
     ic->slice_s = slice_ms * 1e-3;
     ic->switch_s = switch_us * 1e-6;
     return 0;
+}
+
+/* One tenant alone: FIFO at its speed in the instance. */
+static struct unit build_plain(const struct scenario *sc, const struct inst_cfg *ic,
+                               const struct inst_shape *sh, struct unit_addr ev)
+{
+    double speed = rate_speed(&sc->gpu, &sc->tenants[ic->ten[0]], sh->sm, sh->bw);
+    return pu_new(sc, ev, 1, ic->ten, &speed, sh->sm, sh->memory_gb);
+}
+
+static struct unit build_ts(const struct scenario *sc, const struct inst_cfg *ic,
+                            const struct inst_shape *sh, struct unit_addr ev)
+{
+    double *speed = ss_xcalloc((size_t)ic->n_ten, sizeof *speed);
+    double *mem = ss_xcalloc((size_t)ic->n_ten, sizeof *mem);
+    for (int m = 0; m < ic->n_ten; m++) {
+        speed[m] = rate_speed(&sc->gpu, &sc->tenants[ic->ten[m]], sh->sm, sh->bw);
+        mem[m] = sc->tenants[ic->ten[m]].memory_gb;
+    }
+    struct ts_unit *u = ss_xmalloc(sizeof *u);
+    ts_unit_init(u, ev, ic->n_ten, ic->ten, speed, mem, ic->slice_s, ic->switch_s,
+                 ic->release_on_idle, sh->sm, sh->oom_simulate, sh->memory_gb);
+    free(speed);
+    free(mem);
+    return (struct unit){&ts_unit_ops, u};
+}
+
+static struct unit build_mps(const struct scenario *sc, const struct inst_cfg *ic,
+                             const struct inst_shape *sh, struct unit_addr ev)
+{
+    struct mu_unit *u = ss_xmalloc(sizeof *u);
+    mu_init(u, sc, ev, ic->n_ten, ic->ten, ic->cap, sh->sm, sh->bw, sh->sm, ic->bw_loss,
+            ic->recovery_s);
+    return (struct unit){&mu_unit_ops, u};
+}
+
+static const struct server_kind plain_server = {NULL, build_plain};
+static const struct server_kind ts_server = {parse_nested_ts, build_ts};
+static const struct server_kind mps_server = {parse_nested_mps, build_mps};
+
+/* The values of "nested"."kind", and the server each one names. */
+static const char *const nested_names[] = {"timeslice", "mps", NULL};
+static const struct server_kind *const nested_kinds[] = {&ts_server, &mps_server};
+
+/* ---- parsing -------------------------------------------------------------- */
+
+static int parse_nested(const struct jv *j, const cJSON *o, const char *path,
+                        const struct scenario *sc, struct inst_cfg *ic)
+{
+    int k;
+    if (!cJSON_IsObject(o))
+        return jv_fail(j, path, "expected an object {\"kind\": \"timeslice\" | \"mps\", …}");
+    if (jv_enum(j, o, path, "kind", 1, nested_names, &k))
+        return -1;
+    ic->server = nested_kinds[k];
+    return ic->server->parse(j, o, path, sc, ic);
 }
 
 static int parse_instance(const struct jv *j, const cJSON *o, const char *path,
@@ -135,6 +204,7 @@ static int parse_instance(const struct jv *j, const cJSON *o, const char *path,
     static const char *const keys[] = {"profile", "tenants", "nested", NULL};
     const char *prof;
     char p[512], names[512];
+    ic->server = &plain_server; /* unless "nested" says otherwise */
     if (jv_object(j, o, path, keys) || jv_str(j, o, path, "profile", 1, &prof))
         return -1;
     ic->prof = mig_profile_index(&sc->gpu, prof);
@@ -326,24 +396,15 @@ static void mig_p_free_cfg(void *p)
 
 /* ---- run time ------------------------------------------------------------- */
 
-struct plain {
-    int gpu, tenant;
-    double speed, share, mem_gb;
-    int up, busy;
-    struct request req;
-    double t_start;
-    double busy_s;
-    uint32_t ver;
-};
-
+/* A tenant's way into an instance: the instance's unit and its client index there. */
 struct slot {
-    int type; /* INST_* */
-    int idx;  /* plain index or ts unit index */
-    int ctx;
+    int unit;
+    int client;
 };
 
 struct inst_rt {
-    int prof, type, idx;
+    int prof;
+    int unit; /* index in mig_st.units */
 };
 
 struct gpu_rt {
@@ -357,50 +418,24 @@ struct gpu_rt {
 struct mig_st {
     const struct mig_cfg *cfg;
     int n_ten;
-    int n_plain, cap_plain;
-    struct plain *plain;
-    int n_ts, cap_ts;
-    struct ts_unit *ts;
-    int *ts_live;
-    int n_mu, cap_mu;
-    struct mu_unit *mu;
-    int *mu_live;
+    int n_units, cap_units;
+    struct unit *units; /* every unit built, torn-down ones too; index = its event id */
+    int *live;          /* per unit: 0 once torn down (its events are dropped) */
     struct gpu_rt *gpu;
     int *n_slots;
     struct slot **slots; /* per tenant */
     int next_reconf;
 };
 
-static int add_plain(struct mig_st *x)
+static int add_unit(struct mig_st *x)
 {
-    if (x->n_plain == x->cap_plain) {
-        x->cap_plain = x->cap_plain ? 2 * x->cap_plain : 16;
-        x->plain = ss_xrealloc(x->plain, (size_t)x->cap_plain * sizeof *x->plain);
+    if (x->n_units == x->cap_units) {
+        x->cap_units = x->cap_units ? 2 * x->cap_units : 16;
+        x->units = ss_xrealloc(x->units, (size_t)x->cap_units * sizeof *x->units);
+        x->live = ss_xrealloc(x->live, (size_t)x->cap_units * sizeof *x->live);
     }
-    memset(&x->plain[x->n_plain], 0, sizeof *x->plain);
-    return x->n_plain++;
-}
-
-static int add_mu(struct mig_st *x)
-{
-    if (x->n_mu == x->cap_mu) {
-        x->cap_mu = x->cap_mu ? 2 * x->cap_mu : 8;
-        x->mu = ss_xrealloc(x->mu, (size_t)x->cap_mu * sizeof *x->mu);
-        x->mu_live = ss_xrealloc(x->mu_live, (size_t)x->cap_mu * sizeof *x->mu_live);
-    }
-    x->mu_live[x->n_mu] = 1;
-    return x->n_mu++;
-}
-
-static int add_ts(struct mig_st *x)
-{
-    if (x->n_ts == x->cap_ts) {
-        x->cap_ts = x->cap_ts ? 2 * x->cap_ts : 8;
-        x->ts = ss_xrealloc(x->ts, (size_t)x->cap_ts * sizeof *x->ts);
-        x->ts_live = ss_xrealloc(x->ts_live, (size_t)x->cap_ts * sizeof *x->ts_live);
-    }
-    x->ts_live[x->n_ts] = 1;
-    return x->n_ts++;
+    x->live[x->n_units] = 1;
+    return x->n_units++;
 }
 
 /* Creates the instances of a layout on GPU g. */
@@ -412,103 +447,44 @@ static void build_gpu(struct sim *s, struct mig_st *x, int g, const struct layou
     G->n = lc->n;
     for (int k = 0; k < lc->n; k++) {
         const struct inst_cfg *ic = &lc->inst[k];
-        const struct mig_profile *mp = &sc->gpu.mig[ic->prof];
-        double f = mig_compute_share(&sc->gpu, ic->prof), b = mig_memory_share(&sc->gpu, ic->prof);
-        G->inst[k].prof = ic->prof;
-        G->inst[k].type = ic->nested;
-        if (ic->nested == INST_MPS) {
-            int mi = add_mu(x);
-            mu_init(&x->mu[mi], sc, (uint32_t)mi, EV_MU_BASE, ic->n_ten, ic->ten, ic->cap, f, b, f,
-                    ic->bw_loss, ic->recovery_s);
-            G->inst[k].idx = mi;
-            continue;
-        }
-        if (ic->nested == INST_PLAIN) {
-            int pi = add_plain(x);
-            struct plain *p = &x->plain[pi];
-            p->gpu = g;
-            p->tenant = ic->ten[0];
-            p->speed = rate_speed(&sc->gpu, &sc->tenants[ic->ten[0]], f, b);
-            p->share = f;
-            p->mem_gb = mp->memory_gb;
-            p->up = 1;
-            G->inst[k].idx = pi;
-            continue;
-        }
-        int ui = add_ts(x);
-        double *speed = ss_xcalloc((size_t)ic->n_ten, sizeof *speed);
-        double *mem = ss_xcalloc((size_t)ic->n_ten, sizeof *mem);
-        for (int m = 0; m < ic->n_ten; m++) {
-            speed[m] = rate_speed(&sc->gpu, &sc->tenants[ic->ten[m]], f, b);
-            mem[m] = sc->tenants[ic->ten[m]].memory_gb;
-        }
-        ts_unit_init(&x->ts[ui], (uint32_t)ui, EV_TS_BASE, ic->n_ten, ic->ten, speed, mem,
-                     ic->slice_s, ic->switch_s, ic->release_on_idle, f, x->cfg->oom_simulate,
-                     mp->memory_gb);
-        free(speed);
-        free(mem);
-        G->inst[k].idx = ui;
+        const struct inst_shape sh = {mig_compute_share(&sc->gpu, ic->prof),
+                                      mig_memory_share(&sc->gpu, ic->prof),
+                                      sc->gpu.mig[ic->prof].memory_gb, x->cfg->oom_simulate};
+        int id = add_unit(x);
+        x->units[id] = ic->server->build(sc, ic, &sh, unit_addr(EV_UNIT, id));
+        G->inst[k] = (struct inst_rt){ic->prof, id};
     }
 }
 
-/* Rebuilds every tenant's list of slots from the live instances. */
+/* Rebuilds every tenant's list of slots from the live instances, by unit rank. */
 static void index_slots(struct sim *s, struct mig_st *x)
 {
     for (int i = 0; i < s->n_ten; i++)
         x->n_slots[i] = 0;
-    for (int pass = 0; pass < 3; pass++) /* plain instances first: they start at once */
+    for (int rank = 0; rank < UNIT_RANKS; rank++)
         for (int g = 0; g < s->sc->gpus; g++) {
             const struct gpu_rt *G = &x->gpu[g];
             if (G->down)
                 continue;
             for (int k = 0; k < G->n; k++) {
-                if (G->inst[k].type != pass)
+                int id = G->inst[k].unit;
+                if (x->units[id].ops->rank != rank)
                     continue;
                 const struct inst_cfg *ic = &G->layout->inst[k];
                 for (int m = 0; m < ic->n_ten; m++) {
                     int t = ic->ten[m];
-                    x->slots[t][x->n_slots[t]++] = (struct slot){pass, G->inst[k].idx, m};
+                    x->slots[t][x->n_slots[t]++] = (struct slot){id, m};
                 }
             }
         }
-}
-
-static void plain_start(struct sim *s, struct plain *p, int pi)
-{
-    while (eng_qlen(s, p->tenant) > 0) {
-        eng_pop(s, p->tenant, &p->req);
-        if (s->sc->tenants[p->tenant].memory_gb > p->mem_gb) {
-            eng_fail(s, &p->req); /* "oom": "simulate": it cannot run in this instance */
-            continue;
-        }
-        p->busy = 1;
-        p->t_start = s->now;
-        eng_schedule(s, s->now + p->req.work / p->speed, EV_PLAIN_DONE, (uint32_t)pi, p->ver, 0);
-        return;
-    }
-}
-
-static void plain_close(struct sim *s, struct plain *p)
-{
-    eng_busy(s, p->share, p->t_start, s->now);
-    p->busy_s += eng_clip(s, p->t_start, s->now);
-    p->busy = 0;
-    p->ver++;
 }
 
 static void kick(struct sim *s, struct mig_st *x, int tenant)
 {
     for (int k = 0; k < x->n_slots[tenant] && eng_qlen(s, tenant) > 0; k++) {
         const struct slot *sl = &x->slots[tenant][k];
-        if (sl->type == INST_PLAIN) {
-            struct plain *p = &x->plain[sl->idx];
-            if (p->up && !p->busy)
-                plain_start(s, p, sl->idx);
-        } else if (sl->type == INST_TS) {
-            ts_arrive(s, &x->ts[sl->idx], sl->ctx);
-        } else {
-            mu_arrive(s, &x->mu[sl->idx], sl->ctx);
-        }
+        const struct unit *u = &x->units[sl->unit];
+        u->ops->arrive(s, u->self, sl->client);
     }
 }
 
@@ -543,30 +519,9 @@ static void gpu_down(struct sim *s, struct mig_st *x, int g)
     if (G->down)
         return;
     for (int k = 0; k < G->n; k++) {
-        if (G->inst[k].type == INST_MPS) {
-            struct mu_unit *u = &x->mu[G->inst[k].idx];
-            mu_abort(s, u);
-            mu_finish(s, u);
-            x->mu_live[G->inst[k].idx] = 0;
-            continue;
-        }
-        if (G->inst[k].type == INST_PLAIN) {
-            struct plain *p = &x->plain[G->inst[k].idx];
-            if (p->busy) {
-                plain_close(s, p);
-                eng_fail(s, &p->req);
-            }
-            p->up = 0;
-            continue;
-        }
-        struct ts_unit *u = &x->ts[G->inst[k].idx];
-        ts_finish(s, u);
-        for (int m = 0; m < u->n; m++)
-            if (u->ctx[m].has_cur) {
-                eng_fail(s, &u->ctx[m].cur);
-                u->ctx[m].has_cur = 0;
-            }
-        x->ts_live[G->inst[k].idx] = 0; /* its pending events are ignored from now on */
+        const struct unit *u = &x->units[G->inst[k].unit];
+        u->ops->abort(s, u->self);
+        x->live[G->inst[k].unit] = 0; /* its pending events are ignored from now on */
     }
     G->down = 1;
     G->down_since = s->now;
@@ -605,14 +560,10 @@ static void mig_p_event(struct sim *s, void *st, const struct event *ev)
 {
     struct mig_st *x = st;
     switch (ev->kind) {
-    case EV_PLAIN_DONE: {
-        struct plain *p = &x->plain[ev->target];
-        if (!p->busy || ev->version != p->ver)
-            return; /* failed by a fault or a reconfiguration meanwhile */
-        plain_close(s, p);
-        eng_complete(s, &p->req);
-        if (p->up)
-            plain_start(s, p, (int)ev->target);
+    case EV_UNIT: {
+        uint32_t id = unit_ev_id(ev);
+        if (x->live[id])
+            x->units[id].ops->event(s, x->units[id].self, ev);
         return;
     }
     case EV_RECONF:
@@ -622,35 +573,20 @@ static void mig_p_event(struct sim *s, void *st, const struct event *ev)
         on_reconf_done(s, x, (int)ev->target);
         return;
     default:
-        if (ev->kind >= EV_MU_BASE) {
-            if (x->mu_live[ev->target])
-                mu_event(s, &x->mu[ev->target], ev);
-        } else if (x->ts_live[ev->target]) {
-            ts_event(s, &x->ts[ev->target], ev);
-        }
+        SS_FATAL("mig: unexpected event kind %u", ev->kind);
     }
 }
 
 static void mig_p_fault(struct sim *s, void *st, int tenant)
 {
     struct mig_st *x = st;
+    /* The first instance where the tenant has a request in service takes the fault,
+     * with that unit's blast radius. */
     for (int k = 0; k < x->n_slots[tenant]; k++) {
         const struct slot *sl = &x->slots[tenant][k];
-        if (sl->type == INST_MPS && x->mu[sl->idx].cli[sl->ctx].busy) {
-            mu_fault(s, &x->mu[sl->idx], sl->ctx); /* the instance's MPS fault domain */
+        const struct unit *u = &x->units[sl->unit];
+        if (u->ops->fault(s, u->self, sl->client))
             return;
-        }
-        if (sl->type == INST_PLAIN && x->plain[sl->idx].busy) {
-            struct plain *p = &x->plain[sl->idx];
-            plain_close(s, p);
-            eng_fail(s, &p->req);
-            plain_start(s, p, sl->idx);
-            return;
-        }
-        if (sl->type == INST_TS && x->ts[sl->idx].ctx[sl->ctx].has_cur) {
-            ts_fault(s, &x->ts[sl->idx], sl->ctx);
-            return;
-        }
     }
 }
 
@@ -669,19 +605,9 @@ static void mig_p_finish(struct sim *s, void *st, struct strategy_result *res)
         cJSON *go = cJSON_CreateObject(), *insts = cJSON_AddArrayToObject(go, "instances");
         int profs[MIG_MAX_INST];
         for (int k = 0; k < G->n; k++) {
-            double busy;
-            if (G->inst[k].type == INST_MPS) {
-                mu_finish(s, &x->mu[G->inst[k].idx]);
-                busy = x->mu[G->inst[k].idx].busy_s;
-            } else if (G->inst[k].type == INST_TS) {
-                ts_finish(s, &x->ts[G->inst[k].idx]);
-                busy = x->ts[G->inst[k].idx].busy_s;
-            } else {
-                struct plain *p = &x->plain[G->inst[k].idx];
-                if (p->busy)
-                    plain_close(s, p);
-                busy = p->busy_s;
-            }
+            const struct unit *u = &x->units[G->inst[k].unit];
+            u->ops->finish(s, u->self);
+            double busy = u->ops->busy_s(u->self);
             profs[k] = G->inst[k].prof;
             cJSON *io = cJSON_CreateObject();
             cJSON_AddStringToObject(io, "profile", sc->gpu.mig[G->inst[k].prof].name);
@@ -717,15 +643,10 @@ static void mig_p_finish(struct sim *s, void *st, struct strategy_result *res)
 static void mig_p_destroy(void *st)
 {
     struct mig_st *x = st;
-    for (int u = 0; u < x->n_ts; u++)
-        ts_unit_free(&x->ts[u]);
-    free(x->ts);
-    free(x->ts_live);
-    for (int u = 0; u < x->n_mu; u++)
-        mu_free(&x->mu[u]);
-    free(x->mu);
-    free(x->mu_live);
-    free(x->plain);
+    for (int u = 0; u < x->n_units; u++)
+        x->units[u].ops->destroy(x->units[u].self);
+    free(x->units);
+    free(x->live);
     free(x->gpu);
     for (int i = 0; i < x->n_ten; i++)
         free(x->slots[i]);

@@ -28,22 +28,23 @@
  * queued. A fault while the client is idle hits nothing (faults come from
  * running kernels), as in the exclusive policy.
  *
- * The mechanics (accounting, resharing, faults, recovery) live in sim/policy/units/mpsunit.c,
- * shared with nested MPS inside MIG instances.
+ * The mechanics (accounting, resharing, faults, recovery) live in
+ * sim/policy/units/mpsunit.c, shared with nested MPS inside MIG instances; each GPU
+ * is one mu_unit, called directly as it is the only kind of server here. "assign" is
+ * read by policy/assign.c, as for time-slicing.
  */
 #include "core/engine.h"
+#include "policy/assign.h"
 #include "policy/units/mpsunit.h"
 #include "core/policy.h"
-#include "core/rate.h"
 #include "core/run.h"
 #include "base/util.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-enum { EV_MPS_DONE = EV_POLICY, EV_MPS_RECOVERED };
+/* The units' timers: the event names the GPU's unit (units/unit.h). */
+enum { EV_UNIT = EV_POLICY };
 
 struct mps_cfg {
     double *cap; /* per tenant: thread_pct / 100 */
@@ -61,38 +62,6 @@ struct mps {
 };
 
 /* ---- parse --------------------------------------------------------------- */
-
-static int parse_assign(const struct jv *j, const cJSON *obj, const char *path,
-                        const struct scenario *sc, struct mps_cfg *c)
-{
-    char p[512], q[600];
-    for (int i = 0; i < sc->n_tenants; i++)
-        c->gpu_of[i] = i % sc->gpus;
-    const cJSON *assign = cJSON_GetObjectItemCaseSensitive(obj, "assign");
-    if (!assign)
-        return 0;
-    jv_path_key(p, sizeof p, path, "assign");
-    if (!cJSON_IsObject(assign))
-        return jv_fail(j, p, "expected an object {\"tenant\": gpu_index}");
-    int n_seen = 0;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, assign)
-    {
-        jv_path_key(q, sizeof q, p, it->string);
-        int ti = scn_tenant_index(sc, it->string);
-        if (ti < 0)
-            return jv_fail(j, q, "no tenant named \"%s\"", it->string);
-        if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble >= sc->gpus ||
-            it->valuedouble != floor(it->valuedouble))
-            return jv_fail(j, q, "expected a GPU index in [0, %d]", sc->gpus - 1);
-        c->gpu_of[ti] = (int)it->valuedouble;
-        n_seen++;
-    }
-    if (n_seen != sc->n_tenants)
-        return jv_fail(j, p, "%d of %d tenants are assigned (assign all tenants or none)", n_seen,
-                       sc->n_tenants);
-    return 0;
-}
 
 /* "cuda": "13.1" or later raises the client limit (MPSDOC: 48 up to CUDA 13.0, 60 from 13.1). */
 static int parse_cuda(const struct jv *j, const cJSON *obj, const char *path,
@@ -154,7 +123,7 @@ static int mps_parse(const struct jv *j, const cJSON *obj, const char *path,
         jv_num(j, obj, path, "bw_contention_loss", 0, 0, 0.99, &c->bw_loss) < 0)
         return -1;
     return mu_parse_thread_pct(j, obj, path, sc, sc->n_tenants, NULL, c->cap) ||
-           parse_assign(j, obj, path, sc, c) || parse_cuda(j, obj, path, sc, c) ||
+           asg_parse_one(j, obj, path, sc, c->gpu_of) || parse_cuda(j, obj, path, sc, c) ||
            check_gpus(j, path, sc, c);
 }
 
@@ -187,7 +156,7 @@ static void *mps_init(struct sim *s, const void *cfgp)
                 cap[n++] = c->cap[i];
             }
         /* A whole GPU: the unit's shares of SMs and bandwidth are 1. */
-        mu_init(&m->gpu[g], s->sc, (uint32_t)g, EV_MPS_DONE, n, ten, cap, 1.0, 1.0, 1.0, c->bw_loss,
+        mu_init(&m->gpu[g], s->sc, unit_addr(EV_UNIT, g), n, ten, cap, 1.0, 1.0, 1.0, c->bw_loss,
                 c->recovery_s);
     }
     free(ten);
@@ -204,7 +173,7 @@ static void mps_arrive(struct sim *s, void *st, int tenant)
 static void mps_on_event(struct sim *s, void *st, const struct event *ev)
 {
     struct mps *m = st;
-    mu_event(s, &m->gpu[ev->target], ev);
+    mu_event(s, &m->gpu[unit_ev_id(ev)], ev);
 }
 
 static void mps_fault(struct sim *s, void *st, int tenant)

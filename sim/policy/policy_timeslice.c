@@ -1,9 +1,10 @@
 /*
  * policy_timeslice — CUDA time-slicing on whole GPUs (kind "timeslice"). Each
- * GPU is one ts_unit (timeslice.h has the exact semantics); each tenant is a
- * context on one GPU: "assign" {"tenant": gpu} or, by default, round robin over
- * the GPUs in tenant order (tenant i on GPU i mod gpus), which is how a
- * scheduler spreads replicas. "replicas" (the Kubernetes device-plugin
+ * GPU is one ts_unit (units/tsunit.h has the exact semantics), called directly as
+ * it is the only kind of server here; each tenant is a context on one GPU:
+ * "assign" {"tenant": gpu} or, by default, round robin over the GPUs in tenant
+ * order (tenant i on GPU i mod gpus), which is how a scheduler spreads replicas
+ * (policy/assign.c reads it, as for MPS). "replicas" (the Kubernetes device-plugin
  * timeSlicing setting) caps the contexts per GPU.
  *
  * Memory is not isolated: the tenants' memory_gb add up per GPU. An
@@ -13,13 +14,15 @@
 #include "core/engine.h"
 #include "core/policy.h"
 #include "core/run.h"
+#include "policy/assign.h"
 #include "policy/units/tsunit.h"
 #include "base/util.h"
 
 #include <cJSON.h>
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
+
+/* The units' timers: the event names the GPU's unit (units/unit.h). */
+enum { EV_UNIT = EV_POLICY };
 
 struct ts_cfg {
     double slice_s, switch_s;
@@ -34,45 +37,6 @@ struct ts_state {
     struct ts_unit *units;
     int *unit_of, *ctx_of; /* per tenant */
 };
-
-static int parse_assign(const struct jv *j, const cJSON *obj, const char *path,
-                        const struct scenario *sc, struct ts_cfg *c)
-{
-    char p[512], q[600];
-    const cJSON *assign = cJSON_GetObjectItemCaseSensitive(obj, "assign");
-    for (int i = 0; i < sc->n_tenants; i++)
-        c->gpu_of[i] = i % sc->gpus;
-    if (!assign)
-        return 0;
-    jv_path_key(p, sizeof p, path, "assign");
-    if (!cJSON_IsObject(assign))
-        return jv_fail(j, p, "expected an object {\"tenant\": gpu_index}");
-    int *seen = ss_xcalloc((size_t)sc->n_tenants, sizeof *seen);
-    const cJSON *it;
-    int rc = 0;
-    cJSON_ArrayForEach(it, assign)
-    {
-        jv_path_key(q, sizeof q, p, it->string);
-        int ti = scn_tenant_index(sc, it->string);
-        if (ti < 0) {
-            rc = jv_fail(j, q, "no tenant named \"%s\"", it->string);
-            break;
-        }
-        if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble >= sc->gpus ||
-            it->valuedouble != floor(it->valuedouble)) {
-            rc = jv_fail(j, q, "expected a GPU index in [0, %d]", sc->gpus - 1);
-            break;
-        }
-        c->gpu_of[ti] = (int)it->valuedouble;
-        seen[ti] = 1;
-    }
-    for (int i = 0; rc == 0 && i < sc->n_tenants; i++)
-        if (!seen[i])
-            rc = jv_fail(j, p, "tenant \"%s\" is not assigned (assign all tenants or none)",
-                         sc->tenants[i].name);
-    free(seen);
-    return rc;
-}
 
 static int check_gpus(const struct jv *j, const char *path, const struct scenario *sc,
                       const struct ts_cfg *c)
@@ -128,7 +92,7 @@ static int ts_parse(const struct jv *j, const cJSON *obj, const char *path,
     c->slice_s = slice_ms * 1e-3;
     c->switch_s = switch_us * 1e-6;
     c->oom_simulate = oom == 1;
-    return parse_assign(j, obj, path, sc, c) || check_gpus(j, path, sc, c);
+    return asg_parse_one(j, obj, path, sc, c->gpu_of) || check_gpus(j, path, sc, c);
 }
 
 static void ts_free_cfg(void *p)
@@ -161,7 +125,7 @@ static void *ts_init(struct sim *s, const void *cfgp)
                 mem[n] = sc->tenants[i].memory_gb;
                 n++;
             }
-        ts_unit_init(&x->units[g], (uint32_t)g, EV_POLICY, n, ten, speed, mem, c->slice_s,
+        ts_unit_init(&x->units[g], unit_addr(EV_UNIT, g), n, ten, speed, mem, c->slice_s,
                      c->switch_s, c->release_on_idle, 1.0, c->oom_simulate, sc->gpu.memory_gb);
     }
     free(ten);
@@ -179,7 +143,7 @@ static void ts_p_arrive(struct sim *s, void *st, int tenant)
 static void ts_p_event(struct sim *s, void *st, const struct event *ev)
 {
     struct ts_state *x = st;
-    ts_event(s, &x->units[ev->target], ev);
+    ts_event(s, &x->units[unit_ev_id(ev)], ev);
 }
 
 static void ts_p_fault(struct sim *s, void *st, int tenant)

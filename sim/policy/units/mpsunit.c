@@ -3,7 +3,8 @@
  * server (see mpsunit.h; the rate model is derived in policy_mps.c and
  * docs/mps-vgpu.md). Whenever the busy set changes, the work done so far is
  * charged at the old speeds, speeds are recomputed, and a client whose speed
- * changed gets a new completion event with a bumped version.
+ * changed gets a new completion event with a bumped version. The unit-interface
+ * wrappers are at the end.
  */
 #include "policy/units/mpsunit.h"
 #include "base/jsonv.h"
@@ -12,6 +13,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+enum { MU_T_DONE, MU_T_RECOVERED, MU_TIMERS };
+_Static_assert((int)MU_TIMERS <= (int)UNIT_TIMERS, "a unit has at most UNIT_TIMERS timers");
 
 int mu_parse_thread_pct(const struct jv *j, const cJSON *obj, const char *path,
                         const struct scenario *sc, int n, const int *tenants, double *cap)
@@ -57,13 +61,12 @@ double mu_memory_weight(const struct tenant_cfg *t)
     return 1.0 - t->compute_share;
 }
 
-void mu_init(struct mu_unit *u, const struct scenario *sc, uint32_t id, uint32_t base_kind, int n,
+void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, int n,
              const int *tenants, const double *caps, double sm_scale, double bw_scale, double share,
              double bw_loss, double recovery_s)
 {
     memset(u, 0, sizeof *u);
-    u->id = id;
-    u->base_kind = base_kind;
+    u->ev = ev;
     u->n = n;
     u->cli = ss_xcalloc((size_t)(n ? n : 1), sizeof *u->cli);
     for (int k = 0; k < n; k++) {
@@ -128,7 +131,7 @@ static void reshare(struct sim *s, struct mu_unit *u)
             continue; /* same speed: the pending completion is still right */
         c->speed = v;
         c->version++;
-        eng_schedule(s, s->now + c->req.work / v, u->base_kind, u->id, c->version, (uint32_t)k);
+        unit_schedule(s, u->ev, s->now + c->req.work / v, MU_T_DONE, c->version, (uint32_t)k);
     }
 }
 
@@ -186,7 +189,7 @@ static void on_recovered(struct sim *s, struct mu_unit *u, const struct event *e
 
 void mu_event(struct sim *s, struct mu_unit *u, const struct event *ev)
 {
-    if (ev->kind == u->base_kind)
+    if (unit_ev_timer(ev) == MU_T_DONE)
         on_done(s, u, ev);
     else
         on_recovered(s, u, ev);
@@ -206,16 +209,17 @@ void mu_abort(struct sim *s, struct mu_unit *u)
     }
 }
 
-void mu_fault(struct sim *s, struct mu_unit *u, int k)
+int mu_fault(struct sim *s, struct mu_unit *u, int k)
 {
     if (!u->cli[k].busy)
-        return; /* faults come from running kernels */
+        return 0; /* faults come from running kernels */
     mu_abort(s, u);
     u->down = 1;
     u->down_since = s->now;
     u->epoch++;
     u->faults++;
-    eng_schedule(s, s->now + u->recovery_s, u->base_kind + 1, u->id, u->epoch, 0);
+    unit_schedule(s, u->ev, s->now + u->recovery_s, MU_T_RECOVERED, u->epoch, 0);
+    return 1;
 }
 
 void mu_finish(struct sim *s, struct mu_unit *u)
@@ -224,3 +228,54 @@ void mu_finish(struct sim *s, struct mu_unit *u)
     if (u->down)
         book_down(s, u, s->now);
 }
+
+/* ---- unit interface ------------------------------------------------------ */
+
+static void op_arrive(struct sim *s, void *self, int client)
+{
+    mu_arrive(s, self, client);
+}
+
+static void op_event(struct sim *s, void *self, const struct event *ev)
+{
+    mu_event(s, self, ev);
+}
+
+static int op_fault(struct sim *s, void *self, int client)
+{
+    return mu_fault(s, self, client);
+}
+
+static void op_abort(struct sim *s, void *self)
+{
+    mu_abort(s, self);
+    mu_finish(s, self);
+}
+
+static void op_finish(struct sim *s, void *self)
+{
+    mu_finish(s, self);
+}
+
+static double op_busy_s(const void *self)
+{
+    const struct mu_unit *u = self;
+    return u->busy_s;
+}
+
+static void op_destroy(void *self)
+{
+    mu_free(self);
+    free(self);
+}
+
+const struct unit_ops mu_unit_ops = {
+    .rank = UNIT_RANK_MPS,
+    .arrive = op_arrive,
+    .event = op_event,
+    .fault = op_fault,
+    .abort = op_abort,
+    .finish = op_finish,
+    .busy_s = op_busy_s,
+    .destroy = op_destroy,
+};

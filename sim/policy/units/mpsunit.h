@@ -1,19 +1,21 @@
 /*
- * mpsunit — one MPS server and its clients: a whole GPU (policy_mps) or a MIG
- * instance hosting nested MPS (policy_mig). The rate model is the one
+ * mpsunit — one MPS server and its clients: a whole GPU (policy_mps, which calls
+ * it directly) or a MIG instance hosting nested MPS (policy_mig, through the unit
+ * interface: mu_unit_ops, unit.h). The rate model is the one
  * documented in policy_mps.c, with the unit's own SM and bandwidth shares of the
  * GPU as the ceiling: a client's SM share of the GPU is its share of the unit ×
  * sm_scale, its bandwidth share likewise × bw_scale (1 and 1 on a whole GPU).
  *
  * Invariants: t_acct is the time up to which the clients' work and the unit's
  * busy time are accounted; a busy client's speed > 0 and its pending completion
- * event (kind base_kind, target id, aux = client index) carries its current
- * version; a unit that is down has no busy client.
+ * event (aux = client index) carries its current version; a unit that is down
+ * has no busy client.
  */
 #ifndef SS_MPSUNIT_H
 #define SS_MPSUNIT_H
 
 #include "core/engine.h"
+#include "policy/units/unit.h"
 
 struct mu_client {
     int tenant;
@@ -27,8 +29,7 @@ struct mu_client {
 };
 
 struct mu_unit {
-    uint32_t id;
-    uint32_t base_kind; /* base_kind: a completion; base_kind + 1: recovery */
+    struct unit_addr ev; /* its timers: a client's completion, the recovery */
     int n;
     struct mu_client *cli;
     double sm_scale, bw_scale; /* the unit's shares of the GPU */
@@ -43,9 +44,7 @@ struct mu_unit {
     double busy_s; /* unit-time with a client busy, inside the measurement window */
 };
 
-#define MU_EVENT_KINDS 2
-
-void mu_init(struct mu_unit *u, const struct scenario *sc, uint32_t id, uint32_t base_kind, int n,
+void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, int n,
              const int *tenants, const double *caps, double sm_scale, double bw_scale, double share,
              double bw_loss, double recovery_s);
 void mu_free(struct mu_unit *u);
@@ -54,9 +53,10 @@ void mu_free(struct mu_unit *u);
 void mu_arrive(struct sim *s, struct mu_unit *u, int k);
 void mu_event(struct sim *s, struct mu_unit *u, const struct event *ev);
 /* A fault of client k: if it is busy, every client's in-flight request fails and the
- * unit is down for recovery_s (one server, one fault domain). */
-void mu_fault(struct sim *s, struct mu_unit *u, int k);
-/* Fails every in-flight request at once (the unit is torn down). */
+ * unit is down for recovery_s (one server, one fault domain); returns 1. An idle
+ * client's fault hits nothing: 0. */
+int mu_fault(struct sim *s, struct mu_unit *u, int k);
+/* Fails every in-flight request at once (a fault, or the unit is torn down). */
 void mu_abort(struct sim *s, struct mu_unit *u);
 /* Closes the open accounting interval at the end of the run. */
 void mu_finish(struct sim *s, struct mu_unit *u);
@@ -72,5 +72,9 @@ int mu_parse_thread_pct(const struct jv *j, const cJSON *obj, const char *path,
 
 /* The memory weight of a tenant's class (1 memory, 0 compute, 1 − compute_share mixed). */
 double mu_memory_weight(const struct tenant_cfg *t);
+
+/* The unit interface over a mu_unit allocated with ss_xmalloc and mu_init(); abort
+ * is the teardown (mu_abort, then mu_finish); destroy frees the unit too. */
+extern const struct unit_ops mu_unit_ops;
 
 #endif

@@ -1,8 +1,8 @@
 /*
- * timeslice — round-robin time-slicing of contexts on one unit; the semantics
- * are in timeslice.h. Three kinds of timer per unit (completion, slice end,
- * switch end), each with its own version counter, so cancelling one (a
- * preemption cancels the completion) leaves the others valid.
+ * tsunit — round-robin time-slicing of contexts on one unit; the semantics
+ * are in tsunit.h. Three timers per unit (completion, slice end, switch end),
+ * each with its own version counter, so cancelling one (a preemption cancels the
+ * completion) leaves the others valid. The unit-interface wrappers are at the end.
  */
 #include "policy/units/tsunit.h"
 #include "base/util.h"
@@ -11,15 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EV_TS_DONE, EV_TS_SLICE, EV_TS_SWITCHED };
+enum { TS_TIMER_DONE, TS_TIMER_SLICE, TS_TIMER_SWITCHED, TS_TIMERS };
+_Static_assert((int)TS_TIMERS <= (int)UNIT_TIMERS, "a unit has at most UNIT_TIMERS timers");
 
-void ts_unit_init(struct ts_unit *u, uint32_t id, uint32_t base_kind, int n, const int *tenants,
+void ts_unit_init(struct ts_unit *u, struct unit_addr ev, int n, const int *tenants,
                   const double *speeds, const double *memory_gb, double q, double sw,
                   int release_on_idle, double share, int oom_simulate, double memory_cap_gb)
 {
     memset(u, 0, sizeof *u);
-    u->id = id;
-    u->base_kind = base_kind;
+    u->ev = ev;
     u->n = n;
     u->ctx = ss_xcalloc((size_t)n, sizeof *u->ctx);
     for (int i = 0; i < n; i++) {
@@ -60,9 +60,9 @@ static int next_with_work(const struct sim *s, const struct ts_unit *u, int c, i
     return include_c && has_work(s, u, c) ? c : -1;
 }
 
-static void sched(struct sim *s, struct ts_unit *u, double t, int kind, uint32_t ver)
+static void sched(struct sim *s, struct ts_unit *u, double t, unsigned timer, uint32_t ver)
 {
-    eng_schedule(s, t, u->base_kind + (uint32_t)kind, u->id, ver, 0);
+    unit_schedule(s, u->ev, t, timer, ver, 0);
 }
 
 /* Charges the work done in the open service segment. */
@@ -124,7 +124,7 @@ static void serve(struct sim *s, struct ts_unit *u)
         return;
     }
     u->seg_start = s->now;
-    sched(s, u, s->now + c->cur.work / c->speed, EV_TS_DONE, ++u->done_ver);
+    sched(s, u, s->now + c->cur.work / c->speed, TS_TIMER_DONE, ++u->done_ver);
 }
 
 /* Schedules the end of the running slice once another context waits. */
@@ -140,7 +140,7 @@ static void maybe_schedule_slice(struct sim *s, struct ts_unit *u)
         k = 1;
     u->slice_start += (k - 1) * u->q;
     u->slice_pending = 1;
-    sched(s, u, u->slice_start + u->q, EV_TS_SLICE, ++u->slice_ver);
+    sched(s, u, u->slice_start + u->q, TS_TIMER_SLICE, ++u->slice_ver);
 }
 
 static void after_cur_ended(struct sim *s, struct ts_unit *u);
@@ -172,7 +172,7 @@ static void switch_to(struct sim *s, struct ts_unit *u, int c)
     u->cur = c;
     u->sw_start = s->now;
     u->switches++;
-    sched(s, u, s->now + u->sw, EV_TS_SWITCHED, ++u->sw_ver);
+    sched(s, u, s->now + u->sw, TS_TIMER_SWITCHED, ++u->sw_ver);
 }
 
 static void go_idle(struct ts_unit *u)
@@ -251,21 +251,21 @@ static void on_switched(struct sim *s, struct ts_unit *u)
 
 void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev)
 {
-    switch (ev->kind - u->base_kind) {
-    case EV_TS_DONE:
+    switch (unit_ev_timer(ev)) {
+    case TS_TIMER_DONE:
         if (ev->version == u->done_ver && u->state == TS_RUN)
             on_done(s, u);
         break;
-    case EV_TS_SLICE:
+    case TS_TIMER_SLICE:
         if (ev->version == u->slice_ver && u->state == TS_RUN && u->slice_pending)
             on_slice(s, u);
         break;
-    case EV_TS_SWITCHED:
+    case TS_TIMER_SWITCHED:
         if (ev->version == u->sw_ver && u->state == TS_SWITCH)
             on_switched(s, u);
         break;
     default:
-        SS_FATAL("timeslice unit %u: unexpected event kind %u", u->id, ev->kind);
+        SS_FATAL("timeslice unit %u: unexpected timer %u", u->ev.id, unit_ev_timer(ev));
     }
 }
 
@@ -287,10 +287,10 @@ void ts_arrive(struct sim *s, struct ts_unit *u, int c)
     }
 }
 
-void ts_fault(struct sim *s, struct ts_unit *u, int c)
+int ts_fault(struct sim *s, struct ts_unit *u, int c)
 {
     if (!u->ctx[c].has_cur)
-        return;
+        return 0;
     int running = u->state == TS_RUN && u->cur == c;
     if (running) {
         charge(s, u);
@@ -300,6 +300,7 @@ void ts_fault(struct sim *s, struct ts_unit *u, int c)
     drop_cur(u, c);
     if (running)
         after_cur_ended(s, u);
+    return 1;
 }
 
 void ts_finish(struct sim *s, struct ts_unit *u)
@@ -311,3 +312,63 @@ void ts_finish(struct sim *s, struct ts_unit *u)
     if (u->state == TS_SWITCH)
         eng_switching(s, u->share, u->sw_start, s->now);
 }
+
+void ts_abort(struct sim *s, struct ts_unit *u)
+{
+    ts_finish(s, u);
+    for (int c = 0; c < u->n; c++)
+        if (u->ctx[c].has_cur) {
+            eng_fail(s, &u->ctx[c].cur);
+            u->ctx[c].has_cur = 0;
+        }
+}
+
+/* ---- unit interface ------------------------------------------------------ */
+
+static void op_arrive(struct sim *s, void *self, int client)
+{
+    ts_arrive(s, self, client);
+}
+
+static void op_event(struct sim *s, void *self, const struct event *ev)
+{
+    ts_event(s, self, ev);
+}
+
+static int op_fault(struct sim *s, void *self, int client)
+{
+    return ts_fault(s, self, client);
+}
+
+static void op_abort(struct sim *s, void *self)
+{
+    ts_abort(s, self);
+}
+
+static void op_finish(struct sim *s, void *self)
+{
+    ts_finish(s, self);
+}
+
+static double op_busy_s(const void *self)
+{
+    const struct ts_unit *u = self;
+    return u->busy_s;
+}
+
+static void op_destroy(void *self)
+{
+    ts_unit_free(self);
+    free(self);
+}
+
+const struct unit_ops ts_unit_ops = {
+    .rank = UNIT_RANK_TIMESLICE,
+    .arrive = op_arrive,
+    .event = op_event,
+    .fault = op_fault,
+    .abort = op_abort,
+    .finish = op_finish,
+    .busy_s = op_busy_s,
+    .destroy = op_destroy,
+};

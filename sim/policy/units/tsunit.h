@@ -1,6 +1,7 @@
 /*
- * timeslice — one time-sliced execution unit (a whole GPU, or a MIG instance
- * hosting nested time-slicing). Reused by policy_timeslice and the MIG policy.
+ * tsunit — one time-sliced execution unit (a whole GPU, or a MIG instance
+ * hosting nested time-slicing). policy_timeslice calls it directly; the MIG policy
+ * holds it through the unit interface (ts_unit_ops, unit.h).
  *
  * Semantics (docs/scenario.md and the hand-computed test follow these exactly):
  * - Each tenant on the unit is one context holding at most one request in
@@ -25,10 +26,11 @@
  *   context on the unit (the card-wide failure), then work continues.
  * - Faults: only the faulting context's in-flight request fails.
  */
-#ifndef SS_TIMESLICE_H
-#define SS_TIMESLICE_H
+#ifndef SS_TSUNIT_H
+#define SS_TSUNIT_H
 
 #include "core/engine.h"
+#include "policy/units/unit.h"
 
 struct ts_ctx {
     int tenant;
@@ -39,8 +41,7 @@ struct ts_ctx {
 };
 
 struct ts_unit {
-    uint32_t id;        /* event target */
-    uint32_t base_kind; /* event kinds base_kind + 0..2 belong to this unit */
+    struct unit_addr ev; /* its three timers: completion, slice end, switch end */
     int n;
     struct ts_ctx *ctx;
     double q, sw;
@@ -62,17 +63,23 @@ struct ts_unit {
 };
 
 enum { TS_IDLE, TS_RUN, TS_SWITCH };
-#define TS_EVENT_KINDS 3
 
-void ts_unit_init(struct ts_unit *u, uint32_t id, uint32_t base_kind, int n, const int *tenants,
+void ts_unit_init(struct ts_unit *u, struct unit_addr ev, int n, const int *tenants,
                   const double *speeds, const double *memory_gb, double q, double sw,
                   int release_on_idle, double share, int oom_simulate, double memory_cap_gb);
 void ts_unit_free(struct ts_unit *u);
 
 void ts_arrive(struct sim *s, struct ts_unit *u, int ctx);
 void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev);
-void ts_fault(struct sim *s, struct ts_unit *u, int ctx);
+/* 1 if context ctx had a request in service (it fails), 0 if it had none. */
+int ts_fault(struct sim *s, struct ts_unit *u, int ctx);
 /* Closes the open busy/switch interval at the end of the run. */
 void ts_finish(struct sim *s, struct ts_unit *u);
+/* Teardown: closes the open interval and fails every context's request in service. */
+void ts_abort(struct sim *s, struct ts_unit *u);
+
+/* The unit interface over a ts_unit allocated with ss_xmalloc and ts_unit_init();
+ * its destroy frees the unit too. */
+extern const struct unit_ops ts_unit_ops;
 
 #endif

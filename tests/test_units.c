@@ -1,0 +1,399 @@
+/*
+ * units — each server unit driven through its unit_ops alone (policy/units/unit.h), as
+ * MIG and vGPU drive them: requests are put into the tenants' queues by hand, the
+ * unit's timers are taken out of the engine heap into a list of the test's own and
+ * delivered in (time, seq) order, so every schedule below is computed by hand. Also
+ * the event-target encoding, and "assign" reading the same in every policy.
+ */
+#include "core/engine.h"
+#include "core/scenario.h"
+#include "policy/units/mpsunit.h"
+#include "policy/units/plainunit.h"
+#include "policy/units/tsunit.h"
+#include "policy/units/unit.h"
+#include "policy/vgpu.h"
+#include "testutil.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EV_TEST_UNIT = EV_POLICY };
+
+/* Tenants A (compute, 10 GB), B (compute, 10 GB) and C (compute, 70 GB); the strategy
+ * only makes the scenario valid: the harness never lets the policy see anything. */
+static const char scenario_text[] =
+    "{\"gpu\": \"A100-80GB\", \"gpus\": 3, \"stop\": {\"requests\": 100}, \"tenants\": ["
+    "{\"name\": \"A\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, \"work\": "
+    "{\"dist\": \"exponential\", \"mean_ms\": 1}, \"class\": \"compute\", \"memory_gb\": 10},"
+    "{\"name\": \"B\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, \"work\": "
+    "{\"dist\": \"exponential\", \"mean_ms\": 1}, \"class\": \"compute\", \"memory_gb\": 10},"
+    "{\"name\": \"C\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, \"work\": "
+    "{\"dist\": \"exponential\", \"mean_ms\": 1}, \"class\": \"compute\", \"memory_gb\": 70}],"
+    " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}";
+
+enum { A, B, C };
+
+struct harness {
+    struct scenario sc;
+    struct sim s;
+    struct unit u;
+    struct event *ev; /* the unit's pending timers, taken out of the engine heap */
+    size_t n_ev, cap_ev;
+};
+
+static void h_init(struct harness *h)
+{
+    char err[SS_ERRLEN];
+    memset(h, 0, sizeof *h);
+    int rc =
+        scn_load_text("units.json", scenario_text, strlen(scenario_text), &h->sc, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\n  load: %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    eng_init(&h->s, &h->sc, &h->sc.strategies[0], 0);
+    h->s.t_warm = 0; /* everything is measured, nothing clipped */
+    for (int i = 0; i < h->s.n_ten; i++) {
+        struct rqueue *q = &h->s.ten[i].q;
+        free(q->buf);
+        q->cap = 64;
+        q->buf = ss_xcalloc(q->cap, sizeof *q->buf);
+        q->head = q->n = 0;
+    }
+}
+
+static void h_free(struct harness *h)
+{
+    if (h->u.ops)
+        h->u.ops->destroy(h->u.self);
+    free(h->ev);
+    eng_free(&h->s);
+    scn_free(&h->sc);
+}
+
+/* Moves what the unit scheduled from the engine heap to the harness's list. */
+static void h_collect(struct harness *h)
+{
+    for (size_t i = 0; i < h->s.heap_n; i++) {
+        if (h->n_ev == h->cap_ev) {
+            h->cap_ev = h->cap_ev ? 2 * h->cap_ev : 16;
+            h->ev = ss_xrealloc(h->ev, h->cap_ev * sizeof *h->ev);
+        }
+        h->ev[h->n_ev++] = h->s.heap[i];
+    }
+    h->s.heap_n = 0;
+}
+
+/* Delivers the unit's timers in (time, seq) order up to time t, then sets now = t. */
+static void h_run_until(struct harness *h, double t)
+{
+    h_collect(h);
+    for (;;) {
+        size_t best = h->n_ev;
+        for (size_t i = 0; i < h->n_ev; i++)
+            if (h->ev[i].t <= t &&
+                (best == h->n_ev || h->ev[i].t < h->ev[best].t ||
+                 (h->ev[i].t == h->ev[best].t && h->ev[i].seq < h->ev[best].seq)))
+                best = i;
+        if (best == h->n_ev)
+            break;
+        struct event e = h->ev[best];
+        h->ev[best] = h->ev[--h->n_ev];
+        CU_ASSERT_EQUAL(e.kind, EV_TEST_UNIT);
+        CU_ASSERT_EQUAL(unit_ev_id(&e), 7);
+        h->s.now = e.t;
+        h->u.ops->event(&h->s, h->u.self, &e);
+        h_collect(h);
+    }
+    h->s.now = t;
+}
+
+/* A request of `work` seconds of tenant i arrives now and is offered to client k. */
+static void h_put(struct harness *h, int i, double work, int k)
+{
+    struct tenant_rt *t = &h->s.ten[i];
+    struct request r = {h->s.now, work, work, -1.0, i, 1};
+    t->q.buf[(t->q.head + t->q.n) & (t->q.cap - 1)] = r;
+    t->q.n++;
+    t->st.arrived++;
+    t->in_system++;
+    h->s.in_system++;
+    h->u.ops->arrive(&h->s, h->u.self, k);
+}
+
+static const struct tenant_stats *st(const struct harness *h, int i)
+{
+    return &h->s.ten[i].st;
+}
+
+#define MS 1e-3
+#define CLOSE(a, b) CU_ASSERT_DOUBLE_EQUAL((a), (b), 1e-12)
+
+static void test_event_target(void)
+{
+    struct event e = {0};
+    e.target = unit_ev_target(12345, 3);
+    CU_ASSERT_EQUAL(unit_ev_id(&e), 12345);
+    CU_ASSERT_EQUAL(unit_ev_timer(&e), 3);
+    e.target = unit_ev_target(0, 0);
+    CU_ASSERT_EQUAL(unit_ev_id(&e), 0);
+    CU_ASSERT_EQUAL(unit_ev_timer(&e), 0);
+    struct unit_addr a = unit_addr(EV_TEST_UNIT, (int)(UINT32_MAX >> UNIT_TIMER_BITS));
+    e.target = unit_ev_target(a.id, UNIT_TIMERS - 1);
+    CU_ASSERT_EQUAL(unit_ev_id(&e), UINT32_MAX >> UNIT_TIMER_BITS);
+    CU_ASSERT_EQUAL(unit_ev_timer(&e), UNIT_TIMERS - 1);
+}
+
+static void test_plain_fifo_over_clients(void)
+{
+    /* Clients A at speed 1 and B at speed 0.5, half the GPU. A's 2 ms request runs
+     * [0, 2]; B's 1 ms (queued at 0.5) is older than A's second (queued at 1), so it
+     * runs next, [2, 4] at half speed; A's second runs [4, 5]. */
+    struct harness h;
+    h_init(&h);
+    const int ten[] = {A, B};
+    const double speed[] = {1.0, 0.5};
+    h.u = pu_new(&h.sc, unit_addr(EV_TEST_UNIT, 7), 2, ten, speed, 0.5, 40);
+    h_put(&h, A, 2 * MS, 0);
+    h_run_until(&h, 0.5 * MS);
+    h_put(&h, B, 1 * MS, 1);
+    h_run_until(&h, 1 * MS);
+    h_put(&h, A, 1 * MS, 0);
+    h_run_until(&h, 10 * MS);
+    CU_ASSERT_EQUAL(st(&h, A)->completed, 2);
+    CU_ASSERT_EQUAL(st(&h, B)->completed, 1);
+    CLOSE(st(&h, A)->sum_latency_s, 2 * MS + 4 * MS);
+    CLOSE(st(&h, B)->sum_latency_s, 3.5 * MS);
+    CLOSE(st(&h, B)->sum_wait_s, 1.5 * MS);
+    h.u.ops->finish(&h.s, h.u.self);
+    CLOSE(h.u.ops->busy_s(h.u.self), 5 * MS);
+    CLOSE(h.s.busy_acc, 0.5 * 5 * MS);
+    CU_ASSERT_EQUAL(h.s.in_system, 0);
+    h_free(&h);
+}
+
+static void test_plain_fault_memory_abort(void)
+{
+    /* Clients A and C (70 GB) on a 40 GB unit. A's first request runs [0, 1]; at 1 ms
+     * C's (queued at 0) is the oldest but cannot fit: it fails when it would start and
+     * A's second (queued at 0.5) starts at once. A fault of C then hits nothing; a
+     * fault of A at 1.5 ms fails A's request and A's third starts at once; the
+     * teardown at 2 ms fails that one too and the unit takes nothing more. */
+    struct harness h;
+    h_init(&h);
+    const int ten[] = {A, C};
+    const double speed[] = {1.0, 1.0};
+    h.u = pu_new(&h.sc, unit_addr(EV_TEST_UNIT, 7), 2, ten, speed, 1.0, 40);
+    h_put(&h, A, 1 * MS, 0);
+    h_put(&h, C, 1 * MS, 1);
+    h_run_until(&h, 0.5 * MS);
+    h_put(&h, A, 3 * MS, 0);
+    h_run_until(&h, 1 * MS);
+    CU_ASSERT_EQUAL(st(&h, A)->completed, 1);
+    CU_ASSERT_EQUAL(st(&h, C)->failed, 1);
+    CU_ASSERT_EQUAL(h.s.ten[A].q.n, 0);
+    h_put(&h, A, 1 * MS, 0);
+    h_run_until(&h, 1.5 * MS);
+    CU_ASSERT_EQUAL(h.u.ops->fault(&h.s, h.u.self, 1), 0);
+    CU_ASSERT_EQUAL(h.u.ops->fault(&h.s, h.u.self, 0), 1);
+    CU_ASSERT_EQUAL(st(&h, A)->failed, 1);
+    h_run_until(&h, 2 * MS);
+    h.u.ops->abort(&h.s, h.u.self);
+    CU_ASSERT_EQUAL(st(&h, A)->failed, 2);
+    h_put(&h, A, 1 * MS, 0); /* a torn-down unit takes nothing */
+    h_run_until(&h, 10 * MS);
+    CU_ASSERT_EQUAL(st(&h, A)->completed, 1);
+    CU_ASSERT_EQUAL(h.s.ten[A].q.n, 1);
+    CLOSE(h.u.ops->busy_s(h.u.self), 2 * MS);
+    h_free(&h);
+}
+
+static void test_timeslice_through_ops(void)
+{
+    /* The schedule of test_timeslice's hand-computed case (A and B, 2.5 ms each at
+     * t = 0, slice 1 ms, switch 0.1 ms): A completes at 4.9 ms, B at 5.5 ms, 5
+     * switches, busy 5 ms of 5.5. */
+    struct harness h;
+    h_init(&h);
+    const int ten[] = {A, B};
+    const double speed[] = {1.0, 1.0};
+    struct ts_unit *u = ss_xmalloc(sizeof *u);
+    ts_unit_init(u, unit_addr(EV_TEST_UNIT, 7), 2, ten, speed, NULL, 1 * MS, 0.1 * MS, 1, 1.0, 0,
+                 80);
+    h.u = (struct unit){&ts_unit_ops, u};
+    CU_ASSERT_EQUAL(ts_unit_ops.rank, UNIT_RANK_TIMESLICE);
+    h_put(&h, A, 2.5 * MS, 0);
+    h_put(&h, B, 2.5 * MS, 1);
+    h_run_until(&h, 10 * MS);
+    CLOSE(st(&h, A)->sum_latency_s, 4.9 * MS);
+    CLOSE(st(&h, B)->sum_latency_s, 5.5 * MS);
+    CLOSE(st(&h, B)->sum_wait_s, 1.1 * MS);
+    CU_ASSERT_EQUAL(u->switches, 5);
+    h.u.ops->finish(&h.s, h.u.self);
+    CLOSE(h.u.ops->busy_s(h.u.self), 5.0 * MS);
+    CLOSE(h.s.switch_acc, 0.5 * MS);
+    h_free(&h);
+}
+
+static void test_timeslice_fault_and_abort(void)
+{
+    /* A runs [0, 1]; a fault of B (queued, nothing in service) hits nothing; at 0.5 ms
+     * a fault of A fails its request and B starts after the switch [0.5, 0.6]. The
+     * teardown at 1 ms fails B's request in service. */
+    struct harness h;
+    h_init(&h);
+    const int ten[] = {A, B};
+    const double speed[] = {1.0, 1.0};
+    struct ts_unit *u = ss_xmalloc(sizeof *u);
+    ts_unit_init(u, unit_addr(EV_TEST_UNIT, 7), 2, ten, speed, NULL, 1 * MS, 0.1 * MS, 1, 1.0, 0,
+                 80);
+    h.u = (struct unit){&ts_unit_ops, u};
+    h_put(&h, A, 3 * MS, 0);
+    h_put(&h, B, 3 * MS, 1);
+    h_run_until(&h, 0.5 * MS);
+    CU_ASSERT_EQUAL(h.u.ops->fault(&h.s, h.u.self, 1), 0);
+    CU_ASSERT_EQUAL(h.u.ops->fault(&h.s, h.u.self, 0), 1);
+    h_run_until(&h, 1 * MS);
+    CU_ASSERT_EQUAL(u->state, TS_RUN);
+    CU_ASSERT_EQUAL(u->cur, 1);
+    h.u.ops->abort(&h.s, h.u.self);
+    CU_ASSERT_EQUAL(st(&h, A)->failed, 1);
+    CU_ASSERT_EQUAL(st(&h, B)->failed, 1);
+    CU_ASSERT_EQUAL(h.s.in_system, 0);
+    CLOSE(h.u.ops->busy_s(h.u.self), 0.5 * MS + 0.4 * MS);
+    CLOSE(h.s.switch_acc, 0.1 * MS);
+    h_free(&h);
+}
+
+static void test_mps_through_ops(void)
+{
+    /* Two compute clients at thread_pct 100 on a whole GPU. A alone at speed 1 from 0;
+     * B joins at 0.5 ms: each gets half the SMs, speed v = 0.5^e (the profile's
+     * compute exponent). A's remaining 0.5 ms ends at 0.5 + 0.5/v; B then has 0.5 ms
+     * left at speed 1. A fault of A while B waits on recovery hits nothing. */
+    struct harness h;
+    h_init(&h);
+    const int ten[] = {A, B};
+    const double cap[] = {1.0, 1.0};
+    struct mu_unit *u = ss_xmalloc(sizeof *u);
+    mu_init(u, &h.sc, unit_addr(EV_TEST_UNIT, 7), 2, ten, cap, 1.0, 1.0, 1.0, 0, 5 * MS);
+    h.u = (struct unit){&mu_unit_ops, u};
+    double v = pow(0.5, h.sc.gpu.rate_compute_exponent);
+    h_put(&h, A, 1 * MS, 0);
+    h_run_until(&h, 0.5 * MS);
+    h_put(&h, B, 1 * MS, 1);
+    h_run_until(&h, 20 * MS);
+    double a_done = 0.5 * MS + 0.5 * MS / v;
+    CU_ASSERT_DOUBLE_EQUAL(st(&h, A)->sum_latency_s, a_done, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(st(&h, B)->sum_latency_s, a_done + 0.5 * MS - 0.5 * MS, 1e-12);
+    /* A fault of a busy client fails every client's request and downs the unit for
+     * recovery_s; a request arriving meanwhile waits for the recovery. */
+    h_put(&h, A, 1 * MS, 0);
+    h_put(&h, B, 1 * MS, 1);
+    h_run_until(&h, 20.5 * MS);
+    CU_ASSERT_EQUAL(h.u.ops->fault(&h.s, h.u.self, 1), 1);
+    CU_ASSERT_EQUAL(st(&h, A)->failed + st(&h, B)->failed, 2);
+    h_put(&h, A, 1 * MS, 0);
+    CU_ASSERT_EQUAL(h.u.ops->fault(&h.s, h.u.self, 0), 0);
+    h_run_until(&h, 40 * MS);
+    CU_ASSERT_EQUAL(st(&h, A)->completed, 2);
+    CU_ASSERT_DOUBLE_EQUAL(st(&h, A)->sum_latency_s, a_done + (25.5 - 20.5) * MS + 1 * MS, 1e-12);
+    CU_ASSERT_EQUAL(u->faults, 1);
+    h.u.ops->finish(&h.s, h.u.self);
+    h_free(&h);
+}
+
+static void test_vgpu_time_through_ops(void)
+{
+    /* Best-effort vGPU with one tenant per VM, slice 1 ms, switch 0.1 ms: the same
+     * schedule as the time-slicing unit's (A at 4.9 ms, B at 5.5 ms, 5 switches). */
+    struct harness h;
+    h_init(&h);
+    int ta[] = {A}, tb[] = {B};
+    struct vg_def vm[2] = {{20, 1, 1, ta, NULL}, {20, 1, 1, tb, NULL}};
+    int vm_of[] = {0, 1, -1};
+    struct vgpu_cfg c = {&vgt_backing, 2, vm, SCH_BEST_EFFORT, 1 * MS, 0.1 * MS, vm_of};
+    CU_ASSERT_EQUAL(vgt_backing.units_per_gpu(&c), 1);
+    h.u = vgt_backing.build(&h.sc, &c, 0, unit_addr(EV_TEST_UNIT, 7));
+    int k, client;
+    vgt_backing.slot(&c, B, &k, &client);
+    CU_ASSERT_EQUAL(k, 0);
+    CU_ASSERT_EQUAL(client, B);
+    h_put(&h, A, 2.5 * MS, A);
+    h_put(&h, B, 2.5 * MS, B);
+    h_run_until(&h, 10 * MS);
+    CLOSE(st(&h, A)->sum_latency_s, 4.9 * MS);
+    CLOSE(st(&h, B)->sum_latency_s, 5.5 * MS);
+    h.u.ops->finish(&h.s, h.u.self);
+    CLOSE(h.u.ops->busy_s(h.u.self), 5.0 * MS);
+    CLOSE(h.s.switch_acc, 0.5 * MS);
+    cJSON *d = cJSON_CreateObject();
+    vgt_backing.details(&c, &h.u, 1, d);
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(d, "switches")->valueint, 5);
+    cJSON_Delete(d);
+    h_free(&h);
+}
+
+/* Loading two tenants on two GPUs with this one strategy fails with msg in the error. */
+static void expect_assign_error(const char *strategy, const char *msg)
+{
+    char text[2048], err[SS_ERRLEN];
+    snprintf(text, sizeof text,
+             "{\"gpu\": \"A100-80GB\", \"gpus\": 2, \"stop\": {\"requests\": 10}, \"tenants\": ["
+             "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}},"
+             "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}], \"strategies\": [%s]}",
+             strategy);
+    struct scenario sc;
+    int rc = scn_load_text("assign.json", text, strlen(text), &sc, err, sizeof err);
+    scn_free(&sc);
+    CU_ASSERT_EQUAL(rc, -1);
+    if (rc == 0 || !strstr(err, msg))
+        fprintf(stderr, "\n  expected \"%s\" in: %s\n", msg, rc ? err : "(loaded)");
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, msg));
+}
+
+static void test_assign_same_words(void)
+{
+    /* The same partial assignment reads the same whatever the policy. */
+    static const char *const partial[] = {
+        "{\"name\": \"s\", \"kind\": \"timeslice\", \"assign\": {\"a\": 0}}",
+        "{\"name\": \"s\", \"kind\": \"mps\", \"assign\": {\"a\": 0}}",
+        "{\"name\": \"s\", \"kind\": \"exclusive\", \"assign\": {\"a\": [0]}}",
+    };
+    for (int i = 0; i < 3; i++)
+        expect_assign_error(partial[i], "strategies[0].assign: 1 of 2 tenants are assigned "
+                                        "(assign all tenants or none): \"b\" is not");
+    expect_assign_error("{\"name\": \"s\", \"kind\": \"timeslice\", \"assign\": {\"a\": 0, "
+                        "\"a\": 1}}",
+                        "1 of 2 tenants are assigned");
+    expect_assign_error("{\"name\": \"s\", \"kind\": \"mps\", \"assign\": {\"a\": 2, \"b\": 0}}",
+                        "strategies[0].assign.a: expected a GPU index in [0, 1]");
+    expect_assign_error("{\"name\": \"s\", \"kind\": \"exclusive\", \"assign\": {\"a\": [0, 2], "
+                        "\"b\": [1]}}",
+                        "strategies[0].assign.a[1]: expected a GPU index in [0, 1]");
+    expect_assign_error("{\"name\": \"s\", \"kind\": \"exclusive\", \"assign\": {\"a\": [0], "
+                        "\"b\": [0]}}",
+                        "strategies[0].assign.b[0]: GPU 0 is already assigned to \"a\"");
+    expect_assign_error("{\"name\": \"s\", \"kind\": \"timeslice\", \"assign\": {\"zz\": 0}}",
+                        "strategies[0].assign.zz: no tenant named \"zz\"");
+}
+
+void test_units_register(void)
+{
+    static const struct tu_test t[] = {
+        {"event target: unit id and timer round trip", test_event_target},
+        {"plain unit: FIFO over clients at their speeds (exact)", test_plain_fifo_over_clients},
+        {"plain unit: memory, faults, teardown", test_plain_fault_memory_abort},
+        {"time-slicing unit through its ops (exact)", test_timeslice_through_ops},
+        {"time-slicing unit: fault and teardown", test_timeslice_fault_and_abort},
+        {"MPS unit through its ops: rate change, fault, recovery", test_mps_through_ops},
+        {"time-sliced vGPU unit through its ops (exact)", test_vgpu_time_through_ops},
+        {"\"assign\" reads the same in timeslice, mps and exclusive", test_assign_same_words},
+        {NULL, NULL},
+    };
+    tu_add_suite("units", t);
+}
