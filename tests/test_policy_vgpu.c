@@ -344,7 +344,7 @@ static void test_bad_input(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "rejected at load"));
 }
 
-void test_vgpu_register(void)
+void test_policy_vgpu_register(void)
 {
     static const struct tu_test t[] = {
         {"one busy + one idle VM: fixed half, best/equal all", test_busy_and_idle_vm},
@@ -358,5 +358,5 @@ void test_vgpu_register(void)
         {"bad input: quotas, layout, scheduler options", test_bad_input},
         {NULL, NULL},
     };
-    tu_add_suite("vgpu", t);
+    tu_add_suite("policy_vgpu", t);
 }

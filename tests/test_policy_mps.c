@@ -382,7 +382,7 @@ static void test_bad_input(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "mps-bad.json"));
 }
 
-void test_mps_register(void)
+void test_policy_mps_register(void)
 {
     static const struct tu_test t[] = {
         {"thread_pct 50 alone = M/M/1 at half speed", test_half_speed_mm1},
@@ -397,5 +397,5 @@ void test_mps_register(void)
         {"bad input names the path and the numbers", test_bad_input},
         {NULL, NULL},
     };
-    tu_add_suite("mps", t);
+    tu_add_suite("policy_mps", t);
 }

@@ -728,7 +728,7 @@ static void test_workloads_and_twins(void)
     }
 }
 
-void test_tracereplay_register(void)
+void test_tenant_register(void)
 {
     static const struct tu_test tests[] = {
         {"three requests replayed, by hand", test_three_requests},
@@ -747,5 +747,5 @@ void test_tracereplay_register(void)
         {"replay workloads load; their twins match the traces", test_workloads_and_twins},
         {NULL, NULL},
     };
-    tu_add_suite("tracereplay", tests);
+    tu_add_suite("tenant", tests);
 }

@@ -37,11 +37,11 @@ static void test_compare_table(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "no strategy named \"nosuch\""));
 }
 
-void test_compare_register(void)
+void test_cmd_compare_register(void)
 {
     static const struct tu_test t[] = {
         {"compare marks the best and explains latency", test_compare_table},
         {NULL, NULL},
     };
-    tu_add_suite("compare", t);
+    tu_add_suite("cmd_compare", t);
 }

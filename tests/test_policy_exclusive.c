@@ -183,7 +183,7 @@ static void test_bad_discipline(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "ps"));
 }
 
-void test_ps_register(void)
+void test_policy_exclusive_register(void)
 {
     static const struct tu_test t[] = {
         {"hand-computed PS schedule on one GPU (and FIFO)", test_hand_computed_one_gpu},
@@ -194,5 +194,5 @@ void test_ps_register(void)
         {"an unknown discipline is an error naming the choices", test_bad_discipline},
         {NULL, NULL},
     };
-    tu_add_suite("ps", t);
+    tu_add_suite("policy_exclusive", t);
 }

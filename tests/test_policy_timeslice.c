@@ -237,7 +237,7 @@ static void test_fault_hits_only_its_context(void)
     scn_free(&sc);
 }
 
-void test_timeslice_register(void)
+void test_policy_timeslice_register(void)
 {
     static const struct tu_test t[] = {
         {"one tenant time-sliced equals exclusive exactly", test_one_tenant_equals_exclusive},
@@ -250,5 +250,5 @@ void test_timeslice_register(void)
         {"a fault fails only its own context", test_fault_hits_only_its_context},
         {NULL, NULL},
     };
-    tu_add_suite("timeslice", t);
+    tu_add_suite("policy_timeslice", t);
 }

@@ -293,7 +293,7 @@ static void test_nested_mps_client_limit(void)
     scn_free(&sc);
 }
 
-void test_migpolicy_register(void)
+void test_policy_mig_register(void)
 {
     static const struct tu_test t[] = {
         {"a saturated neighbour changes nothing", test_isolation},
@@ -307,5 +307,5 @@ void test_migpolicy_register(void)
         {"nested MPS client limit scales with the instance", test_nested_mps_client_limit},
         {NULL, NULL},
     };
-    tu_add_suite("migpolicy", t);
+    tu_add_suite("policy_mig", t);
 }
