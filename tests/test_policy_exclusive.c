@@ -1,5 +1,7 @@
 /*
- * Processor sharing on exclusive GPUs ({"kind": "exclusive", "discipline": "ps"}):
+ * The exclusive policy (policy/policy_exclusive.c). FIFO against exact queueing results
+ * (M/M/1; M/M/4 mean wait from Erlang C). Processor sharing on exclusive GPUs
+ * ({"kind": "exclusive", "discipline": "ps"}):
  * hand-computed schedules (exact to rounding), M/G/1-PS insensitivity of the mean
  * sojourn E[S]/(1 − ρ) for exponential, deterministic and lognormal work, placement
  * on the least-loaded GPU, saturated tenants, faults and bad input.
@@ -183,6 +185,69 @@ static void test_bad_discipline(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "ps"));
 }
 
+/* Loads scenario text or fails the test. */
+static int load(const char *text, struct scenario *sc)
+{
+    char err[SS_ERRLEN];
+    int rc = scn_load_text("test.json", text, strlen(text), sc, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\n  load: %s\n", err);
+    return rc;
+}
+
+static void run1(const char *text, struct run_result *r, struct scenario *sc)
+{
+    struct run_opts o = {0, -1, 0, 0};
+    CU_ASSERT_EQUAL_FATAL(load(text, sc), 0);
+    run_scenario(sc, &o, r);
+}
+
+static void test_mm1(void)
+{
+    /* M/M/1, λ = 900/s, μ = 1000/s: E[T] = 1/(μ−λ) = 10 ms, E[W] = ρ E[T] = 9 ms,
+     * p99 of T = ln(100)/(μ−λ) = 46.05 ms. */
+    const char *s =
+        "{\"name\": \"mm1\", \"gpu\": \"A100-80GB\", \"seed\": 11,"
+        " \"stop\": {\"requests\": 2000000}, \"warmup\": {\"requests\": 20000},"
+        " \"tenants\": [{\"name\": \"t\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": "
+        "900}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}],"
+        " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}";
+    struct scenario sc;
+    struct run_result r;
+    run1(s, &r, &sc);
+    const double *t = r.s[0].t;
+    TU_CHECK_CLOSE_REL(t[TM_LAT_MEAN], 10e-3, 0.03);
+    TU_CHECK_CLOSE_REL(t[TM_WAIT_MEAN], 9e-3, 0.04);
+    TU_CHECK_CLOSE_REL(t[TM_LAT_P99], log(100.0) / 100.0, 0.05);
+    TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 0.9, 0.01);
+    TU_CHECK_CLOSE_REL(t[TM_THROUGHPUT], 900, 0.01);
+    CU_ASSERT_EQUAL(t[TM_ARRIVED], 2000000 - 20000);
+    CU_ASSERT_EQUAL(t[TM_COMPLETED], t[TM_ARRIVED]);
+    CU_ASSERT_EQUAL(t[TM_IN_FLIGHT], 0);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+static void test_mm4_erlang_c(void)
+{
+    /* One tenant over 4 exclusive GPUs at ρ = 0.9: M/M/4, mean wait from Erlang C. */
+    const char *s =
+        "{\"name\": \"mm4\", \"gpu\": \"A100-80GB\", \"gpus\": 4, \"seed\": 3,"
+        " \"stop\": {\"requests\": 2000000}, \"warmup\": {\"requests\": 50000},"
+        " \"tenants\": [{\"name\": \"t\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": "
+        "3600}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}],"
+        " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}";
+    struct scenario sc;
+    struct run_result r;
+    run1(s, &r, &sc);
+    double wq = an_mmc_mean_wait_s(3600, 1000, 4);
+    TU_CHECK_CLOSE_REL(r.s[0].t[TM_WAIT_MEAN], wq, 0.05);
+    TU_CHECK_CLOSE_REL(r.s[0].t[TM_LAT_P99], an_mmc_sojourn_quantile_s(3600, 1000, 4, 0.99), 0.05);
+    TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 0.9, 0.01);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
 void test_policy_exclusive_register(void)
 {
     static const struct tu_test t[] = {
@@ -192,6 +257,8 @@ void test_policy_exclusive_register(void)
         {"a saturated tenant fills every GPU (PS and FIFO)", test_saturated_fills_every_gpu},
         {"a fault fails every request on the PS GPU", test_fault_fails_the_whole_gpu},
         {"an unknown discipline is an error naming the choices", test_bad_discipline},
+        {"M/M/1 mean, wait and p99 (2e6 requests)", test_mm1},
+        {"M/M/4 mean wait equals Erlang C", test_mm4_erlang_c},
         {NULL, NULL},
     };
     tu_add_suite("policy_exclusive", t);

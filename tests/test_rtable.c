@@ -1,6 +1,7 @@
 /*
- * rtable (sharesim report md | summary | mig): tables from result documents,
- * checked on deterministic runs whose figures are exact.
+ * rtable (report/rtable.c, behind sharesim report md | summary | mig): tables from result
+ * documents, checked on deterministic runs whose figures are exact. The command's own
+ * bad-input handling is in test_cmd_report.c.
  */
 #include "testutil.h"
 
@@ -110,31 +111,12 @@ static void test_mig(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "| lay | 0 | 3g.40gb@"));
 }
 
-static void test_bad_input(void)
-{
-    char cmd[1024], err[2048];
-    char *notres = tu_write("notres.json", "{\"scenario\": \"x\"}");
-    snprintf(cmd, sizeof cmd, "report md %s", notres);
-    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "notres.json: strategies: expected an array (a result of "
-                                       "`sharesim run --json`)"));
-    snprintf(cmd, sizeof cmd, "report mig %s --title x", notres);
-    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "not one of this subcommand's"));
-    CU_ASSERT_EQUAL(tu_cli("report nosuch", NULL, 0, err, sizeof err), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown subcommand \"nosuch\""));
-    CU_ASSERT_EQUAL(tu_cli("report md /nonexistent.json", NULL, 0, err, sizeof err), 2);
-    CU_ASSERT_EQUAL(tu_cli("report --help", NULL, 0, NULL, 0), 0);
-    CU_ASSERT_EQUAL(tu_cli("report md --help", NULL, 0, NULL, 0), 0);
-}
-
 void test_rtable_register(void)
 {
     static const struct tu_test t[] = {
         {"report md: header and exact tables", test_md},
         {"report summary: CSV with x column, Markdown", test_summary},
         {"report mig: instances with profile slices", test_mig},
-        {"report: bad input", test_bad_input},
         {NULL, NULL},
     };
     tu_add_suite("rtable", t);

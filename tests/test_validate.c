@@ -1,7 +1,8 @@
 /*
- * `sharesim validate`: the pass rule, determinism across worker counts, and the
- * quick grid end to end (it is the CI check that the simulator still agrees with
- * the exact results, so `make test` runs it).
+ * validate (tools/validate.c, behind `sharesim validate`): the pass rule, determinism across
+ * worker counts, the engine against the FIFO recursion, and the quick grid end to end (it is
+ * the CI check that the simulator still agrees with the exact results, so `make test` runs
+ * it). The command's usage errors are in test_cmd_validate.c.
  */
 #include "core/engine.h"
 #include "core/run.h"
@@ -167,22 +168,6 @@ static void test_quick_cli_passes(void)
     free(m);
 }
 
-static void test_cli_usage(void)
-{
-    char out[4096], errb[4096];
-    CU_ASSERT_EQUAL(tu_cli("validate --help", out, sizeof out, errb, sizeof errb), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "usage: sharesim validate"));
-    CU_ASSERT_EQUAL(tu_cli("validate --frobnicate", out, sizeof out, errb, sizeof errb), 2);
-    CU_ASSERT_EQUAL(tu_cli("validate --jobs 0", out, sizeof out, errb, sizeof errb), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(errb, "--jobs expects an integer in [1, 256]"));
-    CU_ASSERT_EQUAL(tu_cli("validate --seed -3", out, sizeof out, errb, sizeof errb), 2);
-    CU_ASSERT_EQUAL(tu_cli("validate extra", out, sizeof out, errb, sizeof errb), 2);
-    /* Outputs are opened before the run, so a bad path fails at once. */
-    CU_ASSERT_EQUAL(
-        tu_cli("validate --json /nonexistent-dir/v.json", out, sizeof out, errb, sizeof errb), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(errb, "/nonexistent-dir/v.json"));
-}
-
 void test_validate_register(void)
 {
     static const struct tu_test t[] = {
@@ -191,7 +176,6 @@ void test_validate_register(void)
         {"engine FIFO equals the recursion on the same random numbers",
          test_engine_replays_fifo_recursion},
         {"validate --quick passes (JSON and Markdown)", test_quick_cli_passes},
-        {"usage errors exit 2, --help exits 0", test_cli_usage},
         {NULL, NULL},
     };
     tu_add_suite("validate", t);
