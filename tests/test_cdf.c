@@ -19,16 +19,6 @@ static int starts(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static void load(const char *text, struct scenario *sc)
-{
-    char err[SS_ERRLEN];
-    memset(sc, 0, sizeof *sc);
-    int rc = scn_load_text("cdf.json", text, strlen(text), sc, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  load: %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-}
-
 static int index_of(double p)
 {
     for (int k = 0; k < cdf_n_probs(); k++)
@@ -66,7 +56,7 @@ static const char *two =
 static void test_matches_run(void)
 {
     struct scenario sc;
-    load(two, &sc);
+    tu_load_text(two, &sc);
     struct run_opts o = {1, -1, 0, 0};
     struct run_result r;
     run_scenario(&sc, &o, &r);
@@ -117,7 +107,7 @@ static void test_constant_latency(void)
         "\"rate_per_s\": 10}, \"work\": {\"dist\": \"deterministic\", \"ms\": 2}}], "
         "\"strategies\": [{\"name\": \"e\", \"kind\": \"exclusive\"}]}";
     struct scenario sc;
-    load(text, &sc);
+    tu_load_text(text, &sc);
     struct cdf_result c;
     cdf_collect(&sc, -1, 0, &c);
     CU_ASSERT_EQUAL(c.n[0], 1000);

@@ -12,23 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Loads scenario text or fails the test. */
-static int load(const char *text, struct scenario *sc)
-{
-    char err[SS_ERRLEN];
-    int rc = scn_load_text("test.json", text, strlen(text), sc, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  load: %s\n", err);
-    return rc;
-}
-
-static void run1(const char *text, struct run_result *r, struct scenario *sc)
-{
-    struct run_opts o = {0, -1, 0, 0};
-    CU_ASSERT_EQUAL_FATAL(load(text, sc), 0);
-    run_scenario(sc, &o, r);
-}
-
 static const char *two_tenants =
     "{\"name\": \"two\", \"gpu\": \"A100-80GB\", \"gpus\": 2, \"seed\": 5,"
     " \"stop\": {\"requests\": 20000},"
@@ -44,7 +27,7 @@ static void test_common_random_numbers(void)
     /* Two strategies that differ only in GPU numbering must give identical numbers. */
     struct scenario sc;
     struct run_result r;
-    run1(two_tenants, &r, &sc);
+    tu_run_text(two_tenants, &sc, &r);
     for (int i = 0; i < 2; i++)
         for (int k = 0; k < TM_N; k++) {
             double a = res_t(&r.s[0], i)[k], b = res_t(&r.s[1], i)[k];
@@ -69,7 +52,7 @@ static void test_conservation_without_drain(void)
         " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}";
     struct scenario sc;
     struct run_result r;
-    run1(s, &r, &sc);
+    tu_run_text(s, &sc, &r);
     const double *t = r.s[0].t;
     CU_ASSERT(t[TM_IN_FLIGHT] > 0);
     CU_ASSERT(t[TM_REJECTED] > 0);

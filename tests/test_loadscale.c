@@ -33,8 +33,7 @@ static void test_scale_kinds(void)
 {
     struct scenario sc;
     char err[SS_ERRLEN];
-    memset(&sc, 0, sizeof sc);
-    CU_ASSERT_EQUAL_FATAL(scn_load_text("ls.json", mixed, strlen(mixed), &sc, err, sizeof err), 0);
+    tu_load_text(mixed, &sc);
     CU_ASSERT_EQUAL(ls_scale_load(&sc, 2.5, err, sizeof err), 0);
     CU_ASSERT_EQUAL(sc.tenants[0].arrival.rate_per_s, 250);
     CU_ASSERT_EQUAL(sc.tenants[1].arrival.rate_per_s, 125);

@@ -48,14 +48,6 @@ static int legal(const struct gpu_profile *g, const char *text, char *why, size_
     return mig_check(g, prof, n, why, whylen) == 0;
 }
 
-#define ASSERT_CONTAINS(hay, needle)                                                               \
-    do {                                                                                           \
-        if (!strstr((hay), (needle)))                                                              \
-            fprintf(stderr, "\n  %s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__,     \
-                    (hay), (needle));                                                              \
-        CU_ASSERT_PTR_NOT_NULL(strstr((hay), (needle)));                                           \
-    } while (0)
-
 /* ---- enumeration ------------------------------------------------------- */
 
 static int count_placements(const struct mig_layout *l, void *ctx)
@@ -195,16 +187,16 @@ static void test_named_illegal(void)
     char why[SS_ERRLEN];
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         CU_ASSERT(!legal(&g, bad[i].layout, why, sizeof why));
-        ASSERT_CONTAINS(why, bad[i].reason);
+        TU_CHECK_CONTAINS(why, bad[i].reason);
         if (bad[i].reason2)
-            ASSERT_CONTAINS(why, bad[i].reason2);
+            TU_CHECK_CONTAINS(why, bad[i].reason2);
     }
     /* exactly one reason when only one rule is broken */
     CU_ASSERT(!legal(&g, "3g.20gb,3g.20gb,1g.5gb", why, sizeof why));
     CU_ASSERT_PTR_NULL(strchr(why, ';'));
     load("H200-141GB", &g);
     CU_ASSERT(!legal(&g, "4g.71gb,4g.71gb", why, sizeof why));
-    ASSERT_CONTAINS(why, "4g.71gb can only start at memory slice 0; two do not fit");
+    TU_CHECK_CONTAINS(why, "4g.71gb can only start at memory slice 0; two do not fit");
 }
 
 /* A profile table where the counting rules pass but no placement exists:
@@ -232,8 +224,8 @@ static void test_placement_only_failure(void)
     char why[SS_ERRLEN];
     /* max_instances is still 3, so only the placement search can say no */
     CU_ASSERT(!legal(&g, "2g.10gb,2g.10gb", why, sizeof why));
-    ASSERT_CONTAINS(why, "no placement keeps the memory slices apart (2 x 2g.10gb: 2 slices "
-                         "starting at 0)");
+    TU_CHECK_CONTAINS(why, "no placement keeps the memory slices apart (2 x 2g.10gb: 2 slices "
+                           "starting at 0)");
 }
 
 /* ---- placement ------------------------------------------------------------- */
@@ -285,9 +277,9 @@ static void test_placement(void)
     CU_ASSERT_EQUAL(placed(&g, "1g.5gb@1,2g.10gb@0", &l, why), -1);
     CU_ASSERT_STRING_EQUAL(why, "1g.5gb@1 and 2g.10gb@0 share memory slice 1");
     CU_ASSERT_EQUAL(placed(&g, "3g.20gb@0,4x1g.5gb", &l, why), -1);
-    ASSERT_CONTAINS(why, "no placement keeps the memory slices apart with 3g.20gb@0");
+    TU_CHECK_CONTAINS(why, "no placement keeps the memory slices apart with 3g.20gb@0");
     CU_ASSERT_EQUAL(placed(&g, "4g.20gb,4g.20gb", &l, why), -1);
-    ASSERT_CONTAINS(why, "two do not fit");
+    TU_CHECK_CONTAINS(why, "two do not fit");
 }
 
 /* Every placement mig_place returns, on every legal set of every GPU, uses
@@ -385,15 +377,15 @@ static void test_parse_list(void)
     CU_ASSERT_EQUAL(mig_parse_list(&g, "3g.20gb,,1g.5gb", &p, NULL, &n, err, sizeof err), -1);
     CU_ASSERT_STRING_EQUAL(err, "empty MIG profile name (item 2 of \"3g.20gb,,1g.5gb\")");
     CU_ASSERT_EQUAL(mig_parse_list(&g, "0x1g.5gb", &p, NULL, &n, err, sizeof err), -1);
-    ASSERT_CONTAINS(err, "bad count in \"0x1g.5gb\"");
+    TU_CHECK_CONTAINS(err, "bad count in \"0x1g.5gb\"");
     CU_ASSERT_EQUAL(mig_parse_list(&g, "1g.5gb@2", &p, NULL, &n, err, sizeof err), -1);
-    ASSERT_CONTAINS(err, "a start position (@SLICE) is not allowed here");
+    TU_CHECK_CONTAINS(err, "a start position (@SLICE) is not allowed here");
     CU_ASSERT_EQUAL(mig_parse_list(&g, "2x1g.5gb@2", &p, &pin, &n, err, sizeof err), -1);
-    ASSERT_CONTAINS(err, "NxPROFILE cannot take one start");
+    TU_CHECK_CONTAINS(err, "NxPROFILE cannot take one start");
     CU_ASSERT_EQUAL(mig_parse_list(&g, "1g.5gb@", &p, &pin, &n, err, sizeof err), -1);
-    ASSERT_CONTAINS(err, "bad start in \"1g.5gb@\"");
+    TU_CHECK_CONTAINS(err, "bad start in \"1g.5gb@\"");
     CU_ASSERT_EQUAL(mig_parse_list(&g, "4097x1g.5gb", &p, NULL, &n, err, sizeof err), -1);
-    ASSERT_CONTAINS(err, "more than 4096 MIG instances");
+    TU_CHECK_CONTAINS(err, "more than 4096 MIG instances");
     CU_ASSERT_EQUAL(mig_parse_list(&g, "1g.5gb@3,2g.10gb", &p, &pin, &n, err, sizeof err), 0);
     CU_ASSERT_EQUAL(n, 2);
     CU_ASSERT_EQUAL(pin[0], 3);
@@ -402,7 +394,7 @@ static void test_parse_list(void)
     free(pin);
     /* a count without "x" is part of the name, so it is an unknown profile */
     CU_ASSERT_EQUAL(mig_parse_list(&g, "41g.5gb", &p, NULL, &n, err, sizeof err), -1);
-    ASSERT_CONTAINS(err, "unknown MIG profile \"41g.5gb\"");
+    TU_CHECK_CONTAINS(err, "unknown MIG profile \"41g.5gb\"");
 }
 
 void test_mig_register(void)

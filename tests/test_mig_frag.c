@@ -11,14 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ASSERT_CONTAINS(hay, needle)                                                               \
-    do {                                                                                           \
-        if (!strstr((hay), (needle)))                                                              \
-            fprintf(stderr, "\n  %s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__,     \
-                    (hay), (needle));                                                              \
-        CU_ASSERT_PTR_NOT_NULL(strstr((hay), (needle)));                                           \
-    } while (0)
-
 static void load(const char *name, struct gpu_profile *g)
 {
     char err[SS_ERRLEN];
@@ -67,9 +59,9 @@ static void test_parse_demand(void)
     CU_ASSERT_DOUBLE_EQUAL(d.p[0], 0.6, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(d.p[1], 0.4, 1e-12);
     CU_ASSERT_EQUAL(mig_parse_demand(&g, "1g.5gb:-1", &d, err, sizeof err), -1);
-    ASSERT_CONTAINS(err, "bad weight \"-1\" for 1g.5gb");
+    TU_CHECK_CONTAINS(err, "bad weight \"-1\" for 1g.5gb");
     CU_ASSERT_EQUAL(mig_parse_demand(&g, "9g.5gb:1", &d, err, sizeof err), -1);
-    ASSERT_CONTAINS(err, "unknown MIG profile \"9g.5gb\" (item 1 of demand");
+    TU_CHECK_CONTAINS(err, "unknown MIG profile \"9g.5gb\" (item 1 of demand");
     CU_ASSERT_EQUAL(mig_parse_demand(&g, "1g.5gb,,", &d, err, sizeof err), -1);
     CU_ASSERT_STRING_EQUAL(err, "empty MIG profile name (item 2 of demand \"1g.5gb,,\")");
     int prof[64], n = list(&g, "3g.20gb,1g.5gb,1g.5gb,1g.5gb", prof);

@@ -16,17 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void run_text(const char *text, struct scenario *sc, struct run_result *r)
-{
-    char err[SS_ERRLEN];
-    int rc = scn_load_text("ps.json", text, strlen(text), sc, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  load: %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    struct run_opts o = {0, -1, 0, 0};
-    run_scenario(sc, &o, r);
-}
-
 /* Three requests of `work_ms` arriving at 1, 2 and 3 ms (deterministic, 1000/s). */
 static const char *three_arrivals =
     "{\"gpu\": \"A100-80GB\", \"gpus\": %d, \"stop\": {\"requests\": 3}, \"tenants\": ["
@@ -48,7 +37,7 @@ static void test_hand_computed_one_gpu(void)
     snprintf(s, sizeof s, three_arrivals, 1, 1.2);
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
     const double *ps = r.s[0].t, *fifo = r.s[1].t;
     CU_ASSERT_EQUAL(ps[TM_COMPLETED], 3);
     CU_ASSERT_DOUBLE_EQUAL(ps[TM_LAT_MEAN], 1.6e-3, 1e-12);
@@ -71,7 +60,7 @@ static void test_hand_computed_least_loaded(void)
     snprintf(s, sizeof s, three_arrivals, 2, 2.5);
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
     const double *ps = r.s[0].t;
     CU_ASSERT_DOUBLE_EQUAL(ps[TM_LAT_MEAN], 8.5e-3 / 3, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(ps[TM_LAT_P99], 3.0e-3, 1e-12);
@@ -93,7 +82,7 @@ static double ps_mean_sojourn(const char *work, double *util)
              n, work);
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
     double mean = r.s[0].t[TM_LAT_MEAN];
     CU_ASSERT_EQUAL(r.s[0].t[TM_WAIT_MEAN], 0); /* everyone is served from arrival on */
     *util = r.s[0].m[SM_UTIL];
@@ -133,7 +122,7 @@ static void test_saturated_fills_every_gpu(void)
         " {\"name\": \"fifo\", \"kind\": \"exclusive\"}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
     for (int k = 0; k < 2; k++) {
         TU_CHECK_CLOSE_REL(r.s[k].m[SM_THROUGHPUT], 3000, 1e-3);
         TU_CHECK_CLOSE_REL(r.s[k].m[SM_UTIL], 1.0, 1e-9);
@@ -155,7 +144,7 @@ static void test_fault_fails_the_whole_gpu(void)
         " {\"name\": \"fifo\", \"kind\": \"exclusive\"}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
     const double *ps = r.s[0].t, *fifo = r.s[1].t;
     CU_ASSERT(fifo[TM_FAILED] > 0);
     CU_ASSERT(ps[TM_FAILED] > 2 * fifo[TM_FAILED]); /* E[N] = 9 at ρ = 0.9 */
@@ -185,23 +174,6 @@ static void test_bad_discipline(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "ps"));
 }
 
-/* Loads scenario text or fails the test. */
-static int load(const char *text, struct scenario *sc)
-{
-    char err[SS_ERRLEN];
-    int rc = scn_load_text("test.json", text, strlen(text), sc, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  load: %s\n", err);
-    return rc;
-}
-
-static void run1(const char *text, struct run_result *r, struct scenario *sc)
-{
-    struct run_opts o = {0, -1, 0, 0};
-    CU_ASSERT_EQUAL_FATAL(load(text, sc), 0);
-    run_scenario(sc, &o, r);
-}
-
 static void test_mm1(void)
 {
     /* M/M/1, λ = 900/s, μ = 1000/s: E[T] = 1/(μ−λ) = 10 ms, E[W] = ρ E[T] = 9 ms,
@@ -214,7 +186,7 @@ static void test_mm1(void)
         " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}";
     struct scenario sc;
     struct run_result r;
-    run1(s, &r, &sc);
+    tu_run_text(s, &sc, &r);
     const double *t = r.s[0].t;
     TU_CHECK_CLOSE_REL(t[TM_LAT_MEAN], 10e-3, 0.03);
     TU_CHECK_CLOSE_REL(t[TM_WAIT_MEAN], 9e-3, 0.04);
@@ -239,7 +211,7 @@ static void test_mm4_erlang_c(void)
         " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}";
     struct scenario sc;
     struct run_result r;
-    run1(s, &r, &sc);
+    tu_run_text(s, &sc, &r);
     double wq = an_mmc_mean_wait_s(3600, 1000, 4);
     TU_CHECK_CLOSE_REL(r.s[0].t[TM_WAIT_MEAN], wq, 0.05);
     TU_CHECK_CLOSE_REL(r.s[0].t[TM_LAT_P99], an_mmc_sojourn_quantile_s(3600, 1000, 4, 0.99), 0.05);

@@ -11,22 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static int load(const char *text, struct scenario *sc, char *err, size_t n)
-{
-    return scn_load_text("mig.json", text, strlen(text), sc, err, n);
-}
-
-static void run_text(const char *text, struct scenario *sc, struct run_result *r)
-{
-    char err[SS_ERRLEN];
-    int rc = load(text, sc, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  load: %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    struct run_opts o = {0, -1, 0, 0};
-    run_scenario(sc, &o, r);
-}
-
 #define POISSON(name, rate, ms)                                                                    \
     "{\"name\": \"" name "\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": " #rate      \
     "}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": " #ms "}}"
@@ -51,8 +35,8 @@ static void test_isolation(void)
                        "\"layout\": [{\"profile\": \"3g.40gb\", \"tenants\": [\"a\"]}]}]}";
     struct scenario s1, s2;
     struct run_result r1, r2;
-    run_text(with, &s1, &r1);
-    run_text(without, &s2, &r2);
+    tu_run_text(with, &s1, &r1);
+    tu_run_text(without, &s2, &r2);
     for (int k = 0; k < TM_N; k++) {
         if (k == TM_SLOWDOWN_P99)
             continue; /* the baselines differ: one has a neighbour to run alone too */
@@ -83,13 +67,13 @@ static void test_instance_speed(void)
     struct scenario sc;
     struct run_result r;
     snprintf(s, sizeof s, fmt, "A100-80GB", "3g.40gb", "3g.40gb");
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_THROUGHPUT], 1000.0 * 42 / 108, 0.005);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 1)[TM_THROUGHPUT], 500, 0.005);
     run_result_free(&r);
     scn_free(&sc);
     snprintf(s, sizeof s, fmt, "H100-80GB", "3g.40gb", "4g.40gb");
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_THROUGHPUT], 1000.0 * 60 / 132, 0.005);
     run_result_free(&r);
     scn_free(&sc);
@@ -118,8 +102,8 @@ static void test_nested_timeslice_equals_slower_gpu(void)
              1.0 * 108 / 42, 1.5 * 108 / 42);
     struct scenario s1, s2;
     struct run_result r1, r2;
-    run_text(nested, &s1, &r1);
-    run_text(whole, &s2, &r2);
+    tu_run_text(nested, &s1, &r1);
+    tu_run_text(whole, &s2, &r2);
     for (int i = 0; i < 2; i++) {
         TU_CHECK_CLOSE_REL(res_t(&r1.s[0], i)[TM_LAT_MEAN], res_t(&r2.s[0], i)[TM_LAT_MEAN], 1e-6);
         TU_CHECK_CLOSE_REL(res_t(&r1.s[0], i)[TM_LAT_P99], res_t(&r2.s[0], i)[TM_LAT_P99], 1e-6);
@@ -157,14 +141,9 @@ static void test_layout_errors(void)
         {"[{\"profile\": \"3g.20gb\", \"tenants\": [\"a\"]}]", "tenant \"big\" is in no instance"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char s[2048], err[SS_ERRLEN];
-        struct scenario sc;
+        char s[2048];
         snprintf(s, sizeof s, fmt, cases[i].layout);
-        CU_ASSERT_EQUAL(load(s, &sc, err, sizeof err), -1);
-        if (!strstr(err, cases[i].msg))
-            fprintf(stderr, "\n  case %zu: \"%s\" not in: %s\n", i, cases[i].msg, err);
-        CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].msg));
-        scn_free(&sc);
+        tu_expect_load_error(s, cases[i].msg);
     }
 }
 
@@ -187,7 +166,7 @@ static void test_oom_and_fault_stay_in_instance(void)
                "\"tenants\": [\"c\"]}]}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
     CU_ASSERT(res_t(&r.s[0], 0)[TM_FAILED] > 0);
     CU_ASSERT(res_t(&r.s[0], 0)[TM_COMPLETED] > 0);
     CU_ASSERT_EQUAL(res_t(&r.s[0], 1)[TM_COMPLETED], 0);
@@ -212,7 +191,7 @@ static void test_reconfiguration_outage(void)
                                    "[\"a\"]}]}]}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
     const double *t = res_t(&r.s[0], 0);
     TU_CHECK_CLOSE_REL(t[TM_AVAILABILITY], 0.95, 1e-9);
     CU_ASSERT(t[TM_FAILED] >= 1 && t[TM_FAILED] <= 2);
@@ -245,7 +224,7 @@ static void test_nested_mps(void)
         "[\"c\"]}]}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_THROUGHPUT], 1000.0 * 21 / 108, 0.005);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 1)[TM_THROUGHPUT], 1000.0 * 21 / 108, 0.005);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 2)[TM_THROUGHPUT], 1000.0 * 42 / 108, 0.005);
@@ -259,7 +238,7 @@ static void test_nested_mps(void)
     char g[2300];
     size_t head = (size_t)(at - f) + strlen("\"name\": \"a\", ");
     snprintf(g, sizeof g, "%.*s\"fault_rate_per_h\": 3600, %s", (int)head, f, f + head);
-    run_text(g, &sc, &r);
+    tu_run_text(g, &sc, &r);
     CU_ASSERT(res_t(&r.s[0], 0)[TM_FAILED] > 10);
     CU_ASSERT_EQUAL(res_t(&r.s[0], 1)[TM_FAILED], res_t(&r.s[0], 0)[TM_FAILED]);
     CU_ASSERT_EQUAL(res_t(&r.s[0], 2)[TM_FAILED], 0);
@@ -285,12 +264,7 @@ static void test_nested_mps_client_limit(void)
              "], \"strategies\": [{\"name\": \"m\", \"kind\": \"mig\", \"layout\": [{\"profile\": "
              "\"1g.10gb\", \"tenants\": [\"t0\", \"t1\", \"t2\", \"t3\", \"t4\", \"t5\", \"t6\"], "
              "\"nested\": {\"kind\": \"mps\"}}]}]}");
-    struct scenario sc;
-    char err[SS_ERRLEN];
-    CU_ASSERT_EQUAL(load(s, &sc, err, sizeof err), -1);
-    CU_ASSERT_PTR_NOT_NULL(
-        strstr(err, "7 MPS clients in a 1g.10gb instance; the limit there is 6"));
-    scn_free(&sc);
+    tu_expect_load_error(s, "7 MPS clients in a 1g.10gb instance; the limit there is 6");
 }
 
 void test_policy_mig_register(void)

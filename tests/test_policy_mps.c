@@ -20,23 +20,6 @@
     "{\"name\": \"" name "\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "    \
     "\"deterministic\", \"ms\": " ms "}, \"class\": \"" cls "\"}"
 
-static int load(const char *text, struct scenario *sc, char *err, size_t errlen)
-{
-    memset(sc, 0, sizeof *sc);
-    return scn_load_text("test.json", text, strlen(text), sc, err, errlen);
-}
-
-static void run_text(const char *text, struct scenario *sc, struct run_result *r)
-{
-    char err[SS_ERRLEN];
-    struct run_opts o = {0, -1, 0, 0};
-    int rc = load(text, sc, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  load: %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    run_scenario(sc, &o, r);
-}
-
 static double tp(const struct run_result *r, int strat, int tenant)
 {
     return res_t(&r->s[strat], tenant)[TM_THROUGHPUT];
@@ -57,7 +40,7 @@ static void test_half_speed_mm1(void)
              n);
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
     const double *t = r.s[0].t;
     TU_CHECK_CLOSE_REL(t[TM_LAT_MEAN], an_mmc_mean_sojourn_s(100, 500, 1), 0.03);
     TU_CHECK_CLOSE_REL(t[TM_LAT_P99], an_mmc_sojourn_quantile_s(100, 500, 1, 0.99), 0.05);
@@ -81,7 +64,7 @@ static void test_saturated_compute(void)
                  "30}}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
     static const double want[] = {500, 500, 300};
     for (int k = 0; k < 3; k++) {
         TU_CHECK_CLOSE_REL(tp(&r, k, 0), want[k], 0.001);
@@ -117,7 +100,7 @@ static void test_memory_bandwidth(void)
                                                " \"assign\": {\"m1\": 0, \"m2\": 0, \"x\": 1}}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 0), 500, 0.001);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 1), 500, 0.001);
     TU_CHECK_CLOSE_REL(tp(&r, 1, 2), 500, 0.001);
@@ -148,7 +131,7 @@ static void test_compute_memory_beats_timeslice(void)
              secs);
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
     double work_per_s = (tp(&r, 0, 0) + tp(&r, 0, 1)) * 1e-3;
     TU_CHECK_CLOSE_REL(work_per_s, 1.5, 0.02);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 1), 1000, 0.02);
@@ -171,7 +154,7 @@ static void test_rate_change_mid_request(void)
                                " \"strategies\": [{\"name\": \"m\", \"kind\": \"mps\"}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 0), 900 / 0.7, 0.002);
     CU_ASSERT_DOUBLE_EQUAL(res_t(&r.s[0], 1)[TM_LAT_MEAN], 2e-3, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(res_t(&r.s[0], 1)[TM_LAT_P999], 2e-3, 2e-3 * 0.004);
@@ -198,7 +181,7 @@ static void test_multi_gpu(void)
                                                                    "0}}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
     for (int i = 0; i < 4; i++) {
         TU_CHECK_CLOSE_REL(tp(&r, 0, i), 500, 0.002);
         TU_CHECK_CLOSE_REL(tp(&r, 1, i), 250, 0.002);
@@ -232,7 +215,7 @@ static void test_fault_blast_radius(void)
              " [\"a\"]}, {\"fb_gb\": 20, \"tenants\": [\"b\"]}]}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
     const double *a = res_t(&r.s[0], 0), *b = res_t(&r.s[0], 1);
     double n = a[TM_FAILED], w = 200, lost = n * 0.05 / w;
     CU_ASSERT(n > 150);
@@ -265,7 +248,7 @@ static void test_faults_poisson_no_drain(void)
              " 60, \"b\": 70}, \"recovery_s\": 0.2}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
     /* Every effective fault is one of a's requests failed and one recovery of 0.2 s. */
     const cJSON *g0 = cJSON_GetArrayItem(cJSON_GetObjectItem(r.s[0].details, "gpus"), 0);
     double n = cJSON_GetObjectItem(g0, "faults")->valuedouble, down = n * 0.2 / 60;
@@ -301,22 +284,6 @@ static char *many_tenants(int n, const char *opts)
     return t;
 }
 
-static void expect_error(const char *text, const char *msg)
-{
-    struct scenario sc;
-    char err[SS_ERRLEN];
-    int rc = load(text, &sc, err, sizeof err);
-    scn_free(&sc); /* also after a failed load: it frees what was parsed so far */
-    CU_ASSERT_EQUAL(rc, -1);
-    if (rc == 0) {
-        fprintf(stderr, "\n  expected an error \"%s\"\n", msg);
-        return;
-    }
-    if (!strstr(err, msg))
-        fprintf(stderr, "\n  expected \"%s\" in: %s\n", msg, err);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, msg));
-}
-
 static void test_client_limit(void)
 {
     /* MPSDOC: 48 clients per GPU, 60 from CUDA 13.1. */
@@ -324,15 +291,15 @@ static void test_client_limit(void)
     char *t49 = many_tenants(49, "");
     char *t49c = many_tenants(49, ", \"cuda\": \"13.1\"");
     char *t61c = many_tenants(61, ", \"cuda\": \"13.1\"");
-    char err[SS_ERRLEN];
     struct scenario sc;
-    CU_ASSERT_EQUAL(load(t48, &sc, err, sizeof err), 0);
+    tu_load_text(t48, &sc);
     scn_free(&sc);
-    expect_error(t49, "strategies[0]: GPU 0 gets 49 MPS clients, a A100-80GB allows 48 per GPU "
-                      "(60 with \"cuda\": \"13.1\" or later)");
-    CU_ASSERT_EQUAL(load(t49c, &sc, err, sizeof err), 0);
+    tu_expect_load_error(t49,
+                         "strategies[0]: GPU 0 gets 49 MPS clients, a A100-80GB allows 48 per GPU "
+                         "(60 with \"cuda\": \"13.1\" or later)");
+    tu_load_text(t49c, &sc);
     scn_free(&sc);
-    expect_error(t61c, "GPU 0 gets 61 MPS clients, a A100-80GB allows 60 per GPU");
+    tu_expect_load_error(t61c, "GPU 0 gets 61 MPS clients, a A100-80GB allows 60 per GPU");
     free(t48);
     free(t49);
     free(t49c);
@@ -368,12 +335,13 @@ static void test_bad_input(void)
     char text[2048];
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         snprintf(text, sizeof text, fmt, 10, cases[i].strategy);
-        expect_error(text, cases[i].msg);
+        tu_expect_load_error(text, cases[i].msg);
     }
     /* No memory isolation: 50 + 40 GB on an 80 GB card. */
     snprintf(text, sizeof text, fmt, 50, "{\"name\": \"m\", \"kind\": \"mps\"}");
-    expect_error(text, "strategies[0]: MPS clients on GPU 0 need 90 GB together, a A100-80GB has "
-                       "80 GB (MPS does not isolate memory)");
+    tu_expect_load_error(text,
+                         "strategies[0]: MPS clients on GPU 0 need 90 GB together, a A100-80GB has "
+                         "80 GB (MPS does not isolate memory)");
     /* End to end: exit code 2 and the file named. */
     char *path = tu_write("mps-bad.json", text);
     char cmd[1024], err[4096];

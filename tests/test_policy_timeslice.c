@@ -11,25 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void run_text(const char *text, struct scenario *sc, struct run_result *r)
-{
-    char err[SS_ERRLEN];
-    int rc = scn_load_text("ts.json", text, strlen(text), sc, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  load: %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    struct run_opts o = {0, -1, 0, 0};
-    run_scenario(sc, &o, r);
-}
-
-static int load_err(const char *text, char *err, size_t n)
-{
-    struct scenario sc;
-    int rc = scn_load_text("ts.json", text, strlen(text), &sc, err, n);
-    scn_free(&sc);
-    return rc;
-}
-
 static void test_one_tenant_equals_exclusive(void)
 {
     const char *s =
@@ -40,7 +21,7 @@ static void test_one_tenant_equals_exclusive(void)
         " {\"name\": \"ts\", \"kind\": \"timeslice\", \"slice_ms\": 0.5, \"switch_us\": 80}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
     for (int k = 0; k < TM_N; k++) {
         double a = r.s[0].t[k], b = r.s[1].t[k];
         CU_ASSERT(a == b || (isnan(a) && isnan(b)));
@@ -70,7 +51,7 @@ static void test_hand_computed_schedule(void)
         "\"switch_us\": 100}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
     CU_ASSERT_EQUAL(res_t(&r.s[0], 0)[TM_COMPLETED], 1);
     CU_ASSERT_EQUAL(res_t(&r.s[0], 1)[TM_COMPLETED], 1);
     CU_ASSERT_DOUBLE_EQUAL(res_t(&r.s[0], 0)[TM_LAT_MEAN], 4.9e-3, 1e-12);
@@ -102,7 +83,7 @@ static void test_work_conserving_mm1(void)
              n);
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
     double na = res_t(&r.s[0], 0)[TM_COMPLETED], nb = res_t(&r.s[0], 1)[TM_COMPLETED];
     double mean =
         (na * res_t(&r.s[0], 0)[TM_LAT_MEAN] + nb * res_t(&r.s[0], 1)[TM_LAT_MEAN]) / (na + nb);
@@ -127,7 +108,7 @@ static void test_saturated_capacity(void)
         " \"switch_us\": 250}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
     double q = 1e-3, sw = 0.25e-3;
     TU_CHECK_CLOSE_REL(r.s[0].m[SM_THROUGHPUT], 1000 * an_ts_capacity_fraction(q, sw), 0.02);
     CU_ASSERT(fabs(r.s[0].m[SM_SWITCH] - sw / (q + sw)) <= 0.005);
@@ -157,7 +138,7 @@ static void test_hold_slice_lowers_utilisation(void)
         " \"switch_us\": 0, \"release_on_idle\": false}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(fmt, &sc, &r);
+    tu_run_text(fmt, &sc, &r);
     double u_rel = r.s[0].m[SM_UTIL], u_hold = r.s[1].m[SM_UTIL];
     CU_ASSERT(u_rel > 0.999);
     double light_slices = res_t(&r.s[1], 0)[TM_THROUGHPUT]; /* ≈ one slice per request */
@@ -169,7 +150,6 @@ static void test_hold_slice_lowers_utilisation(void)
 
 static void test_replicas_and_memory_errors(void)
 {
-    char err[SS_ERRLEN];
     const char *three =
         "{\"gpu\": \"A100-80GB\", \"stop\": {\"requests\": 10}, \"tenants\": ["
         "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, \"work\": "
@@ -181,13 +161,13 @@ static void test_replicas_and_memory_errors(void)
         " \"strategies\": [{\"name\": \"ts\", \"kind\": \"timeslice\"%s}]}";
     char s[2048];
     snprintf(s, sizeof s, three, ", \"replicas\": 2, \"oom\": \"simulate\"");
-    CU_ASSERT_EQUAL(load_err(s, err, sizeof err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "gets 3 tenants but replicas is 2"));
+    tu_expect_load_error(s, "gets 3 tenants but replicas is 2");
     snprintf(s, sizeof s, three, "");
-    CU_ASSERT_EQUAL(load_err(s, err, sizeof err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "need 90 GB together, a A100-80GB has 80 GB"));
+    tu_expect_load_error(s, "need 90 GB together, a A100-80GB has 80 GB");
     snprintf(s, sizeof s, three, ", \"oom\": \"simulate\"");
-    CU_ASSERT_EQUAL(load_err(s, err, sizeof err), 0);
+    struct scenario sc;
+    tu_load_text(s, &sc);
+    scn_free(&sc);
 }
 
 static void test_oom_takes_down_the_card(void)
@@ -206,7 +186,7 @@ static void test_oom_takes_down_the_card(void)
         " \"strategies\": [{\"name\": \"ts\", \"kind\": \"timeslice\", \"oom\": \"simulate\"}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
     for (int i = 0; i < 3; i++) {
         double *t = res_t(&r.s[0], i);
         CU_ASSERT(t[TM_FAILED] > 0);
@@ -230,7 +210,7 @@ static void test_fault_hits_only_its_context(void)
         " \"strategies\": [{\"name\": \"ts\", \"kind\": \"timeslice\"}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
     CU_ASSERT(res_t(&r.s[0], 0)[TM_FAILED] > 0);
     CU_ASSERT_EQUAL(res_t(&r.s[0], 1)[TM_FAILED], 0);
     run_result_free(&r);

@@ -27,23 +27,6 @@
     "\"vgpus\": [{\"fb_gb\": 20, \"weight\": " wa ", \"tenants\": [\"a\"]}, {\"fb_gb\": 20, "      \
     "\"weight\": " wb ", \"tenants\": [\"b\"]}]"
 
-static int load(const char *text, struct scenario *sc, char *err, size_t errlen)
-{
-    memset(sc, 0, sizeof *sc);
-    return scn_load_text("test.json", text, strlen(text), sc, err, errlen);
-}
-
-static void run_text(const char *text, struct scenario *sc, struct run_result *r)
-{
-    char err[SS_ERRLEN];
-    struct run_opts o = {0, -1, 0, 0};
-    int rc = load(text, sc, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  load: %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    run_scenario(sc, &o, r);
-}
-
 static double tp(const struct run_result *r, int strat, int tenant)
 {
     return res_t(&r->s[strat], tenant)[TM_THROUGHPUT];
@@ -66,7 +49,7 @@ static void test_busy_and_idle_vm(void)
                                              "\"scheduler\": \"equal_share\", " VMS("1", "1") "}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 0), 1000, 0.001);
     TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 0.5, 0.001);
     for (int k = 1; k <= 2; k++) {
@@ -98,7 +81,7 @@ static void test_weights_3_to_1(void)
              secs);
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 0) / tp(&r, 0, 1), 3.0, 0.03);
     TU_CHECK_CLOSE_REL(tp(&r, 1, 0) / tp(&r, 1, 1), 3.0, 0.03);
     TU_CHECK_CLOSE_REL(tp(&r, 1, 0) / tp(&r, 1, 1), 5.95 / 1.95, 0.02);
@@ -121,7 +104,7 @@ static void test_switch_overhead(void)
                            "\"slice_ms\": 4, \"switch_us\": 200, " VMS("1", "1") "}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
     double gamma = an_ts_capacity_fraction(4e-3, 200e-6);
     TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], gamma, 0.001);
     TU_CHECK_CLOSE_REL(r.s[0].m[SM_SWITCH], 1 - gamma, 0.01);
@@ -149,7 +132,7 @@ static void test_fixed_share_cycle(void)
                                                           "\"fixed_share\", " VMS("1", "1") "}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
     const double *a = res_t(&r.s[0], 0);
     CU_ASSERT_DOUBLE_EQUAL(a[TM_LAT_MEAN], 2e-3, 1e-6);
     CU_ASSERT_DOUBLE_EQUAL(a[TM_LAT_P50], 1e-3, 1e-3 * 0.004);
@@ -175,7 +158,7 @@ static void test_fifo_inside_vm(void)
              n);
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
     double want = an_mmc_mean_sojourn_s(600, 1000, 1);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_LAT_MEAN], want, 0.03);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 1)[TM_LAT_MEAN], want, 0.03);
@@ -203,7 +186,7 @@ static void test_mig_backed(void)
              "\"2g.20gb\", \"tenants\": [\"m\"]}]}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 0), 2 * 1000 * 42.0 / 108, 0.001);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 1), 2 * 1000 * 2.0 / 8, 0.001);
     TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 5.0 / 7, 1e-6);
@@ -225,7 +208,7 @@ static void test_every_gpu(void)
                                                                                         "1") "}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
     double want = 2 * 500 * an_ts_capacity_fraction(2e-3, 50e-6);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 0), want, 0.002);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 1), want, 0.002);
@@ -256,29 +239,13 @@ static void test_default_slice(void)
         snprintf(text + l, sizeof text - l, "]}]}");
         struct scenario sc;
         struct run_result r;
-        run_text(text, &sc, &r);
+        tu_run_text(text, &sc, &r);
         double slice = cJSON_GetObjectItem(r.s[0].details, "slice_ms")->valuedouble;
         CU_ASSERT_DOUBLE_EQUAL(slice, nvm <= 8 ? 2.0 : 1.0, 1e-12);
         CU_ASSERT_EQUAL(r.s[0].licensed_vgpus, nvm);
         run_result_free(&r);
         scn_free(&sc);
     }
-}
-
-static void expect_error(const char *text, const char *msg)
-{
-    struct scenario sc;
-    char err[SS_ERRLEN];
-    int rc = load(text, &sc, err, sizeof err);
-    scn_free(&sc); /* also after a failed load: it frees what was parsed so far */
-    CU_ASSERT_EQUAL(rc, -1);
-    if (rc == 0) {
-        fprintf(stderr, "\n  expected an error \"%s\"\n", msg);
-        return;
-    }
-    if (!strstr(err, msg))
-        fprintf(stderr, "\n  expected \"%s\" in: %s\n", msg, err);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, msg));
 }
 
 static void test_bad_input(void)
@@ -332,7 +299,7 @@ static void test_bad_input(void)
     char text[2048];
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         snprintf(text, sizeof text, fmt, cases[i].strategy);
-        expect_error(text, cases[i].msg);
+        tu_expect_load_error(text, cases[i].msg);
     }
     /* End to end: the frame-buffer rejection exits 2 and names the file. */
     snprintf(text, sizeof text, fmt, cases[0].strategy);

@@ -12,23 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Loads scenario text or fails the test. */
-static int load(const char *text, struct scenario *sc)
-{
-    char err[SS_ERRLEN];
-    int rc = scn_load_text("test.json", text, strlen(text), sc, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  load: %s\n", err);
-    return rc;
-}
-
-static void run1(const char *text, struct run_result *r, struct scenario *sc)
-{
-    struct run_opts o = {0, -1, 0, 0};
-    CU_ASSERT_EQUAL_FATAL(load(text, sc), 0);
-    run_scenario(sc, &o, r);
-}
-
 static void test_replications_ci(void)
 {
     const char *s =
@@ -39,7 +22,7 @@ static void test_replications_ci(void)
         " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}";
     struct scenario sc;
     struct run_result r;
-    run1(s, &r, &sc);
+    tu_run_text(s, &sc, &r);
     double mean = r.s[0].t[TM_LAT_MEAN], ci = r.s[0].t_ci[TM_LAT_MEAN];
     CU_ASSERT(ci > 0 && ci < 0.1 * mean);
     /* M/M/1 at ρ = 0.5: E[T] = 2 ms; the CI should cover it (95 %; this seed does). */

@@ -158,7 +158,7 @@ static void test_point_load(void)
     struct sw_opts o = {0, -1, 1};
     char err[SS_ERRLEN];
     uint64_t h0, h0b, h1;
-    CU_ASSERT_EQUAL_FATAL(scn_load(tiny_path(), &base, err, sizeof err), 0);
+    tu_load_file(tiny_path(), &base);
     sw_grid_init(&g);
     CU_ASSERT_EQUAL(sw_grid_add(&g, "tenants.0.arrival.rate_per_s=70,-1,80", err, sizeof err), 0);
     CU_ASSERT_EQUAL(sw_point_load(&g, base.json, tiny_path(), &o, 0, &sc, &h0, err, sizeof err), 0);

@@ -38,15 +38,6 @@ static const char *root_abs(void)
     return buf;
 }
 
-static int load_file(const char *path, struct scenario *sc)
-{
-    char err[SS_ERRLEN];
-    int rc = scn_load(path, sc, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  load: %s\n", err);
-    return rc;
-}
-
 /* Writes a scenario with one tenant (arrival, work given as JSON) and one strategy. */
 static char *one_tenant(const char *file, const char *arrival, const char *work, const char *extra)
 {
@@ -73,7 +64,7 @@ static void test_three_requests(void)
                                   "\"sharesim\"}",
                                   "{\"dist\": \"trace\"}", "\"replications\": 3,");
     struct scenario sc;
-    CU_ASSERT_EQUAL_FATAL(load_file(path, &sc), 0);
+    tu_load_file(path, &sc);
     CU_ASSERT_EQUAL(sc.tenants[0].arrival.trace_count, 3);
     struct run_opts o = {0, -1, 0, 0};
     struct run_result r;
@@ -108,7 +99,7 @@ static void test_two_trace_tenants(void)
                     "\"format\": \"sharesim\"}, \"work\": {\"dist\": \"trace\"}}],"
                     " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}");
     struct scenario sc;
-    CU_ASSERT_EQUAL_FATAL(load_file(path, &sc), 0);
+    tu_load_file(path, &sc);
     struct strategy_result r;
     run_one(&sc, &sc.strategies[0], 0, &r);
     CU_ASSERT_EQUAL(res_t(&r, 0)[TM_COMPLETED], 1);
@@ -119,8 +110,9 @@ static void test_two_trace_tenants(void)
     scn_free(&sc);
 }
 
-/* Loads a one-tenant scenario replaying CONV1000 with tokens work and extra arrival keys. */
-static int load_conv1000(const char *arrival_extra, struct scenario *sc)
+/* Writes a one-tenant scenario replaying CONV1000 with tokens work and extra arrival keys;
+ * returns its path. */
+static const char *conv1000(const char *arrival_extra)
 {
     char arrival[512];
     snprintf(arrival, sizeof arrival,
@@ -130,7 +122,7 @@ static int load_conv1000(const char *arrival_extra, struct scenario *sc)
                                   "{\"dist\": \"tokens\", \"prefill_ms_per_token\": 0.08, "
                                   "\"decode_ms_per_token\": 12}",
                                   "");
-    return load_file(path, sc);
+    return path;
 }
 
 /* Replays tenant 0 through ten_next and compares with the reader record by record. */
@@ -180,7 +172,7 @@ static void check_records(const struct scenario *sc, double scale, long limit)
 static void test_conv_slice_records(void)
 {
     struct scenario sc;
-    CU_ASSERT_EQUAL_FATAL(load_conv1000("", &sc), 0);
+    tu_load_file(conv1000(""), &sc);
     CU_ASSERT_EQUAL(sc.tenants[0].arrival.trace_count, 1000);
     check_records(&sc, 1.0, 1000);
     /* The first row, by hand: 374 prompt and 44 generated tokens → 29.92 + 528 ms. */
@@ -193,10 +185,10 @@ static void test_conv_slice_records(void)
     CU_ASSERT_DOUBLE_EQUAL(w, 0.55792, 1e-15);
     ten_free(&t);
     scn_free(&sc);
-    CU_ASSERT_EQUAL_FATAL(load_conv1000(", \"time_scale\": 2", &sc), 0);
+    tu_load_file(conv1000(", \"time_scale\": 2"), &sc);
     check_records(&sc, 2.0, 1000);
     scn_free(&sc);
-    CU_ASSERT_EQUAL_FATAL(load_conv1000(", \"time_scale\": 0.25, \"limit\": 100", &sc), 0);
+    tu_load_file(conv1000(", \"time_scale\": 0.25, \"limit\": 100"), &sc);
     CU_ASSERT_EQUAL(sc.tenants[0].arrival.trace_count, 100);
     check_records(&sc, 0.25, 100);
     scn_free(&sc);
@@ -216,7 +208,7 @@ static void test_conv_full_count(void)
                                   "\"decode_ms_per_token\": 12}",
                                   "");
     struct scenario sc;
-    CU_ASSERT_EQUAL_FATAL(load_file(path, &sc), 0);
+    tu_load_file(path, &sc);
     CU_ASSERT_EQUAL(sc.tenants[0].arrival.trace_count, 19366);
     TU_CHECK_CLOSE_REL(ten_mean_rate(&sc.tenants[0]), 5.530136 / 20, 1e-6);
     TU_CHECK_CLOSE_REL(ten_arrival_scv(&sc.tenants[0]), 1.0941699818437727 * 1.0941699818437727,
@@ -246,7 +238,7 @@ static void changed_case(const char *rewritten, const char *needle)
                                   "\"sharesim\"}",
                                   "{\"dist\": \"trace\"}", "");
     struct scenario sc;
-    CU_ASSERT_EQUAL_FATAL(load_file(path, &sc), 0);
+    tu_load_file(path, &sc);
     tu_write("shrink.csv", rewritten);
     char errfile[512];
     snprintf(errfile, sizeof errfile, "%s/shrink.err", tu_tmpdir());
@@ -439,8 +431,8 @@ static void test_workloads_and_twins(void)
     };
     for (size_t k = 0; k < sizeof w / sizeof w[0]; k++) {
         struct scenario a, b;
-        CU_ASSERT_EQUAL_FATAL(load_file(w[k].trace, &a), 0);
-        CU_ASSERT_EQUAL_FATAL(load_file(w[k].twin, &b), 0);
+        tu_load_file(w[k].trace, &a);
+        tu_load_file(w[k].twin, &b);
         const struct tenant_cfg *ta = &a.tenants[0], *tb = &b.tenants[0];
         CU_ASSERT_EQUAL(ta->arrival.trace_count, w[k].count);
         TU_CHECK_CLOSE_REL(ten_mean_rate(ta) * ten_mean_work(ta), w[k].rho, 0.01);

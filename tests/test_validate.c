@@ -113,8 +113,7 @@ static void test_engine_replays_fifo_recursion(void)
                  " \"x\", \"kind\": \"exclusive\"}]}",
                  c, 950.0 * c);
         struct scenario sc;
-        char err[SS_ERRLEN];
-        CU_ASSERT_EQUAL_FATAL(scn_load_text("replay.json", s, strlen(s), &sc, err, sizeof err), 0);
+        tu_load_text(s, &sc);
         for (int rep = 0; rep < 2; rep++) {
             struct strategy_result r;
             run_one(&sc, &sc.strategies[0], rep, &r);

@@ -1,5 +1,8 @@
 /* testutil — see testutil.h. */
 #include "testutil.h"
+#include "core/run.h"
+#include "core/scenario.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,4 +132,67 @@ int tu_sanitized(void)
 {
     const char *s = getenv("SHARESIM_SANITIZED");
     return s && *s == '1';
+}
+
+/* ---- scenarios ---- */
+
+/* An assertion reported at the caller's line with msg in its condition (CUnit copies the
+ * string into its failure list and prints it); fatal ends the test there, as
+ * CU_ASSERT_EQUAL_FATAL did in the helpers this replaces. */
+static void assert_at(int ok, const char *file, int line, const char *what, const char *msg,
+                      int fatal)
+{
+    char cond[2 * SS_ERRLEN + 256]; /* what and msg are each at most SS_ERRLEN + 64 */
+    snprintf(cond, sizeof cond, "%s: %s", what, msg);
+    CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, (unsigned)line, cond, file, "",
+                            fatal ? CU_TRUE : CU_FALSE);
+}
+
+void tu_load_text_at(const char *file, int line, const char *text, struct scenario *sc)
+{
+    char err[SS_ERRLEN] = "";
+    memset(sc, 0, sizeof *sc);
+    int rc = scn_load_text("inline.json", text, strlen(text), sc, err, sizeof err);
+    assert_at(rc == 0, file, line, "scenario does not load", err, 1);
+}
+
+void tu_load_file_at(const char *file, int line, const char *path, struct scenario *sc)
+{
+    char err[SS_ERRLEN] = "";
+    memset(sc, 0, sizeof *sc);
+    int rc = scn_load(path, sc, err, sizeof err);
+    assert_at(rc == 0, file, line, "scenario does not load", err, 1);
+}
+
+static void run(const struct scenario *sc, struct run_result *res)
+{
+    struct run_opts o = {0, -1, 0, 0};
+    run_scenario(sc, &o, res);
+}
+
+void tu_run_text_at(const char *file, int line, const char *text, struct scenario *sc,
+                    struct run_result *res)
+{
+    tu_load_text_at(file, line, text, sc);
+    run(sc, res);
+}
+
+void tu_run_file_at(const char *file, int line, const char *path, struct scenario *sc,
+                    struct run_result *res)
+{
+    tu_load_file_at(file, line, path, sc);
+    run(sc, res);
+}
+
+void tu_expect_load_error_at(const char *file, int line, const char *text, const char *part)
+{
+    struct scenario sc;
+    char err[SS_ERRLEN] = "";
+    memset(&sc, 0, sizeof sc);
+    int rc = scn_load_text("inline.json", text, strlen(text), &sc, err, sizeof err);
+    scn_free(&sc); /* also after a failed load: it frees what was parsed so far */
+    assert_at(rc == -1, file, line, "scenario loads, expected an error", part, 0);
+    char want[SS_ERRLEN + 64];
+    snprintf(want, sizeof want, "\"%s\" not in the message", part);
+    assert_at(rc == -1 && strstr(err, part) != NULL, file, line, want, err, 0);
 }
