@@ -14,15 +14,16 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* Three requests of `work_ms` arriving at 1, 2 and 3 ms (deterministic, 1000/s). */
-static const char *three_arrivals =
-    "{\"gpu\": \"A100-80GB\", \"gpus\": %d, \"stop\": {\"requests\": 3}, \"tenants\": ["
-    "{\"name\": \"t\", \"arrival\": {\"process\": \"deterministic\", \"rate_per_s\": 1000},"
-    " \"work\": {\"dist\": \"deterministic\", \"ms\": %g}}],"
-    " \"strategies\": [{\"name\": \"ps\", \"kind\": \"exclusive\", \"discipline\": \"ps\"},"
-    " {\"name\": \"fifo\", \"kind\": \"exclusive\", \"discipline\": \"fifo\"}]}";
+/* Three requests of `ms` each arriving at 1, 2 and 3 ms (deterministic, 1000/s) on `gpus`
+ * GPUs, under PS and FIFO. */
+static char *three_arrivals(int gpus, double ms)
+{
+    return tu_fixture_patch("policy_exclusive/three-arrivals.json",
+                            "{\"gpus\": %d, \"tenants.0.work.ms\": %g}", gpus, ms);
+}
 
 static void test_hand_computed_one_gpu(void)
 {
@@ -33,11 +34,11 @@ static void test_hand_computed_one_gpu(void)
      *      Sojourns 1.4, 1.8, 1.6 ms: mean 1.6 ms, max 1.8 ms, no waiting.
      * FIFO: #1 [1, 2.2], #2 [2.2, 3.4], #3 [3.4, 4.6]: sojourns 1.2, 1.4, 1.6, mean 1.4 ms,
      *      waits 0, 0.2, 0.4 ms. Both finish at 4.6 ms: the same work, conserved. */
-    char s[1024];
-    snprintf(s, sizeof s, three_arrivals, 1, 1.2);
+    char *s = three_arrivals(1, 1.2);
     struct scenario sc;
     struct run_result r;
     tu_run_text(s, &sc, &r);
+    free(s);
     const double *ps = r.s[0].t, *fifo = r.s[1].t;
     CU_ASSERT_EQUAL(ps[TM_COMPLETED], 3);
     CU_ASSERT_DOUBLE_EQUAL(ps[TM_LAT_MEAN], 1.6e-3, 1e-12);
@@ -56,11 +57,11 @@ static void test_hand_computed_least_loaded(void)
      * hold one, so the lowest index, GPU 0, where #1 has 0.5 ms left: halved, #1 done at
      * 4.0, #3 has 2.0 left, alone: done at 6.0. #2 alone on GPU 1: done at 4.5.
      * Sojourns 3.0, 2.5, 3.0 ms: mean 8.5/3 ms, max 3.0 ms. */
-    char s[1024];
-    snprintf(s, sizeof s, three_arrivals, 2, 2.5);
+    char *s = three_arrivals(2, 2.5);
     struct scenario sc;
     struct run_result r;
     tu_run_text(s, &sc, &r);
+    free(s);
     const double *ps = r.s[0].t;
     CU_ASSERT_DOUBLE_EQUAL(ps[TM_LAT_MEAN], 8.5e-3 / 3, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(ps[TM_LAT_P99], 3.0e-3, 1e-12);
@@ -72,17 +73,12 @@ static void test_hand_computed_least_loaded(void)
 static double ps_mean_sojourn(const char *work, double *util)
 {
     long n = tu_sanitized() ? 200000 : 1000000;
-    char s[1024];
-    snprintf(s, sizeof s,
-             "{\"gpu\": \"A100-80GB\", \"seed\": 21, \"stop\": {\"requests\": %ld},"
-             " \"warmup\": {\"requests\": 10000}, \"tenants\": [{\"name\": \"t\", \"arrival\":"
-             " {\"process\": \"poisson\", \"rate_per_s\": 500}, \"work\": %s}],"
-             " \"strategies\": [{\"name\": \"ps\", \"kind\": \"exclusive\", \"discipline\":"
-             " \"ps\"}]}",
-             n, work);
+    char *s = tu_fixture_patch("policy_exclusive/mg1-ps.json",
+                               "{\"stop.requests\": %ld, \"tenants.0.work\": %s}", n, work);
     struct scenario sc;
     struct run_result r;
     tu_run_text(s, &sc, &r);
+    free(s);
     double mean = r.s[0].t[TM_LAT_MEAN];
     CU_ASSERT_EQUAL(r.s[0].t[TM_WAIT_MEAN], 0); /* everyone is served from arrival on */
     *util = r.s[0].m[SM_UTIL];
@@ -114,15 +110,9 @@ static void test_saturated_fills_every_gpu(void)
 {
     /* A saturated tenant over 3 GPUs keeps all three busy under both disciplines:
      * 1 ms deterministic work → 3000 completions/s, utilisation 1. */
-    const char *s =
-        "{\"gpu\": \"A100-80GB\", \"gpus\": 3, \"stop\": {\"duration_s\": 10}, \"tenants\": ["
-        "{\"name\": \"u\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
-        "\"deterministic\", \"ms\": 1}}],"
-        " \"strategies\": [{\"name\": \"ps\", \"kind\": \"exclusive\", \"discipline\": \"ps\"},"
-        " {\"name\": \"fifo\", \"kind\": \"exclusive\"}]}";
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
+    tu_run_file(tu_fixture("policy_exclusive/saturated-three-gpus.json"), &sc, &r);
     for (int k = 0; k < 2; k++) {
         TU_CHECK_CLOSE_REL(r.s[k].m[SM_THROUGHPUT], 3000, 1e-3);
         TU_CHECK_CLOSE_REL(r.s[k].m[SM_UTIL], 1.0, 1e-9);
@@ -136,15 +126,9 @@ static void test_fault_fails_the_whole_gpu(void)
     /* A fault crashes the serving process: under PS every request on that GPU fails,
      * under FIFO only the one in service, so PS loses more per fault. The ledger
      * balances either way. */
-    const char *s =
-        "{\"gpu\": \"A100-80GB\", \"seed\": 4, \"stop\": {\"duration_s\": 100}, \"tenants\": ["
-        "{\"name\": \"t\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 900},"
-        " \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"fault_rate_per_h\": 36000}],"
-        " \"strategies\": [{\"name\": \"ps\", \"kind\": \"exclusive\", \"discipline\": \"ps\"},"
-        " {\"name\": \"fifo\", \"kind\": \"exclusive\"}]}";
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
+    tu_run_file(tu_fixture("policy_exclusive/fault-ps-fifo.json"), &sc, &r);
     const double *ps = r.s[0].t, *fifo = r.s[1].t;
     CU_ASSERT(fifo[TM_FAILED] > 0);
     CU_ASSERT(ps[TM_FAILED] > 2 * fifo[TM_FAILED]); /* E[N] = 9 at ρ = 0.9 */
@@ -178,15 +162,9 @@ static void test_mm1(void)
 {
     /* M/M/1, λ = 900/s, μ = 1000/s: E[T] = 1/(μ−λ) = 10 ms, E[W] = ρ E[T] = 9 ms,
      * p99 of T = ln(100)/(μ−λ) = 46.05 ms. */
-    const char *s =
-        "{\"name\": \"mm1\", \"gpu\": \"A100-80GB\", \"seed\": 11,"
-        " \"stop\": {\"requests\": 2000000}, \"warmup\": {\"requests\": 20000},"
-        " \"tenants\": [{\"name\": \"t\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": "
-        "900}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}],"
-        " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}";
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
+    tu_run_file(tu_fixture("policy_exclusive/mm1.json"), &sc, &r);
     const double *t = r.s[0].t;
     TU_CHECK_CLOSE_REL(t[TM_LAT_MEAN], 10e-3, 0.03);
     TU_CHECK_CLOSE_REL(t[TM_WAIT_MEAN], 9e-3, 0.04);
@@ -203,15 +181,9 @@ static void test_mm1(void)
 static void test_mm4_erlang_c(void)
 {
     /* One tenant over 4 exclusive GPUs at ρ = 0.9: M/M/4, mean wait from Erlang C. */
-    const char *s =
-        "{\"name\": \"mm4\", \"gpu\": \"A100-80GB\", \"gpus\": 4, \"seed\": 3,"
-        " \"stop\": {\"requests\": 2000000}, \"warmup\": {\"requests\": 50000},"
-        " \"tenants\": [{\"name\": \"t\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": "
-        "3600}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}],"
-        " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}";
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
+    tu_run_file(tu_fixture("policy_exclusive/mm4.json"), &sc, &r);
     double wq = an_mmc_mean_wait_s(3600, 1000, 4);
     TU_CHECK_CLOSE_REL(r.s[0].t[TM_WAIT_MEAN], wq, 0.05);
     TU_CHECK_CLOSE_REL(r.s[0].t[TM_LAT_P99], an_mmc_sojourn_quantile_s(3600, 1000, 4, 0.99), 0.05);

@@ -9,34 +9,17 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-#define POISSON(name, rate, ms)                                                                    \
-    "{\"name\": \"" name "\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": " #rate      \
-    "}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": " #ms "}}"
 
 static void test_isolation(void)
 {
     /* The same tenant on a 3g instance, with and without a saturated neighbour on a 1g
      * instance: every figure of its latency distribution is identical. */
-    const char *with =
-        "{\"gpu\": \"A100-80GB\", \"seed\": 5, \"stop\": {\"duration_s\": 100}, \"tenants\": "
-        "[" POISSON(
-            "a", 150,
-            2) ", {\"name\": \"noisy\", \"arrival\": {\"process\": "
-               "\"saturated\"}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 3}}], "
-               "\"strategies\": [{\"name\": \"m\", \"kind\": \"mig\", \"layout\": [{\"profile\": "
-               "\"3g.40gb\", \"tenants\": [\"a\"]}, {\"profile\": \"1g.10gb\", \"tenants\": "
-               "[\"noisy\"]}]}]}";
-    const char *without =
-        "{\"gpu\": \"A100-80GB\", \"seed\": 5, \"stop\": {\"duration_s\": 100}, \"tenants\": "
-        "[" POISSON("a", 150,
-                    2) "], \"strategies\": [{\"name\": \"m\", \"kind\": \"mig\", "
-                       "\"layout\": [{\"profile\": \"3g.40gb\", \"tenants\": [\"a\"]}]}]}";
     struct scenario s1, s2;
     struct run_result r1, r2;
-    tu_run_text(with, &s1, &r1);
-    tu_run_text(without, &s2, &r2);
+    tu_run_file(tu_fixture("policy_mig/isolation-with-neighbour.json"), &s1, &r1);
+    tu_run_file(tu_fixture("policy_mig/isolation-alone.json"), &s2, &r2);
     for (int k = 0; k < TM_N; k++) {
         if (k == TM_SLOWDOWN_P99)
             continue; /* the baselines differ: one has a neighbour to run alone too */
@@ -54,26 +37,24 @@ static void test_instance_speed(void)
 {
     /* Saturated compute work of 1 ms on a 3g instance of A100-80GB (42 of 108 SMs):
      * 1000 × 42/108 = 388.9 requests/s; memory-class work on it runs at its 4/8 of the
-     * bandwidth: 500/s. On H100 a 3g has 60 of 132 SMs: 454.5/s. */
-    const char *fmt = "{\"gpu\": \"%s\", \"stop\": {\"duration_s\": 50}, \"tenants\": ["
-                      "{\"name\": \"c\", \"arrival\": {\"process\": \"saturated\"}, \"work\": "
-                      "{\"dist\": \"deterministic\", \"ms\": 1}, \"class\": \"compute\"},"
-                      "{\"name\": \"m\", \"arrival\": {\"process\": \"saturated\"}, \"work\": "
-                      "{\"dist\": \"deterministic\", \"ms\": 1}, \"class\": \"memory\"}],"
-                      " \"strategies\": [{\"name\": \"m\", \"kind\": \"mig\", \"layout\": "
-                      "[{\"profile\": \"%s\", \"tenants\": [\"c\"]}, {\"profile\": \"%s\", "
-                      "\"tenants\": [\"m\"]}]}]}";
-    char s[2048];
+     * bandwidth: 500/s. On H100 a 3g has 60 of 132 SMs: 454.5/s. Tenant c (compute) is in
+     * the first instance, m (memory) in the second. */
+    const char *fixture = "policy_mig/instance-speed.json";
+    char *s =
+        tu_fixture_patch(fixture, "{\"gpu\": \"A100-80GB\", \"strategies.0.layout.0.profile\": "
+                                  "\"3g.40gb\", \"strategies.0.layout.1.profile\": \"3g.40gb\"}");
     struct scenario sc;
     struct run_result r;
-    snprintf(s, sizeof s, fmt, "A100-80GB", "3g.40gb", "3g.40gb");
     tu_run_text(s, &sc, &r);
+    free(s);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_THROUGHPUT], 1000.0 * 42 / 108, 0.005);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 1)[TM_THROUGHPUT], 500, 0.005);
     run_result_free(&r);
     scn_free(&sc);
-    snprintf(s, sizeof s, fmt, "H100-80GB", "3g.40gb", "4g.40gb");
+    s = tu_fixture_patch(fixture, "{\"gpu\": \"H100-80GB\", \"strategies.0.layout.0.profile\": "
+                                  "\"3g.40gb\", \"strategies.0.layout.1.profile\": \"4g.40gb\"}");
     tu_run_text(s, &sc, &r);
+    free(s);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_THROUGHPUT], 1000.0 * 60 / 132, 0.005);
     run_result_free(&r);
     scn_free(&sc);
@@ -83,27 +64,16 @@ static void test_nested_timeslice_equals_slower_gpu(void)
 {
     /* Two tenants time-sliced inside a 3g instance (compute class: speed 42/108) behave
      * exactly like the timeslice strategy on a whole GPU with the work scaled by 108/42. */
-    const char *nested =
-        "{\"gpu\": \"A100-80GB\", \"seed\": 9, \"stop\": {\"requests\": 100000}, \"tenants\": "
-        "[" POISSON("a", 100, 1) ", " POISSON(
-            "b", 80, 1.5) "], \"strategies\": [{\"name\": "
-                          "\"n\", \"kind\": \"mig\", \"layout\": [{\"profile\": \"3g.40gb\", "
-                          "\"tenants\": [\"a\", "
-                          "\"b\"], \"nested\": {\"kind\": \"timeslice\", \"slice_ms\": 2, "
-                          "\"switch_us\": 100}}]}]}";
-    char whole[1024];
-    snprintf(whole, sizeof whole,
-             "{\"gpu\": \"A100-80GB\", \"seed\": 9, \"stop\": {\"requests\": 100000}, "
-             "\"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", "
-             "\"rate_per_s\": 100}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": %.17g}},"
-             " {\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 80}, "
-             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": %.17g}}], \"strategies\": "
-             "[{\"name\": \"t\", \"kind\": \"timeslice\", \"slice_ms\": 2, \"switch_us\": 100}]}",
-             1.0 * 108 / 42, 1.5 * 108 / 42);
+    char *whole =
+        tu_fixture_patch("policy_mig/timeslice-whole-gpu.json",
+                         "{\"tenants.0.work.mean_ms\": %.17g, \"tenants.1.work.mean_ms\": "
+                         "%.17g}",
+                         1.0 * 108 / 42, 1.5 * 108 / 42);
     struct scenario s1, s2;
     struct run_result r1, r2;
-    tu_run_text(nested, &s1, &r1);
+    tu_run_file(tu_fixture("policy_mig/nested-timeslice.json"), &s1, &r1);
     tu_run_text(whole, &s2, &r2);
+    free(whole);
     for (int i = 0; i < 2; i++) {
         TU_CHECK_CLOSE_REL(res_t(&r1.s[0], i)[TM_LAT_MEAN], res_t(&r2.s[0], i)[TM_LAT_MEAN], 1e-6);
         TU_CHECK_CLOSE_REL(res_t(&r1.s[0], i)[TM_LAT_P99], res_t(&r2.s[0], i)[TM_LAT_P99], 1e-6);
@@ -119,13 +89,8 @@ static void test_nested_timeslice_equals_slower_gpu(void)
 
 static void test_layout_errors(void)
 {
-    const char *fmt =
-        "{\"gpu\": \"A100-40GB\", \"stop\": {\"requests\": 10}, \"tenants\": "
-        "[" POISSON("a", 1,
-                    1) ", {\"name\": \"big\", \"arrival\": {\"process\": "
-                       "\"poisson\", \"rate_per_s\": 1}, \"work\": {\"dist\": \"exponential\", "
-                       "\"mean_ms\": 1}, \"memory_gb\": 12}], \"strategies\": [{\"name\": \"m\", "
-                       "\"kind\": \"mig\", \"layout\": %s}]}";
+    /* A legal layout of two tenants, a and big (12 GB), on an A100-40GB; each case replaces
+     * it with one that is not. */
     static const struct {
         const char *layout, *msg;
     } cases[] = {
@@ -141,9 +106,10 @@ static void test_layout_errors(void)
         {"[{\"profile\": \"3g.20gb\", \"tenants\": [\"a\"]}]", "tenant \"big\" is in no instance"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char s[2048];
-        snprintf(s, sizeof s, fmt, cases[i].layout);
+        char *s = tu_fixture_patch("policy_mig/layout-errors.json", "{\"strategies.0.layout\": %s}",
+                                   cases[i].layout);
         tu_expect_load_error(s, cases[i].msg);
+        free(s);
     }
 }
 
@@ -151,22 +117,9 @@ static void test_oom_and_fault_stay_in_instance(void)
 {
     /* "big" does not fit its 1g.5gb instance: with oom simulate its requests fail there;
      * "a" (3g) faults hourly-per-second: its own requests fail; "c" sees nothing. */
-    const char *s =
-        "{\"gpu\": \"A100-40GB\", \"seed\": 4, \"stop\": {\"duration_s\": 50}, \"tenants\": ["
-        "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 100}, "
-        "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 2}, \"fault_rate_per_h\": 3600},"
-        "{\"name\": \"big\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 10}, "
-        "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"memory_gb\": 12},"
-        " " POISSON(
-            "c", 100,
-            2) "], \"strategies\": [{\"name\": \"m\", \"kind\": \"mig\", "
-               "\"oom\": \"simulate\", \"layout\": [{\"profile\": \"3g.20gb\", \"tenants\": "
-               "[\"a\"]}, "
-               "{\"profile\": \"1g.5gb\", \"tenants\": [\"big\"]}, {\"profile\": \"2g.10gb\", "
-               "\"tenants\": [\"c\"]}]}]}";
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
+    tu_run_file(tu_fixture("policy_mig/oom-and-fault.json"), &sc, &r);
     CU_ASSERT(res_t(&r.s[0], 0)[TM_FAILED] > 0);
     CU_ASSERT(res_t(&r.s[0], 0)[TM_COMPLETED] > 0);
     CU_ASSERT_EQUAL(res_t(&r.s[0], 1)[TM_COMPLETED], 0);
@@ -181,17 +134,9 @@ static void test_reconfiguration_outage(void)
     /* At t = 40 s the GPU is re-cut (3g → 4g for "a"); for reconfig_s = 5 s nothing runs:
      * "a" is unavailable 5 s of the 100 s window, in-flight work fails, and afterwards it
      * runs faster (56 vs 42 SMs). */
-    const char *s =
-        "{\"gpu\": \"A100-40GB\", \"seed\": 4, \"stop\": {\"duration_s\": 100}, \"tenants\": "
-        "[" POISSON("a", 200, 1.5) "], \"strategies\": [{\"name\": \"m\", \"kind\": \"mig\", "
-                                   "\"reconfig_s\": 5, \"layout\": [{\"profile\": \"3g.20gb\", "
-                                   "\"tenants\": [\"a\"]}], "
-                                   "\"reconfigure\": [{\"at_s\": 40, \"layout\": [{\"profile\": "
-                                   "\"4g.20gb\", \"tenants\": "
-                                   "[\"a\"]}]}]}]}";
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
+    tu_run_file(tu_fixture("policy_mig/reconfiguration.json"), &sc, &r);
     const double *t = res_t(&r.s[0], 0);
     TU_CHECK_CLOSE_REL(t[TM_AVAILABILITY], 0.95, 1e-9);
     CU_ASSERT(t[TM_FAILED] >= 1 && t[TM_FAILED] <= 2);
@@ -211,34 +156,20 @@ static void test_nested_mps(void)
      * of its 42 of 108 SMs, 1000 × 21/108 = 194.4 requests/s of 1 ms work. A fault of
      * client a (once a second while busy) fails b's in-flight work too — one MPS server —
      * but not c's on the other instance. */
-    const char *s =
-        "{\"gpu\": \"A100-80GB\", \"seed\": 3, \"stop\": {\"duration_s\": 50}, \"tenants\": ["
-        "{\"name\": \"a\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
-        "\"deterministic\", \"ms\": 1}},"
-        "{\"name\": \"b\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
-        "\"deterministic\", \"ms\": 1}},"
-        "{\"name\": \"c\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
-        "\"deterministic\", \"ms\": 1}}], \"strategies\": ["
-        "{\"name\": \"m\", \"kind\": \"mig\", \"layout\": [{\"profile\": \"3g.40gb\", \"tenants\": "
-        "[\"a\", \"b\"], \"nested\": {\"kind\": \"mps\"}}, {\"profile\": \"3g.40gb\", \"tenants\": "
-        "[\"c\"]}]}]}";
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
+    tu_run_file(tu_fixture("policy_mig/nested-mps.json"), &sc, &r);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_THROUGHPUT], 1000.0 * 21 / 108, 0.005);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 1)[TM_THROUGHPUT], 1000.0 * 21 / 108, 0.005);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 2)[TM_THROUGHPUT], 1000.0 * 42 / 108, 0.005);
     run_result_free(&r);
     scn_free(&sc);
-    char f[2048];
-    snprintf(f, sizeof f, "%s", s);
-    char *at = strstr(f, "\"name\": \"a\", \"arrival\"");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
-    /* Give tenant a faults: rebuild the text with fault_rate_per_h on a. */
-    char g[2300];
-    size_t head = (size_t)(at - f) + strlen("\"name\": \"a\", ");
-    snprintf(g, sizeof g, "%.*s\"fault_rate_per_h\": 3600, %s", (int)head, f, f + head);
+    /* The same with faults on tenant a. */
+    char *g =
+        tu_fixture_patch("policy_mig/nested-mps.json", "{\"tenants.0.fault_rate_per_h\": 3600}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
     tu_run_text(g, &sc, &r);
+    free(g);
     CU_ASSERT(res_t(&r.s[0], 0)[TM_FAILED] > 10);
     CU_ASSERT_EQUAL(res_t(&r.s[0], 1)[TM_FAILED], res_t(&r.s[0], 0)[TM_FAILED]);
     CU_ASSERT_EQUAL(res_t(&r.s[0], 2)[TM_FAILED], 0);

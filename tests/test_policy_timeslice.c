@@ -9,19 +9,14 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void test_one_tenant_equals_exclusive(void)
 {
-    const char *s =
-        "{\"gpu\": \"A100-80GB\", \"seed\": 4, \"stop\": {\"requests\": 200000},"
-        " \"tenants\": [{\"name\": \"t\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": "
-        "800}, \"work\": {\"dist\": \"lognormal\", \"mean_ms\": 1, \"cv\": 2}}],"
-        " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"},"
-        " {\"name\": \"ts\", \"kind\": \"timeslice\", \"slice_ms\": 0.5, \"switch_us\": 80}]}";
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
+    tu_run_file(tu_fixture("policy_timeslice/one-tenant.json"), &sc, &r);
     for (int k = 0; k < TM_N; k++) {
         double a = r.s[0].t[k], b = r.s[1].t[k];
         CU_ASSERT(a == b || (isnan(a) && isnan(b)));
@@ -41,17 +36,9 @@ static void test_hand_computed_schedule(void)
      *   A [4.4, 4.9] done (0.5 ms left)  → A releases: switch [4.9, 5.0]
      *   B [5.0, 5.5] done.
      * A completes at 4.9 ms, B at 5.5 ms; 5 switches (0.5 ms) in a 5.5 ms schedule. */
-    const char *s =
-        "{\"gpu\": \"A100-80GB\", \"stop\": {\"requests\": 2},"
-        " \"tenants\": [{\"name\": \"A\", \"arrival\": {\"process\": \"saturated\"}, \"work\": "
-        "{\"dist\": \"deterministic\", \"ms\": 2.5}},"
-        " {\"name\": \"B\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
-        "\"deterministic\", \"ms\": 2.5}}],"
-        " \"strategies\": [{\"name\": \"ts\", \"kind\": \"timeslice\", \"slice_ms\": 1, "
-        "\"switch_us\": 100}]}";
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
+    tu_run_file(tu_fixture("policy_timeslice/hand-computed.json"), &sc, &r);
     CU_ASSERT_EQUAL(res_t(&r.s[0], 0)[TM_COMPLETED], 1);
     CU_ASSERT_EQUAL(res_t(&r.s[0], 1)[TM_COMPLETED], 1);
     CU_ASSERT_DOUBLE_EQUAL(res_t(&r.s[0], 0)[TM_LAT_MEAN], 4.9e-3, 1e-12);
@@ -70,20 +57,12 @@ static void test_work_conserving_mm1(void)
      * blind to job sizes, so with exponential work the number in system is that of
      * M/M/1 at the combined load: E[T] = 1/(μ − λ) = 1/(1000 − 800) = 5 ms. */
     long n = tu_sanitized() ? 200000 : 1000000;
-    char s[1024];
-    snprintf(s, sizeof s,
-             "{\"gpu\": \"A100-80GB\", \"seed\": 8, \"stop\": {\"requests\": %ld},"
-             " \"warmup\": {\"requests\": 10000}, \"tenants\": ["
-             "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 400},"
-             " \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}},"
-             "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 400},"
-             " \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}],"
-             " \"strategies\": [{\"name\": \"ts\", \"kind\": \"timeslice\", \"slice_ms\": 1,"
-             " \"switch_us\": 0}]}",
-             n);
+    char *s =
+        tu_fixture_patch("policy_timeslice/work-conserving.json", "{\"stop.requests\": %ld}", n);
     struct scenario sc;
     struct run_result r;
     tu_run_text(s, &sc, &r);
+    free(s);
     double na = res_t(&r.s[0], 0)[TM_COMPLETED], nb = res_t(&r.s[0], 1)[TM_COMPLETED];
     double mean =
         (na * res_t(&r.s[0], 0)[TM_LAT_MEAN] + nb * res_t(&r.s[0], 1)[TM_LAT_MEAN]) / (na + nb);
@@ -97,18 +76,9 @@ static void test_saturated_capacity(void)
 {
     /* Two always-busy contexts, q = 1 ms, s = 0.25 ms: every slice ends in a switch,
      * so throughput = 1000/s × q/(q+s) = 800/s and switch_overhead = s/(q+s) = 0.2. */
-    const char *s =
-        "{\"gpu\": \"A100-80GB\", \"seed\": 3, \"stop\": {\"duration_s\": 60},"
-        " \"warmup\": {\"duration_s\": 1}, \"tenants\": ["
-        "{\"name\": \"a\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
-        "\"exponential\", \"mean_ms\": 1}},"
-        "{\"name\": \"b\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
-        "\"exponential\", \"mean_ms\": 1}}],"
-        " \"strategies\": [{\"name\": \"ts\", \"kind\": \"timeslice\", \"slice_ms\": 1,"
-        " \"switch_us\": 250}]}";
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
+    tu_run_file(tu_fixture("policy_timeslice/saturated-capacity.json"), &sc, &r);
     double q = 1e-3, sw = 0.25e-3;
     TU_CHECK_CLOSE_REL(r.s[0].m[SM_THROUGHPUT], 1000 * an_ts_capacity_fraction(q, sw), 0.02);
     CU_ASSERT(fabs(r.s[0].m[SM_SWITCH] - sw / (q + sw)) <= 0.005);
@@ -126,19 +96,9 @@ static void test_hold_slice_lowers_utilisation(void)
      * the light tenant's 1 ms slice after its 0.1 ms request: about 100 × 0.9 ms = 9 %
      * of the time (a little less: an arrival during the light tenant's own slice is
      * served inside it). */
-    const char *fmt =
-        "{\"gpu\": \"A100-80GB\", \"seed\": 6, \"stop\": {\"duration_s\": 100},"
-        " \"tenants\": ["
-        "{\"name\": \"light\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 100},"
-        " \"work\": {\"dist\": \"deterministic\", \"ms\": 0.1}},"
-        "{\"name\": \"batch\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
-        "\"exponential\", \"mean_ms\": 1}}],"
-        " \"strategies\": [{\"name\": \"rel\", \"kind\": \"timeslice\", \"slice_ms\": 1,"
-        " \"switch_us\": 0}, {\"name\": \"hold\", \"kind\": \"timeslice\", \"slice_ms\": 1,"
-        " \"switch_us\": 0, \"release_on_idle\": false}]}";
     struct scenario sc;
     struct run_result r;
-    tu_run_text(fmt, &sc, &r);
+    tu_run_file(tu_fixture("policy_timeslice/hold-slice.json"), &sc, &r);
     double u_rel = r.s[0].m[SM_UTIL], u_hold = r.s[1].m[SM_UTIL];
     CU_ASSERT(u_rel > 0.999);
     double light_slices = res_t(&r.s[1], 0)[TM_THROUGHPUT]; /* ≈ one slice per request */
@@ -150,24 +110,21 @@ static void test_hold_slice_lowers_utilisation(void)
 
 static void test_replicas_and_memory_errors(void)
 {
-    const char *three =
-        "{\"gpu\": \"A100-80GB\", \"stop\": {\"requests\": 10}, \"tenants\": ["
-        "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, \"work\": "
-        "{\"dist\": \"exponential\", \"mean_ms\": 1}, \"memory_gb\": 30},"
-        "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, \"work\": "
-        "{\"dist\": \"exponential\", \"mean_ms\": 1}, \"memory_gb\": 30},"
-        "{\"name\": \"c\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, \"work\": "
-        "{\"dist\": \"exponential\", \"mean_ms\": 1}, \"memory_gb\": 30}],"
-        " \"strategies\": [{\"name\": \"ts\", \"kind\": \"timeslice\"%s}]}";
-    char s[2048];
-    snprintf(s, sizeof s, three, ", \"replicas\": 2, \"oom\": \"simulate\"");
+    /* Three 30 GB tenants on one 80 GB card: 2 replicas are too few, and without "oom":
+     * "simulate" their memory must fit together. */
+    const char *three = "policy_timeslice/three-30gb-tenants.json";
+    char *s = tu_fixture_patch(
+        three, "{\"strategies.0.replicas\": 2, \"strategies.0.oom\": \"simulate\"}");
     tu_expect_load_error(s, "gets 3 tenants but replicas is 2");
-    snprintf(s, sizeof s, three, "");
+    free(s);
+    s = tu_fixture_patch(three, NULL);
     tu_expect_load_error(s, "need 90 GB together, a A100-80GB has 80 GB");
-    snprintf(s, sizeof s, three, ", \"oom\": \"simulate\"");
+    free(s);
+    s = tu_fixture_patch(three, "{\"strategies.0.oom\": \"simulate\"}");
     struct scenario sc;
     tu_load_text(s, &sc);
     scn_free(&sc);
+    free(s);
 }
 
 static void test_oom_takes_down_the_card(void)
@@ -175,18 +132,9 @@ static void test_oom_takes_down_the_card(void)
     /* Two 50 GB tenants on an 80 GB card: whenever one starts a request while the
      * other has one in service (preempted or running), the allocation fails and both
      * in-flight requests fail. A third, small tenant on the same card fails too. */
-    const char *s =
-        "{\"gpu\": \"A100-80GB\", \"seed\": 2, \"stop\": {\"requests\": 20000}, \"tenants\": ["
-        "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 300}, "
-        "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"memory_gb\": 50},"
-        "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 300}, "
-        "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"memory_gb\": 50},"
-        "{\"name\": \"c\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 300}, "
-        "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"memory_gb\": 1}],"
-        " \"strategies\": [{\"name\": \"ts\", \"kind\": \"timeslice\", \"oom\": \"simulate\"}]}";
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
+    tu_run_file(tu_fixture("policy_timeslice/oom.json"), &sc, &r);
     for (int i = 0; i < 3; i++) {
         double *t = res_t(&r.s[0], i);
         CU_ASSERT(t[TM_FAILED] > 0);
@@ -201,16 +149,9 @@ static void test_oom_takes_down_the_card(void)
 
 static void test_fault_hits_only_its_context(void)
 {
-    const char *s =
-        "{\"gpu\": \"A100-80GB\", \"seed\": 2, \"stop\": {\"duration_s\": 200}, \"tenants\": ["
-        "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 400}, "
-        "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"fault_rate_per_h\": 3600},"
-        "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 400}, "
-        "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}],"
-        " \"strategies\": [{\"name\": \"ts\", \"kind\": \"timeslice\"}]}";
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
+    tu_run_file(tu_fixture("policy_timeslice/fault.json"), &sc, &r);
     CU_ASSERT(res_t(&r.s[0], 0)[TM_FAILED] > 0);
     CU_ASSERT_EQUAL(res_t(&r.s[0], 1)[TM_FAILED], 0);
     run_result_free(&r);

@@ -68,6 +68,25 @@ void tu_run_file_at(const char *file, int line, const char *path, struct scenari
                     struct run_result *res);
 void tu_expect_load_error_at(const char *file, int line, const char *text, const char *part);
 
+/*
+ * Fixtures: scenario (and other) files under tests/fixtures/, one folder per suite. A test
+ * that needs the same scenario with other numbers loads the fixture and patches it instead
+ * of keeping a printf template of the whole text.
+ */
+/* The path of tests/fixtures/<rel>, relative to the repository root (16 static slots). */
+const char *tu_fixture(const char *rel);
+/*
+ * The text of tests/fixtures/<rel> with fields replaced (caller frees). The patch, a printf
+ * format, is a JSON object whose keys are dotted paths into the fixture, array elements by
+ * index: {"tenants.0.work.ms": 2.5, "gpus": 2}. Each value replaces what is at its path (or
+ * is added, when the last step names a missing key of an object). A missing fixture, a patch
+ * that does not parse or a path that does not exist fails the test (fatally, at the caller's
+ * line). A NULL patch gives the fixture's text as it is.
+ */
+#define tu_fixture_patch(rel, ...) tu_fixture_patch_at(__FILE__, __LINE__, (rel), __VA_ARGS__)
+char *tu_fixture_patch_at(const char *file, int line, const char *rel, const char *patch, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* One assertion that hay contains needle; on failure both are printed. */
 #define TU_CHECK_CONTAINS(hay, needle)                                                             \
     do {                                                                                           \
