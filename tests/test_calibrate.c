@@ -14,23 +14,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-static const char *frag_tslice =
-    "{\"schema\": \"sharesim-profile/1\", \"device\": \"NVIDIA H100 80GB HBM3\", \"measured\": "
-    "true, \"driver\": \"570.86.15, CUDA 12.8\", \"date\": \"2025-01-02T03:04:05Z\", "
-    "\"notes\": \"tslice\","
-    " \"timeslice_us\": {\"value\": 2048, \"source\": \"tslice on NVIDIA H100 80GB HBM3\","
-    " \"confidence\": \"measured\", \"note\": \"median\"},"
-    " \"switch_us\": {\"value\": 12.5, \"source\": \"tslice on NVIDIA H100 80GB HBM3\","
-    " \"confidence\": \"measured\"}}";
-static const char *frag_partition =
-    "{\"schema\": \"sharesim-profile/1\", \"device\": \"NVIDIA H100 80GB HBM3\", \"measured\": "
-    "true, \"driver\": \"570.86.15, CUDA 12.8\", \"date\": \"2025-01-02T03:05:00Z\","
-    " \"rate_compute_exponent\": {\"value\": 0.97, \"source\": \"partition on NVIDIA H100\","
-    " \"confidence\": \"measured\"},"
-    " \"corun_slowdown\": {\"value\": {\"classes\": [\"compute\", \"memory\"], \"matrix\": "
-    "[[1.0, 1.1], [1.2, 1.9]]}, \"source\": \"concurrency on NVIDIA H100\","
-    " \"confidence\": \"measured\"}}";
-
 static void write_exec(const char *dir, const char *name, const char *text)
 {
     char path[PATH_MAX];
@@ -65,8 +48,13 @@ static void test_calibrate_script(void)
     char kdir[PATH_MAX], cmd[4 * PATH_MAX], o[PATH_MAX];
     snprintf(kdir, sizeof kdir, "%s/kernels", tu_tmpdir());
     mkdir(kdir, 0755);
+    /* The measured fragments the real programs would write (tests/fixtures/profile/). */
+    char *frag_tslice = tu_fixture_patch("profile/tslice-fragment.json", NULL);
+    char *frag_partition = tu_fixture_patch("profile/partition-fragment.json", NULL);
     stand_in(kdir, "tslice", frag_tslice, 0);
     stand_in(kdir, "partition", frag_partition, 0);
+    free(frag_tslice);
+    free(frag_partition);
     stand_in(kdir, "concurrency", "", 1); /* a failed program: its values stay shipped */
     snprintf(o, sizeof o, "%s/cal/h100.json", tu_tmpdir());
     const char *bin = getenv("SHARESIM") ? getenv("SHARESIM") : "build/sharesim";

@@ -14,22 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *frag_tslice =
-    "{\"schema\": \"sharesim-profile/1\", \"device\": \"NVIDIA H100 80GB HBM3\", \"measured\": "
-    "true, \"driver\": \"570.86.15, CUDA 12.8\", \"date\": \"2025-01-02T03:04:05Z\", "
-    "\"notes\": \"tslice\","
-    " \"timeslice_us\": {\"value\": 2048, \"source\": \"tslice on NVIDIA H100 80GB HBM3\","
-    " \"confidence\": \"measured\", \"note\": \"median\"},"
-    " \"switch_us\": {\"value\": 12.5, \"source\": \"tslice on NVIDIA H100 80GB HBM3\","
-    " \"confidence\": \"measured\"}}";
-static const char *frag_partition =
-    "{\"schema\": \"sharesim-profile/1\", \"device\": \"NVIDIA H100 80GB HBM3\", \"measured\": "
-    "true, \"driver\": \"570.86.15, CUDA 12.8\", \"date\": \"2025-01-02T03:05:00Z\","
-    " \"rate_compute_exponent\": {\"value\": 0.97, \"source\": \"partition on NVIDIA H100\","
-    " \"confidence\": \"measured\"},"
-    " \"corun_slowdown\": {\"value\": {\"classes\": [\"compute\", \"memory\"], \"matrix\": "
-    "[[1.0, 1.1], [1.2, 1.9]]}, \"source\": \"concurrency on NVIDIA H100\","
-    " \"confidence\": \"measured\"}}";
+/* Measured fragments as the calibration programs write them (tslice, partition). */
+static const char *frag_tslice = "profile/tslice-fragment.json";
+static const char *frag_partition = "profile/partition-fragment.json";
 
 #define BIG 65536
 
@@ -147,8 +134,8 @@ static void test_cli_diff(void)
 static void test_cli_merge(void)
 {
     char f1[PATH_MAX], f2[PATH_MAX], o[PATH_MAX], args[4 * PATH_MAX], *out = malloc(BIG), err[4096];
-    snprintf(f1, sizeof f1, "%s", tu_write("tslice.json", frag_tslice));
-    snprintf(f2, sizeof f2, "%s", tu_write("partition.json", frag_partition));
+    snprintf(f1, sizeof f1, "%s", tu_fixture(frag_tslice));
+    snprintf(f2, sizeof f2, "%s", tu_fixture(frag_partition));
     snprintf(o, sizeof o, "%s/merged.json", tu_tmpdir());
     snprintf(args, sizeof args, "profile merge H100-80GB %s %s -o %s", f1, f2, o);
     CU_ASSERT_EQUAL_FATAL(tu_cli(args, out, BIG, err, sizeof err), 0);

@@ -7,21 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *two_tenants =
-    "{\"name\": \"two\", \"gpu\": \"A100-80GB\", \"gpus\": 2, \"seed\": 5,"
-    " \"stop\": {\"requests\": 20000},"
-    " \"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": \"gamma\", \"rate_per_s\": 300,"
-    " \"cv\": 2}, \"work\": {\"dist\": \"lognormal\", \"mean_ms\": 2, \"cv\": 1.5}},"
-    " {\"name\": \"b\", \"arrival\": {\"process\": \"deterministic\", \"rate_per_s\": 200},"
-    " \"work\": {\"dist\": \"deterministic\", \"ms\": 3}}],"
-    " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"},"
-    " {\"name\": \"y\", \"kind\": \"exclusive\", \"assign\": {\"a\": [1], \"b\": [0]}}]}";
-
 static void test_json_deterministic(void)
 {
-    char *path = tu_write("det.json", two_tenants);
+    /* The scenario of the engine's common-random-numbers test. */
     char cmd[1024], a[1 << 15], b[1 << 15];
-    snprintf(cmd, sizeof cmd, "run %s --json -", path);
+    snprintf(cmd, sizeof cmd, "run %s --json -", tu_fixture("engine/two-tenants.json"));
     CU_ASSERT_EQUAL(tu_cli(cmd, a, sizeof a, NULL, 0), 0);
     CU_ASSERT_EQUAL(tu_cli(cmd, b, sizeof b, NULL, 0), 0);
     CU_ASSERT(strlen(a) > 500);

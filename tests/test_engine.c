@@ -12,22 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *two_tenants =
-    "{\"name\": \"two\", \"gpu\": \"A100-80GB\", \"gpus\": 2, \"seed\": 5,"
-    " \"stop\": {\"requests\": 20000},"
-    " \"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": \"gamma\", \"rate_per_s\": 300,"
-    " \"cv\": 2}, \"work\": {\"dist\": \"lognormal\", \"mean_ms\": 2, \"cv\": 1.5}},"
-    " {\"name\": \"b\", \"arrival\": {\"process\": \"deterministic\", \"rate_per_s\": 200},"
-    " \"work\": {\"dist\": \"deterministic\", \"ms\": 3}}],"
-    " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"},"
-    " {\"name\": \"y\", \"kind\": \"exclusive\", \"assign\": {\"a\": [1], \"b\": [0]}}]}";
-
 static void test_common_random_numbers(void)
 {
     /* Two strategies that differ only in GPU numbering must give identical numbers. */
     struct scenario sc;
     struct run_result r;
-    tu_run_text(two_tenants, &sc, &r);
+    tu_run_file(tu_fixture("engine/two-tenants.json"), &sc, &r);
     for (int i = 0; i < 2; i++)
         for (int k = 0; k < TM_N; k++) {
             double a = res_t(&r.s[0], i)[k], b = res_t(&r.s[1], i)[k];
@@ -44,15 +34,9 @@ static void test_conservation_without_drain(void)
 {
     /* Overloaded tenant, stop without draining: requests are left in flight and the
      * ledger still balances. */
-    const char *s =
-        "{\"name\": \"over\", \"gpu\": \"A100-80GB\", \"seed\": 2,"
-        " \"stop\": {\"requests\": 5000, \"drain\": false},"
-        " \"tenants\": [{\"name\": \"t\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": "
-        "2000}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"queue_limit\": 100}],"
-        " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}";
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
+    tu_run_file(tu_fixture("engine/conservation-no-drain.json"), &sc, &r);
     const double *t = r.s[0].t;
     CU_ASSERT(t[TM_IN_FLIGHT] > 0);
     CU_ASSERT(t[TM_REJECTED] > 0);

@@ -166,30 +166,20 @@ static void test_diff_paths(void)
     cJSON_Delete(b);
 }
 
-static const char *frag_tslice =
-    "{\"schema\": \"sharesim-profile/1\", \"device\": \"NVIDIA H100 80GB HBM3\", \"measured\": "
-    "true, \"driver\": \"570.86.15, CUDA 12.8\", \"date\": \"2025-01-02T03:04:05Z\", "
-    "\"notes\": \"tslice\","
-    " \"timeslice_us\": {\"value\": 2048, \"source\": \"tslice on NVIDIA H100 80GB HBM3\","
-    " \"confidence\": \"measured\", \"note\": \"median\"},"
-    " \"switch_us\": {\"value\": 12.5, \"source\": \"tslice on NVIDIA H100 80GB HBM3\","
-    " \"confidence\": \"measured\"}}";
-static const char *frag_partition =
-    "{\"schema\": \"sharesim-profile/1\", \"device\": \"NVIDIA H100 80GB HBM3\", \"measured\": "
-    "true, \"driver\": \"570.86.15, CUDA 12.8\", \"date\": \"2025-01-02T03:05:00Z\","
-    " \"rate_compute_exponent\": {\"value\": 0.97, \"source\": \"partition on NVIDIA H100\","
-    " \"confidence\": \"measured\"},"
-    " \"corun_slowdown\": {\"value\": {\"classes\": [\"compute\", \"memory\"], \"matrix\": "
-    "[[1.0, 1.1], [1.2, 1.9]]}, \"source\": \"concurrency on NVIDIA H100\","
-    " \"confidence\": \"measured\"}}";
+/* Measured fragments as the calibration programs write them (tslice, partition). */
+static const char *frag_tslice = "profile/tslice-fragment.json";
+static const char *frag_partition = "profile/partition-fragment.json";
 
 static void test_merge(void)
 {
     cJSON *base = NULL, *f[2], *out = NULL;
     char err[SS_ERRLEN];
     CU_ASSERT_EQUAL_FATAL(prof_load("H100-80GB", &base, NULL, err, sizeof err), 0);
-    f[0] = cJSON_Parse(frag_tslice);
-    f[1] = cJSON_Parse(frag_partition);
+    char *t0 = tu_fixture_patch(frag_tslice, NULL), *t1 = tu_fixture_patch(frag_partition, NULL);
+    f[0] = cJSON_Parse(t0);
+    f[1] = cJSON_Parse(t1);
+    free(t0);
+    free(t1);
     const char *names[] = {"t.json", "p.json"};
     CU_ASSERT_EQUAL_FATAL(prof_merge(base, f, names, 2, NULL, 0, &out, err, sizeof err), 0);
     CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(out, "name")->valuestring, "H100-80GB-measured");
@@ -234,8 +224,7 @@ static void test_fragment_checks(void)
     p = tu_write("noschema.json", "{\"x_us\": {\"value\": 1}}");
     CU_ASSERT_EQUAL(prof_read_fragment(p, &doc, err, sizeof err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "\"schema\": expected \"sharesim-profile/1\""));
-    p = tu_write("ok.json", frag_tslice);
-    CU_ASSERT_EQUAL(prof_read_fragment(p, &doc, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(prof_read_fragment(tu_fixture(frag_tslice), &doc, err, sizeof err), 0);
     cJSON_Delete(doc);
 }
 

@@ -15,31 +15,27 @@ static int starts(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static const char *small =
-    "{\"name\": \"small\", \"description\": \"Two services.\", \"gpu\": \"A100-80GB\", "
-    "\"seed\": 2, \"stop\": {\"requests\": 4000}, \"tenants\": ["
-    "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 100}, "
-    "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 2}},"
-    "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 100}, "
-    "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 2}}], "
-    "\"strategies\": [{\"name\": \"ts\", \"kind\": \"timeslice\"}, "
-    "{\"name\": \"mps\", \"kind\": \"mps\"}]}";
+/* Copies tests/fixtures/studies/small.json (two services, time-slicing and MPS) to the
+ * temporary directory as `name`, next to the outputs; returns the copy's path, which the
+ * index then names. */
+static char *write_small(const char *name)
+{
+    char *text = tu_fixture_patch("studies/small.json", NULL);
+    char *path = tu_write(name, text);
+    free(text);
+    return path;
+}
 
+/* Writes tests/fixtures/studies/index.json (a reference, a scenario and a validation study)
+ * with both studies' scenario set to scn; returns its path. */
 static char *write_index(const char *name, const char *scn)
 {
-    char text[4096];
-    snprintf(text, sizeof text,
-             "{\"studies\": ["
-             "{\"id\": \"ref\", \"title\": \"Ref\", \"kind\": \"reference\", \"plots\": [\"cdf\"], "
-             "\"rows\": [{\"mode\": \"shared\", \"instances\": 2, \"strategy\": \"ts\", "
-             "\"scenario\": \"%s\", \"paper\": {\"tps_per_instance\": 80, \"p99_ms\": 20, "
-             "\"gpu_util\": 0.5}}], \"requests\": \"4 000.\", \"notes\": [\"A note.\"]},"
-             "{\"id\": \"small\", \"title\": \"Small study\", \"scenario\": \"%s\", "
-             "\"plots\": [\"p99-vs-load\", \"cdf\"], \"load_scales\": [0.5, 1], "
-             "\"requests\": \"4 000 requests.\"},"
-             "{\"id\": \"validation\", \"title\": \"Validation\", \"kind\": \"validation\"}]}",
-             scn, scn);
-    return tu_write(name, text);
+    char *text = tu_fixture_patch(
+        "studies/index.json",
+        "{\"studies.0.rows.0.scenario\": \"%s\", \"studies.1.scenario\": \"%s\"}", scn, scn);
+    char *path = tu_write(name, text);
+    free(text);
+    return path;
 }
 
 /* Runs scripts/regen-results with the CLI under test; returns its exit status. */
@@ -58,7 +54,7 @@ static int regen(const char *index, const char *out)
 
 static void test_regen_script(void)
 {
-    char *scn = tu_write("small-regen.json", small);
+    char *scn = write_small("small-regen.json");
     char *ix = write_index("index-regen.json", scn);
     char a[512], b[512];
     snprintf(a, sizeof a, "%s/regen-a", tu_tmpdir());

@@ -15,23 +15,16 @@ static int starts(const char *s, const char *prefix)
 }
 
 /* Deterministic arrivals and work on idle GPUs: every latency equals its work. */
-static const char *det =
-    "{\"name\": \"det\", \"description\": \"Two periodic services.\", \"gpu\": \"A100-80GB\", "
-    "\"gpus\": 2, \"stop\": {\"requests\": 3000}, \"tenants\": ["
-    "{\"name\": \"a\", \"arrival\": {\"process\": \"deterministic\", \"rate_per_s\": 10}, "
-    "\"work\": {\"dist\": \"deterministic\", \"ms\": 2}},"
-    "{\"name\": \"b\", \"arrival\": {\"process\": \"deterministic\", \"rate_per_s\": 20}, "
-    "\"work\": {\"dist\": \"deterministic\", \"ms\": 1}, \"sla\": {\"p99_ms\": 5}}], "
-    "\"strategies\": [{\"name\": \"excl\", \"kind\": \"exclusive\"}]}";
+static const char *det = "rtable/periodic.json";
 
-static char *run_json(const char *name, const char *scenario_text, char *scn_path, size_t n)
+/* Runs the fixture; returns the result's path (the fixture's path in scn_path). */
+static char *run_json(const char *name, const char *fixture, char *scn_path, size_t n)
 {
-    char file[64], cmd[2048];
+    char cmd[2048];
     static char out[4][512];
     static int slot;
     char *o = out[slot++ % 4];
-    snprintf(file, sizeof file, "%s.json", name);
-    snprintf(scn_path, n, "%s", tu_write(file, scenario_text));
+    snprintf(scn_path, n, "%s", tu_fixture(fixture));
     snprintf(o, 512, "%s/%s.result.json", tu_tmpdir(), name);
     snprintf(cmd, sizeof cmd, "run %s --quiet --json %s", scn_path, o);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
@@ -83,15 +76,8 @@ static void test_summary(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "with --x, expected X=FILE"));
 }
 
-static const char *mig =
-    "{\"name\": \"m\", \"gpu\": \"A100-80GB\", \"stop\": {\"requests\": 2000}, \"tenants\": ["
-    "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 50}, "
-    "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}},"
-    "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 50}, "
-    "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}], "
-    "\"strategies\": [{\"name\": \"lay\", \"kind\": \"mig\", \"layout\": ["
-    "{\"profile\": \"3g.40gb\", \"tenants\": [\"a\"]}, "
-    "{\"profile\": \"1g.10gb\", \"tenants\": [\"b\"]}]}]}";
+/* Two tenants in a 3g.40gb and a 1g.10gb instance. */
+static const char *mig = "rtable/mig-layout.json";
 
 static void test_mig(void)
 {

@@ -14,15 +14,9 @@
 
 static void test_replications_ci(void)
 {
-    const char *s =
-        "{\"name\": \"reps\", \"gpu\": \"A100-80GB\", \"seed\": 9, \"replications\": 5,"
-        " \"stop\": {\"duration_s\": 20}, \"warmup\": {\"duration_s\": 1},"
-        " \"tenants\": [{\"name\": \"t\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": "
-        "500}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"sla\": {\"p99_ms\": 5}}],"
-        " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}";
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
+    tu_run_file(tu_fixture("run/replications.json"), &sc, &r);
     double mean = r.s[0].t[TM_LAT_MEAN], ci = r.s[0].t_ci[TM_LAT_MEAN];
     CU_ASSERT(ci > 0 && ci < 0.1 * mean);
     /* M/M/1 at ρ = 0.5: E[T] = 2 ms; the CI should cover it (95 %; this seed does). */

@@ -12,26 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Two tenants, exclusive and time-slicing; %s: tenant a's rate, the time slice. */
-#define TINY_FMT                                                                                   \
-    "{\"name\": \"tiny\", \"gpu\": \"A100-80GB\", \"gpus\": 2, \"seed\": 7,"                       \
-    " \"stop\": {\"requests\": 3000}, \"warmup\": {\"requests\": 100},"                            \
-    " \"tenants\": ["                                                                              \
-    "  {\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": %s},"             \
-    "   \"work\": {\"dist\": \"exponential\", \"mean_ms\": 2}, \"memory_gb\": 4},"                 \
-    "  {\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 200},"            \
-    "   \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"memory_gb\": 4}],"                \
-    " \"strategies\": [{\"name\": \"excl\", \"kind\": \"exclusive\"},"                             \
-    "  {\"name\": \"ts\", \"kind\": \"timeslice\", \"slice_ms\": %s, \"assign\": {\"a\": 0, "      \
-    "\"b\": 0}}]}"
-
+/* tests/fixtures/sweep/tiny.json (two tenants, exclusive and time-slicing; a at 100/s, a 1 ms
+ * slice), copied once to the temporary directory; returns the copy's path. */
 static const char *tiny_path(void)
 {
     static char *p;
     if (!p) {
-        char text[2048];
-        snprintf(text, sizeof text, TINY_FMT, "100", "1");
+        char *text = tu_fixture_patch("sweep/tiny.json", NULL);
         p = ss_xstrdup(tu_write("sweep-tiny.json", text));
+        free(text);
     }
     return p;
 }

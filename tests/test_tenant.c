@@ -91,13 +91,10 @@ static void test_two_trace_tenants(void)
      * each. a: 10 ms at 0. b: 1 ms at 50 ms and at 60 ms. */
     tu_write("ta.csv", "time_s,work_ms\n0,10\n");
     tu_write("tb.csv", "time_s,work_ms\n0.05,1\n0.06,1\n");
-    char *path = tu_write(
-        "two.json", "{\"gpu\": \"A100-80GB\", \"gpus\": 2, \"tenants\": ["
-                    "{\"name\": \"a\", \"arrival\": {\"process\": \"trace\", \"path\": \"ta.csv\", "
-                    "\"format\": \"sharesim\"}, \"work\": {\"dist\": \"trace\"}},"
-                    "{\"name\": \"b\", \"arrival\": {\"process\": \"trace\", \"path\": \"tb.csv\", "
-                    "\"format\": \"sharesim\"}, \"work\": {\"dist\": \"trace\"}}],"
-                    " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}");
+    /* The scenario replays ta.csv and tb.csv from its own directory: copy it there. */
+    char *text = tu_fixture_patch("tenant/two-trace-tenants.json", NULL);
+    char *path = tu_write("two.json", text);
+    free(text);
     struct scenario sc;
     tu_load_file(path, &sc);
     struct strategy_result r;

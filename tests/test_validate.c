@@ -104,16 +104,13 @@ static void test_engine_replays_fifo_recursion(void)
      * numbers to rounding: what remains between the simulator and Erlang C in the
      * validation table is then sampling error of the random streams, not the engine. */
     for (int c = 1; c <= 8; c += 7) {
-        char s[1024];
-        snprintf(s, sizeof s,
-                 "{\"gpu\": \"A100-80GB\", \"gpus\": %d, \"seed\": 42, \"stop\": {\"requests\":"
-                 " 200000}, \"warmup\": {\"requests\": 10000}, \"tenants\": [{\"name\": \"t\","
-                 " \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": %g}, \"work\":"
-                 " {\"dist\": \"exponential\", \"mean_ms\": 1}}], \"strategies\": [{\"name\":"
-                 " \"x\", \"kind\": \"exclusive\"}]}",
-                 c, 950.0 * c);
+        /* M/M/c at rho = 0.95 on c exclusive GPUs. */
+        char *s =
+            tu_fixture_patch("validate/fifo-recursion.json",
+                             "{\"gpus\": %d, \"tenants.0.arrival.rate_per_s\": %g}", c, 950.0 * c);
         struct scenario sc;
         tu_load_text(s, &sc);
+        free(s);
         for (int rep = 0; rep < 2; rep++) {
             struct strategy_result r;
             run_one(&sc, &sc.strategies[0], rep, &r);
