@@ -42,12 +42,12 @@ int tu_sanitized(void);
 int tu_under_valgrind(void);
 
 /*
- * Scenarios. Every suite that loads or runs one goes through these, so a scenario that does
- * not load fails the test at the caller's line with the loader's own message (the CUnit
- * report shows it) instead of a bare "rc == 0". Text is loaded under the name "inline.json"
- * (messages say so; relative paths in it resolve against the working directory, the
- * repository root). Runs take the scenario's replications and seed, with the slowdown
- * option and the progress line off (run_opts {0, -1, 0, 0}, what every suite used). Each
+ * Scenarios. Suites load and run them through these (tests of the loader's own errors may
+ * call it directly), so a scenario that does not load fails the test at the caller's line
+ * with the loader's message (the CUnit report shows it) instead of a bare "rc == 0". Text is loaded
+ * under the name "inline.json" (messages say so; relative paths in it resolve against the working
+ * directory, the repository root). Runs take the scenario's replications and seed, with the
+ * slowdown option and the progress line off (run_opts {0, -1, 0, 0}, what every suite used). Each
  * helper counts as one assertion, like the CU_ASSERT_EQUAL_FATAL(rc, 0) it replaces; a
  * failed load ends the test.
  */
