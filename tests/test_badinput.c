@@ -3,9 +3,9 @@
  * ($SHARESIM), which must exit 2 with a message that names the file and says what was wrong,
  * print nothing on stdout, and leave no result file (nor a temporary) behind. Then the limits
  * exactly at their edges (nesting depth 64 passes the depth check, 65 does not; a 65536-byte
- * line is read, 65537 is not), the line buffer of the trace reader across its refills, and the
- * fuzz corpus (tests/fuzz/corpus/) replayed through the parsers, so every input the fuzzers
- * ever crashed on stays a regression test in `make test` without clang.
+ * line is read, 65537 is not), and the fuzz corpus (tests/fuzz/corpus/) replayed through the
+ * parsers, so every input the fuzzers ever crashed on stays a regression test in `make test`
+ * without clang.
  */
 #include "core/scenario.h"
 #include "testutil.h"
@@ -299,45 +299,6 @@ static void test_accepted_edges(void)
     EXPECT_IN(out, "last_s         2\n", "edge trace");
 }
 
-/*
- * The reader's buffer holds 2 * TR_LINE_MAX bytes and is refilled as lines are consumed, so
- * rows straddle the refill point at many offsets. Rows of 1..~3000 bytes (padded with spaces)
- * and every 97th of ~65500 bytes, about 2.2 MB in all, LF and CRLF mixed, must come back
- * exactly: count, every time and work value, and the line number.
- */
-static void test_line_buffer_refills(void)
-{
-    const char *path;
-    char name[512];
-    snprintf(name, sizeof name, "%s/refill.csv", tu_tmpdir());
-    path = name;
-    FILE *fp = fopen(path, "wb");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-    fputs("time_s,work_ms\r\n", fp);
-    const int rows = 1000;
-    unsigned x = 12345;
-    for (int i = 0; i < rows; i++) {
-        x = x * 1103515245u + 12345u;
-        /* Every 97th row is close to the longest line allowed, to cross refills at odd places. */
-        int pad = i % 97 == 0 ? TR_LINE_MAX - 20 - (int)(x >> 16) % 50 : (int)(x >> 16) % 3000;
-        fprintf(fp, "%*d,%d%s", pad, i, i + 1, i % 2 ? "\r\n" : "\n");
-    }
-    fclose(fp);
-    char err[SS_ERRLEN];
-    struct tr_reader *r = tr_open(path, TR_SHARESIM, NULL, err, sizeof err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-    struct tr_record rec;
-    int i = 0, ok = 1, rc;
-    while ((rc = tr_next(r, &rec, err, sizeof err)) == 1) {
-        ok &= rec.time_s == i && rec.work_ms == i + 1 && rec.line == i + 2;
-        i++;
-    }
-    CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_EQUAL(i, rows);
-    CU_ASSERT_TRUE(ok);
-    tr_close(r);
-}
-
 /* ---- the fuzz corpus as regression tests ---- */
 
 /* Loads one scenario file: 0 ok, -1 error (message must name the file). */
@@ -412,7 +373,6 @@ void test_badinput_register(void)
     static const struct tu_test t[] = {
         {"bad scenarios and traces: exit 2, message, no output", test_bad_input_table},
         {"accepted edges: BOM, CRLF, depth in strings, longest line", test_accepted_edges},
-        {"trace line buffer across refills", test_line_buffer_refills},
         {"fuzz corpus replayed through the parsers", test_fuzz_corpus_replay},
         {NULL, NULL},
     };

@@ -19,16 +19,6 @@ static int starts(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static void load(const char *text, struct scenario *sc)
-{
-    char err[SS_ERRLEN];
-    memset(sc, 0, sizeof *sc);
-    int rc = scn_load_text("cdf.json", text, strlen(text), sc, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  load: %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-}
-
 static int index_of(double p)
 {
     for (int k = 0; k < cdf_n_probs(); k++)
@@ -53,20 +43,13 @@ static void test_grid(void)
     CU_ASSERT(index_of(0.9999) >= 0);
 }
 
-static const char *two =
-    "{\"name\": \"c\", \"gpu\": \"A100-80GB\", \"seed\": 9, \"stop\": {\"requests\": 20000}, "
-    "\"warmup\": {\"requests\": 500}, \"tenants\": ["
-    "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 300}, "
-    "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}},"
-    "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 200}, "
-    "\"work\": {\"dist\": \"lognormal\", \"mean_ms\": 1, \"cv\": 0.5}}], "
-    "\"strategies\": [{\"name\": \"ts\", \"kind\": \"timeslice\"}, "
-    "{\"name\": \"mps\", \"kind\": \"mps\"}]}";
+/* Two tenants, time-slicing and MPS. */
+static const char *two = "cdf/two-tenants.json";
 
 static void test_matches_run(void)
 {
     struct scenario sc;
-    load(two, &sc);
+    tu_load_file(tu_fixture(two), &sc);
     struct run_opts o = {1, -1, 0, 0};
     struct run_result r;
     CU_ASSERT_EQUAL_FATAL(run_scenario(&sc, &o, &r, NULL, 0), 0);
@@ -111,13 +94,8 @@ static void test_constant_latency(void)
 {
     /* 10 arrivals/s of exactly 2 ms on a GPU of their own: every latency is 2 ms, and the
      * exact min and max bound every quantile. */
-    const char *text =
-        "{\"name\": \"k\", \"gpu\": \"A100-80GB\", \"stop\": {\"requests\": 1000}, "
-        "\"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": \"deterministic\", "
-        "\"rate_per_s\": 10}, \"work\": {\"dist\": \"deterministic\", \"ms\": 2}}], "
-        "\"strategies\": [{\"name\": \"e\", \"kind\": \"exclusive\"}]}";
     struct scenario sc;
-    load(text, &sc);
+    tu_load_file(tu_fixture("cdf/constant-latency.json"), &sc);
     struct cdf_result c;
     CU_ASSERT_EQUAL_FATAL(cdf_collect(&sc, -1, 0, &c, NULL, 0), 0);
     CU_ASSERT_EQUAL(c.n[0], 1000);
@@ -132,9 +110,9 @@ static void test_constant_latency(void)
 
 static void test_cli_csv(void)
 {
-    char *path = tu_write("cdf2.json", two), cmd[1024], out[512];
+    char cmd[1024], out[512];
     snprintf(out, sizeof out, "%s/cdf.csv", tu_tmpdir());
-    snprintf(cmd, sizeof cmd, "run %s --quiet --cdf %s", path, out);
+    snprintf(cmd, sizeof cmd, "run %s --quiet --cdf %s", tu_fixture(two), out);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
     char *csv = tu_slurp(out);
     CU_ASSERT_PTR_NOT_NULL_FATAL(csv);

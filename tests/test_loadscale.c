@@ -13,28 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *mixed =
-    "{\"name\": \"ls\", \"gpu\": \"A100-80GB\", \"gpus\": 5, \"stop\": {\"requests\": 100}, "
-    "\"tenants\": ["
-    "{\"name\": \"p\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 100}, "
-    "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}},"
-    "{\"name\": \"g\", \"arrival\": {\"process\": \"gamma\", \"rate_per_s\": 50, \"cv\": 0.5}, "
-    "\"work\": {\"dist\": \"deterministic\", \"ms\": 2}},"
-    "{\"name\": \"m\", \"arrival\": {\"process\": \"mmpp\", \"states\": [{\"rate_per_s\": 10, "
-    "\"mean_dwell_s\": 1}, {\"rate_per_s\": 30, \"mean_dwell_s\": 2}]}, "
-    "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}},"
-    "{\"name\": \"d\", \"arrival\": {\"process\": \"diurnal\", \"rate_per_s\": 20, \"amplitude\": "
-    "0.5}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}},"
-    "{\"name\": \"s\", \"arrival\": {\"process\": \"saturated\"}, "
-    "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}], "
-    "\"strategies\": [{\"name\": \"e\", \"kind\": \"exclusive\"}]}";
-
 static void test_scale_kinds(void)
 {
     struct scenario sc;
     char err[SS_ERRLEN];
-    memset(&sc, 0, sizeof sc);
-    CU_ASSERT_EQUAL_FATAL(scn_load_text("ls.json", mixed, strlen(mixed), &sc, err, sizeof err), 0);
+    /* One tenant of each arrival kind, the last saturated. */
+    tu_load_file(tu_fixture("loadscale/every-arrival-kind.json"), &sc);
     CU_ASSERT_EQUAL(ls_scale_load(&sc, 2.5, err, sizeof err), 0);
     CU_ASSERT_EQUAL(sc.tenants[0].arrival.rate_per_s, 250);
     CU_ASSERT_EQUAL(sc.tenants[1].arrival.rate_per_s, 125);
@@ -61,19 +45,16 @@ static void test_scale_kinds(void)
     scn_free(&sc);
 }
 
-static const char *one =
-    "{\"name\": \"one\", \"gpu\": \"A100-80GB\", \"seed\": 3, \"stop\": {\"requests\": 20000}, "
-    "\"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": %s}, "
-    "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}], "
-    "\"strategies\": [{\"name\": \"ts\", \"kind\": \"timeslice\"}]}";
-
 static void test_cli_identical_to_rewritten(void)
 {
-    char text[1024], cmd[2048], err[1024];
-    snprintf(text, sizeof text, one, "400");
+    char cmd[2048], err[1024];
+    const char *one = "loadscale/one-tenant.json";
+    char *text = tu_fixture_patch(one, "{\"tenants.0.arrival.rate_per_s\": 400}");
     char *fast = tu_write("ls400.json", text);
-    snprintf(text, sizeof text, one, "200");
+    free(text);
+    text = tu_fixture_patch(one, "{\"tenants.0.arrival.rate_per_s\": 200}");
     char *slow = tu_write("ls200.json", text);
+    free(text);
     char a[512], b[512], j[512];
     snprintf(a, sizeof a, "%s/scaled.csv", tu_tmpdir());
     snprintf(b, sizeof b, "%s/direct.csv", tu_tmpdir());

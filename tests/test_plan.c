@@ -7,12 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static cJSON *plan_json_of(const char *name, const char *scenario, int *rc)
+/* Plans tests/fixtures/plan/<name>; returns the --json document (NULL if none), rc the exit. */
+static cJSON *plan_json_of(const char *name, int *rc)
 {
-    char *path = tu_write(name, scenario);
-    char cmd[1200], out_path[600];
+    char rel[256], cmd[1200], out_path[600];
+    snprintf(rel, sizeof rel, "plan/%s", name);
     snprintf(out_path, sizeof out_path, "%s/%s.plan.json", tu_tmpdir(), name);
-    snprintf(cmd, sizeof cmd, "plan %s --json %s --quiet", path, out_path);
+    snprintf(cmd, sizeof cmd, "plan %s --json %s --quiet", tu_fixture(rel), out_path);
     *rc = tu_cli(cmd, NULL, 0, NULL, 0);
     char *text = tu_slurp(out_path);
     cJSON *doc = text ? cJSON_Parse(text) : NULL;
@@ -24,14 +25,8 @@ static void test_erlang_c_sizing(void)
 {
     /* 3000 req/s of 1 ms exponential work, p99 SLA 5.5 ms: Erlang C gives p99 6.0 ms on
      * 4 GPUs and 4.8 ms on 5, so the plan is 5 exclusive GPUs. */
-    const char *s =
-        "{\"name\": \"erlang\", \"gpu\": \"A100-80GB\", \"seed\": 3, \"stop\": {\"requests\": "
-        "200000}, \"warmup\": {\"requests\": 5000}, \"tenants\": [{\"name\": \"api\", "
-        "\"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 3000}, \"work\": {\"dist\": "
-        "\"exponential\", \"mean_ms\": 1}, \"sla\": {\"p99_ms\": 5.5}}], \"strategies\": "
-        "[{\"name\": \"x\", \"kind\": \"exclusive\"}], \"plan\": {\"kinds\": [\"exclusive\"]}}";
     int rc;
-    cJSON *doc = plan_json_of("erlang.json", s, &rc);
+    cJSON *doc = plan_json_of("erlang-c-sizing.json", &rc);
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
     const cJSON *rec = cJSON_GetObjectItem(doc, "recommendation");
@@ -55,16 +50,8 @@ static void test_erlang_c_sizing(void)
 
 static void test_light_tenants_share(void)
 {
-    const char *s =
-        "{\"name\": \"light\", \"gpu\": \"A100-80GB\", \"seed\": 1, \"stop\": {\"requests\": "
-        "60000}, \"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", "
-        "\"rate_per_s\": 50}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 2}, "
-        "\"memory_gb\": 10, \"sla\": {\"p99_ms\": 100}}, {\"name\": \"b\", \"arrival\": "
-        "{\"process\": \"poisson\", \"rate_per_s\": 40}, \"work\": {\"dist\": \"exponential\", "
-        "\"mean_ms\": 2}, \"memory_gb\": 10, \"sla\": {\"p99_ms\": 100}}], \"strategies\": "
-        "[{\"name\": \"x\", \"kind\": \"exclusive\"}]}";
     int rc;
-    cJSON *doc = plan_json_of("light.json", s, &rc);
+    cJSON *doc = plan_json_of("light-tenants.json", &rc);
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
     const cJSON *rec = cJSON_GetObjectItem(doc, "recommendation");
@@ -79,14 +66,8 @@ static void test_impossible_sla(void)
 {
     /* One GPU allowed, lognormal work whose p99 alone is 2.7 ms, SLA 3 ms at 50 % load:
      * queueing pushes p99 past 3 ms — exit 1 and the closest candidate. */
-    const char *s =
-        "{\"name\": \"hard\", \"gpu\": \"A100-80GB\", \"seed\": 1, \"stop\": {\"requests\": "
-        "50000}, \"tenants\": [{\"name\": \"t\", \"arrival\": {\"process\": \"poisson\", "
-        "\"rate_per_s\": 500}, \"work\": {\"dist\": \"lognormal\", \"mean_ms\": 1, \"cv\": 0.5}, "
-        "\"sla\": {\"p99_ms\": 3}}], \"strategies\": [{\"name\": \"x\", \"kind\": "
-        "\"exclusive\"}], \"plan\": {\"max_gpus\": 1}}";
     int rc;
-    cJSON *doc = plan_json_of("hard.json", s, &rc);
+    cJSON *doc = plan_json_of("impossible-sla.json", &rc);
     CU_ASSERT_EQUAL(rc, 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
     CU_ASSERT(cJSON_IsNull(cJSON_GetObjectItem(doc, "recommendation")));
@@ -94,27 +75,18 @@ static void test_impossible_sla(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(closest);
     CU_ASSERT(cJSON_GetObjectItem(closest, "worst_sla_margin")->valuedouble < 0);
     cJSON_Delete(doc);
-    char *path = tu_write("hard2.json", s);
     char cmd[700], out[8192];
-    snprintf(cmd, sizeof cmd, "plan %s", path);
+    snprintf(cmd, sizeof cmd, "plan %s", tu_fixture("plan/impossible-sla.json"));
     CU_ASSERT_EQUAL(tu_cli(cmd, out, sizeof out, NULL, 0), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "closest"));
 }
 
 static void test_k8s_timeslice_configmap(void)
 {
-    const char *s =
-        "{\"name\": \"k8s\", \"gpu\": \"A100-80GB\", \"seed\": 1, \"stop\": {\"requests\": "
-        "30000}, \"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", "
-        "\"rate_per_s\": 50}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 2}, \"sla\": "
-        "{\"p99_ms\": 200}}, {\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", "
-        "\"rate_per_s\": 50}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 2}, \"sla\": "
-        "{\"p99_ms\": 200}}], \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}], "
-        "\"plan\": {\"kinds\": [\"timeslice\", \"exclusive\"]}}";
-    char *path = tu_write("k8s.json", s);
     char cmd[1200], dir[600], file[700];
     snprintf(dir, sizeof dir, "%s/k8s-out", tu_tmpdir());
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", path, dir);
+    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture("plan/k8s-timeslice.json"),
+             dir);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
     snprintf(file, sizeof file, "%s/time-slicing-config.yaml", dir);
     char *y = tu_slurp(file);
@@ -128,18 +100,9 @@ static void test_k8s_mig_parted(void)
 {
     /* Two light tenants, MIG only: one instance each, packed onto one GPU, written as a mig-parted
      * config. */
-    const char *s =
-        "{\"name\": \"migk8s\", \"gpu\": \"A100-40GB\", \"seed\": 1, \"stop\": {\"duration_s\": "
-        "30}, \"cost\": {\"gpu_hour_usd\": 1.5}, \"tenants\": [{\"name\": \"a\", \"arrival\": "
-        "{\"process\": \"poisson\", \"rate_per_s\": 20}, \"work\": {\"dist\": \"exponential\", "
-        "\"mean_ms\": 2}, \"memory_gb\": 4, \"sla\": {\"p99_ms\": 100}}, {\"name\": \"b\", "
-        "\"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 20}, \"work\": {\"dist\": "
-        "\"exponential\", \"mean_ms\": 2}, \"memory_gb\": 4, \"sla\": {\"p99_ms\": 100}}], "
-        "\"plan\": {\"kinds\": [\"mig\"]}}";
-    char *path = tu_write("migk8s.json", s);
     char cmd[1200], dir[600], file[700];
     snprintf(dir, sizeof dir, "%s/mig-out", tu_tmpdir());
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", path, dir);
+    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture("plan/k8s-mig.json"), dir);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
     snprintf(file, sizeof file, "%s/mig-parted-config.yaml", dir);
     char *y = tu_slurp(file);

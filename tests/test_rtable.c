@@ -1,6 +1,7 @@
 /*
- * rtable (sharesim report md | summary | mig): tables from result documents,
- * checked on deterministic runs whose figures are exact.
+ * rtable (report/rtable.c, behind sharesim report md | summary | mig): tables from result
+ * documents, checked on deterministic runs whose figures are exact. The command's own
+ * bad-input handling is in test_cmd_report.c.
  */
 #include "testutil.h"
 
@@ -14,23 +15,16 @@ static int starts(const char *s, const char *prefix)
 }
 
 /* Deterministic arrivals and work on idle GPUs: every latency equals its work. */
-static const char *det =
-    "{\"name\": \"det\", \"description\": \"Two periodic services.\", \"gpu\": \"A100-80GB\", "
-    "\"gpus\": 2, \"stop\": {\"requests\": 3000}, \"tenants\": ["
-    "{\"name\": \"a\", \"arrival\": {\"process\": \"deterministic\", \"rate_per_s\": 10}, "
-    "\"work\": {\"dist\": \"deterministic\", \"ms\": 2}},"
-    "{\"name\": \"b\", \"arrival\": {\"process\": \"deterministic\", \"rate_per_s\": 20}, "
-    "\"work\": {\"dist\": \"deterministic\", \"ms\": 1}, \"sla\": {\"p99_ms\": 5}}], "
-    "\"strategies\": [{\"name\": \"excl\", \"kind\": \"exclusive\"}]}";
+static const char *det = "rtable/periodic.json";
 
-static char *run_json(const char *name, const char *scenario_text, char *scn_path, size_t n)
+/* Runs the fixture; returns the result's path (the fixture's path in scn_path). */
+static char *run_json(const char *name, const char *fixture, char *scn_path, size_t n)
 {
-    char file[64], cmd[2048];
+    char cmd[2048];
     static char out[4][512];
     static int slot;
     char *o = out[slot++ % 4];
-    snprintf(file, sizeof file, "%s.json", name);
-    snprintf(scn_path, n, "%s", tu_write(file, scenario_text));
+    snprintf(scn_path, n, "%s", tu_fixture(fixture));
     snprintf(o, 512, "%s/%s.result.json", tu_tmpdir(), name);
     snprintf(cmd, sizeof cmd, "run %s --quiet --json %s", scn_path, o);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
@@ -82,15 +76,8 @@ static void test_summary(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "with --x, expected X=FILE"));
 }
 
-static const char *mig =
-    "{\"name\": \"m\", \"gpu\": \"A100-80GB\", \"stop\": {\"requests\": 2000}, \"tenants\": ["
-    "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 50}, "
-    "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}},"
-    "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 50}, "
-    "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}], "
-    "\"strategies\": [{\"name\": \"lay\", \"kind\": \"mig\", \"layout\": ["
-    "{\"profile\": \"3g.40gb\", \"tenants\": [\"a\"]}, "
-    "{\"profile\": \"1g.10gb\", \"tenants\": [\"b\"]}]}]}";
+/* Two tenants in a 3g.40gb and a 1g.10gb instance. */
+static const char *mig = "rtable/mig-layout.json";
 
 static void test_mig(void)
 {
@@ -110,31 +97,12 @@ static void test_mig(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "| lay | 0 | 3g.40gb@"));
 }
 
-static void test_bad_input(void)
-{
-    char cmd[1024], err[2048];
-    char *notres = tu_write("notres.json", "{\"scenario\": \"x\"}");
-    snprintf(cmd, sizeof cmd, "report md %s", notres);
-    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "notres.json: strategies: expected an array (a result of "
-                                       "`sharesim run --json`)"));
-    snprintf(cmd, sizeof cmd, "report mig %s --title x", notres);
-    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "not one of this subcommand's"));
-    CU_ASSERT_EQUAL(tu_cli("report nosuch", NULL, 0, err, sizeof err), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown subcommand \"nosuch\""));
-    CU_ASSERT_EQUAL(tu_cli("report md /nonexistent.json", NULL, 0, err, sizeof err), 2);
-    CU_ASSERT_EQUAL(tu_cli("report --help", NULL, 0, NULL, 0), 0);
-    CU_ASSERT_EQUAL(tu_cli("report md --help", NULL, 0, NULL, 0), 0);
-}
-
 void test_rtable_register(void)
 {
     static const struct tu_test t[] = {
         {"report md: header and exact tables", test_md},
         {"report summary: CSV with x column, Markdown", test_summary},
         {"report mig: instances with profile slices", test_mig},
-        {"report: bad input", test_bad_input},
         {NULL, NULL},
     };
     tu_add_suite("rtable", t);

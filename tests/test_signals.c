@@ -32,12 +32,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *long_scenario =
-    "{\"name\": \"long\", \"gpu\": \"A100-80GB\", \"seed\": 1, \"stop\": {\"requests\": 50000000},"
-    " \"tenants\": [{\"name\": \"t\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 500},"
-    " \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}],"
-    " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}";
-
 /*
  * cmd_run.o (for cli_install_signal_handlers) needs cli_stderr_is_tty, which sim/cli/main.c defines
  * and the test runner does not link. Weak, so a library definition, if one is added, wins.
@@ -140,7 +134,8 @@ static int any_with_prefix(const char *prefix)
  */
 static int interrupt_run(const char *stem, int sig)
 {
-    char *scn = tu_write("long.json", long_scenario);
+    /* 5e7 requests: about 15 s of work, far longer than the test waits. */
+    const char *scn = tu_fixture("signals/long-run.json");
     char args[2048];
     snprintf(args, sizeof args, "run %s --quiet --json %s/%s.json --csv %s/%s.csv", scn,
              tu_tmpdir(), stem, tu_tmpdir(), stem);

@@ -1,8 +1,7 @@
 /*
- * studies (results/index.json, sharesim report index | reference) and the
- * scripts built on them: index validation with JSON paths, the reference table's
- * figures and errors, and scripts/regen-results end to end on a small index
- * (every output written, byte-identical on a second run).
+ * studies (report/studies.c: results/index.json, sharesim report index | reference):
+ * index validation with JSON paths, the reference table's figures and errors.
+ * scripts/regen-results, built on them, is in test_regen_results.c.
  */
 #include "report/studies.h"
 #include "testutil.h"
@@ -19,36 +18,32 @@ static int starts(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static const char *small =
-    "{\"name\": \"small\", \"description\": \"Two services.\", \"gpu\": \"A100-80GB\", "
-    "\"seed\": 2, \"stop\": {\"requests\": 4000}, \"tenants\": ["
-    "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 100}, "
-    "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 2}},"
-    "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 100}, "
-    "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 2}}], "
-    "\"strategies\": [{\"name\": \"ts\", \"kind\": \"timeslice\"}, "
-    "{\"name\": \"mps\", \"kind\": \"mps\"}]}";
+/* Copies tests/fixtures/studies/small.json (two services, time-slicing and MPS) to the
+ * temporary directory as `name`, next to the outputs; returns the copy's path, which the
+ * index then names. */
+static char *write_small(const char *name)
+{
+    char *text = tu_fixture_patch("studies/small.json", NULL);
+    char *path = tu_write(name, text);
+    free(text);
+    return path;
+}
 
+/* Writes tests/fixtures/studies/index.json (a reference, a scenario and a validation study)
+ * with both studies' scenario set to scn; returns its path. */
 static char *write_index(const char *name, const char *scn)
 {
-    char text[4096];
-    snprintf(text, sizeof text,
-             "{\"studies\": ["
-             "{\"id\": \"ref\", \"title\": \"Ref\", \"kind\": \"reference\", \"plots\": [\"cdf\"], "
-             "\"rows\": [{\"mode\": \"shared\", \"instances\": 2, \"strategy\": \"ts\", "
-             "\"scenario\": \"%s\", \"paper\": {\"tps_per_instance\": 80, \"p99_ms\": 20, "
-             "\"gpu_util\": 0.5}}], \"requests\": \"4 000.\", \"notes\": [\"A note.\"]},"
-             "{\"id\": \"small\", \"title\": \"Small study\", \"scenario\": \"%s\", "
-             "\"plots\": [\"p99-vs-load\", \"cdf\"], \"load_scales\": [0.5, 1], "
-             "\"requests\": \"4 000 requests.\"},"
-             "{\"id\": \"validation\", \"title\": \"Validation\", \"kind\": \"validation\"}]}",
-             scn, scn);
-    return tu_write(name, text);
+    char *text = tu_fixture_patch(
+        "studies/index.json",
+        "{\"studies.0.rows.0.scenario\": \"%s\", \"studies.1.scenario\": \"%s\"}", scn, scn);
+    char *path = tu_write(name, text);
+    free(text);
+    return path;
 }
 
 static void test_index(void)
 {
-    char *scn = tu_write("small.json", small);
+    char *scn = write_small("small.json");
     char *ix = write_index("index.json", scn);
     char cmd[1024], out[4096], expect[2048];
     snprintf(cmd, sizeof cmd, "report index %s", ix);
@@ -115,7 +110,7 @@ static double num(const cJSON *o, const char *k)
 
 static void test_reference(void)
 {
-    char *scn = tu_write("small-ref.json", small);
+    char *scn = write_small("small-ref.json");
     char *ix = write_index("index-ref.json", scn);
     char cmd[2048], dir[512], json[600], err[2048];
     snprintf(dir, sizeof dir, "%s", tu_tmpdir());
@@ -182,71 +177,12 @@ static void test_reference(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "no reference study \"small\""));
 }
 
-/* Runs scripts/regen-results with the CLI under test; returns its exit status. */
-static int regen(const char *index, const char *out)
-{
-    char cmd[2048];
-    const char *bin = getenv("SHARESIM");
-    snprintf(cmd, sizeof cmd,
-             "SHARESIM='%s' VALIDATE_ARGS='%s' scripts/regen-results --no-plots --index "
-             "'%s' --out '%s' "
-             ">/dev/null 2>&1",
-             bin ? bin : "build/sharesim", tu_under_valgrind() ? "skip" : "--quick", index, out);
-    int rc = system(cmd);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-static void test_regen_script(void)
-{
-    char *scn = tu_write("small-regen.json", small);
-    char *ix = write_index("index-regen.json", scn);
-    char a[512], b[512];
-    snprintf(a, sizeof a, "%s/regen-a", tu_tmpdir());
-    snprintf(b, sizeof b, "%s/regen-b", tu_tmpdir());
-    CU_ASSERT_EQUAL_FATAL(regen(ix, a), 0);
-    CU_ASSERT_EQUAL_FATAL(regen(ix, b), 0);
-    static const char *const files[] = {"ref.md",   "ref.json",  "ref.csv",
-                                        "small.md", "small.csv", "small-load.csv"};
-    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
-        char pa[600], pb[600];
-        snprintf(pa, sizeof pa, "%s/%s", a, files[k]);
-        snprintf(pb, sizeof pb, "%s/%s", b, files[k]);
-        char *x = tu_slurp(pa), *y = tu_slurp(pb);
-        CU_ASSERT_PTR_NOT_NULL(x);
-        CU_ASSERT_PTR_NOT_NULL(y);
-        if (x && y)
-            CU_ASSERT_STRING_EQUAL(x, y); /* deterministic, byte for byte */
-        free(x);
-        free(y);
-    }
-    char p[600];
-    snprintf(p, sizeof p, "%s/small-load.csv", a);
-    char *load = tu_slurp(p);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(load);
-    CU_ASSERT(starts(load, "load_scale,strategy,kind,"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(load, "\n0.5,ts,timeslice,2,1,2,"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(load, "\n1,mps,mps,2,1,2,"));
-    free(load);
-    snprintf(p, sizeof p, "%s/small.md", a);
-    char *md = tu_slurp(p);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(md);
-    CU_ASSERT(starts(md, "# Small study\n\nTwo services.\n\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(md, "Run length: 4 000 requests."));
-    CU_ASSERT_PTR_NOT_NULL(strstr(md, "## Load sweep"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(md, "![p99-vs-load](small-p99-vs-load.png)"));
-    free(md);
-    /* No plots were asked for and none were made. */
-    snprintf(p, sizeof p, "%s/small-cdf.png", a);
-    CU_ASSERT_FALSE(tu_exists(p));
-}
-
 void test_studies_register(void)
 {
     static const struct tu_test t[] = {
         {"report index: studies as tab-separated lines", test_index},
         {"report index: errors name the JSON path", test_index_errors},
         {"report reference: figures, errors, checks", test_reference},
-        {"scripts/regen-results: every output, byte-identical twice", test_regen_script},
         {NULL, NULL},
     };
     tu_add_suite("studies", t);

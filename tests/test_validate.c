@@ -1,7 +1,8 @@
 /*
- * `sharesim validate`: the pass rule, determinism across worker counts, and the
- * quick grid end to end (it is the CI check that the simulator still agrees with
- * the exact results, so `make test` runs it).
+ * validate (tools/validate.c, behind `sharesim validate`): the pass rule, determinism across
+ * worker counts, the engine against the FIFO recursion, and the quick grid end to end (it is
+ * the CI check that the simulator still agrees with the exact results, so `make test` runs
+ * it). The command's usage errors are in test_cmd_validate.c.
  */
 #include "core/engine.h"
 #include "core/run.h"
@@ -103,17 +104,13 @@ static void test_engine_replays_fifo_recursion(void)
      * numbers to rounding: what remains between the simulator and Erlang C in the
      * validation table is then sampling error of the random streams, not the engine. */
     for (int c = 1; c <= 8; c += 7) {
-        char s[1024];
-        snprintf(s, sizeof s,
-                 "{\"gpu\": \"A100-80GB\", \"gpus\": %d, \"seed\": 42, \"stop\": {\"requests\":"
-                 " 200000}, \"warmup\": {\"requests\": 10000}, \"tenants\": [{\"name\": \"t\","
-                 " \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": %g}, \"work\":"
-                 " {\"dist\": \"exponential\", \"mean_ms\": 1}}], \"strategies\": [{\"name\":"
-                 " \"x\", \"kind\": \"exclusive\"}]}",
-                 c, 950.0 * c);
+        /* M/M/c at rho = 0.95 on c exclusive GPUs. */
+        char *s =
+            tu_fixture_patch("validate/fifo-recursion.json",
+                             "{\"gpus\": %d, \"tenants.0.arrival.rate_per_s\": %g}", c, 950.0 * c);
         struct scenario sc;
-        char err[SS_ERRLEN];
-        CU_ASSERT_EQUAL_FATAL(scn_load_text("replay.json", s, strlen(s), &sc, err, sizeof err), 0);
+        tu_load_text(s, &sc);
+        free(s);
         for (int rep = 0; rep < 2; rep++) {
             struct strategy_result r;
             CU_ASSERT_EQUAL_FATAL(run_one(&sc, &sc.strategies[0], rep, &r, NULL, 0), 0);
@@ -167,22 +164,6 @@ static void test_quick_cli_passes(void)
     free(m);
 }
 
-static void test_cli_usage(void)
-{
-    char out[4096], errb[4096];
-    CU_ASSERT_EQUAL(tu_cli("validate --help", out, sizeof out, errb, sizeof errb), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "usage: sharesim validate"));
-    CU_ASSERT_EQUAL(tu_cli("validate --frobnicate", out, sizeof out, errb, sizeof errb), 2);
-    CU_ASSERT_EQUAL(tu_cli("validate --jobs 0", out, sizeof out, errb, sizeof errb), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(errb, "--jobs: expected an integer in [1, 256], got \"0\""));
-    CU_ASSERT_EQUAL(tu_cli("validate --seed -3", out, sizeof out, errb, sizeof errb), 2);
-    CU_ASSERT_EQUAL(tu_cli("validate extra", out, sizeof out, errb, sizeof errb), 2);
-    /* Outputs are opened before the run, so a bad path fails at once. */
-    CU_ASSERT_EQUAL(
-        tu_cli("validate --json /nonexistent-dir/v.json", out, sizeof out, errb, sizeof errb), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(errb, "/nonexistent-dir/v.json"));
-}
-
 void test_validate_register(void)
 {
     static const struct tu_test t[] = {
@@ -191,7 +172,6 @@ void test_validate_register(void)
         {"engine FIFO equals the recursion on the same random numbers",
          test_engine_replays_fifo_recursion},
         {"validate --quick passes (JSON and Markdown)", test_quick_cli_passes},
-        {"usage errors exit 2, --help exits 0", test_cli_usage},
         {NULL, NULL},
     };
     tu_add_suite("validate", t);

@@ -1,6 +1,11 @@
 /* testutil — see testutil.h. */
 #include "testutil.h"
+#include "core/run.h"
+#include "core/scenario.h"
+#include "base/util.h"
 
+#include <cJSON.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,4 +134,154 @@ int tu_sanitized(void)
 {
     const char *s = getenv("SHARESIM_SANITIZED");
     return s && *s == '1';
+}
+
+/* ---- scenarios ---- */
+
+/* An assertion reported at the caller's line with msg in its condition (CUnit copies the
+ * string into its failure list and prints it); fatal ends the test there, as
+ * CU_ASSERT_EQUAL_FATAL did in the helpers this replaces. */
+static void assert_at(int ok, const char *file, int line, const char *what, const char *msg,
+                      int fatal)
+{
+    char cond[2 * SS_ERRLEN + 256]; /* what and msg are each at most SS_ERRLEN + 64 */
+    snprintf(cond, sizeof cond, "%s: %s", what, msg);
+    CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, (unsigned)line, cond, file, "",
+                            fatal ? CU_TRUE : CU_FALSE);
+}
+
+void tu_load_text_at(const char *file, int line, const char *text, struct scenario *sc)
+{
+    char err[SS_ERRLEN] = "";
+    memset(sc, 0, sizeof *sc);
+    int rc = scn_load_text("inline.json", text, strlen(text), sc, err, sizeof err);
+    assert_at(rc == 0, file, line, "scenario does not load", err, 1);
+}
+
+void tu_load_file_at(const char *file, int line, const char *path, struct scenario *sc)
+{
+    char err[SS_ERRLEN] = "";
+    memset(sc, 0, sizeof *sc);
+    int rc = scn_load(path, sc, err, sizeof err);
+    assert_at(rc == 0, file, line, "scenario does not load", err, 1);
+}
+
+static void run(const char *file, int line, const struct scenario *sc, struct run_result *res)
+{
+    struct run_opts o = {0, -1, 0, 0};
+    char err[SS_ERRLEN] = "";
+    int rc = run_scenario(sc, &o, res, err, sizeof err);
+    assert_at(rc == 0, file, line, "scenario does not run", err, 1);
+}
+
+void tu_run_text_at(const char *file, int line, const char *text, struct scenario *sc,
+                    struct run_result *res)
+{
+    tu_load_text_at(file, line, text, sc);
+    run(file, line, sc, res);
+}
+
+void tu_run_file_at(const char *file, int line, const char *path, struct scenario *sc,
+                    struct run_result *res)
+{
+    tu_load_file_at(file, line, path, sc);
+    run(file, line, sc, res);
+}
+
+void tu_expect_load_error_at(const char *file, int line, const char *text, const char *part)
+{
+    struct scenario sc;
+    char err[SS_ERRLEN] = "";
+    memset(&sc, 0, sizeof sc);
+    int rc = scn_load_text("inline.json", text, strlen(text), &sc, err, sizeof err);
+    scn_free(&sc); /* also after a failed load: it frees what was parsed so far */
+    assert_at(rc == -1, file, line, "scenario loads, expected an error", part, 0);
+    char want[SS_ERRLEN + 64];
+    snprintf(want, sizeof want, "\"%s\" not in the message", part);
+    assert_at(rc == -1 && strstr(err, part) != NULL, file, line, want, err, 0);
+}
+
+/* ---- fixtures ---- */
+
+const char *tu_fixture(const char *rel)
+{
+    static char paths[16][512];
+    static int slot;
+    char *p = paths[slot++ % 16];
+    snprintf(p, 512, "%s/tests/fixtures/%s", tu_root(), rel);
+    return p;
+}
+
+/* Sets doc at the dotted path to v (taking it); 0, or -1 when the path does not exist. */
+static int set_path(cJSON *doc, const char *path, cJSON *v)
+{
+    char *buf = ss_xstrdup(path), *step = buf, *dot;
+    cJSON *at = doc;
+    int rc = -1;
+    for (;; step = dot + 1) {
+        dot = strchr(step, '.');
+        if (dot)
+            *dot = '\0';
+        char *end;
+        long i = strtol(step, &end, 10);
+        int index = *step && !*end;
+        if (!dot) {
+            if (cJSON_IsArray(at) && index && i >= 0 && i < cJSON_GetArraySize(at))
+                rc = cJSON_ReplaceItemInArray(at, (int)i, v) ? 0 : -1;
+            else if (cJSON_IsObject(at) && cJSON_GetObjectItemCaseSensitive(at, step))
+                rc = cJSON_ReplaceItemInObjectCaseSensitive(at, step, v) ? 0 : -1;
+            else if (cJSON_IsObject(at))
+                rc = cJSON_AddItemToObject(at, step, v) ? 0 : -1;
+            break;
+        }
+        at = cJSON_IsArray(at) && index ? cJSON_GetArrayItem(at, (int)i)
+                                        : cJSON_GetObjectItemCaseSensitive(at, step);
+        if (!at)
+            break;
+    }
+    free(buf);
+    if (rc)
+        cJSON_Delete(v);
+    return rc;
+}
+
+/* A failure at the caller's line (fatal); nothing is counted when ok: fixtures are the
+ * test's input, not one of its checks. */
+static void need_at(int ok, const char *file, int line, const char *what, const char *msg)
+{
+    if (!ok)
+        assert_at(0, file, line, what, msg, 1);
+}
+
+char *tu_fixture_patch_at(const char *file, int line, const char *rel, const char *patch, ...)
+{
+    const char *path = tu_fixture(rel);
+    char *text = tu_slurp(path);
+    need_at(text != NULL, file, line, "cannot read the fixture", path);
+    if (!patch)
+        return text;
+    va_list ap;
+    va_start(ap, patch);
+    int n = vsnprintf(NULL, 0, patch, ap);
+    va_end(ap);
+    char *p = ss_xmalloc((size_t)n + 1);
+    va_start(ap, patch);
+    vsnprintf(p, (size_t)n + 1, patch, ap);
+    va_end(ap);
+    cJSON *doc = cJSON_Parse(text), *set = cJSON_Parse(p);
+    free(text);
+    need_at(doc != NULL, file, line, "the fixture is not JSON", path);
+    need_at(cJSON_IsObject(set), file, line, "the patch is not a JSON object", p);
+    for (cJSON *kv = set->child; kv; kv = kv->next) {
+        cJSON *v = cJSON_Duplicate(kv, 1);
+        cJSON_free(v->string); /* the path; an object member gets its key from set_path */
+        v->string = NULL;
+        need_at(set_path(doc, kv->string, v) == 0, file, line, "no such path in the fixture",
+                kv->string);
+    }
+    free(p);
+    cJSON_Delete(set);
+    text = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    return text;
 }

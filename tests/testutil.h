@@ -8,6 +8,8 @@
 
 #include <CUnit/CUnit.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 /* Adds a suite with the given tests ({name, fn}, NULL-terminated). */
 struct tu_test {
@@ -38,6 +40,62 @@ int tu_sanitized(void);
 /* True under `make test-valgrind` (SHARESIM_UNDER_VALGRIND=1): every CLI runs ~50× slower,
  * so end-to-end runs of whole grids are left to the normal and ASan builds. */
 int tu_under_valgrind(void);
+
+/*
+ * Scenarios. Suites load and run them through these (tests of the loader's own errors may
+ * call it directly), so a scenario that does not load fails the test at the caller's line
+ * with the loader's message (the CUnit report shows it) instead of a bare "rc == 0". Text is loaded
+ * under the name "inline.json" (messages say so; relative paths in it resolve against the working
+ * directory, the repository root). Runs take the scenario's replications and seed, with the
+ * slowdown option and the progress line off (run_opts {0, -1, 0, 0}, what every suite used). Each
+ * helper counts as one assertion, like the CU_ASSERT_EQUAL_FATAL(rc, 0) it replaces; a
+ * failed load ends the test.
+ */
+struct scenario;
+struct run_result;
+#define tu_load_text(text, sc) tu_load_text_at(__FILE__, __LINE__, (text), (sc))
+#define tu_load_file(path, sc) tu_load_file_at(__FILE__, __LINE__, (path), (sc))
+#define tu_run_text(text, sc, res) tu_run_text_at(__FILE__, __LINE__, (text), (sc), (res))
+#define tu_run_file(path, sc, res) tu_run_file_at(__FILE__, __LINE__, (path), (sc), (res))
+/* The load must fail with `part` in its message: two assertions (the failure, the message);
+ * what was parsed is freed. */
+#define tu_expect_load_error(text, part) tu_expect_load_error_at(__FILE__, __LINE__, (text), (part))
+void tu_load_text_at(const char *file, int line, const char *text, struct scenario *sc);
+void tu_load_file_at(const char *file, int line, const char *path, struct scenario *sc);
+void tu_run_text_at(const char *file, int line, const char *text, struct scenario *sc,
+                    struct run_result *res);
+void tu_run_file_at(const char *file, int line, const char *path, struct scenario *sc,
+                    struct run_result *res);
+void tu_expect_load_error_at(const char *file, int line, const char *text, const char *part);
+
+/*
+ * Fixtures: scenario (and other) files under tests/fixtures/, one folder per suite. A test
+ * that needs the same scenario with other numbers loads the fixture and patches it instead
+ * of keeping a printf template of the whole text.
+ */
+/* The path of tests/fixtures/<rel>, relative to the repository root (16 static slots). */
+const char *tu_fixture(const char *rel);
+/*
+ * The text of tests/fixtures/<rel> with fields replaced (caller frees). The patch, a printf
+ * format, is a JSON object whose keys are dotted paths into the fixture, array elements by
+ * index: {"tenants.0.work.ms": 2.5, "gpus": 2}. Each value replaces what is at its path (or
+ * is added, when the last step names a missing key of an object). A missing fixture, a patch
+ * that does not parse or a path that does not exist fails the test (fatally, at the caller's
+ * line). A NULL patch gives the fixture's text as it is.
+ */
+#define tu_fixture_patch(rel, ...) tu_fixture_patch_at(__FILE__, __LINE__, (rel), __VA_ARGS__)
+char *tu_fixture_patch_at(const char *file, int line, const char *rel, const char *patch, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* One assertion that hay contains needle; on failure both are printed. */
+#define TU_CHECK_CONTAINS(hay, needle)                                                             \
+    do {                                                                                           \
+        const char *h_ = (hay), *n_ = (needle);                                                    \
+        if (!strstr(h_, n_))                                                                       \
+            fprintf(stderr, "\n  %s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, h_, \
+                    n_);                                                                           \
+        CU_ASSERT_PTR_NOT_NULL(strstr(h_, n_));                                                    \
+    } while (0)
 
 #define TU_CHECK_CLOSE_REL(actual, expected, rel)                                                  \
     do {                                                                                           \

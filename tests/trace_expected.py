@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Independent reference figures for tests/test_trace.c (pure Python, no sharesim code).
+"""Independent reference figures for tests/test_trace.c and tests/test_tracestats.c (pure
+Python, no sharesim code).
 
 Timestamps are split into a whole-second part, parsed with datetime (naive, so no time zone
 is involved), and a 7-digit fraction kept as an integer number of 100-ns ticks; differences

@@ -1,5 +1,7 @@
 /*
- * Processor sharing on exclusive GPUs ({"kind": "exclusive", "discipline": "ps"}):
+ * The exclusive policy (policy/policy_exclusive.c). FIFO against exact queueing results
+ * (M/M/1; M/M/4 mean wait from Erlang C). Processor sharing on exclusive GPUs
+ * ({"kind": "exclusive", "discipline": "ps"}):
  * hand-computed schedules (exact to rounding), M/G/1-PS insensitivity of the mean
  * sojourn E[S]/(1 − ρ) for exponential, deterministic and lognormal work, placement
  * on the least-loaded GPU, saturated tenants, faults and bad input.
@@ -12,26 +14,16 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static void run_text(const char *text, struct scenario *sc, struct run_result *r)
+/* Three requests of `ms` each arriving at 1, 2 and 3 ms (deterministic, 1000/s) on `gpus`
+ * GPUs, under PS and FIFO. */
+static char *three_arrivals(int gpus, double ms)
 {
-    char err[SS_ERRLEN];
-    int rc = scn_load_text("ps.json", text, strlen(text), sc, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  load: %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    struct run_opts o = {0, -1, 0, 0};
-    CU_ASSERT_EQUAL_FATAL(run_scenario(sc, &o, r, NULL, 0), 0);
+    return tu_fixture_patch("policy_exclusive/three-arrivals.json",
+                            "{\"gpus\": %d, \"tenants.0.work.ms\": %g}", gpus, ms);
 }
-
-/* Three requests of `work_ms` arriving at 1, 2 and 3 ms (deterministic, 1000/s). */
-static const char *three_arrivals =
-    "{\"gpu\": \"A100-80GB\", \"gpus\": %d, \"stop\": {\"requests\": 3}, \"tenants\": ["
-    "{\"name\": \"t\", \"arrival\": {\"process\": \"deterministic\", \"rate_per_s\": 1000},"
-    " \"work\": {\"dist\": \"deterministic\", \"ms\": %g}}],"
-    " \"strategies\": [{\"name\": \"ps\", \"kind\": \"exclusive\", \"discipline\": \"ps\"},"
-    " {\"name\": \"fifo\", \"kind\": \"exclusive\", \"discipline\": \"fifo\"}]}";
 
 static void test_hand_computed_one_gpu(void)
 {
@@ -42,11 +34,11 @@ static void test_hand_computed_one_gpu(void)
      *      Sojourns 1.4, 1.8, 1.6 ms: mean 1.6 ms, max 1.8 ms, no waiting.
      * FIFO: #1 [1, 2.2], #2 [2.2, 3.4], #3 [3.4, 4.6]: sojourns 1.2, 1.4, 1.6, mean 1.4 ms,
      *      waits 0, 0.2, 0.4 ms. Both finish at 4.6 ms: the same work, conserved. */
-    char s[1024];
-    snprintf(s, sizeof s, three_arrivals, 1, 1.2);
+    char *s = three_arrivals(1, 1.2);
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
+    free(s);
     const double *ps = r.s[0].t, *fifo = r.s[1].t;
     CU_ASSERT_EQUAL(ps[TM_COMPLETED], 3);
     CU_ASSERT_DOUBLE_EQUAL(ps[TM_LAT_MEAN], 1.6e-3, 1e-12);
@@ -65,11 +57,11 @@ static void test_hand_computed_least_loaded(void)
      * hold one, so the lowest index, GPU 0, where #1 has 0.5 ms left: halved, #1 done at
      * 4.0, #3 has 2.0 left, alone: done at 6.0. #2 alone on GPU 1: done at 4.5.
      * Sojourns 3.0, 2.5, 3.0 ms: mean 8.5/3 ms, max 3.0 ms. */
-    char s[1024];
-    snprintf(s, sizeof s, three_arrivals, 2, 2.5);
+    char *s = three_arrivals(2, 2.5);
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
+    free(s);
     const double *ps = r.s[0].t;
     CU_ASSERT_DOUBLE_EQUAL(ps[TM_LAT_MEAN], 8.5e-3 / 3, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(ps[TM_LAT_P99], 3.0e-3, 1e-12);
@@ -81,17 +73,12 @@ static void test_hand_computed_least_loaded(void)
 static double ps_mean_sojourn(const char *work, double *util)
 {
     long n = tu_sanitized() ? 200000 : 1000000;
-    char s[1024];
-    snprintf(s, sizeof s,
-             "{\"gpu\": \"A100-80GB\", \"seed\": 21, \"stop\": {\"requests\": %ld},"
-             " \"warmup\": {\"requests\": 10000}, \"tenants\": [{\"name\": \"t\", \"arrival\":"
-             " {\"process\": \"poisson\", \"rate_per_s\": 500}, \"work\": %s}],"
-             " \"strategies\": [{\"name\": \"ps\", \"kind\": \"exclusive\", \"discipline\":"
-             " \"ps\"}]}",
-             n, work);
+    char *s = tu_fixture_patch("policy_exclusive/mg1-ps.json",
+                               "{\"stop.requests\": %ld, \"tenants.0.work\": %s}", n, work);
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_text(s, &sc, &r);
+    free(s);
     double mean = r.s[0].t[TM_LAT_MEAN];
     CU_ASSERT_EQUAL(r.s[0].t[TM_WAIT_MEAN], 0); /* everyone is served from arrival on */
     *util = r.s[0].m[SM_UTIL];
@@ -123,15 +110,9 @@ static void test_saturated_fills_every_gpu(void)
 {
     /* A saturated tenant over 3 GPUs keeps all three busy under both disciplines:
      * 1 ms deterministic work → 3000 completions/s, utilisation 1. */
-    const char *s =
-        "{\"gpu\": \"A100-80GB\", \"gpus\": 3, \"stop\": {\"duration_s\": 10}, \"tenants\": ["
-        "{\"name\": \"u\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
-        "\"deterministic\", \"ms\": 1}}],"
-        " \"strategies\": [{\"name\": \"ps\", \"kind\": \"exclusive\", \"discipline\": \"ps\"},"
-        " {\"name\": \"fifo\", \"kind\": \"exclusive\"}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_file(tu_fixture("policy_exclusive/saturated-three-gpus.json"), &sc, &r);
     for (int k = 0; k < 2; k++) {
         TU_CHECK_CLOSE_REL(r.s[k].m[SM_THROUGHPUT], 3000, 1e-3);
         TU_CHECK_CLOSE_REL(r.s[k].m[SM_UTIL], 1.0, 1e-9);
@@ -145,15 +126,9 @@ static void test_fault_fails_the_whole_gpu(void)
     /* A fault crashes the serving process: under PS every request on that GPU fails,
      * under FIFO only the one in service, so PS loses more per fault. The ledger
      * balances either way. */
-    const char *s =
-        "{\"gpu\": \"A100-80GB\", \"seed\": 4, \"stop\": {\"duration_s\": 100}, \"tenants\": ["
-        "{\"name\": \"t\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 900},"
-        " \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"fault_rate_per_h\": 36000}],"
-        " \"strategies\": [{\"name\": \"ps\", \"kind\": \"exclusive\", \"discipline\": \"ps\"},"
-        " {\"name\": \"fifo\", \"kind\": \"exclusive\"}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(s, &sc, &r);
+    tu_run_file(tu_fixture("policy_exclusive/fault-ps-fifo.json"), &sc, &r);
     const double *ps = r.s[0].t, *fifo = r.s[1].t;
     CU_ASSERT(fifo[TM_FAILED] > 0);
     CU_ASSERT(ps[TM_FAILED] > 2 * fifo[TM_FAILED]); /* E[N] = 9 at ρ = 0.9 */
@@ -183,7 +158,41 @@ static void test_bad_discipline(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "ps"));
 }
 
-void test_ps_register(void)
+static void test_mm1(void)
+{
+    /* M/M/1, λ = 900/s, μ = 1000/s: E[T] = 1/(μ−λ) = 10 ms, E[W] = ρ E[T] = 9 ms,
+     * p99 of T = ln(100)/(μ−λ) = 46.05 ms. */
+    struct scenario sc;
+    struct run_result r;
+    tu_run_file(tu_fixture("policy_exclusive/mm1.json"), &sc, &r);
+    const double *t = r.s[0].t;
+    TU_CHECK_CLOSE_REL(t[TM_LAT_MEAN], 10e-3, 0.03);
+    TU_CHECK_CLOSE_REL(t[TM_WAIT_MEAN], 9e-3, 0.04);
+    TU_CHECK_CLOSE_REL(t[TM_LAT_P99], log(100.0) / 100.0, 0.05);
+    TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 0.9, 0.01);
+    TU_CHECK_CLOSE_REL(t[TM_THROUGHPUT], 900, 0.01);
+    CU_ASSERT_EQUAL(t[TM_ARRIVED], 2000000 - 20000);
+    CU_ASSERT_EQUAL(t[TM_COMPLETED], t[TM_ARRIVED]);
+    CU_ASSERT_EQUAL(t[TM_IN_FLIGHT], 0);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+static void test_mm4_erlang_c(void)
+{
+    /* One tenant over 4 exclusive GPUs at ρ = 0.9: M/M/4, mean wait from Erlang C. */
+    struct scenario sc;
+    struct run_result r;
+    tu_run_file(tu_fixture("policy_exclusive/mm4.json"), &sc, &r);
+    double wq = an_mmc_mean_wait_s(3600, 1000, 4);
+    TU_CHECK_CLOSE_REL(r.s[0].t[TM_WAIT_MEAN], wq, 0.05);
+    TU_CHECK_CLOSE_REL(r.s[0].t[TM_LAT_P99], an_mmc_sojourn_quantile_s(3600, 1000, 4, 0.99), 0.05);
+    TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 0.9, 0.01);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+void test_policy_exclusive_register(void)
 {
     static const struct tu_test t[] = {
         {"hand-computed PS schedule on one GPU (and FIFO)", test_hand_computed_one_gpu},
@@ -192,7 +201,9 @@ void test_ps_register(void)
         {"a saturated tenant fills every GPU (PS and FIFO)", test_saturated_fills_every_gpu},
         {"a fault fails every request on the PS GPU", test_fault_fails_the_whole_gpu},
         {"an unknown discipline is an error naming the choices", test_bad_discipline},
+        {"M/M/1 mean, wait and p99 (2e6 requests)", test_mm1},
+        {"M/M/4 mean wait equals Erlang C", test_mm4_erlang_c},
         {NULL, NULL},
     };
-    tu_add_suite("ps", t);
+    tu_add_suite("policy_exclusive", t);
 }

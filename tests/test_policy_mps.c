@@ -16,26 +16,6 @@
 #include <string.h>
 
 #define HEAD "{\"name\": \"t\", \"gpu\": \"A100-80GB\", "
-#define SAT_DET(name, cls, ms)                                                                     \
-    "{\"name\": \"" name "\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "    \
-    "\"deterministic\", \"ms\": " ms "}, \"class\": \"" cls "\"}"
-
-static int load(const char *text, struct scenario *sc, char *err, size_t errlen)
-{
-    memset(sc, 0, sizeof *sc);
-    return scn_load_text("test.json", text, strlen(text), sc, err, errlen);
-}
-
-static void run_text(const char *text, struct scenario *sc, struct run_result *r)
-{
-    char err[SS_ERRLEN];
-    struct run_opts o = {0, -1, 0, 0};
-    int rc = load(text, sc, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  load: %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    CU_ASSERT_EQUAL_FATAL(run_scenario(sc, &o, r, NULL, 0), 0);
-}
 
 static double tp(const struct run_result *r, int strat, int tenant)
 {
@@ -47,17 +27,11 @@ static void test_half_speed_mm1(void)
     /* One compute client capped at 50 % of the SMs, alone: M/M/1 with μ = 500/s.
      * Light load λ = 100/s: E[T] = 1/(μ − λ) = 2.5 ms, p99 = ln(100)/(μ − λ). */
     long n = tu_sanitized() ? 100000 : 400000;
-    char text[1024];
-    snprintf(text, sizeof text,
-             HEAD "\"seed\": 4, \"stop\": {\"requests\": %ld}, \"warmup\": {\"requests\": 5000},"
-                  " \"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\","
-                  " \"rate_per_s\": 100}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}],"
-                  " \"strategies\": [{\"name\": \"m\", \"kind\": \"mps\", \"thread_pct\": {\"a\": "
-                  "50}}]}",
-             n);
+    char *text = tu_fixture_patch("policy_mps/half-speed-mm1.json", "{\"stop.requests\": %ld}", n);
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
+    free(text);
     const double *t = r.s[0].t;
     TU_CHECK_CLOSE_REL(t[TM_LAT_MEAN], an_mmc_mean_sojourn_s(100, 500, 1), 0.03);
     TU_CHECK_CLOSE_REL(t[TM_LAT_P99], an_mmc_sojourn_quantile_s(100, 500, 1, 0.99), 0.05);
@@ -72,16 +46,9 @@ static void test_saturated_compute(void)
     /* Two saturated compute clients, 1 ms requests. 50/50 and 100/100 (caps scaled
      * down in proportion) both give each half the GPU: 500/s. 30/30 fits within the
      * GPU: each runs at its cap, 300/s, and 40 % of the SMs idle. */
-    const char *text = HEAD
-        "\"stop\": {\"duration_s\": 10}, \"tenants\": [" SAT_DET("a", "compute", "1") ", " SAT_DET(
-            "b", "compute",
-            "1") "], \"strategies\": [{\"name\": \"m50\", \"kind\": \"mps\", \"thread_pct\": "
-                 "{\"a\": 50, \"b\": 50}}, {\"name\": \"m100\", \"kind\": \"mps\"},"
-                 " {\"name\": \"m30\", \"kind\": \"mps\", \"thread_pct\": {\"a\": 30, \"b\": "
-                 "30}}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_file(tu_fixture("policy_mps/saturated-compute.json"), &sc, &r);
     static const double want[] = {500, 500, 300};
     for (int k = 0; k < 3; k++) {
         TU_CHECK_CLOSE_REL(tp(&r, k, 0), want[k], 0.001);
@@ -100,24 +67,9 @@ static void test_memory_bandwidth(void)
      * SMs 1/2 each; the mixed one shares the bus with 1 other stream, bw = 1/2, speed
      * 1/(0.5/0.5 + 0.5/0.5) = 1/2; the memory one with half a stream, bw = 1/1.5, speed
      * 2/3. With a 30 % contention loss two memory streams get 0.35 each. */
-    const char *text = HEAD "\"gpus\": 2, \"stop\": {\"duration_s\": 10}, \"tenants\": [" SAT_DET(
-        "m1", "memory", "1") ", " SAT_DET("m2", "memory",
-                                          "1") ", "
-                                               "{\"name\": \"x\", \"arrival\": {\"process\": "
-                                               "\"saturated\"}, \"work\": {\"dist\": "
-                                               "\"deterministic\", \"ms\": 1}, \"class\": "
-                                               "\"mixed\", \"compute_share\": 0.5}"
-                                               "], \"strategies\": ["
-                                               "{\"name\": \"mm\", \"kind\": \"mps\", \"assign\": "
-                                               "{\"m1\": 0, \"m2\": 0, \"x\": 1}},"
-                                               "{\"name\": \"xm\", \"kind\": \"mps\", \"assign\": "
-                                               "{\"m1\": 0, \"m2\": 1, \"x\": 0}},"
-                                               "{\"name\": \"loss\", \"kind\": \"mps\", "
-                                               "\"bw_contention_loss\": 0.3,"
-                                               " \"assign\": {\"m1\": 0, \"m2\": 0, \"x\": 1}}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_file(tu_fixture("policy_mps/memory-bandwidth.json"), &sc, &r);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 0), 500, 0.001);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 1), 500, 0.001);
     TU_CHECK_CLOSE_REL(tp(&r, 1, 2), 500, 0.001);
@@ -137,18 +89,12 @@ static void test_compute_memory_beats_timeslice(void)
      * with the profile's 1.024 ms slice and 50 µs switch = 0.953); serial exclusive-style
      * service of both on one GPU would give 1.0. */
     long secs = tu_sanitized() ? 20 : 60;
-    char text[2048];
-    snprintf(text, sizeof text,
-             HEAD "\"seed\": 8, \"stop\": {\"duration_s\": %ld}, \"tenants\": ["
-                  "{\"name\": \"c\", \"arrival\": {\"process\": \"saturated\"}, \"work\": "
-                  "{\"dist\": \"exponential\", \"mean_ms\": 1}, \"class\": \"compute\"},"
-                  "{\"name\": \"m\", \"arrival\": {\"process\": \"saturated\"}, \"work\": "
-                  "{\"dist\": \"exponential\", \"mean_ms\": 1}, \"class\": \"memory\"}],"
-                  " \"strategies\": [{\"name\": \"mps\", \"kind\": \"mps\"}]}",
-             secs);
+    char *text =
+        tu_fixture_patch("policy_mps/compute-memory-pair.json", "{\"stop.duration_s\": %ld}", secs);
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
+    free(text);
     double work_per_s = (tp(&r, 0, 0) + tp(&r, 0, 1)) * 1e-3;
     TU_CHECK_CLOSE_REL(work_per_s, 1.5, 0.02);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 1), 1000, 0.02);
@@ -164,14 +110,9 @@ static void test_rate_change_mid_request(void)
     /* Client a is saturated with 0.7 ms requests; b gets a 1 ms request every 10 ms.
      * While b is in service both run at half speed, so b takes exactly 2 ms and a does
      * 8 + 2 × 0.5 = 9 ms of work per 10 ms: 9/0.7 requests per 10 ms. */
-    const char *text = HEAD "\"stop\": {\"duration_s\": 10}, \"tenants\": [" SAT_DET(
-        "a", "compute", "0.7") ", {\"name\": \"b\", \"arrival\": {\"process\": "
-                               "\"deterministic\", \"rate_per_s\": 100}, \"work\": "
-                               "{\"dist\": \"deterministic\", \"ms\": 1}}],"
-                               " \"strategies\": [{\"name\": \"m\", \"kind\": \"mps\"}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_file(tu_fixture("policy_mps/rate-change.json"), &sc, &r);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 0), 900 / 0.7, 0.002);
     CU_ASSERT_DOUBLE_EQUAL(res_t(&r.s[0], 1)[TM_LAT_MEAN], 2e-3, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(res_t(&r.s[0], 1)[TM_LAT_P999], 2e-3, 2e-3 * 0.004);
@@ -184,21 +125,9 @@ static void test_multi_gpu(void)
 {
     /* Four saturated compute tenants on 2 GPUs: round robin puts two on each (500/s
      * each); all on GPU 0 gives 250/s each and leaves GPU 1 free (not billed). */
-    const char *text = HEAD "\"gpus\": 2, \"stop\": {\"duration_s\": 5}, \"tenants\": [" SAT_DET(
-        "a", "compute",
-        "1") ", " SAT_DET("b", "compute",
-                          "1") ", " SAT_DET("c", "compute",
-                                            "1") ", " SAT_DET("d", "compute",
-                                                              "1") "], \"strategies\": [{\"name\": "
-                                                                   "\"rr\", \"kind\": \"mps\"}, "
-                                                                   "{\"name\": \"one\", \"kind\": "
-                                                                   "\"mps\", \"assign\": {\"a\": "
-                                                                   "0, "
-                                                                   "\"b\": 0, \"c\": 0, \"d\": "
-                                                                   "0}}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_file(tu_fixture("policy_mps/multi-gpu.json"), &sc, &r);
     for (int i = 0; i < 4; i++) {
         TU_CHECK_CLOSE_REL(tp(&r, 0, i), 500, 0.002);
         TU_CHECK_CLOSE_REL(tp(&r, 1, i), 250, 0.002);
@@ -218,21 +147,9 @@ static void test_fault_blast_radius(void)
      * takes the GPU down for 50 ms, so b fails exactly as often as a, and both lose
      * the same availability: n faults × 50 ms of the window (the last one may be cut).
      * MIG-backed vGPU and time-sliced vGPU: b is untouched. */
-    const char *text =
-        HEAD "\"seed\": 6, \"stop\": {\"duration_s\": 200}, \"tenants\": ["
-             "{\"name\": \"a\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
-             "\"exponential\", \"mean_ms\": 1}, \"fault_rate_per_h\": 3600, \"memory_gb\": 10},"
-             "{\"name\": \"b\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
-             "\"exponential\", \"mean_ms\": 1}, \"memory_gb\": 10}],"
-             " \"strategies\": [{\"name\": \"mps\", \"kind\": \"mps\", \"recovery_s\": 0.05},"
-             " {\"name\": \"mig\", \"kind\": \"vgpu\", \"backing\": \"mig\", \"vgpus\": ["
-             "{\"profile\": \"3g.40gb\", \"tenants\": [\"a\"]}, {\"profile\": \"3g.40gb\","
-             " \"tenants\": [\"b\"]}]},"
-             " {\"name\": \"ts\", \"kind\": \"vgpu\", \"vgpus\": [{\"fb_gb\": 20, \"tenants\":"
-             " [\"a\"]}, {\"fb_gb\": 20, \"tenants\": [\"b\"]}]}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_file(tu_fixture("policy_mps/fault-blast-radius.json"), &sc, &r);
     const double *a = res_t(&r.s[0], 0), *b = res_t(&r.s[0], 1);
     double n = a[TM_FAILED], w = 200, lost = n * 0.05 / w;
     CU_ASSERT(n > 150);
@@ -254,18 +171,9 @@ static void test_faults_poisson_no_drain(void)
 {
     /* Faults, recoveries and Poisson arrivals with requests left in flight at the stop:
      * the engine's conservation check must hold, and b fails only through a's faults. */
-    const char *text =
-        HEAD "\"seed\": 12, \"stop\": {\"duration_s\": 60, \"drain\": false}, \"tenants\": ["
-             "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 300},"
-             " \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"fault_rate_per_h\": "
-             "3600, \"class\": \"mixed\", \"compute_share\": 0.3},"
-             "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 300},"
-             " \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"class\": \"memory\"}],"
-             " \"strategies\": [{\"name\": \"mps\", \"kind\": \"mps\", \"thread_pct\": {\"a\":"
-             " 60, \"b\": 70}, \"recovery_s\": 0.2}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_file(tu_fixture("policy_mps/faults-no-drain.json"), &sc, &r);
     /* Every effective fault is one of a's requests failed and one recovery of 0.2 s. */
     const cJSON *g0 = cJSON_GetArrayItem(cJSON_GetObjectItem(r.s[0].details, "gpus"), 0);
     double n = cJSON_GetObjectItem(g0, "faults")->valuedouble, down = n * 0.2 / 60;
@@ -301,22 +209,6 @@ static char *many_tenants(int n, const char *opts)
     return t;
 }
 
-static void expect_error(const char *text, const char *msg)
-{
-    struct scenario sc;
-    char err[SS_ERRLEN];
-    int rc = load(text, &sc, err, sizeof err);
-    scn_free(&sc); /* also after a failed load: it frees what was parsed so far */
-    CU_ASSERT_EQUAL(rc, -1);
-    if (rc == 0) {
-        fprintf(stderr, "\n  expected an error \"%s\"\n", msg);
-        return;
-    }
-    if (!strstr(err, msg))
-        fprintf(stderr, "\n  expected \"%s\" in: %s\n", msg, err);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, msg));
-}
-
 static void test_client_limit(void)
 {
     /* MPSDOC: 48 clients per GPU, 60 from CUDA 13.1. */
@@ -324,15 +216,15 @@ static void test_client_limit(void)
     char *t49 = many_tenants(49, "");
     char *t49c = many_tenants(49, ", \"cuda\": \"13.1\"");
     char *t61c = many_tenants(61, ", \"cuda\": \"13.1\"");
-    char err[SS_ERRLEN];
     struct scenario sc;
-    CU_ASSERT_EQUAL(load(t48, &sc, err, sizeof err), 0);
+    tu_load_text(t48, &sc);
     scn_free(&sc);
-    expect_error(t49, "strategies[0]: GPU 0 gets 49 MPS clients, a A100-80GB allows 48 per GPU "
-                      "(60 with \"cuda\": \"13.1\" or later)");
-    CU_ASSERT_EQUAL(load(t49c, &sc, err, sizeof err), 0);
+    tu_expect_load_error(t49,
+                         "strategies[0]: GPU 0 gets 49 MPS clients, a A100-80GB allows 48 per GPU "
+                         "(60 with \"cuda\": \"13.1\" or later)");
+    tu_load_text(t49c, &sc);
     scn_free(&sc);
-    expect_error(t61c, "GPU 0 gets 61 MPS clients, a A100-80GB allows 60 per GPU");
+    tu_expect_load_error(t61c, "GPU 0 gets 61 MPS clients, a A100-80GB allows 60 per GPU");
     free(t48);
     free(t49);
     free(t49c);
@@ -358,31 +250,29 @@ static void test_bad_input(void)
         {"{\"name\": \"m\", \"kind\": \"mps\", \"slice_ms\": 1}",
          "strategies[0].slice_ms: unknown key \"slice_ms\""},
     };
-    const char *fmt = HEAD "\"stop\": {\"requests\": 10}, \"tenants\": ["
-                           "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", "
-                           "\"rate_per_s\": 1}, \"work\": {\"dist\": \"exponential\", "
-                           "\"mean_ms\": 1}, \"memory_gb\": %d},"
-                           "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", "
-                           "\"rate_per_s\": 1}, \"work\": {\"dist\": \"exponential\", "
-                           "\"mean_ms\": 1}, \"memory_gb\": 40}], \"strategies\": [%s]}";
-    char text[2048];
+    /* Tenants a (10 GB) and b (40 GB) under one MPS strategy that loads; each case replaces
+     * the strategy. */
+    const char *fixture = "policy_mps/bad-input.json";
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        snprintf(text, sizeof text, fmt, 10, cases[i].strategy);
-        expect_error(text, cases[i].msg);
+        char *text = tu_fixture_patch(fixture, "{\"strategies.0\": %s}", cases[i].strategy);
+        tu_expect_load_error(text, cases[i].msg);
+        free(text);
     }
     /* No memory isolation: 50 + 40 GB on an 80 GB card. */
-    snprintf(text, sizeof text, fmt, 50, "{\"name\": \"m\", \"kind\": \"mps\"}");
-    expect_error(text, "strategies[0]: MPS clients on GPU 0 need 90 GB together, a A100-80GB has "
-                       "80 GB (MPS does not isolate memory)");
+    char *text = tu_fixture_patch(fixture, "{\"tenants.0.memory_gb\": 50}");
+    tu_expect_load_error(text,
+                         "strategies[0]: MPS clients on GPU 0 need 90 GB together, a A100-80GB has "
+                         "80 GB (MPS does not isolate memory)");
     /* End to end: exit code 2 and the file named. */
     char *path = tu_write("mps-bad.json", text);
     char cmd[1024], err[4096];
     snprintf(cmd, sizeof cmd, "run %s", path);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "mps-bad.json"));
+    free(text);
 }
 
-void test_mps_register(void)
+void test_policy_mps_register(void)
 {
     static const struct tu_test t[] = {
         {"thread_pct 50 alone = M/M/1 at half speed", test_half_speed_mm1},
@@ -397,5 +287,5 @@ void test_mps_register(void)
         {"bad input names the path and the numbers", test_bad_input},
         {NULL, NULL},
     };
-    tu_add_suite("mps", t);
+    tu_add_suite("policy_mps", t);
 }

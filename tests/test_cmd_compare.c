@@ -4,18 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *scenario =
-    "{\"name\": \"cmp\", \"gpu\": \"A100-80GB\", \"gpus\": 2, \"seed\": 1, \"stop\": "
-    "{\"requests\": 20000}, \"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": "
-    "\"poisson\", \"rate_per_s\": 300}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, "
-    "\"sla\": {\"p99_ms\": 10}}, {\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", "
-    "\"rate_per_s\": 300}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}], "
-    "\"strategies\": [{\"name\": \"ts\", \"kind\": \"timeslice\", \"assign\": {\"a\": 0, \"b\": "
-    "0}}, {\"name\": \"excl\", \"kind\": \"exclusive\"}]}";
-
 static void test_compare_table(void)
 {
-    char *path = tu_write("cmp.json", scenario);
+    /* Two tenants, a with a p99 SLA: time-sliced on one GPU, or one GPU each. */
+    const char *path = tu_fixture("cmd_compare/two-tenants.json");
     char cmd[700], out[16384];
     snprintf(cmd, sizeof cmd, "compare %s", path);
     CU_ASSERT_EQUAL(tu_cli(cmd, out, sizeof out, NULL, 0), 0);
@@ -37,11 +29,11 @@ static void test_compare_table(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "no strategy named \"nosuch\""));
 }
 
-void test_compare_register(void)
+void test_cmd_compare_register(void)
 {
     static const struct tu_test t[] = {
         {"compare marks the best and explains latency", test_compare_table},
         {NULL, NULL},
     };
-    tu_add_suite("compare", t);
+    tu_add_suite("cmd_compare", t);
 }

@@ -16,33 +16,6 @@
 #include <string.h>
 
 #define HEAD "{\"name\": \"t\", \"gpu\": \"A100-80GB\", "
-#define SAT(name, dist)                                                                            \
-    "{\"name\": \"" name "\", \"arrival\": {\"process\": \"saturated\"}, \"work\": " dist "}"
-#define IDLE(name)                                                                                 \
-    "{\"name\": \"" name "\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1e-7}, "     \
-    "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}"
-#define EXP1 "{\"dist\": \"exponential\", \"mean_ms\": 1}"
-#define DET(ms) "{\"dist\": \"deterministic\", \"ms\": " ms "}"
-#define VMS(wa, wb)                                                                                \
-    "\"vgpus\": [{\"fb_gb\": 20, \"weight\": " wa ", \"tenants\": [\"a\"]}, {\"fb_gb\": 20, "      \
-    "\"weight\": " wb ", \"tenants\": [\"b\"]}]"
-
-static int load(const char *text, struct scenario *sc, char *err, size_t errlen)
-{
-    memset(sc, 0, sizeof *sc);
-    return scn_load_text("test.json", text, strlen(text), sc, err, errlen);
-}
-
-static void run_text(const char *text, struct scenario *sc, struct run_result *r)
-{
-    char err[SS_ERRLEN];
-    struct run_opts o = {0, -1, 0, 0};
-    int rc = load(text, sc, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  load: %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    CU_ASSERT_EQUAL_FATAL(run_scenario(sc, &o, r, NULL, 0), 0);
-}
 
 static double tp(const struct run_result *r, int strat, int tenant)
 {
@@ -55,18 +28,9 @@ static void test_busy_and_idle_vm(void)
      * fixed_share: a owns every other 2 ms slot, b's slot stays idle: exactly half the
      * GPU, 1000/s. best_effort and equal_share skip the idle VM and a never switches
      * out: the whole GPU, 2000/s. */
-    const char *text =
-        HEAD "\"stop\": {\"duration_s\": 20}, \"tenants\": [" SAT("a", DET("0.5")) ", " IDLE(
-            "b") "], \"strategies\": ["
-                 "{\"name\": \"fixed\", \"kind\": \"vgpu\", \"scheduler\": \"fixed_share\", " VMS(
-                     "1", "1") "},"
-                               "{\"name\": \"best\", \"kind\": \"vgpu\", " VMS(
-                                   "1", "1") "},"
-                                             "{\"name\": \"equal\", \"kind\": \"vgpu\", "
-                                             "\"scheduler\": \"equal_share\", " VMS("1", "1") "}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_file(tu_fixture("policy_vgpu/busy-and-idle-vm.json"), &sc, &r);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 0), 1000, 0.001);
     TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 0.5, 0.001);
     for (int k = 1; k <= 2; k++) {
@@ -85,20 +49,9 @@ static void test_weights_3_to_1(void)
      * best_effort: turns of 6 and 2 ms of run time: throughputs 3:1, and the GPU does
      * work 8/(8 + 2 × 0.05) of the time. fixed_share: slots of 6 and 2 ms with the
      * switch taken from each slot: (6 − 0.05)/(2 − 0.05) = 3.05 (within 3 %). */
-    const long secs = 200;
-    char text[2048];
-    snprintf(text, sizeof text,
-             HEAD
-             "\"seed\": 3, \"stop\": {\"duration_s\": %ld}, \"tenants\": [" SAT("a", EXP1) ", " SAT(
-                 "b", EXP1) "], \"strategies\": ["
-                            "{\"name\": \"best\", \"kind\": \"vgpu\", " VMS(
-                                "3", "1") "},"
-                                          "{\"name\": \"fixed\", \"kind\": \"vgpu\", "
-                                          "\"scheduler\": \"fixed_share\", " VMS("3", "1") "}]}",
-             secs);
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_file(tu_fixture("policy_vgpu/weights-3-to-1.json"), &sc, &r);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 0) / tp(&r, 0, 1), 3.0, 0.03);
     TU_CHECK_CLOSE_REL(tp(&r, 1, 0) / tp(&r, 1, 1), 3.0, 0.03);
     TU_CHECK_CLOSE_REL(tp(&r, 1, 0) / tp(&r, 1, 1), 5.95 / 1.95, 0.02);
@@ -114,14 +67,9 @@ static void test_switch_overhead(void)
     /* Two saturated VMs under equal_share: slice q, then a switch s: useful work is
      * q/(q+s) of the time (an_ts_capacity_fraction), the rest is switch_overhead.
      * Each VM's latency with deterministic 1 ms work is one of a few exact values. */
-    const char *text =
-        HEAD "\"stop\": {\"duration_s\": 10}, \"tenants\": [" SAT("a", DET("1")) ", " SAT(
-            "b", DET("1")) "], \"strategies\": [{\"name\": \"eq\", \"kind\": \"vgpu\", "
-                           "\"scheduler\": \"equal_share\", "
-                           "\"slice_ms\": 4, \"switch_us\": 200, " VMS("1", "1") "}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_file(tu_fixture("policy_vgpu/switch-overhead.json"), &sc, &r);
     double gamma = an_ts_capacity_fraction(4e-3, 200e-6);
     TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], gamma, 0.001);
     TU_CHECK_CLOSE_REL(r.s[0].m[SM_SWITCH], 1 - gamma, 0.01);
@@ -141,15 +89,9 @@ static void test_fixed_share_cycle(void)
      * 10 ms: arrivals at 10, 30, 50 … ms fall in b's slot and wait for a's next slot
      * (3 ms latency); those at 20, 40 … ms fall in a's slot (1 ms). The GPU parks
      * while nothing is queued and finds its place in the cycle again on arrival. */
-    const char *text =
-        HEAD "\"stop\": {\"duration_s\": 10}, \"tenants\": [{\"name\": \"a\", \"arrival\": "
-             "{\"process\": \"deterministic\", \"rate_per_s\": 100}, \"work\": {\"dist\": "
-             "\"deterministic\", \"ms\": 1}}, " IDLE("b") "], \"strategies\": [{\"name\": \"f\", "
-                                                          "\"kind\": \"vgpu\", \"scheduler\": "
-                                                          "\"fixed_share\", " VMS("1", "1") "}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_file(tu_fixture("policy_vgpu/fixed-share-cycle.json"), &sc, &r);
     const double *a = res_t(&r.s[0], 0);
     CU_ASSERT_DOUBLE_EQUAL(a[TM_LAT_MEAN], 2e-3, 1e-6);
     CU_ASSERT_DOUBLE_EQUAL(a[TM_LAT_P50], 1e-3, 1e-3 * 0.004);
@@ -163,19 +105,11 @@ static void test_fifo_inside_vm(void)
     /* Two Poisson tenants in one VM, alone on the GPU: the VM serves their requests
      * FIFO by arrival on the whole GPU, i.e. M/M/1 with λ = 300 + 300, μ = 1000. */
     long n = tu_sanitized() ? 100000 : 400000;
-    char text[2048];
-    snprintf(text, sizeof text,
-             HEAD "\"seed\": 5, \"stop\": {\"requests\": %ld}, \"warmup\": {\"requests\": 5000},"
-                  " \"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", "
-                  "\"rate_per_s\": 300}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}},"
-                  " {\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": "
-                  "300}, \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}],"
-                  " \"strategies\": [{\"name\": \"v\", \"kind\": \"vgpu\", \"vgpus\": "
-                  "[{\"fb_gb\": 40, \"tenants\": [\"a\", \"b\"]}]}]}",
-             n);
+    char *text = tu_fixture_patch("policy_vgpu/fifo-inside-vm.json", "{\"stop.requests\": %ld}", n);
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_text(text, &sc, &r);
+    free(text);
     double want = an_mmc_mean_sojourn_s(600, 1000, 1);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_LAT_MEAN], want, 0.03);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 1)[TM_LAT_MEAN], want, 0.03);
@@ -191,19 +125,9 @@ static void test_mig_backed(void)
      * in 3g.40gb has 42 of 108 SMs, a memory tenant in 2g.20gb 2 of 8 memory slices.
      * Utilisation counts compute slices: (3 + 2)/7 while both are busy. 2 GPUs × 2
      * vGPUs are licensed: 2 × $2.85 + 4 × $876/8760 per hour. */
-    const char *text =
-        HEAD "\"gpus\": 2, \"stop\": {\"duration_s\": 10}, \"cost\": {\"gpu_hour_usd\": 2.85, "
-             "\"vgpu_license_usd_per_vgpu_year\": 876}, \"tenants\": ["
-             "{\"name\": \"c\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
-             "\"deterministic\", \"ms\": 1}, \"class\": \"compute\", \"memory_gb\": 30},"
-             "{\"name\": \"m\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
-             "\"deterministic\", \"ms\": 1}, \"class\": \"memory\", \"memory_gb\": 15}],"
-             " \"strategies\": [{\"name\": \"mig\", \"kind\": \"vgpu\", \"backing\": \"mig\","
-             " \"vgpus\": [{\"profile\": \"3g.40gb\", \"tenants\": [\"c\"]}, {\"profile\": "
-             "\"2g.20gb\", \"tenants\": [\"m\"]}]}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_file(tu_fixture("policy_vgpu/mig-backed.json"), &sc, &r);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 0), 2 * 1000 * 42.0 / 108, 0.001);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 1), 2 * 1000 * 2.0 / 8, 0.001);
     TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 5.0 / 7, 1e-6);
@@ -218,14 +142,9 @@ static void test_every_gpu(void)
     /* The vgpus layout is applied to every GPU: with 2 GPUs each VM has two instances,
      * so two saturated VMs under best_effort get 2 × 500/s × q/(q+s) each, and
      * 2 × 2 vGPUs are licensed. */
-    const char *text = HEAD
-        "\"gpus\": 2, \"stop\": {\"duration_s\": 10}, \"tenants\": [" SAT("a", DET("1")) ", " SAT(
-            "b",
-            DET("1")) "], \"strategies\": [{\"name\": \"be\", \"kind\": \"vgpu\", " VMS("1",
-                                                                                        "1") "}]}";
     struct scenario sc;
     struct run_result r;
-    run_text(text, &sc, &r);
+    tu_run_file(tu_fixture("policy_vgpu/every-gpu.json"), &sc, &r);
     double want = 2 * 500 * an_ts_capacity_fraction(2e-3, 50e-6);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 0), want, 0.002);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 1), want, 0.002);
@@ -256,29 +175,13 @@ static void test_default_slice(void)
         snprintf(text + l, sizeof text - l, "]}]}");
         struct scenario sc;
         struct run_result r;
-        run_text(text, &sc, &r);
+        tu_run_text(text, &sc, &r);
         double slice = cJSON_GetObjectItem(r.s[0].details, "slice_ms")->valuedouble;
         CU_ASSERT_DOUBLE_EQUAL(slice, nvm <= 8 ? 2.0 : 1.0, 1e-12);
         CU_ASSERT_EQUAL(r.s[0].licensed_vgpus, nvm);
         run_result_free(&r);
         scn_free(&sc);
     }
-}
-
-static void expect_error(const char *text, const char *msg)
-{
-    struct scenario sc;
-    char err[SS_ERRLEN];
-    int rc = load(text, &sc, err, sizeof err);
-    scn_free(&sc); /* also after a failed load: it frees what was parsed so far */
-    CU_ASSERT_EQUAL(rc, -1);
-    if (rc == 0) {
-        fprintf(stderr, "\n  expected an error \"%s\"\n", msg);
-        return;
-    }
-    if (!strstr(err, msg))
-        fprintf(stderr, "\n  expected \"%s\" in: %s\n", msg, err);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, msg));
 }
 
 static void test_bad_input(void)
@@ -321,30 +224,31 @@ static void test_bad_input(void)
         {"\"vgpus\": [{\"fb_gb\": 20, \"tenants\": [\"nobody\"]}]",
          "strategies[0].vgpus[0].tenants[0]: expected the name of a tenant"},
     };
-    const char *fmt = HEAD "\"stop\": {\"requests\": 10}, \"tenants\": ["
-                           "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", "
-                           "\"rate_per_s\": 1}, \"work\": {\"dist\": \"exponential\", "
-                           "\"mean_ms\": 1}, \"memory_gb\": 20},"
-                           "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", "
-                           "\"rate_per_s\": 1}, \"work\": {\"dist\": \"exponential\", "
-                           "\"mean_ms\": 1}, \"memory_gb\": 10}], \"strategies\": "
-                           "[{\"name\": \"v\", \"kind\": \"vgpu\", %s}]}";
-    char text[2048];
+    /* Tenants a (20 GB) and b (10 GB) in two 20 GB vGPUs, which loads; each case replaces the
+     * strategy's members after its name and kind. */
+    const char *fixture = "policy_vgpu/bad-input.json";
+    char *text;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        snprintf(text, sizeof text, fmt, cases[i].strategy);
-        expect_error(text, cases[i].msg);
+        text = tu_fixture_patch(fixture,
+                                "{\"strategies.0\": {\"name\": \"v\", \"kind\": \"vgpu\", %s}}",
+                                cases[i].strategy);
+        tu_expect_load_error(text, cases[i].msg);
+        free(text);
     }
     /* End to end: the frame-buffer rejection exits 2 and names the file. */
-    snprintf(text, sizeof text, fmt, cases[0].strategy);
+    text =
+        tu_fixture_patch(fixture, "{\"strategies.0\": {\"name\": \"v\", \"kind\": \"vgpu\", %s}}",
+                         cases[0].strategy);
     char *path = tu_write("vgpu-bad.json", text);
     char cmd[1024], err[4096];
     snprintf(cmd, sizeof cmd, "run %s", path);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "vgpu-bad.json"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "rejected at load"));
+    free(text);
 }
 
-void test_vgpu_register(void)
+void test_policy_vgpu_register(void)
 {
     static const struct tu_test t[] = {
         {"one busy + one idle VM: fixed half, best/equal all", test_busy_and_idle_vm},
@@ -358,5 +262,5 @@ void test_vgpu_register(void)
         {"bad input: quotas, layout, scheduler options", test_bad_input},
         {NULL, NULL},
     };
-    tu_add_suite("vgpu", t);
+    tu_add_suite("policy_vgpu", t);
 }

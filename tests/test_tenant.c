@@ -1,14 +1,12 @@
 /*
- * Tests for trace replay and the synthetic arrival processes (tenant.c, scenario.c,
- * `sharesim trace gen`):
+ * tenant (core/tenant.c): trace replay and the synthetic arrival processes.
  *  - replay: a hand-checkable three-request trace, the Azure slices record by record (times,
  *    time_scale, limit, token work exactly), the full conversation trace's request count,
  *    determinism across replications, a trace that changes after load;
  *  - synthetic arrivals against closed forms: MMPP-2 mean rate and exact inter-arrival SCV
  *    (phase-type moments), diurnal mean rate and half-period split, gamma CV;
- *  - `trace gen`: its file holds exactly the arrivals the simulator draws (stats round trip,
- *    and replaying it reproduces the synthetic run);
- *  - bad input: bad trace path, bad rows, bad combinations → exit 2 with the message.
+ *  - the shipped replay scenarios and their synthetic twins.
+ * `sharesim trace gen` is in test_cmd_trace.c, the loader's trace errors in test_scenario.c.
  */
 #define _DEFAULT_SOURCE /* realpath() */
 #include "core/engine.h"
@@ -39,15 +37,6 @@ static const char *root_abs(void)
     return buf;
 }
 
-static int load_file(const char *path, struct scenario *sc)
-{
-    char err[SS_ERRLEN];
-    int rc = scn_load(path, sc, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  load: %s\n", err);
-    return rc;
-}
-
 /* Writes a scenario with one tenant (arrival, work given as JSON) and one strategy. */
 static char *one_tenant(const char *file, const char *arrival, const char *work, const char *extra)
 {
@@ -74,7 +63,7 @@ static void test_three_requests(void)
                                   "\"sharesim\"}",
                                   "{\"dist\": \"trace\"}", "\"replications\": 3,");
     struct scenario sc;
-    CU_ASSERT_EQUAL_FATAL(load_file(path, &sc), 0);
+    tu_load_file(path, &sc);
     CU_ASSERT_EQUAL(sc.tenants[0].arrival.trace_count, 3);
     struct run_opts o = {0, -1, 0, 0};
     struct run_result r;
@@ -101,15 +90,12 @@ static void test_two_trace_tenants(void)
      * each. a: 10 ms at 0. b: 1 ms at 50 ms and at 60 ms. */
     tu_write("ta.csv", "time_s,work_ms\n0,10\n");
     tu_write("tb.csv", "time_s,work_ms\n0.05,1\n0.06,1\n");
-    char *path = tu_write(
-        "two.json", "{\"gpu\": \"A100-80GB\", \"gpus\": 2, \"tenants\": ["
-                    "{\"name\": \"a\", \"arrival\": {\"process\": \"trace\", \"path\": \"ta.csv\", "
-                    "\"format\": \"sharesim\"}, \"work\": {\"dist\": \"trace\"}},"
-                    "{\"name\": \"b\", \"arrival\": {\"process\": \"trace\", \"path\": \"tb.csv\", "
-                    "\"format\": \"sharesim\"}, \"work\": {\"dist\": \"trace\"}}],"
-                    " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}");
+    /* The scenario replays ta.csv and tb.csv from its own directory: copy it there. */
+    char *text = tu_fixture_patch("tenant/two-trace-tenants.json", NULL);
+    char *path = tu_write("two.json", text);
+    free(text);
     struct scenario sc;
-    CU_ASSERT_EQUAL_FATAL(load_file(path, &sc), 0);
+    tu_load_file(path, &sc);
     struct strategy_result r;
     CU_ASSERT_EQUAL_FATAL(run_one(&sc, &sc.strategies[0], 0, &r, NULL, 0), 0);
     CU_ASSERT_EQUAL(res_t(&r, 0)[TM_COMPLETED], 1);
@@ -120,8 +106,9 @@ static void test_two_trace_tenants(void)
     scn_free(&sc);
 }
 
-/* Loads a one-tenant scenario replaying CONV1000 with tokens work and extra arrival keys. */
-static int load_conv1000(const char *arrival_extra, struct scenario *sc)
+/* Writes a one-tenant scenario replaying CONV1000 with tokens work and extra arrival keys;
+ * returns its path. */
+static const char *conv1000(const char *arrival_extra)
 {
     char arrival[512];
     snprintf(arrival, sizeof arrival,
@@ -131,7 +118,7 @@ static int load_conv1000(const char *arrival_extra, struct scenario *sc)
                                   "{\"dist\": \"tokens\", \"prefill_ms_per_token\": 0.08, "
                                   "\"decode_ms_per_token\": 12}",
                                   "");
-    return load_file(path, sc);
+    return path;
 }
 
 /* Replays tenant 0 through ten_next and compares with the reader record by record. */
@@ -181,7 +168,7 @@ static void check_records(const struct scenario *sc, double scale, long limit)
 static void test_conv_slice_records(void)
 {
     struct scenario sc;
-    CU_ASSERT_EQUAL_FATAL(load_conv1000("", &sc), 0);
+    tu_load_file(conv1000(""), &sc);
     CU_ASSERT_EQUAL(sc.tenants[0].arrival.trace_count, 1000);
     check_records(&sc, 1.0, 1000);
     /* The first row, by hand: 374 prompt and 44 generated tokens → 29.92 + 528 ms. */
@@ -194,10 +181,10 @@ static void test_conv_slice_records(void)
     CU_ASSERT_DOUBLE_EQUAL(w, 0.55792, 1e-15);
     ten_free(&t);
     scn_free(&sc);
-    CU_ASSERT_EQUAL_FATAL(load_conv1000(", \"time_scale\": 2", &sc), 0);
+    tu_load_file(conv1000(", \"time_scale\": 2"), &sc);
     check_records(&sc, 2.0, 1000);
     scn_free(&sc);
-    CU_ASSERT_EQUAL_FATAL(load_conv1000(", \"time_scale\": 0.25, \"limit\": 100", &sc), 0);
+    tu_load_file(conv1000(", \"time_scale\": 0.25, \"limit\": 100"), &sc);
     CU_ASSERT_EQUAL(sc.tenants[0].arrival.trace_count, 100);
     check_records(&sc, 0.25, 100);
     scn_free(&sc);
@@ -217,7 +204,7 @@ static void test_conv_full_count(void)
                                   "\"decode_ms_per_token\": 12}",
                                   "");
     struct scenario sc;
-    CU_ASSERT_EQUAL_FATAL(load_file(path, &sc), 0);
+    tu_load_file(path, &sc);
     CU_ASSERT_EQUAL(sc.tenants[0].arrival.trace_count, 19366);
     TU_CHECK_CLOSE_REL(ten_mean_rate(&sc.tenants[0]), 5.530136 / 20, 1e-6);
     TU_CHECK_CLOSE_REL(ten_arrival_scv(&sc.tenants[0]), 1.0941699818437727 * 1.0941699818437727,
@@ -241,7 +228,7 @@ static void changed_case(const char *rewritten, const char *needle)
                                   "\"sharesim\"}",
                                   "{\"dist\": \"trace\"}", "");
     struct scenario sc;
-    CU_ASSERT_EQUAL_FATAL(load_file(path, &sc), 0);
+    tu_load_file(path, &sc);
     tu_write("shrink.csv", rewritten);
     struct strategy_result r;
     char msg[SS_ERRLEN] = "";
@@ -257,8 +244,8 @@ static void changed_case(const char *rewritten, const char *needle)
 static void test_trace_changed_after_load(void)
 {
     /* The loader validated 3 rows; the file then changes. The run must stop and say so, not
-     * replay something else (the message goes up to the CLI, which exits 2 with it:
-     * tests/test_cli.c). */
+     * replay something else (the message goes up to the CLI, which prints it and exits
+     * 2). */
     changed_case("time_s,work_ms\n0,1\n1,1\n", "it ended after 2 records, 3 when loaded");
     changed_case("time_s,work_ms\n0,1\n1,1\n2,1\n3,1\n", "more than the 3 records");
     changed_case("time_s,work_ms\n0,1\n1,x\n2,1\n", "shrink.csv:3:3: field \"work_ms\"");
@@ -399,280 +386,6 @@ static void test_gamma(void)
     CU_ASSERT_DOUBLE_EQUAL(ten_arrival_scv(&c), 4.0, 1e-12);
 }
 
-/* ---- trace gen --------------------------------------------------------------- */
-
-static double json_at(const cJSON *o, const char *a, const char *b)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
-    if (b)
-        x = cJSON_GetObjectItemCaseSensitive(x, b);
-    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
-}
-
-static void test_gen_stats_round_trip(void)
-{
-    /* trace gen writes exactly the draws of the simulator's stream (seed 9, tenant 0, rep 0):
-     * trace stats on the file gives the count, rate and CV of those draws. */
-    static const char *arr = "{\"process\": \"gamma\", \"rate_per_s\": 100, \"cv\": 2}";
-    long n = 20000;
-    char args[1024], out[8192], errb[2048];
-    char *file = tu_write("gen.csv", "");
-    snprintf(args, sizeof args,
-             "trace gen --arrival '%s' --work '{\"dist\": \"exponential\", \"mean_ms\": 4}'"
-             " --count %ld --seed 9 -o %s",
-             arr, n, file);
-    CU_ASSERT_EQUAL_FATAL(tu_cli(args, out, sizeof out, errb, sizeof errb), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(errb, "20000 requests"));
-    snprintf(args, sizeof args, "trace stats %s --format sharesim --json", file);
-    CU_ASSERT_EQUAL_FATAL(tu_cli(args, out, sizeof out, errb, sizeof errb), 0);
-    cJSON *j = cJSON_Parse(out);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
-
-    struct tenant_cfg c;
-    base_cfg(&c);
-    c.arrival.kind = ARR_GAMMA;
-    c.arrival.rate_per_s = 100;
-    c.arrival.cv = 2;
-    c.work.kind = WORK_EXPONENTIAL;
-    c.work.mean_s = 4e-3;
-    struct tenant_rt t;
-    memset(&t, 0, sizeof t);
-    ten_init(&t, &c, NULL, 9, 0, 0);
-    double now = 0, tn, w, first = 0, sum = 0, sum2 = 0, wsum = 0;
-    long ended = 0;
-    for (long i = 0; i < n; i++) {
-        ended += ten_next(&t, now, &tn, &w) != 1;
-        if (i == 0) {
-            first = tn;
-        } else {
-            sum += tn - now;
-            sum2 += (tn - now) * (tn - now);
-        }
-        wsum += w * 1e3;
-        now = tn;
-    }
-    ten_free(&t);
-    CU_ASSERT_EQUAL(ended, 0);
-    double mean = sum / (double)(n - 1), cv = sqrt(sum2 / (double)(n - 1) - mean * mean) / mean;
-    CU_ASSERT_EQUAL(json_at(j, "count", NULL), n);
-    CU_ASSERT_EQUAL(json_at(j, "first_s", NULL), first); /* written with round-trip digits */
-    CU_ASSERT_EQUAL(json_at(j, "last_s", NULL), now);
-    TU_CHECK_CLOSE_REL(json_at(j, "rate_per_s", NULL), (double)(n - 1) / (now - first), 1e-9);
-    TU_CHECK_CLOSE_REL(json_at(j, "interarrival_s", "cv"), cv, 1e-6);
-    TU_CHECK_CLOSE_REL(json_at(j, "work_ms", "mean"), wsum / (double)n, 1e-9);
-    /* … and those draws are what was asked for. */
-    TU_CHECK_CLOSE_REL(json_at(j, "rate_per_s", NULL), 100, 0.03);
-    TU_CHECK_CLOSE_REL(json_at(j, "interarrival_s", "cv"), 2, 0.06);
-    cJSON_Delete(j);
-}
-
-static void test_gen_replay_reproduces_run(void)
-{
-    /* An MMPP tenant simulated directly, and the same tenant written by `trace gen --scenario`
-     * and replayed: the same requests, so the same latencies (work goes through a decimal
-     * work_ms, which may move it by an ulp). */
-    static const char *mmpp =
-        "{\"process\": \"mmpp\", \"states\": [{\"rate_per_s\": 400, \"mean_dwell_s\": 2},"
-        " {\"rate_per_s\": 20, \"mean_dwell_s\": 8}]}";
-    static const char *work = "{\"dist\": \"lognormal\", \"mean_ms\": 5, \"cv\": 1}";
-    const char *p1 = one_tenant("direct.json", mmpp, work,
-                                "\"seed\": 4, \"stop\": "
-                                "{\"requests\": 20000},");
-    char args[1024], errb[2048];
-    snprintf(args, sizeof args, "trace gen --scenario %s --tenant a --count 20000 -o %s/g.csv", p1,
-             tu_tmpdir());
-    CU_ASSERT_EQUAL_FATAL(tu_cli(args, NULL, 0, errb, sizeof errb), 0);
-    const char *p2 = one_tenant(
-        "replayed.json", "{\"process\": \"trace\", \"path\": \"g.csv\", \"format\": \"sharesim\"}",
-        "{\"dist\": \"trace\"}", "");
-    struct scenario s1, s2;
-    CU_ASSERT_EQUAL_FATAL(load_file(p1, &s1), 0);
-    CU_ASSERT_EQUAL_FATAL(load_file(p2, &s2), 0);
-    TU_CHECK_CLOSE_REL(ten_mean_work(&s2.tenants[0]), 5e-3, 0.05);
-    /* Request by request: the same times exactly, the same work to within an ulp. */
-    struct tenant_rt t1, t2;
-    memset(&t1, 0, sizeof t1);
-    memset(&t2, 0, sizeof t2);
-    ten_init(&t1, &s1.tenants[0], s1.path, s1.seed, 0, 0);
-    ten_init(&t2, &s2.tenants[0], s2.path, s2.seed, 0, 0);
-    double n1 = 0, n2 = 0, x1, x2, w1, w2;
-    long time_diff = 0, work_diff = 0, work_inexact = 0, ended = 0;
-    for (long i = 0; i < 20000; i++) {
-        ended += ten_next(&t1, n1, &x1, &w1) + ten_next(&t2, n2, &x2, &w2) != 2;
-        time_diff += x1 != x2;
-        work_diff += fabs(w1 - w2) > 2.3e-16 * w1;
-        work_inexact += w1 != w2;
-        n1 = x1;
-        n2 = x2;
-    }
-    CU_ASSERT_EQUAL(ten_next(&t2, n2, &x2, &w2), 0);
-    CU_ASSERT_EQUAL(ended, 0);
-    CU_ASSERT_EQUAL(time_diff, 0);
-    CU_ASSERT_EQUAL(work_diff, 0);
-    CU_ASSERT(work_inexact < 20000 / 20); /* about 2 %: see fmt_exact in cmd_trace.c */
-    ten_free(&t1);
-    ten_free(&t2);
-    struct strategy_result a, b;
-    CU_ASSERT_EQUAL_FATAL(run_one(&s1, &s1.strategies[0], 0, &a, NULL, 0), 0);
-    CU_ASSERT_EQUAL_FATAL(run_one(&s2, &s2.strategies[0], 0, &b, NULL, 0), 0);
-    CU_ASSERT_EQUAL(res_t(&a, 0)[TM_ARRIVED], 20000);
-    CU_ASSERT_EQUAL(res_t(&b, 0)[TM_ARRIVED], 20000);
-    for (int k = TM_THROUGHPUT; k <= TM_WAIT_MEAN; k++)
-        TU_CHECK_CLOSE_REL(res_t(&b, 0)[k], res_t(&a, 0)[k], 1e-9);
-    TU_CHECK_CLOSE_REL(b.m[SM_UTIL], a.m[SM_UTIL], 1e-9);
-    strategy_result_free(&a);
-    strategy_result_free(&b);
-    scn_free(&s1);
-    scn_free(&s2);
-}
-
-static void test_gen_from_azure(void)
-{
-    /* Converting a trace: azure-llm arrivals with tokens work become time_s,work_ms rows.
-     * First row of the conversation trace: 374 and 44 tokens → 0.08·374 + 12·44 = 557.92 ms. */
-    char args[1024], out[4096], errb[2048];
-    snprintf(args, sizeof args,
-             "trace gen --arrival '{\"process\": \"trace\", \"path\": \"%s\", \"format\": "
-             "\"azure-llm\", \"limit\": 3}' --work '{\"dist\": \"tokens\", "
-             "\"prefill_ms_per_token\": 0.08, \"decode_ms_per_token\": 12}' -o -",
-             CONV1000);
-    CU_ASSERT_EQUAL_FATAL(tu_cli(args, out, sizeof out, errb, sizeof errb), 0);
-    CU_ASSERT_STRING_EQUAL(out, "time_s,work_ms\n0,557.92\n4.314579,1339.68\n4.541877,"
-                                "730.32\n");
-}
-
-/* ---- bad input ------------------------------------------------------------------ */
-
-/* Runs `sharesim run` on a scenario with this arrival and work; expects exit 2 and needle. */
-static void expect_run_error(const char *arrival, const char *work, const char *extra,
-                             const char *needle)
-{
-    static int k;
-    char name[64], args[1024], errb[4096];
-    snprintf(name, sizeof name, "bad%d.json", k++);
-    const char *path = one_tenant(name, arrival, work, extra);
-    snprintf(args, sizeof args, "run %s", path);
-    int rc = tu_cli(args, NULL, 0, errb, sizeof errb);
-    CU_ASSERT_EQUAL(rc, 2);
-    if (!strstr(errb, needle))
-        fprintf(stderr, "\n  expected \"%s\" in: %s\n", needle, errb);
-    CU_ASSERT_PTR_NOT_NULL(strstr(errb, needle));
-}
-
-static void test_bad_input(void)
-{
-    static const char *tokens =
-        "{\"dist\": \"tokens\", \"prefill_ms_per_token\": 0.1, \"decode_ms_per_token\": 10}";
-    static const char *twork = "{\"dist\": \"trace\"}";
-    static const char *stop = "\"stop\": {\"requests\": 10},";
-    tu_write("ok.csv", "time_s,work_ms\n0,1\n1,2\n");
-    tu_write("back.csv", "time_s,work_ms\n0,1\n0.5,2\n0.25,1\n");
-    tu_write("notok.csv", "time_s,input_tokens,output_tokens\n0,3,1\n1,0,0\n");
-    expect_run_error(
-        "{\"process\": \"trace\", \"path\": \"missing.csv\", \"format\": \"sharesim\"}", twork, "",
-        ".json: tenants[0].arrival.path: ");
-    expect_run_error(
-        "{\"process\": \"trace\", \"path\": \"missing.csv\", \"format\": \"sharesim\"}", twork, "",
-        "missing.csv: cannot open: No such file or directory");
-    expect_run_error("{\"process\": \"trace\", \"path\": \"back.csv\", \"format\": \"sharesim\"}",
-                     twork, "", "tenants[0].arrival.path: ");
-    expect_run_error("{\"process\": \"trace\", \"path\": \"back.csv\", \"format\": \"sharesim\"}",
-                     twork, "",
-                     "back.csv:4:1: field \"time_s\": time goes backwards (0.25 after 0.5)");
-    expect_run_error("{\"process\": \"trace\", \"path\": \"ok.csv\", \"format\": \"azure-llm\"}",
-                     twork, "", "ok.csv:1:1: unknown column \"time_s\"");
-    expect_run_error("{\"process\": \"trace\", \"path\": \"ok.csv\", \"format\": \"sharesim\"}",
-                     tokens, "",
-                     "tenants[0].work.dist: \"tokens\" work needs the columns input_tokens and "
-                     "output_tokens, but ");
-    expect_run_error("{\"process\": \"trace\", \"path\": \"notok.csv\", \"format\": \"sharesim\"}",
-                     twork, "", "\"trace\" work needs the column work_ms, but ");
-    expect_run_error("{\"process\": \"trace\", \"path\": \"notok.csv\", \"format\": \"sharesim\"}",
-                     tokens, "", "notok.csv:3: input_tokens 0 and output_tokens 0 give no work");
-    expect_run_error("{\"process\": \"poisson\", \"rate_per_s\": 3}", tokens, stop,
-                     "tenants[0].work.dist: \"tokens\" work is read from a trace's token columns: "
-                     "expected arrival.process \"trace\", got \"poisson\"");
-    expect_run_error("{\"process\": \"saturated\"}", twork, stop,
-                     "expected arrival.process \"trace\", got \"saturated\"");
-    expect_run_error("{\"process\": \"trace\", \"path\": \"x.csv\", \"format\": \"openb\"}", twork,
-                     "",
-                     "tenants[0].arrival.format: an openb pod list describes long-running "
-                     "pods");
-    expect_run_error("{\"process\": \"trace\", \"path\": \"ok.csv\", \"format\": \"csv\"}", twork,
-                     "",
-                     "tenants[0].arrival.format: expected one of \"azure-llm\", \"openb\", "
-                     "\"sharesim\", got \"csv\"");
-    expect_run_error("{\"process\": \"trace\", \"path\": \"ok.csv\"}", twork, "",
-                     "tenants[0].arrival.format: ");
-    expect_run_error("{\"process\": \"trace\", \"path\": \"ok.csv\", \"format\": \"sharesim\", "
-                     "\"time_scale\": 0}",
-                     twork, "", "tenants[0].arrival.time_scale: expected a number > 0");
-    expect_run_error("{\"process\": \"trace\", \"path\": \"ok.csv\", \"format\": \"sharesim\", "
-                     "\"limit\": 0}",
-                     twork, "", "tenants[0].arrival.limit: ");
-    expect_run_error("{\"process\": \"trace\", \"path\": \"ok.csv\", \"format\": \"sharesim\", "
-                     "\"rate_per_s\": 1}",
-                     twork, "", "rate_per_s");
-    expect_run_error("{\"process\": \"trace\", \"path\": \"ok.csv\", \"format\": \"sharesim\"}",
-                     "{\"dist\": \"tokens\", \"prefill_ms_per_token\": 0}", "",
-                     "tenants[0].work.decode_ms_per_token: ");
-    expect_run_error("{\"process\": \"poisson\", \"rate_per_s\": 3}",
-                     "{\"dist\": \"exponential\", \"mean_ms\": 1}", "",
-                     "stop: missing (expected {\"requests\": N} or {\"duration_s\": T}; it may be "
-                     "left out only when every tenant replays a trace");
-    /* A trace tenant with drawn work is fine, and needs no stop. */
-    const char *ok = one_tenant(
-        "ok.json", "{\"process\": \"trace\", \"path\": \"ok.csv\", \"format\": \"sharesim\"}",
-        "{\"dist\": \"exponential\", \"mean_ms\": 1}", "");
-    char args[600];
-    snprintf(args, sizeof args, "run %s --quiet", ok);
-    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, NULL, 0), 0);
-}
-
-static void test_gen_bad_input(void)
-{
-    char errb[4096];
-    CU_ASSERT_EQUAL(tu_cli("trace gen --help", NULL, 0, NULL, 0), 0);
-    CU_ASSERT_EQUAL(tu_cli("trace gen --arrival '{\"process\": \"poisson\", \"rate_per_s\": 1}'"
-                           " --work '{\"dist\": \"exponential\", \"mean_ms\": 1}' -o -",
-                           NULL, 0, errb, sizeof errb),
-                    2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(errb, "--count N or --duration-s T is required"));
-    CU_ASSERT_EQUAL(tu_cli("trace gen --arrival '{\"process\": \"saturated\"}'"
-                           " --work '{\"dist\": \"exponential\", \"mean_ms\": 1}' -n 3 -o -",
-                           NULL, 0, errb, sizeof errb),
-                    2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(errb, "saturated tenant has no arrival times"));
-    CU_ASSERT_EQUAL(tu_cli("trace gen --arrival '{\"process\": \"poisson\", \"rate_per_s\": 1}'"
-                           " --work '{\"dist\": \"tokens\", \"prefill_ms_per_token\": 1,"
-                           " \"decode_ms_per_token\": 1}' -n 3 -o -",
-                           NULL, 0, errb, sizeof errb),
-                    2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(errb, "--work.dist: \"tokens\" work is read from a trace"));
-    CU_ASSERT_EQUAL(tu_cli("trace gen --arrival '{\"process\": \"poisson\"' --work '{}' -n 3 -o -",
-                           NULL, 0, errb, sizeof errb),
-                    2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(errb, "--arrival:1:"));
-    CU_ASSERT_EQUAL(tu_cli("trace gen --arrival '{}' -n 3 -o -", NULL, 0, errb, sizeof errb), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(errb, "--arrival and --work go together"));
-    CU_ASSERT_EQUAL(
-        tu_cli("trace gen --scenario nope.json --tenant a -n 3 -o -", NULL, 0, errb, sizeof errb),
-        2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(errb, "nope.json"));
-    CU_ASSERT_EQUAL(
-        tu_cli("trace gen --arrival '{}' --work '{}' -n 0 -o -", NULL, 0, errb, sizeof errb), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(errb, "--count: expected an integer >= 1, got \"0\""));
-    /* No output on failure: the atomic file never appears. */
-    char args[600];
-    snprintf(args, sizeof args,
-             "trace gen --arrival '{\"process\": \"poisson\", \"rate_per_s\": 1}'"
-             " --work '{\"dist\": \"bogus\"}' -n 3 -o %s/never.csv",
-             tu_tmpdir());
-    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, NULL, 0), 2);
-    snprintf(args, sizeof args, "%s/never.csv", tu_tmpdir());
-    CU_ASSERT_FALSE(tu_exists(args));
-}
-
 /* ---- the shipped replay scenarios ------------------------------------------------ */
 
 static void test_workloads_and_twins(void)
@@ -692,8 +405,8 @@ static void test_workloads_and_twins(void)
     };
     for (size_t k = 0; k < sizeof w / sizeof w[0]; k++) {
         struct scenario a, b;
-        CU_ASSERT_EQUAL_FATAL(load_file(w[k].trace, &a), 0);
-        CU_ASSERT_EQUAL_FATAL(load_file(w[k].twin, &b), 0);
+        tu_load_file(w[k].trace, &a);
+        tu_load_file(w[k].twin, &b);
         const struct tenant_cfg *ta = &a.tenants[0], *tb = &b.tenants[0];
         CU_ASSERT_EQUAL(ta->arrival.trace_count, w[k].count);
         TU_CHECK_CLOSE_REL(ten_mean_rate(ta) * ten_mean_work(ta), w[k].rho, 0.01);
@@ -705,7 +418,7 @@ static void test_workloads_and_twins(void)
     }
 }
 
-void test_tracereplay_register(void)
+void test_tenant_register(void)
 {
     static const struct tu_test tests[] = {
         {"three requests replayed, by hand", test_three_requests},
@@ -716,13 +429,8 @@ void test_tracereplay_register(void)
         {"MMPP-2: stationary rate and exact SCV", test_mmpp2},
         {"diurnal: mean rate and half-period split", test_diurnal},
         {"gamma: CV and rate", test_gamma},
-        {"trace gen -> trace stats round trip", test_gen_stats_round_trip},
-        {"trace gen -> replay reproduces the run", test_gen_replay_reproduces_run},
-        {"trace gen converts azure-llm with tokens", test_gen_from_azure},
-        {"bad trace input: exit 2 with the message", test_bad_input},
-        {"trace gen bad input", test_gen_bad_input},
         {"replay workloads load; their twins match the traces", test_workloads_and_twins},
         {NULL, NULL},
     };
-    tu_add_suite("tracereplay", tests);
+    tu_add_suite("tenant", tests);
 }

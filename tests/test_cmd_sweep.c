@@ -1,0 +1,292 @@
+/*
+ * sharesim sweep (cli/cmd_sweep.c) end to end: grid size and CSV rows, a point equal to
+ * `sharesim run` of the same scenario, byte-identical files for --jobs 1 and --jobs 2, resume
+ * recomputing only the missing point, bad paths and values writing nothing, ranges and the
+ * plot data. The scenario is tiny (3000 requests a point) so the suite is quick under ASan.
+ */
+#include "base/util.h"
+#include "testutil.h"
+
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define GRID "--set tenants.0.arrival.rate_per_s=50,100 --set strategies.1.slice_ms=1,2,5"
+
+/* tests/fixtures/sweep/tiny.json (two tenants, exclusive and time-slicing; a at 100/s, a 1 ms
+ * slice), copied once to the temporary directory; returns the copy's path. */
+static const char *tiny_path(void)
+{
+    static char *p;
+    if (!p) {
+        char *text = tu_fixture_patch("sweep/tiny.json", NULL);
+        p = ss_xstrdup(tu_write("sweep-tiny.json", text));
+        free(text);
+    }
+    return p;
+}
+
+static const char *tmp_path(const char *name)
+{
+    static char buf[8][600];
+    static int slot;
+    char *p = buf[slot++ % 8];
+    snprintf(p, 600, "%s/%s", tu_tmpdir(), name);
+    return p;
+}
+
+static int count_lines(const char *path)
+{
+    char *s = tu_slurp(path);
+    int n = 0;
+    for (char *c = s; c && *c; c++)
+        n += *c == '\n';
+    free(s);
+    return n;
+}
+
+static void check_files_equal(const char *a, const char *b)
+{
+    char *x = tu_slurp(a), *y = tu_slurp(b);
+    CU_ASSERT_PTR_NOT_NULL(x);
+    CU_ASSERT_PTR_NOT_NULL(y);
+    if (x && y && strcmp(x, y) != 0)
+        fprintf(stderr, "\n  %s and %s differ\n", a, b);
+    CU_ASSERT(x && y && strcmp(x, y) == 0);
+    free(x);
+    free(y);
+}
+
+/* Runs `sweep tiny GRID --out dir extra`; returns the exit code, stderr in err. */
+static int sweep(const char *grid, const char *dir, const char *extra, char *err, size_t errlen)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "sweep '%s' %s --out '%s' --no-plot --quiet %s", tiny_path(), grid,
+             dir, extra);
+    return tu_cli(cmd, NULL, 0, err, errlen);
+}
+
+/* A 2×3 grid: 6 points, 6 × 2 strategies × 2 tenants rows; point 4 equals `sharesim run`. */
+static void test_cli_grid(void)
+{
+    const char *dir = tmp_path("sweep-grid");
+    char err[4096], p[700];
+    CU_ASSERT_EQUAL_FATAL(sweep(GRID, dir, "--jobs 2", err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "6 points, 0 already done (skipped), 6 to run with 2 jobs"));
+    snprintf(p, sizeof p, "%s/points/index.csv", dir);
+    CU_ASSERT_EQUAL(count_lines(p), 7);
+    char *index = tu_slurp(p);
+    CU_ASSERT_PTR_NOT_NULL(strstr(index,
+                                  "point,tenants.0.arrival.rate_per_s,strategies.1.slice_ms\n"
+                                  "p0000,50,1\np0001,50,2\np0002,50,5\np0003,100,1\n"
+                                  "p0004,100,2\np0005,100,5\n"));
+    free(index);
+    snprintf(p, sizeof p, "%s/sweep.csv", dir);
+    CU_ASSERT_EQUAL(count_lines(p), 1 + 6 * 2 * 2);
+    char *csv = tu_slurp(p);
+    CU_ASSERT(strncmp(csv,
+                      "point,tenants.0.arrival.rate_per_s,strategies.1.slice_ms,scenario,strategy,"
+                      "kind,tenant,",
+                      85) == 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\np0004,100,2,tiny,ts,timeslice,b,"));
+    free(csv);
+    for (int i = 0; i < 6; i++) {
+        char f[700];
+        snprintf(f, sizeof f, "%s/points/p%04d.json", dir, i);
+        CU_ASSERT(tu_exists(f));
+    }
+
+    /* point 4 is `sharesim run` of the scenario with a = 100/s and a 2 ms slice */
+    char cmd[2048];
+    char *text = tu_fixture_patch("sweep/tiny.json", "{\"tenants.0.arrival.rate_per_s\": 100, "
+                                                     "\"strategies.1.slice_ms\": 2}");
+    const char *scn = tu_write("sweep-p4.json", text);
+    free(text);
+    snprintf(cmd, sizeof cmd, "run '%s' --quiet --json '%s' --csv '%s'", scn,
+             tmp_path("sweep-p4.out.json"), tmp_path("sweep-p4.out.csv"));
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    snprintf(p, sizeof p, "%s/points/p0004.csv", dir);
+    check_files_equal(p, tmp_path("sweep-p4.out.csv"));
+    snprintf(p, sizeof p, "%s/points/p0004.json", dir);
+    char *a = tu_slurp(p), *b = tu_slurp(tmp_path("sweep-p4.out.json"));
+    cJSON *ja = cJSON_Parse(a), *jb = cJSON_Parse(b);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ja);
+    cJSON *swo = cJSON_DetachItemFromObject(ja, "sweep");
+    CU_ASSERT(cJSON_Compare(ja, jb, 1));
+    char *params = cJSON_PrintUnformatted(cJSON_GetObjectItem(swo, "params"));
+    CU_ASSERT_STRING_EQUAL(params,
+                           "{\"tenants.0.arrival.rate_per_s\":100,\"strategies.1.slice_ms\":2}");
+    CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(swo, "id")), "p0004");
+    free(params);
+    cJSON_Delete(swo);
+    cJSON_Delete(ja);
+    cJSON_Delete(jb);
+    free(a);
+    free(b);
+}
+
+static void stat_point(const char *dir, int i, struct stat *st)
+{
+    char p[700];
+    snprintf(p, sizeof p, "%s/points/p%04d.json", dir, i);
+    CU_ASSERT_EQUAL(stat(p, st), 0);
+}
+
+/* --jobs 1 and --jobs 2 give the same bytes; resume recomputes only the missing point. */
+static void test_cli_jobs_and_resume(void)
+{
+    const char *d1 = tmp_path("sweep-j1"), *d2 = tmp_path("sweep-j2");
+    char err[4096], a[700], b[700];
+    CU_ASSERT_EQUAL_FATAL(sweep(GRID, d1, "--jobs 1", err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "6 to run with 1 job\n"));
+    CU_ASSERT_EQUAL_FATAL(sweep(GRID, d2, "--jobs 2", err, sizeof err), 0);
+    const char *files[] = {"sweep.csv",         "points/index.csv",  "points/p0000.json",
+                           "points/p0001.json", "points/p0002.json", "points/p0003.json",
+                           "points/p0004.json", "points/p0005.json", "points/p0000.csv",
+                           "points/p0005.csv"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(a, sizeof a, "%s/%s", d1, files[i]);
+        snprintf(b, sizeof b, "%s/%s", d2, files[i]);
+        check_files_equal(a, b);
+    }
+
+    /* delete one point: only it is recomputed, the others are not touched */
+    struct stat before[6], after[6];
+    for (int i = 0; i < 6; i++)
+        stat_point(d1, i, &before[i]);
+    snprintf(a, sizeof a, "%s/points/p0003.json", d1);
+    CU_ASSERT_EQUAL(remove(a), 0);
+    CU_ASSERT_EQUAL(sweep(GRID, d1, "--jobs 2", err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "6 points, 5 already done (skipped), 1 to run with 1 job"));
+    for (int i = 0; i < 6; i++) {
+        stat_point(d1, i, &after[i]);
+        if (i == 3)
+            continue;
+        CU_ASSERT_EQUAL(after[i].st_ino, before[i].st_ino);
+        CU_ASSERT(after[i].st_mtim.tv_sec == before[i].st_mtim.tv_sec &&
+                  after[i].st_mtim.tv_nsec == before[i].st_mtim.tv_nsec);
+    }
+    snprintf(b, sizeof b, "%s/points/p0003.json", d2);
+    check_files_equal(a, b);
+    snprintf(a, sizeof a, "%s/sweep.csv", d1);
+    snprintf(b, sizeof b, "%s/sweep.csv", d2);
+    check_files_equal(a, b);
+
+    /* a point with its JSON but not its CSV is not done */
+    snprintf(a, sizeof a, "%s/points/p0005.csv", d1);
+    CU_ASSERT_EQUAL(remove(a), 0);
+    CU_ASSERT_EQUAL(sweep(GRID, d1, "", err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "5 already done (skipped), 1 to run"));
+    /* all done: nothing runs */
+    CU_ASSERT_EQUAL(sweep(GRID, d1, "", err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "6 already done (skipped), 0 to run"));
+    /* no temporaries left behind */
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "ls '%s/points' | grep -q tmp", d1);
+    CU_ASSERT_NOT_EQUAL(system(cmd), 0);
+}
+
+static int dir_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Bad paths and values: exit 2 naming the point and path, nothing written. */
+static void test_cli_bad(void)
+{
+    const char *dir = tmp_path("sweep-bad");
+    char err[4096];
+    CU_ASSERT_EQUAL(sweep("--set tenants.7.arrival.rate_per_s=1", dir, "", err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "point p0000 (tenants.7.arrival.rate_per_s=1)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "index 7 out of range (tenants has 2 elements)"));
+    CU_ASSERT_EQUAL(
+        sweep("--set gpus=2 --set tenants.0.arrival.rate_per_s=10,0", dir, "", err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "point p0001 (gpus=2, tenants.0.arrival.rate_per_s=0)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "tenants[0].arrival.rate_per_s: expected a number > 0"));
+    CU_ASSERT_EQUAL(sweep("--set tenants.0.arrival.rate_pers=1", dir, "", err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown key \"rate_pers\""));
+    CU_ASSERT_EQUAL(sweep("--set strategies.1.slice_ms=1:2:-1", dir, "", err, sizeof err), 2);
+    CU_ASSERT_FALSE(dir_exists(dir));
+    CU_ASSERT_EQUAL(sweep("--set gpus=2", dir, "--jobs 0", err, sizeof err), 2);
+    CU_ASSERT_EQUAL(sweep("--set gpus=2", dir, "--bogus", err, sizeof err), 2);
+    CU_ASSERT_EQUAL(tu_cli("sweep --set gpus=2 --out /tmp/x", NULL, 0, NULL, 0), 2);
+    CU_ASSERT_FALSE(dir_exists(dir));
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "sweep '%s' --out '%s'", tiny_path(), dir);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "--set"));
+    snprintf(cmd, sizeof cmd, "sweep '%s' --set gpus=2", tiny_path());
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "--out"));
+    CU_ASSERT_FALSE(dir_exists(dir));
+    char out[8192];
+    CU_ASSERT_EQUAL(tu_cli("sweep --help", out, sizeof out, NULL, 0), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "start:stop:step"));
+
+    /* a directory holding another sweep's points is refused before anything is written */
+    CU_ASSERT_EQUAL_FATAL(sweep("--set strategies.1.slice_ms=1,2", dir, "", err, sizeof err), 0);
+    char p[700];
+    struct stat before, after;
+    snprintf(p, sizeof p, "%s/sweep.csv", dir);
+    CU_ASSERT_EQUAL(stat(p, &before), 0);
+    CU_ASSERT_EQUAL(sweep("--set strategies.1.slice_ms=1,3", dir, "", err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "p0001.json was written by a different sweep"));
+    CU_ASSERT_EQUAL(sweep("--set strategies.1.slice_ms=1,2", dir, "--seed 9", err, sizeof err), 2);
+    CU_ASSERT_EQUAL(stat(p, &after), 0);
+    CU_ASSERT(after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
+              after.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
+}
+
+/* A range axis end to end, and the plot (or the note when gnuplot is missing). */
+static void test_cli_range_and_plot(void)
+{
+    const char *dir = tmp_path("sweep-range");
+    char err[4096], p[700], cmd[1024];
+    snprintf(cmd, sizeof cmd, "sweep '%s' --set tenants.0.arrival.rate_per_s=20:30:5 --out '%s'",
+             tiny_path(), dir);
+    /* without gnuplot on PATH the plot is skipped with a note, not an error */
+    const char *path = getenv("PATH");
+    char *saved = ss_xstrdup(path ? path : "/usr/bin:/bin");
+    setenv("PATH", "/nonexistent", 1);
+    char out[8192];
+    int rc = tu_cli(cmd, out, sizeof out, err, sizeof err);
+    setenv("PATH", saved, 1);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "gnuplot not found on PATH; skipped"));
+    /* the table: one row per point × strategy */
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "p0002  30"));
+    snprintf(p, sizeof p, "%s/sweep.png", dir);
+    CU_ASSERT_FALSE(tu_exists(p));
+    snprintf(p, sizeof p, "%s/points/index.csv", dir);
+    char *index = tu_slurp(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(index);
+    CU_ASSERT_STRING_EQUAL(index, "point,tenants.0.arrival.rate_per_s\n"
+                                  "p0000,20\np0001,25\np0002,30\n");
+    free(index);
+    snprintf(p, sizeof p, "%s/sweep.csv", dir);
+    CU_ASSERT_EQUAL(count_lines(p), 1 + 3 * 2 * 2);
+    if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+        CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "3 already done (skipped), 0 to run"));
+        snprintf(p, sizeof p, "%s/sweep.png", dir);
+        char *png = tu_slurp(p);
+        CU_ASSERT(png && memcmp(png, "\x89PNG", 4) == 0);
+        free(png);
+    }
+    free(saved);
+}
+
+void test_cmd_sweep_register(void)
+{
+    static const struct tu_test t[] = {
+        {"cli: 2x3 grid, point = sharesim run", test_cli_grid},
+        {"cli: --jobs 1 = --jobs 2, resume", test_cli_jobs_and_resume},
+        {"cli: bad path/value writes nothing", test_cli_bad},
+        {"cli: range and plot", test_cli_range_and_plot},
+        {NULL, NULL},
+    };
+    tu_add_suite("cmd_sweep", t);
+}

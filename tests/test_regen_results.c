@@ -1,0 +1,106 @@
+/*
+ * scripts/regen-results end to end on a small index: every output written, byte-identical
+ * on a second run, the load sweep and the study's Markdown as the index says, no plots when
+ * none are asked for.
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static int starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Copies tests/fixtures/studies/small.json (two services, time-slicing and MPS) to the
+ * temporary directory as `name`, next to the outputs; returns the copy's path, which the
+ * index then names. */
+static char *write_small(const char *name)
+{
+    char *text = tu_fixture_patch("studies/small.json", NULL);
+    char *path = tu_write(name, text);
+    free(text);
+    return path;
+}
+
+/* Writes tests/fixtures/studies/index.json (a reference, a scenario and a validation study)
+ * with both studies' scenario set to scn; returns its path. */
+static char *write_index(const char *name, const char *scn)
+{
+    char *text = tu_fixture_patch(
+        "studies/index.json",
+        "{\"studies.0.rows.0.scenario\": \"%s\", \"studies.1.scenario\": \"%s\"}", scn, scn);
+    char *path = tu_write(name, text);
+    free(text);
+    return path;
+}
+
+/* Runs scripts/regen-results with the CLI under test; returns its exit status. */
+static int regen(const char *index, const char *out)
+{
+    char cmd[2048];
+    const char *bin = getenv("SHARESIM");
+    snprintf(cmd, sizeof cmd,
+             "SHARESIM='%s' VALIDATE_ARGS='%s' scripts/regen-results --no-plots --index "
+             "'%s' --out '%s' "
+             ">/dev/null 2>&1",
+             bin ? bin : "build/sharesim", tu_under_valgrind() ? "skip" : "--quick", index, out);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static void test_regen_script(void)
+{
+    char *scn = write_small("small-regen.json");
+    char *ix = write_index("index-regen.json", scn);
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/regen-a", tu_tmpdir());
+    snprintf(b, sizeof b, "%s/regen-b", tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(regen(ix, a), 0);
+    CU_ASSERT_EQUAL_FATAL(regen(ix, b), 0);
+    static const char *const files[] = {"ref.md",   "ref.json",  "ref.csv",
+                                        "small.md", "small.csv", "small-load.csv"};
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        char pa[600], pb[600];
+        snprintf(pa, sizeof pa, "%s/%s", a, files[k]);
+        snprintf(pb, sizeof pb, "%s/%s", b, files[k]);
+        char *x = tu_slurp(pa), *y = tu_slurp(pb);
+        CU_ASSERT_PTR_NOT_NULL(x);
+        CU_ASSERT_PTR_NOT_NULL(y);
+        if (x && y)
+            CU_ASSERT_STRING_EQUAL(x, y); /* deterministic, byte for byte */
+        free(x);
+        free(y);
+    }
+    char p[600];
+    snprintf(p, sizeof p, "%s/small-load.csv", a);
+    char *load = tu_slurp(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(load);
+    CU_ASSERT(starts(load, "load_scale,strategy,kind,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(load, "\n0.5,ts,timeslice,2,1,2,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(load, "\n1,mps,mps,2,1,2,"));
+    free(load);
+    snprintf(p, sizeof p, "%s/small.md", a);
+    char *md = tu_slurp(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(md);
+    CU_ASSERT(starts(md, "# Small study\n\nTwo services.\n\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, "Run length: 4 000 requests."));
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, "## Load sweep"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, "![p99-vs-load](small-p99-vs-load.png)"));
+    free(md);
+    /* No plots were asked for and none were made. */
+    snprintf(p, sizeof p, "%s/small-cdf.png", a);
+    CU_ASSERT_FALSE(tu_exists(p));
+}
+
+void test_regen_results_register(void)
+{
+    static const struct tu_test t[] = {
+        {"scripts/regen-results: every output, byte-identical twice", test_regen_script},
+        {NULL, NULL},
+    };
+    tu_add_suite("regen_results", t);
+}
