@@ -297,7 +297,7 @@ void eng_down(struct sim *s, int tenant, double t0, double t1)
 /* Time to the tenant's next fault, from its own stream (faults must not shift arrivals). */
 static double fault_gap(struct tenant_rt *t)
 {
-    return ten_exp(t->fault_rng, 3600.0 / t->cfg->fault_rate_per_h);
+    return ten_exp(&t->fault_rng, 3600.0 / t->cfg->fault_rate_per_h);
 }
 
 /* ---- life cycle ---------------------------------------------------------- */

@@ -24,6 +24,7 @@
 
 #include "core/scenario.h"
 #include "core/stats.h"
+#include "base/rng.h"
 #include "base/util.h"
 
 #include <gsl/gsl_rng.h>
@@ -68,8 +69,9 @@ struct tenant_stats {
 struct trace_src;
 struct tenant_rt {
     const struct tenant_cfg *cfg;
-    gsl_rng *rng;       /* arrivals and work: common random numbers across strategies */
-    gsl_rng *fault_rng; /* faults, separate so they do not shift the arrival stream */
+    struct rng rng;       /* arrivals and work: common random numbers across strategies */
+    struct rng fault_rng; /* faults, separate so they do not shift the arrival stream */
+    gsl_rng rng_gsl;      /* rng seen as a gsl_rng, for gsl_ran_* (gamma, lognormal) */
     struct rqueue q;
     struct tenant_stats st;
     int active; /* still generating arrivals */

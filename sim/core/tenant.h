@@ -1,8 +1,8 @@
 /*
  * tenant — a tenant's request stream: arrival process and work distribution.
  *
- * Each tenant owns one GSL RNG stream (gsl_rng_mt19937) seeded from the scenario
- * seed, the tenant's index and the replication number. Every arrival draws its
+ * Each tenant owns one random stream (base/rng.h: xoshiro256**) seeded from a splitmix64
+ * hash of the scenario seed, the tenant's index and the replication number. Every arrival draws its
  * gap and then its work from that stream, in that order, at the moment the
  * arrival is scheduled — independent of what any strategy does — so all
  * strategies of a run see exactly the same arrivals and work (common random
@@ -22,18 +22,19 @@
 
 #include "core/engine.h"
 
-#include <gsl/gsl_rng.h>
+#include "base/rng.h"
+
 #include <math.h>
 
 /*
  * An exponential variate with the given mean. GSL's gsl_ran_exponential computes
  * −mean·log1p(−U); glibc's log1p costs about 2.5× its log, and it was 30 % of the
  * M/M/4 benchmark's time (callgrind). U and 1 − U have the same distribution and
- * gsl_rng_uniform_pos excludes 0, so −mean·log(U) is exactly exponential too.
+ * rng_uniform_pos excludes 0, so −mean·log(U) is exactly exponential too.
  */
-static inline double ten_exp(const gsl_rng *r, double mean)
+static inline double ten_exp(struct rng *r, double mean)
 {
-    return -mean * log(gsl_rng_uniform_pos(r));
+    return -mean * log(rng_uniform_pos(r));
 }
 
 /* Seeds and prepares a tenant's run-time state and opens its trace, if it replays one.
