@@ -1,7 +1,9 @@
 /*
  * rng: xoshiro256** against the reference algorithm's outputs, splitmix64 seeding against
- * its published first value, uniforms (mean, variance, Kolmogorov–Smirnov), and GSL's
- * distributions drawing through the gsl_rng view of a stream.
+ * its published first value, uniforms (mean, variance, Kolmogorov–Smirnov), the ziggurat's
+ * tables against their recurrence and its exponentials against the exponential law (moments,
+ * KS, the tail, every layer's mass), and GSL's distributions drawing through the gsl_rng
+ * view of a stream.
  */
 #include "base/rng.h"
 #include "testutil.h"
@@ -135,6 +137,88 @@ static void test_gsl_view(void)
     CU_ASSERT(seen[0] > 900 && seen[1] > 900 && seen[2] > 900);
 }
 
+/* The tables of rng_exp.c follow from r and v by Marsaglia & Tsang's recurrence. */
+static void test_zig_tables(void)
+{
+    const double m = 0x1.0p53, v = 3.949659822581572e-3;
+    double x = RNG_ZIG_R, prev = x, q = v / exp(-x);
+    CU_ASSERT_EQUAL(rng_zig_k[0], (uint64_t)(x / q * m));
+    CU_ASSERT_EQUAL(rng_zig_k[1], 0);
+    CU_ASSERT_DOUBLE_EQUAL(rng_zig_w[0], q / m, 1e-15 * q / m);
+    CU_ASSERT_DOUBLE_EQUAL(rng_zig_w[255], x / m, 1e-15 * x / m);
+    CU_ASSERT_EQUAL(rng_zig_f[0], 1.0);
+    for (int i = 254; i >= 1; i--) {
+        x = -log(v / x + exp(-x));
+        /* ±1 on the integer thresholds, 1e-14 relative on the rest: libm may round differently */
+        uint64_t k = (uint64_t)(x / prev * m);
+        CU_ASSERT(rng_zig_k[i + 1] + 1 >= k && rng_zig_k[i + 1] <= k + 1);
+        CU_ASSERT(fabs(rng_zig_w[i] - x / m) <= 1e-14 * x / m);
+        CU_ASSERT(fabs(rng_zig_f[i] - exp(-x)) <= 1e-14 * exp(-x));
+        prev = x;
+    }
+    /* The top layer closes the ziggurat: its area x_1·(1 − f(x_1)) is v. */
+    double x1 = rng_zig_w[1] * m;
+    CU_ASSERT(fabs(x1 * (1 - exp(-x1)) - v) < 1e-11 * v);
+}
+
+static double cdf_exp(double x)
+{
+    return x < 0 ? 0 : -expm1(-x);
+}
+
+static void test_exponential(void)
+{
+    enum { N = 2000000 };
+    double *x = malloc(N * sizeof *x);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    struct rng r;
+    rng_seed(&r, 2024);
+    double sum = 0, sum2 = 0, sum3 = 0;
+    long tail = 0, neg = 0;
+    for (size_t i = 0; i < N; i++) {
+        x[i] = rng_exp1(&r);
+        sum += x[i];
+        sum2 += x[i] * x[i];
+        sum3 += x[i] * x[i] * x[i];
+        tail += x[i] > RNG_ZIG_R;
+        neg += !(x[i] >= 0);
+    }
+    CU_ASSERT_EQUAL(neg, 0);
+    /* Exp(1): mean 1 (sd 1/√N), E[X²] = 2 (sd √20/√N), E[X³] = 6 (sd √684/√N); 5 sd each. */
+    double n = N, m1 = sum / n, m2 = sum2 / n, m3 = sum3 / n;
+    CU_ASSERT(fabs(m1 - 1) < 5 / sqrt(n));
+    CU_ASSERT(fabs(m2 - 2) < 5 * sqrt(20 / n));
+    CU_ASSERT(fabs(m3 - 6) < 5 * sqrt(684 / n));
+    CU_ASSERT(fabs((m2 - m1 * m1) - 1) < 0.01); /* variance 1 */
+    /* The tail beyond r (served by the r − log U branch) has mass e^-r = 4.5e-4. */
+    double pt = exp(-RNG_ZIG_R);
+    CU_ASSERT(fabs(tail - n * pt) < 5 * sqrt(n * pt));
+    /* The exponential's mass over every layer's x range: a chi-square over the 255 intervals
+     * [x_{i-1}, x_i) (x_0 = 0, x_255 = r) and the tail (df 255: mean 255, sd 22.6). */
+    static long cnt[256];
+    for (int b = 0; b < 256; b++)
+        cnt[b] = 0;
+    for (size_t i = 0; i < N; i++) {
+        int b = 255; /* the tail */
+        for (int k = 1; k <= 255; k++)
+            if (x[i] < rng_zig_w[k] * 0x1.0p53) {
+                b = k - 1;
+                break;
+            }
+        cnt[b]++;
+    }
+    double chi2 = 0, lo = 0;
+    for (int b = 0; b < 256; b++) {
+        double hi = b < 255 ? rng_zig_w[b + 1] * 0x1.0p53 : INFINITY;
+        double e = n * (cdf_exp(hi) - cdf_exp(lo));
+        chi2 += (cnt[b] - e) * (cnt[b] - e) / e;
+        lo = hi;
+    }
+    CU_ASSERT(chi2 < 255 + 5 * 22.6);
+    CU_ASSERT(ks_distance(x, N, cdf_exp) < ks_crit(N));
+    free(x);
+}
+
 void test_rng_register(void)
 {
     static const struct tu_test t[] = {
@@ -142,6 +226,8 @@ void test_rng_register(void)
         {"uniform: mean, variance, KS", test_uniform},
         {"seeding: same seed same stream, others unrelated", test_seeding},
         {"gsl_ran_* through the gsl_rng view", test_gsl_view},
+        {"ziggurat tables follow from r and v", test_zig_tables},
+        {"ziggurat exponential: moments, KS, tail, layers", test_exponential},
         {NULL, NULL},
     };
     tu_add_suite("rng", t);

@@ -16,6 +16,10 @@
  * replications come from different seeds hashed by the caller (tenant.c), so any two are
  * random, non-overlapping-with-overwhelming-probability windows of the 2^256 cycle.
  *
+ * Exponential variates (rng_exp) come from a 256-layer ziggurat (rng_exp.c explains it and
+ * why it is exact): one generator step, a table load and a compare 97.8 % of the time, where
+ * −log(U) costs a call to glibc's log (~90 instructions).
+ *
  * Draws that sharesim does not implement itself (gamma, lognormal, uniform integers) go
  * through GSL: rng_gsl() wraps a stream as a gsl_rng (type "xoshiro256**") without copying
  * it, so gsl_ran_* draw from the same stream.
@@ -63,6 +67,22 @@ static inline double rng_uniform(struct rng *r)
 static inline double rng_uniform_pos(struct rng *r)
 {
     return (double)((rng_next(r) >> 11) + 1) * 0x1.0p-53;
+}
+
+/* The exponential ziggurat (rng_exp.c). */
+#define RNG_ZIG_R 7.69711747013104972
+extern const uint64_t rng_zig_k[256];
+extern const double rng_zig_w[256], rng_zig_f[256];
+double rng_exp1_slow(struct rng *r, unsigned i, uint64_t j);
+
+/* Exponential with mean 1: bits 0-7 pick the layer, bits 11-63 the point in it. */
+static inline double rng_exp1(struct rng *r)
+{
+    uint64_t u = rng_next(r), j = u >> 11;
+    unsigned i = (unsigned)(u & 0xff);
+    if (j < rng_zig_k[i])
+        return (double)j * rng_zig_w[i];
+    return rng_exp1_slow(r, i, j);
 }
 
 #endif

@@ -27,14 +27,13 @@
 #include <math.h>
 
 /*
- * An exponential variate with the given mean. GSL's gsl_ran_exponential computes
- * −mean·log1p(−U); glibc's log1p costs about 2.5× its log, and it was 30 % of the
- * M/M/4 benchmark's time (callgrind). U and 1 − U have the same distribution and
- * rng_uniform_pos excludes 0, so −mean·log(U) is exactly exponential too.
+ * An exponential variate with the given mean, from the ziggurat of base/rng.h: GSL's
+ * gsl_ran_exponential (−mean·log1p(−U)) and then −mean·log(U) were each the largest single
+ * cost of the M/M/4 benchmark (callgrind, docs/performance.md).
  */
 static inline double ten_exp(struct rng *r, double mean)
 {
-    return -mean * log(rng_uniform_pos(r));
+    return mean * rng_exp1(r);
 }
 
 /* Seeds and prepares a tenant's run-time state and opens its trace, if it replays one.
