@@ -79,6 +79,9 @@ struct tenant_rt {
     double mmpp_state_end;
     double gamma_shape, gamma_scale;
     double lognorm_mu, lognorm_sigma;
+    int poisson_exp;    /* Poisson arrivals and exponential work: ten_next's inline case */
+    double gap_mean_s;  /* 1 / rate (poisson) */
+    double work_mean_s; /* mean work (exponential) */
     struct trace_src *trace;
     double next_work; /* work of the arrival already scheduled */
     double next_t;    /* its time, and its sequence number (tie-break with events) */

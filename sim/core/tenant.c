@@ -96,6 +96,9 @@ void ten_init(struct tenant_rt *t, const struct tenant_cfg *cfg, const char *sce
         t->lognorm_sigma = sqrt(s2);
         t->lognorm_mu = log(cfg->work.mean_s) - 0.5 * s2;
     }
+    t->poisson_exp = a->kind == ARR_POISSON && cfg->work.kind == WORK_EXPONENTIAL;
+    t->gap_mean_s = 1.0 / a->rate_per_s;
+    t->work_mean_s = cfg->work.mean_s;
     t->trace = NULL;
     if (a->kind == ARR_TRACE)
         trace_open(t, scenario_file);
@@ -210,7 +213,7 @@ static int trace_next(struct tenant_rt *t, double now, double *t_next, double *w
     return 1;
 }
 
-int ten_next(struct tenant_rt *t, double now, double *t_next, double *work)
+int ten_next_general(struct tenant_rt *t, double now, double *t_next, double *work)
 {
     const struct arrival_cfg *a = &t->cfg->arrival;
     switch (a->kind) {

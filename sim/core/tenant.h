@@ -42,11 +42,23 @@ void ten_init(struct tenant_rt *t, const struct tenant_cfg *cfg, const char *sce
               uint64_t seed, int index, int rep);
 void ten_free(struct tenant_rt *t);
 
+int ten_next_general(struct tenant_rt *t, double now, double *t_next, double *work);
+
 /*
  * Draws the tenant's next arrival after `now`: returns 1 with *t_next and *work,
- * or 0 when the stream has ended (a trace's last row, or its limit).
+ * or 0 when the stream has ended (a trace's last row, or its limit). Inline for Poisson
+ * arrivals with exponential work, the benchmarks' and most scenarios' case: the same two
+ * draws, in the same order, as the general path, without its two switches and a division.
  */
-int ten_next(struct tenant_rt *t, double now, double *t_next, double *work);
+static inline int ten_next(struct tenant_rt *t, double now, double *t_next, double *work)
+{
+    if (t->poisson_exp) {
+        *t_next = now + ten_exp(&t->rng, t->gap_mean_s);
+        *work = ten_exp(&t->rng, t->work_mean_s);
+        return 1;
+    }
+    return ten_next_general(t, now, t_next, work);
+}
 
 /* Work of one request (for saturated tenants, which have no arrival process). */
 double ten_draw_work(struct tenant_rt *t);
