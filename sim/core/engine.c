@@ -23,44 +23,32 @@ static inline int ev_before(const struct event *a, const struct event *b)
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-void eng_schedule(struct sim *s, double t, uint32_t kind, uint32_t target, uint32_t version,
-                  uint32_t aux)
+void eng_heap_grow(struct sim *s)
 {
-    if (s->heap_n == s->heap_cap) {
-        s->heap_cap = s->heap_cap ? 2 * s->heap_cap : 64;
-        s->heap = ss_xrealloc(s->heap, s->heap_cap * sizeof *s->heap);
-    }
-    struct event e = {t, s->seq++, kind, target, version, aux};
-    size_t i = s->heap_n++;
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!ev_before(&e, &s->heap[parent]))
-            break;
-        s->heap[i] = s->heap[parent];
-        i = parent;
-    }
-    s->heap[i] = e;
+    s->heap_cap = s->heap_cap ? 2 * s->heap_cap : 64;
+    s->heap = ss_xrealloc(s->heap, s->heap_cap * sizeof *s->heap);
 }
 
-static struct event heap_pop(struct sim *s)
+/* Removes the earliest event (the caller has copied it): the last one sifts down from the top. */
+static inline void heap_remove_top(struct sim *s)
 {
-    struct event top = s->heap[0];
-    struct event last = s->heap[--s->heap_n];
-    size_t i = 0, n = s->heap_n;
+    struct event *h = s->heap;
+    size_t n = --s->heap_n, i = 0;
+    if (n == 0)
+        return;
+    const struct event *last = &h[n];
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && ev_before(&s->heap[c + 1], &s->heap[c]))
+        if (c + 1 < n && ev_before(&h[c + 1], &h[c]))
             c++;
-        if (!ev_before(&s->heap[c], &last))
+        if (!ev_before(&h[c], last))
             break;
-        s->heap[i] = s->heap[c];
+        h[i] = h[c];
         i = c;
     }
-    if (n)
-        s->heap[i] = last;
-    return top;
+    h[i] = *last;
 }
 
 /* ---- arrival heap (one entry per tenant with a pending arrival) ----------- */
@@ -88,6 +76,18 @@ static void arr_sift_down(struct sim *s, int i)
     h[i] = v;
 }
 
+/* The loop reads the earliest arrival from s->arr_t / arr_seq, not through the heap. */
+static inline void arr_cache_top(struct sim *s)
+{
+    if (s->arr_n > 0 && !s->arrivals_done) {
+        const struct tenant_rt *t = &s->ten[s->arr_heap[0]];
+        s->arr_t = t->next_t;
+        s->arr_seq = t->next_seq;
+    } else {
+        s->arr_t = INFINITY;
+    }
+}
+
 static void arr_push(struct sim *s, int tenant, double t)
 {
     s->ten[tenant].next_t = t;
@@ -98,6 +98,7 @@ static void arr_push(struct sim *s, int tenant, double t)
         i = (i - 1) / 2;
     }
     s->arr_heap[i] = tenant;
+    arr_cache_top(s);
 }
 
 /* The tenant at the top gets its next arrival time (it stays in the heap). */
@@ -106,7 +107,9 @@ static void arr_retime_top(struct sim *s, double t)
     int tenant = s->arr_heap[0];
     s->ten[tenant].next_t = t;
     s->ten[tenant].next_seq = s->seq++;
-    arr_sift_down(s, 0);
+    if (s->arr_n > 1)
+        arr_sift_down(s, 0);
+    arr_cache_top(s);
 }
 
 static void arr_pop_top(struct sim *s)
@@ -114,6 +117,7 @@ static void arr_pop_top(struct sim *s)
     s->arr_heap[0] = s->arr_heap[--s->arr_n];
     if (s->arr_n > 0)
         arr_sift_down(s, 0);
+    arr_cache_top(s);
 }
 
 /* ---- queues -------------------------------------------------------------- */
@@ -150,6 +154,7 @@ static void stop_arrivals(struct sim *s)
     if (s->arrivals_done)
         return;
     s->arrivals_done = 1;
+    s->arr_t = INFINITY;
     s->t_stop = s->now;
     if (s->t_warm < 0) /* the warm-up never ended: measure nothing rather than garbage */
         s->t_warm = s->t_stop;
@@ -311,6 +316,7 @@ void eng_init(struct sim *s, const struct scenario *sc, const struct strategy_cf
     s->ops = strat->ops;
     s->t_warm = -1;
     s->t_stop = -1;
+    s->arr_t = INFINITY;
     s->n_ten = sc->n_tenants;
     s->ten = ss_xcalloc((size_t)s->n_ten, sizeof *s->ten);
     for (int i = 0; i < s->n_ten; i++) {
@@ -389,34 +395,31 @@ void eng_run(struct sim *s)
     start(s);
     const int drain = s->sc->drain;
     for (;;) {
-        int arr = !s->arrivals_done && s->arr_n > 0;
-        if (!arr && s->heap_n == 0)
-            break;
-        if (arr && s->heap_n > 0) {
-            const struct tenant_rt *a = &s->ten[s->arr_heap[0]];
-            arr = a->next_t < s->heap[0].t ||
-                  (a->next_t == s->heap[0].t && a->next_seq < s->heap[0].seq);
-        }
-        s->events++;
-        if (arr) {
-            s->now = s->ten[s->arr_heap[0]].next_t;
-            on_arrival(s);
-            if (s->arrivals_done && (!drain || s->in_system == 0))
+        /* The earliest of the next arrival (s->arr_t, INFINITY if none is due: arrival times
+         * are always finite) and the heap's top, in (time, seq) order. */
+        if (s->heap_n == 0 || s->arr_t < s->heap[0].t ||
+            (s->arr_t == s->heap[0].t && s->arr_seq < s->heap[0].seq)) {
+            if (s->arr_t == INFINITY)
                 break;
-            continue;
-        }
-        struct event ev = heap_pop(s);
-        s->now = ev.t;
-        switch (ev.kind) {
-        case EV_FAULT:
-            on_fault(s, &ev);
-            break;
-        case EV_STOP:
-            stop_arrivals(s);
-            break;
-        default:
-            s->ops->on_event(s, s->pst, &ev);
-            break;
+            s->events++;
+            s->now = s->arr_t;
+            on_arrival(s);
+        } else {
+            struct event ev = s->heap[0];
+            heap_remove_top(s);
+            s->events++;
+            s->now = ev.t;
+            switch (ev.kind) {
+            case EV_FAULT:
+                on_fault(s, &ev);
+                break;
+            case EV_STOP:
+                stop_arrivals(s);
+                break;
+            default:
+                s->ops->on_event(s, s->pst, &ev);
+                break;
+            }
         }
         if (s->arrivals_done && (!drain || s->in_system == 0))
             break;

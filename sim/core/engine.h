@@ -100,6 +100,8 @@ struct sim {
     size_t heap_n, heap_cap;
     int *arr_heap; /* tenants with a pending arrival, a min-heap on (next_t, next_seq) */
     int arr_n;
+    double arr_t;     /* the top's next_t, INFINITY when no arrival is due (none, or stopped) */
+    uint64_t arr_seq; /* the top's next_seq */
     int n_ten;
     struct tenant_rt *ten;
     const struct policy_ops *ops;
@@ -120,8 +122,30 @@ void eng_init(struct sim *s, const struct scenario *sc, const struct strategy_cf
 void eng_run(struct sim *s);
 void eng_free(struct sim *s);
 
-void eng_schedule(struct sim *s, double t, uint32_t kind, uint32_t target, uint32_t version,
-                  uint32_t aux);
+void eng_heap_grow(struct sim *s);
+
+/*
+ * Schedules an event. Inline: policies call it once or more per request. The new event has
+ * the largest seq in the heap, so it goes above a parent only if strictly earlier: the sift
+ * compares times alone and the (time, seq) order is kept exactly.
+ */
+static inline void eng_schedule(struct sim *s, double t, uint32_t kind, uint32_t target,
+                                uint32_t version, uint32_t aux)
+{
+    if (s->heap_n == s->heap_cap)
+        eng_heap_grow(s);
+    struct event e = {t, s->seq++, kind, target, version, aux};
+    struct event *h = s->heap;
+    size_t i = s->heap_n++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!(t < h[parent].t))
+            break;
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = e;
+}
 
 /* Tenant queue access for policies. */
 static inline size_t eng_qlen(const struct sim *s, int tenant)
