@@ -12,6 +12,7 @@
 #include "base/util.h"
 
 #include <gsl/gsl_randist.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,14 +135,6 @@ static void rq_grow(struct rqueue *q)
     q->head = 0;
 }
 
-static inline void rq_push(struct rqueue *q, const struct request *r)
-{
-    if (q->n == q->cap)
-        rq_grow(q);
-    q->buf[(q->head + q->n) & (q->cap - 1)] = *r;
-    q->n++;
-}
-
 /* ---- arrivals ------------------------------------------------------------ */
 
 static int is_saturated(const struct tenant_rt *t)
@@ -169,30 +162,41 @@ static void tenant_ended(struct sim *s, struct tenant_rt *t)
         stop_arrivals(s);
 }
 
+/* The first measured arrival (index idx, at s->now)? Measuring never stops once started:
+ * time and the arrival count only grow. */
+static int warm_up_over(struct sim *s, long idx)
+{
+    const struct scenario *sc = s->sc;
+    int over =
+        sc->warmup_duration_s > 0 ? s->now >= sc->warmup_duration_s : idx >= sc->warmup_requests;
+    if (over) {
+        s->measuring = 1;
+        if (s->t_warm < 0)
+            s->t_warm = sc->warmup_duration_s > 0 ? sc->warmup_duration_s : s->now;
+    }
+    return over;
+}
+
 /* Admits one request of tenant i at s->now. Returns 0 if it was rejected. */
 static int admit(struct sim *s, int i, double work)
 {
     struct tenant_rt *t = &s->ten[i];
-    const struct scenario *sc = s->sc;
     long idx = s->arrivals_total++;
-    int measured;
-    if (sc->warmup_duration_s > 0)
-        measured = s->now >= sc->warmup_duration_s;
-    else
-        measured = idx >= sc->warmup_requests;
-    if (measured && s->t_warm < 0)
-        s->t_warm = sc->warmup_duration_s > 0 ? sc->warmup_duration_s : s->now;
-    struct request r = {s->now, work, work, -1.0, i, (uint8_t)measured};
+    int measured = s->measuring || warm_up_over(s, idx);
     if (measured)
         t->st.arrived++;
-    if (sc->stop_requests > 0 && s->arrivals_total >= sc->stop_requests)
+    if (s->arrivals_total >= s->stop_after)
         stop_arrivals(s);
-    if (t->cfg->queue_limit > 0 && (long)t->q.n >= t->cfg->queue_limit) {
+    struct rqueue *q = &t->q;
+    if ((long)q->n >= t->queue_limit) {
         if (measured)
             t->st.rejected++;
         return 0;
     }
-    rq_push(&t->q, &r);
+    if (q->n == q->cap)
+        rq_grow(q);
+    q->buf[(q->head + q->n++) & (q->cap - 1)] =
+        (struct request){s->now, work, work, -1.0, i, (uint8_t)measured};
     t->in_system++;
     s->in_system++;
     return 1;
@@ -264,8 +268,7 @@ void eng_complete(struct sim *s, const struct request *r)
     st->sum_latency_s += lat;
     st->sum_wait_s += r->start - r->arrival;
     st->sum_work_s += r->work0;
-    if (t->cfg->sla_p99_s > 0 && lat <= t->cfg->sla_p99_s)
-        st->sla_met++;
+    st->sla_met += lat <= t->sla_s;
     st_hist_add(&st->lat, lat);
 }
 
@@ -320,9 +323,14 @@ void eng_init(struct sim *s, const struct scenario *sc, const struct strategy_cf
     s->n_ten = sc->n_tenants;
     s->ten = ss_xcalloc((size_t)s->n_ten, sizeof *s->ten);
     for (int i = 0; i < s->n_ten; i++) {
-        ten_init(&s->ten[i], &sc->tenants[i], sc->path, sc->seed, i, rep);
-        st_hist_init(&s->ten[i].st.lat);
+        struct tenant_rt *t = &s->ten[i];
+        ten_init(t, &sc->tenants[i], sc->path, sc->seed, i, rep);
+        st_hist_init(&t->st.lat);
+        /* Limits as plain compares on the hot path: "none" is a bound never reached. */
+        t->queue_limit = t->cfg->queue_limit > 0 ? t->cfg->queue_limit : LONG_MAX;
+        t->sla_s = t->cfg->sla_p99_s > 0 ? t->cfg->sla_p99_s : -INFINITY; /* lat >= 0 */
     }
+    s->stop_after = sc->stop_requests > 0 ? sc->stop_requests : LONG_MAX;
     s->tenants_active = s->n_ten;
     s->arr_heap = ss_xcalloc((size_t)s->n_ten, sizeof *s->arr_heap);
     if (sc->warmup_requests == 0 && sc->warmup_duration_s <= 0)

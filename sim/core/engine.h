@@ -86,7 +86,9 @@ struct tenant_rt {
     double next_work; /* work of the arrival already scheduled */
     double next_t;    /* its time, and its sequence number (tie-break with events) */
     uint64_t next_seq;
-    long in_system; /* all requests (measured or not) in queue or in service */
+    long in_system;   /* all requests (measured or not) in queue or in service */
+    long queue_limit; /* cfg's, LONG_MAX when unlimited */
+    double sla_s;     /* cfg's SLA, -INFINITY when none */
 };
 
 struct sim {
@@ -107,6 +109,8 @@ struct sim {
     const struct policy_ops *ops;
     void *pst;
     long arrivals_total; /* all arrivals, warm-up included */
+    long stop_after;     /* stop.requests, LONG_MAX when not set */
+    int measuring;       /* the warm-up is over: arrivals are measured */
     long in_system;
     int tenants_active;
     int arrivals_done;
