@@ -54,22 +54,26 @@ static inline void heap_remove_top(struct sim *s)
 
 /* ---- arrival heap (one entry per tenant with a pending arrival) ----------- */
 
-static inline int arr_before(const struct sim *s, int a, int b)
+/* The entries carry their keys (not tenant indices into s->ten): a sift compares
+ * neighbouring 24-byte entries instead of loading two scattered tenant_rt. */
+static inline int arr_before(const struct arr_ent *a, const struct arr_ent *b)
 {
-    const struct tenant_rt *x = &s->ten[a], *y = &s->ten[b];
-    return x->next_t < y->next_t || (x->next_t == y->next_t && x->next_seq < y->next_seq);
+    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-static void arr_sift_down(struct sim *s, int i)
+/* Sifts v down from the top; newest: v has the largest seq, so a child at the same time
+ * goes first and the compare with v needs the time alone. */
+static inline void arr_sift_down(struct sim *s, struct arr_ent v, int newest)
 {
-    int *h = s->arr_heap, n = s->arr_n, v = h[i];
+    struct arr_ent *h = s->arr_heap;
+    int n = s->arr_n, i = 0;
     for (;;) {
         int c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && arr_before(s, h[c + 1], h[c]))
+        if (c + 1 < n && arr_before(&h[c + 1], &h[c]))
             c++;
-        if (!arr_before(s, h[c], v))
+        if (newest ? !(h[c].t <= v.t) : !arr_before(&h[c], &v))
             break;
         h[i] = h[c];
         i = c;
@@ -81,9 +85,8 @@ static void arr_sift_down(struct sim *s, int i)
 static inline void arr_cache_top(struct sim *s)
 {
     if (s->arr_n > 0 && !s->arrivals_done) {
-        const struct tenant_rt *t = &s->ten[s->arr_heap[0]];
-        s->arr_t = t->next_t;
-        s->arr_seq = t->next_seq;
+        s->arr_t = s->arr_heap[0].t;
+        s->arr_seq = s->arr_heap[0].seq;
     } else {
         s->arr_t = INFINITY;
     }
@@ -91,33 +94,29 @@ static inline void arr_cache_top(struct sim *s)
 
 static void arr_push(struct sim *s, int tenant, double t)
 {
-    s->ten[tenant].next_t = t;
-    s->ten[tenant].next_seq = s->seq++;
+    struct arr_ent e = {t, s->seq++, tenant}, *h = s->arr_heap;
     int i = s->arr_n++;
-    while (i > 0 && arr_before(s, tenant, s->arr_heap[(i - 1) / 2])) {
-        s->arr_heap[i] = s->arr_heap[(i - 1) / 2];
+    while (i > 0 && t < h[(i - 1) / 2].t) { /* e is the newest: ties stay below */
+        h[i] = h[(i - 1) / 2];
         i = (i - 1) / 2;
     }
-    s->arr_heap[i] = tenant;
+    h[i] = e;
     arr_cache_top(s);
 }
 
 /* The tenant at the top gets its next arrival time (it stays in the heap). */
 static void arr_retime_top(struct sim *s, double t)
 {
-    int tenant = s->arr_heap[0];
-    s->ten[tenant].next_t = t;
-    s->ten[tenant].next_seq = s->seq++;
-    if (s->arr_n > 1)
-        arr_sift_down(s, 0);
+    struct arr_ent v = {t, s->seq++, s->arr_heap[0].tenant};
+    arr_sift_down(s, v, 1);
     arr_cache_top(s);
 }
 
 static void arr_pop_top(struct sim *s)
 {
-    s->arr_heap[0] = s->arr_heap[--s->arr_n];
+    struct arr_ent v = s->arr_heap[--s->arr_n];
     if (s->arr_n > 0)
-        arr_sift_down(s, 0);
+        arr_sift_down(s, v, 0);
     arr_cache_top(s);
 }
 
@@ -205,7 +204,7 @@ static int admit(struct sim *s, int i, double work)
 /* The arrival at the top of the arrival heap happens now. */
 static void on_arrival(struct sim *s)
 {
-    int i = s->arr_heap[0];
+    int i = s->arr_heap[0].tenant;
     struct tenant_rt *t = &s->ten[i];
     double work = t->next_work;
     double t_next, w_next;

@@ -66,6 +66,13 @@ struct tenant_stats {
     struct st_hist lat;
 };
 
+/* A tenant's pending arrival: its time and sequence number (tie-break with events). */
+struct arr_ent {
+    double t;
+    uint64_t seq;
+    int tenant;
+};
+
 struct trace_src;
 struct tenant_rt {
     const struct tenant_cfg *cfg;
@@ -83,9 +90,7 @@ struct tenant_rt {
     double gap_mean_s;  /* 1 / rate (poisson) */
     double work_mean_s; /* mean work (exponential) */
     struct trace_src *trace;
-    double next_work; /* work of the arrival already scheduled */
-    double next_t;    /* its time, and its sequence number (tie-break with events) */
-    uint64_t next_seq;
+    double next_work; /* work of the arrival already scheduled (its time: in s->arr_heap) */
     long in_system;   /* all requests (measured or not) in queue or in service */
     long queue_limit; /* cfg's, LONG_MAX when unlimited */
     double sla_s;     /* cfg's SLA, -INFINITY when none */
@@ -100,7 +105,7 @@ struct sim {
     uint64_t events;
     struct event *heap;
     size_t heap_n, heap_cap;
-    int *arr_heap; /* tenants with a pending arrival, a min-heap on (next_t, next_seq) */
+    struct arr_ent *arr_heap; /* tenants with a pending arrival, a min-heap on (t, seq) */
     int arr_n;
     double arr_t;     /* the top's next_t, INFINITY when no arrival is due (none, or stopped) */
     uint64_t arr_seq; /* the top's next_seq */
