@@ -247,30 +247,6 @@ void eng_push_front(struct sim *s, const struct request *r)
     q->n++;
 }
 
-static inline int in_window(const struct sim *s, double t)
-{
-    return s->t_warm >= 0 && t >= s->t_warm && (s->t_stop < 0 || t <= s->t_stop);
-}
-
-void eng_complete(struct sim *s, const struct request *r)
-{
-    struct tenant_rt *t = &s->ten[r->tenant];
-    t->in_system--;
-    s->in_system--;
-    if (in_window(s, s->now))
-        t->st.completed_in_window++;
-    if (!r->measured)
-        return;
-    double lat = s->now - r->arrival;
-    struct tenant_stats *st = &t->st;
-    st->completed++;
-    st->sum_latency_s += lat;
-    st->sum_wait_s += r->start - r->arrival;
-    st->sum_work_s += r->work0;
-    st->sla_met += lat <= t->sla_s;
-    st_hist_add(&st->lat, lat);
-}
-
 void eng_fail(struct sim *s, const struct request *r)
 {
     struct tenant_rt *t = &s->ten[r->tenant];
