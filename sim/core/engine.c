@@ -177,7 +177,7 @@ static int warm_up_over(struct sim *s, long idx)
 }
 
 /* Admits one request of tenant i at s->now. Returns 0 if it was rejected. */
-static int admit(struct sim *s, int i, double work)
+static inline int admit(struct sim *s, int i, double work)
 {
     struct tenant_rt *t = &s->ten[i];
     long idx = s->arrivals_total++;
