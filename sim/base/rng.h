@@ -8,7 +8,7 @@
  * BigCrush's LinearComp). Its 2^256 − 1 period leaves room for any number of streams seeded
  * far apart, and a step is a handful of shifts, xors and two multiply-by-constants on 32 bytes
  * of state, so inlined it costs a few cycles — GSL's mt19937 behind gsl_rng's function
- * pointers cost 100 instructions per exponential variate (callgrind, docs/performance.md).
+ * pointers cost ~55 instructions a draw (callgrind, docs/performance.md).
  *
  * Seeding (rng_seed): the four state words are the first four outputs of splitmix64 started
  * at the 64-bit seed, as the authors advise (a seed with few bits set still gives a
