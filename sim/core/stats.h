@@ -27,7 +27,7 @@
 
 struct st_hist {
     uint64_t n;
-    double min, max; /* exact extremes; +INFINITY and -INFINITY while empty */
+    double min, max;  /* exact extremes; +INFINITY and -INFINITY while empty */
     uint64_t *counts; /* ST_NBUCKETS */
 };
 
