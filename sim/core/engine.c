@@ -109,7 +109,9 @@ static void arr_retime_top(struct sim *s, double t)
 {
     struct arr_ent v = {t, s->seq++, s->arr_heap[0].tenant};
     arr_sift_down(s, v, 1);
-    arr_cache_top(s);
+    /* Arrivals are still on (this one is being processed): the cache is the new top. */
+    s->arr_t = s->arr_heap[0].t;
+    s->arr_seq = s->arr_heap[0].seq;
 }
 
 static void arr_pop_top(struct sim *s)
