@@ -107,8 +107,8 @@ struct sim {
     size_t heap_n, heap_cap;
     struct arr_ent *arr_heap; /* tenants with a pending arrival, a min-heap on (t, seq) */
     int arr_n;
-    double arr_t;     /* the top's next_t, INFINITY when no arrival is due (none, or stopped) */
-    uint64_t arr_seq; /* the top's next_seq */
+    double arr_t;     /* the top's t, INFINITY when no arrival is due (none, or stopped) */
+    uint64_t arr_seq; /* the top's seq */
     int n_ten;
     struct tenant_rt *ten;
     const struct policy_ops *ops;
