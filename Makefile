@@ -105,8 +105,13 @@ test-asan: $(A)/run-tests
 	  SHARESIM=$(A)/sharesim SHARESIM_SANITIZED=1 $(A)/run-tests
 
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(B)/tightloop
 	./scripts/bench
+
+# The hand-written M/M/4 loop `make bench` compares the engine with (tests/bench/tightloop.c).
+$(B)/tightloop: tests/bench/tightloop.c
+	@mkdir -p $(B)
+	$(CC) $(CSTD) $(WARN) $(OPT) -o $@ $< -lm
 
 # Benchmark tables and plots (docs/results.md): every study of results/index.json.
 # results-check regenerates the tables into a temporary folder and diffs them

@@ -12,6 +12,7 @@
 #include "base/util.h"
 
 #include <gsl/gsl_randist.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,64 +24,56 @@ static inline int ev_before(const struct event *a, const struct event *b)
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-void eng_schedule(struct sim *s, double t, uint32_t kind, uint32_t target, uint32_t version,
-                  uint32_t aux)
+void eng_heap_grow(struct sim *s)
 {
-    if (s->heap_n == s->heap_cap) {
-        s->heap_cap = s->heap_cap ? 2 * s->heap_cap : 64;
-        s->heap = ss_xrealloc(s->heap, s->heap_cap * sizeof *s->heap);
-    }
-    struct event e = {t, s->seq++, kind, target, version, aux};
-    size_t i = s->heap_n++;
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!ev_before(&e, &s->heap[parent]))
-            break;
-        s->heap[i] = s->heap[parent];
-        i = parent;
-    }
-    s->heap[i] = e;
+    s->heap_cap = s->heap_cap ? 2 * s->heap_cap : 64;
+    s->heap = ss_xrealloc(s->heap, s->heap_cap * sizeof *s->heap);
 }
 
-static struct event heap_pop(struct sim *s)
+/* Removes the earliest event (the caller has copied it): the last one sifts down from the top. */
+static inline void heap_remove_top(struct sim *s)
 {
-    struct event top = s->heap[0];
-    struct event last = s->heap[--s->heap_n];
-    size_t i = 0, n = s->heap_n;
+    struct event *h = s->heap;
+    size_t n = --s->heap_n, i = 0;
+    if (n == 0)
+        return;
+    const struct event *last = &h[n];
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && ev_before(&s->heap[c + 1], &s->heap[c]))
+        if (c + 1 < n && ev_before(&h[c + 1], &h[c]))
             c++;
-        if (!ev_before(&s->heap[c], &last))
+        if (!ev_before(&h[c], last))
             break;
-        s->heap[i] = s->heap[c];
+        h[i] = h[c];
         i = c;
     }
-    if (n)
-        s->heap[i] = last;
-    return top;
+    h[i] = *last;
 }
 
 /* ---- arrival heap (one entry per tenant with a pending arrival) ----------- */
 
-static inline int arr_before(const struct sim *s, int a, int b)
+/* The entries carry their keys (not tenant indices into s->ten): a sift compares
+ * neighbouring 24-byte entries instead of loading two scattered tenant_rt. */
+static inline int arr_before(const struct arr_ent *a, const struct arr_ent *b)
 {
-    const struct tenant_rt *x = &s->ten[a], *y = &s->ten[b];
-    return x->next_t < y->next_t || (x->next_t == y->next_t && x->next_seq < y->next_seq);
+    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-static void arr_sift_down(struct sim *s, int i)
+/* Sifts v down from the top; newest: v has the largest seq, so a child at the same time
+ * goes first and the compare with v needs the time alone. */
+static inline void arr_sift_down(struct sim *s, struct arr_ent v, int newest)
 {
-    int *h = s->arr_heap, n = s->arr_n, v = h[i];
+    struct arr_ent *h = s->arr_heap;
+    int n = s->arr_n, i = 0;
     for (;;) {
         int c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && arr_before(s, h[c + 1], h[c]))
+        if (c + 1 < n && arr_before(&h[c + 1], &h[c]))
             c++;
-        if (!arr_before(s, h[c], v))
+        if (newest ? !(h[c].t <= v.t) : !arr_before(&h[c], &v))
             break;
         h[i] = h[c];
         i = c;
@@ -88,32 +81,45 @@ static void arr_sift_down(struct sim *s, int i)
     h[i] = v;
 }
 
+/* The loop reads the earliest arrival from s->arr_t / arr_seq, not through the heap. */
+static inline void arr_cache_top(struct sim *s)
+{
+    if (s->arr_n > 0 && !s->arrivals_done) {
+        s->arr_t = s->arr_heap[0].t;
+        s->arr_seq = s->arr_heap[0].seq;
+    } else {
+        s->arr_t = INFINITY;
+    }
+}
+
 static void arr_push(struct sim *s, int tenant, double t)
 {
-    s->ten[tenant].next_t = t;
-    s->ten[tenant].next_seq = s->seq++;
+    struct arr_ent e = {t, s->seq++, tenant}, *h = s->arr_heap;
     int i = s->arr_n++;
-    while (i > 0 && arr_before(s, tenant, s->arr_heap[(i - 1) / 2])) {
-        s->arr_heap[i] = s->arr_heap[(i - 1) / 2];
+    while (i > 0 && t < h[(i - 1) / 2].t) { /* e is the newest: ties stay below */
+        h[i] = h[(i - 1) / 2];
         i = (i - 1) / 2;
     }
-    s->arr_heap[i] = tenant;
+    h[i] = e;
+    arr_cache_top(s);
 }
 
 /* The tenant at the top gets its next arrival time (it stays in the heap). */
 static void arr_retime_top(struct sim *s, double t)
 {
-    int tenant = s->arr_heap[0];
-    s->ten[tenant].next_t = t;
-    s->ten[tenant].next_seq = s->seq++;
-    arr_sift_down(s, 0);
+    struct arr_ent v = {t, s->seq++, s->arr_heap[0].tenant};
+    arr_sift_down(s, v, 1);
+    /* Arrivals are still on (this one is being processed): the cache is the new top. */
+    s->arr_t = s->arr_heap[0].t;
+    s->arr_seq = s->arr_heap[0].seq;
 }
 
 static void arr_pop_top(struct sim *s)
 {
-    s->arr_heap[0] = s->arr_heap[--s->arr_n];
+    struct arr_ent v = s->arr_heap[--s->arr_n];
     if (s->arr_n > 0)
-        arr_sift_down(s, 0);
+        arr_sift_down(s, v, 0);
+    arr_cache_top(s);
 }
 
 /* ---- queues -------------------------------------------------------------- */
@@ -130,14 +136,6 @@ static void rq_grow(struct rqueue *q)
     q->head = 0;
 }
 
-static inline void rq_push(struct rqueue *q, const struct request *r)
-{
-    if (q->n == q->cap)
-        rq_grow(q);
-    q->buf[(q->head + q->n) & (q->cap - 1)] = *r;
-    q->n++;
-}
-
 /* ---- arrivals ------------------------------------------------------------ */
 
 static int is_saturated(const struct tenant_rt *t)
@@ -150,6 +148,7 @@ static void stop_arrivals(struct sim *s)
     if (s->arrivals_done)
         return;
     s->arrivals_done = 1;
+    s->arr_t = INFINITY;
     s->t_stop = s->now;
     if (s->t_warm < 0) /* the warm-up never ended: measure nothing rather than garbage */
         s->t_warm = s->t_stop;
@@ -164,30 +163,41 @@ static void tenant_ended(struct sim *s, struct tenant_rt *t)
         stop_arrivals(s);
 }
 
+/* The first measured arrival (index idx, at s->now)? Measuring never stops once started:
+ * time and the arrival count only grow. */
+static int warm_up_over(struct sim *s, long idx)
+{
+    const struct scenario *sc = s->sc;
+    int over =
+        sc->warmup_duration_s > 0 ? s->now >= sc->warmup_duration_s : idx >= sc->warmup_requests;
+    if (over) {
+        s->measuring = 1;
+        if (s->t_warm < 0)
+            s->t_warm = sc->warmup_duration_s > 0 ? sc->warmup_duration_s : s->now;
+    }
+    return over;
+}
+
 /* Admits one request of tenant i at s->now. Returns 0 if it was rejected. */
-static int admit(struct sim *s, int i, double work)
+static inline int admit(struct sim *s, int i, double work)
 {
     struct tenant_rt *t = &s->ten[i];
-    const struct scenario *sc = s->sc;
     long idx = s->arrivals_total++;
-    int measured;
-    if (sc->warmup_duration_s > 0)
-        measured = s->now >= sc->warmup_duration_s;
-    else
-        measured = idx >= sc->warmup_requests;
-    if (measured && s->t_warm < 0)
-        s->t_warm = sc->warmup_duration_s > 0 ? sc->warmup_duration_s : s->now;
-    struct request r = {s->now, work, work, -1.0, i, (uint8_t)measured};
+    int measured = s->measuring || warm_up_over(s, idx);
     if (measured)
         t->st.arrived++;
-    if (sc->stop_requests > 0 && s->arrivals_total >= sc->stop_requests)
+    if (s->arrivals_total >= s->stop_after)
         stop_arrivals(s);
-    if (t->cfg->queue_limit > 0 && (long)t->q.n >= t->cfg->queue_limit) {
+    struct rqueue *q = &t->q;
+    if ((long)q->n >= t->queue_limit) {
         if (measured)
             t->st.rejected++;
         return 0;
     }
-    rq_push(&t->q, &r);
+    if (q->n == q->cap)
+        rq_grow(q);
+    q->buf[(q->head + q->n++) & (q->cap - 1)] =
+        (struct request){s->now, work, work, -1.0, i, (uint8_t)measured};
     t->in_system++;
     s->in_system++;
     return 1;
@@ -196,7 +206,7 @@ static int admit(struct sim *s, int i, double work)
 /* The arrival at the top of the arrival heap happens now. */
 static void on_arrival(struct sim *s)
 {
-    int i = s->arr_heap[0];
+    int i = s->arr_heap[0].tenant;
     struct tenant_rt *t = &s->ten[i];
     double work = t->next_work;
     double t_next, w_next;
@@ -244,31 +254,6 @@ void eng_push_front(struct sim *s, const struct request *r)
     q->n++;
 }
 
-static inline int in_window(const struct sim *s, double t)
-{
-    return s->t_warm >= 0 && t >= s->t_warm && (s->t_stop < 0 || t <= s->t_stop);
-}
-
-void eng_complete(struct sim *s, const struct request *r)
-{
-    struct tenant_rt *t = &s->ten[r->tenant];
-    t->in_system--;
-    s->in_system--;
-    if (in_window(s, s->now))
-        t->st.completed_in_window++;
-    if (!r->measured)
-        return;
-    double lat = s->now - r->arrival;
-    struct tenant_stats *st = &t->st;
-    st->completed++;
-    st->sum_latency_s += lat;
-    st->sum_wait_s += r->start - r->arrival;
-    st->sum_work_s += r->work0;
-    if (t->cfg->sla_p99_s > 0 && lat <= t->cfg->sla_p99_s)
-        st->sla_met++;
-    st_hist_add(&st->lat, lat);
-}
-
 void eng_fail(struct sim *s, const struct request *r)
 {
     struct tenant_rt *t = &s->ten[r->tenant];
@@ -302,7 +287,7 @@ void eng_down(struct sim *s, int tenant, double t0, double t1)
 /* Time to the tenant's next fault, from its own stream (faults must not shift arrivals). */
 static double fault_gap(struct tenant_rt *t)
 {
-    return ten_exp(t->fault_rng, 3600.0 / t->cfg->fault_rate_per_h);
+    return ten_exp(&t->fault_rng, 3600.0 / t->cfg->fault_rate_per_h);
 }
 
 /* ---- life cycle ---------------------------------------------------------- */
@@ -316,12 +301,18 @@ void eng_init(struct sim *s, const struct scenario *sc, const struct strategy_cf
     s->ops = strat->ops;
     s->t_warm = -1;
     s->t_stop = -1;
+    s->arr_t = INFINITY;
     s->n_ten = sc->n_tenants;
     s->ten = ss_xcalloc((size_t)s->n_ten, sizeof *s->ten);
     for (int i = 0; i < s->n_ten; i++) {
-        ten_init(&s->ten[i], &sc->tenants[i], sc->path, sc->seed, i, rep);
-        st_hist_init(&s->ten[i].st.lat);
+        struct tenant_rt *t = &s->ten[i];
+        ten_init(t, &sc->tenants[i], sc->path, sc->seed, i, rep);
+        st_hist_init(&t->st.lat);
+        /* Limits as plain compares on the hot path: "none" is a bound never reached. */
+        t->queue_limit = t->cfg->queue_limit > 0 ? t->cfg->queue_limit : LONG_MAX;
+        t->sla_s = t->cfg->sla_p99_s > 0 ? t->cfg->sla_p99_s : -INFINITY; /* lat >= 0 */
     }
+    s->stop_after = sc->stop_requests > 0 ? sc->stop_requests : LONG_MAX;
     s->tenants_active = s->n_ten;
     s->arr_heap = ss_xcalloc((size_t)s->n_ten, sizeof *s->arr_heap);
     if (sc->warmup_requests == 0 && sc->warmup_duration_s <= 0)
@@ -398,35 +389,36 @@ int eng_run(struct sim *s, char *err, size_t errlen)
 {
     start(s);
     const int drain = s->sc->drain;
+    /* A failed stream (a trace that changed since load) stops the run: checked where it can
+     * happen, after start() and after an arrival, not on every event. */
     while (!s->stream_failed) {
-        int arr = !s->arrivals_done && s->arr_n > 0;
-        if (!arr && s->heap_n == 0)
-            break;
-        if (arr && s->heap_n > 0) {
-            const struct tenant_rt *a = &s->ten[s->arr_heap[0]];
-            arr = a->next_t < s->heap[0].t ||
-                  (a->next_t == s->heap[0].t && a->next_seq < s->heap[0].seq);
-        }
-        s->events++;
-        if (arr) {
-            s->now = s->ten[s->arr_heap[0]].next_t;
-            on_arrival(s);
-            if (s->arrivals_done && (!drain || s->in_system == 0))
+        /* The earliest of the next arrival (s->arr_t, INFINITY if none is due: arrival times
+         * are always finite) and the heap's top, in (time, seq) order. */
+        if (s->heap_n == 0 || s->arr_t < s->heap[0].t ||
+            (s->arr_t == s->heap[0].t && s->arr_seq < s->heap[0].seq)) {
+            if (s->arr_t == INFINITY)
                 break;
-            continue;
-        }
-        struct event ev = heap_pop(s);
-        s->now = ev.t;
-        switch (ev.kind) {
-        case EV_FAULT:
-            on_fault(s, &ev);
-            break;
-        case EV_STOP:
-            stop_arrivals(s);
-            break;
-        default:
-            s->ops->on_event(s, s->pst, &ev);
-            break;
+            s->events++;
+            s->now = s->arr_t;
+            on_arrival(s);
+            if (s->stream_failed)
+                break;
+        } else {
+            struct event ev = s->heap[0];
+            heap_remove_top(s);
+            s->events++;
+            s->now = ev.t;
+            switch (ev.kind) {
+            case EV_FAULT:
+                on_fault(s, &ev);
+                break;
+            case EV_STOP:
+                stop_arrivals(s);
+                break;
+            default:
+                s->ops->on_event(s, s->pst, &ev);
+                break;
+            }
         }
         if (s->arrivals_done && (!drain || s->in_system == 0))
             break;

@@ -26,6 +26,7 @@
 
 #include "core/scenario.h"
 #include "core/stats.h"
+#include "base/rng.h"
 #include "base/util.h"
 
 #include <gsl/gsl_rng.h>
@@ -67,11 +68,19 @@ struct tenant_stats {
     struct st_hist lat;
 };
 
+/* A tenant's pending arrival: its time and sequence number (tie-break with events). */
+struct arr_ent {
+    double t;
+    uint64_t seq;
+    int tenant;
+};
+
 struct trace_src;
 struct tenant_rt {
     const struct tenant_cfg *cfg;
-    gsl_rng *rng;       /* arrivals and work: common random numbers across strategies */
-    gsl_rng *fault_rng; /* faults, separate so they do not shift the arrival stream */
+    struct rng rng;       /* arrivals and work: common random numbers across strategies */
+    struct rng fault_rng; /* faults, separate so they do not shift the arrival stream */
+    gsl_rng rng_gsl;      /* rng seen as a gsl_rng, for gsl_ran_* (gamma, lognormal) */
     struct rqueue q;
     struct tenant_stats st;
     int active; /* still generating arrivals */
@@ -79,11 +88,14 @@ struct tenant_rt {
     double mmpp_state_end;
     double gamma_shape, gamma_scale;
     double lognorm_mu, lognorm_sigma;
+    int poisson_exp;    /* Poisson arrivals and exponential work: ten_next's inline case */
+    double gap_mean_s;  /* 1 / rate (poisson) */
+    double work_mean_s; /* mean work (exponential) */
     struct trace_src *trace;
-    double next_work; /* work of the arrival already scheduled */
-    double next_t;    /* its time, and its sequence number (tie-break with events) */
-    uint64_t next_seq;
-    long in_system; /* all requests (measured or not) in queue or in service */
+    double next_work; /* work of the arrival already scheduled (its time: in s->arr_heap) */
+    long in_system;   /* all requests (measured or not) in queue or in service */
+    long queue_limit; /* cfg's, LONG_MAX when unlimited */
+    double sla_s;     /* cfg's SLA, -INFINITY when none */
 };
 
 struct sim {
@@ -95,13 +107,17 @@ struct sim {
     uint64_t events;
     struct event *heap;
     size_t heap_n, heap_cap;
-    int *arr_heap; /* tenants with a pending arrival, a min-heap on (next_t, next_seq) */
+    struct arr_ent *arr_heap; /* tenants with a pending arrival, a min-heap on (t, seq) */
     int arr_n;
+    double arr_t;     /* the top's t, INFINITY when no arrival is due (none, or stopped) */
+    uint64_t arr_seq; /* the top's seq */
     int n_ten;
     struct tenant_rt *ten;
     const struct policy_ops *ops;
     void *pst;
     long arrivals_total; /* all arrivals, warm-up included */
+    long stop_after;     /* stop.requests, LONG_MAX when not set */
+    int measuring;       /* the warm-up is over: arrivals are measured */
     long in_system;
     int tenants_active;
     int arrivals_done;
@@ -121,8 +137,30 @@ void eng_init(struct sim *s, const struct scenario *sc, const struct strategy_cf
 int eng_run(struct sim *s, char *err, size_t errlen);
 void eng_free(struct sim *s);
 
-void eng_schedule(struct sim *s, double t, uint32_t kind, uint32_t target, uint32_t version,
-                  uint32_t aux);
+void eng_heap_grow(struct sim *s);
+
+/*
+ * Schedules an event. Inline: policies call it once or more per request. The new event has
+ * the largest seq in the heap, so it goes above a parent only if strictly earlier: the sift
+ * compares times alone and the (time, seq) order is kept exactly.
+ */
+static inline void eng_schedule(struct sim *s, double t, uint32_t kind, uint32_t target,
+                                uint32_t version, uint32_t aux)
+{
+    if (s->heap_n == s->heap_cap)
+        eng_heap_grow(s);
+    struct event e = {t, s->seq++, kind, target, version, aux};
+    struct event *h = s->heap;
+    size_t i = s->heap_n++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!(t < h[parent].t))
+            break;
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = e;
+}
 
 /* Tenant queue access for policies. */
 static inline size_t eng_qlen(const struct sim *s, int tenant)
@@ -150,7 +188,31 @@ static inline void eng_pop(struct sim *s, int tenant, struct request *r)
 void eng_push_front(struct sim *s, const struct request *r);
 
 /* Outcomes. */
-void eng_complete(struct sim *s, const struct request *r);
+
+static inline int eng_in_window(const struct sim *s, double t)
+{
+    return s->t_warm >= 0 && t >= s->t_warm && (s->t_stop < 0 || t <= s->t_stop);
+}
+
+/* The request is done now. Inline: it runs once per request, from every policy. */
+static inline void eng_complete(struct sim *s, const struct request *r)
+{
+    struct tenant_rt *t = &s->ten[r->tenant];
+    t->in_system--;
+    s->in_system--;
+    if (eng_in_window(s, s->now))
+        t->st.completed_in_window++;
+    if (!r->measured)
+        return;
+    double lat = s->now - r->arrival;
+    struct tenant_stats *st = &t->st;
+    st->completed++;
+    st->sum_latency_s += lat;
+    st->sum_wait_s += r->start - r->arrival;
+    st->sum_work_s += r->work0;
+    st->sla_met += lat <= t->sla_s;
+    st_hist_add(&st->lat, lat);
+}
 void eng_fail(struct sim *s, const struct request *r);
 /* Fails every waiting request of the tenant (its slot is gone). */
 void eng_fail_queue(struct sim *s, int tenant);

@@ -12,7 +12,8 @@
 void st_hist_init(struct st_hist *h)
 {
     h->n = 0;
-    h->min = h->max = 0;
+    h->min = INFINITY; /* so st_hist_add needs no first-sample case */
+    h->max = -INFINITY;
     h->counts = ss_xcalloc(ST_NBUCKETS, sizeof *h->counts);
 }
 
@@ -25,7 +26,8 @@ void st_hist_free(struct st_hist *h)
 void st_hist_reset(struct st_hist *h)
 {
     h->n = 0;
-    h->min = h->max = 0;
+    h->min = INFINITY; /* so st_hist_add needs no first-sample case */
+    h->max = -INFINITY;
     memset(h->counts, 0, ST_NBUCKETS * sizeof *h->counts);
 }
 

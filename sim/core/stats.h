@@ -27,7 +27,7 @@
 
 struct st_hist {
     uint64_t n;
-    double min, max;
+    double min, max;  /* exact extremes; +INFINITY and -INFINITY while empty */
     uint64_t *counts; /* ST_NBUCKETS */
 };
 
@@ -53,10 +53,8 @@ static inline int st_bucket(double x)
 static inline void st_hist_add(struct st_hist *h, double x)
 {
     h->counts[st_bucket(x)]++;
-    if (h->n == 0 || x < h->min)
-        h->min = x;
-    if (h->n == 0 || x > h->max)
-        h->max = x;
+    h->min = x < h->min ? x : h->min; /* minsd / maxsd: the extremes start at ±INFINITY */
+    h->max = x > h->max ? x : h->max;
     h->n++;
 }
 

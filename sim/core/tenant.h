@@ -1,8 +1,8 @@
 /*
  * tenant — a tenant's request stream: arrival process and work distribution.
  *
- * Each tenant owns one GSL RNG stream (gsl_rng_mt19937) seeded from the scenario
- * seed, the tenant's index and the replication number. Every arrival draws its
+ * Each tenant owns one random stream (base/rng.h: xoshiro256**) seeded from a splitmix64
+ * hash of the scenario seed, the tenant's index and the replication number. Every arrival draws its
  * gap and then its work from that stream, in that order, at the moment the
  * arrival is scheduled — independent of what any strategy does — so all
  * strategies of a run see exactly the same arrivals and work (common random
@@ -24,18 +24,18 @@
 
 #include "core/engine.h"
 
-#include <gsl/gsl_rng.h>
+#include "base/rng.h"
+
 #include <math.h>
 
 /*
- * An exponential variate with the given mean. GSL's gsl_ran_exponential computes
- * −mean·log1p(−U); glibc's log1p costs about 2.5× its log, and it was 30 % of the
- * M/M/4 benchmark's time (callgrind). U and 1 − U have the same distribution and
- * gsl_rng_uniform_pos excludes 0, so −mean·log(U) is exactly exponential too.
+ * An exponential variate with the given mean, from the ziggurat of base/rng.h: GSL's
+ * gsl_ran_exponential (−mean·log1p(−U)) and then −mean·log(U) were each the largest single
+ * cost of the M/M/4 benchmark (callgrind, docs/performance.md).
  */
-static inline double ten_exp(const gsl_rng *r, double mean)
+static inline double ten_exp(struct rng *r, double mean)
 {
-    return -mean * log(gsl_rng_uniform_pos(r));
+    return mean * rng_exp1(r);
 }
 
 /* Seeds and prepares a tenant's run-time state and opens its trace, if it replays one.
@@ -44,13 +44,25 @@ void ten_init(struct tenant_rt *t, const struct tenant_cfg *cfg, const char *sce
               uint64_t seed, int index, int rep);
 void ten_free(struct tenant_rt *t);
 
+int ten_next_general(struct tenant_rt *t, double now, double *t_next, double *work);
+
 /*
  * Draws the tenant's next arrival after `now`: returns 1 with *t_next and *work,
- * 0 when the stream has ended (a trace's last row, or its limit), or -1 when it failed: the
+ * or 0 when the stream has ended (a trace's last row, or its limit), or -1 when it failed: the
  * replayed trace changed since the scenario was loaded (ten_error() says how; every later
- * call returns -1 too).
+ * call returns -1 too). Inline for Poisson arrivals with exponential work, the benchmarks'
+ * and most scenarios' case: the same two draws, in the same order, as the general path,
+ * without its two switches and a division.
  */
-int ten_next(struct tenant_rt *t, double now, double *t_next, double *work);
+static inline int ten_next(struct tenant_rt *t, double now, double *t_next, double *work)
+{
+    if (t->poisson_exp) {
+        *t_next = now + ten_exp(&t->rng, t->gap_mean_s);
+        *work = ten_exp(&t->rng, t->work_mean_s);
+        return 1;
+    }
+    return ten_next_general(t, now, t_next, work);
+}
 /* Why the tenant's stream failed (a whole message, naming the scenario file), or NULL. */
 const char *ten_error(const struct tenant_rt *t);
 

@@ -167,7 +167,7 @@ static void *excl_init(struct sim *s, const void *cfgp)
 
 /* ---- FIFO ---------------------------------------------------------------- */
 
-static void start_service(struct sim *s, struct excl *x, int g)
+static inline void start_service(struct sim *s, struct excl *x, int g)
 {
     struct server *sv = &x->srv[g];
     eng_pop(s, sv->tenant, &sv->req);
@@ -177,7 +177,7 @@ static void start_service(struct sim *s, struct excl *x, int g)
 }
 
 /* GPU g became idle: take the next request of its tenant or park the GPU. */
-static void next_or_park(struct sim *s, struct excl *x, int g)
+static inline void next_or_park(struct sim *s, struct excl *x, int g)
 {
     struct server *sv = &x->srv[g];
     sv->busy = 0;
@@ -187,14 +187,14 @@ static void next_or_park(struct sim *s, struct excl *x, int g)
         x->free_stack[sv->tenant][x->n_free[sv->tenant]++] = g;
 }
 
-static void fifo_arrive(struct sim *s, struct excl *x, int tenant)
+static inline void fifo_arrive(struct sim *s, struct excl *x, int tenant)
 {
     /* One pass for an ordinary arrival; a saturated tenant's refills fill every idle GPU. */
     while (x->n_free[tenant] > 0 && eng_qlen(s, tenant) > 0)
         start_service(s, x, x->free_stack[tenant][--x->n_free[tenant]]);
 }
 
-static void fifo_done(struct sim *s, struct excl *x, int g)
+static inline void fifo_done(struct sim *s, struct excl *x, int g)
 {
     struct server *sv = &x->srv[g];
     eng_busy(s, 1.0, sv->t_start, s->now);

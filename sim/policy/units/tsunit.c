@@ -52,8 +52,9 @@ static int has_work(const struct sim *s, const struct ts_unit *u, int c)
 /* Next context after c (round robin, c itself last) that has work; -1 if none. */
 static int next_with_work(const struct sim *s, const struct ts_unit *u, int c, int include_c)
 {
-    for (int k = 1; k < u->n; k++) {
-        int d = (c + k) % u->n;
+    for (int k = 1, d = c; k < u->n; k++) {
+        if (++d == u->n) /* (c + k) mod n without a division: this runs at every event */
+            d = 0;
         if (has_work(s, u, d))
             return d;
     }
@@ -134,11 +135,12 @@ static void maybe_schedule_slice(struct sim *s, struct ts_unit *u)
         return;
     if (next_with_work(s, u, u->cur, 0) < 0)
         return;
-    /* A lone context renewed its slice every q since it started running. */
-    double k = ceil((s->now - u->slice_start) / u->q);
-    if (k < 1)
-        k = 1;
-    u->slice_start += (k - 1) * u->q;
+    /* A lone context renewed its slice every q since it started running. Within the first q
+     * (the usual case) k is 1 and the slice start stays: no division, no ceil. */
+    if (s->now - u->slice_start > u->q) {
+        double k = ceil((s->now - u->slice_start) / u->q);
+        u->slice_start += (k - 1) * u->q;
+    }
     u->slice_pending = 1;
     sched(s, u, u->slice_start + u->q, TS_TIMER_SLICE, ++u->slice_ver);
 }
