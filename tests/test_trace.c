@@ -591,8 +591,8 @@ static void test_histogram(void)
 static void test_cli_stats(void)
 {
     static char out[8192], errb[2048];
-    CU_ASSERT_EQUAL(tu_cli("trace stats " CONV " --format azure-llm --json", out, sizeof out, errb,
-                           sizeof errb),
+    CU_ASSERT_EQUAL(tu_cli("trace stats " CONV " --format azure-llm --json -", out, sizeof out,
+                           errb, sizeof errb),
                     0);
     cJSON *j = cJSON_Parse(out);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);

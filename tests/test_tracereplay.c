@@ -423,7 +423,7 @@ static void test_gen_stats_round_trip(void)
              arr, n, file);
     CU_ASSERT_EQUAL_FATAL(tu_cli(args, out, sizeof out, errb, sizeof errb), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(errb, "20000 requests"));
-    snprintf(args, sizeof args, "trace stats %s --format sharesim --json", file);
+    snprintf(args, sizeof args, "trace stats %s --format sharesim --json -", file);
     CU_ASSERT_EQUAL_FATAL(tu_cli(args, out, sizeof out, errb, sizeof errb), 0);
     cJSON *j = cJSON_Parse(out);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);

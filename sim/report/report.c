@@ -207,3 +207,22 @@ void rep_csv(FILE *fp, const struct scenario *sc, const struct run_result *r)
         }
     }
 }
+
+int rep_sla_misses(FILE *fp, const char *cmd, const struct scenario *sc, const struct run_result *r)
+{
+    int n = 0;
+    for (int k = 0; k < r->n; k++)
+        for (int i = 0; i < r->s[k].n_tenants; i++) {
+            double sla = sc->tenants[i].sla_p99_s, p99 = r->s[k].t[(size_t)i * TM_N + TM_LAT_P99];
+            if (sla <= 0 || p99 <= sla)
+                continue;
+            n++;
+            if (isfinite(p99))
+                fprintf(fp, "%s: SLA missed: strategy \"%s\", tenant \"%s\": p99 %.3f ms > %g ms\n",
+                        cmd, r->s[k].name, sc->tenants[i].name, p99 * 1e3, sla * 1e3);
+            else
+                fprintf(fp, "%s: SLA missed: strategy \"%s\", tenant \"%s\": nothing completed\n",
+                        cmd, r->s[k].name, sc->tenants[i].name);
+        }
+    return n;
+}

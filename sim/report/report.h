@@ -17,4 +17,12 @@ void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r);
 cJSON *rep_json(const struct scenario *sc, const struct run_result *r);
 void rep_csv(FILE *fp, const struct scenario *sc, const struct run_result *r);
 
+/*
+ * `--check-sla` of run and compare: the (strategy, tenant) pairs whose tenant has an SLA and
+ * misses it — p99 above sla.p99_ms, or nothing completed — each as one line
+ * `CMD: SLA missed: …` on fp. Returns how many.
+ */
+int rep_sla_misses(FILE *fp, const char *cmd, const struct scenario *sc,
+                   const struct run_result *r);
+
 #endif
