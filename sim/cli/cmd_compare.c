@@ -15,6 +15,7 @@
 #include "report/report.h"
 #include "core/run.h"
 #include "core/scenario.h"
+#include "core/stable.h"
 #include "base/util.h"
 
 #include <getopt.h>
@@ -34,8 +35,8 @@ static void usage(FILE *fp)
                 "  --seed N          override the scenario's seed\n"
                 "  --replications R  override the scenario's replications\n"
                 "  --json FILE       the comparison as JSON: \"rows\" (one per tenant × strategy,\n"
-                "                    \"best\" naming the columns it is best in) and \"latency\"\n"
-                "                    (the decomposition per strategy); - for stdout\n"
+                "                    \"best\" naming the columns it is best in, \"stable\") and\n"
+                "                    \"latency\" (the decomposition per strategy); - for stdout\n"
                 "  --csv FILE        the rows as CSV; - for stdout\n"
                 "  --quiet           no table on stdout\n"
                 "  --check-sla       exit 1 when a tenant misses its sla.p99_ms under some\n"
@@ -95,24 +96,33 @@ static void print_tenant(const struct scenario *sc, const struct run_result *r, 
 {
     struct cmp_tenant ct;
     tenant_cells(r, i, base, &ct);
-    printf("\ntenant %s%s\n", sc->tenants[i].name, sc->tenants[i].sla_p99_s > 0 ? "" : " (no SLA)");
-    printf("  %-14s %11s %11s %9s %10s %11s\n", "strategy", "p99_ms", "thr/s", "SLA%", "slowdown",
-           "$/Mreq");
     static const char *const fmt[CMP_COLS] = {"%.3f", "%.1f", "%.1f", "%.2f", "%.3f"};
-    for (int k = 0; k < ct.n; k++) {
-        char cell[CMP_COLS][32];
+    static const char *const head[CMP_COLS] = {"p99_ms", "thr/s", "SLA%", "slowdown", "$/Mreq"};
+    /* Columns widen for large numbers (an overloaded tenant's p99) rather than run together. */
+    int w[CMP_COLS] = {11, 11, 9, 10, 11};
+    char(*cell)[CMP_COLS][32] = ss_xcalloc((size_t)(ct.n ? ct.n : 1), sizeof *cell);
+    for (int k = 0; k < ct.n; k++)
         for (int c = 0; c < CMP_COLS; c++) {
-            if (!isfinite(ct.v[k][c])) {
-                snprintf(cell[c], sizeof cell[c], "-");
-                continue;
-            }
-            int n = snprintf(cell[c], sizeof cell[c], fmt[c], ct.v[k][c]);
-            if (ct.best[c] == k && n < 30)
-                strcat(cell[c], "*");
+            int n = isfinite(ct.v[k][c])
+                        ? snprintf(cell[k][c], sizeof cell[k][c], fmt[c], ct.v[k][c])
+                        : snprintf(cell[k][c], sizeof cell[k][c], "-");
+            if (isfinite(ct.v[k][c]) && ct.best[c] == k && n < 30)
+                strcat(cell[k][c], "*");
+            if ((int)strlen(cell[k][c]) > w[c])
+                w[c] = (int)strlen(cell[k][c]);
         }
-        printf("  %-14s %11s %11s %9s %10s %11s\n", r->s[k].name, cell[0], cell[1], cell[2],
-               cell[3], cell[4]);
+    printf("\ntenant %s%s\n", sc->tenants[i].name, sc->tenants[i].sla_p99_s > 0 ? "" : " (no SLA)");
+    printf("  %-14s", "strategy");
+    for (int c = 0; c < CMP_COLS; c++)
+        printf(" %*s", w[c], head[c]);
+    putchar('\n');
+    for (int k = 0; k < ct.n; k++) {
+        printf("  %-14s", r->s[k].name);
+        for (int c = 0; c < CMP_COLS; c++)
+            printf(" %*s", w[c], cell[k][c]);
+        printf("%s\n", stab_state(&r->s[k], i) == 0 ? "  unstable" : "");
     }
+    free(cell);
 }
 
 /* A strategy's latency decomposition: means over completed requests, weighted by them. */
@@ -183,6 +193,11 @@ static cJSON *compare_rows(const struct scenario *sc, const struct run_result *r
                     cJSON_AddItemToArray(best, cJSON_CreateString(col_key[c]));
             }
             cJSON_AddItemToObject(o, "best", best);
+            int st = stab_state(&r->s[k], i);
+            if (st < 0)
+                cJSON_AddNullToObject(o, "stable");
+            else
+                cJSON_AddBoolToObject(o, "stable", st);
             cJSON_AddItemToArray(rows, o);
         }
     }
@@ -312,6 +327,7 @@ int cmd_compare(int argc, char **argv)
         for (int k = 0; k < r.n; k++)
             print_dominant(&sc.strategies[k], &r.s[k]); /* run_scenario keeps the order */
     }
+    rep_warn_unstable(stderr, cmd, &sc, &r);
     int rc = SS_EXIT_OK;
     if (json && cli_write_json(cmd, json, compare_json(&sc, &r, base)))
         rc = SS_EXIT_BADINPUT;

@@ -179,6 +179,7 @@ int cmd_run(int argc, char **argv)
         scn_free(&sc);
         return SS_EXIT_BADINPUT;
     }
+    rep_warn_unstable(stderr, "sharesim run", &sc, &r);
     int rc = SS_EXIT_OK;
     int json_stdout = json && strcmp(json, "-") == 0;
     int csv_stdout = csv && strcmp(csv, "-") == 0;

@@ -453,6 +453,7 @@ static void print_table(const struct sweep_cmd *c)
     for (int i = 0; i < c->base.n_tenants; i++)
         printf(" %9s", c->base.tenants[i].name);
     putchar('\n');
+    int unstable = 0;
     for (long p = 0; p < g->n_points; p++) {
         char path[4096], id[32], *text;
         sw_point_file(g, c->dir, p, "json", path, sizeof path);
@@ -473,15 +474,22 @@ static void print_table(const struct sweep_cmd *c)
             cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
             {
                 const cJSON *p99 = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "latency_ms"), "p99");
+                /* "!": overloaded (docs/scenario.md#stability), the p99 depends on the run length
+                 */
+                int over = cJSON_IsFalse(cJSON_GetObjectItem(t, "stable"));
                 if (cJSON_IsNumber(p99))
-                    printf(" %9.3f", p99->valuedouble);
+                    printf(" %9.3f%s", p99->valuedouble, over ? "!" : "");
                 else
-                    printf(" %9s", "-");
+                    printf(" %9s%s", "-", over ? "!" : "");
+                unstable += over;
             }
             putchar('\n');
         }
         cJSON_Delete(doc);
     }
+    if (unstable)
+        printf("! = overloaded: the tenant offers more work than its share serves; that p99 grows "
+               "with the run length\n");
 }
 
 /* --json: the point files in point order, as one document. */

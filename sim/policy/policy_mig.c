@@ -734,6 +734,60 @@ static void mig_p_destroy(void *st)
     free(x);
 }
 
+/* ---- stability ------------------------------------------------------------ */
+
+/*
+ * What instance ic sustains for its m-th tenant (core/stable.h): its speed alone in a plain
+ * instance, ts_capacity or mu_capacity in a nested one. share[] is each tenant's load in this
+ * instance (a tenant served by several instances spreads its load in proportion to its speed
+ * in each). With load NULL: the m-th tenant's speed alone there.
+ */
+static double inst_capacity(const struct scenario *sc, const struct inst_cfg *ic,
+                            const double *load, const double *alone, int m)
+{
+    double f = mig_compute_share(&sc->gpu, ic->prof), b = mig_memory_share(&sc->gpu, ic->prof);
+    double *speed = ss_xcalloc((size_t)ic->n_ten, sizeof *speed);
+    double *share = ss_xcalloc((size_t)ic->n_ten, sizeof *share);
+    for (int k = 0; k < ic->n_ten; k++) {
+        speed[k] = rate_speed(&sc->gpu, &sc->tenants[ic->ten[k]], f, b);
+        if (load)
+            share[k] = alone[ic->ten[k]] > 0 ? load[ic->ten[k]] * speed[k] / alone[ic->ten[k]] : 0;
+    }
+    double c = speed[m];
+    if (load && ic->nested == INST_TS)
+        c = ts_capacity(ic->n_ten, speed, share, m, ic->slice_s, ic->switch_s);
+    else if (load && ic->nested == INST_MPS)
+        c = mu_capacity(sc, ic->n_ten, ic->ten, ic->cap, f, b, ic->bw_loss, share, m);
+    free(speed);
+    free(share);
+    return c;
+}
+
+/* A tenant's capacity is the sum over the instances that serve it (the layouts at t = 0;
+ * a reconfiguration is an outage, not a new steady state). */
+static void mig_p_capacity(const struct scenario *sc, const void *cfgp, const double *load,
+                           double *cap)
+{
+    const struct mig_cfg *c = cfgp;
+    double *alone = ss_xcalloc((size_t)sc->n_tenants, sizeof *alone);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < sc->n_tenants; i++)
+            if (pass == 1)
+                cap[i] = 0;
+        for (int g = 0; g < c->gpus; g++)
+            for (int k = 0; k < c->layouts[g].n; k++) {
+                const struct inst_cfg *ic = &c->layouts[g].inst[k];
+                for (int m = 0; m < ic->n_ten; m++) {
+                    if (pass == 0)
+                        alone[ic->ten[m]] += inst_capacity(sc, ic, NULL, NULL, m);
+                    else
+                        cap[ic->ten[m]] += inst_capacity(sc, ic, load, alone, m);
+                }
+            }
+    }
+    free(alone);
+}
+
 const struct policy_ops policy_mig = {
     .kind = "mig",
     .parse = mig_p_parse,
@@ -745,4 +799,5 @@ const struct policy_ops policy_mig = {
     .finish = mig_p_finish,
     .destroy = mig_p_destroy,
     .hooks = &policy_hooks_mig,
+    .capacity = mig_p_capacity,
 };

@@ -5,6 +5,8 @@
  * preemption cancels the completion) leaves the others valid.
  */
 #include "policy/units/tsunit.h"
+#include "core/analytic.h"
+#include "core/stable.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -310,4 +312,16 @@ void ts_finish(struct sim *s, struct ts_unit *u)
     }
     if (u->state == TS_SWITCH)
         eng_switching(s, u->share, u->sw_start, s->now);
+}
+
+double ts_capacity(int n, const double *speed, const double *load, int k, double q, double sw)
+{
+    if (n == 1)
+        return speed[0];
+    double *d = ss_xcalloc((size_t)n, sizeof *d);
+    for (int j = 0; j < n; j++)
+        d[j] = load[j] / speed[j];
+    double t = stab_fair_share(n, d, NULL, k, an_ts_capacity_fraction(q, sw));
+    free(d);
+    return speed[k] * t;
 }
