@@ -193,7 +193,8 @@ static const char *help_profiles =
     "instance's share of the whole GPU's SMs (SMs / total SMs without MIG) and of its\n"
     "memory slices (and bandwidth), memory, max instances and legal start slices.\n"
     "  --json FILE  {\"gpu\", \"total_sms\", …, \"profiles\": […]}; - for stdout\n"
-    "  --csv FILE   one row per profile; - for stdout\n";
+    "  --csv FILE   one row per profile; - for stdout\n"
+    "exit: 0 ok, 2 bad input (an unknown GPU, one without MIG)\n";
 
 static int sub_profiles(int argc, char **argv)
 {
@@ -258,7 +259,8 @@ static const char *help_layouts =
     "profile first. \"maximal\": no instance of any profile can be added.\n"
     "  --maximal  list only the maximal layouts\n"
     "  --json FILE  [{\"profiles\": [\"3g.20gb\", …], \"maximal\": true}, …]; - for stdout\n"
-    "  --csv FILE   one row per layout (profiles joined with ;); - for stdout\n";
+    "  --csv FILE   one row per layout (profiles joined with ;); - for stdout\n"
+    "exit: 0 ok, 2 bad input\n";
 
 static int sub_layouts(int argc, char **argv)
 {
@@ -387,7 +389,8 @@ static const char *help_check =
     "              (PROFILE:WEIGHT,…; stranded and FGD, see docs/mig.md)\n"
     "  --json FILE {\"legal\": …, \"instances\": […], \"fragmentation\": {…}} or\n"
     "              {\"legal\": false, \"reason\": …}; - for stdout\n"
-    "  --csv FILE  one row per instance (none when illegal); - for stdout\n";
+    "  --csv FILE  one row per instance (none when illegal); - for stdout\n"
+    "exit: 0 legal, 1 illegal, 2 bad input\n";
 
 static int sub_check(int argc, char **argv)
 {
@@ -504,7 +507,8 @@ static const char *help_pack =
     "  --json FILE machine-readable result; - for stdout\n"
     "  --csv FILE  one row per request: gpu (empty when unplaced), profile, start\n"
     "Prints each GPU's layout (profile@start memory slice), GPUs used, the lower bound\n"
-    "no packing can beat, unplaced requests, and stranded capacity and FGD.\n";
+    "no packing can beat, unplaced requests, and stranded capacity and FGD.\n"
+    "exit: 0 every request placed, 1 some do not fit in --gpus N, 2 bad input\n";
 
 static void print_pack(const struct gpu_profile *g, const int *req, const struct mig_pack *r,
                        const struct mig_pack_opts *po)
