@@ -25,24 +25,25 @@
 
 static void usage(FILE *fp)
 {
-    fprintf(fp, "usage: sharesim compare SCENARIO [--baseline NAME] [--seed N] [--replications R]\n"
-                "                        [--json FILE|-] [--csv FILE|-] [--quiet] [--check-sla]\n\n"
-                "Runs the scenario and prints, per tenant, each strategy's p99, throughput, SLA\n"
-                "attainment, p99 slowdown against the baseline strategy (default: the first\n"
-                "exclusive one, else the first) and cost per million requests; * marks the best\n"
-                "value of each column. Then one line per strategy on what dominated latency.\n\n"
-                "  --baseline NAME   the strategy slowdowns are measured against\n"
-                "  --seed N          override the scenario's seed\n"
-                "  --replications R  override the scenario's replications\n"
-                "  --json FILE       the comparison as JSON: \"rows\" (one per tenant × strategy,\n"
-                "                    \"best\" naming the columns it is best in, \"stable\") and\n"
-                "                    \"latency\" (the decomposition per strategy); - for stdout\n"
-                "  --csv FILE        the rows as CSV; - for stdout\n"
-                "  --quiet           no table on stdout\n"
-                "  --check-sla       exit 1 when a tenant with an SLA misses it under some strategy\n"
-                "                    (p99 above sla.p99_ms, or overloaded; each named on stderr)\n"
-                "exit: 0 ok (also with SLAs missed, unless --check-sla), 1 an SLA missed with\n"
-                "      --check-sla, 2 bad input\n");
+    fprintf(fp,
+            "usage: sharesim compare SCENARIO [--baseline NAME] [--seed N] [--replications R]\n"
+            "                        [--json FILE|-] [--csv FILE|-] [--quiet] [--check-sla]\n\n"
+            "Runs the scenario and prints, per tenant, each strategy's p99, throughput, SLA\n"
+            "attainment, p99 slowdown against the baseline strategy (default: the first\n"
+            "exclusive one, else the first) and cost per million requests; * marks the best\n"
+            "value of each column. Then one line per strategy on what dominated latency.\n\n"
+            "  --baseline NAME   the strategy slowdowns are measured against\n"
+            "  --seed N          override the scenario's seed\n"
+            "  --replications R  override the scenario's replications\n"
+            "  --json FILE       the comparison as JSON: \"rows\" (one per tenant × strategy,\n"
+            "                    \"best\" naming the columns it is best in, \"stable\") and\n"
+            "                    \"latency\" (the decomposition per strategy); - for stdout\n"
+            "  --csv FILE        the rows as CSV; - for stdout\n"
+            "  --quiet           no table on stdout\n"
+            "  --check-sla       exit 1 when a tenant with an SLA misses it under some strategy\n"
+            "                    (p99 above sla.p99_ms, or overloaded; each named on stderr)\n"
+            "exit: 0 ok (also with SLAs missed, unless --check-sla), 1 an SLA missed with\n"
+            "      --check-sla, 2 bad input\n");
 }
 
 /* What sharing adds to the time in service, as the strategy's policy names it. */

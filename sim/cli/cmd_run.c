@@ -37,8 +37,9 @@ static void usage(FILE *fp)
                 "  --cdf FILE        latency quantiles per strategy × tenant (and pooled,\n"
                 "                    tenant \"(all)\") at fixed probabilities, CSV\n"
                 "                    strategy,tenant,p,latency_ms (re-runs the replications)\n"
-                "  --check-sla       exit 1 when a tenant with an SLA misses it under some strategy\n"
-                "                    (p99 above sla.p99_ms, or overloaded; each named on stderr)\n"
+                "  --check-sla       exit 1 when a tenant with an SLA misses it under some\n"
+                "                    strategy (p99 above sla.p99_ms, or overloaded; each\n"
+                "                    named on stderr)\n"
                 "exit: 0 ok (also with SLAs missed, unless --check-sla), 1 an SLA missed with\n"
                 "      --check-sla, 2 bad input\n");
 }
