@@ -27,7 +27,7 @@ ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 A       := $(B)/asan
 
 .PHONY: all deps run test test-layers test-refs test-unit test-asan test-valgrind golden clean format quickstart bench results \
-	results-check
+	results-check docs-figures
 all: $(B)/sharesim $(B)/libsharesim.a
 
 deps:
@@ -115,14 +115,20 @@ $(B)/tightloop: tests/bench/tightloop.c
 
 # Benchmark tables and plots (docs/results.md): every study of results/index.json.
 # results-check regenerates the tables into a temporary folder and diffs them
-# against the committed ones (plots excluded); CI runs it.
+# against the committed ones (plots excluded), then checks the figures quoted in README.md
+# and docs/ (scripts/docs-figures); CI runs it. `make results` rewrites both.
 results: deps
 	@$(MAKE) --no-print-directory all
 	./scripts/regen-results
+	./scripts/docs-figures --update
 
 results-check: deps
 	@$(MAKE) --no-print-directory all
 	./scripts/results-check
+
+# Only the figures of README.md and docs/ (seconds): checked against the build and results/.
+docs-figures: all
+	./scripts/docs-figures
 
 # The normal test binary under memcheck, and every CLI it spawns too (through the wrapper
 # tests/valgrind/sharesim). Fails on any invalid access and on definite or indirect leaks, in

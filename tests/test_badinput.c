@@ -231,7 +231,7 @@ static void test_bad_input_table(void)
         snprintf(name, sizeof name, "bad-input-%02zu.%s", i, c->fmt ? "csv" : "json");
         const char *path = make_input(c, name);
         if (c->fmt) {
-            snprintf(cmd, sizeof cmd, "trace stats %s --format %s --json", path, c->fmt);
+            snprintf(cmd, sizeof cmd, "trace stats %s --format %s --json -", path, c->fmt);
         } else {
             n_scn++;
             snprintf(out_name, sizeof out_name, "result-%02zu", i);

@@ -58,7 +58,7 @@ static void test_cli_profiles_layouts(void)
     TU_CHECK_CONTAINS(out, "A100-40GB: 127 legal layouts, 44 maximal");
     for (int i = 0; i < 4; i++) {
         char args[96];
-        snprintf(args, sizeof args, "mig layouts --gpu %s --json", gpus[i]);
+        snprintf(args, sizeof args, "mig layouts --gpu %s --json -", gpus[i]);
         CU_ASSERT_EQUAL_FATAL(tu_cli(args, out, CAP, errb, CAP), 0);
         cJSON *root = cJSON_Parse(out);
         CU_ASSERT_FATAL(cJSON_IsArray(root));
@@ -73,7 +73,8 @@ static void test_cli_profiles_layouts(void)
         CU_ASSERT_EQUAL(n_max, 44);
         cJSON_Delete(root);
     }
-    CU_ASSERT_EQUAL(tu_cli("mig layouts --gpu A100-40GB --maximal --json", out, CAP, errb, CAP), 0);
+    CU_ASSERT_EQUAL(tu_cli("mig layouts --gpu A100-40GB --maximal --json -", out, CAP, errb, CAP),
+                    0);
     cJSON *root = cJSON_Parse(out);
     CU_ASSERT_EQUAL(cJSON_GetArraySize(root), 44);
     const cJSON *first = cJSON_GetArrayItem(root, 1);
@@ -90,10 +91,10 @@ static void test_cli_check(void)
     TU_CHECK_CONTAINS(out,
                       "0   3g.20gb          4     4-7       3   42        0.3889       0.5000");
     TU_CHECK_CONTAINS(out, "memory slices:  1  1  2  3  0  0  0  0");
-    CU_ASSERT_EQUAL(tu_cli("mig check --gpu A100-40GB 4g.20gb,4g.20gb", out, CAP, errb, CAP), 2);
+    CU_ASSERT_EQUAL(tu_cli("mig check --gpu A100-40GB 4g.20gb,4g.20gb", out, CAP, errb, CAP), 1);
     TU_CHECK_CONTAINS(errb, "4g.20gb,4g.20gb is not a legal layout on A100-40GB: 4g.20gb can only "
                             "start at memory slice 0; two do not fit");
-    CU_ASSERT_EQUAL(tu_cli("mig check --gpu A100-40GB 8x1g.5gb", out, CAP, errb, CAP), 2);
+    CU_ASSERT_EQUAL(tu_cli("mig check --gpu A100-40GB 8x1g.5gb", out, CAP, errb, CAP), 1);
     TU_CHECK_CONTAINS(errb, "compute slices add up to 8, the GPU has 7");
     CU_ASSERT_EQUAL(tu_cli("mig check --gpu A100-40GB 3g.20gb,5g.20gb", out, CAP, errb, CAP), 2);
     TU_CHECK_CONTAINS(errb, "unknown MIG profile \"5g.20gb\"");
@@ -104,7 +105,7 @@ static void test_cli_check(void)
     TU_CHECK_CONTAINS(out, "stranded: compute 0 (0.0%), memory 1 (12.5%) slices");
     TU_CHECK_CONTAINS(out, "FGD:      compute 2.500 (35.7%), memory 3.500 (43.8%) slices");
     CU_ASSERT_EQUAL(
-        tu_cli("mig check --gpu A100-40GB --json --demand 1g.5gb 7x1g.5gb", out, CAP, errb, CAP),
+        tu_cli("mig check --gpu A100-40GB --json - --demand 1g.5gb 7x1g.5gb", out, CAP, errb, CAP),
         0);
     cJSON *root = cJSON_Parse(out);
     CU_ASSERT_FATAL(cJSON_IsObject(root));
@@ -114,7 +115,7 @@ static void test_cli_check(void)
     CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(fr, "stranded_memory")->valuedouble, 0.125, 1e-12);
     cJSON_Delete(root);
     CU_ASSERT_EQUAL(
-        tu_cli("mig check --gpu A100-40GB --json 1g.5gb+me,1g.5gb+me", out, CAP, errb, CAP), 2);
+        tu_cli("mig check --gpu A100-40GB --json - 1g.5gb+me,1g.5gb+me", out, CAP, errb, CAP), 1);
     root = cJSON_Parse(out);
     CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(root, "legal")));
     CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(root, "reason")->valuestring,
@@ -138,9 +139,9 @@ static void test_cli_pack(void)
         tu_cli("mig pack --gpu A100-40GB --gpus 2 2x3g.20gb,8x1g.5gb", out, CAP, errb, CAP), 1);
     TU_CHECK_CONTAINS(out, "unplaced: 1 (1 x 1g.5gb)");
     TU_CHECK_CONTAINS(errb, "1 of 10 requests do not fit on 2 GPUs");
-    CU_ASSERT_EQUAL(
-        tu_cli("mig pack --gpu A100-40GB --gpus 2 --json 2x3g.20gb,8x1g.5gb", out, CAP, errb, CAP),
-        1);
+    CU_ASSERT_EQUAL(tu_cli("mig pack --gpu A100-40GB --gpus 2 --json - 2x3g.20gb,8x1g.5gb", out,
+                           CAP, errb, CAP),
+                    1);
     cJSON *root = cJSON_Parse(out);
     CU_ASSERT_FATAL(cJSON_IsObject(root));
     CU_ASSERT_EQUAL(cJSON_GetObjectItem(root, "gpus_used")->valueint, 2);

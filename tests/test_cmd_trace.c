@@ -55,8 +55,8 @@ static double json_at(const cJSON *o, const char *a, const char *b)
 static void test_cli_stats(void)
 {
     static char out[8192], errb[2048];
-    CU_ASSERT_EQUAL(tu_cli("trace stats " CONV " --format azure-llm --json", out, sizeof out, errb,
-                           sizeof errb),
+    CU_ASSERT_EQUAL(tu_cli("trace stats " CONV " --format azure-llm --json -", out, sizeof out,
+                           errb, sizeof errb),
                     0);
     cJSON *j = cJSON_Parse(out);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
@@ -124,7 +124,7 @@ static void test_gen_stats_round_trip(void)
              arr, n, file);
     CU_ASSERT_EQUAL_FATAL(tu_cli(args, out, sizeof out, errb, sizeof errb), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(errb, "20000 requests"));
-    snprintf(args, sizeof args, "trace stats %s --format sharesim --json", file);
+    snprintf(args, sizeof args, "trace stats %s --format sharesim --json -", file);
     CU_ASSERT_EQUAL_FATAL(tu_cli(args, out, sizeof out, errb, sizeof errb), 0);
     cJSON *j = cJSON_Parse(out);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);

@@ -168,8 +168,10 @@ int prof_find_device(const char *device, char *name, size_t namelen, char *err, 
 {
     const char *dir = cal_profile_dir();
     DIR *d = opendir(dir);
-    if (!d)
-        return ss_errf(err, errlen, "cannot open the profile directory %s", dir);
+    if (!d) {
+        ss_errf(err, errlen, "cannot open the profile directory %s", dir);
+        return -2; /* not an answer: the caller's input is bad, not the device name */
+    }
     char *files[256];
     int n = 0;
     struct dirent *de;

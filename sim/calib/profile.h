@@ -38,7 +38,8 @@ int prof_read_fragment(const char *path, cJSON **doc, char *err, size_t errlen);
 /*
  * The shipped profile for a CUDA device name as cudaGetDeviceProperties reports it
  * ("NVIDIA H100 80GB HBM3"): matches a profile's "device", "name" or an alias, ignoring
- * case and a leading "NVIDIA ". Writes the profile's name; -1 with the known devices.
+ * case and a leading "NVIDIA ". Writes the profile's name and returns 0; -1 with the known
+ * devices when none matches; -2 when the profile directory cannot be read.
  */
 int prof_find_device(const char *device, char *name, size_t namelen, char *err, size_t errlen);
 

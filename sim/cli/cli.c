@@ -5,9 +5,11 @@
  */
 #include "cli/cli.h"
 #include "core/scenario.h"
+#include "report/csvrows.h"
 #include "tools/pool.h"
 #include "base/util.h"
 
+#include <cJSON.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -167,4 +169,55 @@ int cli_load_scenario(const char *path, unsigned flags, struct scenario *sc)
     fprintf(stderr, "sharesim: %s\n", err);
     scn_free(sc);
     return SS_EXIT_BADINPUT;
+}
+
+/* ---- result outputs ------------------------------------------------------------ */
+
+int cli_is_stdout(const char *path)
+{
+    return path && strcmp(path, "-") == 0;
+}
+
+/* Opens path, lets put() write into it, commits; the message goes out as `cmd: …`. */
+static int write_out(const char *cmd, const char *path,
+                     void (*put)(FILE *, const cJSON *, const char *const *), const cJSON *doc,
+                     const char *const *skip)
+{
+    struct ss_out o;
+    char err[SS_ERRLEN];
+    if (ss_out_open(&o, path, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", cmd, err);
+        return -1;
+    }
+    put(o.fp, doc, skip);
+    if (ss_out_commit(&o, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", cmd, err);
+        return -1;
+    }
+    return 0;
+}
+
+static void put_json(FILE *fp, const cJSON *doc, const char *const *skip)
+{
+    (void)skip;
+    char *text = cJSON_Print(doc);
+    if (!text)
+        SS_FATAL("cJSON_Print failed");
+    fputs(text, fp);
+    fputc('\n', fp);
+    free(text);
+}
+
+int cli_write_json(const char *cmd, const char *path, cJSON *doc)
+{
+    int rc = write_out(cmd, path, put_json, doc, NULL);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+int cli_write_csv_rows(const char *cmd, const char *path, cJSON *rows, const char *const *skip)
+{
+    int rc = write_out(cmd, path, csv_rows, rows, skip);
+    cJSON_Delete(rows);
+    return rc;
 }

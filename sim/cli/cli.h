@@ -86,4 +86,20 @@ int cli_load_scenario(const char *path, unsigned flags, struct scenario *sc);
 /* True when stderr is a terminal (progress lines are shown only then). */
 int cli_stderr_is_tty(void);
 
+/*
+ * Result outputs, one convention for every command (docs/cli.md): `--json FILE|-` and, where
+ * the result has rows, `--csv FILE|-`; "-" is stdout, and a command whose result goes to
+ * stdout prints no table there. Each writes through an atomic temporary file (util.h's
+ * ss_out), prints `CMD: MESSAGE` when that fails and returns -1 (the caller exits
+ * SS_EXIT_BADINPUT), else 0.
+ */
+struct cJSON;
+int cli_is_stdout(const char *path);
+/* The document, as cJSON_Print prints it plus a newline; doc is deleted. */
+int cli_write_json(const char *cmd, const char *path, struct cJSON *doc);
+/* An array of objects as CSV (report/csvrows.h: one row per object, keys in skip left out);
+ * rows is deleted. */
+int cli_write_csv_rows(const char *cmd, const char *path, struct cJSON *rows,
+                       const char *const *skip);
+
 #endif

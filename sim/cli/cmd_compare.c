@@ -1,6 +1,7 @@
 /*
  * sharesim compare — strategies side by side per tenant, the best value of each
- * column marked, and one line per strategy saying what dominated its latency.
+ * column marked, and one line per strategy saying what dominated its latency; the same
+ * figures as JSON (--json) and CSV rows (--csv).
  *
  * Latency decomposition (means over completed requests): latency = wait before
  * first service (queueing) + the request's work on a whole GPU (service) + the
@@ -8,11 +9,13 @@
  * slices and switches under time-slicing or vGPU, the smaller instance under
  * MIG, co-running clients under MPS.
  */
+#include "base/jsonv.h"
 #include "cli/cli.h"
 #include "core/policy.h"
 #include "report/report.h"
 #include "core/run.h"
 #include "core/scenario.h"
+#include "core/stable.h"
 #include "base/util.h"
 
 #include <getopt.h>
@@ -23,12 +26,24 @@
 static void usage(FILE *fp)
 {
     fprintf(fp,
-            "usage: sharesim compare SCENARIO [--baseline NAME] [--seed N] [--replications R]\n\n"
+            "usage: sharesim compare SCENARIO [--baseline NAME] [--seed N] [--replications R]\n"
+            "                        [--json FILE|-] [--csv FILE|-] [--quiet] [--check-sla]\n\n"
             "Runs the scenario and prints, per tenant, each strategy's p99, throughput, SLA\n"
             "attainment, p99 slowdown against the baseline strategy (default: the first\n"
             "exclusive one, else the first) and cost per million requests; * marks the best\n"
-            "value of each column. Then one line per strategy on what dominated latency.\n"
-            "exit: 0 ok, 2 bad input\n");
+            "value of each column. Then one line per strategy on what dominated latency.\n\n"
+            "  --baseline NAME   the strategy slowdowns are measured against\n"
+            "  --seed N          override the scenario's seed\n"
+            "  --replications R  override the scenario's replications\n"
+            "  --json FILE       the comparison as JSON: \"rows\" (one per tenant × strategy,\n"
+            "                    \"best\" naming the columns it is best in, \"stable\") and\n"
+            "                    \"latency\" (the decomposition per strategy); - for stdout\n"
+            "  --csv FILE        the rows as CSV; - for stdout\n"
+            "  --quiet           no table on stdout\n"
+            "  --check-sla       exit 1 when a tenant with an SLA misses it under some strategy\n"
+            "                    (p99 above sla.p99_ms, or overloaded; each named on stderr)\n"
+            "exit: 0 ok (also with SLAs missed, unless --check-sla), 1 an SLA missed with\n"
+            "      --check-sla, 2 bad input\n");
 }
 
 /* What sharing adds to the time in service, as the strategy's policy names it. */
@@ -47,44 +62,79 @@ static int better(int col, double a, double b)
     return col == 1 || col == 2 ? a > b : a < b; /* throughput and SLA: higher is better */
 }
 
-static void print_tenant(const struct scenario *sc, const struct run_result *r, int i, int base)
+#define CMP_COLS 5
+#define CMP_MAX 64
+/* The columns of a tenant's table and their keys in --json/--csv. */
+static const char *const col_key[CMP_COLS] = {"p99_ms", "throughput_per_s", "sla_attainment",
+                                              "slowdown", "cost_per_million_requests_usd"};
+
+/* One tenant's table: v[k][c] for strategy k, column c (SLA in %), best[c] its best row. */
+struct cmp_tenant {
+    int n;
+    double v[CMP_MAX][CMP_COLS];
+    int best[CMP_COLS];
+};
+
+static void tenant_cells(const struct run_result *r, int i, int base, struct cmp_tenant *ct)
 {
-    double v[64][5];
-    int S = r->n < 64 ? r->n : 64, best[5] = {0};
-    for (int k = 0; k < S; k++) {
+    ct->n = r->n < CMP_MAX ? r->n : CMP_MAX;
+    memset(ct->best, 0, sizeof ct->best);
+    for (int k = 0; k < ct->n; k++) {
         const double *t = r->s[k].t + (size_t)i * TM_N;
         double bp99 = r->s[base].t[(size_t)i * TM_N + TM_LAT_P99];
-        v[k][0] = t[TM_LAT_P99] * 1e3;
-        v[k][1] = t[TM_THROUGHPUT];
-        v[k][2] = t[TM_SLA_ATTAINMENT] * 100;
-        v[k][3] = t[TM_LAT_P99] / bp99;
-        v[k][4] = r->s[k].m[SM_COST_PER_MREQ];
-        for (int c = 0; c < 5; c++)
-            if (k == 0 || better(c, v[k][c], v[best[c]][c]))
-                best[c] = k;
-    }
-    printf("\ntenant %s%s\n", sc->tenants[i].name, sc->tenants[i].sla_p99_s > 0 ? "" : " (no SLA)");
-    printf("  %-14s %11s %11s %9s %10s %11s\n", "strategy", "p99_ms", "thr/s", "SLA%", "slowdown",
-           "$/Mreq");
-    static const char *const fmt[5] = {"%.3f", "%.1f", "%.1f", "%.2f", "%.3f"};
-    for (int k = 0; k < S; k++) {
-        char cell[5][32];
-        for (int c = 0; c < 5; c++) {
-            if (!isfinite(v[k][c])) {
-                snprintf(cell[c], sizeof cell[c], "-");
-                continue;
-            }
-            int n = snprintf(cell[c], sizeof cell[c], fmt[c], v[k][c]);
-            if (best[c] == k && n < 30)
-                strcat(cell[c], "*");
-        }
-        printf("  %-14s %11s %11s %9s %10s %11s\n", r->s[k].name, cell[0], cell[1], cell[2],
-               cell[3], cell[4]);
+        ct->v[k][0] = t[TM_LAT_P99] * 1e3;
+        ct->v[k][1] = t[TM_THROUGHPUT];
+        ct->v[k][2] = t[TM_SLA_ATTAINMENT] * 100;
+        ct->v[k][3] = t[TM_LAT_P99] / bp99;
+        ct->v[k][4] = r->s[k].m[SM_COST_PER_MREQ];
+        for (int c = 0; c < CMP_COLS; c++)
+            if (k == 0 || better(c, ct->v[k][c], ct->v[ct->best[c]][c]))
+                ct->best[c] = k;
     }
 }
 
+static void print_tenant(const struct scenario *sc, const struct run_result *r, int i, int base)
+{
+    struct cmp_tenant ct;
+    tenant_cells(r, i, base, &ct);
+    static const char *const fmt[CMP_COLS] = {"%.3f", "%.1f", "%.1f", "%.2f", "%.3f"};
+    static const char *const head[CMP_COLS] = {"p99_ms", "thr/s", "SLA%", "slowdown", "$/Mreq"};
+    /* Columns widen for large numbers (an overloaded tenant's p99) rather than run together. */
+    int w[CMP_COLS] = {11, 11, 9, 10, 11};
+    char(*cell)[CMP_COLS][32] = ss_xcalloc((size_t)(ct.n ? ct.n : 1), sizeof *cell);
+    for (int k = 0; k < ct.n; k++)
+        for (int c = 0; c < CMP_COLS; c++) {
+            int n = isfinite(ct.v[k][c])
+                        ? snprintf(cell[k][c], sizeof cell[k][c], fmt[c], ct.v[k][c])
+                        : snprintf(cell[k][c], sizeof cell[k][c], "-");
+            if (isfinite(ct.v[k][c]) && ct.best[c] == k && n < 30)
+                strcat(cell[k][c], "*");
+            if ((int)strlen(cell[k][c]) > w[c])
+                w[c] = (int)strlen(cell[k][c]);
+        }
+    printf("\ntenant %s%s\n", sc->tenants[i].name, sc->tenants[i].sla_p99_s > 0 ? "" : " (no SLA)");
+    printf("  %-14s", "strategy");
+    for (int c = 0; c < CMP_COLS; c++)
+        printf(" %*s", w[c], head[c]);
+    putchar('\n');
+    for (int k = 0; k < ct.n; k++) {
+        printf("  %-14s", r->s[k].name);
+        for (int c = 0; c < CMP_COLS; c++)
+            printf(" %*s", w[c], cell[k][c]);
+        printf("%s\n", stab_state(&r->s[k], i) == 0 ? "  unstable" : "");
+    }
+    free(cell);
+}
+
+/* A strategy's latency decomposition: means over completed requests, weighted by them. */
+struct cmp_dom {
+    double n, mean_s, q, w, ex; /* completions; mean latency; the three parts' fractions */
+    const char *dom;            /* what dominates: "queueing", "service" or the excess label */
+};
+
 /* s is the result of st. */
-static void print_dominant(const struct strategy_cfg *st, const struct strategy_result *s)
+static void dominant(const struct strategy_cfg *st, const struct strategy_result *s,
+                     struct cmp_dom *d)
 {
     double q = 0, w = 0, l = 0, n = 0;
     for (int i = 0; i < s->n_tenants; i++) {
@@ -96,19 +146,94 @@ static void print_dominant(const struct strategy_cfg *st, const struct strategy_
         l += t[TM_COMPLETED] * t[TM_LAT_MEAN];
         n += t[TM_COMPLETED];
     }
+    memset(d, 0, sizeof *d);
+    d->n = n;
     if (n == 0 || l <= 0) {
-        printf("  %-14s nothing completed\n", s->name);
+        d->n = 0;
         return;
     }
     double ex = l - q - w;
     if (ex < 0)
         ex = 0; /* faster than a whole GPU cannot happen; rounding only */
-    const char *dom = q >= w && q >= ex ? "queueing" : ex >= w ? excess_name(st) : "service";
+    d->mean_s = l / n;
+    d->q = q / l;
+    d->w = w / l;
+    d->ex = ex / l;
+    d->dom = q >= w && q >= ex ? "queueing" : ex >= w ? excess_name(st) : "service";
+}
+
+static void print_dominant(const struct strategy_cfg *st, const struct strategy_result *s)
+{
+    struct cmp_dom d;
+    dominant(st, s, &d);
+    if (d.n == 0) {
+        printf("  %-14s nothing completed\n", s->name);
+        return;
+    }
     printf("  %-14s mean %.3f ms = queueing %.0f%% + service %.0f%% + %s %.0f%%", s->name,
-           l / n * 1e3, 100 * q / l, 100 * w / l, excess_name(st), 100 * ex / l);
+           d.mean_s * 1e3, 100 * d.q, 100 * d.w, excess_name(st), 100 * d.ex);
     if (s->m[SM_SWITCH] > 0)
         printf(" (switching %.2f%% of GPU time)", 100 * s->m[SM_SWITCH]);
-    printf(" — %s dominates\n", dom);
+    printf(" — %s dominates\n", d.dom);
+}
+
+/* The rows of --json and --csv: one per tenant × strategy, in the table's order. */
+static cJSON *compare_rows(const struct scenario *sc, const struct run_result *r, int base)
+{
+    cJSON *rows = cJSON_CreateArray();
+    for (int i = 0; i < sc->n_tenants; i++) {
+        struct cmp_tenant ct;
+        tenant_cells(r, i, base, &ct);
+        for (int k = 0; k < ct.n; k++) {
+            cJSON *o = cJSON_CreateObject(), *best = cJSON_CreateArray();
+            cJSON_AddStringToObject(o, "tenant", sc->tenants[i].name);
+            cJSON_AddStringToObject(o, "strategy", r->s[k].name);
+            for (int c = 0; c < CMP_COLS; c++) {
+                jv_out_add(o, col_key[c], c == 2 ? ct.v[k][c] / 100 : ct.v[k][c]);
+                if (ct.best[c] == k && isfinite(ct.v[k][c]))
+                    cJSON_AddItemToArray(best, cJSON_CreateString(col_key[c]));
+            }
+            cJSON_AddItemToObject(o, "best", best);
+            int st = stab_state(&r->s[k], i);
+            if (st < 0)
+                cJSON_AddNullToObject(o, "stable");
+            else
+                cJSON_AddBoolToObject(o, "stable", st);
+            cJSON_AddItemToArray(rows, o);
+        }
+    }
+    return rows;
+}
+
+static cJSON *compare_json(const struct scenario *sc, const struct run_result *r, int base)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "scenario", sc->name);
+    cJSON_AddStringToObject(doc, "gpu", sc->gpu.name);
+    cJSON_AddNumberToObject(doc, "gpus", sc->gpus);
+    cJSON_AddNumberToObject(doc, "seed", (double)r->seed);
+    cJSON_AddNumberToObject(doc, "replications", r->replications);
+    cJSON_AddStringToObject(doc, "baseline", sc->strategies[base].name);
+    cJSON_AddItemToObject(doc, "rows", compare_rows(sc, r, base));
+    cJSON *lat = cJSON_AddArrayToObject(doc, "latency");
+    for (int k = 0; k < r->n; k++) {
+        struct cmp_dom d;
+        dominant(&sc->strategies[k], &r->s[k], &d);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "strategy", r->s[k].name);
+        jv_out_add(o, "mean_ms", d.n > 0 ? d.mean_s * 1e3 : NAN);
+        jv_out_add(o, "queueing", d.n > 0 ? d.q : NAN);
+        jv_out_add(o, "service", d.n > 0 ? d.w : NAN);
+        jv_out_add(o, "excess", d.n > 0 ? d.ex : NAN);
+        cJSON_AddStringToObject(o, "excess_label", excess_name(&sc->strategies[k]));
+        jv_out_add(o, "switch_overhead", r->s[k].m[SM_SWITCH]);
+        if (d.n > 0)
+            cJSON_AddStringToObject(o, "dominant", d.dom);
+        else
+            cJSON_AddNullToObject(o, "dominant");
+        cJSON_AddItemToArray(lat, o);
+    }
+    return doc;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -116,15 +241,32 @@ int cmd_compare(int argc, char **argv)
     static const struct option opts[] = {{"baseline", required_argument, 0, 'b'},
                                          {"seed", required_argument, 0, 's'},
                                          {"replications", required_argument, 0, 'r'},
+                                         {"json", required_argument, 0, 'j'},
+                                         {"csv", required_argument, 0, 'c'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"check-sla", no_argument, 0, 'S'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *baseline = NULL;
+    static const char cmd[] = "sharesim compare";
+    const char *baseline = NULL, *json = NULL, *csv = NULL;
     struct run_opts ro = {0, -1, 0, 0};
     long v;
-    int c;
+    int c, quiet = 0, check_sla = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "b:s:r:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "b:s:r:j:c:qh", opts, NULL)) != -1) {
         switch (c) {
+        case 'j':
+            json = optarg;
+            break;
+        case 'c':
+            csv = optarg;
+            break;
+        case 'q':
+            quiet = 1;
+            break;
+        case 'S':
+            check_sla = 1;
+            break;
         case 'b':
             baseline = optarg;
             break;
@@ -169,7 +311,7 @@ int cmd_compare(int argc, char **argv)
     if (base < 0)
         base = 0;
     cli_install_signal_handlers();
-    ro.progress = cli_stderr_is_tty();
+    ro.progress = cli_stderr_is_tty() && !quiet;
     struct run_result r;
     char err[SS_ERRLEN];
     if (run_scenario(&sc, &ro, &r, err, sizeof err)) {
@@ -177,14 +319,24 @@ int cmd_compare(int argc, char **argv)
         scn_free(&sc);
         return SS_EXIT_BADINPUT;
     }
-    printf("compare %s on %d × %s (baseline %s; * = best in column)\n", sc.name, sc.gpus,
-           sc.gpu.name, sc.strategies[base].name);
-    for (int i = 0; i < sc.n_tenants; i++)
-        print_tenant(&sc, &r, i, base);
-    printf("\nwhat dominated latency (all tenants, weighted by completions):\n");
-    for (int k = 0; k < r.n; k++)
-        print_dominant(&sc.strategies[k], &r.s[k]); /* run_scenario keeps the order */
+    if (!quiet && !cli_is_stdout(json) && !cli_is_stdout(csv)) {
+        printf("compare %s on %d × %s (baseline %s; * = best in column)\n", sc.name, sc.gpus,
+               sc.gpu.name, sc.strategies[base].name);
+        for (int i = 0; i < sc.n_tenants; i++)
+            print_tenant(&sc, &r, i, base);
+        printf("\nwhat dominated latency (all tenants, weighted by completions):\n");
+        for (int k = 0; k < r.n; k++)
+            print_dominant(&sc.strategies[k], &r.s[k]); /* run_scenario keeps the order */
+    }
+    rep_warn_unstable(stderr, cmd, &sc, &r);
+    int rc = SS_EXIT_OK;
+    if (json && cli_write_json(cmd, json, compare_json(&sc, &r, base)))
+        rc = SS_EXIT_BADINPUT;
+    if (csv && cli_write_csv_rows(cmd, csv, compare_rows(&sc, &r, base), NULL))
+        rc = SS_EXIT_BADINPUT;
+    if (check_sla && rep_sla_misses(stderr, cmd, &sc, &r) > 0 && rc == SS_EXIT_OK)
+        rc = SS_EXIT_INFEASIBLE;
     run_result_free(&r);
     scn_free(&sc);
-    return SS_EXIT_OK;
+    return rc;
 }

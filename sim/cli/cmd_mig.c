@@ -1,8 +1,9 @@
 /*
  * cmd_mig — `sharesim mig profiles|layouts|check|pack`: the MIG library
- * (mig.h) on the command line. Text for people, --json for programs; exit 0
- * ok, 1 requests left unplaced by pack, 2 bad input (an illegal layout given to
- * check is bad input: the message says which rule it breaks).
+ * (mig.h) on the command line. Text for people, --json FILE|- and --csv FILE|- for
+ * programs; exit 0 ok, 1 a negative answer (check: a well-formed layout that breaks a
+ * placement rule, the message says which; pack: requests left unplaced), 2 bad input
+ * (an unknown GPU or profile, a malformed list).
  */
 #include "calib/calib.h"
 #include "cli/cli.h"
@@ -17,8 +18,8 @@
 
 /* Options common to the subcommands. */
 struct mig_opts {
-    const char *gpu, *demand, *policy;
-    int json, maximal, gpus, arrival;
+    const char *gpu, *demand, *policy, *json, *csv;
+    int maximal, gpus, arrival;
     const char *arg; /* the one positional argument */
 };
 
@@ -30,7 +31,8 @@ enum {
     OPT_POLICY,
     OPT_GPUS,
     OPT_MAXIMAL,
-    OPT_ORDER
+    OPT_ORDER,
+    OPT_CSV
 };
 
 /* Parses argv for subcommand `sub`; `allowed` lists the long options it takes.
@@ -40,7 +42,8 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
 {
     static const struct option longopts[] = {
         {"gpu", required_argument, NULL, OPT_GPU},
-        {"json", no_argument, NULL, OPT_JSON},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"csv", required_argument, NULL, OPT_CSV},
         {"help", no_argument, NULL, OPT_HELP},
         {"demand", required_argument, NULL, OPT_DEMAND},
         {"policy", required_argument, NULL, OPT_POLICY},
@@ -55,7 +58,7 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
     optind = 1;
     opterr = 0;
     int c, li;
-    while ((c = getopt_long(argc, argv, ":g:jh", longopts, &li)) != -1) {
+    while ((c = getopt_long(argc, argv, ":g:j:h", longopts, &li)) != -1) {
         const char *name = NULL;
         for (const struct option *lo = longopts; lo->name; lo++)
             if (lo->val == c)
@@ -82,7 +85,10 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
             o->gpu = optarg;
             break;
         case OPT_JSON:
-            o->json = 1;
+            o->json = optarg;
+            break;
+        case OPT_CSV:
+            o->csv = optarg;
             break;
         case OPT_HELP:
             fputs(help, stdout);
@@ -146,14 +152,29 @@ static int load_gpu(const char *sub, const char *name, struct gpu_profile *g)
     return 0;
 }
 
-static void print_json(cJSON *root)
+/* True when the text is to be printed: no result goes to stdout instead. */
+static int want_text(const struct mig_opts *o)
 {
-    char *s = cJSON_Print(root);
-    if (!s)
-        SS_FATAL("cJSON_Print failed");
-    puts(s);
-    free(s);
-    cJSON_Delete(root);
+    return !cli_is_stdout(o->json) && !cli_is_stdout(o->csv);
+}
+
+/* Writes --json (root) and --csv (root's array `rows`, or root itself when rows is NULL);
+ * deletes root. 0, or -1 with the message printed. */
+static int write_outputs(const char *sub, const struct mig_opts *o, cJSON *root, const char *rows)
+{
+    char cmd[64];
+    int rc = 0;
+    snprintf(cmd, sizeof cmd, "sharesim mig %s", sub);
+    if (o->csv) {
+        cJSON *r = rows ? cJSON_GetObjectItemCaseSensitive(root, rows) : root;
+        if (cli_write_csv_rows(cmd, o->csv, cJSON_Duplicate(r, 1), NULL))
+            rc = -1;
+    }
+    if (o->json && cli_write_json(cmd, o->json, root))
+        return -1;
+    if (!o->json)
+        cJSON_Delete(root);
+    return rc;
 }
 
 static void format_range(int start, int size, char *buf, size_t len)
@@ -167,21 +188,24 @@ static void format_range(int start, int size, char *buf, size_t len)
 /* ---- profiles ---------------------------------------------------------- */
 
 static const char *help_profiles =
-    "usage: sharesim mig profiles --gpu GPU [--json]\n\n"
+    "usage: sharesim mig profiles --gpu GPU [--json FILE|-] [--csv FILE|-]\n\n"
     "Lists the GPU's MIG profiles: compute and memory slices, SM count, the\n"
     "instance's share of the whole GPU's SMs (SMs / total SMs without MIG) and of its\n"
-    "memory slices (and bandwidth), memory, max instances and legal start slices.\n";
+    "memory slices (and bandwidth), memory, max instances and legal start slices.\n"
+    "  --json FILE  {\"gpu\", \"total_sms\", …, \"profiles\": […]}; - for stdout\n"
+    "  --csv FILE   one row per profile; - for stdout\n"
+    "exit: 0 ok, 2 bad input (an unknown GPU, one without MIG)\n";
 
 static int sub_profiles(int argc, char **argv)
 {
     struct mig_opts o;
-    int rc = parse_opts("profiles", help_profiles, "gpu json", 0, argc, argv, &o);
+    int rc = parse_opts("profiles", help_profiles, "gpu json csv", 0, argc, argv, &o);
     if (rc != CLI_CONTINUE)
         return rc;
     struct gpu_profile g;
     if (load_gpu("profiles", o.gpu, &g))
         return SS_EXIT_BADINPUT;
-    if (o.json) {
+    if (o.json || o.csv) {
         cJSON *root = cJSON_CreateObject(), *arr = cJSON_CreateArray();
         cJSON_AddStringToObject(root, "gpu", g.name);
         cJSON_AddNumberToObject(root, "total_sms", g.total_sms);
@@ -203,8 +227,10 @@ static int sub_profiles(int argc, char **argv)
             cJSON_AddItemToArray(arr, e);
         }
         cJSON_AddItemToObject(root, "profiles", arr);
-        print_json(root);
-        return SS_EXIT_OK;
+        if (write_outputs("profiles", &o, root, "profiles"))
+            return SS_EXIT_BADINPUT;
+        if (!want_text(&o))
+            return SS_EXIT_OK;
     }
     printf("%s: %d SMs without MIG, %d compute slices, %d memory slices\n", g.name, g.total_sms,
            g.mig_compute_slices, g.mig_memory_slices);
@@ -227,17 +253,19 @@ static int sub_profiles(int argc, char **argv)
 /* ---- layouts ----------------------------------------------------------- */
 
 static const char *help_layouts =
-    "usage: sharesim mig layouts --gpu GPU [--maximal] [--json]\n\n"
+    "usage: sharesim mig layouts --gpu GPU [--maximal] [--json FILE|-] [--csv FILE|-]\n\n"
     "Every distinct non-empty set of GPU instances (a multiset of profiles, positions\n"
     "ignored) that can exist at once on the GPU, +me profiles included, largest\n"
     "profile first. \"maximal\": no instance of any profile can be added.\n"
     "  --maximal  list only the maximal layouts\n"
-    "  --json     [{\"profiles\": [\"3g.20gb\", …], \"maximal\": true}, …]\n";
+    "  --json FILE  [{\"profiles\": [\"3g.20gb\", …], \"maximal\": true}, …]; - for stdout\n"
+    "  --csv FILE   one row per layout (profiles joined with ;); - for stdout\n"
+    "exit: 0 ok, 2 bad input\n";
 
 static int sub_layouts(int argc, char **argv)
 {
     struct mig_opts o;
-    int rc = parse_opts("layouts", help_layouts, "gpu json maximal", 0, argc, argv, &o);
+    int rc = parse_opts("layouts", help_layouts, "gpu json csv maximal", 0, argc, argv, &o);
     if (rc != CLI_CONTINUE)
         return rc;
     struct gpu_profile g;
@@ -247,7 +275,7 @@ static int sub_layouts(int argc, char **argv)
     int n = mig_layouts(&g, &sets), n_max = 0;
     for (int i = 0; i < n; i++)
         n_max += sets[i].maximal;
-    if (o.json) {
+    if (o.json || o.csv) {
         cJSON *arr = cJSON_CreateArray();
         for (int i = 0; i < n; i++) {
             if (o.maximal && !sets[i].maximal)
@@ -261,8 +289,9 @@ static int sub_layouts(int argc, char **argv)
             cJSON_AddBoolToObject(e, "maximal", sets[i].maximal);
             cJSON_AddItemToArray(arr, e);
         }
-        print_json(arr);
-    } else {
+        rc = write_outputs("layouts", &o, arr, NULL) ? SS_EXIT_BADINPUT : SS_EXIT_OK;
+    }
+    if (want_text(&o)) {
         printf("%-44s %7s %6s  %s\n", "layout", "compute", "memory", "maximal");
         for (int i = 0; i < n; i++) {
             if (o.maximal && !sets[i].maximal)
@@ -275,7 +304,7 @@ static int sub_layouts(int argc, char **argv)
         printf("%s: %d legal layouts, %d maximal\n", g.name, n, n_max);
     }
     free(sets);
-    return SS_EXIT_OK;
+    return rc == CLI_CONTINUE ? SS_EXIT_OK : rc;
 }
 
 /* ---- fragmentation output ---------------------------------------------- */
@@ -349,21 +378,24 @@ static void print_slice_map(const struct gpu_profile *g, const struct mig_layout
 /* ---- check ------------------------------------------------------------- */
 
 static const char *help_check =
-    "usage: sharesim mig check --gpu GPU [--demand D] [--json] LAYOUT\n\n"
+    "usage: sharesim mig check --gpu GPU [--demand D] [--json FILE|-] [--csv FILE|-] LAYOUT\n\n"
     "LAYOUT: comma list of profiles, e.g. 3g.20gb,2g.10gb,1g.5gb,1g.5gb or 3g.20gb,4x1g.5gb;\n"
     "PROFILE@S pins an instance to start at memory slice S (1g.5gb@1,1g.5gb@5).\n"
     "Legal: exit 0 and the placement (start memory slice of each instance; unpinned\n"
     "ones placed to leave the free slices as usable as possible), each instance's\n"
-    "SM and memory share. Illegal: exit 2 and every rule the layout breaks.\n"
+    "SM and memory share. Illegal: exit 1 and every rule the layout breaks (exit 2 is\n"
+    "for bad input: an unknown GPU or profile, a malformed list).\n"
     "  --demand D  also report fragmentation for the demand mix D\n"
     "              (PROFILE:WEIGHT,…; stranded and FGD, see docs/mig.md)\n"
-    "  --json      {\"legal\": …, \"instances\": […], \"fragmentation\": {…}} or\n"
-    "              {\"legal\": false, \"reason\": …}\n";
+    "  --json FILE {\"legal\": …, \"instances\": […], \"fragmentation\": {…}} or\n"
+    "              {\"legal\": false, \"reason\": …}; - for stdout\n"
+    "  --csv FILE  one row per instance (none when illegal); - for stdout\n"
+    "exit: 0 legal, 1 illegal, 2 bad input\n";
 
 static int sub_check(int argc, char **argv)
 {
     struct mig_opts o;
-    int rc = parse_opts("check", help_check, "gpu json demand", 1, argc, argv, &o);
+    int rc = parse_opts("check", help_check, "gpu json csv demand", 1, argc, argv, &o);
     if (rc != CLI_CONTINUE)
         return rc;
     struct gpu_profile g;
@@ -381,26 +413,30 @@ static int sub_check(int argc, char **argv)
     }
     struct mig_layout l;
     if (mig_place(&g, prof, pin, n, o.demand ? &d : NULL, &l, err, sizeof err)) {
-        if (o.json) {
+        rc = SS_EXIT_INFEASIBLE; /* well-formed, but the answer is no */
+        if (o.json || o.csv) {
             cJSON *root = cJSON_CreateObject();
             cJSON_AddStringToObject(root, "gpu", g.name);
             cJSON_AddStringToObject(root, "layout", o.arg);
             cJSON_AddBoolToObject(root, "legal", 0);
             cJSON_AddStringToObject(root, "reason", err);
-            print_json(root);
+            cJSON_AddArrayToObject(root, "instances");
+            if (write_outputs("check", &o, root, "instances"))
+                rc = SS_EXIT_BADINPUT;
         }
         fprintf(stderr, "sharesim mig check: %s is not a legal layout on %s: %s\n", o.arg, g.name,
                 err);
         free(prof);
         free(pin);
-        return SS_EXIT_BADINPUT;
+        return rc;
     }
     struct mig_set set;
     mig_set_from_list(&g, prof, n, &set);
     struct mig_frag f;
     if (o.demand)
         mig_frag(&g, &l, &d, &f);
-    if (o.json) {
+    rc = SS_EXIT_OK;
+    if (o.json || o.csv) {
         cJSON *root = cJSON_CreateObject(), *arr = cJSON_CreateArray();
         cJSON_AddStringToObject(root, "gpu", g.name);
         cJSON_AddStringToObject(root, "layout", o.arg);
@@ -425,8 +461,10 @@ static int sub_check(int argc, char **argv)
             cJSON_AddItemToObject(root, "demand", demand_json(&g, &d));
             cJSON_AddItemToObject(root, "fragmentation", frag_json(&f));
         }
-        print_json(root);
-    } else {
+        if (write_outputs("check", &o, root, "instances"))
+            rc = SS_EXIT_BADINPUT;
+    }
+    if (want_text(&o)) {
         printf("%s is a legal layout on %s (compute %d/%d, memory %d/%d slices)\n", o.arg, g.name,
                set.compute_slices, g.mig_compute_slices, set.memory_slices, g.mig_memory_slices);
         printf("%-3s %-12s %5s %7s %7s %4s %13s %12s %9s\n", "#", "profile", "start", "slices",
@@ -447,14 +485,14 @@ static int sub_check(int argc, char **argv)
     }
     free(prof);
     free(pin);
-    return SS_EXIT_OK;
+    return rc;
 }
 
 /* ---- pack -------------------------------------------------------------- */
 
 static const char *help_pack =
     "usage: sharesim mig pack --gpu GPU [--gpus N] [--policy P] [--demand D] [--order O]\n"
-    "                         [--json] REQUESTS\n\n"
+    "                         [--json FILE|-] [--csv FILE|-] REQUESTS\n\n"
     "Packs MIG instance requests (comma list, NxPROFILE repeats: 2x3g.20gb,8x1g.5gb)\n"
     "onto as few GPUs as the policy manages; deterministic.\n"
     "  --policy best-fit   (default) the GPU left with the least free capacity\n"
@@ -466,9 +504,11 @@ static const char *help_pack =
     "          arrival  as listed, like an online scheduler\n"
     "  --demand D  demand mix for fragmentation and fgd (PROFILE:WEIGHT,…);\n"
     "              default: the requests' own mix\n"
-    "  --json      machine-readable result\n"
+    "  --json FILE machine-readable result; - for stdout\n"
+    "  --csv FILE  one row per request: gpu (empty when unplaced), profile, start\n"
     "Prints each GPU's layout (profile@start memory slice), GPUs used, the lower bound\n"
-    "no packing can beat, unplaced requests, and stranded capacity and FGD.\n";
+    "no packing can beat, unplaced requests, and stranded capacity and FGD.\n"
+    "exit: 0 every request placed, 1 some do not fit in --gpus N, 2 bad input\n";
 
 static void print_pack(const struct gpu_profile *g, const int *req, const struct mig_pack *r,
                        const struct mig_pack_opts *po)
@@ -582,10 +622,32 @@ static cJSON *pack_json(const struct gpu_profile *g, const int *req, const struc
     return root;
 }
 
+/* One row per request, in request order: where pack put it (gpu and start empty when
+ * unplaced). */
+static cJSON *pack_rows(const struct gpu_profile *g, const int *req, const struct mig_pack *r)
+{
+    cJSON *rows = cJSON_CreateArray();
+    for (int i = 0; i < r->n_req; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "request", i);
+        cJSON_AddStringToObject(e, "profile", g->mig[req[i]].name);
+        if (r->gpu_of[i] >= 0) {
+            cJSON_AddNumberToObject(e, "gpu", r->gpu_of[i]);
+            cJSON_AddNumberToObject(e, "start", r->gpu[r->gpu_of[i]].start[r->slot_of[i]]);
+        } else {
+            cJSON_AddNullToObject(e, "gpu");
+            cJSON_AddNullToObject(e, "start");
+        }
+        cJSON_AddItemToArray(rows, e);
+    }
+    return rows;
+}
+
 static int sub_pack(int argc, char **argv)
 {
     struct mig_opts o;
-    int rc = parse_opts("pack", help_pack, "gpu json demand policy gpus order", 2, argc, argv, &o);
+    int rc =
+        parse_opts("pack", help_pack, "gpu json csv demand policy gpus order", 2, argc, argv, &o);
     if (rc != CLI_CONTINUE)
         return rc;
     struct gpu_profile g;
@@ -616,11 +678,13 @@ static int sub_pack(int argc, char **argv)
     struct mig_pack_opts po = {
         .policy = pol, .max_gpus = o.gpus, .arrival_order = o.arrival, .demand = &d};
     mig_pack(&g, req, n, &po, &r);
-    if (o.json)
-        print_json(pack_json(&g, req, &r, &po));
-    else
+    if (want_text(&o))
         print_pack(&g, req, &r, &po);
     rc = r.n_unplaced ? SS_EXIT_INFEASIBLE : SS_EXIT_OK;
+    if (o.csv && cli_write_csv_rows("sharesim mig pack", o.csv, pack_rows(&g, req, &r), NULL))
+        rc = SS_EXIT_BADINPUT;
+    if (o.json && cli_write_json("sharesim mig pack", o.json, pack_json(&g, req, &r, &po)))
+        rc = SS_EXIT_BADINPUT;
     if (r.n_unplaced)
         fprintf(stderr, "sharesim mig pack: %d of %d requests do not fit on %d GPU%s\n",
                 r.n_unplaced, n, r.cluster_gpus, r.cluster_gpus > 1 ? "s" : "");
@@ -633,7 +697,7 @@ static const struct cli_command subcommands[] = {
     {"profiles", "the GPU's MIG profiles: slices, SMs, shares, legal starts", sub_profiles, NULL},
     {"layouts", "every legal set of instances (positions ignored); --maximal: nothing more fits",
      sub_layouts, NULL},
-    {"check", "is LAYOUT legal? exit 0 and the placement, or exit 2 and the rule it breaks",
+    {"check", "is LAYOUT legal? exit 0 and the placement, or exit 1 and the rule it breaks",
      sub_check, NULL},
     {"pack", "pack instance REQUESTS onto few GPUs (best-fit, first-fit or fgd)", sub_pack, NULL},
     {NULL, NULL, NULL, NULL},

@@ -14,7 +14,7 @@
 static void usage(FILE *fp)
 {
     fprintf(fp,
-            "usage: sharesim plan SCENARIO [--json FILE|-] [--k8s DIR] [--quiet]\n\n"
+            "usage: sharesim plan SCENARIO [--json FILE|-] [--csv FILE|-] [--k8s DIR] [--quiet]\n\n"
             "Finds the cheapest configuration (strategy kind, parameters, GPU count) under\n"
             "which every tenant meets its p99 SLA. The scenario's tenants and GPU are the\n"
             "input; its strategies are ignored (and may be left out); an optional \"plan\": "
@@ -22,6 +22,7 @@ static void usage(FILE *fp)
             "\"max_gpus\": N, \"max_simulations\": N} limits the search. Candidates are pruned\n"
             "with queueing theory, then simulated cheapest first.\n\n"
             "  --json FILE  recommendation and ranked candidates as JSON; - for stdout\n"
+            "  --csv FILE   the ranked candidates, one row each (p99_ms.TENANT when simulated)\n"
             "  --k8s DIR    write the Kubernetes artefact of the recommendation into DIR\n"
             "  --quiet      no table on stdout\n"
             "exit: 0 a configuration meets every SLA, 1 none does (closest shown), 2 bad input\n");
@@ -29,18 +30,20 @@ static void usage(FILE *fp)
 
 int cmd_plan(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", required_argument, 0, 'j'},
-                                         {"k8s", required_argument, 0, 'k'},
-                                         {"quiet", no_argument, 0, 'q'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *json = NULL, *k8s = NULL;
+    static const struct option opts[] = {
+        {"json", required_argument, 0, 'j'}, {"csv", required_argument, 0, 'c'},
+        {"k8s", required_argument, 0, 'k'},  {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
+    const char *json = NULL, *csv = NULL, *k8s = NULL;
     int quiet = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "j:k:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "j:c:k:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'j':
             json = optarg;
+            break;
+        case 'c':
+            csv = optarg;
             break;
         case 'k':
             k8s = optarg;
@@ -71,25 +74,19 @@ int cmd_plan(int argc, char **argv)
         scn_free(&sc);
         return SS_EXIT_BADINPUT;
     }
-    int json_stdout = json && strcmp(json, "-") == 0;
-    if (!quiet && !json_stdout)
+    if (!quiet && !cli_is_stdout(json) && !cli_is_stdout(csv))
         plan_table(stdout, &sc, &r);
     int rc = r.best >= 0 ? SS_EXIT_OK : SS_EXIT_INFEASIBLE;
-    if (json) {
-        struct ss_out o;
-        if (ss_out_open(&o, json, err, sizeof err) == 0) {
-            cJSON *doc = plan_json(&sc, &r);
-            char *text = cJSON_Print(doc);
-            fprintf(o.fp, "%s\n", text);
-            free(text);
-            cJSON_Delete(doc);
-            if (ss_out_commit(&o, err, sizeof err) == 0)
-                err[0] = '\0';
-        }
-        if (err[0]) {
-            fprintf(stderr, "sharesim: %s\n", err);
+    if (json && cli_write_json("sharesim plan", json, plan_json(&sc, &r)))
+        rc = SS_EXIT_BADINPUT;
+    if (csv) {
+        /* The CSV is the JSON's candidates; a strategy object has no columns of its own. */
+        static const char *const skip[] = {"strategy", NULL};
+        cJSON *doc = plan_json(&sc, &r);
+        cJSON *rows = cJSON_DetachItemFromObject(doc, "candidates");
+        cJSON_Delete(doc);
+        if (cli_write_csv_rows("sharesim plan", csv, rows, skip))
             rc = SS_EXIT_BADINPUT;
-        }
     }
     if (k8s && r.best >= 0) {
         mkdir(k8s, 0777);

@@ -5,7 +5,8 @@
  *   diff A B                  what changed from A to B, with relative changes
  *   merge BASE FRAG… -o OUT   lay microbenchmark outputs over a shipped profile
  *   match DEVICE              the shipped profile for a CUDA device name
- * Tables are for people (long sources wrap to the terminal width); --json is for tools.
+ * Tables are for people (long sources wrap to the terminal width); --json FILE|- (and --csv
+ * for list and diff, which have rows) are for tools (docs/cli.md).
  */
 #include "calib/calib.h"
 #include "cli/cli.h"
@@ -305,27 +306,29 @@ static void show_table(const cJSON *doc, const char *path, int width)
 
 static void usage_show(FILE *fp)
 {
-    fprintf(fp, "usage: sharesim profile show GPU [--json] [--width N]\n\n"
+    fprintf(fp, "usage: sharesim profile show GPU [--json FILE|-] [--width N]\n\n"
                 "Prints a profile (GPU name, alias or path to a .json) as a table: key, value,\n"
                 "unit, confidence and source (with the note saying how an estimate was\n"
-                "derived). --json prints the profile document itself. --width sets the table\n"
-                "width, 20 to 400 (default: $COLUMNS, else 100).\n");
+                "derived). --json writes the profile document itself (- for stdout, then no\n"
+                "table). --width sets the table width, 20 to 400 (default: $COLUMNS, else 100).\n"
+                "exit: 0 ok, 2 bad input\n");
 }
 
 static int sub_show(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
+        {"json", required_argument, NULL, 'j'},
         {"width", required_argument, NULL, 'w'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int json = 0, c;
+    const char *json = NULL;
+    int c;
     long width = 0;
     optind = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 'j')
-            json = 1;
+            json = optarg;
         else if (c == 'w') {
             if (cli_opt_long("sharesim profile show", "--width", optarg, WIDTH_MIN, WIDTH_MAX,
                              &width))
@@ -348,13 +351,10 @@ static int sub_show(int argc, char **argv)
         fprintf(stderr, "sharesim profile show: %s\n", err);
         return SS_EXIT_BADINPUT;
     }
-    if (json) {
-        char *s = cJSON_Print(doc);
-        printf("%s\n", s);
-        cJSON_free(s);
-    } else {
+    if (!cli_is_stdout(json))
         show_table(doc, path, term_width(width));
-    }
+    if (json)
+        return cli_write_json("sharesim profile show", json, doc) ? SS_EXIT_BADINPUT : SS_EXIT_OK;
     cJSON_Delete(doc);
     return SS_EXIT_OK;
 }
@@ -397,23 +397,31 @@ static size_t collect(const char *dir, struct listed *out, size_t cap, size_t n)
 
 static void usage_list(FILE *fp)
 {
-    fprintf(fp, "usage: sharesim profile list [--json]\n\n"
+    fprintf(fp, "usage: sharesim profile list [--json FILE|-] [--csv FILE|-]\n\n"
                 "Lists the shipped profiles (in the profile directory, $SHARESIM_PROFILES or\n"
-                "kernels/profiles) and the measured ones in its measured/ folder.\n");
+                "kernels/profiles) and the measured ones in its measured/ folder.\n"
+                "  --json FILE  [{\"name\", \"aliases\", \"device\", \"measured\", \"path\"}, …];\n"
+                "               - for stdout (then no table)\n"
+                "  --csv FILE   the same, one row per profile; - for stdout\n"
+                "exit: 0 ok, 2 bad input\n");
 }
 
 static int sub_list(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
+        {"json", required_argument, NULL, 'j'},
+        {"csv", required_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int json = 0, c;
+    const char *json = NULL, *csv = NULL;
+    int c;
     optind = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 'j')
-            json = 1;
+            json = optarg;
+        else if (c == 'c')
+            csv = optarg;
         else if (c == 'h') {
             usage_list(stdout);
             return SS_EXIT_OK;
@@ -431,47 +439,52 @@ static int sub_list(int argc, char **argv)
     snprintf(mdir, sizeof mdir, "%s/measured", cal_profile_dir());
     size_t n = collect(cal_profile_dir(), all, 256, 0);
     n = collect(mdir, all, 256, n);
-    cJSON *arr = json ? cJSON_CreateArray() : NULL;
-    if (!json)
+    int text = !cli_is_stdout(json) && !cli_is_stdout(csv);
+    cJSON *arr = cJSON_CreateArray();
+    if (text)
         printf("%-22s %-26s %-9s %s\n", "name", "device", "kind", "file");
     for (size_t i = 0; i < n; i++) {
         const cJSON *d = all[i].doc;
         const char *name = cJSON_GetObjectItemCaseSensitive(d, "name")->valuestring;
         const cJSON *dev = cJSON_GetObjectItemCaseSensitive(d, "device");
         int measured = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "measured"));
-        if (json) {
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddStringToObject(o, "name", name);
-            const cJSON *al = cJSON_GetObjectItemCaseSensitive(d, "aliases");
-            cJSON_AddItemToObject(o, "aliases", al ? cJSON_Duplicate(al, 1) : cJSON_CreateArray());
-            cJSON_AddStringToObject(o, "device", cJSON_IsString(dev) ? dev->valuestring : "");
-            cJSON_AddBoolToObject(o, "measured", measured);
-            cJSON_AddStringToObject(o, "path", all[i].path);
-            cJSON_AddItemToArray(arr, o);
-        } else {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", name);
+        const cJSON *al = cJSON_GetObjectItemCaseSensitive(d, "aliases");
+        cJSON_AddItemToObject(o, "aliases", al ? cJSON_Duplicate(al, 1) : cJSON_CreateArray());
+        cJSON_AddStringToObject(o, "device", cJSON_IsString(dev) ? dev->valuestring : "");
+        cJSON_AddBoolToObject(o, "measured", measured);
+        cJSON_AddStringToObject(o, "path", all[i].path);
+        cJSON_AddItemToArray(arr, o);
+        if (text) {
             printf("%-22s %-26s %-9s %s\n", name, cJSON_IsString(dev) ? dev->valuestring : "-",
                    measured ? "measured" : "shipped", all[i].path);
         }
         cJSON_Delete(all[i].doc);
     }
-    if (json) {
-        char *s = cJSON_Print(arr);
-        printf("%s\n", s);
-        cJSON_free(s);
+    int rc = SS_EXIT_OK;
+    if (csv && cli_write_csv_rows("sharesim profile list", csv, cJSON_Duplicate(arr, 1), NULL))
+        rc = SS_EXIT_BADINPUT;
+    if (json && cli_write_json("sharesim profile list", json, arr))
+        rc = SS_EXIT_BADINPUT;
+    else if (!json)
         cJSON_Delete(arr);
-    }
-    return SS_EXIT_OK;
+    return rc;
 }
 
 /* ---- diff ---- */
 
 static void usage_diff(FILE *fp)
 {
-    fprintf(fp, "usage: sharesim profile diff A B [--json] [--width N]\n\n"
+    fprintf(fp, "usage: sharesim profile diff A B [--json FILE|-] [--csv FILE|-] [--width N]\n\n"
                 "Shows what changed from profile A to profile B (names, aliases or paths):\n"
                 "each value, confidence, source and note that differs, and the relative\n"
                 "change (B - A) / |A| of numbers. Nested values are named by path, e.g.\n"
-                "mig_profiles[1g.10gb].sm_count. Prints \"no differences\" when there are none.\n");
+                "mig_profiles[1g.10gb].sm_count. Prints \"no differences\" when there are none.\n"
+                "  --json FILE  {\"a\", \"b\", \"changes\": [{\"key\", \"a\", \"b\",\n"
+                "               \"relative_change\"}, …]}; - for stdout (then no table)\n"
+                "  --csv FILE   the changes, one row each; - for stdout\n"
+                "exit: 0 ok (with or without differences), 2 bad input\n");
 }
 
 static void diff_table(const struct prof_change *ch, size_t n, int width)
@@ -534,17 +547,21 @@ static cJSON *diff_json(const char *pa, const char *pb, const struct prof_change
 static int sub_diff(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
+        {"json", required_argument, NULL, 'j'},
+        {"csv", required_argument, NULL, 'c'},
         {"width", required_argument, NULL, 'w'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int json = 0, c;
+    const char *json = NULL, *csv = NULL;
+    int c;
     long width = 0;
     optind = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 'j')
-            json = 1;
+            json = optarg;
+        else if (c == 'c')
+            csv = optarg;
         else if (c == 'w') {
             if (cli_opt_long("sharesim profile diff", "--width", optarg, WIDTH_MIN, WIDTH_MAX,
                              &width))
@@ -572,13 +589,30 @@ static int sub_diff(int argc, char **argv)
     struct prof_change *ch;
     size_t n;
     prof_diff(a, b, &ch, &n);
-    if (json) {
-        cJSON *o = diff_json(pa, pb, ch, n);
-        char *s = cJSON_Print(o);
-        printf("%s\n", s);
-        cJSON_free(s);
+    int rc = SS_EXIT_OK;
+    if (csv) {
+        /* A value that is an object or a list has no CSV field: its text stands in for it. */
+        cJSON *o = diff_json(pa, pb, ch, n), *e;
+        cJSON *rows = cJSON_DetachItemFromObject(o, "changes");
+        cJSON_ArrayForEach(e, rows)
+        {
+            for (int k = 0; k < 2; k++) {
+                const char *key = k ? "b" : "a";
+                cJSON *v = cJSON_GetObjectItemCaseSensitive(e, key);
+                if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
+                    char *t = cJSON_PrintUnformatted(v);
+                    cJSON_ReplaceItemInObjectCaseSensitive(e, key, cJSON_CreateString(t));
+                    cJSON_free(t);
+                }
+            }
+        }
         cJSON_Delete(o);
-    } else {
+        if (cli_write_csv_rows("sharesim profile diff", csv, rows, NULL))
+            rc = SS_EXIT_BADINPUT;
+    }
+    if (json && cli_write_json("sharesim profile diff", json, diff_json(pa, pb, ch, n)))
+        rc = SS_EXIT_BADINPUT;
+    if (!cli_is_stdout(json) && !cli_is_stdout(csv)) {
         printf("A: %s\nB: %s\n\n", pa, pb);
         if (n == 0)
             printf("no differences\n");
@@ -588,7 +622,7 @@ static int sub_diff(int argc, char **argv)
     prof_diff_free(ch, n);
     cJSON_Delete(a);
     cJSON_Delete(b);
-    return SS_EXIT_OK;
+    return rc;
 }
 
 /* ---- merge ---- */
@@ -596,13 +630,16 @@ static int sub_diff(int argc, char **argv)
 static void usage_merge(FILE *fp)
 {
     fprintf(fp,
-            "usage: sharesim profile merge BASE MEASURED.json... -o OUT [--name NAME] [--force]\n\n"
+            "usage: sharesim profile merge BASE MEASURED.json... -o OUT|--json OUT [--name NAME]\n"
+            "                              [--force]\n\n"
             "Lays the outputs of the kernels/ microbenchmarks (tslice, partition,\n"
             "concurrency) over the shipped profile BASE and writes one measured profile to\n"
             "OUT (\"measured\": true; every value keeps its source). The name defaults to\n"
             "BASE's name + \"-measured\". A measurement of another device than BASE's is\n"
             "refused unless --force. OUT is checked to load as a profile before it is\n"
-            "written.\n");
+            "written. The result is a JSON document, so --json OUT is the same as -o OUT;\n"
+            "- for stdout.\n"
+            "exit: 0 ok, 2 bad input\n");
 }
 
 static int write_merged(cJSON *doc, const char *out, char *err, size_t errlen)
@@ -628,11 +665,9 @@ static int write_merged(cJSON *doc, const char *out, char *err, size_t errlen)
 static int sub_merge(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"name", required_argument, NULL, 'n'},
-        {"force", no_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"output", required_argument, NULL, 'o'}, {"json", required_argument, NULL, 'o'},
+        {"name", required_argument, NULL, 'n'},   {"force", no_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     const char *out = NULL, *name = NULL;
     int force = 0, c;
@@ -686,20 +721,29 @@ out:
 
 static void usage_match(FILE *fp)
 {
-    fprintf(fp, "usage: sharesim profile match DEVICE\n\n"
+    fprintf(fp, "usage: sharesim profile match DEVICE [--json FILE|-]\n\n"
                 "Prints the name of the shipped profile for a CUDA device name as the driver\n"
-                "reports it (e.g. \"NVIDIA H100 80GB HBM3\"); exit 2 when none matches.\n");
+                "reports it (e.g. \"NVIDIA H100 80GB HBM3\").\n"
+                "  --json FILE  {\"device\", \"profile\"} (profile null when none matches);\n"
+                "               - for stdout (then no name line)\n"
+                "exit: 0 a profile matches, 1 none does, 2 bad input\n");
 }
 
 static int sub_match(int argc, char **argv)
 {
     static const struct option opts[] = {
+        {"json", required_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    const char *json = NULL;
     int c;
     optind = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'j') {
+            json = optarg;
+            continue;
+        }
         if (c == 'h') {
             usage_match(stdout);
             return SS_EXIT_OK;
@@ -712,12 +756,28 @@ static int sub_match(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     }
     char name[128], err[SS_ERRLEN];
-    if (prof_find_device(argv[optind], name, sizeof name, err, sizeof err)) {
+    int found = prof_find_device(argv[optind], name, sizeof name, err, sizeof err);
+    if (found == -2) {
         fprintf(stderr, "sharesim profile match: %s\n", err);
         return SS_EXIT_BADINPUT;
     }
-    printf("%s\n", name);
-    return SS_EXIT_OK;
+    /* A well-formed question whose answer is "none": exit 1, not bad input. */
+    int rc = found == 0 ? SS_EXIT_OK : SS_EXIT_INFEASIBLE;
+    if (found != 0)
+        fprintf(stderr, "sharesim profile match: %s\n", err);
+    else if (!cli_is_stdout(json))
+        printf("%s\n", name);
+    if (json) {
+        cJSON *doc = cJSON_CreateObject();
+        cJSON_AddStringToObject(doc, "device", argv[optind]);
+        if (found == 0)
+            cJSON_AddStringToObject(doc, "profile", name);
+        else
+            cJSON_AddNullToObject(doc, "profile");
+        if (cli_write_json("sharesim profile match", json, doc))
+            rc = SS_EXIT_BADINPUT;
+    }
+    return rc;
 }
 
 static const struct cli_command subcommands[] = {

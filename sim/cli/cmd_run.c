@@ -21,7 +21,7 @@ static void usage(FILE *fp)
 {
     fprintf(fp, "usage: sharesim run SCENARIO [--json FILE|-] [--csv FILE|-] [--seed N]\n"
                 "                    [--replications R] [--quiet] [--no-slowdown]\n"
-                "                    [--scale-load X] [--cdf FILE]\n\n"
+                "                    [--scale-load X] [--cdf FILE] [--check-sla]\n\n"
                 "Simulates every strategy of the scenario on the same arrivals (common random\n"
                 "numbers) and prints one row per (strategy, tenant).\n\n"
                 "  --json FILE       write the result (fields: docs/scenario.md); - for stdout\n"
@@ -37,7 +37,11 @@ static void usage(FILE *fp)
                 "  --cdf FILE        latency quantiles per strategy × tenant (and pooled,\n"
                 "                    tenant \"(all)\") at fixed probabilities, CSV\n"
                 "                    strategy,tenant,p,latency_ms (re-runs the replications)\n"
-                "exit: 0 ok, 2 bad input\n");
+                "  --check-sla       exit 1 when a tenant with an SLA misses it under some\n"
+                "                    strategy (p99 above sla.p99_ms, or overloaded; each\n"
+                "                    named on stderr)\n"
+                "exit: 0 ok (also with SLAs missed, unless --check-sla), 1 an SLA missed with\n"
+                "      --check-sla, 2 bad input\n");
 }
 
 /* Writes the --cdf file (a second pass over the same seeds, see cdf.h). */
@@ -95,16 +99,21 @@ static int write_output(const char *path, const struct scenario *sc, const struc
 
 int cmd_run(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", required_argument, 0, 'j'}, {"csv", required_argument, 0, 'c'},
-        {"seed", required_argument, 0, 's'}, {"replications", required_argument, 0, 'r'},
-        {"quiet", no_argument, 0, 'q'},      {"no-slowdown", no_argument, 0, 'n'},
-        {"cdf", required_argument, 0, 'F'},  {"scale-load", required_argument, 0, 'L'},
-        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
+    static const struct option opts[] = {{"json", required_argument, 0, 'j'},
+                                         {"csv", required_argument, 0, 'c'},
+                                         {"seed", required_argument, 0, 's'},
+                                         {"replications", required_argument, 0, 'r'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"no-slowdown", no_argument, 0, 'n'},
+                                         {"cdf", required_argument, 0, 'F'},
+                                         {"scale-load", required_argument, 0, 'L'},
+                                         {"check-sla", no_argument, 0, 'S'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *json = NULL, *csv = NULL, *cdf = NULL;
     double load_scale = 1.0;
     struct run_opts ro = {0, -1, 1, 0};
-    int quiet = 0, c;
+    int quiet = 0, check_sla = 0, c;
     long v;
     optind = 1;
     while ((c = getopt_long(argc, argv, "j:c:s:r:qh", opts, NULL)) != -1) {
@@ -139,6 +148,9 @@ int cmd_run(int argc, char **argv)
         case 'F':
             cdf = optarg;
             break;
+        case 'S':
+            check_sla = 1;
+            break;
         case 'h':
             usage(stdout);
             return SS_EXIT_OK;
@@ -168,6 +180,7 @@ int cmd_run(int argc, char **argv)
         scn_free(&sc);
         return SS_EXIT_BADINPUT;
     }
+    rep_warn_unstable(stderr, "sharesim run", &sc, &r);
     int rc = SS_EXIT_OK;
     int json_stdout = json && strcmp(json, "-") == 0;
     int csv_stdout = csv && strcmp(csv, "-") == 0;
@@ -179,6 +192,8 @@ int cmd_run(int argc, char **argv)
         rc = SS_EXIT_BADINPUT;
     if (cdf && write_cdf(cdf, &sc, &ro))
         rc = SS_EXIT_BADINPUT;
+    if (check_sla && rep_sla_misses(stderr, "sharesim run", &sc, &r) > 0 && rc == SS_EXIT_OK)
+        rc = SS_EXIT_INFEASIBLE;
     run_result_free(&r);
     scn_free(&sc);
     return rc;

@@ -47,6 +47,7 @@ struct sweep_cmd {
     int jobs;
     int plot;
     int quiet;
+    const char *json, *csv; /* --json, --csv: the whole sweep once more, as one file */
 };
 
 static void block_signals(sigset_t *old)
@@ -70,7 +71,7 @@ static void usage(FILE *fp)
     fprintf(fp,
             "usage: sharesim sweep SCENARIO --set PATH=VALUES [--set …] --out DIR [--jobs N]\n"
             "                      [--replications R] [--seed N] [--no-slowdown] [--no-plot]\n"
-            "                      [--quiet]\n\n"
+            "                      [--quiet] [--json FILE|-] [--csv FILE|-]\n\n"
             "Runs the scenario at every point of the grid of --set values (Cartesian product)\n"
             "and collects the results.\n\n"
             "  --set PATH=VALUES  PATH is a dotted JSON path with 0-based array indices\n"
@@ -92,6 +93,9 @@ static void usage(FILE *fp)
             "  --no-slowdown      as `sharesim run --no-slowdown`\n"
             "  --no-plot          do not draw DIR/sweep.png\n"
             "  --quiet            no p99 table on stdout\n"
+            "  --json FILE        every point's result in one document, {\"points\": [<id>.json,\n"
+            "                     …]} in point order; - for stdout (then no table)\n"
+            "  --csv FILE         a copy of DIR/sweep.csv; - for stdout (then no table)\n"
             "Rerunning with the same arguments skips the points already in DIR.\n"
             "exit: 0 ok, 2 bad input or a point failed, 130/143 interrupted\n");
 }
@@ -112,6 +116,7 @@ static int parse_args(int argc, char **argv, struct sweep_cmd *c)
         {"jobs", required_argument, 0, 'j'}, {"replications", required_argument, 0, 'r'},
         {"seed", required_argument, 0, 's'}, {"no-slowdown", no_argument, 0, 'n'},
         {"no-plot", no_argument, 0, 'P'},    {"quiet", no_argument, 0, 'q'},
+        {"json", required_argument, 0, 'J'}, {"csv", required_argument, 0, 'C'},
         {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
     char err[SS_ERRLEN];
     long v, cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -150,6 +155,12 @@ static int parse_args(int argc, char **argv, struct sweep_cmd *c)
             break;
         case 'q':
             c->quiet = 1;
+            break;
+        case 'J':
+            c->json = optarg;
+            break;
+        case 'C':
+            c->csv = optarg;
             break;
         case 'h':
             usage(stdout);
@@ -442,6 +453,7 @@ static void print_table(const struct sweep_cmd *c)
     for (int i = 0; i < c->base.n_tenants; i++)
         printf(" %9s", c->base.tenants[i].name);
     putchar('\n');
+    int unstable = 0;
     for (long p = 0; p < g->n_points; p++) {
         char path[4096], id[32], *text;
         sw_point_file(g, c->dir, p, "json", path, sizeof path);
@@ -462,15 +474,72 @@ static void print_table(const struct sweep_cmd *c)
             cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
             {
                 const cJSON *p99 = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "latency_ms"), "p99");
+                /* "!": overloaded (docs/scenario.md#stability), the p99 depends on the run length
+                 */
+                int over = cJSON_IsFalse(cJSON_GetObjectItem(t, "stable"));
                 if (cJSON_IsNumber(p99))
-                    printf(" %9.3f", p99->valuedouble);
+                    printf(" %9.3f%s", p99->valuedouble, over ? "!" : "");
                 else
-                    printf(" %9s", "-");
+                    printf(" %9s%s", "-", over ? "!" : "");
+                unstable += over;
             }
             putchar('\n');
         }
         cJSON_Delete(doc);
     }
+    if (unstable)
+        printf("! = overloaded: the tenant offers more work than its share serves; that p99 grows "
+               "with the run length\n");
+}
+
+/* --json: the point files in point order, as one document. */
+static int write_json(const struct sweep_cmd *c)
+{
+    cJSON *doc = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(doc, "points");
+    char err[SS_ERRLEN];
+    for (long p = 0; p < c->grid.n_points; p++) {
+        char path[4096], *text;
+        sw_point_file(&c->grid, c->dir, p, "json", path, sizeof path);
+        if (ss_read_file(path, 64u << 20, &text, NULL, err, sizeof err)) {
+            fprintf(stderr, "sharesim sweep: %s\n", err);
+            cJSON_Delete(doc);
+            return -1;
+        }
+        cJSON *pt = cJSON_Parse(text);
+        free(text);
+        if (!pt) {
+            fprintf(stderr, "sharesim sweep: %s: not JSON\n", path);
+            cJSON_Delete(doc);
+            return -1;
+        }
+        cJSON_AddItemToArray(arr, pt);
+    }
+    return cli_write_json("sharesim sweep", c->json, doc);
+}
+
+/* --csv: DIR/sweep.csv once more. */
+static int write_csv_copy(const struct sweep_cmd *c)
+{
+    char path[4096], *text, err[SS_ERRLEN];
+    size_t len;
+    struct ss_out o;
+    snprintf(path, sizeof path, "%s/sweep.csv", c->dir);
+    if (ss_read_file(path, 1u << 30, &text, &len, err, sizeof err)) {
+        fprintf(stderr, "sharesim sweep: %s\n", err);
+        return -1;
+    }
+    if (ss_out_open(&o, c->csv, err, sizeof err)) {
+        fprintf(stderr, "sharesim sweep: %s\n", err);
+        free(text);
+        return -1;
+    }
+    fwrite(text, 1, len, o.fp);
+    free(text);
+    if (ss_out_commit(&o, err, sizeof err)) {
+        fprintf(stderr, "sharesim sweep: %s\n", err);
+        return -1;
+    }
+    return 0;
 }
 
 /* Steps 3 to 5, once the points are validated and DIR is ready. */
@@ -492,9 +561,14 @@ static int execute(struct sweep_cmd *c)
     fprintf(stderr, "sharesim sweep: wrote %s/sweep.csv (%ld rows)\n", c->dir, rows);
     if (c->plot)
         plot(c);
-    if (!c->quiet)
+    if (!c->quiet && !cli_is_stdout(c->json) && !cli_is_stdout(c->csv))
         print_table(c);
-    return SS_EXIT_OK;
+    int rc = SS_EXIT_OK;
+    if (c->json && write_json(c))
+        rc = SS_EXIT_BADINPUT;
+    if (c->csv && write_csv_copy(c))
+        rc = SS_EXIT_BADINPUT;
+    return rc;
 }
 
 int cmd_sweep(int argc, char **argv)

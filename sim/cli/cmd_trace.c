@@ -32,7 +32,7 @@ static void stats_usage(FILE *fp)
                 "  -f, --format F      azure-llm | openb | sharesim (required)\n"
                 "  -s, --time-scale X  multiply every inter-arrival time by X (2 = twice as slow)\n"
                 "  -n, --limit N       only the first N records\n"
-                "  -j, --json          print a JSON object instead of text\n"
+                "  -j, --json FILE     the same as one JSON object; - for stdout (then no text)\n"
                 "  -h, --help          this help\n\n"
                 "rate_per_s = (count - 1) / duration_s; ia_cv is the population standard\n"
                 "deviation of the gaps over their mean; percentiles interpolate linearly.\n"
@@ -106,7 +106,7 @@ static void json_counts(cJSON *root, const char *key, const struct trs_counts *c
     cJSON_AddBoolToObject(o, "exact", c->exact);
 }
 
-static void print_json(const char *path, const struct tr_opts *o, const struct trs_summary *s)
+static cJSON *stats_json(const char *path, const struct tr_opts *o, const struct trs_summary *s)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "trace", path);
@@ -141,26 +141,23 @@ static void print_json(const char *path, const struct tr_opts *o, const struct t
         json_num(p, "mean_gpus", s->mean_gpus);
         json_num(p, "mean_lifetime_s", s->mean_lifetime_s);
     }
-    char *txt = cJSON_Print(root);
-    puts(txt);
-    free(txt);
-    cJSON_Delete(root);
+    return root;
 }
 
 static int trace_stats(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'}, {"time-scale", required_argument, NULL, 's'},
-        {"limit", required_argument, NULL, 'n'},  {"json", no_argument, NULL, 'j'},
+        {"limit", required_argument, NULL, 'n'},  {"json", required_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     static const char cmd[] = "sharesim trace stats";
-    const char *format = NULL;
+    const char *format = NULL, *json = NULL;
     struct tr_opts opts = {1.0, 0};
-    int json = 0, c;
+    int c;
     long v;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "f:s:n:jh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "f:s:n:j:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
             format = optarg;
@@ -175,7 +172,7 @@ static int trace_stats(int argc, char **argv)
             opts.limit = v;
             break;
         case 'j':
-            json = 1;
+            json = optarg;
             break;
         case 'h':
             stats_usage(stdout);
@@ -200,10 +197,10 @@ static int trace_stats(int argc, char **argv)
         fprintf(stderr, "sharesim trace stats: %s\n", err);
         return SS_EXIT_BADINPUT;
     }
-    if (json)
-        print_json(path, &opts, &s);
-    else
+    if (!cli_is_stdout(json))
         print_text(path, &opts, &s);
+    if (json && cli_write_json(cmd, json, stats_json(path, &opts, &s)))
+        return SS_EXIT_BADINPUT;
     return SS_EXIT_OK;
 }
 
@@ -214,9 +211,9 @@ static void gen_usage(FILE *fp)
     fprintf(
         fp,
         "usage: sharesim trace gen --arrival JSON --work JSON (--count N | --duration-s T)\n"
-        "                          [--seed S] -o FILE\n"
+        "                          [--seed S] -o FILE [--json FILE|-]\n"
         "       sharesim trace gen --scenario FILE --tenant NAME (--count N | --duration-s T)\n"
-        "                          [--seed S] -o FILE\n\n"
+        "                          [--seed S] -o FILE [--json FILE|-]\n\n"
         "Draws arrivals and work exactly as `sharesim run` does and writes them as a sharesim\n"
         "trace (header time_s,work_ms; times in s from 0, work in ms), atomically.\n\n"
         "  -a, --arrival JSON    an arrival object as in a scenario, e.g.\n"
@@ -233,6 +230,8 @@ static void gen_usage(FILE *fp)
         "                        (one of the two is required unless arrivals replay a trace)\n"
         "  -s, --seed S          random seed (default: the scenario's, else 1)\n"
         "  -o, --output FILE     output file; - for stdout (required)\n"
+        "  -j, --json FILE       what was written, as JSON: {\"output\", \"requests\",\n"
+        "                        \"last_arrival_s\", \"seed\"}; - for stdout (not with -o -)\n"
         "  -h, --help            this help\n\n"
         "Numbers are written with the fewest digits (15 to 17) that a replay reads back as\n"
         "the very time and work that were drawn.\n"
@@ -257,7 +256,7 @@ static void fmt_exact(char *buf, size_t n, double v, double div, double target)
 }
 
 struct gen_opts {
-    const char *arrival, *work, *scenario, *tenant, *output;
+    const char *arrival, *work, *scenario, *tenant, *output, *json;
     long long count;
     double duration_s;
     long seed; /* < 0: default */
@@ -285,6 +284,7 @@ static int gen_parse_args(int argc, char **argv, struct gen_opts *g)
         {"duration-s", required_argument, NULL, 'd'},
         {"seed", required_argument, NULL, 's'},
         {"output", required_argument, NULL, 'o'},
+        {"json", required_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -294,7 +294,7 @@ static int gen_parse_args(int argc, char **argv, struct gen_opts *g)
     int c;
     long v;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "a:w:n:d:s:o:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "a:w:n:d:s:o:j:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'a':
             g->arrival = optarg;
@@ -324,6 +324,9 @@ static int gen_parse_args(int argc, char **argv, struct gen_opts *g)
         case 'o':
             g->output = optarg;
             break;
+        case 'j':
+            g->json = optarg;
+            break;
         case 'h':
             gen_usage(stdout);
             return SS_EXIT_OK;
@@ -336,6 +339,8 @@ static int gen_parse_args(int argc, char **argv, struct gen_opts *g)
         return gen_fail("unexpected argument \"%s\"", argv[optind]);
     if (!g->output)
         return gen_fail("%s", "-o FILE is required (- for stdout)");
+    if (cli_is_stdout(g->output) && cli_is_stdout(g->json))
+        return gen_fail("%s", "-o - and --json - would both write to stdout");
     int inline_spec = g->arrival || g->work;
     if (inline_spec && (g->scenario || g->tenant))
         return gen_fail("%s", "give --arrival and --work, or --scenario and --tenant, not both");
@@ -450,6 +455,15 @@ static int trace_gen(int argc, char **argv)
     fprintf(stderr, "sharesim trace gen: %lld requests, last arrival at %.6g s -> %s\n", n, last,
             g.output);
     rc = SS_EXIT_OK;
+    if (g.json) {
+        cJSON *doc = cJSON_CreateObject();
+        cJSON_AddStringToObject(doc, "output", g.output);
+        cJSON_AddNumberToObject(doc, "requests", (double)n);
+        jv_out_add(doc, "last_arrival_s", last);
+        cJSON_AddNumberToObject(doc, "seed", (double)seed);
+        if (cli_write_json("sharesim trace gen", g.json, doc))
+            rc = SS_EXIT_BADINPUT;
+    }
     goto done;
 fail:
     fprintf(stderr, "sharesim trace gen: %s\n", err);

@@ -5,6 +5,7 @@
  * or an output that cannot be written.
  */
 #include "cli/cli.h"
+#include "report/csvrows.h"
 #include "base/util.h"
 #include "tools/validate.h"
 
@@ -17,7 +18,7 @@ static void usage(FILE *fp)
 {
     fprintf(fp,
             "usage: sharesim validate [--quick] [--json FILE|-] [--markdown FILE|-] [--jobs N]\n"
-            "                         [--seed N] [--quiet]\n\n"
+            "                         [--seed N] [--quiet] [--csv FILE|-]\n\n"
             "Runs configurations with exact queueing answers through the simulator and compares:\n"
             "M/M/c FIFO (c = 1, 2, 4, 7, 8, 16; rho = 0.3 ... 0.95: mean wait, mean and p99\n"
             "sojourn vs Erlang C), M/G/1 processor sharing (mean sojourn E[S]/(1-rho) for\n"
@@ -28,6 +29,7 @@ static void usage(FILE *fp)
             "exact value or the relative error is under 1%%.\n\n"
             "  --quick          reduced grid and run lengths (seconds; the CI check)\n"
             "  --json FILE      write the table as JSON (values in s, 1/s, fractions); - = stdout\n"
+            "  --csv FILE       the JSON's rows as CSV; - = stdout\n"
             "  --markdown FILE  write the table as Markdown (results/validation.md); - = stdout\n"
             "  --jobs N         run replications in N worker processes (same output for any N)\n"
             "  --seed N         base seed (default 1)\n"
@@ -85,18 +87,25 @@ static double seconds_now(void)
 
 int cmd_validate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"quick", no_argument, 0, 'Q'},          {"json", required_argument, 0, 'j'},
-        {"markdown", required_argument, 0, 'm'}, {"jobs", required_argument, 0, 'J'},
-        {"seed", required_argument, 0, 's'},     {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+    static const struct option opts[] = {{"quick", no_argument, 0, 'Q'},
+                                         {"json", required_argument, 0, 'j'},
+                                         {"csv", required_argument, 0, 'c'},
+                                         {"markdown", required_argument, 0, 'm'},
+                                         {"jobs", required_argument, 0, 'J'},
+                                         {"seed", required_argument, 0, 's'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     struct val_opts vo = {0, 1, 1, 1.0, 0};
-    const char *json = NULL, *md = NULL;
+    const char *json = NULL, *md = NULL, *csv = NULL;
     int quiet = 0, c;
     long v;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "Qj:m:J:s:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "Qj:c:m:J:s:qh", opts, NULL)) != -1) {
         switch (c) {
+        case 'c':
+            csv = optarg;
+            break;
         case 'Q':
             vo.quick = 1;
             break;
@@ -135,7 +144,7 @@ int cmd_validate(int argc, char **argv)
     cli_install_signal_handlers();
     vo.progress = cli_stderr_is_tty();
     /* Outputs are opened first: a bad path fails now, not after minutes of simulation. */
-    struct ss_out jo, mo;
+    struct ss_out jo, mo, co;
     char err[SS_ERRLEN];
     if (json && ss_out_open(&jo, json, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
@@ -147,6 +156,14 @@ int cmd_validate(int argc, char **argv)
             ss_out_abort(&jo);
         return SS_EXIT_BADINPUT;
     }
+    if (csv && ss_out_open(&co, csv, err, sizeof err)) {
+        fprintf(stderr, "sharesim: %s\n", err);
+        if (json)
+            ss_out_abort(&jo);
+        if (md)
+            ss_out_abort(&mo);
+        return SS_EXIT_BADINPUT;
+    }
     struct val_report r;
     double t0 = seconds_now();
     if (val_run(&vo, &r, err, sizeof err)) {
@@ -155,17 +172,28 @@ int cmd_validate(int argc, char **argv)
             ss_out_abort(&jo);
         if (md)
             ss_out_abort(&mo);
+        if (csv)
+            ss_out_abort(&co);
         return SS_EXIT_BADINPUT;
     }
     double wall = seconds_now() - t0;
     char *command = md ? command_line(&vo, md) : NULL;
     int rc = SS_EXIT_OK;
-    if (!quiet && !(json && strcmp(json, "-") == 0) && !(md && strcmp(md, "-") == 0))
+    if (!quiet && !cli_is_stdout(json) && !cli_is_stdout(md) && !cli_is_stdout(csv))
         val_print_table(stdout, &r);
     if (json && write_report(&jo, &r, 0, command))
         rc = SS_EXIT_BADINPUT;
     if (md && write_report(&mo, &r, 1, command))
         rc = SS_EXIT_BADINPUT;
+    if (csv) {
+        cJSON *doc = val_json(&r);
+        csv_rows(co.fp, cJSON_GetObjectItemCaseSensitive(doc, "rows"), NULL);
+        cJSON_Delete(doc);
+        if (ss_out_commit(&co, err, sizeof err)) {
+            fprintf(stderr, "sharesim: %s\n", err);
+            rc = SS_EXIT_BADINPUT;
+        }
+    }
     fprintf(stderr, "validate: %d of %d rows pass (%s grid, %.3g measured requests, %.1f s)\n",
             r.n - r.n_failed, r.n, r.quick ? "quick" : "full", r.requests, wall);
     if (rc == SS_EXIT_OK && r.n_failed > 0)

@@ -24,5 +24,7 @@ static const struct cli_command commands[] = {
 const struct cli_group cli_root = {
     "sharesim " SHARESIM_VERSION " — discrete-event simulator for GPU sharing strategies\n",
     commands,
-    "exit codes: 0 ok, 1 SLA or plan infeasible, 2 bad input\n",
+    "Results: --json FILE|- (and --csv FILE|- where there are rows); - is stdout.\n"
+    "exit codes: 0 ok; 1 it ran, but the answer is negative (an SLA missed with --check-sla,\n"
+    "no plan meets every SLA, an illegal MIG layout, …); 2 bad input (docs/cli.md)\n",
 };

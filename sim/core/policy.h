@@ -46,6 +46,12 @@ struct policy_ops {
     void (*destroy)(void *st);
     /* What the tools ask of this strategy besides simulating it; NULL: nothing. */
     const struct policy_hooks *hooks;
+    /* The model's capacity of every tenant's share (core/stable.h, docs/scenario.md
+     * "Stability"): into cap[i] the work rate, in whole-GPU seconds of work per second, that
+     * tenant i's share sustains when i always has work waiting and every other tenant j offers
+     * load[j] (same unit; +INFINITY: saturated; NaN: unknown). cap[i] stays NaN where the
+     * policy cannot say. NULL: unknown for every tenant. */
+    void (*capacity)(const struct scenario *sc, const void *cfg, const double *load, double *cap);
 };
 
 /*

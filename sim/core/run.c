@@ -20,6 +20,7 @@
 #include "core/run.h"
 #include "core/engine.h"
 #include "core/policy.h"
+#include "core/stable.h"
 #include "core/stats.h"
 #include "base/util.h"
 
@@ -59,6 +60,8 @@ void strategy_result_free(struct strategy_result *r)
 {
     free(r->t);
     free(r->t_ci);
+    free(r->load);
+    free(r->capacity);
     cJSON_Delete(r->details);
     memset(r, 0, sizeof *r);
 }
@@ -255,6 +258,7 @@ int run_scenario(const struct scenario *sc_in, const struct run_opts *o, struct 
         struct strategy_result *agg = &out->s[k];
         result_alloc(agg, sc.strategies[k].name, sc.strategies[k].ops->kind, sc.n_tenants);
         aggregate(&reps[(size_t)k * R], R, agg);
+        stab_fill(&sc, &sc.strategies[k], agg);
     }
     free_reps(reps, (size_t)S * (size_t)R);
     return 0;

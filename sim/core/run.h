@@ -56,6 +56,9 @@ struct strategy_result {
     int licensed_vgpus; /* set by the vGPU policy for the licence cost */
     int gpus_used;      /* GPUs the strategy occupies (set by finish(); 0 = all of the pool) */
     cJSON *details;     /* policy-specific extras (per-instance utilisation…), may be NULL */
+    /* Aggregate only (run_scenario), per tenant, in whole-GPU Erlangs: offered load and the
+     * capacity of the tenant's share (core/stable.h); NaN where unknown. NULL otherwise. */
+    double *load, *capacity;
 };
 
 static inline double *res_t(struct strategy_result *r, int tenant)

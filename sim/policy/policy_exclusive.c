@@ -429,6 +429,19 @@ static void excl_destroy(void *st)
     free(x);
 }
 
+/* Stability (core/stable.h): a tenant's share is its own GPUs, whatever the others do. */
+static void excl_capacity(const struct scenario *sc, const void *cfgp, const double *load,
+                          double *cap)
+{
+    const struct excl_cfg *c = cfgp;
+    (void)load;
+    for (int i = 0; i < sc->n_tenants; i++)
+        cap[i] = 0;
+    for (int g = 0; g < c->gpus; g++)
+        if (c->owner[g] >= 0)
+            cap[c->owner[g]] += 1;
+}
+
 const struct policy_ops policy_exclusive = {
     .kind = "exclusive",
     .parse = excl_parse,
@@ -440,4 +453,5 @@ const struct policy_ops policy_exclusive = {
     .finish = excl_finish,
     .destroy = excl_destroy,
     .hooks = &policy_hooks_exclusive,
+    .capacity = excl_capacity,
 };

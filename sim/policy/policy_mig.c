@@ -65,6 +65,10 @@ struct server_kind {
                  struct inst_cfg *ic);
     struct unit (*build)(const struct scenario *sc, const struct inst_cfg *ic,
                          const struct inst_shape *sh, struct unit_addr ev);
+    /* Stability (core/stable.h): what the instance sustains for its m-th tenant when the
+     * instance's tenants offer share[] at speed[] alone there (SM share f, bandwidth b). */
+    double (*capacity)(const struct scenario *sc, const struct inst_cfg *ic, double f, double b,
+                       const double *speed, const double *share, int m);
 };
 
 struct inst_cfg {
@@ -176,9 +180,31 @@ static struct unit build_mps(const struct scenario *sc, const struct inst_cfg *i
     return (struct unit){&mu_unit_ops, u};
 }
 
-static const struct server_kind plain_server = {NULL, build_plain};
-static const struct server_kind ts_server = {parse_nested_ts, build_ts};
-static const struct server_kind mps_server = {parse_nested_mps, build_mps};
+/* A plain instance serves its one tenant at its speed alone there. */
+static double capacity_plain(const struct scenario *sc, const struct inst_cfg *ic, double f,
+                             double b, const double *speed, const double *share, int m)
+{
+    (void)sc, (void)ic, (void)f, (void)b, (void)share;
+    return speed[m];
+}
+
+static double capacity_ts(const struct scenario *sc, const struct inst_cfg *ic, double f, double b,
+                          const double *speed, const double *share, int m)
+{
+    (void)sc, (void)f, (void)b;
+    return ts_capacity(ic->n_ten, speed, share, m, ic->slice_s, ic->switch_s);
+}
+
+static double capacity_mps(const struct scenario *sc, const struct inst_cfg *ic, double f,
+                           double b, const double *speed, const double *share, int m)
+{
+    (void)speed;
+    return mu_capacity(sc, ic->n_ten, ic->ten, ic->cap, f, b, ic->bw_loss, share, m);
+}
+
+static const struct server_kind plain_server = {NULL, build_plain, capacity_plain};
+static const struct server_kind ts_server = {parse_nested_ts, build_ts, capacity_ts};
+static const struct server_kind mps_server = {parse_nested_mps, build_mps, capacity_mps};
 
 /* The values of "nested"."kind", and the server each one names. */
 static const char *const nested_names[] = {"timeslice", "mps", NULL};
@@ -655,6 +681,56 @@ static void mig_p_destroy(void *st)
     free(x);
 }
 
+/* ---- stability ------------------------------------------------------------ */
+
+/*
+ * What instance ic sustains for its m-th tenant (core/stable.h): its speed alone in a plain
+ * instance, ts_capacity or mu_capacity in a nested one. share[] is each tenant's load in this
+ * instance (a tenant served by several instances spreads its load in proportion to its speed
+ * in each). With load NULL: the m-th tenant's speed alone there.
+ */
+static double inst_capacity(const struct scenario *sc, const struct inst_cfg *ic,
+                            const double *load, const double *alone, int m)
+{
+    double f = mig_compute_share(&sc->gpu, ic->prof), b = mig_memory_share(&sc->gpu, ic->prof);
+    double *speed = ss_xcalloc((size_t)ic->n_ten, sizeof *speed);
+    double *share = ss_xcalloc((size_t)ic->n_ten, sizeof *share);
+    for (int k = 0; k < ic->n_ten; k++) {
+        speed[k] = rate_speed(&sc->gpu, &sc->tenants[ic->ten[k]], f, b);
+        if (load)
+            share[k] = alone[ic->ten[k]] > 0 ? load[ic->ten[k]] * speed[k] / alone[ic->ten[k]] : 0;
+    }
+    double c = load ? ic->server->capacity(sc, ic, f, b, speed, share, m) : speed[m];
+    free(speed);
+    free(share);
+    return c;
+}
+
+/* A tenant's capacity is the sum over the instances that serve it (the layouts at t = 0;
+ * a reconfiguration is an outage, not a new steady state). */
+static void mig_p_capacity(const struct scenario *sc, const void *cfgp, const double *load,
+                           double *cap)
+{
+    const struct mig_cfg *c = cfgp;
+    double *alone = ss_xcalloc((size_t)sc->n_tenants, sizeof *alone);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < sc->n_tenants; i++)
+            if (pass == 1)
+                cap[i] = 0;
+        for (int g = 0; g < c->gpus; g++)
+            for (int k = 0; k < c->layouts[g].n; k++) {
+                const struct inst_cfg *ic = &c->layouts[g].inst[k];
+                for (int m = 0; m < ic->n_ten; m++) {
+                    if (pass == 0)
+                        alone[ic->ten[m]] += inst_capacity(sc, ic, NULL, NULL, m);
+                    else
+                        cap[ic->ten[m]] += inst_capacity(sc, ic, load, alone, m);
+                }
+            }
+    }
+    free(alone);
+}
+
 const struct policy_ops policy_mig = {
     .kind = "mig",
     .parse = mig_p_parse,
@@ -666,4 +742,5 @@ const struct policy_ops policy_mig = {
     .finish = mig_p_finish,
     .destroy = mig_p_destroy,
     .hooks = &policy_hooks_mig,
+    .capacity = mig_p_capacity,
 };

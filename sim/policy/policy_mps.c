@@ -212,6 +212,31 @@ static void mps_destroy(void *st)
     free(m);
 }
 
+/* Stability (core/stable.h): each GPU is one MPS server of its tenants (mu_capacity). */
+static void mps_capacity(const struct scenario *sc, const void *cfgp, const double *load,
+                         double *cap)
+{
+    const struct mps_cfg *c = cfgp;
+    int n_ten = sc->n_tenants;
+    int *ten = ss_xcalloc((size_t)n_ten, sizeof *ten);
+    double *caps = ss_xcalloc((size_t)n_ten, sizeof *caps);
+    double *l = ss_xcalloc((size_t)n_ten, sizeof *l);
+    for (int g = 0; g < sc->gpus; g++) {
+        int n = 0;
+        for (int i = 0; i < n_ten; i++)
+            if (c->gpu_of[i] == g) {
+                ten[n] = i;
+                caps[n] = c->cap[i];
+                l[n++] = load[i];
+            }
+        for (int k = 0; k < n; k++)
+            cap[ten[k]] = mu_capacity(sc, n, ten, caps, 1.0, 1.0, c->bw_loss, l, k);
+    }
+    free(ten);
+    free(caps);
+    free(l);
+}
+
 const struct policy_ops policy_mps = {
     .kind = "mps",
     .parse = mps_parse,
@@ -223,4 +248,5 @@ const struct policy_ops policy_mps = {
     .finish = mps_finish,
     .destroy = mps_destroy,
     .hooks = &policy_hooks_mps,
+    .capacity = mps_capacity,
 };

@@ -184,6 +184,31 @@ static void ts_destroy(void *st)
     free(x);
 }
 
+/* Stability (core/stable.h): each GPU is one time-sliced unit of its tenants (ts_capacity). */
+static void ts_capacity_all(const struct scenario *sc, const void *cfgp, const double *load,
+                            double *cap)
+{
+    const struct ts_cfg *c = cfgp;
+    int n_ten = sc->n_tenants;
+    int *ten = ss_xcalloc((size_t)n_ten, sizeof *ten);
+    double *speed = ss_xcalloc((size_t)n_ten, sizeof *speed);
+    double *l = ss_xcalloc((size_t)n_ten, sizeof *l);
+    for (int g = 0; g < sc->gpus; g++) {
+        int n = 0;
+        for (int i = 0; i < n_ten; i++)
+            if (c->gpu_of[i] == g) {
+                ten[n] = i;
+                speed[n] = 1;
+                l[n++] = load[i];
+            }
+        for (int k = 0; k < n; k++)
+            cap[ten[k]] = ts_capacity(n, speed, l, k, c->slice_s, c->switch_s);
+    }
+    free(ten);
+    free(speed);
+    free(l);
+}
+
 const struct policy_ops policy_timeslice = {
     .kind = "timeslice",
     .parse = ts_parse,
@@ -195,4 +220,5 @@ const struct policy_ops policy_timeslice = {
     .finish = ts_p_finish,
     .destroy = ts_destroy,
     .hooks = &policy_hooks_timeslice,
+    .capacity = ts_capacity_all,
 };

@@ -36,8 +36,12 @@
 #include "core/run.h"
 #include "policy/units/unit.h"
 #include "policy/vgpu.h"
+
+#include "core/rate.h"
+#include "core/stable.h"
 #include "base/util.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 /* EV_UNIT: a timer of some GPU's unit, which the target names (units/unit.h). */
@@ -258,6 +262,65 @@ static void vg_destroy(void *st)
     free(x);
 }
 
+/* ---- stability ------------------------------------------------------------ */
+
+/*
+ * Stability (core/stable.h). A tenant has one slot per GPU (its VM's vGPU there), so its load
+ * spreads evenly over the pool. On one GPU, VM v gets a fraction T_v of the time: all of it
+ * when MIG-backed (its own instance, at the instance's speed) or alone; its slot, less the
+ * switch into it, under fixed_share; under best_effort and equal_share the fair share
+ * (weighted by turn length) of the time the GPU works when every turn ends in a switch,
+ * Σ turn / (Σ turn + vGPUs × switch), left by the other VMs' demands. Inside a VM the tenants
+ * are served FIFO, one request at a time: a tenant keeps what its VM mates leave of T_v.
+ */
+static void vg_capacity(const struct scenario *sc, const void *cfgp, const double *load,
+                        double *cap)
+{
+    const struct vgpu_cfg *c = cfgp;
+    const struct gpu_profile *gpu = &sc->gpu;
+    int V = c->n_vm, G = sc->gpus;
+    double *speed = ss_xcalloc((size_t)sc->n_tenants, sizeof *speed);
+    double *demand = ss_xcalloc((size_t)V, sizeof *demand),
+           *turn = ss_xcalloc((size_t)V, sizeof *turn);
+    /* The turns as the time-sliced scheduler sets them (vgpu_time.c): slice × weight, or the
+     * slice alone under equal_share; fixed_share's cycle is their sum. */
+    double turns = 0;
+    for (int v = 0; v < V; v++) {
+        const struct vg_def *d = &c->vm[v];
+        for (int k = 0; k < d->n_ten; k++) {
+            int i = d->ten[k];
+            speed[i] =
+                d->mig ? rate_speed(gpu, &sc->tenants[i], (double)d->mig->sm_count / gpu->total_sms,
+                                    (double)d->mig->memory_slices / gpu->mig_memory_slices)
+                       : 1;
+            demand[v] += load[i] / G / speed[i]; /* the VM's time, on one GPU */
+        }
+        turn[v] = c->slice_s * (c->sched == SCH_EQUAL_SHARE ? 1 : d->weight);
+        turns += turn[v];
+    }
+    for (int v = 0; v < V; v++) {
+        const struct vg_def *d = &c->vm[v];
+        double t = 1; /* MIG-backed, or alone on the GPU */
+        if (c->backing->owns_hardware || V == 1)
+            ;
+        else if (c->sched == SCH_FIXED_SHARE)
+            t = fmax(0, turn[v] - c->switch_s) / turns;
+        else
+            t = stab_fair_share(V, demand, turn, v, turns / (turns + V * c->switch_s));
+        for (int k = 0; k < d->n_ten; k++) {
+            int i = d->ten[k];
+            double left = t;
+            for (int m = 0; m < d->n_ten; m++)
+                if (m != k)
+                    left -= load[d->ten[m]] / G / speed[d->ten[m]];
+            cap[i] = isnan(left) ? NAN : G * speed[i] * (left > 0 ? left : 0);
+        }
+    }
+    free(speed);
+    free(demand);
+    free(turn);
+}
+
 const struct policy_ops policy_vgpu = {
     .kind = "vgpu",
     .parse = vg_parse,
@@ -269,4 +332,5 @@ const struct policy_ops policy_vgpu = {
     .finish = vg_finish,
     .destroy = vg_destroy,
     .hooks = &policy_hooks_vgpu,
+    .capacity = vg_capacity,
 };

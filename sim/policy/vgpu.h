@@ -39,6 +39,9 @@ struct vgpu_cfg {
 
 struct vgpu_backing {
     const char *name; /* its value of "backing" */
+    /* Each vGPU owns its hardware (a MIG instance) rather than taking turns on the GPU: the
+     * stability estimate (core/stable.h) then gives a vGPU all of its share's time. */
+    int owns_hardware;
     /* Strategy keys that mean nothing with this backing, and why (NULL: none). */
     const char *const *refused;
     const char *refused_why;

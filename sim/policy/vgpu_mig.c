@@ -101,6 +101,7 @@ static void vgm_slot(const struct vgpu_cfg *c, int tenant, int *k, int *client)
 
 const struct vgpu_backing vgm_backing = {
     .name = "mig",
+    .owns_hardware = 1,
     .refused = time_keys,
     .refused_why = "a MIG-backed vGPU is not time-sliced",
     .parse_vm = vgm_parse_vm,

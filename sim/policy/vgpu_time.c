@@ -376,6 +376,7 @@ static void vgt_details(const struct vgpu_cfg *c, const struct unit *units, int 
 
 const struct vgpu_backing vgt_backing = {
     .name = "time",
+    .owns_hardware = 0,
     .refused = NULL,
     .refused_why = NULL,
     .parse_vm = vgt_parse_vm,

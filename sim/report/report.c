@@ -4,6 +4,8 @@
  */
 #include "base/jsonv.h"
 #include "report/report.h"
+#include "core/stable.h"
+#include "core/tenant.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -36,6 +38,16 @@ static double out_value(int k, double v)
     return is_latency(k) ? v * 1e3 : v;
 }
 
+/* "stable": the model's verdict (core/stable.h), null where it has none. */
+static void add_stable(cJSON *obj, const struct strategy_result *s, int i)
+{
+    int st = stab_state(s, i);
+    if (st < 0)
+        cJSON_AddNullToObject(obj, "stable");
+    else
+        cJSON_AddBoolToObject(obj, "stable", st);
+}
+
 static cJSON *tenant_json(const struct strategy_result *s, int i, const struct tenant_cfg *tc,
                           int with_ci)
 {
@@ -56,6 +68,7 @@ static cJSON *tenant_json(const struct strategy_result *s, int i, const struct t
     jv_out_add(t, "sla_attainment", v[TM_SLA_ATTAINMENT]);
     jv_out_add(t, "slowdown_p99", v[TM_SLOWDOWN_P99]);
     jv_out_add(t, "availability", v[TM_AVAILABILITY]);
+    add_stable(t, s, i);
     if (with_ci) {
         char key[64];
         for (int k = 0; k <= TM_THROUGHPUT; k++) {
@@ -122,37 +135,104 @@ static void fmt(char *buf, size_t n, double x, const char *f)
         snprintf(buf, n, f, x);
 }
 
+/* Columns of the table: header, narrowest width, left-aligned. */
+#define RT_COLS 13
+#define RT_CELL (SCN_NAME_MAX + 8)
+static const char *const rt_head[RT_COLS] = {"strategy", "tenant", "done",    "thr/s",   "mean_ms",
+                                             "p50_ms",   "p95_ms", "p99_ms",  "p999_ms", "SLA%",
+                                             "slow",     "fail",   "rejected"};
+static const int rt_min[RT_COLS] = {12, 12, 9, 9, 8, 8, 8, 8, 8, 6, 6, 6, 8};
+
+/* The cells of one (strategy, tenant) row: the mean, and (ci) the ± row of a replicated run. */
+static void row_cells(const struct scenario *sc, const struct strategy_result *s, int i, int ci,
+                      char c[RT_COLS][RT_CELL])
+{
+    const double *v = (ci ? s->t_ci : s->t) + (size_t)i * TM_N;
+    static const int lat[5] = {TM_LAT_MEAN, TM_LAT_P50, TM_LAT_P95, TM_LAT_P99, TM_LAT_P999};
+    for (int k = 0; k < RT_COLS; k++)
+        c[k][0] = '\0';
+    if (ci) {
+        fmt(c[3], RT_CELL, v[TM_THROUGHPUT], "±%.1f");
+        fmt(c[4], RT_CELL, v[TM_LAT_MEAN] * 1e3, "±%.3f");
+        fmt(c[7], RT_CELL, v[TM_LAT_P99] * 1e3, "±%.3f");
+        return;
+    }
+    snprintf(c[0], RT_CELL, "%s", i == 0 ? s->name : "");
+    snprintf(c[1], RT_CELL, "%s", sc->tenants[i].name);
+    fmt(c[2], RT_CELL, v[TM_COMPLETED], "%.0f");
+    fmt(c[3], RT_CELL, v[TM_THROUGHPUT], "%.1f");
+    for (int k = 0; k < 5; k++)
+        fmt(c[4 + k], RT_CELL, v[lat[k]] * 1e3, "%.3f");
+    fmt(c[9], RT_CELL, v[TM_SLA_ATTAINMENT] * 100, "%.1f");
+    fmt(c[10], RT_CELL, v[TM_SLOWDOWN_P99], "%.2f");
+    snprintf(c[11], RT_CELL, "%.0f", v[TM_FAILED]);
+    snprintf(c[12], RT_CELL, "%.0f", v[TM_REJECTED]);
+}
+
+/* Display width of UTF-8 text ("±" is one column). */
+static int text_cols(const char *s)
+{
+    int w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+static void put_cell(FILE *fp, const char *s, int width, int left)
+{
+    int pad = width - text_cols(s);
+    if (!left)
+        fprintf(fp, "%*s", pad > 0 ? pad : 0, "");
+    fputs(s, fp);
+    if (left)
+        fprintf(fp, "%*s", pad > 0 ? pad : 0, "");
+}
+
+static void put_row(FILE *fp, char c[RT_COLS][RT_CELL], const int *w, const char *mark)
+{
+    int last = RT_COLS - 1; /* no trailing blanks after the last cell that has text */
+    while (last > 0 && !c[last][0])
+        last--;
+    for (int k = 0; k <= last; k++) {
+        if (k)
+            fputc(' ', fp);
+        put_cell(fp, c[k], w[k], k < 2);
+    }
+    fprintf(fp, "%s\n", mark);
+}
+
 void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r)
 {
+    /* Columns as wide as their widest cell: an overloaded tenant's p99 of 1268000.000 ms
+     * widens its column instead of pushing the rest of the row out of line. */
+    int w[RT_COLS], unstable = 0;
+    char c[RT_COLS][RT_CELL];
+    for (int k = 0; k < RT_COLS; k++)
+        w[k] = rt_min[k] > text_cols(rt_head[k]) ? rt_min[k] : text_cols(rt_head[k]);
+    for (int k = 0; k < r->n; k++)
+        for (int i = 0; i < r->s[k].n_tenants; i++)
+            for (int ci = 0; ci <= (r->replications > 1); ci++) {
+                row_cells(sc, &r->s[k], i, ci, c);
+                for (int m = 0; m < RT_COLS; m++)
+                    if (text_cols(c[m]) > w[m])
+                        w[m] = text_cols(c[m]);
+            }
     fprintf(fp, "scenario %s: %d × %s, seed %lu, %d replication%s\n\n", sc->name, sc->gpus,
             sc->gpu.name, r->seed, r->replications, r->replications > 1 ? "s (mean ± 95% CI)" : "");
-    fprintf(fp, "%-12s %-12s %9s %9s %8s %8s %8s %8s %8s %6s %6s %6s %8s\n", "strategy", "tenant",
-            "done", "thr/s", "mean_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms", "SLA%", "slow",
-            "fail", "rejected");
+    char head[RT_COLS][RT_CELL];
+    for (int k = 0; k < RT_COLS; k++)
+        snprintf(head[k], RT_CELL, "%s", rt_head[k]);
+    put_row(fp, head, w, "");
     for (int k = 0; k < r->n; k++) {
         const struct strategy_result *s = &r->s[k];
         for (int i = 0; i < s->n_tenants; i++) {
-            const double *v = s->t + (size_t)i * TM_N;
-            char c[9][32];
-            fmt(c[0], 32, v[TM_COMPLETED], "%.0f");
-            fmt(c[1], 32, v[TM_THROUGHPUT], "%.1f");
-            fmt(c[2], 32, v[TM_LAT_MEAN] * 1e3, "%.3f");
-            fmt(c[3], 32, v[TM_LAT_P50] * 1e3, "%.3f");
-            fmt(c[4], 32, v[TM_LAT_P95] * 1e3, "%.3f");
-            fmt(c[5], 32, v[TM_LAT_P99] * 1e3, "%.3f");
-            fmt(c[6], 32, v[TM_LAT_P999] * 1e3, "%.3f");
-            fmt(c[7], 32, v[TM_SLA_ATTAINMENT] * 100, "%.1f");
-            fmt(c[8], 32, v[TM_SLOWDOWN_P99], "%.2f");
-            fprintf(fp, "%-12s %-12s %9s %9s %8s %8s %8s %8s %8s %6s %6s %6.0f %8.0f\n",
-                    i == 0 ? s->name : "", sc->tenants[i].name, c[0], c[1], c[2], c[3], c[4], c[5],
-                    c[6], c[7], c[8], v[TM_FAILED], v[TM_REJECTED]);
+            int st = stab_state(s, i);
+            unstable += st == 0;
+            row_cells(sc, s, i, 0, c);
+            put_row(fp, c, w, st == 0 ? "  unstable" : "");
             if (r->replications > 1) {
-                const double *ci = s->t_ci + (size_t)i * TM_N;
-                fmt(c[1], 32, ci[TM_THROUGHPUT], "±%.1f");
-                fmt(c[2], 32, ci[TM_LAT_MEAN] * 1e3, "±%.3f");
-                fmt(c[5], 32, ci[TM_LAT_P99] * 1e3, "±%.3f");
-                fprintf(fp, "%-12s %-12s %9s %9s %8s %8s %8s %8s\n", "", "", "", c[1], c[2], "", "",
-                        c[5]);
+                row_cells(sc, s, i, 1, c);
+                put_row(fp, c, w, "");
             }
         }
         char u[32], sw[32], cost[32], cpm[32];
@@ -160,8 +240,8 @@ void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r)
         fmt(sw, 32, s->m[SM_SWITCH] * 100, "%.2f%%");
         fmt(cost, 32, s->m[SM_COST_PER_HOUR], "$%.2f/h");
         fmt(cpm, 32, s->m[SM_COST_PER_MREQ], "$%.3f");
-        fprintf(fp, "%-12s   gpu util %s, switching %s, cost %s, per million requests %s", "", u,
-                sw, cost, cpm);
+        fprintf(fp, "%-*s   gpu util %s, switching %s, cost %s, per million requests %s", w[0], "",
+                u, sw, cost, cpm);
         if (isfinite(s->m[SM_FRAGMENTATION]))
             fprintf(fp, ", fragmentation %.1f%%", s->m[SM_FRAGMENTATION] * 100);
         fputc('\n', fp);
@@ -169,6 +249,10 @@ void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r)
     fprintf(fp, "\ncolumns: done = completed requests measured; thr/s = completions per second in "
                 "the window;\n  latency = arrival to completion; SLA%% = completed within "
                 "sla.p99_ms; slow = p99 / p99 under exclusive\n");
+    if (unstable)
+        fprintf(fp, "  unstable = the tenant offers more work than its share can serve: its queue "
+                    "grows as long as\n  arrivals last, so its latencies grow with the run length "
+                    "(docs/scenario.md#stability)\n");
 }
 
 static void csv_num(FILE *fp, double x)
@@ -192,7 +276,8 @@ void rep_csv(FILE *fp, const struct scenario *sc, const struct run_result *r)
      * throughput apart from the tenant's. */
     for (int m = 0; m < SM_N; m++)
         fprintf(fp, ",%s%s", m == SM_THROUGHPUT ? "total_" : "", sm_names[m]);
-    fputc('\n', fp);
+    /* Last, so that the columns before it keep their places. */
+    fprintf(fp, ",stable\n");
     for (int k = 0; k < r->n; k++) {
         const struct strategy_result *s = &r->s[k];
         for (int i = 0; i < s->n_tenants; i++) {
@@ -203,7 +288,58 @@ void rep_csv(FILE *fp, const struct scenario *sc, const struct run_result *r)
                                               : csv_num(fp, out_value(m, v[m]));
             for (int m = 0; m < SM_N; m++)
                 csv_num(fp, s->m[m]);
-            fputc('\n', fp);
+            int st = stab_state(s, i);
+            fprintf(fp, ",%s\n", st < 0 ? "" : st ? "true" : "false");
         }
     }
+}
+
+int rep_sla_misses(FILE *fp, const char *cmd, const struct scenario *sc, const struct run_result *r)
+{
+    int n = 0;
+    for (int k = 0; k < r->n; k++)
+        for (int i = 0; i < r->s[k].n_tenants; i++) {
+            double sla = sc->tenants[i].sla_p99_s, p99 = r->s[k].t[(size_t)i * TM_N + TM_LAT_P99];
+            int unstable = stab_state(&r->s[k], i) == 0;
+            if (sla <= 0 || (p99 <= sla && !unstable))
+                continue;
+            n++;
+            if (p99 <= sla) /* met in this run only: the overload's p99 grows with its length */
+                fprintf(fp,
+                        "%s: SLA missed: strategy \"%s\", tenant \"%s\": overloaded (p99 %.3f ms "
+                        "<= %g ms in this run only)\n",
+                        cmd, r->s[k].name, sc->tenants[i].name, p99 * 1e3, sla * 1e3);
+            else if (isfinite(p99))
+                fprintf(fp, "%s: SLA missed: strategy \"%s\", tenant \"%s\": p99 %.3f ms > %g ms\n",
+                        cmd, r->s[k].name, sc->tenants[i].name, p99 * 1e3, sla * 1e3);
+            else
+                fprintf(fp, "%s: SLA missed: strategy \"%s\", tenant \"%s\": nothing completed\n",
+                        cmd, r->s[k].name, sc->tenants[i].name);
+        }
+    return n;
+}
+
+int rep_warn_unstable(FILE *fp, const char *cmd, const struct scenario *sc,
+                      const struct run_result *r)
+{
+    int n = 0;
+    for (int k = 0; k < r->n; k++)
+        for (int i = 0; i < r->s[k].n_tenants; i++) {
+            const struct strategy_result *s = &r->s[k];
+            const struct tenant_cfg *t = &sc->tenants[i];
+            if (stab_state(s, i) != 0)
+                continue;
+            n++;
+            double work = ten_mean_work(t);
+            fprintf(fp,
+                    "%s: warning: strategy \"%s\", tenant \"%s\" is overloaded: it offers %.4g "
+                    "req/s × %.4g ms = %.2f GPU of work per second, its share serves %.2f (%.1f "
+                    "req/s); %s\n",
+                    cmd, s->name, t->name, ten_mean_rate(t), work * 1e3, s->load[i], s->capacity[i],
+                    s->capacity[i] / work,
+                    t->queue_limit > 0 ? "queue_limit rejects the excess"
+                                       : "its queue grows as long as arrivals last and its "
+                                         "latencies grow with the run length");
+        }
+    return n;
 }

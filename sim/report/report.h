@@ -17,4 +17,17 @@ void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r);
 cJSON *rep_json(const struct scenario *sc, const struct run_result *r);
 void rep_csv(FILE *fp, const struct scenario *sc, const struct run_result *r);
 
+/*
+ * `--check-sla` of run and compare: the (strategy, tenant) pairs whose tenant has an SLA and
+ * misses it — p99 above sla.p99_ms, nothing completed, or overloaded (core/stable.h: its
+ * p99 grows with the run length) — each as one line `CMD: SLA missed: …` on fp. Returns how
+ * many.
+ */
+int rep_sla_misses(FILE *fp, const char *cmd, const struct scenario *sc,
+                   const struct run_result *r);
+/* One `CMD: warning: …` line on fp per overloaded (strategy, tenant) (core/stable.h): what it
+ * offers, what its share serves. Returns how many. */
+int rep_warn_unstable(FILE *fp, const char *cmd, const struct scenario *sc,
+                      const struct run_result *r);
+
 #endif

@@ -11,6 +11,7 @@
 #include "core/rate.h"
 #include "base/util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,3 +280,109 @@ const struct unit_ops mu_unit_ops = {
     .busy_s = op_busy_s,
     .destroy = op_destroy,
 };
+
+/* The clients of one server as the stability estimate sees them. */
+struct mu_cap {
+    const struct scenario *sc;
+    int n;
+    const int *tenants;
+    const double *caps;
+    double sm_scale, bw_scale, bw_loss;
+};
+
+/* Client k's speed while the clients in `busy` (k among them) are busy: policy_mps.c's rate
+ * model as reshare() applies it. */
+static double speed_in(const struct mu_cap *m, const unsigned char *busy, int k)
+{
+    double c = 0, w = 0;
+    for (int j = 0; j < m->n; j++)
+        if (busy[j]) {
+            c += m->caps[j];
+            w += mu_memory_weight(&m->sc->tenants[m->tenants[j]]);
+        }
+    double eta = w > 1 ? 1 - m->bw_loss * (w - 1 < 1 ? w - 1 : 1) : 1;
+    double wk = mu_memory_weight(&m->sc->tenants[m->tenants[k]]);
+    double sm = m->caps[k] * (c > 1 ? 1 / c : 1);
+    return rate_speed(&m->sc->gpu, &m->sc->tenants[m->tenants[k]], sm * m->sm_scale,
+                      eta / (1 + w - wk) * m->bw_scale);
+}
+
+/* Up to this many other clients the expectation runs over every busy set (2^n of them);
+ * beyond, the mean field stands in (expected caps and weights in place of the set). */
+#define MU_EXACT_OTHERS 10
+
+/*
+ * Client k's expected speed when it is always busy and every other client j is busy with
+ * probability p[j], independently: the time average of its speed, hence its throughput.
+ */
+static double expected_speed(const struct mu_cap *m, const double *p, int k)
+{
+    unsigned char *busy = ss_xcalloc((size_t)m->n, 1);
+    int others[MU_EXACT_OTHERS], n_o = 0;
+    double v = 0;
+    busy[k] = 1;
+    for (int j = 0; j < m->n; j++)
+        n_o += j != k && p[j] > 0;
+    for (int j = 0, b = 0; j < m->n && n_o <= MU_EXACT_OTHERS; j++)
+        if (j != k && p[j] > 0)
+            others[b++] = j;
+    if (n_o <= MU_EXACT_OTHERS) {
+        for (unsigned set = 0; set < 1u << n_o; set++) {
+            double pr = 1;
+            for (int b = 0; b < n_o; b++) {
+                busy[others[b]] = (set >> b) & 1;
+                pr *= busy[others[b]] ? p[others[b]] : 1 - p[others[b]];
+            }
+            if (pr > 0)
+                v += pr * speed_in(m, busy, k);
+        }
+    } else {
+        double c = m->caps[k], wo = 0;
+        for (int j = 0; j < m->n; j++)
+            if (j != k) {
+                c += p[j] * m->caps[j];
+                wo += p[j] * mu_memory_weight(&m->sc->tenants[m->tenants[j]]);
+            }
+        double w = mu_memory_weight(&m->sc->tenants[m->tenants[k]]) + wo;
+        double eta = w > 1 ? 1 - m->bw_loss * (w - 1 < 1 ? w - 1 : 1) : 1;
+        double sm = m->caps[k] * (c > 1 ? 1 / c : 1);
+        v = rate_speed(&m->sc->gpu, &m->sc->tenants[m->tenants[k]], sm * m->sm_scale,
+                       eta / (1 + wo) * m->bw_scale);
+    }
+    free(busy);
+    return v;
+}
+
+double mu_capacity(const struct scenario *sc, int n, const int *tenants, const double *caps,
+                   double sm_scale, double bw_scale, double bw_loss, const double *load, int k)
+{
+    struct mu_cap m = {sc, n, tenants, caps, sm_scale, bw_scale, bw_loss};
+    for (int j = 0; j < n; j++)
+        if (j != k && isnan(load[j]))
+            return NAN;
+    /* Each other client is busy for load / its speed; its speed depends on who else is busy,
+     * so the busy fractions are iterated from "everyone busy" (the slowest, hence the
+     * largest fractions) down to their fixed point; a few rounds settle them. */
+    double *p = ss_xcalloc((size_t)n, sizeof *p), *q = ss_xcalloc((size_t)n, sizeof *q);
+    for (int j = 0; j < n; j++)
+        p[j] = 1;
+    for (int round = 0; round < 8; round++) {
+        for (int j = 0; j < n; j++) {
+            if (j == k)
+                continue;
+            double saved = p[k], v;
+            p[k] = 1; /* k always has work */
+            v = expected_speed(&m, p, j);
+            p[k] = saved;
+            q[j] = v > 0 ? fmin(1, load[j] / v) : 1;
+        }
+        for (int j = 0; j < n; j++)
+            if (j != k)
+                p[j] = q[j];
+    }
+    p[k] = 1;
+    double cap = expected_speed(&m, p, k);
+    free(p);
+    free(q);
+    return cap;
+}

@@ -5,6 +5,8 @@
  * completion) leaves the others valid. The unit-interface wrappers are at the end.
  */
 #include "policy/units/tsunit.h"
+#include "core/analytic.h"
+#include "core/stable.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -374,3 +376,15 @@ const struct unit_ops ts_unit_ops = {
     .busy_s = op_busy_s,
     .destroy = op_destroy,
 };
+
+double ts_capacity(int n, const double *speed, const double *load, int k, double q, double sw)
+{
+    if (n == 1)
+        return speed[0];
+    double *d = ss_xcalloc((size_t)n, sizeof *d);
+    for (int j = 0; j < n; j++)
+        d[j] = load[j] / speed[j];
+    double t = stab_fair_share(n, d, NULL, k, an_ts_capacity_fraction(q, sw));
+    free(d);
+    return speed[k] * t;
+}

@@ -82,4 +82,15 @@ void ts_abort(struct sim *s, struct ts_unit *u);
  * its destroy frees the unit too. */
 extern const struct unit_ops ts_unit_ops;
 
+/*
+ * Stability (core/stable.h): the work rate context k of a unit of n contexts sustains when it
+ * always has work and context j offers load[j] (whole-GPU Erlangs; +INFINITY: saturated), at
+ * speeds speed[]. Alone it runs at its speed. With others, round robin gives each context an
+ * equal share of the unit's time while it has work, and the unit works q/(q+s) of its time
+ * (every slice ending in a switch, the saturated bound the planner uses too): k gets the
+ * max-min fair share of that time left by the others' demands (load / speed), at its speed.
+ * Conservative by at most s/(q+s) when the others are nearly idle (fewer switches then).
+ */
+double ts_capacity(int n, const double *speed, const double *load, int k, double q, double sw);
+
 #endif

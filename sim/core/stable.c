@@ -1,0 +1,71 @@
+/* stable — see stable.h. */
+#include "core/stable.h"
+#include "core/policy.h"
+#include "core/tenant.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+double stab_offered(const struct tenant_cfg *t)
+{
+    if (t->arrival.kind == ARR_SATURATED)
+        return INFINITY;
+    return ten_mean_rate(t) * ten_mean_work(t);
+}
+
+double stab_fair_share(int n, const double *demand, const double *w, int i, double supply)
+{
+    double wi = w ? w[i] : 1, others = 0;
+    for (int j = 0; j < n; j++) {
+        if (j == i)
+            continue;
+        if (isnan(demand[j]))
+            return NAN;
+        others += demand[j];
+    }
+    if (!(supply > 0) || !(wi > 0))
+        return 0;
+    if (others <= 0)
+        return supply;
+    /* The water level L: member j gets min(demand_j, w_j L), i gets w_i L, all of it adds up
+     * to supply. The total is continuous and increasing in L, so bisection finds it; 100
+     * halvings take the bracket to the last bit of a double. */
+    double lo = 0, hi = supply / wi;
+    for (int it = 0; it < 100; it++) {
+        double mid = 0.5 * (lo + hi), tot = wi * mid;
+        for (int j = 0; j < n; j++)
+            if (j != i)
+                tot += fmin(demand[j], (w ? w[j] : 1) * mid);
+        if (tot < supply)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return wi * hi;
+}
+
+void stab_fill(const struct scenario *sc, const struct strategy_cfg *st, struct strategy_result *r)
+{
+    int n = sc->n_tenants;
+    r->load = ss_xcalloc((size_t)n, sizeof *r->load);
+    r->capacity = ss_xcalloc((size_t)n, sizeof *r->capacity);
+    for (int i = 0; i < n; i++) {
+        r->load[i] = stab_offered(&sc->tenants[i]);
+        r->capacity[i] = NAN;
+    }
+    if (st->ops->capacity)
+        st->ops->capacity(sc, st->cfg, r->load, r->capacity);
+}
+
+int stab_state(const struct strategy_result *r, int tenant)
+{
+    if (!r->load || !r->capacity)
+        return -1;
+    double l = r->load[tenant], c = r->capacity[tenant];
+    if (isnan(l) || isnan(c))
+        return -1;
+    if (isinf(l))
+        return 1; /* saturated: a closed loop that keeps one request waiting, nothing grows */
+    return l < c;
+}
