@@ -14,7 +14,7 @@ LDLIBS  += $(PKG_LIBS) -lm
 
 B       := build
 # sim/ is in layers (docs/architecture.md); the library is every layer but cli/.
-LAYERS  := base calib mig io core policy policy/units report tools
+LAYERS  := base calib mig io core cluster policy policy/units report tools
 LIB_SRC := $(sort $(foreach l,$(LAYERS),$(wildcard sim/$(l)/*.c)))
 CLI_SRC := $(sort $(wildcard sim/cli/*.c))
 # The test runner links the CLI helpers too (signal handling, option parsing), not main().

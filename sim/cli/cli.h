@@ -23,6 +23,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_cluster(int argc, char **argv);
 
 /* SIGINT/SIGTERM stop the workers of a running pool (tools/pool.h) and the child given
  * to cli_set_child, remove open temporary outputs and exit 128+signal. */
