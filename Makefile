@@ -27,7 +27,7 @@ ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 A       := $(B)/asan
 
 .PHONY: all deps run test test-layers test-unit test-asan test-valgrind golden clean format quickstart bench results \
-	results-check
+	results-check cluster-openb
 all: $(B)/sharesim $(B)/libsharesim.a
 
 deps:
@@ -109,6 +109,12 @@ bench: deps
 results: deps
 	@$(MAKE) --no-print-directory all
 	./scripts/regen-results
+
+# The cluster study (docs/cluster.md): openb trace, six policies x 10 seeds, against the FGD
+# simulator's committed results. Not in results/index.json (regen-results runs `sharesim run`).
+cluster-openb: deps
+	@$(MAKE) --no-print-directory all
+	./scripts/cluster-openb
 
 results-check: deps
 	@$(MAKE) --no-print-directory all
