@@ -8,7 +8,9 @@
  */
 #include "testutil.h"
 #include "base/util.h"
+#include "calib/calib.h"
 #include "cluster/cl_engine.h"
+#include "cluster/cl_mig.h"
 #include "cluster/cl_place.h"
 #include "cluster/cl_rand.h"
 #include "cluster/cl_report.h"
@@ -576,11 +578,224 @@ static void test_bad_input(void)
     expect_bad(scenario_with("b10.json", NODES_CSV, PODS_CSV,
                              ", \"mode\": \"replay\", \"inflate\": {\"tune\": 1}"),
                "cluster.inflate: given, but \"mode\" is \"replay\"");
+    /* MIG */
+    const char *mig_nodes = "sn,cpu_milli,memory_mib,gpu,model\nm1,64000,262144,2,A100\n";
+    snprintf(pods, sizeof pods, "%sp0,1000,100,1,300,,LS,Running,0,10,0\n", hdr);
+    expect_bad(scenario_with("m1.json", mig_nodes, pods,
+                             ", \"mig\": {\"gpu\": \"a100-40gb\", \"layout\": \"static\"}"),
+               "cluster.mig: \"layout\": \"static\" needs \"static_layout\"");
+    expect_bad(scenario_with("m2.json", mig_nodes, pods,
+                             ", \"mig\": {\"gpu\": \"a100-40gb\", \"layout\": \"static\", "
+                             "\"static_layout\": \"4g.20gb,4g.20gb\"}"),
+               "cluster.mig.static_layout");
+    expect_bad(scenario_with("m3.json", mig_nodes, pods,
+                             ", \"mig\": {\"gpu\": \"a100-40gb\", \"models\": [\"H100\"]}"),
+               "cluster.mig.models[0]");
+    expect_bad(scenario_with("m4.json", mig_nodes, pods,
+                             ", \"policies\": [\"dotprod\"], \"mig\": {\"gpu\": \"a100-40gb\"}"),
+               "not defined for MIG clusters");
+    /* and a good one: a dynamic MIG replay reports its reconfigurations */
+    snprintf(pods, sizeof pods,
+             "%sq0,1000,100,1,300,,LS,Running,0,100,0\n"
+             "q1,1000,100,1,100,,LS,Running,5,30,5\n"
+             "q2,1000,100,1,250,,LS,Running,10,200,10\n"
+             "q3,1000,100,1,1000,,LS,Running,20,60,20\n"
+             "q4,1000,100,1,500,,LS,Running,40,300,40\n"
+             "q5,1000,100,1,100,,LS,Running,50,70,50\n",
+             hdr);
+    cJSON *doc = run_json(scenario_with("m5.json", mig_nodes, pods,
+                                        ", \"policies\": [\"fgd\", \"bestfit\"], \"mode\": "
+                                        "\"replay\", \"mig\": {\"gpu\": \"a100-40gb\", "
+                                        "\"defrag_threshold\": 0.2}"),
+                          "");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "experiments"), 0);
+    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(e0, "samples");
+    const cJSON *last = cJSON_GetArrayItem(samples, cJSON_GetArraySize(samples) - 1);
+    CU_ASSERT(jnum(last, "reconfigs") >= 1);
+    CU_ASSERT_EQUAL(jnum(e0, "arrived"), jnum(e0, "placed") + jnum(e0, "failed"));
+    cJSON_Delete(doc);
     /* options */
     CU_ASSERT_EQUAL(tu_cli("cluster", out, sizeof out, errb, sizeof errb), 2);
     CU_ASSERT_EQUAL(tu_cli("cluster x.json --jobs 0", out, sizeof out, errb, sizeof errb), 2);
     CU_ASSERT_EQUAL(tu_cli("cluster --help", out, sizeof out, errb, sizeof errb), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "--csv"));
+}
+
+/* ---- MIG clusters ------------------------------------------------------------------------ */
+
+struct migfix {
+    struct cl_cluster c;
+    struct cl_workload w;
+    struct gpu_profile g;
+    struct cl_migcfg m;
+    struct cl_run_cfg cfg;
+};
+
+/* n nodes of one MIG-capable A100-40GB each; pods of the given GPU shares (1000 = whole). */
+static void mig_fixture(struct migfix *f, int n_nodes, const int *milli, int n_pods,
+                        enum cl_mig_layout layout)
+{
+    memset(f, 0, sizeof *f);
+    int cpu[8] = {64000, 64000, 64000, 64000, 64000, 64000, 64000, 64000}, gpus[8];
+    for (int i = 0; i < 8; i++)
+        gpus[i] = 1;
+    mk_cluster(&f->c, n_nodes, cpu, gpus);
+    for (int i = 0; i < n_nodes; i++)
+        f->c.node[i].mig = 0;
+    char err[SS_ERRLEN];
+    CU_ASSERT_EQUAL_FATAL(cal_load("a100-40gb", &f->g, err, sizeof err), 0);
+    f->w.n = n_pods;
+    f->w.pod = ss_xcalloc((size_t)n_pods, sizeof *f->w.pod);
+    for (int i = 0; i < n_pods; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "p%02d", i);
+        f->w.pod[i] = mk_pod(name, 1000, 1, milli[i]);
+    }
+    f->m.layout = layout;
+    f->m.g = &f->g;
+    f->m.reconfig_s = 3;
+    f->m.migrate_s = 30;
+    CU_ASSERT_EQUAL(cl_mig_bind_pods(&f->m, &f->c, &f->w, err, sizeof err), 0);
+    f->cfg.policy = &cl_policy_fgd;
+    f->cfg.seed = 1;
+    f->cfg.mig = &f->m;
+}
+
+static void mig_fixture_free(struct migfix *f)
+{
+    cl_workload_free(&f->w);
+    cl_cluster_free(&f->c);
+}
+
+static void test_mig_profile_mapping(void)
+{
+    struct gpu_profile g;
+    char err[SS_ERRLEN];
+    CU_ASSERT_EQUAL_FATAL(cal_load("a100-40gb", &g, err, sizeof err), 0);
+    /* smallest profile with compute slices / 7 >= share: 142 -> 1g, 143 -> 2g (1/7 = 142.9) */
+    const struct {
+        int milli;
+        const char *prof;
+    } want[] = {{50, "1g.5gb"},   {142, "1g.5gb"},  {143, "2g.10gb"}, {285, "2g.10gb"},
+                {286, "3g.20gb"}, {428, "3g.20gb"}, {429, "4g.20gb"}, {571, "4g.20gb"},
+                {572, "7g.40gb"}, {999, "7g.40gb"}};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        int p = cl_mig_profile_for(&g, want[k].milli);
+        CU_ASSERT_FATAL(p >= 0);
+        if (strcmp(g.mig[p].name, want[k].prof))
+            fprintf(stderr, "\n  %d milli -> %s, expected %s\n", want[k].milli, g.mig[p].name,
+                    want[k].prof);
+        CU_ASSERT_STRING_EQUAL(g.mig[p].name, want[k].prof);
+    }
+}
+
+/* Dynamic layout: a reconfiguration creates and destroys free instances only; the running
+ * ones keep their pod, profile and memory slices. */
+static void test_mig_reconfig_drains_only_changed(void)
+{
+    /* p0 3g, p1..p4 1g, p5 2g */
+    int milli[6] = {400, 100, 100, 100, 100, 250};
+    struct migfix f;
+    mig_fixture(&f, 1, milli, 6, CL_MIG_DYNAMIC);
+    struct cl_mig *m = cl_mig_new(&f.c, &f.w, &f.cfg);
+    int rc, ch, mg;
+    double dt;
+    CU_ASSERT_EQUAL(cl_mig_place(m, 0, 0, 0, -1), 0); /* bare -> MIG mode, 3g created */
+    cl_mig_counters(m, &rc, &ch, &mg, &dt);
+    CU_ASSERT(rc == 1 && ch == 1 && mg == 0);
+    CU_ASSERT_DOUBLE_EQUAL(dt, 3, 1e-12);
+    for (int i = 1; i <= 4; i++)
+        CU_ASSERT_EQUAL(cl_mig_place(m, i, i, i, -1), 0); /* a 1g each: 3 + 4 x 1 = 7 slices */
+    int prof[7], start[7], pod[7], mode;
+    int n = cl_mig_gpu(m, 0, 0, prof, start, pod, &mode);
+    CU_ASSERT_EQUAL(n, 5);
+    CU_ASSERT_EQUAL(mode, 1);
+    cl_mig_counters(m, &rc, &ch, &mg, &dt);
+    CU_ASSERT(rc == 5 && ch == 5);
+    /* two running 1g instances on an aligned pair (a, a + 1), a 2g start */
+    int a = -1, ia = -1, ib = -1;
+    for (int x = 0; x < n && a < 0; x++)
+        for (int y = 0; y < n; y++)
+            if (f.g.mig[prof[x]].compute_slices == 1 && f.g.mig[prof[y]].compute_slices == 1 &&
+                start[y] == start[x] + 1 && start[x] % 2 == 0 && start[x] <= 4) {
+                a = start[x];
+                ia = x;
+                ib = y;
+                break;
+            }
+    CU_ASSERT_FATAL(a >= 0);
+    int pa = pod[ia], pb = pod[ib];
+    /* the others: what must not change */
+    int keep_prof[7], keep_start[7], keep_pod[7], nk = 0;
+    for (int x = 0; x < n; x++)
+        if (x != ia && x != ib) {
+            keep_prof[nk] = prof[x];
+            keep_start[nk] = start[x];
+            keep_pod[nk++] = pod[x];
+        }
+    cl_mig_remove(m, pa, 10);
+    cl_mig_remove(m, pb, 10);
+    /* 2g: no free 2g, no room beside the two free 1g: destroy both, create the 2g */
+    CU_ASSERT_EQUAL(cl_mig_place(m, 5, 5, 20, -1), 0);
+    int rc2, ch2, mg2;
+    double dt2;
+    cl_mig_counters(m, &rc2, &ch2, &mg2, &dt2);
+    CU_ASSERT_EQUAL(rc2, rc + 1);
+    CU_ASSERT_EQUAL(ch2, ch + 3); /* 2 destroyed + 1 created */
+    CU_ASSERT_EQUAL(mg2, 0);
+    CU_ASSERT_DOUBLE_EQUAL(dt2, dt + 3, 1e-12); /* only the new pod waits */
+    n = cl_mig_gpu(m, 0, 0, prof, start, pod, &mode);
+    CU_ASSERT_EQUAL(n, 4);
+    for (int k = 0; k < nk; k++) {
+        int found = 0;
+        for (int x = 0; x < n; x++)
+            found |= prof[x] == keep_prof[k] && start[x] == keep_start[k] && pod[x] == keep_pod[k];
+        CU_ASSERT(found);
+    }
+    int found2g = 0;
+    for (int x = 0; x < n; x++)
+        found2g |= pod[x] == 5 && start[x] == a && f.g.mig[prof[x]].compute_slices == 2;
+    CU_ASSERT(found2g);
+    /* a 1g now fits nowhere (7 slices used) */
+    CU_ASSERT_EQUAL(cl_mig_place(m, 6, 1, 30, -1), -1);
+    cl_mig_free(m);
+    mig_fixture_free(&f);
+}
+
+/* Static pools never reconfigure; a pod takes its profile or the smallest larger instance. */
+static void test_mig_static_and_warm_pool(void)
+{
+    int milli[5] = {100, 100, 100, 1000, 400};
+    struct migfix f;
+    mig_fixture(&f, 2, milli, 5, CL_MIG_STATIC);
+    int *prof = NULL, n = 0;
+    char err[SS_ERRLEN];
+    CU_ASSERT_EQUAL_FATAL(
+        mig_parse_list(&f.g, "3g.20gb,2g.10gb,1g.5gb,1g.5gb", &prof, NULL, &n, err, sizeof err), 0);
+    f.m.n_static = n;
+    memcpy(f.m.static_prof, prof, (size_t)n * sizeof *prof);
+    free(prof);
+    f.m.warm_pool = 0.5; /* one of the two GPUs stays bare */
+    f.cfg.mode = CL_INFLATE;
+    f.cfg.shuffle = 0;
+    struct cl_typical tp = {0};
+    struct cl_result r;
+    /* inflated far past the workload: first the workload in name order (p00 p01 p02 1g,
+     * p03 a whole GPU, p04 3g), then random copies */
+    f.cfg.tune = 100;
+    CU_ASSERT_EQUAL(cl_run(&f.c, &f.w, &tp, &f.cfg, &r, err, sizeof err), 0);
+    CU_ASSERT_FATAL(r.n_ev >= 5);
+    /* the first five events are the workload in name order: 1g, 1g, 1g (into the 2g), a whole
+     * GPU (the pool), 3g: all placed, no reconfiguration ever */
+    for (int k = 0; k < 5; k++) {
+        CU_ASSERT_EQUAL(r.ev[k].placed, k + 1);
+        CU_ASSERT_EQUAL(r.ev[k].reconfigs, 0);
+    }
+    /* allocated: 143 + 143 + 286 (a 1g pod holds the 2g) + 1000 + 429 */
+    CU_ASSERT_EQUAL(r.ev[4].used_milli, 143 + 143 + 286 + 1000 + 429);
+    cl_result_free(&r);
+    mig_fixture_free(&f);
 }
 
 void test_cluster_register(void)
@@ -595,6 +810,11 @@ void test_cluster_register(void)
         {"openb seed 42 equals the FGD simulator's results", test_openb_matches_reference},
         {"--jobs 1 and 3 give identical JSON and CSV", test_jobs_identical},
         {"bad input: exit 2 naming file, line or path", test_bad_input},
+        {"MIG: GPU share to the smallest profile", test_mig_profile_mapping},
+        {"MIG: a reconfiguration drains only the instances it changes",
+         test_mig_reconfig_drains_only_changed},
+        {"MIG: static pools never reconfigure; warm pool for whole GPUs",
+         test_mig_static_and_warm_pool},
         {NULL, NULL},
     };
     tu_add_suite("cluster", t);

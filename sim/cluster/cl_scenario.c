@@ -40,13 +40,14 @@ static int parse_node_groups(const struct jv *j, const cJSON *arr, const char *p
             return -1;
         long count = 1, cpu, gpus = 0;
         double mem;
-        const char *name = NULL, *model = NULL, *mig = NULL;
+        const char *name = NULL, *model = NULL;
+        int mig = 0;
         if (jv_int(j, o, p, "count", 0, 1, 10000000, &count) < 0 ||
             jv_int(j, o, p, "cpu_milli", 1, 1, INT_MAX, &cpu) < 0 ||
             jv_num(j, o, p, "memory_mib", 1, 0, 1e15, &mem) < 0 ||
             jv_int(j, o, p, "gpus", 0, 0, CL_MAX_GPUS, &gpus) < 0 ||
             jv_str(j, o, p, "name", 0, &name) < 0 || jv_str(j, o, p, "gpu_model", 0, &model) < 0 ||
-            jv_str(j, o, p, "mig", 0, &mig) < 0)
+            jv_bool(j, o, p, "mig", 0, &mig) < 0)
             return -1;
         if (gpus > 0 && (!model || !*model))
             return jv_fail(j, p, "a group with GPUs needs \"gpu_model\"");
@@ -78,7 +79,7 @@ static int parse_node_groups(const struct jv *j, const cJSON *arr, const char *p
             d->mem_mib = (long long)mem;
             d->n_gpu = (int)gpus;
             d->model = model_idx;
-            d->mig = mig ? 0 : -1; /* resolved by the MIG setup */
+            d->mig = mig ? 0 : -1; /* MIG-capable; see cl_mig_parse */
             c->n_nodes++;
         }
     }
