@@ -44,7 +44,7 @@ struct cl_event {
     long long frag_num;      /* cluster fragment amount x count_sum (exact) */
     int arrived, placed, failed, pending, running;
     /* MIG clusters */
-    int reconfigs, drained, migrated;
+    int reconfigs, changed, migrated; /* instances created or destroyed, pods moved */
     double downtime_s;
 };
 

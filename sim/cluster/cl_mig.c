@@ -800,7 +800,7 @@ static void mrecord(struct mlog *l, const struct cl_mig *m, double t, long long 
     v->pending = pending;
     v->running = running;
     v->reconfigs = m->reconfigs;
-    v->drained = m->changed;
+    v->changed = m->changed;
     v->migrated = m->migrated;
     v->downtime_s = m->downtime;
 }

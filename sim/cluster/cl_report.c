@@ -206,7 +206,7 @@ cJSON *cl_report_json(const struct cl_result *r, const struct cl_policy *pol, lo
             jv_out_add(row, "frag_ratio", idle > 0 ? 100 * frag / idle : NAN);
             if (v->reconfigs || v->migrated) {
                 cJSON_AddNumberToObject(row, "reconfigs", v->reconfigs);
-                cJSON_AddNumberToObject(row, "drained", v->drained);
+                cJSON_AddNumberToObject(row, "instances_changed", v->changed);
                 cJSON_AddNumberToObject(row, "migrated", v->migrated);
                 jv_out_add(row, "downtime_s", v->downtime_s);
             }

@@ -113,20 +113,25 @@ static void write_csv_cols(const struct cl_scenario *s, cJSON *const *item, FILE
 
 static void write_csv_samples(const struct cl_scenario *s, cJSON *const *item, FILE *fp)
 {
-    fprintf(fp, "workload,sc_policy,seed,t_s,arrived,placed,failed,pending,running,"
-                "alloc_ratio,frag_pct,frag_ratio\n");
+    fprintf(fp,
+            "workload,sc_policy,seed,t_s,arrived,placed,failed,pending,running,"
+            "alloc_ratio,frag_pct,frag_ratio,reconfigs,instances_changed,migrated,downtime_s\n");
     for (int k = 0; k < s->n_policies * s->n_seeds; k++) {
         const cJSON *samples = cJSON_GetObjectItemCaseSensitive(item[k], "samples");
         for (const cJSON *r = samples ? samples->child : NULL; r; r = r->next) {
-            char a[64], f[64], q[64], t[64];
-            fmt_py(t, sizeof t, num(r, "t_s"));
+            char a[64], f[64], q[64], t[64], dt[64];
+            snprintf(t, sizeof t, "%.15g", num(r, "t_s"));
+            double down = num(r, "downtime_s");
+            fmt_py(dt, sizeof dt, isnan(down) ? 0 : down);
             fmt_py(a, sizeof a, num(r, "alloc_ratio"));
             fmt_py(f, sizeof f, num(r, "frag_pct"));
             fmt_py(q, sizeof q, num(r, "frag_ratio"));
-            fprintf(fp, "%s,%s,%lld,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%s,%s,%s\n", s->work.label,
-                    s->policy[k / s->n_seeds]->label, s->seed[k % s->n_seeds], t, num(r, "arrived"),
-                    num(r, "placed"), num(r, "failed"), num(r, "pending"), num(r, "running"), a, f,
-                    q);
+            double rc = num(r, "reconfigs"), dr = num(r, "instances_changed"), mg = num(r, "migrated");
+            fprintf(fp, "%s,%s,%lld,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%s,%s,%s,%.0f,%.0f,%.0f,%s\n",
+                    s->work.label, s->policy[k / s->n_seeds]->label, s->seed[k % s->n_seeds], t,
+                    num(r, "arrived"), num(r, "placed"), num(r, "failed"), num(r, "pending"),
+                    num(r, "running"), a, f, q, isnan(rc) ? 0 : rc, isnan(dr) ? 0 : dr,
+                    isnan(mg) ? 0 : mg, dt);
         }
     }
 }
