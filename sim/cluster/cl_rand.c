@@ -71,12 +71,13 @@ const uint64_t *cl_rand_cooked(void)
     for (int i = -20; i < CL_RAND_LEN; i++) {
         x = seedrand(x);
         if (i >= 0) {
-            int64_t u = (int64_t)x << 20;
+            /* x > 0: the shifts in unsigned arithmetic give Go's int64 bits */
+            uint64_t u = (uint64_t)x << 20;
             x = seedrand(x);
-            u ^= (int64_t)x << 10;
+            u ^= (uint64_t)x << 10;
             x = seedrand(x);
-            u ^= (int64_t)x;
-            vec0[i] = (uint64_t)u;
+            u ^= (uint64_t)x;
+            vec0[i] = u;
         }
     }
     /* w[j] = z[j - 606]: w[0..606] from the slots, then the recurrence up to w[1212]. */
@@ -127,12 +128,12 @@ void cl_rand_seed(struct cl_rand *r, int64_t seed)
     for (int i = -20; i < CL_RAND_LEN; i++) {
         x = seedrand(x);
         if (i >= 0) {
-            int64_t u = (int64_t)x << 40;
+            uint64_t u = (uint64_t)x << 40; /* Go's int64 shift wraps; so does this */
             x = seedrand(x);
-            u ^= (int64_t)x << 20;
+            u ^= (uint64_t)x << 20;
             x = seedrand(x);
-            u ^= (int64_t)x;
-            r->vec[i] = (uint64_t)u ^ cooked[i];
+            u ^= (uint64_t)x;
+            r->vec[i] = u ^ cooked[i];
         }
     }
 }
