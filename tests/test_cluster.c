@@ -759,6 +759,13 @@ static void test_mig_reconfig_drains_only_changed(void)
     CU_ASSERT(found2g);
     /* a 1g now fits nowhere (7 slices used) */
     CU_ASSERT_EQUAL(cl_mig_place(m, 6, 1, 30, -1), -1);
+    /* the kept pods leave from the instances they kept (their layout index moved) */
+    for (int k = 0; k < nk; k++)
+        cl_mig_remove(m, keep_pod[k], 40);
+    cl_mig_remove(m, 5, 40);
+    n = cl_mig_gpu(m, 0, 0, prof, start, pod, &mode);
+    for (int x = 0; x < n; x++)
+        CU_ASSERT_EQUAL(pod[x], -1);
     cl_mig_free(m);
     mig_fixture_free(&f);
 }

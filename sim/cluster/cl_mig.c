@@ -511,6 +511,10 @@ static int place_mig_pod(struct cl_mig *m, int id, const struct cl_pod *p, doubl
         u->mig = 1;
         u->lay = best.lay;
         memcpy(u->pod, pods, sizeof pods);
+        /* a kept instance keeps its slices and pod, but its index in the layout changes */
+        for (int i = 0; i < u->lay.n; i++)
+            if (pods[i] >= 0)
+                m->arr[pods[i]].inst = i;
         inst = best.lay.n - 1;
         m->reconfigs++;
         m->changed += destroyed + 1;
