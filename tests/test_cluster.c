@@ -780,8 +780,9 @@ static void test_mig_static_and_warm_pool(void)
     char err[SS_ERRLEN];
     CU_ASSERT_EQUAL_FATAL(
         mig_parse_list(&f.g, "3g.20gb,2g.10gb,1g.5gb,1g.5gb", &prof, NULL, &n, err, sizeof err), 0);
-    f.m.n_static = n;
-    memcpy(f.m.static_prof, prof, (size_t)n * sizeof *prof);
+    f.m.n_layouts = 1;
+    f.m.n_static[0] = n;
+    memcpy(f.m.static_prof[0], prof, (size_t)n * sizeof *prof);
     free(prof);
     f.m.warm_pool = 0.5; /* one of the two GPUs stays bare */
     f.cfg.mode = CL_INFLATE;

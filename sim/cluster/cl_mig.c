@@ -26,13 +26,12 @@ int cl_mig_parse(const struct jv *j, const struct cJSON *obj, const char *path,
     struct cl_migcfg *m = &s->mig;
     memset(m, 0, sizeof *m);
     char p[300];
-    const char *gpu = NULL, *stat = NULL;
+    const char *gpu = NULL;
     int layout = 1;
     m->reconfig_s = -1;
     m->migrate_s = 30;
     if (jv_object(j, obj, path, keys) || jv_str(j, obj, path, "gpu", 1, &gpu) < 0 ||
         jv_enum(j, obj, path, "layout", 0, layouts, &layout) < 0 ||
-        jv_str(j, obj, path, "static_layout", 0, &stat) < 0 ||
         jv_num(j, obj, path, "warm_pool", 0, 0, 0.95, &m->warm_pool) < 0 ||
         jv_num(j, obj, path, "reconfig_s", 0, 0, 3600, &m->reconfig_s) < 0 ||
         jv_num(j, obj, path, "defrag_threshold", 0, 0, 1, &m->defrag_threshold) < 0 ||
@@ -51,24 +50,43 @@ int cl_mig_parse(const struct jv *j, const struct cJSON *obj, const char *path,
     m->g = c->mig_gpu;
     if (m->reconfig_s < 0)
         m->reconfig_s = m->g->mig_reconfig_s;
+    const cJSON *stat = cJSON_GetObjectItemCaseSensitive(obj, "static_layout");
+    jv_path_key(p, sizeof p, path, "static_layout");
     if (m->layout == CL_MIG_STATIC) {
         if (!stat)
             return jv_fail(j, path, "\"layout\": \"static\" needs \"static_layout\"");
-        int *prof = NULL, n = 0;
-        char why[SS_ERRLEN];
-        if (mig_parse_list(m->g, stat, &prof, NULL, &n, why, sizeof why) ||
-            (n > MIG_MAX_INST &&
-             ss_errf(why, sizeof why, "more than %d instances", MIG_MAX_INST)) ||
-            mig_check(m->g, prof, n, why, sizeof why)) {
+        /* one layout "3g.20gb,2g.10gb,…" or an array of them */
+        int nl = cJSON_IsArray(stat) ? cJSON_GetArraySize(stat) : 1;
+        if (!(cJSON_IsString(stat) || cJSON_IsArray(stat)) || nl < 1 || nl > CL_MIG_MAX_LAYOUTS)
+            return jv_fail(j, p,
+                           "expected a layout (\"3g.20gb,2g.10gb,1g.5gb,1g.5gb\") or an "
+                           "array of 1 to %d layouts",
+                           CL_MIG_MAX_LAYOUTS);
+        for (int l = 0; l < nl; l++) {
+            const cJSON *x = cJSON_IsArray(stat) ? cJSON_GetArrayItem(stat, l) : stat;
+            char q[320];
+            if (cJSON_IsArray(stat))
+                jv_path_idx(q, sizeof q, p, l);
+            else
+                snprintf(q, sizeof q, "%s", p);
+            if (!cJSON_IsString(x))
+                return jv_fail(j, q, "expected a layout string");
+            int *prof = NULL, n = 0;
+            char why[SS_ERRLEN];
+            if (mig_parse_list(m->g, x->valuestring, &prof, NULL, &n, why, sizeof why) ||
+                (n > MIG_MAX_INST &&
+                 ss_errf(why, sizeof why, "more than %d instances", MIG_MAX_INST)) ||
+                mig_check(m->g, prof, n, why, sizeof why)) {
+                free(prof);
+                return jv_fail(j, q, "%s", why);
+            }
+            m->n_static[l] = n;
+            memcpy(m->static_prof[l], prof, (size_t)n * sizeof *prof);
             free(prof);
-            return jv_fail(j, jv_path_key(p, sizeof p, path, "static_layout"), "%s", why);
         }
-        m->n_static = n;
-        memcpy(m->static_prof, prof, (size_t)n * sizeof *prof);
-        free(prof);
+        m->n_layouts = nl;
     } else if (stat) {
-        return jv_fail(j, jv_path_key(p, sizeof p, path, "static_layout"),
-                       "given, but \"layout\" is \"dynamic\"");
+        return jv_fail(j, p, "given, but \"layout\" is \"dynamic\"");
     }
     /* Which nodes are MIG-capable: "models", else the node groups marked "mig": true,
      * else every node with GPUs. */
@@ -275,15 +293,18 @@ static void mig_setup(struct cl_mig *m)
     }
     free(by_rank);
     if (m->m->layout == CL_MIG_STATIC) {
-        struct mig_layout lay;
-        char why[SS_ERRLEN];
-        int rc = mig_place(m->g, m->m->static_prof, NULL, m->m->n_static, &m->m->demand, &lay, why,
-                           sizeof why);
-        SS_ASSERT(rc == 0); /* checked legal when the scenario was read */
+        struct mig_layout lay[CL_MIG_MAX_LAYOUTS];
+        for (int l = 0; l < m->m->n_layouts; l++) {
+            char why[SS_ERRLEN];
+            int rc = mig_place(m->g, m->m->static_prof[l], NULL, m->m->n_static[l], &m->m->demand,
+                               &lay[l], why, sizeof why);
+            SS_ASSERT(rc == 0); /* checked legal when the scenario was read */
+        }
+        int k = 0;
         for (int u = 0; u < m->n_gpu; u++)
             if (!m->gp[u].pool) {
                 m->gp[u].mig = 1;
-                m->gp[u].lay = lay;
+                m->gp[u].lay = lay[k++ % m->m->n_layouts];
                 for (int i = 0; i < MIG_MAX_INST; i++)
                     m->gp[u].pod[i] = -1;
                 refresh(m, &m->gp[u]);
@@ -899,6 +920,7 @@ int cl_mig_run(const struct cl_cluster *c, const struct cl_workload *w, const st
         qsort(ev, (size_t)(2 * n), sizeof *ev, cmp_mev);
         unsigned char *st = ss_xcalloc((size_t)(n ? n : 1), 1); /* 0 new 1 wait 2 run 3 end */
         int *queue = ss_xmalloc((size_t)(n ? n : 1) * sizeof *queue), qn = 0, running = 0;
+        double *since = ss_xcalloc((size_t)(n ? n : 1), sizeof *since), wait_sum = 0;
         long long t0 = n ? ev[0].t : 0;
         for (int k = 0; k < 2 * n; k++) {
             int i = ev[k].pod;
@@ -912,6 +934,7 @@ int cl_mig_run(const struct cl_cluster *c, const struct cl_workload *w, const st
                     running++;
                 } else if (cfg->wait) {
                     st[i] = 1;
+                    since[i] = t;
                     queue[qn++] = i;
                 } else {
                     st[i] = 3;
@@ -929,6 +952,10 @@ int cl_mig_run(const struct cl_cluster *c, const struct cl_workload *w, const st
                         st[j] = 2;
                         placed++;
                         running++;
+                        out->waited++;
+                        wait_sum += t - since[j];
+                        if (t - since[j] > out->wait_max_s)
+                            out->wait_max_s = t - since[j];
                     } else {
                         queue[keep++] = j;
                     }
@@ -946,10 +973,12 @@ int cl_mig_run(const struct cl_cluster *c, const struct cl_workload *w, const st
             mrecord(&log, m, t, arrived_milli, arrived, placed, failed, qn, running);
         }
         out->n_pods = n;
+        out->wait_mean_s = out->waited ? wait_sum / out->waited : 0;
         free(ev);
         free(order);
         free(st);
         free(queue);
+        free(since);
     }
     out->ev = log.ev;
     out->n_ev = log.n;

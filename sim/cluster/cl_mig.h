@@ -12,20 +12,18 @@
  *
  * GPUs. A MIG-capable GPU is bare or in MIG mode with a layout of instances at fixed memory
  * slices, each free or running one pod. Layout policies:
- *   static   every MIG GPU outside the warm pool is carved into one layout at the start
- *            and never changed; a pod takes a free instance of its profile or, failing
- *            that, the smallest larger free one (its resource is the instance's).
- *   dynamic  GPUs start bare. A pod takes a free instance of its profile; else an instance
- *            is created on a MIG GPU, keeping every running instance where it is and as
- *            many free ones as the new layout allows (the rest are destroyed); else a bare
- *            GPU is switched to MIG mode. A reconfiguration changes only the instances it
- *            creates or destroys: running instances are never touched (NVIDIA's MIG user
- *            guide: GPU instances are created and destroyed on a GPU while others run;
- *            enabling MIG mode resets the GPU, which is only done on an idle one). The pod
- *            on a new instance starts reconfig_s later (the profile's mig_reconfig_s,
- *            2-5 s). A whole-GPU pod may take an idle MIG GPU back to bare (a reset).
- *   warm pool the fraction warm_pool of MIG GPUs (lowest node ranks first) stays bare
- *            for whole-GPU pods: they start at once, at the price of capacity MIG pods
+ *   static   every MIG GPU outside the warm pool is carved at the start into one of the
+ *            static layouts (dealt round-robin in GPU order) and never changed; a pod takes a free
+ * instance of its profile or, failing that, the smallest larger free one (its resource is the
+ * instance's). dynamic  GPUs start bare. A pod takes a free instance of its profile; else an
+ * instance is created on a MIG GPU, keeping every running instance where it is and as many free
+ * ones as the new layout allows (the rest are destroyed); else a bare GPU is switched to MIG mode.
+ * A reconfiguration changes only the instances it creates or destroys: running instances are never
+ * touched (NVIDIA's MIG user guide: GPU instances are created and destroyed on a GPU while others
+ * run; enabling MIG mode resets the GPU, which is only done on an idle one). The pod on a new
+ * instance starts reconfig_s later (the profile's mig_reconfig_s, 2-5 s). A whole-GPU pod may take
+ * an idle MIG GPU back to bare (a reset). warm pool the fraction warm_pool of MIG GPUs (lowest node
+ * ranks first) stays bare for whole-GPU pods: they start at once, at the price of capacity MIG pods
  *            cannot use.
  * Choice among GPUs that could take a pod: cheapest change first (free instance of the
  * profile; larger free instance (static); new instance keeping all free ones; new instance
@@ -51,12 +49,14 @@
 #include <stddef.h>
 
 enum cl_mig_layout { CL_MIG_STATIC, CL_MIG_DYNAMIC };
+#define CL_MIG_MAX_LAYOUTS 8
 
 struct cl_migcfg {
     enum cl_mig_layout layout;
-    const struct gpu_profile *g; /* the MIG GPU (cluster.mig_gpu[0]) */
-    int n_static;                /* static: the layout's instances (profile indices) */
-    int static_prof[MIG_MAX_INST];
+    const struct gpu_profile *g;      /* the MIG GPU (cluster.mig_gpu[0]) */
+    int n_layouts;                    /* static: the layouts, dealt round-robin over the MIG GPUs */
+    int n_static[CL_MIG_MAX_LAYOUTS]; /* instances of each (profile indices) */
+    int static_prof[CL_MIG_MAX_LAYOUTS][MIG_MAX_INST];
     double warm_pool;         /* fraction of MIG GPUs kept bare */
     double reconfig_s;        /* seconds a created instance (or a reset GPU) is not ready */
     double defrag_threshold;  /* node fragmentation that triggers a repack; 0 = never */
