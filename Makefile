@@ -14,7 +14,7 @@ LDLIBS  += $(PKG_LIBS) -lm
 
 B       := build
 # sim/ is in layers (docs/architecture.md); the library is every layer but cli/.
-LAYERS  := base calib mig io core policy policy/units report tools
+LAYERS  := base calib mig io core cluster policy policy/units report tools
 LIB_SRC := $(sort $(foreach l,$(LAYERS),$(wildcard sim/$(l)/*.c)))
 CLI_SRC := $(sort $(wildcard sim/cli/*.c))
 # The test runner links the CLI helpers too (signal handling, option parsing), not main().
@@ -27,7 +27,7 @@ ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 A       := $(B)/asan
 
 .PHONY: all deps run test test-layers test-refs test-unit test-asan test-valgrind golden clean format quickstart bench results \
-	results-check docs-figures
+	results-check docs-figures cluster-openb
 all: $(B)/sharesim $(B)/libsharesim.a
 
 deps:
@@ -121,6 +121,12 @@ results: deps
 	@$(MAKE) --no-print-directory all
 	./scripts/regen-results
 	./scripts/docs-figures --update
+
+# The cluster study (docs/cluster.md): openb trace, six policies x 10 seeds, against the FGD
+# simulator's committed results. Not in results/index.json (regen-results runs `sharesim run`).
+cluster-openb: deps
+	@$(MAKE) --no-print-directory all
+	./scripts/cluster-openb
 
 results-check: deps
 	@$(MAKE) --no-print-directory all

@@ -132,6 +132,7 @@ static const struct conv_case json_cases[] = {
     {"profile merge", "H100-80GB @F --json -", 0},
     {"profile match", "'NVIDIA H200' --json -", 0},
     {"validate", "--quick --json -", 0},
+    {"cluster", "tests/fixtures/cluster/tiny.json --quiet --json -", 0},
     {NULL, NULL, 0},
 };
 
@@ -167,6 +168,8 @@ static const struct conv_case exit_cases[] = {
     {"sweep", "@S --set nosuch.key=1 --out @D/conv-sweep3", 2},
     {"validate", "--quick --quiet", 0},
     {"validate", "--jobs 0", 2},
+    {"cluster", "tests/fixtures/cluster/tiny.json --quiet", 0},
+    {"cluster", "@D/no-such.json", 2},
     {"trace stats", "traces/AzureLLMInferenceTrace_conv.head100.csv --format azure-llm", 0},
     {"trace stats", "traces/AzureLLMInferenceTrace_conv.head100.csv", 2},
     {"trace gen", "--scenario @S --tenant a --count 3 -o @D/conv-gen2.csv", 0},

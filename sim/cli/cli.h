@@ -47,6 +47,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_cluster(int argc, char **argv);
 extern const struct cli_group cmd_profile, cmd_mig, cmd_trace, cmd_report;
 
 /*

@@ -16,6 +16,8 @@ static const struct cli_command commands[] = {
     {"report", "tables and plot data from results (results/, docs/results.md)", NULL, &cmd_report},
     {"plan", "capacity planner: cheapest configuration that meets every SLA", cmd_plan, NULL},
     {"mig", "MIG profiles: layouts, check, pack", NULL, &cmd_mig},
+    {"cluster", "pod placement on a GPU cluster: policies, fragmentation (FGD comparable)",
+     cmd_cluster, NULL},
     {"profile", "GPU calibration profiles: list, show, diff, merge, match", NULL, &cmd_profile},
     {"validate", "check the simulator against exact queueing results", cmd_validate, NULL},
     {NULL, NULL, NULL, NULL},

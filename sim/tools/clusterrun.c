@@ -1,0 +1,361 @@
+/*
+ * clusterrun — the experiments of a cluster scenario in the worker pool, and the outputs
+ * (clusterrun.h). A worker runs one experiment and sends back its JSON object (numbers
+ * already rounded by jv_out_num); the parent files it under its index and writes every
+ * output from those objects only.
+ */
+#include "tools/clusterrun.h"
+#include "base/jsonv.h"
+#include "base/util.h"
+#include "cluster/cl_report.h"
+#include "tools/pool.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ctx {
+    const struct cl_scenario *s;
+    const struct clr_opts *o;
+    char **res; /* [n_items] JSON text */
+};
+
+static int work(void *vctx, long idx, struct pool_buf *out, char *err, size_t errlen)
+{
+    struct ctx *x = vctx;
+    const struct cl_scenario *s = x->s;
+    int pi = (int)(idx / s->n_seeds), si = (int)(idx % s->n_seeds);
+    struct cl_run_cfg cfg;
+    cl_scenario_cfg(s, pi, si, &cfg);
+    struct cl_result r;
+    if (cl_run(&s->cluster, &s->work, &s->typical, &cfg, &r, err, errlen))
+        return -1;
+    cJSON *o = cl_report_json(&r, cfg.policy, cfg.seed, s->mode, s->cluster.total_gpus, s->tune,
+                              s->sample_s, s->frag_threshold);
+    cJSON_AddNumberToObject(o, "mem_bytes", (double)r.mem_bytes);
+    cl_result_free(&r);
+    char *txt = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    pool_buf_add(out, txt, strlen(txt));
+    free(txt);
+    return 0;
+}
+
+static void deliver(void *vctx, long idx, const void *data, size_t len)
+{
+    struct ctx *x = vctx;
+    x->res[idx] = ss_xmalloc(len + 1);
+    memcpy(x->res[idx], data, len);
+    x->res[idx][len] = 0;
+}
+
+static void describe(void *vctx, long idx, char *buf, size_t n)
+{
+    struct ctx *x = vctx;
+    snprintf(buf, n, "experiment %s seed %lld", x->s->policy[idx / x->s->n_seeds]->name,
+             x->s->seed[idx % x->s->n_seeds]);
+}
+
+static void progress(void *vctx, long done, long total)
+{
+    struct ctx *x = vctx;
+    if (x->o->progress)
+        fprintf(stderr, "\rcluster: %ld/%ld experiments", done, total);
+}
+
+/* A number as Python prints a float (the reference's CSV files are written by pandas). */
+static void fmt_py(char *buf, size_t n, double v)
+{
+    if (isnan(v)) {
+        buf[0] = 0;
+        return;
+    }
+    snprintf(buf, n, "%.6g", v);
+    if (!strpbrk(buf, ".en"))
+        snprintf(buf + strlen(buf), n - strlen(buf), ".0");
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (cJSON_IsRaw(v)) /* jv_out_num's rounded numbers; "null" for NaN */
+        return strcmp(v->valuestring, "null") ? strtod(v->valuestring, NULL) : NAN;
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static void write_csv_cols(const struct cl_scenario *s, cJSON *const *item, FILE *fp,
+                           const char *series, int with_total)
+{
+    int n_cols = (int)nearbyint(s->tune * 100) + 1;
+    fprintf(fp, "workload,sc_policy,tune,seed%s", with_total ? ",total_gpus" : "");
+    for (int c = 0; c < n_cols; c++)
+        fprintf(fp, ",%d", c);
+    fputc('\n', fp);
+    char tune[32];
+    fmt_py(tune, sizeof tune, s->tune);
+    for (int k = 0; k < s->n_policies * s->n_seeds; k++) {
+        const cJSON *o = item[k];
+        fprintf(fp, "%s,%s,%s,%lld", s->work.label, s->policy[k / s->n_seeds]->label, tune,
+                s->seed[k % s->n_seeds]);
+        if (with_total)
+            fprintf(fp, ",%lld", s->cluster.total_gpus);
+        const cJSON *cols = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(o, "per_arrived_pct"), series);
+        int c = 0;
+        for (const cJSON *v = cols ? cols->child : NULL; v && c < n_cols; v = v->next, c++) {
+            char b[64];
+            fmt_py(b, sizeof b, cJSON_IsNumber(v) ? v->valuedouble : NAN);
+            fprintf(fp, ",%s", b);
+        }
+        fputc('\n', fp);
+    }
+}
+
+static void write_csv_samples(const struct cl_scenario *s, cJSON *const *item, FILE *fp)
+{
+    fprintf(fp,
+            "workload,sc_policy,seed,t_s,arrived,placed,failed,pending,running,"
+            "alloc_ratio,frag_pct,frag_ratio,reconfigs,instances_changed,migrated,downtime_s\n");
+    for (int k = 0; k < s->n_policies * s->n_seeds; k++) {
+        const cJSON *samples = cJSON_GetObjectItemCaseSensitive(item[k], "samples");
+        for (const cJSON *r = samples ? samples->child : NULL; r; r = r->next) {
+            char a[64], f[64], q[64], t[64], dt[64];
+            snprintf(t, sizeof t, "%.15g", num(r, "t_s"));
+            double down = num(r, "downtime_s");
+            fmt_py(dt, sizeof dt, isnan(down) ? 0 : down);
+            fmt_py(a, sizeof a, num(r, "alloc_ratio"));
+            fmt_py(f, sizeof f, num(r, "frag_pct"));
+            fmt_py(q, sizeof q, num(r, "frag_ratio"));
+            double rc = num(r, "reconfigs"), dr = num(r, "instances_changed"), mg = num(r, "migrated");
+            fprintf(fp, "%s,%s,%lld,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%s,%s,%s,%.0f,%.0f,%.0f,%s\n",
+                    s->work.label, s->policy[k / s->n_seeds]->label, s->seed[k % s->n_seeds], t,
+                    num(r, "arrived"), num(r, "placed"), num(r, "failed"), num(r, "pending"),
+                    num(r, "running"), a, f, q, isnan(rc) ? 0 : rc, isnan(dr) ? 0 : dr,
+                    isnan(mg) ? 0 : mg, dt);
+        }
+    }
+}
+
+/* Mean and sample standard deviation of a key over one policy's seeds. */
+static void stats(cJSON *const *item, int n, const char *key, double *mean, double *sd)
+{
+    double s = 0, ss = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        double v = num(item[i], key);
+        if (isnan(v))
+            continue;
+        s += v;
+        k++;
+    }
+    *mean = k ? s / k : NAN;
+    for (int i = 0; i < n; i++) {
+        double v = num(item[i], key);
+        if (!isnan(v))
+            ss += (v - *mean) * (v - *mean);
+    }
+    *sd = k > 1 ? sqrt(ss / (k - 1)) : NAN;
+}
+
+/* Time average of a sample key (replay). */
+static double sample_mean(const cJSON *o, const char *key)
+{
+    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(o, "samples");
+    double s = 0;
+    int k = 0;
+    for (const cJSON *r = samples ? samples->child : NULL; r; r = r->next) {
+        double v = num(r, key);
+        if (!isnan(v)) {
+            s += v;
+            k++;
+        }
+    }
+    return k ? s / k : NAN;
+}
+
+int clr_run(const struct cl_scenario *s, const struct clr_opts *o, char *err, size_t errlen)
+{
+    long n = (long)s->n_policies * s->n_seeds;
+    /* Outputs are opened first: a bad path fails now, not after the experiments. */
+    const char *paths[4] = {o->json_path, o->csv_path, o->csv_frag_path, o->csv_ratio_path};
+    struct ss_out f[4];
+    for (int i = 0; i < 4; i++)
+        if (paths[i] && ss_out_open(&f[i], paths[i], err, errlen)) {
+            for (int k = 0; k < i; k++)
+                if (paths[k])
+                    ss_out_abort(&f[k]);
+            return -1;
+        }
+    struct ctx x = {s, o, ss_xcalloc((size_t)n, sizeof(char *))};
+    struct pool_job job = {0};
+    job.n_items = n;
+    job.jobs = o->jobs <= 1 ? 0 : o->jobs;
+    job.ctx = &x;
+    job.work = work;
+    job.deliver = deliver;
+    job.describe = describe;
+    job.progress = progress;
+    int rc = pool_run(&job, err, errlen);
+    if (o->progress)
+        fputc('\n', stderr);
+    cJSON **item = ss_xcalloc((size_t)n, sizeof *item);
+    cJSON *doc = NULL;
+    if (rc)
+        goto out;
+    for (long k = 0; k < n; k++) {
+        item[k] = cJSON_Parse(x.res[k]);
+        SS_ASSERT(item[k]);
+    }
+
+    /* summary per policy */
+    cJSON *summary = cJSON_CreateArray();
+    double *key = ss_xcalloc((size_t)s->n_policies, sizeof *key);
+    const char *headline = s->mode == CL_INFLATE ? "alloc_ratio_at_100" : "alloc_ratio_mean";
+    for (int p = 0; p < s->n_policies; p++) {
+        cJSON *const *it = item + (long)p * s->n_seeds;
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "policy", s->policy[p]->name);
+        cJSON_AddStringToObject(row, "label", s->policy[p]->label);
+        cJSON_AddStringToObject(row, "title", s->policy[p]->title);
+        cJSON_AddStringToObject(row, "source", s->policy[p]->source);
+        cJSON_AddNumberToObject(row, "seeds", s->n_seeds);
+        double m, sd;
+        if (s->mode == CL_INFLATE) {
+            stats(it, s->n_seeds, "alloc_ratio_at_100", &m, &sd);
+            key[p] = m;
+            jv_out_add(row, "alloc_ratio_at_100_mean", m);
+            jv_out_add(row, "alloc_ratio_at_100_sd", sd);
+            stats(it, s->n_seeds, "frag_ratio_at_100", &m, &sd);
+            jv_out_add(row, "frag_ratio_at_100_mean", m);
+            stats(it, s->n_seeds, "frag_over_threshold_at_arrived_pct", &m, &sd);
+            jv_out_add(row, "frag_over_threshold_at_arrived_pct_mean", m);
+        } else {
+            double a = 0;
+            for (int i = 0; i < s->n_seeds; i++)
+                a += sample_mean(it[i], "alloc_ratio");
+            key[p] = a / s->n_seeds;
+            jv_out_add(row, "alloc_ratio_mean", key[p]);
+            a = 0;
+            for (int i = 0; i < s->n_seeds; i++)
+                a += sample_mean(it[i], "frag_ratio");
+            jv_out_add(row, "frag_ratio_mean", a / s->n_seeds);
+        }
+        stats(it, s->n_seeds, "failed", &m, &sd);
+        jv_out_add(row, "failed_mean", m);
+        stats(it, s->n_seeds, "alloc_ratio_final", &m, &sd);
+        jv_out_add(row, "alloc_ratio_final_mean", m);
+        cJSON_AddItemToArray(summary, row);
+    }
+    /* rank: 1 = highest headline allocation ratio; ties share the better rank */
+    int p = 0;
+    for (cJSON *row = summary->child; row; row = row->next, p++) {
+        int rank = 1;
+        for (int q = 0; q < s->n_policies; q++)
+            if (key[q] > key[p])
+                rank++;
+        cJSON_AddNumberToObject(row, "rank", rank);
+    }
+
+    doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "sharesim_version", SHARESIM_VERSION);
+    cJSON_AddStringToObject(doc, "scenario", s->file);
+    cJSON_AddStringToObject(doc, "name", s->name);
+    cJSON_AddStringToObject(doc, "mode", s->mode == CL_INFLATE ? "inflate" : "replay");
+    cJSON *cl = cJSON_AddObjectToObject(doc, "cluster");
+    cJSON_AddNumberToObject(cl, "nodes", s->cluster.n_nodes);
+    cJSON_AddNumberToObject(cl, "gpus", (double)s->cluster.total_gpus);
+    cJSON_AddNumberToObject(cl, "cpu_milli", (double)s->cluster.total_cpu_milli);
+    cJSON *wl = cJSON_AddObjectToObject(doc, "workload");
+    cJSON_AddStringToObject(wl, "label", s->work.label);
+    cJSON_AddNumberToObject(wl, "pods", s->work.n);
+    cJSON_AddNumberToObject(wl, "typical_pods", s->typical.n);
+    jv_out_add(wl, "typical_popularity", s->popularity);
+    if (s->mode == CL_INFLATE) {
+        jv_out_add(doc, "tune", s->tune);
+        cJSON_AddStringToObject(doc, "order", s->shuffle ? "shuffle" : "creation");
+    } else {
+        cJSON_AddStringToObject(doc, "unplaced", s->wait ? "wait" : "fail");
+        jv_out_add(doc, "sample_s", s->sample_s);
+    }
+    cJSON_AddItemToObject(doc, "summary", summary);
+    cJSON *exps = cJSON_AddArrayToObject(doc, "experiments");
+    for (long k = 0; k < n; k++) {
+        cJSON_AddItemToArray(exps, item[k]);
+        item[k] = NULL;
+    }
+
+    if (o->text) {
+        FILE *t = o->text;
+        fprintf(t, "%s: %d nodes, %lld GPUs, %d pods (%s), %s", s->name, s->cluster.n_nodes,
+                s->cluster.total_gpus, s->work.n, s->work.label,
+                s->mode == CL_INFLATE ? "inflate" : "replay");
+        if (s->mode == CL_INFLATE)
+            fprintf(t, " to %.2f x GPU capacity", s->tune);
+        fprintf(t, ", %d seed%s\n\n", s->n_seeds, s->n_seeds == 1 ? "" : "s");
+        fprintf(t, "%-12s %-18s %10s %7s %10s %9s %5s\n", "policy", "label",
+                s->mode == CL_INFLATE ? "alloc@100%" : "alloc mean", "sd",
+                s->mode == CL_INFLATE ? "frag@100%" : "frag mean", "failed", "rank");
+        for (const cJSON *row = summary->child; row; row = row->next) {
+            double a =
+                num(row, s->mode == CL_INFLATE ? "alloc_ratio_at_100_mean" : "alloc_ratio_mean");
+            double sd = num(row, "alloc_ratio_at_100_sd");
+            double f =
+                num(row, s->mode == CL_INFLATE ? "frag_ratio_at_100_mean" : "frag_ratio_mean");
+            fprintf(t, "%-12s %-18s %9.2f%% %6.2f%s %9.2f%% %9.1f %5.0f\n",
+                    cJSON_GetObjectItemCaseSensitive(row, "policy")->valuestring,
+                    cJSON_GetObjectItemCaseSensitive(row, "label")->valuestring, a,
+                    isnan(sd) ? 0 : sd, isnan(sd) ? "*" : " ", f, num(row, "failed_mean"),
+                    num(row, "rank"));
+        }
+        fprintf(t, "\n%s: mean over seeds of the GPU allocation ratio", headline);
+        if (s->mode == CL_INFLATE)
+            fprintf(t, " when arrived GPU requests reach 100 %% of the cluster's GPUs");
+        fprintf(t, "; frag = fragmented share of idle GPU-milli (FGD measure)%s\n",
+                s->n_seeds == 1 ? "; * one seed, no sd" : "");
+    }
+
+    /* files: all or none */
+    {
+        cJSON **ex = ss_xcalloc((size_t)n, sizeof *ex);
+        long k = 0;
+        for (cJSON *v = exps->child; v; v = v->next)
+            ex[k++] = v;
+        {
+            if (paths[0]) {
+                char *txt = cJSON_Print(doc);
+                fputs(txt, f[0].fp);
+                fputc('\n', f[0].fp);
+                free(txt);
+            }
+            if (paths[1]) {
+                if (s->mode == CL_INFLATE)
+                    write_csv_cols(s, ex, f[1].fp, "alloc_ratio", 1);
+                else
+                    write_csv_samples(s, ex, f[1].fp);
+            }
+            if (paths[2])
+                write_csv_cols(s, ex, f[2].fp, "frag_pct", 0);
+            if (paths[3])
+                write_csv_cols(s, ex, f[3].fp, "frag_ratio", 0);
+        }
+        free(ex);
+    }
+    free(key);
+out:
+    for (int i = 0; i < 4; i++) {
+        if (!paths[i])
+            continue;
+        if (rc)
+            ss_out_abort(&f[i]);
+        else if (ss_out_commit(&f[i], err, errlen))
+            rc = -1;
+    }
+    for (long k = 0; k < n; k++) {
+        free(x.res[k]);
+        cJSON_Delete(item[k]);
+    }
+    free(item);
+    free(x.res);
+    cJSON_Delete(doc);
+    return rc;
+}
