@@ -212,31 +212,32 @@ static void test_placement(void)
     tu_gpu("A100-40GB", &g);
     struct mig_layout l;
     char why[SS_ERRLEN];
-    /* NVIDIA's example: 3g at 4, 2g at 0, the two 1g at 2 and 3; input order kept */
-    CU_ASSERT_EQUAL_FATAL(tu_mig_placed(&g, "3g.20gb,2g.10gb,1g.5gb,1g.5gb", &l, why), 0);
-    CU_ASSERT_EQUAL(l.n, 4);
-    CU_ASSERT_EQUAL(l.start[0], 4);
-    CU_ASSERT_EQUAL(l.start[1], 0);
-    CU_ASSERT_EQUAL(l.start[2], 2);
-    CU_ASSERT_EQUAL(l.start[3], 3);
-    CU_ASSERT_EQUAL_FATAL(tu_mig_placed(&g, "1g.10gb,6x1g.5gb", &l, why), 0);
-    CU_ASSERT_EQUAL(l.start[0], 6);
-    CU_ASSERT_EQUAL_FATAL(tu_mig_placed(&g, "4g.20gb,3g.20gb", &l, why), 0);
-    CU_ASSERT_EQUAL(l.start[0], 0);
-    CU_ASSERT_EQUAL(l.start[1], 4);
-    /* a lone 3g goes where the rest stays most usable (tie: the first, 0) and
-     * a 3g with a 1g leaves 1-3 to 1g profiles rather than 5-7 (slice 7 only
-     * fits 1g.10gb) */
-    CU_ASSERT_EQUAL_FATAL(tu_mig_placed(&g, "3g.20gb,1g.5gb", &l, why), 0);
-    CU_ASSERT_EQUAL(l.start[0], 4);
-    CU_ASSERT_EQUAL(l.start[1], 0);
-    /* pins */
-    CU_ASSERT_EQUAL_FATAL(tu_mig_placed(&g, "1g.5gb@1,1g.5gb@5", &l, why), 0);
-    CU_ASSERT_EQUAL(l.start[0], 1);
-    CU_ASSERT_EQUAL(l.start[1], 5);
-    CU_ASSERT_EQUAL_FATAL(tu_mig_placed(&g, "3g.20gb@0,1g.5gb", &l, why), 0);
-    CU_ASSERT_EQUAL(l.start[0], 0);
-    CU_ASSERT(l.start[1] >= 4);
+    /* Where each instance starts (-1: not checked); the first checks the count too. */
+    static const struct {
+        const char *layout;
+        int start[4];
+    } cases[] = {
+        /* NVIDIA's example: 3g at 4, 2g at 0, the two 1g at 2 and 3; input order kept */
+        {"3g.20gb,2g.10gb,1g.5gb,1g.5gb", {4, 0, 2, 3}},
+        {"1g.10gb,6x1g.5gb", {6, -1, -1, -1}},
+        {"4g.20gb,3g.20gb", {0, 4, -1, -1}},
+        /* a lone 3g goes where the rest stays most usable (tie: the first, 0) and
+         * a 3g with a 1g leaves 1-3 to 1g profiles rather than 5-7 (slice 7 only
+         * fits 1g.10gb) */
+        {"3g.20gb,1g.5gb", {4, 0, -1, -1}},
+        /* pins */
+        {"1g.5gb@1,1g.5gb@5", {1, 5, -1, -1}},
+        {"3g.20gb@0,1g.5gb", {0, -1, -1, -1}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        CU_ASSERT_EQUAL_FATAL(tu_mig_placed(&g, cases[i].layout, &l, why), 0);
+        if (i == 0)
+            CU_ASSERT_EQUAL(l.n, 4);
+        for (int k = 0; k < 4; k++)
+            if (cases[i].start[k] >= 0)
+                CU_ASSERT_EQUAL(l.start[k], cases[i].start[k]);
+    }
+    CU_ASSERT(l.start[1] >= 4); /* the unpinned 1g of the last: right of the pinned 3g */
     CU_ASSERT_EQUAL(tu_mig_placed(&g, "1g.5gb@7", &l, why), -1);
     CU_ASSERT_STRING_EQUAL(why, "1g.5gb cannot start at memory slice 7 (it starts at 0-6)");
     CU_ASSERT_EQUAL(tu_mig_placed(&g, "1g.5gb@1,2g.10gb@0", &l, why), -1);
