@@ -120,12 +120,28 @@ static void md_cell(FILE *fp, double v, double scale, const char *fmt)
         fputc('-', fp);
 }
 
-/* A Markdown column of numbers: where in the object (value_at), the scale, the format. */
+/* A Markdown column of numbers: its heading, where in the object (value_at), the scale, the
+ * format. */
 struct md_col {
-    const char *path;
+    const char *head, *path;
     double scale;
     const char *fmt;
 };
+
+/* The heading and the alignment row of a table: `lead` (n_lead left-aligned columns, " | "
+ * between them), then the n right-aligned number columns. */
+static void md_head(FILE *fp, const char *lead, int n_lead, const struct md_col *cols, size_t n)
+{
+    fprintf(fp, "| %s", lead);
+    for (size_t k = 0; k < n; k++)
+        fprintf(fp, " | %s", cols[k].head);
+    fputs(" |\n|", fp);
+    for (int k = 0; k < n_lead; k++)
+        fputs("---|", fp);
+    for (size_t k = 0; k < n; k++)
+        fputs("---:|", fp);
+    fputc('\n', fp);
+}
 
 /* The cells of obj for n columns, then the end of the row. */
 static void md_cells(FILE *fp, const cJSON *obj, const struct md_col *cols, size_t n)
@@ -162,17 +178,20 @@ static void md_header(FILE *fp, const cJSON *doc, const struct rt_head *h)
 
 static void md_tenants(FILE *fp, const cJSON *doc)
 {
-    fprintf(fp, "| strategy | tenant | done | thr/s | mean ms | p50 ms | p95 ms | p99 ms | "
-                "p99.9 ms | SLA %% | p99 slowdown | failed | rejected |\n");
-    fprintf(fp, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     static const struct md_col cols[] = {
-        {"completed", 1, "%.0f"},       {"throughput_per_s", 1, "%.1f"},
-        {"latency_ms.mean", 1, "%.2f"}, {"latency_ms.p50", 1, "%.2f"},
-        {"latency_ms.p95", 1, "%.2f"},  {"latency_ms.p99", 1, "%.2f"},
-        {"latency_ms.p999", 1, "%.2f"}, {"sla_attainment", 100, "%.1f"},
-        {"slowdown_p99", 1, "%.2f"},    {"failed", 1, "%.0f"},
-        {"rejected", 1, "%.0f"},
+        {"done", "completed", 1, "%.0f"},
+        {"thr/s", "throughput_per_s", 1, "%.1f"},
+        {"mean ms", "latency_ms.mean", 1, "%.2f"},
+        {"p50 ms", "latency_ms.p50", 1, "%.2f"},
+        {"p95 ms", "latency_ms.p95", 1, "%.2f"},
+        {"p99 ms", "latency_ms.p99", 1, "%.2f"},
+        {"p99.9 ms", "latency_ms.p999", 1, "%.2f"},
+        {"SLA %", "sla_attainment", 100, "%.1f"},
+        {"p99 slowdown", "slowdown_p99", 1, "%.2f"},
+        {"failed", "failed", 1, "%.0f"},
+        {"rejected", "rejected", 1, "%.0f"},
     };
+    md_head(fp, "strategy | tenant", 2, cols, sizeof cols / sizeof cols[0]);
     const cJSON *s, *t;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
     {
@@ -187,15 +206,17 @@ static void md_tenants(FILE *fp, const cJSON *doc)
 
 static void md_strategies(FILE *fp, const cJSON *doc)
 {
-    fprintf(fp, "| strategy | kind | GPUs used | GPU util %% | switching %% | fragmentation %% | "
-                "thr/s | fairness | $/h | $ per M requests |\n");
-    fprintf(fp, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     static const struct md_col cols[] = {
-        {"gpus_used", 1, "%.0f"},         {"gpu_utilization", 100, "%.1f"},
-        {"switch_overhead", 100, "%.2f"}, {"fragmentation", 100, "%.1f"},
-        {"throughput_per_s", 1, "%.1f"},  {"fairness", 1, "%.3f"},
-        {"cost_per_hour_usd", 1, "%.2f"}, {"cost_per_million_requests_usd", 1, "%.3f"},
+        {"GPUs used", "gpus_used", 1, "%.0f"},
+        {"GPU util %", "gpu_utilization", 100, "%.1f"},
+        {"switching %", "switch_overhead", 100, "%.2f"},
+        {"fragmentation %", "fragmentation", 100, "%.1f"},
+        {"thr/s", "throughput_per_s", 1, "%.1f"},
+        {"fairness", "fairness", 1, "%.3f"},
+        {"$/h", "cost_per_hour_usd", 1, "%.2f"},
+        {"$ per M requests", "cost_per_million_requests_usd", 1, "%.3f"},
     };
+    md_head(fp, "strategy | kind", 2, cols, sizeof cols / sizeof cols[0]);
     const cJSON *s;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
     {
@@ -245,9 +266,9 @@ static int has_instances(const cJSON *s)
 static void md_mig(FILE *fp, const cJSON *doc)
 {
     static const struct md_col cols[] = {
-        {"stranded_compute_frac", 100, "%.1f"},
-        {"stranded_memory_frac", 100, "%.1f"},
-        {"fgd", 1, "%.3f"},
+        {"stranded compute %", "stranded_compute_frac", 100, "%.1f"},
+        {"stranded memory %", "stranded_memory_frac", 100, "%.1f"},
+        {"FGD", "fgd", 1, "%.3f"},
     };
     int any = 0;
     const cJSON *s, *g;
