@@ -547,24 +547,32 @@ int mig_place(const struct gpu_profile *g, const int *prof, const int *pin, int 
 
 /* ---- multisets ----------------------------------------------------------- */
 
-/* Profiles from largest to smallest: compute slices, memory slices, table order. */
-static void size_rank(const struct gpu_profile *g, int *rank)
+void mig_profile_rank(const struct gpu_profile *g,
+                      int (*cmp)(const struct mig_profile *a, const struct mig_profile *b),
+                      int *rank)
 {
     for (int i = 0; i < g->n_mig; i++)
         rank[i] = i;
     for (int i = 1; i < g->n_mig; i++)
-        for (int j = i; j > 0; j--) {
-            const struct mig_profile *a = &g->mig[rank[j - 1]], *b = &g->mig[rank[j]];
-            int swap = a->compute_slices < b->compute_slices ||
-                       (a->compute_slices == b->compute_slices &&
-                        (a->memory_slices < b->memory_slices ||
-                         (a->memory_slices == b->memory_slices && rank[j - 1] > rank[j])));
-            if (!swap)
-                break;
+        for (int j = i; j > 0 && cmp(&g->mig[rank[j - 1]], &g->mig[rank[j]]) > 0; j--) {
             int t = rank[j];
             rank[j] = rank[j - 1];
             rank[j - 1] = t;
         }
+}
+
+/* Larger first: compute slices, then memory slices. */
+static int larger_compute(const struct mig_profile *a, const struct mig_profile *b)
+{
+    if (a->compute_slices != b->compute_slices)
+        return b->compute_slices - a->compute_slices;
+    return b->memory_slices - a->memory_slices;
+}
+
+/* Profiles from largest to smallest: compute slices, memory slices, table order. */
+static void size_rank(const struct gpu_profile *g, int *rank)
+{
+    mig_profile_rank(g, larger_compute, rank);
 }
 
 void mig_set_from_list(const struct gpu_profile *g, const int *prof, int n, struct mig_set *s)
