@@ -110,9 +110,7 @@ static void test_gen_stats_round_trip(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
 
     struct tenant_cfg c;
-    tu_tenant_cfg(&c);
-    c.arrival.kind = ARR_GAMMA;
-    c.arrival.rate_per_s = 100;
+    tu_tenant_cfg(&c, ARR_GAMMA, 100);
     c.arrival.cv = 2;
     c.work.kind = WORK_EXPONENTIAL;
     c.work.mean_s = 4e-3;

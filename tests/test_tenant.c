@@ -298,8 +298,7 @@ static void test_mmpp2(void)
      * index of dispersion is 10.6, so the rate estimate's standard error is 0.5 % (seeds 1-10
      * measured: rate within 1.0 %, SCV within 1.1 %). */
     struct tenant_cfg c;
-    tu_tenant_cfg(&c);
-    c.arrival.kind = ARR_MMPP;
+    tu_tenant_cfg(&c, ARR_MMPP, 0);
     c.arrival.n_states = 2;
     c.arrival.state_rate_per_s[0] = 20;
     c.arrival.state_dwell_s[0] = 0.5;
@@ -330,9 +329,7 @@ static void test_diurnal(void)
     /* rate 50·(1 + 0.8 sin(2π t/100)): over whole periods the mean rate is 50/s, and the
      * first half of each period holds ∫₀^{P/2} (1 + A sin) / P = 1/2 + A/π of the arrivals. */
     struct tenant_cfg c;
-    tu_tenant_cfg(&c);
-    c.arrival.kind = ARR_DIURNAL;
-    c.arrival.rate_per_s = 50;
+    tu_tenant_cfg(&c, ARR_DIURNAL, 50);
     c.arrival.amplitude = 0.8;
     c.arrival.period_s = 100;
     int periods = 80;
@@ -355,9 +352,7 @@ static void test_diurnal(void)
 static void test_gamma(void)
 {
     struct tenant_cfg c;
-    tu_tenant_cfg(&c);
-    c.arrival.kind = ARR_GAMMA;
-    c.arrival.rate_per_s = 100;
+    tu_tenant_cfg(&c, ARR_GAMMA, 100);
     c.arrival.cv = 2;
     struct gap_stats g;
     draw_gaps(&c, 5, 400000, &g); /* rate standard error 2/sqrt(n) = 0.32 % */

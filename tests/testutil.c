@@ -395,10 +395,12 @@ char *tu_one_tenant(const char *file, const char *arrival, const char *work, con
     return tu_write(file, text);
 }
 
-void tu_tenant_cfg(struct tenant_cfg *c)
+void tu_tenant_cfg(struct tenant_cfg *c, int arrival_kind, double rate_per_s)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "synthetic");
+    c->arrival.kind = (enum arr_kind)arrival_kind;
+    c->arrival.rate_per_s = rate_per_s;
     c->work.kind = WORK_DETERMINISTIC;
     c->work.mean_s = 1e-3;
 }

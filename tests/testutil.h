@@ -124,9 +124,9 @@ char *tu_slurp_in_at(const char *file, int line, const char *dir, const char *na
  */
 char *tu_one_tenant(const char *file, const char *arrival, const char *work, const char *extra);
 struct tenant_cfg;
-/* A tenant "synthetic" with deterministic 1 ms work and everything else zero: the base the
- * arrival-process tests fill in. */
-void tu_tenant_cfg(struct tenant_cfg *c);
+/* A tenant "synthetic" with deterministic 1 ms work, arrivals of this kind at this rate and
+ * everything else zero: the base the arrival-process tests fill in. */
+void tu_tenant_cfg(struct tenant_cfg *c, int arrival_kind, double rate_per_s);
 
 /*
  * GPU profiles and MIG layouts. Each fails the test at the caller's line (fatally) with the
