@@ -31,15 +31,8 @@ extern "C" {
 
 static const char *class_names[2] = {"compute", "memory"};
 
-struct options {
-    int device_name; /* --device-name: print it and exit */
-    int device, green, reps;
-    double dur_ms;
-    const char *out;
-};
-
 /* Median throughput of class a on part[0], with class b on part[1] at once when b >= 0. */
-static double run_pair(const struct options *o, struct kc_part *part, const struct kc_buffers *b,
+static double run_pair(const struct kc_opts *o, struct kc_part *part, const struct kc_buffers *b,
                        int a, int other)
 {
     double tp[MAX_REPS];
@@ -77,71 +70,22 @@ static void usage(FILE *fp)
                 "Exit: 0 ok, 1 measurement failed, 2 usage, 3 no CUDA GPU found.\n");
 }
 
-static int parse(int argc, char **argv, struct options *o)
+static int parse(int argc, char **argv, struct kc_opts *o)
 {
-    static const struct option opts[] = {
-        {"duration-ms", required_argument, NULL, 'd'},
-        {"reps", required_argument, NULL, 'r'},
-        {"no-green", no_argument, NULL, 'G'},
-        {"device", required_argument, NULL, 'D'},
-        {"out", required_argument, NULL, 'o'},
-        {"quick", no_argument, NULL, 'q'},
-        {"device-name", no_argument, NULL, 'N'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    *o = (struct options){0, 0, 1, 5, 200, "-"};
-    int c;
-    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            o->dur_ms = atof(optarg);
-            break;
-        case 'r':
-            o->reps = atoi(optarg);
-            break;
-        case 'G':
-            o->green = 0;
-            break;
-        case 'D':
-            o->device = atoi(optarg);
-            break;
-        case 'o':
-            o->out = optarg;
-            break;
-        case 'q':
-            o->dur_ms = 50, o->reps = 1;
-            break;
-        case 'N':
-            o->device_name = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            usage(stderr);
-            return KC_EXIT_USAGE;
-        }
-    }
-    if (optind != argc || !(o->dur_ms >= 1 && o->dur_ms <= 10000) || o->reps < 1 ||
-        o->reps > MAX_REPS) {
-        fprintf(stderr, "%s: bad arguments: --duration-ms 1..10000, --reps 1..%d\n", PROG,
-                MAX_REPS);
-        usage(stderr);
-        return KC_EXIT_USAGE;
-    }
-    return -1;
+    *o = (struct kc_opts){0, 0, 1, 5, 200, 50, "-"};
+    int rc = kc_parse(argc, argv, NULL, 1, o, NULL, NULL, usage);
+    return rc >= 0 ? rc : kc_check_windows(PROG, argc, o, MAX_REPS, usage);
 }
 
 int main(int argc, char **argv)
 {
-    struct options o;
+    struct kc_opts o;
     int rc = parse(argc, argv, &o);
     if (rc >= 0)
         return rc;
     struct kc_device d;
-    if ((rc = kc_open(PROG, o.device, !o.device_name, &d)) != 0 || o.device_name)
-        return rc ? rc : (printf("%s\n", d.name), 0);
+    if ((rc = kc_open_or_name(PROG, &o, !o.device_name, &d)) >= 0)
+        return rc;
     struct kc_part part[2];
     char why[256], err[SS_ERRLEN];
     if (kc_partitions(&d, d.sms / 2, 2, o.green, part, why, sizeof why)) {
@@ -168,23 +112,21 @@ int main(int argc, char **argv)
     for (int i = 0; i < 2; i++)
         fprintf(stderr, "%s: %-7s next to compute: slowdown %.3f, next to memory: %.3f\n", PROG,
                 class_names[i], slowdown[2 * i], slowdown[2 * i + 1]);
-    char head[512], note[1024];
+    char head[512];
     snprintf(head, sizeof head,
              "two partitions of %d and %d SMs (%s), each point the median of %d windows of %.0f "
              "ms; alone: compute %.1f GFLOP/s, memory %.1f GB/s",
              sms0, sms1, green ? "green contexts" : "grids of one block per SM", o.reps, o.dur_ms,
              alone[0], alone[1]);
     cJSON *frag = kc_fragment(&d, "concurrency: co-run interference on two halves of the GPU");
-    snprintf(note, sizeof note,
-             "matrix[i][j] = throughput of class i alone / with class j running at the same "
-             "time on the other half (1 = no interference); %s.",
-             head);
-    kc_put(frag, "corun_slowdown", matrix(slowdown), &d, note);
-    snprintf(note, sizeof note,
-             "matrix[i][j] = system throughput of i and j together relative to running them "
-             "one after the other (1 = no gain, 2 = perfect overlap); %s.",
-             head);
-    kc_put(frag, "corun_stp", matrix(stp), &d, note);
+    kc_putf(frag, "corun_slowdown", matrix(slowdown), &d,
+            "matrix[i][j] = throughput of class i alone / with class j running at the same "
+            "time on the other half (1 = no interference); %s.",
+            head);
+    kc_putf(frag, "corun_stp", matrix(stp), &d,
+            "matrix[i][j] = system throughput of i and j together relative to running them "
+            "one after the other (1 = no gain, 2 = perfect overlap); %s.",
+            head);
     rc = kc_write(PROG, frag, o.out);
     cJSON_Delete(frag);
     return rc;

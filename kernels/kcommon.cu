@@ -10,6 +10,7 @@
 #include <cudaTypedefs.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,91 @@
 
 extern "C" {
 #include "base/util.h"
+}
+
+int kc_parse(int argc, char **argv, const struct option *own_opts, int windows, struct kc_opts *o,
+             int (*own)(int c, const char *arg, void *ctx), void *ctx, void (*usage)(FILE *))
+{
+    static const struct option shared[] = {
+        {"duration-ms", required_argument, NULL, 'd'}, {"reps", required_argument, NULL, 'r'},
+        {"no-green", no_argument, NULL, 'G'},          {"device", required_argument, NULL, 'D'},
+        {"out", required_argument, NULL, 'o'},         {"quick", no_argument, NULL, 'q'},
+        {"device-name", no_argument, NULL, 'N'},       {"help", no_argument, NULL, 'h'},
+    };
+    enum { N_SHARED = sizeof shared / sizeof shared[0], MAX_OWN = 16 };
+    struct option opts[MAX_OWN + N_SHARED + 1];
+    int n = 0;
+    for (; own_opts && own_opts[n].name; n++) {
+        if (n == MAX_OWN) {
+            fprintf(stderr, "kc_parse: more than %d options of a program's own\n", MAX_OWN);
+            exit(KC_EXIT_FAIL);
+        }
+        opts[n] = own_opts[n];
+    }
+    for (int k = 0; k < N_SHARED; k++)
+        if (windows || (shared[k].val != 'r' && shared[k].val != 'G'))
+            opts[n++] = shared[k];
+    opts[n] = (struct option){NULL, 0, NULL, 0};
+    int c;
+    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            o->dur_ms = atof(optarg);
+            break;
+        case 'r':
+            o->reps = atoi(optarg);
+            break;
+        case 'G':
+            o->green = 0;
+            break;
+        case 'D':
+            o->device = atoi(optarg);
+            break;
+        case 'o':
+            o->out = optarg;
+            break;
+        case 'q':
+            o->dur_ms = o->quick_ms, o->reps = 1;
+            break;
+        case 'N':
+            o->device_name = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            if (own && own(c, optarg, ctx) == 0)
+                break;
+            usage(stderr);
+            return KC_EXIT_USAGE;
+        }
+    }
+    return -1;
+}
+
+int kc_check_windows(const char *prog, int argc, const struct kc_opts *o, int max_reps,
+                     void (*usage)(FILE *))
+{
+    if (optind != argc || !(o->dur_ms >= 1 && o->dur_ms <= 10000) || o->reps < 1 ||
+        o->reps > max_reps) {
+        fprintf(stderr, "%s: bad arguments: --duration-ms 1..10000, --reps 1..%d\n", prog,
+                max_reps);
+        usage(stderr);
+        return KC_EXIT_USAGE;
+    }
+    return -1;
+}
+
+int kc_open_or_name(const char *prog, const struct kc_opts *o, int make_context,
+                    struct kc_device *d)
+{
+    int rc = kc_open(prog, o->device, make_context, d);
+    if (rc)
+        return rc;
+    if (!o->device_name)
+        return -1;
+    printf("%s\n", d->name);
+    return 0;
 }
 
 void kc_check(cudaError_t e, const char *what, const char *file, int line)
@@ -126,6 +212,21 @@ void kc_put(cJSON *frag, const char *key, cJSON *value, const struct kc_device *
     if (note && note[0])
         cJSON_AddStringToObject(o, "note", note);
     cJSON_AddItemToObject(frag, key, o);
+}
+
+void kc_putf(cJSON *frag, const char *key, cJSON *value, const struct kc_device *d, const char *fmt,
+             ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *note = (char *)ss_xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(note, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    kc_put(frag, key, value, d, note);
+    free(note);
 }
 
 int kc_write(const char *prog, cJSON *frag, const char *path)
@@ -372,6 +473,16 @@ __device__ int window_phase(struct kc_window w)
     return p;
 }
 
+/* Waits for the window to open; then true while it is open (time for one more chunk of
+ * work), false once it has closed. The same answer for the whole block. */
+__device__ bool in_window(struct kc_window w)
+{
+    int p;
+    while ((p = window_phase(w)) == 0)
+        ;
+    return p == 1;
+}
+
 __global__ void now_kernel(unsigned long long *out)
 {
     *out = gtimer();
@@ -391,12 +502,7 @@ __global__ void __launch_bounds__(KC_THREADS)
     for (int i = 0; i < FMA_CHAINS; i++)
         x[i] = (float)(threadIdx.x + i);
     unsigned long long n = 0;
-    for (;;) {
-        int p = window_phase(w);
-        if (p == 2)
-            break;
-        if (p == 0)
-            continue;
+    while (in_window(w)) {
         for (int k = 0; k < FMA_ITERS; k++)
 #pragma unroll
             for (int i = 0; i < FMA_CHAINS; i++)
@@ -420,12 +526,7 @@ __global__ void __launch_bounds__(KC_THREADS)
 {
     size_t seg = (size_t)blockDim.x * COPY_UNROLL, nseg = n16 / seg;
     unsigned long long n = 0;
-    for (;;) {
-        int p = window_phase(w);
-        if (p == 2)
-            break;
-        if (p == 0)
-            continue;
+    while (in_window(w)) {
         size_t base = ((n * gridDim.x + blockIdx.x) % nseg) * seg + threadIdx.x;
         float4 v[COPY_UNROLL];
 #pragma unroll

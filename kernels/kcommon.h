@@ -18,7 +18,9 @@
 #define KCOMMON_H
 
 #include <cuda_runtime.h>
+#include <getopt.h>
 #include <stddef.h>
+#include <stdio.h>
 
 extern "C" {
 #include "calib/profile.h"
@@ -48,6 +50,36 @@ struct kc_device {
  */
 int kc_open(const char *prog, int ordinal, int make_context, struct kc_device *d);
 
+/* The options the programs share, with the defaults each program sets. */
+struct kc_opts {
+    int device_name; /* --device-name: print the device's name and exit */
+    int device, green, reps;
+    double dur_ms;
+    double quick_ms; /* --quick: this duration and one repetition */
+    const char *out; /* "-": stdout */
+};
+
+/*
+ * Parses argv: the program's own options (getopt_long entries, NULL-terminated; NULL: none),
+ * each handed to own(c, optarg, ctx), which returns 0 when it took it; then the shared ones
+ * into o: --duration-ms D, (with `windows`) --reps N and --no-green, --device N, --out FILE
+ * (-o FILE), --quick, --device-name, --help. Returns -1 to go on (operands, if any, from
+ * optind), 0 after --help (usage on stdout), KC_EXIT_USAGE after an unknown option
+ * (getopt's message, then usage on stderr).
+ */
+int kc_parse(int argc, char **argv, const struct option *own_opts, int windows, struct kc_opts *o,
+             int (*own)(int c, const char *arg, void *ctx), void *ctx, void (*usage)(FILE *));
+/* For programs that measure windows: -1 when there are no operands, --duration-ms is in
+ * 1..10000 and --reps in 1..max_reps; else KC_EXIT_USAGE with the message and usage. */
+int kc_check_windows(const char *prog, int argc, const struct kc_opts *o, int max_reps,
+                     void (*usage)(FILE *));
+/*
+ * Opens the --device (kc_open), and with --device-name prints its name. Returns -1 to go on
+ * measuring, else the exit code (0 after printing the name).
+ */
+int kc_open_or_name(const char *prog, const struct kc_opts *o, int make_context,
+                    struct kc_device *d);
+
 /* Exits with a message naming the call when a CUDA runtime call fails. */
 #define KC_CHECK(call) kc_check((call), #call, __FILE__, __LINE__)
 void kc_check(cudaError_t e, const char *what, const char *file, int line);
@@ -57,6 +89,9 @@ cJSON *kc_fragment(const struct kc_device *d, const char *notes);
 /* Adds a measured value object {value, source, confidence: "measured", note}. */
 void kc_put(cJSON *frag, const char *key, cJSON *value, const struct kc_device *d,
             const char *note);
+/* kc_put with the note printf-style. */
+void kc_putf(cJSON *frag, const char *key, cJSON *value, const struct kc_device *d, const char *fmt,
+             ...) __attribute__((format(printf, 5, 6)));
 /* Writes the fragment atomically ("-" = stdout); 0 or KC_EXIT_FAIL with a message. */
 int kc_write(const char *prog, cJSON *frag, const char *path);
 

@@ -35,10 +35,8 @@ extern "C" {
 #define MAX_REPS 15
 
 struct options {
-    int device_name; /* --device-name: print it and exit */
-    int device, green, reps;
-    double dur_ms;
-    const char *out, *profile, *sms;
+    struct kc_opts k;
+    const char *profile, *sms;
 };
 
 static int cmp_int(const void *a, const void *b)
@@ -107,7 +105,7 @@ static int measure(const struct options *o, const struct kc_device *d, int k,
 {
     struct kc_part part;
     char why[256];
-    if (kc_partitions(d, k, 1, o->green, &part, why, sizeof why)) {
+    if (kc_partitions(d, k, 1, o->k.green, &part, why, sizeof why)) {
         fprintf(stderr, "%s: %d SMs: %s\n", PROG, k, why);
         return -1;
     }
@@ -117,16 +115,16 @@ static int measure(const struct options *o, const struct kc_device *d, int k,
         snprintf(method, mlen, "a grid of one block per SM (%s)", why);
     double tp[2][MAX_REPS];
     for (int c = 0; c < 2; c++)
-        for (int r = 0; r < o->reps; r++) {
+        for (int r = 0; r < o->k.reps; r++) {
             kc_part_enter(&part);
-            struct kc_window w = kc_window_from_now(5.0, o->dur_ms);
+            struct kc_window w = kc_window_from_now(5.0, o->k.dur_ms);
             kc_launch((enum kc_class)c, &part, w, b, 0);
             tp[c][r] = kc_throughput((enum kc_class)c, &part, b, 0, w);
         }
     pt->sms = part.sms;
     pt->share = (double)part.sms / d->sms;
-    pt->compute_gflops = ka_median(tp[KC_COMPUTE], (size_t)o->reps);
-    pt->memory_gbps = ka_median(tp[KC_MEMORY], (size_t)o->reps);
+    pt->compute_gflops = ka_median(tp[KC_COMPUTE], (size_t)o->k.reps);
+    pt->memory_gbps = ka_median(tp[KC_MEMORY], (size_t)o->k.reps);
     fprintf(stderr, "%s: %3d SMs (%5.1f%%): %10.1f GFLOP/s  %8.1f GB/s\n", PROG, pt->sms,
             100 * pt->share, pt->compute_gflops, pt->memory_gbps);
     kc_partitions_free(&part, 1);
@@ -175,68 +173,29 @@ static void usage(FILE *fp)
             "GPU setting. Exit: 0 ok, 1 measurement failed, 2 usage, 3 no CUDA GPU found.\n");
 }
 
+/* --sms and --profile. */
+static int own_option(int c, const char *arg, void *ctx)
+{
+    struct options *o = (struct options *)ctx;
+    if (c == 's')
+        o->sms = arg;
+    else if (c == 'p')
+        o->profile = arg;
+    else
+        return -1;
+    return 0;
+}
+
 static int parse(int argc, char **argv, struct options *o)
 {
     static const struct option opts[] = {
         {"sms", required_argument, NULL, 's'},
         {"profile", required_argument, NULL, 'p'},
-        {"duration-ms", required_argument, NULL, 'd'},
-        {"reps", required_argument, NULL, 'r'},
-        {"no-green", no_argument, NULL, 'G'},
-        {"device", required_argument, NULL, 'D'},
-        {"out", required_argument, NULL, 'o'},
-        {"quick", no_argument, NULL, 'q'},
-        {"device-name", no_argument, NULL, 'N'},
-        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *o = (struct options){0, 0, 1, 3, 200, "-", NULL, NULL};
-    int c;
-    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            o->sms = optarg;
-            break;
-        case 'p':
-            o->profile = optarg;
-            break;
-        case 'd':
-            o->dur_ms = atof(optarg);
-            break;
-        case 'r':
-            o->reps = atoi(optarg);
-            break;
-        case 'G':
-            o->green = 0;
-            break;
-        case 'D':
-            o->device = atoi(optarg);
-            break;
-        case 'o':
-            o->out = optarg;
-            break;
-        case 'q':
-            o->dur_ms = 50, o->reps = 1;
-            break;
-        case 'N':
-            o->device_name = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            usage(stderr);
-            return KC_EXIT_USAGE;
-        }
-    }
-    if (optind != argc || !(o->dur_ms >= 1 && o->dur_ms <= 10000) || o->reps < 1 ||
-        o->reps > MAX_REPS) {
-        fprintf(stderr, "%s: bad arguments: --duration-ms 1..10000, --reps 1..%d\n", PROG,
-                MAX_REPS);
-        usage(stderr);
-        return KC_EXIT_USAGE;
-    }
-    return -1;
+    *o = (struct options){{0, 0, 1, 3, 200, 50, "-"}, NULL, NULL};
+    int rc = kc_parse(argc, argv, opts, 1, &o->k, own_option, o, usage);
+    return rc >= 0 ? rc : kc_check_windows(PROG, argc, &o->k, MAX_REPS, usage);
 }
 
 int main(int argc, char **argv)
@@ -246,8 +205,8 @@ int main(int argc, char **argv)
     if (rc >= 0)
         return rc;
     struct kc_device d;
-    if ((rc = kc_open(PROG, o.device, !o.device_name, &d)) != 0 || o.device_name)
-        return rc ? rc : (printf("%s\n", d.name), 0);
+    if ((rc = kc_open_or_name(PROG, &o.k, !o.k.device_name, &d)) >= 0)
+        return rc;
     int k[MAX_POINTS];
     char from[512], method[320] = "";
     int nk = sm_counts(&o, &d, k, from, sizeof from);
@@ -266,32 +225,29 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: too few SM counts measured (%d) to fit a curve\n", PROG, n);
         return KC_EXIT_FAIL;
     }
-    char head[640], note[1024];
+    char head[640];
     snprintf(head, sizeof head,
              "%d SM counts (%s), SMs restricted with %s; each point the median of %d windows of "
              "%.0f ms",
-             n, from, method, o.reps, o.dur_ms);
+             n, from, method, o.k.reps, o.k.dur_ms);
     cJSON *frag = kc_fragment(&d, "partition: throughput vs SM share (compute and memory)");
-    snprintf(note, sizeof note,
-             "Least-squares fit of log FMA throughput vs log SM share, R^2 = %.4f; %s.", fc.r2,
-             head);
-    kc_put(frag, "rate_compute_exponent", cJSON_CreateNumber(fc.exponent), &d, note);
-    snprintf(note, sizeof note,
-             "Streaming copy throughput vs SM share (bandwidth not partitioned), least-squares "
-             "log-log fit, R^2 = %.4f (a saturating curve fits a power law poorly: see "
-             "partition_memory_curve); %s.",
-             fm.r2, head);
-    kc_put(frag, "rate_memory_sm_exponent", cJSON_CreateNumber(fm.exponent), &d, note);
-    snprintf(note, sizeof note, "FMA throughput (GFLOP/s) per SM count; %s.", head);
-    kc_put(frag, "partition_compute_curve", curve(pt, n, 0), &d, note);
-    snprintf(note, sizeof note, "Copy throughput (GB/s, read + write) per SM count; %s.", head);
-    kc_put(frag, "partition_memory_curve", curve(pt, n, 1), &d, note);
-    snprintf(note, sizeof note,
-             "Streaming copy (read + write) on all %d SMs, 2 x 256 MiB arrays; the achievable "
-             "bandwidth, below the datasheet's hbm_bw_gbps.",
-             d.sms);
-    kc_put(frag, "hbm_bw_gbps_measured", cJSON_CreateNumber(pt[n - 1].memory_gbps), &d, note);
-    rc = kc_write(PROG, frag, o.out);
+    kc_putf(frag, "rate_compute_exponent", cJSON_CreateNumber(fc.exponent), &d,
+            "Least-squares fit of log FMA throughput vs log SM share, R^2 = %.4f; %s.", fc.r2,
+            head);
+    kc_putf(frag, "rate_memory_sm_exponent", cJSON_CreateNumber(fm.exponent), &d,
+            "Streaming copy throughput vs SM share (bandwidth not partitioned), least-squares "
+            "log-log fit, R^2 = %.4f (a saturating curve fits a power law poorly: see "
+            "partition_memory_curve); %s.",
+            fm.r2, head);
+    kc_putf(frag, "partition_compute_curve", curve(pt, n, 0), &d,
+            "FMA throughput (GFLOP/s) per SM count; %s.", head);
+    kc_putf(frag, "partition_memory_curve", curve(pt, n, 1), &d,
+            "Copy throughput (GB/s, read + write) per SM count; %s.", head);
+    kc_putf(frag, "hbm_bw_gbps_measured", cJSON_CreateNumber(pt[n - 1].memory_gbps), &d,
+            "Streaming copy (read + write) on all %d SMs, 2 x 256 MiB arrays; the achievable "
+            "bandwidth, below the datasheet's hbm_bw_gbps.",
+            d.sms);
+    rc = kc_write(PROG, frag, o.k.out);
     cJSON_Delete(frag);
     return rc;
 }

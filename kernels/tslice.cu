@@ -127,26 +127,12 @@ struct result_header {
     char msg[240];
 };
 
-static int write_all(int fd, const void *buf, size_t n)
+/* Writes (or reads) exactly n bytes, again after a signal; 0, or -1 on an error or at the
+ * end of the file. */
+static int transfer_all(int fd, char *p, size_t n, int writing)
 {
-    const char *p = (const char *)buf;
     while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static int read_all(int fd, void *buf, size_t n)
-{
-    char *p = (char *)buf;
-    while (n > 0) {
-        ssize_t r = read(fd, p, n);
+        ssize_t r = writing ? write(fd, p, n) : read(fd, p, n);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
@@ -155,6 +141,16 @@ static int read_all(int fd, void *buf, size_t n)
         n -= (size_t)r;
     }
     return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+    return transfer_all(fd, (char *)buf, n, 1); /* only read from when writing */
+}
+
+static int read_all(int fd, void *buf, size_t n)
+{
+    return transfer_all(fd, (char *)buf, n, 0);
 }
 
 /* Whether this worker has told the parent it is ready (then a result follows, no tag). */
@@ -294,12 +290,12 @@ static int collect(int fd, int ctx, struct round *rd, char *err, size_t errlen)
 }
 
 struct options {
-    int device_name; /* --device-name: print it and exit */
-    int contexts, device, heavy;
-    double dur_ms;
+    struct kc_opts k; /* --device, --duration-ms, --out, --quick, --device-name */
+    int contexts, heavy;
     unsigned long long gap_ns;
     unsigned cap;
-    const char *out, *timeline;
+    const char *timeline;
+    int worker; /* --worker: -1 in the parent, else 1 heavy or 0 light */
 };
 
 /* Runs one round of nctx workers; fills rd. 0 ok, -1 with a message. */
@@ -308,8 +304,8 @@ static int run_round(const struct options *o, struct round *rd, char *err, size_
     int go[2], res[MAX_CTX][2], closefds[2 * MAX_CTX + 2], nclose = 0;
     pid_t pids[MAX_CTX];
     char dev[16], dur[32], gap[32], cap[16];
-    snprintf(dev, sizeof dev, "%d", o->device);
-    snprintf(dur, sizeof dur, "%.3f", o->dur_ms);
+    snprintf(dev, sizeof dev, "%d", o->k.device);
+    snprintf(dur, sizeof dur, "%.3f", o->k.dur_ms);
     snprintf(gap, sizeof gap, "%llu", o->gap_ns);
     snprintf(cap, sizeof cap, "%u", o->cap);
     char *argv[] = {(char *)PROG,
@@ -398,7 +394,7 @@ static int report(cJSON *frag, const struct kc_device *d, const struct options *
                 PROG, rd->kind, t->n_overlaps, t->n_switches);
         return 0;
     }
-    char what[256], note[768], key[64];
+    char what[256], key[64];
     if (*sfx)
         snprintf(what, sizeof what,
                  "%d processes, each a spin kernel of %d blocks x 1024 threads with %d "
@@ -406,19 +402,17 @@ static int report(cJSON *frag, const struct kc_device *d, const struct options *
                  o->contexts, d->sms, rd->regs, d->smem_optin / 1024);
     else
         snprintf(what, sizeof what, "%d processes, each a 1-thread spin kernel", o->contexts);
-    snprintf(note, sizeof note,
-             "Median of %zu continuous runs (p10 %.1f us, p90 %.1f us) over a %.1f ms "
-             "window; %s reading %%globaltimer, a gap > %llu ns ends a run.%s",
-             t->n_slices, t->slice_p10_us, t->slice_p90_us, t->window_us / 1000.0, what, o->gap_ns,
-             rd->truncated ? " Interval log truncated." : "");
     snprintf(key, sizeof key, "timeslice_us%s", sfx);
-    kc_put(frag, key, cJSON_CreateNumber(t->slice_us), d, note);
-    snprintf(note, sizeof note,
-             "Median of %zu gaps between one context's last timer read and the next "
-             "context's first (p10 %.2f us, p90 %.2f us); %s.",
-             t->n_switches, t->switch_p10_us, t->switch_p90_us, what);
+    kc_putf(frag, key, cJSON_CreateNumber(t->slice_us), d,
+            "Median of %zu continuous runs (p10 %.1f us, p90 %.1f us) over a %.1f ms "
+            "window; %s reading %%globaltimer, a gap > %llu ns ends a run.%s",
+            t->n_slices, t->slice_p10_us, t->slice_p90_us, t->window_us / 1000.0, what, o->gap_ns,
+            rd->truncated ? " Interval log truncated." : "");
     snprintf(key, sizeof key, "switch_us%s", sfx);
-    kc_put(frag, key, cJSON_CreateNumber(t->switch_us), d, note);
+    kc_putf(frag, key, cJSON_CreateNumber(t->switch_us), d,
+            "Median of %zu gaps between one context's last timer read and the next "
+            "context's first (p10 %.2f us, p90 %.2f us); %s.",
+            t->n_switches, t->switch_p10_us, t->switch_p90_us, what);
     return 1;
 }
 
@@ -434,71 +428,52 @@ static void usage(FILE *fp)
                 "Exit: 0 ok, 1 measurement failed, 2 usage, 3 no CUDA GPU found.\n");
 }
 
-static int parse(int argc, char **argv, struct options *o, int *worker_kind)
+/* tslice's own options; --worker and --cap are the parent's to its workers. */
+static int own_option(int c, const char *arg, void *ctx)
+{
+    struct options *o = (struct options *)ctx;
+    switch (c) {
+    case 'c':
+        o->contexts = atoi(arg);
+        break;
+    case 'g':
+        o->gap_ns = strtoull(arg, NULL, 10);
+        break;
+    case 'H':
+        o->heavy = 0;
+        break;
+    case 't':
+        o->timeline = arg;
+        break;
+    case 'W':
+        o->worker = strcmp(arg, "heavy") == 0;
+        break;
+    case 'C':
+        o->cap = (unsigned)strtoul(arg, NULL, 10);
+        break;
+    default:
+        return -1;
+    }
+    return 0;
+}
+
+static int parse(int argc, char **argv, struct options *o)
 {
     static const struct option opts[] = {
         {"contexts", required_argument, NULL, 'c'},
-        {"duration-ms", required_argument, NULL, 'd'},
         {"gap-ns", required_argument, NULL, 'g'},
         {"no-heavy", no_argument, NULL, 'H'},
-        {"device", required_argument, NULL, 'D'},
-        {"out", required_argument, NULL, 'o'},
         {"timeline", required_argument, NULL, 't'},
-        {"quick", no_argument, NULL, 'q'},
         {"worker", required_argument, NULL, 'W'},
         {"cap", required_argument, NULL, 'C'},
-        {"device-name", no_argument, NULL, 'N'},
-        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *o = (struct options){0, 2, 0, 1, 3000, 2000, 1u << 17, "-", NULL};
-    *worker_kind = -1;
-    int c;
-    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c':
-            o->contexts = atoi(optarg);
-            break;
-        case 'd':
-            o->dur_ms = atof(optarg);
-            break;
-        case 'g':
-            o->gap_ns = strtoull(optarg, NULL, 10);
-            break;
-        case 'H':
-            o->heavy = 0;
-            break;
-        case 'D':
-            o->device = atoi(optarg);
-            break;
-        case 'o':
-            o->out = optarg;
-            break;
-        case 't':
-            o->timeline = optarg;
-            break;
-        case 'q':
-            o->dur_ms = 500;
-            break;
-        case 'W':
-            *worker_kind = strcmp(optarg, "heavy") == 0;
-            break;
-        case 'C':
-            o->cap = (unsigned)strtoul(optarg, NULL, 10);
-            break;
-        case 'N':
-            o->device_name = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            usage(stderr);
-            return KC_EXIT_USAGE;
-        }
-    }
-    if (optind != argc || o->contexts < 2 || o->contexts > MAX_CTX || !(o->dur_ms >= 0) ||
-        o->dur_ms > 600000 || o->gap_ns < 100 || o->cap < 16) {
+    *o = (struct options){{0, 0, 1, 1, 3000, 500, "-"}, 2, 1, 2000, 1u << 17, NULL, -1};
+    int rc = kc_parse(argc, argv, opts, 0, &o->k, own_option, o, usage);
+    if (rc >= 0)
+        return rc;
+    if (optind != argc || o->contexts < 2 || o->contexts > MAX_CTX || !(o->k.dur_ms >= 0) ||
+        o->k.dur_ms > 600000 || o->gap_ns < 100 || o->cap < 16) {
         fprintf(stderr,
                 "%s: bad arguments: --contexts 2..%d, --duration-ms up to 600000, "
                 "--gap-ns >= 100\n",
@@ -512,16 +487,16 @@ static int parse(int argc, char **argv, struct options *o, int *worker_kind)
 int main(int argc, char **argv)
 {
     struct options o;
-    int worker_kind, rc = parse(argc, argv, &o, &worker_kind);
+    int rc = parse(argc, argv, &o);
     if (rc >= 0)
         return rc;
     /* A worker that died must not kill the parent (or a worker) through a closed pipe. */
     signal(SIGPIPE, SIG_IGN);
-    if (worker_kind >= 0)
-        return worker(worker_kind, o.device, o.dur_ms, o.gap_ns, o.cap);
+    if (o.worker >= 0)
+        return worker(o.worker, o.k.device, o.k.dur_ms, o.gap_ns, o.cap);
     struct kc_device d;
-    if ((rc = kc_open(PROG, o.device, 0, &d)) != 0 || o.device_name)
-        return rc ? rc : (printf("%s\n", d.name), 0);
+    if ((rc = kc_open_or_name(PROG, &o.k, 0, &d)) >= 0)
+        return rc;
     if (d.compute_mode == cudaComputeModeExclusiveProcess) {
         fprintf(stderr,
                 "%s: %s is in compute mode Exclusive Process: only one process may hold "
@@ -545,7 +520,7 @@ int main(int argc, char **argv)
         char err[SS_ERRLEN];
         struct ka_tslice t;
         fprintf(stderr, "%s: %s round: %d contexts x %.0f ms on %s\n", PROG, rd.kind, o.contexts,
-                o.dur_ms, d.name);
+                o.k.dur_ms, d.name);
         if (run_round(&o, &rd, err, sizeof err) || ka_timeslice(rd.iv, rd.n, &t, err, sizeof err))
             fprintf(stderr, "%s: %s round failed: %s\n", PROG, rd.kind, err);
         else
@@ -556,7 +531,7 @@ int main(int argc, char **argv)
     }
     if (tl)
         fclose(tl);
-    rc = measured ? kc_write(PROG, frag, o.out) : KC_EXIT_FAIL;
+    rc = measured ? kc_write(PROG, frag, o.k.out) : KC_EXIT_FAIL;
     cJSON_Delete(frag);
     return rc;
 }

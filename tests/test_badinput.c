@@ -32,21 +32,6 @@ static const char *write_bytes(const char *name, const char *data, size_t len)
     return path;
 }
 
-/* True when some entry of dir starts with prefix (the output or one of its temporaries). */
-static int any_with_prefix(const char *dir, const char *prefix)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    int hit = 0;
-    struct dirent *de;
-    while ((de = readdir(d)))
-        if (strncmp(de->d_name, prefix, strlen(prefix)) == 0)
-            hit = 1;
-    closedir(d);
-    return hit;
-}
-
 #define EXPECT_IN(hay, part, what)                                                                 \
     do {                                                                                           \
         if (!strstr((hay), (part)))                                                                \
@@ -249,7 +234,7 @@ static void test_bad_input_table(void)
         EXPECT_IN(err, name, what); /* the message names the file */
         CU_ASSERT_EQUAL(out[0], '\0');
         if (!c->fmt)
-            CU_ASSERT_FALSE(any_with_prefix(tu_tmpdir(), out_name));
+            CU_ASSERT_FALSE(tu_dir_has(tu_tmpdir(), out_name));
     }
     CU_ASSERT(n_scn >= 20);
     CU_ASSERT(n - n_scn >= 20);
@@ -269,7 +254,7 @@ static void test_accepted_edges(void)
     snprintf(cmd, sizeof cmd, "run %s --json %s --quiet", path, out_path);
     CU_ASSERT_EQUAL(tu_cli(cmd, out, sizeof out, err, sizeof err), 0);
     CU_ASSERT_TRUE(tu_exists(out_path));
-    CU_ASSERT_FALSE(any_with_prefix(tu_tmpdir(), "ok-result.json.tmp"));
+    CU_ASSERT_FALSE(tu_dir_has(tu_tmpdir(), "ok-result.json.tmp"));
     /* Brackets inside strings do not count towards the depth limit. */
     char deep[1000], brackets[201];
     for (int i = 0; i < 200; i++)

@@ -11,11 +11,7 @@ static void test_shipped_profiles_load(void)
     const char *names[] = {"A100-40GB", "A100-80GB", "H100-80GB", "H200-141GB"};
     for (size_t i = 0; i < 4; i++) {
         struct gpu_profile p;
-        char err[SS_ERRLEN];
-        int rc = cal_load(names[i], &p, err, sizeof err);
-        if (rc)
-            fprintf(stderr, "\n  %s\n", err);
-        CU_ASSERT_EQUAL_FATAL(rc, 0);
+        tu_gpu(names[i], &p);
         CU_ASSERT_STRING_EQUAL(p.name, names[i]);
         CU_ASSERT(p.n_mig >= 7);
         CU_ASSERT_DOUBLE_EQUAL(p.timeslice_s, 1024e-6, 1e-12);
@@ -25,14 +21,13 @@ static void test_shipped_profiles_load(void)
 static void test_alias_and_sm_counts(void)
 {
     struct gpu_profile p;
-    char err[SS_ERRLEN];
-    CU_ASSERT_EQUAL_FATAL(cal_load("h100-80gb-sxm", &p, err, sizeof err), 0);
+    tu_gpu("h100-80gb-sxm", &p);
     CU_ASSERT_STRING_EQUAL(p.name, "H100-80GB");
     /* Hopper SM counts are not proportional to slices: 1g = 16, 3g = 60, 7g = 132. */
     CU_ASSERT_EQUAL(cal_mig_find(&p, "1g.10gb")->sm_count, 16);
     CU_ASSERT_EQUAL(cal_mig_find(&p, "3g.40gb")->sm_count, 60);
     CU_ASSERT_EQUAL(cal_mig_find(&p, "7g.80gb")->sm_count, 132);
-    CU_ASSERT_EQUAL_FATAL(cal_load("A100-40GB", &p, err, sizeof err), 0);
+    tu_gpu("A100-40GB", &p);
     CU_ASSERT_EQUAL(cal_mig_find(&p, "1g.5gb")->sm_count, 14);
 }
 

@@ -14,11 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int starts(const char *s, const char *prefix)
-{
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
 static int index_of(double p)
 {
     for (int k = 0; k < cdf_n_probs(); k++)
@@ -116,7 +111,7 @@ static void test_cli_csv(void)
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
     char *csv = tu_slurp(out);
     CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
-    CU_ASSERT(starts(csv, "strategy,tenant,p,latency_ms\nts,a,0.0010,"));
+    CU_ASSERT(tu_starts(csv, "strategy,tenant,p,latency_ms\nts,a,0.0010,"));
     int lines = 0;
     for (const char *c = csv; *c; c++)
         lines += *c == '\n';

@@ -20,11 +20,8 @@
 static const char *tiny_path(void)
 {
     static char *p;
-    if (!p) {
-        char *text = tu_fixture_patch("sweep/tiny.json", NULL);
-        p = ss_xstrdup(tu_write("sweep-tiny.json", text));
-        free(text);
-    }
+    if (!p)
+        p = ss_xstrdup(tu_fixture_write("sweep-tiny.json", "sweep/tiny.json", NULL));
     return p;
 }
 
@@ -100,10 +97,9 @@ static void test_cli_grid(void)
 
     /* point 4 is `sharesim run` of the scenario with a = 100/s and a 2 ms slice */
     char cmd[2048];
-    char *text = tu_fixture_patch("sweep/tiny.json", "{\"tenants.0.arrival.rate_per_s\": 100, "
-                                                     "\"strategies.1.slice_ms\": 2}");
-    const char *scn = tu_write("sweep-p4.json", text);
-    free(text);
+    const char *scn = tu_fixture_write("sweep-p4.json", "sweep/tiny.json",
+                                       "{\"tenants.0.arrival.rate_per_s\": 100, "
+                                       "\"strategies.1.slice_ms\": 2}");
     snprintf(cmd, sizeof cmd, "run '%s' --quiet --json '%s' --csv '%s'", scn,
              tmp_path("sweep-p4.out.json"), tmp_path("sweep-p4.out.csv"));
     CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
@@ -260,9 +256,7 @@ static void test_cli_range_and_plot(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "p0002  30"));
     snprintf(p, sizeof p, "%s/sweep.png", dir);
     CU_ASSERT_FALSE(tu_exists(p));
-    snprintf(p, sizeof p, "%s/points/index.csv", dir);
-    char *index = tu_slurp(p);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(index);
+    char *index = tu_slurp_in(dir, "points/index.csv");
     CU_ASSERT_STRING_EQUAL(index, "point,tenants.0.arrival.rate_per_s\n"
                                   "p0000,20\np0001,25\np0002,30\n");
     free(index);

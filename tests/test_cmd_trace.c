@@ -22,26 +22,6 @@
 #define CONV1000 "traces/AzureLLMInferenceTrace_conv.head1000.csv"
 #define OPENB200 "traces/openb_pod_list_default.tail200.csv"
 
-/* Writes a scenario with one tenant (arrival, work given as JSON) and one strategy. */
-static char *one_tenant(const char *file, const char *arrival, const char *work, const char *extra)
-{
-    char text[4096];
-    snprintf(text, sizeof text,
-             "{\"name\": \"replay\", \"gpu\": \"A100-80GB\", %s"
-             " \"tenants\": [{\"name\": \"a\", \"arrival\": %s, \"work\": %s}],"
-             " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}",
-             extra, arrival, work);
-    return tu_write(file, text);
-}
-
-static void base_cfg(struct tenant_cfg *c)
-{
-    memset(c, 0, sizeof *c);
-    snprintf(c->name, sizeof c->name, "synthetic");
-    c->work.kind = WORK_DETERMINISTIC;
-    c->work.mean_s = 1e-3;
-}
-
 static double json_at(const cJSON *o, const char *a, const char *b)
 {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
@@ -130,9 +110,7 @@ static void test_gen_stats_round_trip(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
 
     struct tenant_cfg c;
-    base_cfg(&c);
-    c.arrival.kind = ARR_GAMMA;
-    c.arrival.rate_per_s = 100;
+    tu_tenant_cfg(&c, ARR_GAMMA, 100);
     c.arrival.cv = 2;
     c.work.kind = WORK_EXPONENTIAL;
     c.work.mean_s = 4e-3;
@@ -176,14 +154,14 @@ static void test_gen_replay_reproduces_run(void)
         "{\"process\": \"mmpp\", \"states\": [{\"rate_per_s\": 400, \"mean_dwell_s\": 2},"
         " {\"rate_per_s\": 20, \"mean_dwell_s\": 8}]}";
     static const char *work = "{\"dist\": \"lognormal\", \"mean_ms\": 5, \"cv\": 1}";
-    const char *p1 = one_tenant("direct.json", mmpp, work,
-                                "\"seed\": 4, \"stop\": "
-                                "{\"requests\": 20000},");
+    const char *p1 = tu_one_tenant("direct.json", mmpp, work,
+                                   "\"seed\": 4, \"stop\": "
+                                   "{\"requests\": 20000},");
     char args[1024], errb[2048];
     snprintf(args, sizeof args, "trace gen --scenario %s --tenant a --count 20000 -o %s/g.csv", p1,
              tu_tmpdir());
     CU_ASSERT_EQUAL_FATAL(tu_cli(args, NULL, 0, errb, sizeof errb), 0);
-    const char *p2 = one_tenant(
+    const char *p2 = tu_one_tenant(
         "replayed.json", "{\"process\": \"trace\", \"path\": \"g.csv\", \"format\": \"sharesim\"}",
         "{\"dist\": \"trace\"}", "");
     struct scenario s1, s2;

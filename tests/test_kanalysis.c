@@ -44,26 +44,43 @@ static long long round_robin(struct tl *t, int n_ctx, int rounds, long long t0, 
     return now;
 }
 
+/* ka_timeslice of a timeline it must accept; frees the timeline. One assertion. */
+static struct ka_tslice analyse(struct tl *t)
+{
+    struct ka_tslice r;
+    char err[SS_ERRLEN];
+    int rc = ka_timeslice(t->iv, t->n, &r, err, sizeof err);
+    free(t->iv);
+    if (rc)
+        fprintf(stderr, "\n  %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    return r;
+}
+
+/* The counts of an analysis: contexts, runs, slices and switches. Four assertions. */
+static void check_counts(const struct ka_tslice *r, int n_ctx, size_t n_runs, size_t n_slices,
+                         size_t n_switches)
+{
+    CU_ASSERT_EQUAL(r->n_ctx, n_ctx);
+    CU_ASSERT_EQUAL(r->n_runs, n_runs);
+    CU_ASSERT_EQUAL(r->n_slices, n_slices);
+    CU_ASSERT_EQUAL(r->n_switches, n_switches);
+}
+
 static void test_exact_two_contexts(void)
 {
     struct tl t = {0};
     round_robin(&t, 2, 50, 1000000, 1024000, 50000);
-    struct ka_tslice r;
-    char err[SS_ERRLEN];
-    CU_ASSERT_EQUAL_FATAL(ka_timeslice(t.iv, t.n, &r, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(r.n_ctx, 2);
-    CU_ASSERT_EQUAL(r.n_runs, 100);
+    struct ka_tslice r = analyse(&t);
     /* Contended window: from ctx 1's first start to ctx 0's last end; the first and last run
      * of each context are not counted: 100 runs - 2 outside the window - 2 more. */
-    CU_ASSERT_EQUAL(r.n_slices, 96);
-    CU_ASSERT_EQUAL(r.n_switches, 95);
+    check_counts(&r, 2, 100, 96, 95);
     CU_ASSERT_EQUAL(r.n_overlaps, 0);
     CU_ASSERT_EQUAL(r.slice_us, 1024.0);
     CU_ASSERT_EQUAL(r.slice_p10_us, 1024.0);
     CU_ASSERT_EQUAL(r.slice_p90_us, 1024.0);
     CU_ASSERT_EQUAL(r.switch_us, 50.0);
     CU_ASSERT_EQUAL(r.window_us, 98.0 * (1024 + 50) + 1024 - (1024 + 50));
-    free(t.iv);
 }
 
 static void test_exact_four_contexts_any_order(void)
@@ -76,14 +93,11 @@ static void test_exact_four_contexts_any_order(void)
         t.iv[i] = t.iv[t.n - 1 - i];
         t.iv[t.n - 1 - i] = x;
     }
-    struct ka_tslice r;
-    char err[SS_ERRLEN];
-    CU_ASSERT_EQUAL_FATAL(ka_timeslice(t.iv, t.n, &r, err, sizeof err), 0);
+    struct ka_tslice r = analyse(&t);
     CU_ASSERT_EQUAL(r.n_ctx, 4);
     CU_ASSERT_EQUAL(r.slice_us, 2000.0);
     CU_ASSERT_EQUAL(r.switch_us, 25.0);
     CU_ASSERT(r.n_switches > 100);
-    free(t.iv);
 }
 
 /* Holes of 3 us inside slices (an interrupt, a timer hiccup) are absorbed exactly. */
@@ -102,13 +116,10 @@ static void test_holes_inside_slices(void)
             }
             now += slice + gap;
         }
-    struct ka_tslice r;
-    char err[SS_ERRLEN];
-    CU_ASSERT_EQUAL_FATAL(ka_timeslice(t.iv, t.n, &r, err, sizeof err), 0);
+    struct ka_tslice r = analyse(&t);
     CU_ASSERT_EQUAL(r.n_runs, 120);
     CU_ASSERT_EQUAL(r.slice_us, 1024.0);
     CU_ASSERT_EQUAL(r.switch_us, 40.0);
-    free(t.iv);
 }
 
 /* Jitter on every slice and gap, plus a few outliers in both: the medians stay close. */
@@ -131,13 +142,10 @@ static void test_noise_tolerated(void)
             tl_add(&t, now, now + slice, c);
             now += slice + gap;
         }
-    struct ka_tslice r;
-    char err[SS_ERRLEN];
-    CU_ASSERT_EQUAL_FATAL(ka_timeslice(t.iv, t.n, &r, err, sizeof err), 0);
+    struct ka_tslice r = analyse(&t);
     TU_CHECK_CLOSE_REL(r.slice_us, 1024.0, 0.01);
     TU_CHECK_CLOSE_REL(r.switch_us, 60.0, 0.03);
     CU_ASSERT(r.slice_p10_us < r.slice_us && r.slice_us < r.slice_p90_us);
-    free(t.iv);
     gsl_rng_free(rng);
 }
 
@@ -149,13 +157,10 @@ static void test_alone_phases_ignored(void)
     tl_add(&t, 0, 50000000, 0); /* ctx 0 alone for 50 ms */
     long long end = round_robin(&t, 2, 20, 50100000, 1000000, 30000);
     tl_add(&t, end, end + 80000000, 1); /* ctx 1 alone at the end */
-    struct ka_tslice r;
-    char err[SS_ERRLEN];
-    CU_ASSERT_EQUAL_FATAL(ka_timeslice(t.iv, t.n, &r, err, sizeof err), 0);
+    struct ka_tslice r = analyse(&t);
     CU_ASSERT_EQUAL(r.slice_us, 1000.0);
     CU_ASSERT_EQUAL(r.switch_us, 30.0);
     CU_ASSERT(r.slice_p90_us == 1000.0);
-    free(t.iv);
 }
 
 static void test_single_context_no_switches(void)
@@ -166,16 +171,10 @@ static void test_single_context_no_switches(void)
         tl_add(&t, now, now + 500000, 0);
         now += 503000;
     }
-    struct ka_tslice r;
-    char err[SS_ERRLEN];
-    CU_ASSERT_EQUAL_FATAL(ka_timeslice(t.iv, t.n, &r, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(r.n_ctx, 1);
-    CU_ASSERT_EQUAL(r.n_runs, 1);
-    CU_ASSERT_EQUAL(r.n_switches, 0);
-    CU_ASSERT_EQUAL(r.n_slices, 0);
+    struct ka_tslice r = analyse(&t);
+    check_counts(&r, 1, 1, 0, 0);
     CU_ASSERT_EQUAL(r.switch_us, 0.0);
     CU_ASSERT_EQUAL(r.window_us, 0.0);
-    free(t.iv);
 }
 
 /* Two contexts that ran one after the other never competed: no switch. */
@@ -184,12 +183,9 @@ static void test_sequential_contexts_no_switches(void)
     struct tl t = {0};
     tl_add(&t, 0, 1000000, 0);
     tl_add(&t, 1200000, 3000000, 1);
-    struct ka_tslice r;
-    char err[SS_ERRLEN];
-    CU_ASSERT_EQUAL_FATAL(ka_timeslice(t.iv, t.n, &r, err, sizeof err), 0);
+    struct ka_tslice r = analyse(&t);
     CU_ASSERT_EQUAL(r.n_ctx, 2);
     CU_ASSERT_EQUAL(r.n_switches, 0);
-    free(t.iv);
 }
 
 /* Contexts running at once (MPS, or a GPU that does not time-slice) show up as overlaps. */
@@ -202,13 +198,10 @@ static void test_concurrent_contexts_counted_as_overlaps(void)
         tl_add(&t, now + 50000, now + 150000, 1);
         now += 100000;
     }
-    struct ka_tslice r;
-    char err[SS_ERRLEN];
-    CU_ASSERT_EQUAL_FATAL(ka_timeslice(t.iv, t.n, &r, err, sizeof err), 0);
+    struct ka_tslice r = analyse(&t);
     CU_ASSERT(r.n_switches > 0);
     CU_ASSERT_EQUAL(r.n_overlaps, r.n_switches);
     CU_ASSERT(r.switch_us < 0);
-    free(t.iv);
 }
 
 static void test_timeline_errors(void)

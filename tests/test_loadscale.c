@@ -49,12 +49,8 @@ static void test_cli_identical_to_rewritten(void)
 {
     char cmd[2048], err[1024];
     const char *one = "loadscale/one-tenant.json";
-    char *text = tu_fixture_patch(one, "{\"tenants.0.arrival.rate_per_s\": 400}");
-    char *fast = tu_write("ls400.json", text);
-    free(text);
-    text = tu_fixture_patch(one, "{\"tenants.0.arrival.rate_per_s\": 200}");
-    char *slow = tu_write("ls200.json", text);
-    free(text);
+    char *fast = tu_fixture_write("ls400.json", one, "{\"tenants.0.arrival.rate_per_s\": 400}");
+    char *slow = tu_fixture_write("ls200.json", one, "{\"tenants.0.arrival.rate_per_s\": 200}");
     char a[512], b[512], j[512];
     snprintf(a, sizeof a, "%s/scaled.csv", tu_tmpdir());
     snprintf(b, sizeof b, "%s/direct.csv", tu_tmpdir());

@@ -16,35 +16,11 @@
 
 static const char *const gpus[] = {"A100-40GB", "A100-80GB", "H100-80GB", "H200-141GB"};
 
-static void load(const char *name, struct gpu_profile *g)
-{
-    char err[SS_ERRLEN];
-    int rc = cal_load(name, g, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-}
-
-/* Parses a list that must be valid; returns n, fills prof (cap 64). */
-static int list(const struct gpu_profile *g, const char *text, int *prof)
-{
-    int *p, n;
-    char err[SS_ERRLEN];
-    int rc = mig_parse_list(g, text, &p, NULL, &n, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    CU_ASSERT_FATAL(n <= 64);
-    memcpy(prof, p, sizeof *p * (size_t)n);
-    free(p);
-    return n;
-}
-
 /* mig_check on a layout string; why gets the reason. */
 static int legal(const struct gpu_profile *g, const char *text, char *why, size_t whylen)
 {
     int prof[64];
-    int n = list(g, text, prof);
+    int n = tu_mig_list(g, text, prof);
     return mig_check(g, prof, n, why, whylen) == 0;
 }
 
@@ -71,7 +47,7 @@ static void test_layout_counts(void)
 {
     for (int i = 0; i < 4; i++) {
         struct gpu_profile g;
-        load(gpus[i], &g);
+        tu_gpu(gpus[i], &g);
         struct mig_set *sets;
         int n = mig_layouts(&g, &sets), n_max = 0, placements = 0;
         for (int k = 0; k < n; k++) {
@@ -92,7 +68,7 @@ static void test_layout_counts(void)
 static void test_layout_order_and_maximal(void)
 {
     struct gpu_profile g;
-    load("A100-40GB", &g);
+    tu_gpu("A100-40GB", &g);
     struct mig_set *sets;
     int n = mig_layouts(&g, &sets);
     char buf[256];
@@ -128,7 +104,7 @@ static void test_layout_order_and_maximal(void)
 static void test_named_legal(void)
 {
     struct gpu_profile g;
-    load("A100-40GB", &g);
+    tu_gpu("A100-40GB", &g);
     const char *ok[] = {
         "3g.20gb,2g.10gb,1g.5gb,1g.5gb", /* an article's mixed example, docs/domain.md */
         "4g.20gb,3g.20gb",
@@ -153,17 +129,17 @@ static void test_named_legal(void)
         CU_ASSERT(is);
     }
     /* same shapes on Hopper, with its names */
-    load("H100-80GB", &g);
+    tu_gpu("H100-80GB", &g);
     CU_ASSERT(legal(&g, "3g.40gb,2g.20gb,1g.10gb,1g.10gb", why, sizeof why));
     CU_ASSERT(legal(&g, "4x1g.20gb", why, sizeof why));
-    load("A100-80GB", &g); /* an article's A100-80GB layout, docs/domain.md */
+    tu_gpu("A100-80GB", &g); /* an article's A100-80GB layout, docs/domain.md */
     CU_ASSERT(legal(&g, "3g.40gb,2g.20gb,1g.10gb,1g.10gb", why, sizeof why));
 }
 
 static void test_named_illegal(void)
 {
     struct gpu_profile g;
-    load("A100-40GB", &g);
+    tu_gpu("A100-40GB", &g);
     struct {
         const char *layout, *reason, *reason2;
     } bad[] = {
@@ -194,7 +170,7 @@ static void test_named_illegal(void)
     /* exactly one reason when only one rule is broken */
     CU_ASSERT(!legal(&g, "3g.20gb,3g.20gb,1g.5gb", why, sizeof why));
     CU_ASSERT_PTR_NULL(strchr(why, ';'));
-    load("H200-141GB", &g);
+    tu_gpu("H200-141GB", &g);
     CU_ASSERT(!legal(&g, "4g.71gb,4g.71gb", why, sizeof why));
     TU_CHECK_CONTAINS(why, "4g.71gb can only start at memory slice 0; two do not fit");
 }
@@ -205,7 +181,7 @@ static void test_placement_only_failure(void)
 {
     char path[600];
     struct gpu_profile base;
-    load("A100-40GB", &base);
+    tu_gpu("A100-40GB", &base);
     char *text = tu_slurp(base.path);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     /* give 2g.10gb a single start: then 2g + 2g cannot be placed */
@@ -220,7 +196,7 @@ static void test_placement_only_failure(void)
     free(edited);
     free(text);
     struct gpu_profile g;
-    load(path, &g);
+    tu_gpu(path, &g);
     char why[SS_ERRLEN];
     /* max_instances is still 3, so only the placement search can say no */
     CU_ASSERT(!legal(&g, "2g.10gb,2g.10gb", why, sizeof why));
@@ -230,55 +206,45 @@ static void test_placement_only_failure(void)
 
 /* ---- placement ------------------------------------------------------------- */
 
-static int placed(const struct gpu_profile *g, const char *text, struct mig_layout *l, char *why)
-{
-    int *prof, *pin, n;
-    char err[SS_ERRLEN];
-    CU_ASSERT_EQUAL_FATAL(mig_parse_list(g, text, &prof, &pin, &n, err, sizeof err), 0);
-    int rc = mig_place(g, prof, pin, n, NULL, l, why, SS_ERRLEN);
-    free(prof);
-    free(pin);
-    return rc;
-}
-
 static void test_placement(void)
 {
     struct gpu_profile g;
-    load("A100-40GB", &g);
+    tu_gpu("A100-40GB", &g);
     struct mig_layout l;
     char why[SS_ERRLEN];
-    /* NVIDIA's example: 3g at 4, 2g at 0, the two 1g at 2 and 3; input order kept */
-    CU_ASSERT_EQUAL_FATAL(placed(&g, "3g.20gb,2g.10gb,1g.5gb,1g.5gb", &l, why), 0);
-    CU_ASSERT_EQUAL(l.n, 4);
-    CU_ASSERT_EQUAL(l.start[0], 4);
-    CU_ASSERT_EQUAL(l.start[1], 0);
-    CU_ASSERT_EQUAL(l.start[2], 2);
-    CU_ASSERT_EQUAL(l.start[3], 3);
-    CU_ASSERT_EQUAL_FATAL(placed(&g, "1g.10gb,6x1g.5gb", &l, why), 0);
-    CU_ASSERT_EQUAL(l.start[0], 6);
-    CU_ASSERT_EQUAL_FATAL(placed(&g, "4g.20gb,3g.20gb", &l, why), 0);
-    CU_ASSERT_EQUAL(l.start[0], 0);
-    CU_ASSERT_EQUAL(l.start[1], 4);
-    /* a lone 3g goes where the rest stays most usable (tie: the first, 0) and
-     * a 3g with a 1g leaves 1-3 to 1g profiles rather than 5-7 (slice 7 only
-     * fits 1g.10gb) */
-    CU_ASSERT_EQUAL_FATAL(placed(&g, "3g.20gb,1g.5gb", &l, why), 0);
-    CU_ASSERT_EQUAL(l.start[0], 4);
-    CU_ASSERT_EQUAL(l.start[1], 0);
-    /* pins */
-    CU_ASSERT_EQUAL_FATAL(placed(&g, "1g.5gb@1,1g.5gb@5", &l, why), 0);
-    CU_ASSERT_EQUAL(l.start[0], 1);
-    CU_ASSERT_EQUAL(l.start[1], 5);
-    CU_ASSERT_EQUAL_FATAL(placed(&g, "3g.20gb@0,1g.5gb", &l, why), 0);
-    CU_ASSERT_EQUAL(l.start[0], 0);
-    CU_ASSERT(l.start[1] >= 4);
-    CU_ASSERT_EQUAL(placed(&g, "1g.5gb@7", &l, why), -1);
+    /* Where each instance starts (-1: not checked); the first checks the count too. */
+    static const struct {
+        const char *layout;
+        int start[4];
+    } cases[] = {
+        /* NVIDIA's example: 3g at 4, 2g at 0, the two 1g at 2 and 3; input order kept */
+        {"3g.20gb,2g.10gb,1g.5gb,1g.5gb", {4, 0, 2, 3}},
+        {"1g.10gb,6x1g.5gb", {6, -1, -1, -1}},
+        {"4g.20gb,3g.20gb", {0, 4, -1, -1}},
+        /* a lone 3g goes where the rest stays most usable (tie: the first, 0) and
+         * a 3g with a 1g leaves 1-3 to 1g profiles rather than 5-7 (slice 7 only
+         * fits 1g.10gb) */
+        {"3g.20gb,1g.5gb", {4, 0, -1, -1}},
+        /* pins */
+        {"1g.5gb@1,1g.5gb@5", {1, 5, -1, -1}},
+        {"3g.20gb@0,1g.5gb", {0, -1, -1, -1}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        CU_ASSERT_EQUAL_FATAL(tu_mig_placed(&g, cases[i].layout, &l, why), 0);
+        if (i == 0)
+            CU_ASSERT_EQUAL(l.n, 4);
+        for (int k = 0; k < 4; k++)
+            if (cases[i].start[k] >= 0)
+                CU_ASSERT_EQUAL(l.start[k], cases[i].start[k]);
+    }
+    CU_ASSERT(l.start[1] >= 4); /* the unpinned 1g of the last: right of the pinned 3g */
+    CU_ASSERT_EQUAL(tu_mig_placed(&g, "1g.5gb@7", &l, why), -1);
     CU_ASSERT_STRING_EQUAL(why, "1g.5gb cannot start at memory slice 7 (it starts at 0-6)");
-    CU_ASSERT_EQUAL(placed(&g, "1g.5gb@1,2g.10gb@0", &l, why), -1);
+    CU_ASSERT_EQUAL(tu_mig_placed(&g, "1g.5gb@1,2g.10gb@0", &l, why), -1);
     CU_ASSERT_STRING_EQUAL(why, "1g.5gb@1 and 2g.10gb@0 share memory slice 1");
-    CU_ASSERT_EQUAL(placed(&g, "3g.20gb@0,4x1g.5gb", &l, why), -1);
+    CU_ASSERT_EQUAL(tu_mig_placed(&g, "3g.20gb@0,4x1g.5gb", &l, why), -1);
     TU_CHECK_CONTAINS(why, "no placement keeps the memory slices apart with 3g.20gb@0");
-    CU_ASSERT_EQUAL(placed(&g, "4g.20gb,4g.20gb", &l, why), -1);
+    CU_ASSERT_EQUAL(tu_mig_placed(&g, "4g.20gb,4g.20gb", &l, why), -1);
     TU_CHECK_CONTAINS(why, "two do not fit");
 }
 
@@ -288,7 +254,7 @@ static void test_every_placement_valid(void)
 {
     for (int i = 0; i < 4; i++) {
         struct gpu_profile g;
-        load(gpus[i], &g);
+        tu_gpu(gpus[i], &g);
         struct mig_set *sets;
         int n = mig_layouts(&g, &sets);
         for (int k = 0; k < n; k++) {
@@ -317,7 +283,7 @@ static void test_every_placement_valid(void)
 static void test_place_each_counts(void)
 {
     struct gpu_profile g;
-    load("A100-40GB", &g);
+    tu_gpu("A100-40GB", &g);
     struct {
         const char *layout;
         int placements;
@@ -327,7 +293,7 @@ static void test_place_each_counts(void)
         {"4g.20gb,4g.20gb", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        int prof[64], n = list(&g, cases[i].layout, prof), count = 0;
+        int prof[64], n = tu_mig_list(&g, cases[i].layout, prof), count = 0;
         CU_ASSERT_EQUAL(mig_place_each(&g, prof, NULL, n, count_placements, &count),
                         cases[i].placements);
         CU_ASSERT_EQUAL(count, cases[i].placements);
@@ -339,7 +305,7 @@ static void test_place_each_counts(void)
 static void test_shares(void)
 {
     struct gpu_profile g;
-    load("A100-40GB", &g);
+    tu_gpu("A100-40GB", &g);
     int p = mig_profile_index(&g, "1g.5gb");
     CU_ASSERT_DOUBLE_EQUAL(mig_compute_share(&g, p), 14.0 / 108, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(mig_memory_share(&g, p), 1.0 / 8, 1e-12);
@@ -348,7 +314,7 @@ static void test_shares(void)
     CU_ASSERT_DOUBLE_EQUAL(mig_memory_share(&g, p), 1.0, 1e-12);
     p = mig_profile_index(&g, "1g.10gb");
     CU_ASSERT_DOUBLE_EQUAL(mig_memory_share(&g, p), 2.0 / 8, 1e-12);
-    load("H100-80GB", &g); /* not proportional to slices: 3g = 60 of 132 */
+    tu_gpu("H100-80GB", &g); /* not proportional to slices: 3g = 60 of 132 */
     CU_ASSERT_DOUBLE_EQUAL(mig_compute_share(&g, mig_profile_index(&g, "3g.40gb")), 60.0 / 132,
                            1e-12);
     CU_ASSERT_DOUBLE_EQUAL(mig_compute_share(&g, mig_profile_index(&g, "1g.20gb")), 26.0 / 132,
@@ -360,9 +326,9 @@ static void test_shares(void)
 static void test_parse_list(void)
 {
     struct gpu_profile g;
-    load("A100-40GB", &g);
+    tu_gpu("A100-40GB", &g);
     int prof[64];
-    CU_ASSERT_EQUAL(list(&g, " 3g.20gb , 2x1G.5GB,1g.5gb+me", prof), 4);
+    CU_ASSERT_EQUAL(tu_mig_list(&g, " 3g.20gb , 2x1G.5GB,1g.5gb+me", prof), 4);
     CU_ASSERT_STRING_EQUAL(g.mig[prof[0]].name, "3g.20gb");
     CU_ASSERT_STRING_EQUAL(g.mig[prof[1]].name, "1g.5gb");
     CU_ASSERT_STRING_EQUAL(g.mig[prof[2]].name, "1g.5gb");

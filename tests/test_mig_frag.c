@@ -11,45 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void load(const char *name, struct gpu_profile *g)
-{
-    char err[SS_ERRLEN];
-    int rc = cal_load(name, g, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-}
-
-/* Parses a list that must be valid; returns n, fills prof (cap 64). */
-static int list(const struct gpu_profile *g, const char *text, int *prof)
-{
-    int *p, n;
-    char err[SS_ERRLEN];
-    int rc = mig_parse_list(g, text, &p, NULL, &n, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    CU_ASSERT_FATAL(n <= 64);
-    memcpy(prof, p, sizeof *p * (size_t)n);
-    free(p);
-    return n;
-}
-
-static int placed(const struct gpu_profile *g, const char *text, struct mig_layout *l, char *why)
-{
-    int *prof, *pin, n;
-    char err[SS_ERRLEN];
-    CU_ASSERT_EQUAL_FATAL(mig_parse_list(g, text, &prof, &pin, &n, err, sizeof err), 0);
-    int rc = mig_place(g, prof, pin, n, NULL, l, why, SS_ERRLEN);
-    free(prof);
-    free(pin);
-    return rc;
-}
-
 static void test_parse_demand(void)
 {
     struct gpu_profile g;
-    load("A100-40GB", &g);
+    tu_gpu("A100-40GB", &g);
     struct mig_demand d;
     char err[SS_ERRLEN];
     CU_ASSERT_EQUAL_FATAL(mig_parse_demand(&g, "3g.20gb:1, 1g.5gb:3,3g.20gb", &d, err, sizeof err),
@@ -64,7 +29,7 @@ static void test_parse_demand(void)
     TU_CHECK_CONTAINS(err, "unknown MIG profile \"9g.5gb\" (item 1 of demand");
     CU_ASSERT_EQUAL(mig_parse_demand(&g, "1g.5gb,,", &d, err, sizeof err), -1);
     CU_ASSERT_STRING_EQUAL(err, "empty MIG profile name (item 2 of demand \"1g.5gb,,\")");
-    int prof[64], n = list(&g, "3g.20gb,1g.5gb,1g.5gb,1g.5gb", prof);
+    int prof[64], n = tu_mig_list(&g, "3g.20gb,1g.5gb,1g.5gb,1g.5gb", prof);
     mig_demand_from_list(&g, prof, n, &d);
     CU_ASSERT_EQUAL(d.n, 2);
     CU_ASSERT_DOUBLE_EQUAL(d.p[0], 0.75, 1e-12);
@@ -82,7 +47,7 @@ static void frag_of(const struct gpu_profile *g, const char *layout, const char 
     struct mig_demand d;
     char why[SS_ERRLEN];
     if (layout[0]) {
-        CU_ASSERT_EQUAL_FATAL(placed(g, layout, &l, why), 0);
+        CU_ASSERT_EQUAL_FATAL(tu_mig_placed(g, layout, &l, why), 0);
     } else {
         l.n = 0;
     }
@@ -93,7 +58,7 @@ static void frag_of(const struct gpu_profile *g, const char *layout, const char 
 static void test_frag_hand_computed(void)
 {
     struct gpu_profile g;
-    load("A100-40GB", &g);
+    tu_gpu("A100-40GB", &g);
     struct mig_frag f;
 
     /* 7 x 1g.5gb: slice 7 free, no compute left. Nothing can be added, so

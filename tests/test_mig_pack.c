@@ -11,34 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void load(const char *name, struct gpu_profile *g)
-{
-    char err[SS_ERRLEN];
-    int rc = cal_load(name, g, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-}
-
-/* Parses a list that must be valid; returns n, fills prof (cap 64). */
-static int list(const struct gpu_profile *g, const char *text, int *prof)
-{
-    int *p, n;
-    char err[SS_ERRLEN];
-    int rc = mig_parse_list(g, text, &p, NULL, &n, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    CU_ASSERT_FATAL(n <= 64);
-    memcpy(prof, p, sizeof *p * (size_t)n);
-    free(p);
-    return n;
-}
-
 static void pack(const struct gpu_profile *g, const char *requests, enum mig_pack_policy pol,
                  int max_gpus, int arrival, struct mig_pack *r, int *req)
 {
-    int n = list(g, requests, req);
+    int n = tu_mig_list(g, requests, req);
     struct mig_pack_opts o = {.policy = pol, .max_gpus = max_gpus, .arrival_order = arrival};
     CU_ASSERT_EQUAL_FATAL(mig_pack(g, req, n, &o, r), 0);
 }
@@ -76,7 +52,7 @@ static void check_consistent(const struct gpu_profile *g, const struct mig_pack 
 static void test_pack_mixed_1g_3g(void)
 {
     struct gpu_profile g;
-    load("A100-40GB", &g);
+    tu_gpu("A100-40GB", &g);
     struct mig_pack r;
     int req[64];
     char buf[256];
@@ -120,7 +96,7 @@ static void test_pack_mixed_1g_3g(void)
 static void test_pack_limits_and_order(void)
 {
     struct gpu_profile g;
-    load("A100-40GB", &g);
+    tu_gpu("A100-40GB", &g);
     struct mig_pack r;
     int req[64];
     /* two GPUs are not enough for best-fit: the last 1g is unplaced */
@@ -178,7 +154,7 @@ static void test_pack_limits_and_order(void)
 static void test_pack_fgd_vs_best_fit(void)
 {
     struct gpu_profile g;
-    load("A100-40GB", &g);
+    tu_gpu("A100-40GB", &g);
     struct mig_pack r;
     int req[64];
     pack(&g, "6x3g.20gb,24x1g.5gb", MIG_PACK_BEST_FIT, 0, 0, &r, req);

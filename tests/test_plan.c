@@ -7,28 +7,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Plans tests/fixtures/plan/<name>; returns the --json document (NULL if none), rc the exit. */
-static cJSON *plan_json_of(const char *name, int *rc)
+/* Plans tests/fixtures/plan/<name>, which must exit with rc and write a --json document;
+ * returns it. Two assertions. */
+static cJSON *plan_json_of(const char *name, int rc)
 {
     char rel[256], cmd[1200], out_path[600];
     snprintf(rel, sizeof rel, "plan/%s", name);
     snprintf(out_path, sizeof out_path, "%s/%s.plan.json", tu_tmpdir(), name);
     snprintf(cmd, sizeof cmd, "plan %s --json %s --quiet", tu_fixture(rel), out_path);
-    *rc = tu_cli(cmd, NULL, 0, NULL, 0);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), rc);
     char *text = tu_slurp(out_path);
     cJSON *doc = text ? cJSON_Parse(text) : NULL;
     free(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
     return doc;
+}
+
+/* Plans tests/fixtures/plan/<name> with --k8s into <tmpdir>/<dir>, which must exit 0;
+ * returns the text of the artefact `file` written there. Two assertions. */
+static char *k8s_file(const char *name, const char *dir, const char *file)
+{
+    char rel[256], cmd[1200], path[600];
+    snprintf(rel, sizeof rel, "plan/%s", name);
+    snprintf(path, sizeof path, "%s/%s", tu_tmpdir(), dir);
+    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture(rel), path);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    return tu_slurp_in(path, file);
 }
 
 static void test_erlang_c_sizing(void)
 {
     /* 3000 req/s of 1 ms exponential work, p99 SLA 5.5 ms: Erlang C gives p99 6.0 ms on
      * 4 GPUs and 4.8 ms on 5, so the plan is 5 exclusive GPUs. */
-    int rc;
-    cJSON *doc = plan_json_of("erlang-c-sizing.json", &rc);
-    CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    cJSON *doc = plan_json_of("erlang-c-sizing.json", 0);
     const cJSON *rec = cJSON_GetObjectItem(doc, "recommendation");
     CU_ASSERT_EQUAL(cJSON_GetObjectItem(rec, "gpus")->valueint, 5);
     CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(rec, "meets_sla")));
@@ -50,10 +61,7 @@ static void test_erlang_c_sizing(void)
 
 static void test_light_tenants_share(void)
 {
-    int rc;
-    cJSON *doc = plan_json_of("light-tenants.json", &rc);
-    CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    cJSON *doc = plan_json_of("light-tenants.json", 0);
     const cJSON *rec = cJSON_GetObjectItem(doc, "recommendation");
     CU_ASSERT_EQUAL(cJSON_GetObjectItem(rec, "gpus")->valueint, 1);
     const char *kind =
@@ -66,10 +74,7 @@ static void test_impossible_sla(void)
 {
     /* One GPU allowed, lognormal work whose p99 alone is 2.7 ms, SLA 3 ms at 50 % load:
      * queueing pushes p99 past 3 ms — exit 1 and the closest candidate. */
-    int rc;
-    cJSON *doc = plan_json_of("impossible-sla.json", &rc);
-    CU_ASSERT_EQUAL(rc, 1);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    cJSON *doc = plan_json_of("impossible-sla.json", 1);
     CU_ASSERT(cJSON_IsNull(cJSON_GetObjectItem(doc, "recommendation")));
     const cJSON *closest = cJSON_GetObjectItem(doc, "closest");
     CU_ASSERT_PTR_NOT_NULL_FATAL(closest);
@@ -83,14 +88,7 @@ static void test_impossible_sla(void)
 
 static void test_k8s_timeslice_configmap(void)
 {
-    char cmd[1200], dir[600], file[700];
-    snprintf(dir, sizeof dir, "%s/k8s-out", tu_tmpdir());
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture("plan/k8s-timeslice.json"),
-             dir);
-    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
-    snprintf(file, sizeof file, "%s/time-slicing-config.yaml", dir);
-    char *y = tu_slurp(file);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+    char *y = k8s_file("k8s-timeslice.json", "k8s-out", "time-slicing-config.yaml");
     CU_ASSERT_PTR_NOT_NULL(strstr(y, "timeSlicing:"));
     CU_ASSERT_PTR_NOT_NULL(strstr(y, "replicas: 2"));
     free(y);
@@ -100,13 +98,7 @@ static void test_k8s_mig_parted(void)
 {
     /* Two light tenants, MIG only: one instance each, packed onto one GPU, written as a mig-parted
      * config. */
-    char cmd[1200], dir[600], file[700];
-    snprintf(dir, sizeof dir, "%s/mig-out", tu_tmpdir());
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture("plan/k8s-mig.json"), dir);
-    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
-    snprintf(file, sizeof file, "%s/mig-parted-config.yaml", dir);
-    char *y = tu_slurp(file);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+    char *y = k8s_file("k8s-mig.json", "mig-out", "mig-parted-config.yaml");
     CU_ASSERT_PTR_NOT_NULL(strstr(y, "mig-configs:"));
     CU_ASSERT_PTR_NOT_NULL(strstr(y, "mig-enabled: true"));
     /* 2g+2g and 3g+3g both fit one GPU at the same cost; equal cost ranks by the larger

@@ -17,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Three requests of `ms` each arriving at 1, 2 and 3 ms (deterministic, 1000/s) on `gpus`
- * GPUs, under PS and FIFO. */
-static char *three_arrivals(int gpus, double ms)
+/* Runs three requests of `ms` each arriving at 1, 2 and 3 ms (deterministic, 1000/s) on
+ * `gpus` GPUs, under PS and FIFO. */
+static void run_three_arrivals(int gpus, double ms, struct scenario *sc, struct run_result *r)
 {
-    return tu_fixture_patch("policy_exclusive/three-arrivals.json",
-                            "{\"gpus\": %d, \"tenants.0.work.ms\": %g}", gpus, ms);
+    tu_run_fixture(sc, r, "policy_exclusive/three-arrivals.json",
+                   "{\"gpus\": %d, \"tenants.0.work.ms\": %g}", gpus, ms);
 }
 
 static void test_hand_computed_one_gpu(void)
@@ -34,11 +34,9 @@ static void test_hand_computed_one_gpu(void)
      *      Sojourns 1.4, 1.8, 1.6 ms: mean 1.6 ms, max 1.8 ms, no waiting.
      * FIFO: #1 [1, 2.2], #2 [2.2, 3.4], #3 [3.4, 4.6]: sojourns 1.2, 1.4, 1.6, mean 1.4 ms,
      *      waits 0, 0.2, 0.4 ms. Both finish at 4.6 ms: the same work, conserved. */
-    char *s = three_arrivals(1, 1.2);
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
-    free(s);
+    run_three_arrivals(1, 1.2, &sc, &r);
     const double *ps = r.s[0].t, *fifo = r.s[1].t;
     CU_ASSERT_EQUAL(ps[TM_COMPLETED], 3);
     CU_ASSERT_DOUBLE_EQUAL(ps[TM_LAT_MEAN], 1.6e-3, 1e-12);
@@ -57,11 +55,9 @@ static void test_hand_computed_least_loaded(void)
      * hold one, so the lowest index, GPU 0, where #1 has 0.5 ms left: halved, #1 done at
      * 4.0, #3 has 2.0 left, alone: done at 6.0. #2 alone on GPU 1: done at 4.5.
      * Sojourns 3.0, 2.5, 3.0 ms: mean 8.5/3 ms, max 3.0 ms. */
-    char *s = three_arrivals(2, 2.5);
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
-    free(s);
+    run_three_arrivals(2, 2.5, &sc, &r);
     const double *ps = r.s[0].t;
     CU_ASSERT_DOUBLE_EQUAL(ps[TM_LAT_MEAN], 8.5e-3 / 3, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(ps[TM_LAT_P99], 3.0e-3, 1e-12);
@@ -73,12 +69,10 @@ static void test_hand_computed_least_loaded(void)
 static double ps_mean_sojourn(const char *work, double *util)
 {
     long n = tu_sanitized() ? 200000 : 1000000;
-    char *s = tu_fixture_patch("policy_exclusive/mg1-ps.json",
-                               "{\"stop.requests\": %ld, \"tenants.0.work\": %s}", n, work);
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
-    free(s);
+    tu_run_fixture(&sc, &r, "policy_exclusive/mg1-ps.json",
+                   "{\"stop.requests\": %ld, \"tenants.0.work\": %s}", n, work);
     double mean = r.s[0].t[TM_LAT_MEAN];
     CU_ASSERT_EQUAL(r.s[0].t[TM_WAIT_MEAN], 0); /* everyone is served from arrival on */
     *util = r.s[0].m[SM_UTIL];

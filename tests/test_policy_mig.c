@@ -40,21 +40,18 @@ static void test_instance_speed(void)
      * bandwidth: 500/s. On H100 a 3g has 60 of 132 SMs: 454.5/s. Tenant c (compute) is in
      * the first instance, m (memory) in the second. */
     const char *fixture = "policy_mig/instance-speed.json";
-    char *s =
-        tu_fixture_patch(fixture, "{\"gpu\": \"A100-80GB\", \"strategies.0.layout.0.profile\": "
-                                  "\"3g.40gb\", \"strategies.0.layout.1.profile\": \"3g.40gb\"}");
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
-    free(s);
+    tu_run_fixture(&sc, &r, fixture,
+                   "{\"gpu\": \"A100-80GB\", \"strategies.0.layout.0.profile\": \"3g.40gb\", "
+                   "\"strategies.0.layout.1.profile\": \"3g.40gb\"}");
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_THROUGHPUT], 1000.0 * 42 / 108, 0.005);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 1)[TM_THROUGHPUT], 500, 0.005);
     run_result_free(&r);
     scn_free(&sc);
-    s = tu_fixture_patch(fixture, "{\"gpu\": \"H100-80GB\", \"strategies.0.layout.0.profile\": "
-                                  "\"3g.40gb\", \"strategies.0.layout.1.profile\": \"4g.40gb\"}");
-    tu_run_text(s, &sc, &r);
-    free(s);
+    tu_run_fixture(&sc, &r, fixture,
+                   "{\"gpu\": \"H100-80GB\", \"strategies.0.layout.0.profile\": \"3g.40gb\", "
+                   "\"strategies.0.layout.1.profile\": \"4g.40gb\"}");
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_THROUGHPUT], 1000.0 * 60 / 132, 0.005);
     run_result_free(&r);
     scn_free(&sc);
@@ -105,12 +102,9 @@ static void test_layout_errors(void)
         {"[{\"profile\": \"3g.40gb\", \"tenants\": [\"a\", \"big\"]}]", "no MIG profile"},
         {"[{\"profile\": \"3g.20gb\", \"tenants\": [\"a\"]}]", "tenant \"big\" is in no instance"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char *s = tu_fixture_patch("policy_mig/layout-errors.json", "{\"strategies.0.layout\": %s}",
-                                   cases[i].layout);
-        tu_expect_load_error(s, cases[i].msg);
-        free(s);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        tu_expect_fixture_error(cases[i].msg, "policy_mig/layout-errors.json",
+                                "{\"strategies.0.layout\": %s}", cases[i].layout);
 }
 
 static void test_oom_and_fault_stay_in_instance(void)

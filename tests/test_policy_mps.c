@@ -27,11 +27,9 @@ static void test_half_speed_mm1(void)
     /* One compute client capped at 50 % of the SMs, alone: M/M/1 with μ = 500/s.
      * Light load λ = 100/s: E[T] = 1/(μ − λ) = 2.5 ms, p99 = ln(100)/(μ − λ). */
     long n = tu_sanitized() ? 100000 : 400000;
-    char *text = tu_fixture_patch("policy_mps/half-speed-mm1.json", "{\"stop.requests\": %ld}", n);
     struct scenario sc;
     struct run_result r;
-    tu_run_text(text, &sc, &r);
-    free(text);
+    tu_run_fixture(&sc, &r, "policy_mps/half-speed-mm1.json", "{\"stop.requests\": %ld}", n);
     const double *t = r.s[0].t;
     TU_CHECK_CLOSE_REL(t[TM_LAT_MEAN], an_mmc_mean_sojourn_s(100, 500, 1), 0.03);
     TU_CHECK_CLOSE_REL(t[TM_LAT_P99], an_mmc_sojourn_quantile_s(100, 500, 1, 0.99), 0.05);
@@ -89,12 +87,10 @@ static void test_compute_memory_beats_timeslice(void)
      * with the profile's 1.024 ms slice and 50 µs switch = 0.953); serial exclusive-style
      * service of both on one GPU would give 1.0. */
     long secs = tu_sanitized() ? 20 : 60;
-    char *text =
-        tu_fixture_patch("policy_mps/compute-memory-pair.json", "{\"stop.duration_s\": %ld}", secs);
     struct scenario sc;
     struct run_result r;
-    tu_run_text(text, &sc, &r);
-    free(text);
+    tu_run_fixture(&sc, &r, "policy_mps/compute-memory-pair.json", "{\"stop.duration_s\": %ld}",
+                   secs);
     double work_per_s = (tp(&r, 0, 0) + tp(&r, 0, 1)) * 1e-3;
     TU_CHECK_CLOSE_REL(work_per_s, 1.5, 0.02);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 1), 1000, 0.02);
@@ -253,22 +249,15 @@ static void test_bad_input(void)
     /* Tenants a (10 GB) and b (40 GB) under one MPS strategy that loads; each case replaces
      * the strategy. */
     const char *fixture = "policy_mps/bad-input.json";
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char *text = tu_fixture_patch(fixture, "{\"strategies.0\": %s}", cases[i].strategy);
-        tu_expect_load_error(text, cases[i].msg);
-        free(text);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        tu_expect_fixture_error(cases[i].msg, fixture, "{\"strategies.0\": %s}", cases[i].strategy);
     /* No memory isolation: 50 + 40 GB on an 80 GB card. */
     char *text = tu_fixture_patch(fixture, "{\"tenants.0.memory_gb\": 50}");
     tu_expect_load_error(text,
                          "strategies[0]: MPS clients on GPU 0 need 90 GB together, a A100-80GB has "
                          "80 GB (MPS does not isolate memory)");
     /* End to end: exit code 2 and the file named. */
-    char *path = tu_write("mps-bad.json", text);
-    char cmd[1024], err[4096];
-    snprintf(cmd, sizeof cmd, "run %s", path);
-    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "mps-bad.json"));
+    tu_expect_run_error(tu_write("mps-bad.json", text), NULL);
     free(text);
 }
 

@@ -57,12 +57,9 @@ static void test_work_conserving_mm1(void)
      * blind to job sizes, so with exponential work the number in system is that of
      * M/M/1 at the combined load: E[T] = 1/(μ − λ) = 1/(1000 − 800) = 5 ms. */
     long n = tu_sanitized() ? 200000 : 1000000;
-    char *s =
-        tu_fixture_patch("policy_timeslice/work-conserving.json", "{\"stop.requests\": %ld}", n);
     struct scenario sc;
     struct run_result r;
-    tu_run_text(s, &sc, &r);
-    free(s);
+    tu_run_fixture(&sc, &r, "policy_timeslice/work-conserving.json", "{\"stop.requests\": %ld}", n);
     double na = res_t(&r.s[0], 0)[TM_COMPLETED], nb = res_t(&r.s[0], 1)[TM_COMPLETED];
     double mean =
         (na * res_t(&r.s[0], 0)[TM_LAT_MEAN] + nb * res_t(&r.s[0], 1)[TM_LAT_MEAN]) / (na + nb);
@@ -113,14 +110,10 @@ static void test_replicas_and_memory_errors(void)
     /* Three 30 GB tenants on one 80 GB card: 2 replicas are too few, and without "oom":
      * "simulate" their memory must fit together. */
     const char *three = "policy_timeslice/three-30gb-tenants.json";
-    char *s = tu_fixture_patch(
-        three, "{\"strategies.0.replicas\": 2, \"strategies.0.oom\": \"simulate\"}");
-    tu_expect_load_error(s, "gets 3 tenants but replicas is 2");
-    free(s);
-    s = tu_fixture_patch(three, NULL);
-    tu_expect_load_error(s, "need 90 GB together, a A100-80GB has 80 GB");
-    free(s);
-    s = tu_fixture_patch(three, "{\"strategies.0.oom\": \"simulate\"}");
+    tu_expect_fixture_error("gets 3 tenants but replicas is 2", three,
+                            "{\"strategies.0.replicas\": 2, \"strategies.0.oom\": \"simulate\"}");
+    tu_expect_fixture_error("need 90 GB together, a A100-80GB has 80 GB", three, NULL);
+    char *s = tu_fixture_patch(three, "{\"strategies.0.oom\": \"simulate\"}");
     struct scenario sc;
     tu_load_text(s, &sc);
     scn_free(&sc);

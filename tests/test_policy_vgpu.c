@@ -105,11 +105,9 @@ static void test_fifo_inside_vm(void)
     /* Two Poisson tenants in one VM, alone on the GPU: the VM serves their requests
      * FIFO by arrival on the whole GPU, i.e. M/M/1 with λ = 300 + 300, μ = 1000. */
     long n = tu_sanitized() ? 100000 : 400000;
-    char *text = tu_fixture_patch("policy_vgpu/fifo-inside-vm.json", "{\"stop.requests\": %ld}", n);
     struct scenario sc;
     struct run_result r;
-    tu_run_text(text, &sc, &r);
-    free(text);
+    tu_run_fixture(&sc, &r, "policy_vgpu/fifo-inside-vm.json", "{\"stop.requests\": %ld}", n);
     double want = an_mmc_mean_sojourn_s(600, 1000, 1);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_LAT_MEAN], want, 0.03);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 1)[TM_LAT_MEAN], want, 0.03);
@@ -227,25 +225,12 @@ static void test_bad_input(void)
     /* Tenants a (20 GB) and b (10 GB) in two 20 GB vGPUs, which loads; each case replaces the
      * strategy's members after its name and kind. */
     const char *fixture = "policy_vgpu/bad-input.json";
-    char *text;
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        text = tu_fixture_patch(fixture,
-                                "{\"strategies.0\": {\"name\": \"v\", \"kind\": \"vgpu\", %s}}",
-                                cases[i].strategy);
-        tu_expect_load_error(text, cases[i].msg);
-        free(text);
-    }
+    const char *patch = "{\"strategies.0\": {\"name\": \"v\", \"kind\": \"vgpu\", %s}}";
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        tu_expect_fixture_error(cases[i].msg, fixture, patch, cases[i].strategy);
     /* End to end: the frame-buffer rejection exits 2 and names the file. */
-    text =
-        tu_fixture_patch(fixture, "{\"strategies.0\": {\"name\": \"v\", \"kind\": \"vgpu\", %s}}",
-                         cases[0].strategy);
-    char *path = tu_write("vgpu-bad.json", text);
-    char cmd[1024], err[4096];
-    snprintf(cmd, sizeof cmd, "run %s", path);
-    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "vgpu-bad.json"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "rejected at load"));
-    free(text);
+    tu_expect_run_error(tu_fixture_write("vgpu-bad.json", fixture, patch, cases[0].strategy),
+                        "rejected at load");
 }
 
 void test_policy_vgpu_register(void)

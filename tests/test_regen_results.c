@@ -10,32 +10,14 @@
 #include <string.h>
 #include <sys/wait.h>
 
-static int starts(const char *s, const char *prefix)
-{
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* Copies tests/fixtures/studies/small.json (two services, time-slicing and MPS) to the
- * temporary directory as `name`, next to the outputs; returns the copy's path, which the
- * index then names. */
-static char *write_small(const char *name)
-{
-    char *text = tu_fixture_patch("studies/small.json", NULL);
-    char *path = tu_write(name, text);
-    free(text);
-    return path;
-}
-
-/* Writes tests/fixtures/studies/index.json (a reference, a scenario and a validation study)
- * with both studies' scenario set to scn; returns its path. */
+/* tests/fixtures/studies/index.json (a reference, a scenario and a validation study) written
+ * as `name` with both studies' scenario set to scn, a copy of studies/small.json (two
+ * services, time-slicing and MPS) next to the outputs; returns its path. */
 static char *write_index(const char *name, const char *scn)
 {
-    char *text = tu_fixture_patch(
-        "studies/index.json",
+    return tu_fixture_write(
+        name, "studies/index.json",
         "{\"studies.0.rows.0.scenario\": \"%s\", \"studies.1.scenario\": \"%s\"}", scn, scn);
-    char *path = tu_write(name, text);
-    free(text);
-    return path;
 }
 
 /* Runs scripts/regen-results with the CLI under test; returns its exit status. */
@@ -54,7 +36,7 @@ static int regen(const char *index, const char *out)
 
 static void test_regen_script(void)
 {
-    char *scn = write_small("small-regen.json");
+    char *scn = tu_fixture_write("small-regen.json", "studies/small.json", NULL);
     char *ix = write_index("index-regen.json", scn);
     char a[512], b[512];
     snprintf(a, sizeof a, "%s/regen-a", tu_tmpdir());
@@ -76,17 +58,13 @@ static void test_regen_script(void)
         free(y);
     }
     char p[600];
-    snprintf(p, sizeof p, "%s/small-load.csv", a);
-    char *load = tu_slurp(p);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(load);
-    CU_ASSERT(starts(load, "load_scale,strategy,kind,"));
+    char *load = tu_slurp_in(a, "small-load.csv");
+    CU_ASSERT(tu_starts(load, "load_scale,strategy,kind,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(load, "\n0.5,ts,timeslice,2,1,2,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(load, "\n1,mps,mps,2,1,2,"));
     free(load);
-    snprintf(p, sizeof p, "%s/small.md", a);
-    char *md = tu_slurp(p);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(md);
-    CU_ASSERT(starts(md, "# Small study\n\nTwo services.\n\n"));
+    char *md = tu_slurp_in(a, "small.md");
+    CU_ASSERT(tu_starts(md, "# Small study\n\nTwo services.\n\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(md, "Run length: 4 000 requests."));
     CU_ASSERT_PTR_NOT_NULL(strstr(md, "## Load sweep"));
     CU_ASSERT_PTR_NOT_NULL(strstr(md, "![p99-vs-load](small-p99-vs-load.png)"));

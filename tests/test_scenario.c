@@ -8,32 +8,15 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Writes a scenario with one tenant (arrival, work given as JSON) and one strategy. */
-static char *one_tenant(const char *file, const char *arrival, const char *work, const char *extra)
-{
-    char text[4096];
-    snprintf(text, sizeof text,
-             "{\"name\": \"replay\", \"gpu\": \"A100-80GB\", %s"
-             " \"tenants\": [{\"name\": \"a\", \"arrival\": %s, \"work\": %s}],"
-             " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}",
-             extra, arrival, work);
-    return tu_write(file, text);
-}
-
-/* Runs `sharesim run` on a scenario with this arrival and work; expects exit 2 and needle. */
+/* Runs `sharesim run` on a scenario with this arrival and work; expects exit 2, the file
+ * named, and needle. */
 static void expect_run_error(const char *arrival, const char *work, const char *extra,
                              const char *needle)
 {
     static int k;
-    char name[64], args[1024], errb[4096];
+    char name[64];
     snprintf(name, sizeof name, "bad%d.json", k++);
-    const char *path = one_tenant(name, arrival, work, extra);
-    snprintf(args, sizeof args, "run %s", path);
-    int rc = tu_cli(args, NULL, 0, errb, sizeof errb);
-    CU_ASSERT_EQUAL(rc, 2);
-    if (!strstr(errb, needle))
-        fprintf(stderr, "\n  expected \"%s\" in: %s\n", needle, errb);
-    CU_ASSERT_PTR_NOT_NULL(strstr(errb, needle));
+    tu_expect_run_error(tu_one_tenant(name, arrival, work, extra), needle);
 }
 
 static void test_bad_input(void)
@@ -98,7 +81,7 @@ static void test_bad_input(void)
                      "stop: missing (expected {\"requests\": N} or {\"duration_s\": T}; it may be "
                      "left out only when every tenant replays a trace");
     /* A trace tenant with drawn work is fine, and needs no stop. */
-    const char *ok = one_tenant(
+    const char *ok = tu_one_tenant(
         "ok.json", "{\"process\": \"trace\", \"path\": \"ok.csv\", \"format\": \"sharesim\"}",
         "{\"dist\": \"exponential\", \"mean_ms\": 1}", "");
     char args[600];

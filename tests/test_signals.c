@@ -22,7 +22,6 @@
 #include "testutil.h"
 #include "base/util.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,12 +38,6 @@
 __attribute__((weak)) int cli_stderr_is_tty(void)
 {
     return 0;
-}
-
-static int under_valgrind(void)
-{
-    const char *s = getenv("SHARESIM_UNDER_VALGRIND");
-    return s && *s == '1';
 }
 
 static void sleep_s(double s)
@@ -113,21 +106,6 @@ static int wait_ready(pid_t pid, double limit_s)
     return -1;
 }
 
-/* True when some entry of the test directory starts with prefix. */
-static int any_with_prefix(const char *prefix)
-{
-    DIR *d = opendir(tu_tmpdir());
-    if (!d)
-        return 0;
-    int hit = 0;
-    struct dirent *de;
-    while ((de = readdir(d)))
-        if (strncmp(de->d_name, prefix, strlen(prefix)) == 0)
-            hit = 1;
-    closedir(d);
-    return hit;
-}
-
 /*
  * Runs the long scenario with --json/--csv outputs named <stem>.json/.csv, sends sig 0.3 s
  * (more under valgrind) after the handlers are in, and returns the wait status.
@@ -139,7 +117,7 @@ static int interrupt_run(const char *stem, int sig)
     char args[2048];
     snprintf(args, sizeof args, "run %s --quiet --json %s/%s.json --csv %s/%s.csv", scn,
              tu_tmpdir(), stem, tu_tmpdir(), stem);
-    int vg = under_valgrind();
+    int vg = tu_under_valgrind();
     double head_start = vg ? 3.0 : 0.3;
     for (int attempt = 0;; attempt++) {
         pid_t pid = start_cli(args);
@@ -168,9 +146,9 @@ static void check_no_outputs(const char *stem)
 {
     char prefix[64];
     snprintf(prefix, sizeof prefix, "%s.", stem);
-    if (any_with_prefix(prefix))
+    if (tu_dir_has(tu_tmpdir(), prefix))
         fprintf(stderr, "\n  %s/%s* left behind", tu_tmpdir(), prefix);
-    CU_ASSERT_FALSE(any_with_prefix(prefix));
+    CU_ASSERT_FALSE(tu_dir_has(tu_tmpdir(), prefix));
 }
 
 static void test_sigterm_run(void)
@@ -216,7 +194,8 @@ static void test_interrupt_keeps_previous_result(void)
             free(now);
         }
         /* Interrupted while simulating: no temporary was opened yet, even for SIGKILL. */
-        CU_ASSERT_FALSE(any_with_prefix("prev.json.tmp") || any_with_prefix("prev.csv.tmp"));
+        CU_ASSERT_FALSE(tu_dir_has(tu_tmpdir(), "prev.json.tmp") ||
+                        tu_dir_has(tu_tmpdir(), "prev.csv.tmp"));
     }
 }
 

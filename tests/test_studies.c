@@ -13,37 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int starts(const char *s, const char *prefix)
-{
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* Copies tests/fixtures/studies/small.json (two services, time-slicing and MPS) to the
- * temporary directory as `name`, next to the outputs; returns the copy's path, which the
- * index then names. */
-static char *write_small(const char *name)
-{
-    char *text = tu_fixture_patch("studies/small.json", NULL);
-    char *path = tu_write(name, text);
-    free(text);
-    return path;
-}
-
-/* Writes tests/fixtures/studies/index.json (a reference, a scenario and a validation study)
- * with both studies' scenario set to scn; returns its path. */
+/* tests/fixtures/studies/index.json (a reference, a scenario and a validation study) written
+ * as `name` with both studies' scenario set to scn, a copy of studies/small.json (two
+ * services, time-slicing and MPS) next to the outputs; returns its path. */
 static char *write_index(const char *name, const char *scn)
 {
-    char *text = tu_fixture_patch(
-        "studies/index.json",
+    return tu_fixture_write(
+        name, "studies/index.json",
         "{\"studies.0.rows.0.scenario\": \"%s\", \"studies.1.scenario\": \"%s\"}", scn, scn);
-    char *path = tu_write(name, text);
-    free(text);
-    return path;
 }
 
 static void test_index(void)
 {
-    char *scn = write_small("small.json");
+    char *scn = tu_fixture_write("small.json", "studies/small.json", NULL);
     char *ix = write_index("index.json", scn);
     char cmd[1024], out[4096], expect[2048];
     snprintf(cmd, sizeof cmd, "report index %s", ix);
@@ -110,7 +92,7 @@ static double num(const cJSON *o, const char *k)
 
 static void test_reference(void)
 {
-    char *scn = write_small("small-ref.json");
+    char *scn = tu_fixture_write("small-ref.json", "studies/small.json", NULL);
     char *ix = write_index("index-ref.json", scn);
     char cmd[2048], dir[512], json[600], err[2048];
     snprintf(dir, sizeof dir, "%s", tu_tmpdir());
@@ -152,10 +134,8 @@ static void test_reference(void)
                     fabs((p99 - 20) / 20) <= 0.15);
     cJSON_Delete(res);
     cJSON_Delete(doc);
-    snprintf(rp, sizeof rp, "%s/ref.md", dir);
-    char *md = tu_slurp(rp);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(md);
-    CU_ASSERT(starts(md, "# Ref\n\n| mode | instances | TPS/instance |"));
+    char *md = tu_slurp_in(dir, "ref.md");
+    CU_ASSERT(tu_starts(md, "# Ref\n\n| mode | instances | TPS/instance |"));
     CU_ASSERT_PTR_NOT_NULL(strstr(md, "| shared | mps |")); /* the other strategy */
     CU_ASSERT_PTR_NOT_NULL(strstr(md, "A note.\n\nRun length: 4 000.\n\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(md, "## Row shared (strategy `ts` is the row"));

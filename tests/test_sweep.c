@@ -17,11 +17,8 @@
 static const char *tiny_path(void)
 {
     static char *p;
-    if (!p) {
-        char *text = tu_fixture_patch("sweep/tiny.json", NULL);
-        p = ss_xstrdup(tu_write("sweep-tiny.json", text));
-        free(text);
-    }
+    if (!p)
+        p = ss_xstrdup(tu_fixture_write("sweep-tiny.json", "sweep/tiny.json", NULL));
     return p;
 }
 

@@ -37,18 +37,6 @@ static const char *root_abs(void)
     return buf;
 }
 
-/* Writes a scenario with one tenant (arrival, work given as JSON) and one strategy. */
-static char *one_tenant(const char *file, const char *arrival, const char *work, const char *extra)
-{
-    char text[4096];
-    snprintf(text, sizeof text,
-             "{\"name\": \"replay\", \"gpu\": \"A100-80GB\", %s"
-             " \"tenants\": [{\"name\": \"a\", \"arrival\": %s, \"work\": %s}],"
-             " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}",
-             extra, arrival, work);
-    return tu_write(file, text);
-}
-
 /* ---- replay -------------------------------------------------------------- */
 
 static void test_three_requests(void)
@@ -58,10 +46,11 @@ static void test_three_requests(void)
      * Arrivals end with the last row (100 ms): the window is [0, 0.1] s, the GPU is busy
      * 20 ms of it (20 %), and 2 completions fall in it (20/s). */
     tu_write("three.csv", "time_s,work_ms\n0,10\n0.005,10\n0.1,5\n");
-    const char *path = one_tenant("three.json",
-                                  "{\"process\": \"trace\", \"path\": \"three.csv\", \"format\": "
-                                  "\"sharesim\"}",
-                                  "{\"dist\": \"trace\"}", "\"replications\": 3,");
+    const char *path =
+        tu_one_tenant("three.json",
+                      "{\"process\": \"trace\", \"path\": \"three.csv\", \"format\": "
+                      "\"sharesim\"}",
+                      "{\"dist\": \"trace\"}", "\"replications\": 3,");
     struct scenario sc;
     tu_load_file(path, &sc);
     CU_ASSERT_EQUAL(sc.tenants[0].arrival.trace_count, 3);
@@ -91,9 +80,7 @@ static void test_two_trace_tenants(void)
     tu_write("ta.csv", "time_s,work_ms\n0,10\n");
     tu_write("tb.csv", "time_s,work_ms\n0.05,1\n0.06,1\n");
     /* The scenario replays ta.csv and tb.csv from its own directory: copy it there. */
-    char *text = tu_fixture_patch("tenant/two-trace-tenants.json", NULL);
-    char *path = tu_write("two.json", text);
-    free(text);
+    char *path = tu_fixture_write("two.json", "tenant/two-trace-tenants.json", NULL);
     struct scenario sc;
     tu_load_file(path, &sc);
     struct strategy_result r;
@@ -114,10 +101,10 @@ static const char *conv1000(const char *arrival_extra)
     snprintf(arrival, sizeof arrival,
              "{\"process\": \"trace\", \"path\": \"%s/" CONV1000 "\", \"format\": \"azure-llm\"%s}",
              root_abs(), arrival_extra);
-    const char *path = one_tenant("conv1000.json", arrival,
-                                  "{\"dist\": \"tokens\", \"prefill_ms_per_token\": 0.08, "
-                                  "\"decode_ms_per_token\": 12}",
-                                  "");
+    const char *path = tu_one_tenant("conv1000.json", arrival,
+                                     "{\"dist\": \"tokens\", \"prefill_ms_per_token\": 0.08, "
+                                     "\"decode_ms_per_token\": 12}",
+                                     "");
     return path;
 }
 
@@ -199,10 +186,10 @@ static void test_conv_full_count(void)
              "{\"process\": \"trace\", \"path\": \"%s/" CONV
              "\", \"format\": \"azure-llm\", \"time_scale\": 20}",
              root_abs());
-    const char *path = one_tenant("conv.json", arrival,
-                                  "{\"dist\": \"tokens\", \"prefill_ms_per_token\": 0.08, "
-                                  "\"decode_ms_per_token\": 12}",
-                                  "");
+    const char *path = tu_one_tenant("conv.json", arrival,
+                                     "{\"dist\": \"tokens\", \"prefill_ms_per_token\": 0.08, "
+                                     "\"decode_ms_per_token\": 12}",
+                                     "");
     struct scenario sc;
     tu_load_file(path, &sc);
     CU_ASSERT_EQUAL(sc.tenants[0].arrival.trace_count, 19366);
@@ -223,10 +210,11 @@ static void test_conv_full_count(void)
 static void changed_case(const char *rewritten, const char *needle)
 {
     tu_write("shrink.csv", "time_s,work_ms\n0,1\n1,1\n2,1\n");
-    const char *path = one_tenant("shrink.json",
-                                  "{\"process\": \"trace\", \"path\": \"shrink.csv\", \"format\": "
-                                  "\"sharesim\"}",
-                                  "{\"dist\": \"trace\"}", "");
+    const char *path =
+        tu_one_tenant("shrink.json",
+                      "{\"process\": \"trace\", \"path\": \"shrink.csv\", \"format\": "
+                      "\"sharesim\"}",
+                      "{\"dist\": \"trace\"}", "");
     struct scenario sc;
     tu_load_file(path, &sc);
     tu_write("shrink.csv", rewritten);
@@ -285,14 +273,6 @@ static void draw_gaps(const struct tenant_cfg *cfg, uint64_t seed, long n, struc
     ten_free(&t);
 }
 
-static void base_cfg(struct tenant_cfg *c)
-{
-    memset(c, 0, sizeof *c);
-    snprintf(c->name, sizeof c->name, "synthetic");
-    c->work.kind = WORK_DETERMINISTIC;
-    c->work.mean_s = 1e-3;
-}
-
 /*
  * Exact squared CV of the stationary inter-arrival time of a 2-state MMPP. Arrival epochs see
  * state i with probability π_i λ_i / λ̄; the gap is then phase-type with sub-generator
@@ -318,8 +298,7 @@ static void test_mmpp2(void)
      * index of dispersion is 10.6, so the rate estimate's standard error is 0.5 % (seeds 1-10
      * measured: rate within 1.0 %, SCV within 1.1 %). */
     struct tenant_cfg c;
-    base_cfg(&c);
-    c.arrival.kind = ARR_MMPP;
+    tu_tenant_cfg(&c, ARR_MMPP, 0);
     c.arrival.n_states = 2;
     c.arrival.state_rate_per_s[0] = 20;
     c.arrival.state_dwell_s[0] = 0.5;
@@ -350,9 +329,7 @@ static void test_diurnal(void)
     /* rate 50·(1 + 0.8 sin(2π t/100)): over whole periods the mean rate is 50/s, and the
      * first half of each period holds ∫₀^{P/2} (1 + A sin) / P = 1/2 + A/π of the arrivals. */
     struct tenant_cfg c;
-    base_cfg(&c);
-    c.arrival.kind = ARR_DIURNAL;
-    c.arrival.rate_per_s = 50;
+    tu_tenant_cfg(&c, ARR_DIURNAL, 50);
     c.arrival.amplitude = 0.8;
     c.arrival.period_s = 100;
     int periods = 80;
@@ -375,9 +352,7 @@ static void test_diurnal(void)
 static void test_gamma(void)
 {
     struct tenant_cfg c;
-    base_cfg(&c);
-    c.arrival.kind = ARR_GAMMA;
-    c.arrival.rate_per_s = 100;
+    tu_tenant_cfg(&c, ARR_GAMMA, 100);
     c.arrival.cv = 2;
     struct gap_stats g;
     draw_gaps(&c, 5, 400000, &g); /* rate standard error 2/sqrt(n) = 0.32 % */

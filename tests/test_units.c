@@ -46,13 +46,8 @@ struct harness {
 
 static void h_init(struct harness *h)
 {
-    char err[SS_ERRLEN];
     memset(h, 0, sizeof *h);
-    int rc =
-        scn_load_text("units.json", scenario_text, strlen(scenario_text), &h->sc, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  load: %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    tu_load_text(scenario_text, &h->sc);
     eng_init(&h->s, &h->sc, &h->sc.strategies[0], 0);
     h->s.t_warm = 0; /* everything is measured, nothing clipped */
     for (int i = 0; i < h->s.n_ten; i++) {
@@ -130,6 +125,36 @@ static const struct tenant_stats *st(const struct harness *h, int i)
 
 #define MS 1e-3
 #define CLOSE(a, b) CU_ASSERT_DOUBLE_EQUAL((a), (b), 1e-12)
+
+/* A fresh harness whose unit is time-slicing over clients A and B at speed 1: slice 1 ms,
+ * switch 0.1 ms, the slice given up when a context's queue empties, the whole GPU, no OOM
+ * model. */
+static struct ts_unit *h_init_ts(struct harness *h)
+{
+    h_init(h);
+    const int ten[] = {A, B};
+    const double speed[] = {1.0, 1.0};
+    struct ts_unit *u = ss_xmalloc(sizeof *u);
+    ts_unit_init(u, unit_addr(EV_TEST_UNIT, 7), 2, ten, speed, NULL, 1 * MS, 0.1 * MS, 1, 1.0, 0,
+                 80);
+    h->u = (struct unit){&ts_unit_ops, u};
+    return u;
+}
+
+/* test_timeslice's hand-computed case (A and B, 2.5 ms each at t = 0, slice 1 ms, switch
+ * 0.1 ms) on a unit whose clients ka and kb are A and B: A completes at 4.9 ms, B at 5.5 ms,
+ * 5 switches, busy 5 ms of 5.5. Finishes the unit. */
+static void check_ab_schedule(struct harness *h, int ka, int kb)
+{
+    h_put(h, A, 2.5 * MS, ka);
+    h_put(h, B, 2.5 * MS, kb);
+    h_run_until(h, 10 * MS);
+    CLOSE(st(h, A)->sum_latency_s, 4.9 * MS);
+    CLOSE(st(h, B)->sum_latency_s, 5.5 * MS);
+    h->u.ops->finish(&h->s, h->u.self);
+    CLOSE(h->u.ops->busy_s(h->u.self), 5.0 * MS);
+    CLOSE(h->s.switch_acc, 0.5 * MS);
+}
 
 static void test_event_target(void)
 {
@@ -212,28 +237,12 @@ static void test_plain_fault_memory_abort(void)
 
 static void test_timeslice_through_ops(void)
 {
-    /* The schedule of test_timeslice's hand-computed case (A and B, 2.5 ms each at
-     * t = 0, slice 1 ms, switch 0.1 ms): A completes at 4.9 ms, B at 5.5 ms, 5
-     * switches, busy 5 ms of 5.5. */
     struct harness h;
-    h_init(&h);
-    const int ten[] = {A, B};
-    const double speed[] = {1.0, 1.0};
-    struct ts_unit *u = ss_xmalloc(sizeof *u);
-    ts_unit_init(u, unit_addr(EV_TEST_UNIT, 7), 2, ten, speed, NULL, 1 * MS, 0.1 * MS, 1, 1.0, 0,
-                 80);
-    h.u = (struct unit){&ts_unit_ops, u};
+    struct ts_unit *u = h_init_ts(&h);
     CU_ASSERT_EQUAL(ts_unit_ops.rank, UNIT_RANK_TIMESLICE);
-    h_put(&h, A, 2.5 * MS, 0);
-    h_put(&h, B, 2.5 * MS, 1);
-    h_run_until(&h, 10 * MS);
-    CLOSE(st(&h, A)->sum_latency_s, 4.9 * MS);
-    CLOSE(st(&h, B)->sum_latency_s, 5.5 * MS);
+    check_ab_schedule(&h, 0, 1);
     CLOSE(st(&h, B)->sum_wait_s, 1.1 * MS);
     CU_ASSERT_EQUAL(u->switches, 5);
-    h.u.ops->finish(&h.s, h.u.self);
-    CLOSE(h.u.ops->busy_s(h.u.self), 5.0 * MS);
-    CLOSE(h.s.switch_acc, 0.5 * MS);
     h_free(&h);
 }
 
@@ -243,13 +252,7 @@ static void test_timeslice_fault_and_abort(void)
      * a fault of A fails its request and B starts after the switch [0.5, 0.6]. The
      * teardown at 1 ms fails B's request in service. */
     struct harness h;
-    h_init(&h);
-    const int ten[] = {A, B};
-    const double speed[] = {1.0, 1.0};
-    struct ts_unit *u = ss_xmalloc(sizeof *u);
-    ts_unit_init(u, unit_addr(EV_TEST_UNIT, 7), 2, ten, speed, NULL, 1 * MS, 0.1 * MS, 1, 1.0, 0,
-                 80);
-    h.u = (struct unit){&ts_unit_ops, u};
+    struct ts_unit *u = h_init_ts(&h);
     h_put(&h, A, 3 * MS, 0);
     h_put(&h, B, 3 * MS, 1);
     h_run_until(&h, 0.5 * MS);
@@ -321,14 +324,7 @@ static void test_vgpu_time_through_ops(void)
     vgt_backing.slot(&c, B, &k, &client);
     CU_ASSERT_EQUAL(k, 0);
     CU_ASSERT_EQUAL(client, B);
-    h_put(&h, A, 2.5 * MS, A);
-    h_put(&h, B, 2.5 * MS, B);
-    h_run_until(&h, 10 * MS);
-    CLOSE(st(&h, A)->sum_latency_s, 4.9 * MS);
-    CLOSE(st(&h, B)->sum_latency_s, 5.5 * MS);
-    h.u.ops->finish(&h.s, h.u.self);
-    CLOSE(h.u.ops->busy_s(h.u.self), 5.0 * MS);
-    CLOSE(h.s.switch_acc, 0.5 * MS);
+    check_ab_schedule(&h, A, B);
     cJSON *d = cJSON_CreateObject();
     vgt_backing.details(&c, &h.u, 1, d);
     CU_ASSERT_EQUAL(cJSON_GetObjectItem(d, "switches")->valueint, 5);
@@ -339,7 +335,7 @@ static void test_vgpu_time_through_ops(void)
 /* Loading two tenants on two GPUs with this one strategy fails with msg in the error. */
 static void expect_assign_error(const char *strategy, const char *msg)
 {
-    char text[2048], err[SS_ERRLEN];
+    char text[2048];
     snprintf(text, sizeof text,
              "{\"gpu\": \"A100-80GB\", \"gpus\": 2, \"stop\": {\"requests\": 10}, \"tenants\": ["
              "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, "
@@ -347,13 +343,7 @@ static void expect_assign_error(const char *strategy, const char *msg)
              "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, "
              "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}], \"strategies\": [%s]}",
              strategy);
-    struct scenario sc;
-    int rc = scn_load_text("assign.json", text, strlen(text), &sc, err, sizeof err);
-    scn_free(&sc);
-    CU_ASSERT_EQUAL(rc, -1);
-    if (rc == 0 || !strstr(err, msg))
-        fprintf(stderr, "\n  expected \"%s\" in: %s\n", msg, rc ? err : "(loaded)");
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, msg));
+    tu_expect_load_error(text, msg);
 }
 
 static void test_assign_same_words(void)

@@ -2,9 +2,13 @@
 #include "testutil.h"
 #include "core/run.h"
 #include "core/scenario.h"
+#include "core/tenant.h"
+#include "calib/calib.h"
+#include "mig/mig.h"
 #include "base/util.h"
 
 #include <cJSON.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +207,48 @@ void tu_expect_load_error_at(const char *file, int line, const char *text, const
 
 /* ---- fixtures ---- */
 
+static char *fixture_vpatch(const char *file, int line, const char *rel, const char *patch,
+                            va_list ap);
+
+void tu_run_fixture_at(const char *file, int line, struct scenario *sc, struct run_result *res,
+                       const char *rel, const char *patch, ...)
+{
+    va_list ap;
+    va_start(ap, patch);
+    char *text = fixture_vpatch(file, line, rel, patch, ap);
+    va_end(ap);
+    tu_load_text_at(file, line, text, sc);
+    run(file, line, sc, res);
+    free(text);
+}
+
+void tu_expect_fixture_error_at(const char *file, int line, const char *part, const char *rel,
+                                const char *patch, ...)
+{
+    va_list ap;
+    va_start(ap, patch);
+    char *text = fixture_vpatch(file, line, rel, patch, ap);
+    va_end(ap);
+    tu_expect_load_error_at(file, line, text, part);
+    free(text);
+}
+
+void tu_expect_run_error_at(const char *file, int line, const char *path, const char *part)
+{
+    char args[1100], err[SS_ERRLEN];
+    snprintf(args, sizeof args, "run '%s'", path);
+    int rc = tu_cli(args, NULL, 0, err, sizeof err);
+    char what[64];
+    snprintf(what, sizeof what, "`sharesim run` exits %d, expected 2", rc);
+    assert_at(rc == 2, file, line, what, path, 0);
+    assert_at(strstr(err, path) != NULL, file, line, "the message does not name the file", err, 0);
+    if (part) {
+        char want[SS_ERRLEN + 64];
+        snprintf(want, sizeof want, "\"%s\" not in the message", part);
+        assert_at(strstr(err, part) != NULL, file, line, want, err, 0);
+    }
+}
+
 const char *tu_fixture(const char *rel)
 {
     static char paths[16][512];
@@ -253,21 +299,20 @@ static void need_at(int ok, const char *file, int line, const char *what, const 
         assert_at(0, file, line, what, msg, 1);
 }
 
-char *tu_fixture_patch_at(const char *file, int line, const char *rel, const char *patch, ...)
+static char *fixture_vpatch(const char *file, int line, const char *rel, const char *patch,
+                            va_list ap)
 {
     const char *path = tu_fixture(rel);
     char *text = tu_slurp(path);
     need_at(text != NULL, file, line, "cannot read the fixture", path);
     if (!patch)
         return text;
-    va_list ap;
-    va_start(ap, patch);
-    int n = vsnprintf(NULL, 0, patch, ap);
-    va_end(ap);
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, patch, aq);
+    va_end(aq);
     char *p = ss_xmalloc((size_t)n + 1);
-    va_start(ap, patch);
     vsnprintf(p, (size_t)n + 1, patch, ap);
-    va_end(ap);
     cJSON *doc = cJSON_Parse(text), *set = cJSON_Parse(p);
     free(text);
     need_at(doc != NULL, file, line, "the fixture is not JSON", path);
@@ -284,4 +329,113 @@ char *tu_fixture_patch_at(const char *file, int line, const char *rel, const cha
     text = cJSON_PrintUnformatted(doc);
     cJSON_Delete(doc);
     return text;
+}
+
+char *tu_fixture_patch_at(const char *file, int line, const char *rel, const char *patch, ...)
+{
+    va_list ap;
+    va_start(ap, patch);
+    char *text = fixture_vpatch(file, line, rel, patch, ap);
+    va_end(ap);
+    return text;
+}
+
+char *tu_fixture_write_at(const char *file, int line, const char *name, const char *rel,
+                          const char *patch, ...)
+{
+    va_list ap;
+    va_start(ap, patch);
+    char *text = fixture_vpatch(file, line, rel, patch, ap);
+    va_end(ap);
+    char *path = tu_write(name, text);
+    free(text);
+    return path;
+}
+
+/* ---- files ---- */
+
+int tu_starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int tu_dir_has(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int hit = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (tu_starts(de->d_name, prefix))
+            hit = 1;
+    closedir(d);
+    return hit;
+}
+
+char *tu_slurp_in_at(const char *file, int line, const char *dir, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = tu_slurp(path);
+    assert_at(text != NULL, file, line, "cannot read", path, 1);
+    return text;
+}
+
+/* ---- shared scenario texts ---- */
+
+char *tu_one_tenant(const char *file, const char *arrival, const char *work, const char *extra)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"name\": \"replay\", \"gpu\": \"A100-80GB\", %s"
+             " \"tenants\": [{\"name\": \"a\", \"arrival\": %s, \"work\": %s}],"
+             " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}",
+             extra, arrival, work);
+    return tu_write(file, text);
+}
+
+void tu_tenant_cfg(struct tenant_cfg *c, int arrival_kind, double rate_per_s)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "synthetic");
+    c->arrival.kind = (enum arr_kind)arrival_kind;
+    c->arrival.rate_per_s = rate_per_s;
+    c->work.kind = WORK_DETERMINISTIC;
+    c->work.mean_s = 1e-3;
+}
+
+/* ---- GPU profiles and MIG layouts ---- */
+
+void tu_gpu_at(const char *file, int line, const char *name, struct gpu_profile *g)
+{
+    char err[SS_ERRLEN] = "";
+    int rc = cal_load(name, g, err, sizeof err);
+    assert_at(rc == 0, file, line, "GPU profile does not load", err, 1);
+}
+
+int tu_mig_list_at(const char *file, int line, const struct gpu_profile *g, const char *text,
+                   int *prof)
+{
+    int *p = NULL, n = 0;
+    char err[SS_ERRLEN] = "";
+    int rc = mig_parse_list(g, text, &p, NULL, &n, err, sizeof err);
+    assert_at(rc == 0, file, line, "layout does not parse", err, 1);
+    assert_at(n <= 64, file, line, "layout has more than 64 instances", text, 1);
+    memcpy(prof, p, sizeof *p * (size_t)n);
+    free(p);
+    return n;
+}
+
+int tu_mig_placed_at(const char *file, int line, const struct gpu_profile *g, const char *text,
+                     struct mig_layout *l, char *why)
+{
+    int *prof = NULL, *pin = NULL, n = 0;
+    char err[SS_ERRLEN] = "";
+    int rc = mig_parse_list(g, text, &prof, &pin, &n, err, sizeof err);
+    assert_at(rc == 0, file, line, "layout does not parse", err, 1);
+    rc = mig_place(g, prof, pin, n, NULL, l, why, SS_ERRLEN);
+    free(prof);
+    free(pin);
+    return rc;
 }

@@ -67,6 +67,20 @@ void tu_run_text_at(const char *file, int line, const char *text, struct scenari
 void tu_run_file_at(const char *file, int line, const char *path, struct scenario *sc,
                     struct run_result *res);
 void tu_expect_load_error_at(const char *file, int line, const char *text, const char *part);
+/* tu_run_text / tu_expect_load_error of a fixture patched as by tu_fixture_patch (below). */
+#define tu_run_fixture(sc, res, rel, ...)                                                          \
+    tu_run_fixture_at(__FILE__, __LINE__, (sc), (res), (rel), __VA_ARGS__)
+#define tu_expect_fixture_error(part, rel, ...)                                                    \
+    tu_expect_fixture_error_at(__FILE__, __LINE__, (part), (rel), __VA_ARGS__)
+void tu_run_fixture_at(const char *file, int line, struct scenario *sc, struct run_result *res,
+                       const char *rel, const char *patch, ...)
+    __attribute__((format(printf, 6, 7)));
+void tu_expect_fixture_error_at(const char *file, int line, const char *part, const char *rel,
+                                const char *patch, ...) __attribute__((format(printf, 5, 6)));
+/* `sharesim run <path>` must exit 2, naming the file, with part in the message (NULL: only
+ * the file): two or three assertions. */
+#define tu_expect_run_error(path, part) tu_expect_run_error_at(__FILE__, __LINE__, (path), (part))
+void tu_expect_run_error_at(const char *file, int line, const char *path, const char *part);
 
 /*
  * Fixtures: scenario (and other) files under tests/fixtures/, one folder per suite. A test
@@ -86,6 +100,53 @@ const char *tu_fixture(const char *rel);
 #define tu_fixture_patch(rel, ...) tu_fixture_patch_at(__FILE__, __LINE__, (rel), __VA_ARGS__)
 char *tu_fixture_patch_at(const char *file, int line, const char *rel, const char *patch, ...)
     __attribute__((format(printf, 4, 5)));
+/* The fixture, patched as by tu_fixture_patch (NULL: as it is), written to <tmpdir>/<name>
+ * (next to the outputs, or to the files it names); returns the path, as tu_write does. */
+#define tu_fixture_write(name, rel, ...)                                                           \
+    tu_fixture_write_at(__FILE__, __LINE__, (name), (rel), __VA_ARGS__)
+char *tu_fixture_write_at(const char *file, int line, const char *name, const char *rel,
+                          const char *patch, ...) __attribute__((format(printf, 5, 6)));
+
+/* True when s starts with prefix. */
+int tu_starts(const char *s, const char *prefix);
+/* True when some entry of directory dir starts with prefix (an output or one of its
+ * temporaries). */
+int tu_dir_has(const char *dir, const char *prefix);
+/* The text of dir/name (caller frees); a missing file fails the test at the caller's line
+ * (fatally): one assertion, the CU_ASSERT_PTR_NOT_NULL_FATAL it stands for. */
+#define tu_slurp_in(dir, name) tu_slurp_in_at(__FILE__, __LINE__, (dir), (name))
+char *tu_slurp_in_at(const char *file, int line, const char *dir, const char *name);
+
+/*
+ * Scenario texts shared by several suites. tu_one_tenant writes <tmpdir>/<file>: one tenant
+ * "a" (arrival and work given as JSON), one exclusive strategy, `extra` (members followed by
+ * a comma, or "") at the top; returns its path, as tu_write.
+ */
+char *tu_one_tenant(const char *file, const char *arrival, const char *work, const char *extra);
+struct tenant_cfg;
+/* A tenant "synthetic" with deterministic 1 ms work, arrivals of this kind at this rate and
+ * everything else zero: the base the arrival-process tests fill in. */
+void tu_tenant_cfg(struct tenant_cfg *c, int arrival_kind, double rate_per_s);
+
+/*
+ * GPU profiles and MIG layouts. Each fails the test at the caller's line (fatally) with the
+ * loader's or parser's message.
+ */
+struct gpu_profile;
+struct mig_layout;
+/* cal_load(name) (a name, an alias or a path): one assertion. */
+#define tu_gpu(name, g) tu_gpu_at(__FILE__, __LINE__, (name), (g))
+/* A layout list that must parse (mig_parse_list, no pins kept) into prof, which has room
+ * for 64; returns the count. Two assertions (it parses, it fits). */
+#define tu_mig_list(g, text, prof) tu_mig_list_at(__FILE__, __LINE__, (g), (text), (prof))
+/* mig_place on a layout list that must parse (pins allowed): mig_place's result, with its
+ * reason in why (SS_ERRLEN bytes). One assertion (it parses). */
+#define tu_mig_placed(g, text, l, why) tu_mig_placed_at(__FILE__, __LINE__, (g), (text), (l), (why))
+void tu_gpu_at(const char *file, int line, const char *name, struct gpu_profile *g);
+int tu_mig_list_at(const char *file, int line, const struct gpu_profile *g, const char *text,
+                   int *prof);
+int tu_mig_placed_at(const char *file, int line, const struct gpu_profile *g, const char *text,
+                     struct mig_layout *l, char *why);
 
 /* One assertion that hay contains needle; on failure both are printed. */
 #define TU_CHECK_CONTAINS(hay, needle)                                                             \

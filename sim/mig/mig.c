@@ -13,6 +13,7 @@
 #include "mig/mig.h"
 #include "base/util.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,59 +273,67 @@ static void count_list(const struct gpu_profile *g, const int *prof, int n, stru
     }
 }
 
-/* Appends one reason to why, "; "-separated; *k is the length so far. */
-static void add_reason(char *why, size_t whylen, size_t *k, const char *reason)
+/* The rules a layout breaks: how many, and their reasons, "; "-separated, in why (may be
+ * NULL); k is the length written so far. */
+struct reasons {
+    char *why;
+    size_t whylen, k;
+    int broken;
+};
+
+static struct reasons reasons_start(char *why, size_t whylen)
 {
-    if (!why || *k >= whylen)
+    if (why && whylen)
+        why[0] = '\0';
+    return (struct reasons){why, whylen, 0, 0};
+}
+
+/* One more broken rule, its reason printf-style (at most 255 characters). */
+static void broken_rule(struct reasons *rs, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void broken_rule(struct reasons *rs, const char *fmt, ...)
+{
+    char r[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r, sizeof r, fmt, ap);
+    va_end(ap);
+    rs->broken++;
+    if (!rs->why || rs->k >= rs->whylen)
         return;
-    *k += (size_t)snprintf(why + *k, whylen - *k, "%s%s", *k ? "; " : "", reason);
+    rs->k += (size_t)snprintf(rs->why + rs->k, rs->whylen - rs->k, "%s%s", rs->k ? "; " : "", r);
 }
 
 /* The rules that need no placement; returns the number broken. */
 static int counting_rules(const struct gpu_profile *g, const struct counts *c, char *why,
                           size_t whylen)
 {
-    size_t k = 0;
-    int broken = 0;
-    char r[256];
-    if (why && whylen)
-        why[0] = '\0';
+    struct reasons rs = reasons_start(why, whylen);
     for (int p = 0; p < g->n_mig; p++) {
         const struct mig_profile *m = &g->mig[p];
         if (c->per[p] <= m->max_instances || (mig_profile_is_me(m) && c->me > 1))
             continue; /* the +me rule below says it better */
-        broken++;
         if (max_side_by_side(m) == m->max_instances) {
             /* the vendor limit is the geometry: say so */
             char starts[128], num[16];
             format_starts(m, starts, sizeof starts);
-            snprintf(r, sizeof r, "%s can only start at memory slice%s %s; %s do not fit", m->name,
-                     m->n_starts > 1 ? "s" : "", starts, number_word(c->per[p], num));
+            broken_rule(&rs, "%s can only start at memory slice%s %s; %s do not fit", m->name,
+                        m->n_starts > 1 ? "s" : "", starts, number_word(c->per[p], num));
         } else {
-            snprintf(r, sizeof r, "%s appears %d times, the GPU allows at most %d", m->name,
-                     c->per[p], m->max_instances);
+            broken_rule(&rs, "%s appears %d times, the GPU allows at most %d", m->name, c->per[p],
+                        m->max_instances);
         }
-        add_reason(why, whylen, &k, r);
     }
-    if (c->me > 1) {
-        broken++;
-        snprintf(r, sizeof r,
-                 "at most one +me (media extension) profile per GPU, the layout has %d", c->me);
-        add_reason(why, whylen, &k, r);
-    }
-    if (c->compute > g->mig_compute_slices) {
-        broken++;
-        snprintf(r, sizeof r, "compute slices add up to %d, the GPU has %d", c->compute,
-                 g->mig_compute_slices);
-        add_reason(why, whylen, &k, r);
-    }
-    if (c->memory > g->mig_memory_slices) {
-        broken++;
-        snprintf(r, sizeof r, "memory slices add up to %d, the GPU has %d", c->memory,
-                 g->mig_memory_slices);
-        add_reason(why, whylen, &k, r);
-    }
-    return broken;
+    if (c->me > 1)
+        broken_rule(&rs, "at most one +me (media extension) profile per GPU, the layout has %d",
+                    c->me);
+    if (c->compute > g->mig_compute_slices)
+        broken_rule(&rs, "compute slices add up to %d, the GPU has %d", c->compute,
+                    g->mig_compute_slices);
+    if (c->memory > g->mig_memory_slices)
+        broken_rule(&rs, "memory slices add up to %d, the GPU has %d", c->memory,
+                    g->mig_memory_slices);
+    return rs.broken;
 }
 
 /* ---- placement search -------------------------------------------------- */
@@ -384,11 +393,7 @@ static void search_dfs(struct search *s, int k, unsigned used)
 static int pin_rules(const struct gpu_profile *g, const int *prof, const int *pin, int n, char *why,
                      size_t whylen)
 {
-    size_t k = 0;
-    int broken = 0;
-    char r[256];
-    if (why && whylen)
-        why[0] = '\0';
+    struct reasons rs = reasons_start(why, whylen);
     for (int i = 0; pin && i < n; i++) {
         if (pin[i] < 0)
             continue;
@@ -399,10 +404,8 @@ static int pin_rules(const struct gpu_profile *g, const int *prof, const int *pi
         if (!ok) {
             char starts[128];
             format_starts(m, starts, sizeof starts);
-            snprintf(r, sizeof r, "%s cannot start at memory slice %d (it starts at %s)", m->name,
-                     pin[i], starts);
-            add_reason(why, whylen, &k, r);
-            broken++;
+            broken_rule(&rs, "%s cannot start at memory slice %d (it starts at %s)", m->name,
+                        pin[i], starts);
             continue;
         }
         for (int j = 0; j < i; j++) {
@@ -411,15 +414,12 @@ static int pin_rules(const struct gpu_profile *g, const int *prof, const int *pi
             const struct mig_profile *o = &g->mig[prof[j]];
             int lo = pin[i] > pin[j] ? pin[i] : pin[j];
             int hi_i = pin[i] + m->size, hi_j = pin[j] + o->size;
-            if (lo < (hi_i < hi_j ? hi_i : hi_j)) {
-                snprintf(r, sizeof r, "%s@%d and %s@%d share memory slice %d", o->name, pin[j],
-                         m->name, pin[i], lo);
-                add_reason(why, whylen, &k, r);
-                broken++;
-            }
+            if (lo < (hi_i < hi_j ? hi_i : hi_j))
+                broken_rule(&rs, "%s@%d and %s@%d share memory slice %d", o->name, pin[j], m->name,
+                            pin[i], lo);
         }
     }
-    return broken;
+    return rs.broken;
 }
 
 int mig_place_each(const struct gpu_profile *g, const int *prof, const int *pin, int n,
@@ -547,24 +547,32 @@ int mig_place(const struct gpu_profile *g, const int *prof, const int *pin, int 
 
 /* ---- multisets ----------------------------------------------------------- */
 
-/* Profiles from largest to smallest: compute slices, memory slices, table order. */
-static void size_rank(const struct gpu_profile *g, int *rank)
+void mig_profile_rank(const struct gpu_profile *g,
+                      int (*cmp)(const struct mig_profile *a, const struct mig_profile *b),
+                      int *rank)
 {
     for (int i = 0; i < g->n_mig; i++)
         rank[i] = i;
     for (int i = 1; i < g->n_mig; i++)
-        for (int j = i; j > 0; j--) {
-            const struct mig_profile *a = &g->mig[rank[j - 1]], *b = &g->mig[rank[j]];
-            int swap = a->compute_slices < b->compute_slices ||
-                       (a->compute_slices == b->compute_slices &&
-                        (a->memory_slices < b->memory_slices ||
-                         (a->memory_slices == b->memory_slices && rank[j - 1] > rank[j])));
-            if (!swap)
-                break;
+        for (int j = i; j > 0 && cmp(&g->mig[rank[j - 1]], &g->mig[rank[j]]) > 0; j--) {
             int t = rank[j];
             rank[j] = rank[j - 1];
             rank[j - 1] = t;
         }
+}
+
+/* Larger first: compute slices, then memory slices. */
+static int larger_compute(const struct mig_profile *a, const struct mig_profile *b)
+{
+    if (a->compute_slices != b->compute_slices)
+        return b->compute_slices - a->compute_slices;
+    return b->memory_slices - a->memory_slices;
+}
+
+/* Profiles from largest to smallest: compute slices, memory slices, table order. */
+static void size_rank(const struct gpu_profile *g, int *rank)
+{
+    mig_profile_rank(g, larger_compute, rank);
 }
 
 void mig_set_from_list(const struct gpu_profile *g, const int *prof, int n, struct mig_set *s)

@@ -107,6 +107,11 @@ int mig_profile_index(const struct gpu_profile *g, const char *name);
 int mig_profile_is_me(const struct mig_profile *m);
 /* "1g.5gb, 1g.5gb+me, …" — the profile names in table order. */
 void mig_profile_names(const struct gpu_profile *g, char *buf, size_t len);
+/* rank[0..n_mig) = g's profile indices ordered by cmp (negative: a before b), ties in table
+ * order (a stable sort of the table). */
+void mig_profile_rank(const struct gpu_profile *g,
+                      int (*cmp)(const struct mig_profile *a, const struct mig_profile *b),
+                      int *rank);
 /* SM share of the whole non-MIG GPU: sm_count / total_sms (A100 1g: 14/108). */
 double mig_compute_share(const struct gpu_profile *g, int prof);
 /* Memory (and memory-bandwidth) share: memory_slices / mig_memory_slices (1g.5gb: 1/8). */

@@ -214,26 +214,20 @@ static int lower_bound(const struct gpu_profile *g, const int *req, int n_req)
     return lb;
 }
 
+/* Larger first: memory slices occupied, then compute slices. */
+static int larger_size(const struct mig_profile *a, const struct mig_profile *b)
+{
+    if (a->size != b->size)
+        return b->size - a->size;
+    return b->compute_slices - a->compute_slices;
+}
+
 /* Largest first: memory slices, compute slices, table order, input order. */
 static void sort_requests(const struct gpu_profile *g, const int *req, int n_req, int *order)
 {
     /* rank the profiles, then one pass per profile keeps input order within it */
-    int np = 0, rank[CAL_MAX_MIG];
-    for (int p = 0; p < g->n_mig; p++)
-        rank[np++] = p;
-    for (int i = 1; i < np; i++)
-        for (int j = i; j > 0; j--) {
-            const struct mig_profile *a = &g->mig[rank[j - 1]], *b = &g->mig[rank[j]];
-            int swap = a->size < b->size ||
-                       (a->size == b->size &&
-                        (a->compute_slices < b->compute_slices ||
-                         (a->compute_slices == b->compute_slices && rank[j - 1] > rank[j])));
-            if (!swap)
-                break;
-            int t = rank[j];
-            rank[j] = rank[j - 1];
-            rank[j - 1] = t;
-        }
+    int np = g->n_mig, rank[CAL_MAX_MIG];
+    mig_profile_rank(g, larger_size, rank);
     int k = 0;
     for (int r = 0; r < np; r++)
         for (int i = 0; i < n_req; i++)

@@ -58,8 +58,8 @@ static const char *str_of(const cJSON *obj, const char *key)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-/* A tenant metric by path "key" or "object.key". */
-static double tenant_value(const cJSON *t, const char *path)
+/* A number of obj (a tenant, a strategy) by path "key" or "object.key"; NAN if none. */
+static double value_at(const cJSON *t, const char *path)
 {
     const char *dot = strchr(path, '.');
     if (!dot)
@@ -76,7 +76,7 @@ double rt_tenant_mean(const cJSON *strategy, const char *path)
     const cJSON *t;
     cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(strategy, "tenants"))
     {
-        double v = tenant_value(t, path);
+        double v = value_at(t, path);
         if (isfinite(v)) {
             sum += v;
             n++;
@@ -92,7 +92,7 @@ static double tenant_extreme(const cJSON *strategy, const char *path, int sign)
     const cJSON *t;
     cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(strategy, "tenants"))
     {
-        double v = tenant_value(t, path);
+        double v = value_at(t, path);
         if (isfinite(v) && (!isfinite(best) || sign * v > sign * best))
             best = v;
     }
@@ -118,6 +118,37 @@ static void md_cell(FILE *fp, double v, double scale, const char *fmt)
         fprintf(fp, fmt, v * scale + 0.0);
     else
         fputc('-', fp);
+}
+
+/* A Markdown column of numbers: its heading, where in the object (value_at), the scale, the
+ * format. */
+struct md_col {
+    const char *head, *path;
+    double scale;
+    const char *fmt;
+};
+
+/* The heading and the alignment row of a table: `lead` (n_lead left-aligned columns, " | "
+ * between them), then the n right-aligned number columns. */
+static void md_head(FILE *fp, const char *lead, int n_lead, const struct md_col *cols, size_t n)
+{
+    fprintf(fp, "| %s", lead);
+    for (size_t k = 0; k < n; k++)
+        fprintf(fp, " | %s", cols[k].head);
+    fputs(" |\n|", fp);
+    for (int k = 0; k < n_lead; k++)
+        fputs("---|", fp);
+    for (size_t k = 0; k < n; k++)
+        fputs("---:|", fp);
+    fputc('\n', fp);
+}
+
+/* The cells of obj for n columns, then the end of the row. */
+static void md_cells(FILE *fp, const cJSON *obj, const struct md_col *cols, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        md_cell(fp, value_at(obj, cols[k].path), cols[k].scale, cols[k].fmt);
+    fprintf(fp, " |\n");
 }
 
 static int array_size(const cJSON *doc, const char *key)
@@ -147,26 +178,27 @@ static void md_header(FILE *fp, const cJSON *doc, const struct rt_head *h)
 
 static void md_tenants(FILE *fp, const cJSON *doc)
 {
-    fprintf(fp, "| strategy | tenant | done | thr/s | mean ms | p50 ms | p95 ms | p99 ms | "
-                "p99.9 ms | SLA %% | p99 slowdown | failed | rejected |\n");
-    fprintf(fp, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    static const char *const lat[] = {"mean", "p50", "p95", "p99", "p999"};
+    static const struct md_col cols[] = {
+        {"done", "completed", 1, "%.0f"},
+        {"thr/s", "throughput_per_s", 1, "%.1f"},
+        {"mean ms", "latency_ms.mean", 1, "%.2f"},
+        {"p50 ms", "latency_ms.p50", 1, "%.2f"},
+        {"p95 ms", "latency_ms.p95", 1, "%.2f"},
+        {"p99 ms", "latency_ms.p99", 1, "%.2f"},
+        {"p99.9 ms", "latency_ms.p999", 1, "%.2f"},
+        {"SLA %", "sla_attainment", 100, "%.1f"},
+        {"p99 slowdown", "slowdown_p99", 1, "%.2f"},
+        {"failed", "failed", 1, "%.0f"},
+        {"rejected", "rejected", 1, "%.0f"},
+    };
+    md_head(fp, "strategy | tenant", 2, cols, sizeof cols / sizeof cols[0]);
     const cJSON *s, *t;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
     {
         cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
         {
             fprintf(fp, "| %s | %s", str_of(s, "name"), str_of(t, "name"));
-            md_cell(fp, rt_num(t, "completed"), 1, "%.0f");
-            md_cell(fp, rt_num(t, "throughput_per_s"), 1, "%.1f");
-            const cJSON *l = cJSON_GetObjectItemCaseSensitive(t, "latency_ms");
-            for (size_t k = 0; k < sizeof lat / sizeof lat[0]; k++)
-                md_cell(fp, rt_num(l, lat[k]), 1, "%.2f");
-            md_cell(fp, rt_num(t, "sla_attainment"), 100, "%.1f");
-            md_cell(fp, rt_num(t, "slowdown_p99"), 1, "%.2f");
-            md_cell(fp, rt_num(t, "failed"), 1, "%.0f");
-            md_cell(fp, rt_num(t, "rejected"), 1, "%.0f");
-            fprintf(fp, " |\n");
+            md_cells(fp, t, cols, sizeof cols / sizeof cols[0]);
         }
     }
     fputc('\n', fp);
@@ -174,22 +206,22 @@ static void md_tenants(FILE *fp, const cJSON *doc)
 
 static void md_strategies(FILE *fp, const cJSON *doc)
 {
-    fprintf(fp, "| strategy | kind | GPUs used | GPU util %% | switching %% | fragmentation %% | "
-                "thr/s | fairness | $/h | $ per M requests |\n");
-    fprintf(fp, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    static const struct md_col cols[] = {
+        {"GPUs used", "gpus_used", 1, "%.0f"},
+        {"GPU util %", "gpu_utilization", 100, "%.1f"},
+        {"switching %", "switch_overhead", 100, "%.2f"},
+        {"fragmentation %", "fragmentation", 100, "%.1f"},
+        {"thr/s", "throughput_per_s", 1, "%.1f"},
+        {"fairness", "fairness", 1, "%.3f"},
+        {"$/h", "cost_per_hour_usd", 1, "%.2f"},
+        {"$ per M requests", "cost_per_million_requests_usd", 1, "%.3f"},
+    };
+    md_head(fp, "strategy | kind", 2, cols, sizeof cols / sizeof cols[0]);
     const cJSON *s;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
     {
         fprintf(fp, "| %s | %s", str_of(s, "name"), str_of(s, "kind"));
-        md_cell(fp, rt_num(s, "gpus_used"), 1, "%.0f");
-        md_cell(fp, rt_num(s, "gpu_utilization"), 100, "%.1f");
-        md_cell(fp, rt_num(s, "switch_overhead"), 100, "%.2f");
-        md_cell(fp, rt_num(s, "fragmentation"), 100, "%.1f");
-        md_cell(fp, rt_num(s, "throughput_per_s"), 1, "%.1f");
-        md_cell(fp, rt_num(s, "fairness"), 1, "%.3f");
-        md_cell(fp, rt_num(s, "cost_per_hour_usd"), 1, "%.2f");
-        md_cell(fp, rt_num(s, "cost_per_million_requests_usd"), 1, "%.3f");
-        fprintf(fp, " |\n");
+        md_cells(fp, s, cols, sizeof cols / sizeof cols[0]);
     }
     fputc('\n', fp);
 }
@@ -233,6 +265,11 @@ static int has_instances(const cJSON *s)
 
 static void md_mig(FILE *fp, const cJSON *doc)
 {
+    static const struct md_col cols[] = {
+        {"stranded compute %", "stranded_compute_frac", 100, "%.1f"},
+        {"stranded memory %", "stranded_memory_frac", 100, "%.1f"},
+        {"FGD", "fgd", 1, "%.3f"},
+    };
     int any = 0;
     const cJSON *s, *g;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
@@ -253,10 +290,7 @@ static void md_mig(FILE *fp, const cJSON *doc)
                 md_instances(fp, insts);
             else
                 fputs("(unused)", fp);
-            md_cell(fp, rt_num(g, "stranded_compute_frac"), 100, "%.1f");
-            md_cell(fp, rt_num(g, "stranded_memory_frac"), 100, "%.1f");
-            md_cell(fp, rt_num(g, "fgd"), 1, "%.3f");
-            fprintf(fp, " |\n");
+            md_cells(fp, g, cols, sizeof cols / sizeof cols[0]);
         }
     }
     if (any)

@@ -232,54 +232,16 @@ void mu_finish(struct sim *s, struct mu_unit *u)
 
 /* ---- unit interface ------------------------------------------------------ */
 
-static void op_arrive(struct sim *s, void *self, int client)
+/* A MIG reconfiguration tears the unit down: the in-flight requests fail, the accounting
+ * closes. */
+static void mu_teardown(struct sim *s, struct mu_unit *u)
 {
-    mu_arrive(s, self, client);
+    mu_abort(s, u);
+    mu_finish(s, u);
 }
 
-static void op_event(struct sim *s, void *self, const struct event *ev)
-{
-    mu_event(s, self, ev);
-}
-
-static int op_fault(struct sim *s, void *self, int client)
-{
-    return mu_fault(s, self, client);
-}
-
-static void op_abort(struct sim *s, void *self)
-{
-    mu_abort(s, self);
-    mu_finish(s, self);
-}
-
-static void op_finish(struct sim *s, void *self)
-{
-    mu_finish(s, self);
-}
-
-static double op_busy_s(const void *self)
-{
-    const struct mu_unit *u = self;
-    return u->busy_s;
-}
-
-static void op_destroy(void *self)
-{
-    mu_free(self);
-    free(self);
-}
-
-const struct unit_ops mu_unit_ops = {
-    .rank = UNIT_RANK_MPS,
-    .arrive = op_arrive,
-    .event = op_event,
-    .fault = op_fault,
-    .abort = op_abort,
-    .finish = op_finish,
-    .busy_s = op_busy_s,
-    .destroy = op_destroy,
-};
+UNIT_OPS_OVER(mu_unit_ops, struct mu_unit, UNIT_RANK_MPS, mu_arrive, mu_event, mu_fault,
+              mu_teardown, mu_finish, mu_free);
 
 /* The clients of one server as the stability estimate sees them. */
 struct mu_cap {

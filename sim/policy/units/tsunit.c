@@ -187,6 +187,16 @@ static void go_idle(struct ts_unit *u)
     u->slice_ver++;
 }
 
+/* Switches to the next context after c that has work, or goes idle when none has. */
+static void switch_next_or_idle(struct sim *s, struct ts_unit *u, int c)
+{
+    int next = next_with_work(s, u, c, 0);
+    if (next >= 0)
+        switch_to(s, u, next);
+    else
+        go_idle(u);
+}
+
 /* The running context has no request in service any more. */
 static void after_cur_ended(struct sim *s, struct ts_unit *u)
 {
@@ -200,11 +210,7 @@ static void after_cur_ended(struct sim *s, struct ts_unit *u)
         maybe_schedule_slice(s, u); /* hold the unit to the end of the slice */
         return;
     }
-    int next = next_with_work(s, u, c, 0);
-    if (next >= 0)
-        switch_to(s, u, next);
-    else
-        go_idle(u);
+    switch_next_or_idle(s, u, c);
 }
 
 static void on_done(struct sim *s, struct ts_unit *u)
@@ -246,11 +252,7 @@ static void on_switched(struct sim *s, struct ts_unit *u)
         return;
     }
     /* Its work disappeared while switching (a fault or an OOM failed it). */
-    int next = next_with_work(s, u, c, 0);
-    if (next >= 0)
-        switch_to(s, u, next);
-    else
-        go_idle(u);
+    switch_next_or_idle(s, u, c);
 }
 
 void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev)
@@ -329,53 +331,8 @@ void ts_abort(struct sim *s, struct ts_unit *u)
 
 /* ---- unit interface ------------------------------------------------------ */
 
-static void op_arrive(struct sim *s, void *self, int client)
-{
-    ts_arrive(s, self, client);
-}
-
-static void op_event(struct sim *s, void *self, const struct event *ev)
-{
-    ts_event(s, self, ev);
-}
-
-static int op_fault(struct sim *s, void *self, int client)
-{
-    return ts_fault(s, self, client);
-}
-
-static void op_abort(struct sim *s, void *self)
-{
-    ts_abort(s, self);
-}
-
-static void op_finish(struct sim *s, void *self)
-{
-    ts_finish(s, self);
-}
-
-static double op_busy_s(const void *self)
-{
-    const struct ts_unit *u = self;
-    return u->busy_s;
-}
-
-static void op_destroy(void *self)
-{
-    ts_unit_free(self);
-    free(self);
-}
-
-const struct unit_ops ts_unit_ops = {
-    .rank = UNIT_RANK_TIMESLICE,
-    .arrive = op_arrive,
-    .event = op_event,
-    .fault = op_fault,
-    .abort = op_abort,
-    .finish = op_finish,
-    .busy_s = op_busy_s,
-    .destroy = op_destroy,
-};
+UNIT_OPS_OVER(ts_unit_ops, struct ts_unit, UNIT_RANK_TIMESLICE, ts_arrive, ts_event, ts_fault,
+              ts_abort, ts_finish, ts_unit_free);
 
 double ts_capacity(int n, const double *speed, const double *load, int k, double q, double sw)
 {

@@ -56,6 +56,54 @@ struct unit {
     void *self;
 };
 
+/*
+ * Defines `const struct unit_ops name` over a unit type T whose own functions take a T *:
+ * arrive(s, u, client), event(s, u, ev), fault(s, u, client) returning 1 or 0, abort(s, u),
+ * finish(s, u), and free_(u), which frees what the unit holds (destroy then frees the unit,
+ * allocated with ss_xmalloc); busy_s reads T's busy_s member. The owner of a whole GPU
+ * calls the typed functions directly; the ops only forward to them.
+ */
+#define UNIT_OPS_OVER(name, T, rank_, arrive_, event_, fault_, abort_, finish_, free_)             \
+    static void name##_arrive(struct sim *s, void *self, int client)                               \
+    {                                                                                              \
+        arrive_(s, (T *)self, client);                                                             \
+    }                                                                                              \
+    static void name##_event(struct sim *s, void *self, const struct event *ev)                    \
+    {                                                                                              \
+        event_(s, (T *)self, ev);                                                                  \
+    }                                                                                              \
+    static int name##_fault(struct sim *s, void *self, int client)                                 \
+    {                                                                                              \
+        return fault_(s, (T *)self, client);                                                       \
+    }                                                                                              \
+    static void name##_abort(struct sim *s, void *self)                                            \
+    {                                                                                              \
+        abort_(s, (T *)self);                                                                      \
+    }                                                                                              \
+    static void name##_finish(struct sim *s, void *self)                                           \
+    {                                                                                              \
+        finish_(s, (T *)self);                                                                     \
+    }                                                                                              \
+    static double name##_busy_s(const void *self)                                                  \
+    {                                                                                              \
+        return ((const T *)self)->busy_s;                                                          \
+    }                                                                                              \
+    static void name##_destroy(void *self)                                                         \
+    {                                                                                              \
+        free_((T *)self);                                                                          \
+        free(self);                                                                                \
+    }                                                                                              \
+    const struct unit_ops name = {                                                                 \
+        .rank = (rank_),                                                                           \
+        .arrive = name##_arrive,                                                                   \
+        .event = name##_event,                                                                     \
+        .fault = name##_fault,                                                                     \
+        .abort = name##_abort,                                                                     \
+        .finish = name##_finish,                                                                   \
+        .busy_s = name##_busy_s,                                                                   \
+        .destroy = name##_destroy,                                                                 \
+    }
+
 /* Where a unit's events go: the owner's event kind for units, the unit's index. */
 struct unit_addr {
     uint32_t kind;
