@@ -26,7 +26,7 @@ static const char css[] =
     "nav{font-size:14px;margin:6px 0 4px}nav a{margin-right:14px}\n"
     "figure{margin:12px 0 18px;overflow-x:auto}figcaption{max-width:70em;margin-top:4px}\n"
     "table{border-collapse:collapse;font-size:13px;margin:8px 0 16px}\n"
-    "th,td{border:1px solid #ccc;padding:3px 7px;text-align:right;white-space:nowrap}\n"
+    "th,td{border:1px solid #ccc;padding:3px 7px;text-align:right}td{white-space:nowrap}\n"
     "th{background:#f0f0f0}td.l,th.l{text-align:left}tr:nth-child(even) td{background:#fafafa}\n"
     ".ok{color:#006b4f;font-weight:bold}.miss{color:#b03a00;font-weight:bold}\n"
     "code{font-size:90%;background:#f3f3f3;padding:0 3px}\n"

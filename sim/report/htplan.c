@@ -100,7 +100,7 @@ static int figures(FILE *fp, const struct scenario *sc, const cJSON *cands, char
             all[na++] = sla;
         p->ya = svg_auto_axis(all, na);
         if (!cost && isfinite(sla)) {
-            svg_ref(p, 0, sla, 1, "SLA: p99 ≤ %.0f ms", sla);
+            svg_ref(p, 0, sla, SVG_REF_SLA, "SLA: p99 ≤ %.0f ms", sla);
             snprintf(p->note, sizeof p->note, "SLA: p99 ≤ %.0f ms · open: misses an SLA", sla);
         } else if (!cost) {
             snprintf(p->note, sizeof p->note, "no SLA in the scenario");

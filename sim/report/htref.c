@@ -126,8 +126,7 @@ static int cdf_figure(FILE *fp, const struct sd_study *st, const struct sd_ref_r
         struct svg_panel *p = svg_fig_panel(&f);
         snprintf(p->title, sizeof p->title, "%s ×%d", rows[k].row->mode, rows[k].row->instances);
         snprintf(p->note, sizeof p->note,
-                 "no SLA in the scenario · dotted: the article's p99 (%.0f ms)",
-                 rows[k].row->paper_p99_ms);
+                 "no SLA in the scenario · long dashes: the article's p99");
         snprintf(p->xlabel, sizeof p->xlabel, "latency (ms)");
         snprintf(p->ylabel, sizeof p->ylabel, "requests at or below (%%)");
         p->ya = SVG_TAIL;
@@ -151,8 +150,9 @@ static int cdf_figure(FILE *fp, const struct sd_study *st, const struct sd_ref_r
         if (s)
             s->marker_every = 12;
         svg_fig_legend(&f, lab, k, 0);
-        svg_ref(p, 0, 0.99, 0, "99 %%");
-        svg_ref(p, 1, rows[k].row->paper_p99_ms, 0, "article p99");
+        svg_ref(p, 0, 0.99, SVG_REF_GUIDE, "99 %%");
+        svg_ref(p, 1, rows[k].row->paper_p99_ms, SVG_REF_VALUE, "article p99 %.0f ms",
+                rows[k].row->paper_p99_ms);
         drawn += n > 0;
         ht_cdf_free(&c);
     }

@@ -235,11 +235,11 @@ static int cdf_figure(FILE *fp, const struct page *pg, char *err, size_t errlen)
                 s->marker_every = 12;
             drawn++;
         }
-        svg_ref(p, 0, 0.99, 0, "99 %%");
+        svg_ref(p, 0, 0.99, SVG_REF_GUIDE, "99 %%");
         if (isfinite(sla)) {
             char w[64];
             sla_words(w, sizeof w, "p99", sla);
-            svg_ref(p, 1, sla, 1, "%s", w);
+            svg_ref(p, 1, sla, SVG_REF_SLA, "%s", w);
             snprintf(p->note, sizeof p->note, "%s", w);
         } else {
             snprintf(p->note, sizeof p->note, "no SLA in the scenario");
@@ -435,7 +435,7 @@ static int sweep_figure(FILE *fp, const struct page *pg, const struct ht_metric 
                      strcmp(m->sla_key, "p99_ms") == 0 ? "p99" : m->sla_key);
             if (isfinite(sla)) {
                 sla_words(w, sizeof w, what, sla);
-                svg_ref(p, 0, sla, 1, "%s", w);
+                svg_ref(p, 0, sla, SVG_REF_SLA, "%s", w);
                 snprintf(p->note, sizeof p->note, "%s%s", w, crosses ? "" : " (for reference)");
             } else {
                 snprintf(p->note, sizeof p->note, "no SLA for %s in the scenario", what);
@@ -606,7 +606,7 @@ static int density_figure(FILE *fp, const struct page *pg, char *err, size_t err
     if (isfinite(tight)) {
         char w[64];
         sla_words(w, sizeof w, "p99", tight);
-        svg_ref(p, 0, tight, 1, "%s%s", w, loose > tight ? " (the tightest)" : "");
+        svg_ref(p, 0, tight, SVG_REF_SLA, "%s%s", w, loose > tight ? " (the tightest)" : "");
         snprintf(p->note, sizeof p->note, "%s%s", w, loose > tight ? ", the tightest" : "");
     } else {
         snprintf(p->note, sizeof p->note, "no SLA in the scenario");
@@ -899,11 +899,17 @@ static void verdict(FILE *fp, const struct page *pg)
     if (best >= 0) {
         fputs("<strong>", fp);
         ht_esc(fp, pg->strat[best]);
-        fputs("</strong> meets every tenant's SLA ", fp);
+        if (n_ok == 1)
+            fputs("</strong> is the only strategy that meets every tenant's SLA", fp);
+        else
+            fputs("</strong> meets every tenant's SLA", fp);
         if (isfinite(best_cost))
-            fprintf(fp, "at the lowest cost, $%.2f per million requests", best_cost);
+            fprintf(fp,
+                    n_ok == 1 ? " ($%.2f per million requests)"
+                              : " at the lowest cost, $%.2f per million requests",
+                    best_cost);
         else if (isfinite(best_gpus))
-            fprintf(fp, "on the fewest GPUs (%.0f)", best_gpus);
+            fprintf(fp, n_ok == 1 ? " (on %.0f GPUs)" : " on the fewest GPUs (%.0f)", best_gpus);
         if (n_ok > 1)
             fprintf(fp, " (%d of the %d strategies meet them all)", n_ok, n_all);
         if (pg->sweep)

@@ -548,26 +548,34 @@ static void draw_axes(FILE *fp, const struct svg_panel *p, const struct axis *ax
     fputs("</text>\n", fp);
 }
 
+/* Reference lines: the SLA black and dashed, a reference value dark grey and long-dashed, a
+ * guide (the 99 % line) light grey and dotted. Lines go under the curves, labels (pass 1)
+ * over them, on a white backing. */
 static void draw_refs(FILE *fp, const struct svg_panel *p, const struct axis *ax,
-                      const struct axis *ay, double x0, double y0, double pw, double ph)
+                      const struct axis *ay, double x0, double y0, double pw, double ph, int labels)
 {
+    static const char *const cls[3] = {"guide", "sla", "ref"};
+    static const char *const col[3] = {"#8a8a8a", "#000000", "#444444"};
+    static const char *const wid[3] = {"1", "1.4", "1.4"};
+    static const char *const dash[3] = {"1 3", "5 3", "9 3"};
     for (int r = 0; r < p->n_refs; r++) {
         const struct svg_ref *rf = &p->ref[r];
         const struct axis *a = rf->vertical ? ax : ay;
+        int k = rf->sla >= 0 && rf->sla <= 2 ? rf->sla : 0;
         if (!plottable(a->kind, rf->v))
             continue;
         double t = frac(a, rf->v);
         double xa = rf->vertical ? x0 + t * pw : x0, xb = rf->vertical ? xa : x0 + pw;
         double ya = rf->vertical ? y0 : y0 + ph - t * ph, yb = rf->vertical ? y0 + ph : ya;
-        fprintf(fp,
-                "<line class=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-                "stroke=\"%s\" stroke-width=\"%s\" stroke-dasharray=\"%s\"/>\n",
-                rf->sla ? "sla" : "guide", xa, ya, xb, yb, rf->sla ? "#000000" : "#777777",
-                rf->sla ? "1.4" : "1", rf->sla ? "5 3" : "1 3");
+        if (!labels) {
+            fprintf(fp,
+                    "<line class=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                    "stroke=\"%s\" stroke-width=\"%s\" stroke-dasharray=\"%s\"/>\n",
+                    cls[k], xa, ya, xb, yb, col[k], wid[k], dash[k]);
+            continue;
+        }
         if (!rf->label[0])
             continue;
-        /* The label beside the line, inside the plot, on a white backing so curves do not
-         * cross it unreadably. */
         double tx = rf->vertical ? xa + 3 : x0 + 4, ty = rf->vertical ? y0 + 11 + 12 * r : ya - 4;
         const char *anchor = "start";
         if (rf->vertical && t > 0.6) {
@@ -577,7 +585,7 @@ static void draw_refs(FILE *fp, const struct svg_panel *p, const struct axis *ax
         fprintf(fp,
                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"10\" fill=\"%s\" "
                 "stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">",
-                tx, ty, anchor, rf->sla ? "#000000" : "#555555");
+                tx, ty, anchor, k ? "#000000" : "#555555");
         svg_esc(fp, rf->label);
         fputs("</text>\n", fp);
     }
@@ -614,7 +622,7 @@ static void draw_panel(FILE *fp, struct svg_panel *p, double ox, double oy, doub
     svg_esc(fp, p->title);
     fputs("\">\n", fp);
     draw_axes(fp, p, &ax, &ay, x0, y0, pw, ph);
-    draw_refs(fp, p, &ax, &ay, x0, y0, pw, ph);
+    draw_refs(fp, p, &ax, &ay, x0, y0, pw, ph, 0);
     for (int q = 0; q < m; q++) {
         const struct svg_series *s = &p->s[order[q]];
         const struct proj *pr = &pj[order[q]];
@@ -680,6 +688,7 @@ static void draw_panel(FILE *fp, struct svg_panel *p, double ox, double oy, doub
         svg_esc(fp, mk->label);
         fputs("</text>\n", fp);
     }
+    draw_refs(fp, p, &ax, &ay, x0, y0, pw, ph, 1);
     text(fp, ox + 8, oy + 15, "start", "font-size=\"12\" font-weight=\"bold\"", p->title);
     char note[600];
     snprintf(note, sizeof note, "%s%s%s", p->note, p->note[0] && merged[0] ? " · " : "", merged);

@@ -48,11 +48,13 @@ struct svg_series {
     char merged[160];      /* labels of the series merged into this one, " = " separated */
 };
 
+enum { SVG_REF_GUIDE = 0, SVG_REF_SLA = 1, SVG_REF_VALUE = 2 };
 struct svg_ref {
     int vertical; /* 1: x = v, 0: y = v */
     double v;
     char label[80];
-    int sla; /* an SLA (drawn black, class "sla"), else a grey guide */
+    int sla; /* SVG_REF_SLA (black, class "sla"), SVG_REF_VALUE (a value to compare with,
+              * dark grey), SVG_REF_GUIDE (light grey, e.g. the 99 % line) */
 };
 
 struct svg_mark {
