@@ -275,7 +275,9 @@ static void generic_key(const char *key, char *words, size_t wn, char *unit, siz
     snprintf(words, wn, "%s", k);
 }
 
-void ht_param_label(const struct scenario *sc, const char *path, char *buf, size_t n)
+/* A path's owner (a tenant or strategy name, or ""), words and unit. */
+static void param_parts(const struct scenario *sc, const char *path, char *owner, size_t on,
+                        char *words, size_t wn, char *unit, size_t un)
 {
     char parts[8][96];
     int np = 0;
@@ -286,36 +288,42 @@ void ht_param_label(const struct scenario *sc, const char *path, char *buf, size
         snprintf(parts[np++], sizeof parts[0], "%.*s", (int)len, p);
         p = dot ? dot + 1 : p + len;
     }
+    owner[0] = words[0] = unit[0] = '\0';
     if (np == 0) {
-        snprintf(buf, n, "%s", path);
+        snprintf(words, wn, "%s", path);
         return;
     }
     /* Whose parameter: a tenant or strategy by its name. */
-    char owner[96] = "";
     int first = 0;
     if (np >= 3 && (strcmp(parts[0], "tenants") == 0 || strcmp(parts[0], "strategies") == 0) &&
         isdigit((unsigned char)parts[1][0])) {
         int i = atoi(parts[1]), tenant = parts[0][0] == 't';
         if (sc && tenant && i < sc->n_tenants)
-            snprintf(owner, sizeof owner, "%s", sc->tenants[i].name);
+            snprintf(owner, on, "%s", sc->tenants[i].name);
         else if (sc && !tenant && i < sc->n_strategies)
-            snprintf(owner, sizeof owner, "%s", sc->strategies[i].name);
+            snprintf(owner, on, "%s", sc->strategies[i].name);
         else
-            snprintf(owner, sizeof owner, "%s %d", tenant ? "tenant" : "strategy", i);
+            snprintf(owner, on, "%s %d", tenant ? "tenant" : "strategy", i);
         first = 2;
     }
-    char pair[200], words[96], unit[64];
+    char pair[200];
     const char *last = parts[np - 1];
     snprintf(pair, sizeof pair, "%s.%s", np - first >= 2 ? parts[np - 2] : "", last);
     int found = 0;
     for (size_t k = 0; k < sizeof known / sizeof known[0] && !found; k++)
         if (strcmp(known[k].key, pair) == 0 || strcmp(known[k].key, last) == 0) {
-            snprintf(words, sizeof words, "%s", known[k].words);
-            snprintf(unit, sizeof unit, "%s", known[k].unit);
+            snprintf(words, wn, "%s", known[k].words);
+            snprintf(unit, un, "%s", known[k].unit);
             found = 1;
         }
     if (!found)
-        generic_key(last, words, sizeof words, unit, sizeof unit);
+        generic_key(last, words, wn, unit, un);
+}
+
+void ht_param_label(const struct scenario *sc, const char *path, char *buf, size_t n)
+{
+    char owner[96], words[96], unit[64];
+    param_parts(sc, path, owner, sizeof owner, words, sizeof words, unit, sizeof unit);
     snprintf(buf, n, "%s%s%s%s%s%s", owner, owner[0] ? ": " : "", words, unit[0] ? " (" : "", unit,
              unit[0] ? ")" : "");
 }
@@ -378,11 +386,13 @@ int ht_axis_make(const struct scenario *sc, cJSON *const *docs, int n, struct ht
             {
                 if (o == pp->child)
                     continue;
-                char words[200], val[96];
-                ht_param_label(sc, o->string, words, sizeof words);
+                char owner[96], words[96], unit[64], val[96];
+                param_parts(sc, o->string, owner, sizeof owner, words, sizeof words, unit,
+                            sizeof unit);
                 value_text(o, val, sizeof val);
                 size_t len = strlen(rest);
-                snprintf(rest + len, sizeof rest - len, "%s%s = %s", len ? ", " : "", words, val);
+                snprintf(rest + len, sizeof rest - len, "%s%s%s%s %s%s%s", len ? ", " : "", owner,
+                         owner[0] ? " " : "", words, val, unit[0] ? " " : "", unit);
             }
         }
         a->text[k] = ss_xstrdup(buf);

@@ -84,7 +84,6 @@ void ht_cdf_free(struct ht_cdf *c);
 
 /* The x axis of a sweep: the first swept parameter of `sharesim sweep` points (their
  * "sweep.params"), or the load scale of `run --scale-load` results (1 when absent). */
-#define HT_MAX_DOCS 4096
 struct ht_axis {
     char path[160];  /* "load_scale" or the swept path */
     char label[200]; /* ht_param_label */

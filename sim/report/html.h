@@ -24,6 +24,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The most results one page shows (a sweep of more points is cut down first). */
+#define HT_MAX_DOCS 4096
+
 /* What a study page is made from. Every pointer but docs may be NULL. */
 struct ht_study {
     const char *id;    /* names the figures ("cdf", …) in SVG files: <svg_prefix>-<figure>.svg */

@@ -157,7 +157,7 @@ static void table(FILE *fp, const struct scenario *sc, const cJSON *cands)
                         : "<td class=\"l miss\">✗ misses an SLA</td>",
                   fp);
         else {
-            fputs("<td class=\"l\">", fp);
+            fputs("<td class=\"l wrap\">", fp);
             ht_esc(fp, *pruned ? pruned : "not simulated");
             fputs("</td>", fp);
         }
@@ -170,7 +170,25 @@ static void table(FILE *fp, const struct scenario *sc, const cJSON *cands)
     fputs("</table>\n", fp);
 }
 
+static int plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, char *err,
+                     size_t errlen);
+
 int ht_plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, char *err, size_t errlen)
+{
+    /* plan_json() holds its numbers as raw text (6 significant digits, null for NaN); read
+     * them as any reader of the file would. */
+    char *text = cJSON_PrintUnformatted(plan);
+    cJSON *doc = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    if (!doc)
+        return ss_errf(err, errlen, "the plan document does not print as JSON");
+    int rc = plan_page(fp, sc, doc, err, errlen);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+static int plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, char *err,
+                     size_t errlen)
 {
     char title[200];
     snprintf(title, sizeof title, "Capacity plan for %s", sc->name);

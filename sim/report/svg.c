@@ -692,6 +692,15 @@ static void draw_panel(FILE *fp, struct svg_panel *p, double ox, double oy, doub
     text(fp, ox + 8, oy + 15, "start", "font-size=\"12\" font-weight=\"bold\"", p->title);
     char note[600];
     snprintf(note, sizeof note, "%s%s%s", p->note, p->note[0] && merged[0] ? " · " : "", merged);
+    /* One line, cut to the panel's width (about 5.8 px a character at this size). */
+    size_t fit = (size_t)((w - 16) / 5.8), chars = 0, k = 0;
+    for (; note[k] && chars < fit; k++)
+        chars += ((unsigned char)note[k] & 0xC0) != 0x80;
+    if (note[k]) {
+        while (k > 0 && ((unsigned char)note[k] & 0xC0) == 0x80)
+            k--;
+        snprintf(note + (k > 3 ? k - 1 : k), sizeof note - k, "…");
+    }
     if (note[0])
         text(fp, ox + 8, oy + 30, "start", "font-size=\"10\" fill=\"#444444\"", note);
     fputs("</g>\n", fp);
