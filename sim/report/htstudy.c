@@ -910,8 +910,26 @@ static void verdict(FILE *fp, const struct page *pg)
                     best_cost);
         else if (isfinite(best_gpus))
             fprintf(fp, n_ok == 1 ? " (on %.0f GPUs)" : " on the fewest GPUs (%.0f)", best_gpus);
-        if (n_ok > 1)
-            fprintf(fp, " (%d of the %d strategies meet them all)", n_ok, n_all);
+        if (n_ok > 1) { /* the others that meet them: named when few */
+            int named = 0;
+            k = 0;
+            fputs(n_ok == 2 ? "; so does " : n_ok == 3 ? "; so do " : "", fp);
+            cJSON_ArrayForEach(s, all)
+            {
+                ht_judge(pg->st->sc, doc, s, &j);
+                if (n_ok <= 3 && j.meets && j.n_sla > 0 && k != best) {
+                    double c = rt_num(s, "cost_per_million_requests_usd");
+                    fputs(named++ ? " and <strong>" : "<strong>", fp);
+                    ht_esc(fp, pg->strat[k]);
+                    fputs("</strong>", fp);
+                    if (isfinite(c))
+                        fprintf(fp, " ($%.2f)", c);
+                }
+                k++;
+            }
+            if (n_ok > 3)
+                fprintf(fp, " (%d of the %d strategies meet them all)", n_ok, n_all);
+        }
         if (pg->sweep)
             sweep_clause(fp, pg, best);
     } else {
@@ -932,15 +950,17 @@ static void verdict(FILE *fp, const struct page *pg)
         }
     }
     /* The misses of the others (at most two), and strategies that are the same for latency. */
-    int told = 0;
+    int told = 0, listed[2];
     k = 0;
     cJSON_ArrayForEach(s, all)
     {
         ht_judge(pg->st->sc, doc, s, &j);
-        int dup = 0; /* the same latencies as the closest one: said once, below */
-        if (closest >= 0 && best < 0)
-            dup = same_latency(s, cJSON_GetArrayItem(all, closest));
+        /* Latencies the same as a strategy already named: said once, below. */
+        int dup = closest >= 0 && best < 0 && same_latency(s, cJSON_GetArrayItem(all, closest));
+        for (int q = 0; q < told && !dup; q++)
+            dup = same_latency(s, cJSON_GetArrayItem(all, listed[q]));
         if (!j.meets && !dup && told < 2) {
+            listed[told] = k;
             fputs("; ", fp);
             fputs("<strong>", fp);
             ht_esc(fp, pg->strat[k]);
