@@ -385,8 +385,16 @@ static int sweep_figure(FILE *fp, const struct page *pg, const struct ht_metric 
         /* The y axis is logarithmic when the values span decades. */
         double all[HT_MAX_DOCS];
         int na = 0;
-        double sla =
-            tenant && m->sla_key ? ht_sla_ms(pg->st->sc, pg->doc, tenant, m->sla_key) : NAN;
+        /* The SLA of each series: a parameter swept beside the x axis may set it. */
+        double sla = NAN, sla_r[MAX_NAMES];
+        for (int r = 0; r < pg->n_rest; r++) {
+            sla_r[r] = NAN;
+            for (int d = 0; d < n && tenant && m->sla_key && !isfinite(sla_r[r]); d++)
+                if (rest_index(pg, d) == r)
+                    sla_r[r] = ht_sla_ms(pg->st->sc, pg->st->docs[d], tenant, m->sla_key);
+            if (isfinite(sla_r[r]) && !(sla_r[r] <= sla))
+                sla = sla_r[r];
+        }
         for (int k = 0; k < pg->n_strat; k++)
             for (int r = 0; r < pg->n_rest; r++) {
                 int c = series_points(pg, m, k, r, tenant, x, y, hol);
@@ -418,14 +426,15 @@ static int sweep_figure(FILE *fp, const struct page *pg, const struct ht_metric 
                 svg_add(p, lab, style_of(pg, k, r), c, x, y, hol);
                 svg_fig_legend(&f, lab, style_of(pg, k, r), 0);
                 drawn++;
-                if (crosses && isfinite(sla)) {
+                if (crosses && isfinite(sla_r[r])) {
                     struct cross_cell *cc = &cells[(r * pg->n_strat + k) * pg->n_ten + i];
                     cc->sla = 1;
-                    cc->kind = crossing(x, y, c, sla, p->xa == SVG_LOG, p->ya == SVG_LOG, &cc->x);
+                    cc->kind =
+                        crossing(x, y, c, sla_r[r], p->xa == SVG_LOG, p->ya == SVG_LOG, &cc->x);
                     if (cc->kind == CR_BREAKS && pg->ax.numeric) {
                         char v[64];
                         ht_axis_value(&pg->ax, cc->x, v, sizeof v);
-                        svg_mark(p, cc->x, sla, style_of(pg, k, r), v);
+                        svg_mark(p, cc->x, sla_r[r], style_of(pg, k, r), v);
                     }
                 }
             }
@@ -434,9 +443,18 @@ static int sweep_figure(FILE *fp, const struct page *pg, const struct ht_metric 
             snprintf(what, sizeof what, "%s",
                      strcmp(m->sla_key, "p99_ms") == 0 ? "p99" : m->sla_key);
             if (isfinite(sla)) {
+                for (int r = 0; r < pg->n_rest; r++) { /* one line per SLA value */
+                    int seen = !isfinite(sla_r[r]);
+                    for (int q = 0; q < r && !seen; q++)
+                        seen = sla_r[q] == sla_r[r];
+                    if (!seen) {
+                        sla_words(w, sizeof w, what, sla_r[r]);
+                        svg_ref(p, 0, sla_r[r], SVG_REF_SLA, "%s", w);
+                    }
+                }
                 sla_words(w, sizeof w, what, sla);
-                svg_ref(p, 0, sla, SVG_REF_SLA, "%s", w);
-                snprintf(p->note, sizeof p->note, "%s%s", w, crosses ? "" : " (for reference)");
+                snprintf(p->note, sizeof p->note, "%s%s%s", w,
+                         p->n_refs > 1 ? " (the loosest)" : "", crosses ? "" : " (for reference)");
             } else {
                 snprintf(p->note, sizeof p->note, "no SLA for %s in the scenario", what);
             }

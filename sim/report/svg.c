@@ -238,6 +238,7 @@ static void lin_axis(struct axis *ax, double lo, double hi, int zero)
         lo -= d;
         hi += d;
     }
+    hi += (hi - lo) * 0.04; /* a line at the top value (an SLA) stays inside, its label too */
     double step = nice_step((hi - lo) / 5);
     ax->lo = floor(lo / step + 1e-9) * step;
     ax->hi = ceil(hi / step - 1e-9) * step;
