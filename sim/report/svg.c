@@ -403,10 +403,9 @@ static int arrange(struct svg_panel *p, struct proj *pj, int *order)
                 continue;
             alive[j] = 0;
             struct svg_series *s = &p->s[i];
-            if (!s->merged[0])
-                snprintf(s->merged, sizeof s->merged, "%s", s->label);
-            size_t len = strlen(s->merged);
-            snprintf(s->merged + len, sizeof s->merged - len, " = %s", p->s[j].label);
+            char m[sizeof s->merged];
+            snprintf(m, sizeof m, "%s = %s", s->merged[0] ? s->merged : s->label, p->s[j].label);
+            memcpy(s->merged, m, sizeof m);
         }
     }
     for (int i = 0; i < p->n_series; i++)
@@ -691,7 +690,7 @@ static void draw_panel(FILE *fp, struct svg_panel *p, double ox, double oy, doub
     }
     draw_refs(fp, p, &ax, &ay, x0, y0, pw, ph, 1);
     text(fp, ox + 8, oy + 15, "start", "font-size=\"12\" font-weight=\"bold\"", p->title);
-    char note[600];
+    char note[sizeof p->note + sizeof merged + 8];
     snprintf(note, sizeof note, "%s%s%s", p->note, p->note[0] && merged[0] ? " · " : "", merged);
     /* One line, cut to the panel's width (about 5.8 px a character at this size). */
     size_t fit = (size_t)((w - 16) / 5.8), chars = 0, k = 0;
