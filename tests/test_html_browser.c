@@ -47,6 +47,7 @@ static int find_chromium(void)
                 return 1;
             p = colon ? colon + 1 : NULL;
         }
+    chromium[0] = '\0';
     return 0;
 }
 
