@@ -20,7 +20,8 @@
 static char out[CAP], errb[1 << 16];
 
 /* Commands whose output is not a result, and why (docs/cli.md says the same). */
-static const char *const no_json[] = {"report md", "report summary", "report mig", "report index",
+static const char *const no_json[] = {"report md",    "report summary", "report mig",
+                                      "report index", "report html",    "report check",
                                       NULL};
 
 /* Two light tenants; "a" has an SLA it meets, "b" one it misses (2 ms work, 1 ms p99). */
@@ -197,6 +198,10 @@ static const struct conv_case exit_cases[] = {
     {"profile match", "", 2},
     {"report md", "@D/ref-m.json", 0},
     {"report md", "@D/no-such.json", 2},
+    {"report html", "@D/ref-m.json -o @D/conv-page.html", 0},
+    {"report html", "@D/no-such.json -o @D/conv-page2.html", 2},
+    {"report check", "results/vgpu-schedulers.html", 0},
+    {"report check", "@D/no-such.html", 2},
     {"report summary", "@D/ref-m.json", 0},
     {"report summary", "", 2},
     {"report mig", "@D/no-such.json", 2},

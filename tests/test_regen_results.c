@@ -67,10 +67,10 @@ static void test_regen_script(void)
     CU_ASSERT(tu_starts(md, "# Small study\n\nTwo services.\n\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(md, "Run length: 4 000 requests."));
     CU_ASSERT_PTR_NOT_NULL(strstr(md, "## Load sweep"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(md, "![p99-vs-load](small-p99-vs-load.png)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, "![p99-vs-load](small-p99-vs-load.svg)"));
     free(md);
     /* No plots were asked for and none were made. */
-    snprintf(p, sizeof p, "%s/small-cdf.png", a);
+    snprintf(p, sizeof p, "%s/small.html", a);
     CU_ASSERT_FALSE(tu_exists(p));
 }
 

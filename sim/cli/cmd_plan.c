@@ -2,6 +2,7 @@
  * sharesim plan — the capacity planner's command line (sim/tools/plan.h has the method).
  */
 #include "cli/cli.h"
+#include "report/html.h"
 #include "tools/plan.h"
 #include "core/scenario.h"
 #include "base/util.h"
@@ -14,7 +15,8 @@
 static void usage(FILE *fp)
 {
     fprintf(fp,
-            "usage: sharesim plan SCENARIO [--json FILE|-] [--csv FILE|-] [--k8s DIR] [--quiet]\n\n"
+            "usage: sharesim plan SCENARIO [--json FILE|-] [--csv FILE|-] [--html FILE] [--k8s DIR]\n"
+            "                     [--quiet]\n\n"
             "Finds the cheapest configuration (strategy kind, parameters, GPU count) under\n"
             "which every tenant meets its p99 SLA. The scenario's tenants and GPU are the\n"
             "input; its strategies are ignored (and may be left out); an optional \"plan\": "
@@ -23,6 +25,7 @@ static void usage(FILE *fp)
             "with queueing theory, then simulated cheapest first.\n\n"
             "  --json FILE  recommendation and ranked candidates as JSON; - for stdout\n"
             "  --csv FILE   the ranked candidates, one row each (p99_ms.TENANT when simulated)\n"
+            "  --html FILE  the candidates as a self-contained page (docs/report.md)\n"
             "  --k8s DIR    write the Kubernetes artefact of the recommendation into DIR\n"
             "  --quiet      no table on stdout\n"
             "exit: 0 a configuration meets every SLA, 1 none does (closest shown), 2 bad input\n");
@@ -32,9 +35,10 @@ int cmd_plan(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"json", required_argument, 0, 'j'}, {"csv", required_argument, 0, 'c'},
-        {"k8s", required_argument, 0, 'k'},  {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
-    const char *json = NULL, *csv = NULL, *k8s = NULL;
+        {"k8s", required_argument, 0, 'k'},  {"html", required_argument, 0, 'H'},
+        {"quiet", no_argument, 0, 'q'},      {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    const char *json = NULL, *csv = NULL, *k8s = NULL, *html = NULL;
     int quiet = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "j:c:k:qh", opts, NULL)) != -1) {
@@ -47,6 +51,9 @@ int cmd_plan(int argc, char **argv)
             break;
         case 'k':
             k8s = optarg;
+            break;
+        case 'H':
+            html = optarg;
             break;
         case 'q':
             quiet = 1;
@@ -87,6 +94,17 @@ int cmd_plan(int argc, char **argv)
         cJSON_Delete(doc);
         if (cli_write_csv_rows("sharesim plan", csv, rows, skip))
             rc = SS_EXIT_BADINPUT;
+    }
+    if (html) {
+        struct ss_out o;
+        cJSON *doc = plan_json(&sc, &r);
+        if (ss_out_open(&o, html, err, sizeof err) ||
+            (ht_plan_page(o.fp, &sc, doc, err, sizeof err) ? (ss_out_abort(&o), 1)
+                                                           : ss_out_commit(&o, err, sizeof err))) {
+            fprintf(stderr, "sharesim: %s\n", err);
+            rc = SS_EXIT_BADINPUT;
+        }
+        cJSON_Delete(doc);
     }
     if (k8s && r.best >= 0) {
         mkdir(k8s, 0777);

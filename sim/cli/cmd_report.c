@@ -9,11 +9,16 @@
  *   mig RESULT.json         MIG instance occupancy (CSV) for the layout plot
  *   index INDEX.json        the studies as tab-separated lines for the shell
  *   reference INDEX.json    the reference table (JSON, CSV, Markdown)
+ *   html RESULT.json…       a study's self-contained HTML page (report/html.h)
+ *   check PAGE…             a page's figures keep their promises (report/svgcheck.h)
  */
 #include "calib/calib.h"
 #include "cli/cli.h"
+#include "core/scenario.h"
+#include "report/html.h"
 #include "report/rtable.h"
 #include "report/studies.h"
+#include "report/svgcheck.h"
 #include "base/util.h"
 
 #include <getopt.h>
@@ -29,7 +34,12 @@ static void usage(FILE *fp)
             "       sharesim report mig RESULT.json\n"
             "       sharesim report index INDEX.json [--rows ID]\n"
             "       sharesim report reference INDEX.json --study ID --dir DIR [--json F]\n"
-            "                          [--csv F] [--md F]\n\n"
+            "                          [--csv F] [--md F]\n"
+            "       sharesim report html RESULT.json… [-o FILE] [--scenario F] [--cdf CSV]\n"
+            "                          [--plot METRIC,…] [--svg PREFIX] [--title T]\n"
+            "                          [--question Q] [--command C] [--note TEXT]\n"
+            "                          [--index INDEX.json --study ID [--dir DIR]]\n"
+            "       sharesim report check PAGE…\n\n"
             "Tables and plot data from `sharesim run --json` results (see docs/results.md):\n"
             "  md         Markdown: a header (title, the scenario's description, the\n"
             "             command, a note), the strategy × tenant table, the strategy\n"
@@ -44,7 +54,21 @@ static void usage(FILE *fp)
             "             load scales, run-length note, title; --rows ID: a reference\n"
             "             study's rows (mode, scenario, strategy)\n"
             "  reference  reads DIR/<ID>-<mode>.json per row, writes the reference table\n"
-            "exit: 0 ok, 2 bad input\n");
+            "  html       one self-contained page (inline SVG, no script; docs/report.md): the\n"
+            "             question, the verdict, every tenant's latency distribution with its\n"
+            "             SLA (--cdf: the CSV of `sharesim run --cdf`), MIG layouts, the tables;\n"
+            "             with several results (--scale-load runs, or `sharesim sweep` points)\n"
+            "             each --plot metric against the swept value (default p99_ms, TTFT and\n"
+            "             TPOT when present, cost), with the SLA and where it is crossed.\n"
+            "             --scenario gives the SLAs and names; --index/--study take title,\n"
+            "             question, run length, notes and scenario from results/index.json (a\n"
+            "             reference study reads its rows from --dir); --svg also writes every\n"
+            "             figure as PREFIX-<figure>.svg. Metrics: p99_ms, p999_ms,\n"
+            "             p95_ms, p50_ms, mean_ms, ttft_p99_ms, tpot_p99_ms, throughput,\n"
+            "             sla_attainment, cost, cost_per_hour, util, gpus\n"
+            "  check      every latency plot of the pages shows its SLA and no curve is fully\n"
+            "             hidden by another (exit 1 when one is)\n"
+            "exit: 0 ok, 1 a page fails check, 2 bad input\n");
 }
 
 static int bad(const char *err)
@@ -67,10 +91,17 @@ enum {
     O_JSON = 512,
     O_CSV = 1024,
     O_MD = 2048,
-    O_NOTE = 4096
+    O_NOTE = 4096,
+    O_OUT = 8192,
+    O_CDF = 16384,
+    O_PLOT = 32768,
+    O_SVG = 65536,
+    O_QUESTION = 131072,
+    O_INDEX = 262144
 };
 struct ropts {
     const char *title, *scenario, *command, *note, *x, *rows, *study, *dir, *json, *csv, *md_path;
+    const char *out, *cdf, *plot, *svg, *question, *index;
     int md, level;
     unsigned given; /* O_* bits */
 };
@@ -90,6 +121,12 @@ static int parse_opts(int argc, char **argv, struct ropts *o)
                                          {"dir", required_argument, 0, 'd'},
                                          {"json", required_argument, 0, 'j'},
                                          {"csv", required_argument, 0, 'C'},
+                                         {"out", required_argument, 0, 'o'},
+                                         {"cdf", required_argument, 0, 'F'},
+                                         {"plot", required_argument, 0, 'p'},
+                                         {"svg", required_argument, 0, 'v'},
+                                         {"question", required_argument, 0, 'Q'},
+                                         {"index", required_argument, 0, 'I'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     char cmd[64];
@@ -99,8 +136,32 @@ static int parse_opts(int argc, char **argv, struct ropts *o)
     memset(o, 0, sizeof *o);
     o->level = 2;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
         switch (c) {
+        case 'o':
+            o->out = optarg;
+            o->given |= O_OUT;
+            break;
+        case 'F':
+            o->cdf = optarg;
+            o->given |= O_CDF;
+            break;
+        case 'p':
+            o->plot = optarg;
+            o->given |= O_PLOT;
+            break;
+        case 'v':
+            o->svg = optarg;
+            o->given |= O_SVG;
+            break;
+        case 'Q':
+            o->question = optarg;
+            o->given |= O_QUESTION;
+            break;
+        case 'I':
+            o->index = optarg;
+            o->given |= O_INDEX;
+            break;
         case 't':
             o->title = optarg;
             o->given |= O_TITLE;
@@ -335,6 +396,140 @@ static int do_reference(int n, char **args, const struct ropts *o)
     return rc;
 }
 
+/* The page of a reference study: its rows' results from --dir. */
+static int html_reference(const struct sd_study *st, const struct ropts *o, FILE *fp, char *err,
+                          size_t errlen)
+{
+    struct sd_ref_row rows[SD_MAX_ROWS];
+    cJSON *docs[SD_MAX_ROWS];
+    if (!o->dir)
+        return ss_errf(err, errlen, "html: study \"%s\" is a reference study: give --dir DIR",
+                       st->id);
+    if (sd_reference(st, o->dir, rows, docs, err, errlen))
+        return -1;
+    int rc = ht_reference_page(fp, st, rows, docs, o->dir, o->svg, err, errlen);
+    for (int k = 0; k < st->n_rows; k++)
+        cJSON_Delete(docs[k]);
+    return rc;
+}
+
+static int do_html(int n, char **args, const struct ropts *o)
+{
+    char err[SS_ERRLEN];
+    struct sd_index ix;
+    const struct sd_study *st = NULL;
+    memset(&ix, 0, sizeof ix);
+    if ((o->index != NULL) != (o->study != NULL)) {
+        fprintf(stderr, "sharesim report html: --index and --study go together\n");
+        return SS_EXIT_BADINPUT;
+    }
+    if (o->plot && ht_check_metrics(o->plot, err, sizeof err))
+        return bad(err);
+    if (o->index) {
+        if (sd_load(o->index, &ix, err, sizeof err)) {
+            sd_free(&ix);
+            return bad(err);
+        }
+        st = sd_find(&ix, o->study);
+        if (!st || st->kind == SD_VALIDATION) {
+            fprintf(stderr, "sharesim report html: %s: no scenario or reference study \"%s\"\n",
+                    o->index, o->study);
+            sd_free(&ix);
+            return SS_EXIT_BADINPUT;
+        }
+    }
+    if ((st && st->kind == SD_REFERENCE) ? n != 0 : n < 1) {
+        sd_free(&ix);
+        usage(stderr);
+        return SS_EXIT_BADINPUT;
+    }
+    struct scenario sc;
+    int have_sc = 0, rc = 0;
+    const char *scn = o->scenario ? o->scenario : st ? st->scenario : NULL;
+    cJSON **docs = calloc((size_t)(n > 0 ? n : 1), sizeof *docs);
+    if (scn) {
+        if (scn_load(scn, &sc, err, sizeof err))
+            rc = -1;
+        else
+            have_sc = 1;
+    }
+    for (int k = 0; k < n && rc == 0; k++)
+        rc = ht_load(args[k], &docs[k], err, sizeof err);
+    struct ss_out out;
+    if (rc == 0)
+        rc = ss_out_open(&out, o->out ? o->out : "-", err, sizeof err);
+    if (rc == 0) {
+        if (st && st->kind == SD_REFERENCE) {
+            rc = html_reference(st, o, out.fp, err, sizeof err);
+        } else {
+            struct ht_study hs = {st ? st->id : "study",
+                                  o->title ? o->title
+                                  : st     ? st->title
+                                           : NULL,
+                                  o->question ? o->question
+                                  : st        ? st->question
+                                              : NULL,
+                                  o->command,
+                                  o->note ? o->note
+                                  : st    ? st->requests
+                                          : NULL,
+                                  st ? st->notes : NULL,
+                                  have_sc ? &sc : NULL,
+                                  docs,
+                                  n,
+                                  o->cdf,
+                                  o->plot,
+                                  o->svg};
+            rc = ht_study_page(out.fp, &hs, err, sizeof err);
+        }
+        if (rc == 0)
+            rc = ss_out_commit(&out, err, sizeof err);
+        else
+            ss_out_abort(&out);
+    }
+    for (int k = 0; k < n; k++)
+        cJSON_Delete(docs[k]);
+    free(docs);
+    if (have_sc)
+        scn_free(&sc);
+    sd_free(&ix);
+    return rc ? bad(err) : SS_EXIT_OK;
+}
+
+static int do_check(int n, char **args, const struct ropts *o)
+{
+    (void)o;
+    char err[SS_ERRLEN];
+    int failed = 0;
+    if (n < 1) {
+        usage(stderr);
+        return SS_EXIT_BADINPUT;
+    }
+    for (int k = 0; k < n; k++) {
+        char *text;
+        if (ss_read_file(args[k], 256u << 20, &text, NULL, err, sizeof err))
+            return bad(err);
+        struct svc_report r;
+        int bad_n = svc_check_text(text, &r);
+        free(text);
+        if (r.figures == 0) {
+            fprintf(stderr,
+                    "sharesim report check: %s: no figure (not a page of `sharesim "
+                    "report html`)\n",
+                    args[k]);
+            return SS_EXIT_BADINPUT;
+        }
+        printf("%s: %d figure%s, %d panels (%d of latency), %d curves: ", args[k], r.figures,
+               r.figures == 1 ? "" : "s", r.panels, r.latency_panels, r.series);
+        if (bad_n == 0)
+            printf("every latency panel shows its SLA, no curve hidden\n");
+        else
+            printf("%d hidden, %d without SLA; first: %s\n", r.hidden, r.sla_missing, r.first);
+        failed |= bad_n != 0;
+    }
+    return failed ? SS_EXIT_INFEASIBLE : SS_EXIT_OK;
+}
+
 /* A subcommand: argv[0] is its name; it accepts the options in `allowed` (O_* bits). */
 static int run_sub(int argc, char **argv, unsigned allowed,
                    int (*fn)(int n, char **args, const struct ropts *o))
@@ -377,6 +572,19 @@ static int sub_reference(int argc, char **argv)
     return run_sub(argc, argv, O_STUDY | O_DIR | O_JSON | O_CSV | O_MD, do_reference);
 }
 
+static int sub_html(int argc, char **argv)
+{
+    return run_sub(argc, argv,
+                   O_OUT | O_SCENARIO | O_CDF | O_PLOT | O_SVG | O_TITLE | O_QUESTION | O_COMMAND |
+                       O_NOTE | O_INDEX | O_STUDY | O_DIR,
+                   do_html);
+}
+
+static int sub_check(int argc, char **argv)
+{
+    return run_sub(argc, argv, 0, do_check);
+}
+
 static const struct cli_command subcommands[] = {
     {"md", "RESULT.json: the Markdown section of one result", sub_md, NULL},
     {"summary", "[X=]RESULT.json…: one row per strategy and result (CSV or Markdown)", sub_summary,
@@ -384,6 +592,8 @@ static const struct cli_command subcommands[] = {
     {"mig", "RESULT.json: MIG instance occupancy (CSV) for the layout plot", sub_mig, NULL},
     {"index", "INDEX.json: the studies as tab-separated lines for the shell", sub_index, NULL},
     {"reference", "INDEX.json: the reference table (JSON, CSV, Markdown)", sub_reference, NULL},
+    {"html", "RESULT.json…: a study's self-contained HTML page with its figures", sub_html, NULL},
+    {"check", "PAGE…: every latency plot shows its SLA, no curve is hidden", sub_check, NULL},
     {NULL, NULL, NULL, NULL},
 };
 

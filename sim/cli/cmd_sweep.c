@@ -11,23 +11,19 @@
  *   3. the points left run in workers; each writes its own files atomically;
  *   4. sweep.csv is assembled from the point files in point order, so it is the
  *      same bytes whatever --jobs was and whichever run computed which point;
- *   5. the plot, if gnuplot is there.
+ *   5. the page of the sweep (DIR/sweep.html, its figures as SVG).
  * On SIGINT/SIGTERM the parent (cli.c's handler) stops its workers, whose own
  * handlers remove their temporaries, removes its own and exits 128 + signal.
  */
 #include "cli/cli.h"
+#include "report/html.h"
 #include "tools/pool.h"
 #include "tools/sweep.h"
 #include "base/util.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,18 +42,10 @@ struct sweep_cmd {
     long n_skipped;
     int jobs;
     int plot;
+    const char *metrics; /* --plot */
     int quiet;
     const char *json, *csv; /* --json, --csv: the whole sweep once more, as one file */
 };
-
-static void block_signals(sigset_t *old)
-{
-    sigset_t s;
-    sigemptyset(&s);
-    sigaddset(&s, SIGINT);
-    sigaddset(&s, SIGTERM);
-    sigprocmask(SIG_BLOCK, &s, old);
-}
 
 static double now_s(void)
 {
@@ -70,8 +58,9 @@ static void usage(FILE *fp)
 {
     fprintf(fp,
             "usage: sharesim sweep SCENARIO --set PATH=VALUES [--set …] --out DIR [--jobs N]\n"
-            "                      [--replications R] [--seed N] [--no-slowdown] [--no-plot]\n"
-            "                      [--quiet] [--json FILE|-] [--csv FILE|-]\n\n"
+            "                      [--replications R] [--seed N] [--no-slowdown]\n"
+            "                      [--plot METRIC,…] [--no-plot] [--quiet] [--json FILE|-]\n"
+            "                      [--csv FILE|-]\n\n"
             "Runs the scenario at every point of the grid of --set values (Cartesian product)\n"
             "and collects the results.\n\n"
             "  --set PATH=VALUES  PATH is a dotted JSON path with 0-based array indices\n"
@@ -84,14 +73,18 @@ static void usage(FILE *fp)
             "  --out DIR          DIR/points/<id>.json (the `run --json` result plus a \"sweep\"\n"
             "                     object), DIR/points/<id>.csv, DIR/points/index.csv (id →\n"
             "                     values), DIR/sweep.csv (point, swept values, `run --csv`\n"
-            "                     columns) and DIR/sweep.png (p99 vs the first --set; needs\n"
-            "                     gnuplot on PATH)\n"
+            "                     columns), DIR/sweep.html (the metrics against the first\n"
+            "                     --set, per tenant with its SLA) and DIR/sweep-*.svg\n"
             "  --jobs N           worker processes (default: online cores); results do not\n"
             "                     depend on N\n"
             "  --replications R   override the scenario's replications\n"
             "  --seed N           override the scenario's seed (the same for every point)\n"
             "  --no-slowdown      as `sharesim run --no-slowdown`\n"
-            "  --no-plot          do not draw DIR/sweep.png\n"
+            "  --plot METRIC,…    what the page plots (default p99_ms and cost): p99_ms,\n"
+            "                     p999_ms, p95_ms, p50_ms, mean_ms, ttft_p99_ms,\n"
+            "                     tpot_p99_ms, throughput, sla_attainment, cost,\n"
+            "                     cost_per_hour, util, gpus\n"
+            "  --no-plot          do not write DIR/sweep.html and its figures\n"
             "  --quiet            no p99 table on stdout\n"
             "  --json FILE        every point's result in one document, {\"points\": [<id>.json,\n"
             "                     …]} in point order; - for stdout (then no table)\n"
@@ -117,7 +110,8 @@ static int parse_args(int argc, char **argv, struct sweep_cmd *c)
         {"seed", required_argument, 0, 's'}, {"no-slowdown", no_argument, 0, 'n'},
         {"no-plot", no_argument, 0, 'P'},    {"quiet", no_argument, 0, 'q'},
         {"json", required_argument, 0, 'J'}, {"csv", required_argument, 0, 'C'},
-        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
+        {"plot", required_argument, 0, 'M'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     char err[SS_ERRLEN];
     long v, cores = sysconf(_SC_NPROCESSORS_ONLN);
     int ch;
@@ -152,6 +146,11 @@ static int parse_args(int argc, char **argv, struct sweep_cmd *c)
             break;
         case 'P':
             c->plot = 0;
+            break;
+        case 'M':
+            if (ht_check_metrics(optarg, err, sizeof err))
+                return bad("%s", err);
+            c->metrics = optarg;
             break;
         case 'q':
             c->quiet = 1;
@@ -317,118 +316,56 @@ static int run_points(const struct sweep_cmd *c, int jobs)
     return rc;
 }
 
-/* An executable called name in a PATH directory. */
-static int on_path(const char *name)
-{
-    const char *path = getenv("PATH");
-    char buf[4096];
-    while (path && *path) {
-        const char *colon = strchr(path, ':');
-        int len = colon ? (int)(colon - path) : (int)strlen(path);
-        snprintf(buf, sizeof buf, "%.*s/%s", len ? len : 1, len ? path : ".", name);
-        if (access(buf, X_OK) == 0)
-            return 1;
-        path = colon ? colon + 1 : NULL;
-    }
-    return 0;
-}
-
-/* dir/rel if readable, made absolute (gnuplot runs in DIR, not here). */
-static int try_script(const char *dir, const char *rel, char *out, size_t n)
-{
-    char cwd[PATH_MAX];
-    if (dir[0] == '/')
-        snprintf(out, n, "%s/%s", dir, rel);
-    else if (getcwd(cwd, sizeof cwd))
-        snprintf(out, n, "%s/%s/%s", cwd, dir, rel);
-    else
-        return 0;
-    return access(out, R_OK) == 0;
-}
-
 /*
- * scripts/sweep.gp: $SHARESIM_SCRIPTS, else next to the executable (build/sharesim
- * and build/asan/sharesim both sit below the repository root), else ./scripts.
- */
-static int find_script(char *out, size_t n)
-{
-    const char *env = getenv("SHARESIM_SCRIPTS");
-    char exe[PATH_MAX];
-    if (env && *env && try_script(env, "sweep.gp", out, n))
-        return 1;
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len > 0) {
-        exe[len] = '\0';
-        for (int up = 0; up < 4; up++) {
-            char *slash = strrchr(exe, '/');
-            if (!slash || slash == exe)
-                break;
-            *slash = '\0';
-            if (try_script(exe, "scripts/sweep.gp", out, n))
-                return 1;
-        }
-    }
-    return try_script(".", "scripts/sweep.gp", out, n);
-}
-
-/*
- * Step 5. gnuplot runs in DIR (so the script sees plain file names) and writes
- * the temporary of an ss_out, which is renamed only when gnuplot succeeds.
+ * Step 5. The page: every point's result, read back in point order, drawn by `sharesim
+ * report html` (report/html.h) as the chosen metrics against the first --set, one panel
+ * per tenant with its SLA; DIR/sweep.html and each figure as DIR/sweep-<figure>.svg.
  */
 static void plot(const struct sweep_cmd *c)
 {
-    char script[2 * PATH_MAX], png[4096], err[SS_ERRLEN];
-    if (!on_path("gnuplot")) {
-        fprintf(stderr, "sharesim sweep: gnuplot not found on PATH; skipped %s/sweep.png\n",
-                c->dir);
-        return;
-    }
-    if (!find_script(script, sizeof script)) {
-        fprintf(stderr, "sharesim sweep: scripts/sweep.gp not found; skipped %s/sweep.png\n",
-                c->dir);
-        return;
+    char path[4096], err[SS_ERRLEN];
+    long n = c->grid.n_points;
+    cJSON **docs = ss_xcalloc((size_t)n, sizeof *docs);
+    int rc = n > HT_MAX_DOCS
+                 ? ss_errf(err, sizeof err, "%ld points: a page shows at most %d", n, HT_MAX_DOCS)
+                 : 0;
+    for (long p = 0; p < n && rc == 0; p++) {
+        sw_point_file(&c->grid, c->dir, p, "json", path, sizeof path);
+        rc = ht_load(path, &docs[p], err, sizeof err);
     }
     struct ss_out o;
-    snprintf(png, sizeof png, "%s/sweep.png", c->dir);
-    if (ss_out_open(&o, png, err, sizeof err)) {
-        fprintf(stderr, "sharesim sweep: %s\n", err);
-        return;
-    }
-    const char *tmp = strrchr(o.tmp, '/') ? strrchr(o.tmp, '/') + 1 : o.tmp;
-    sigset_t old;
-    fflush(stdout);
-    fflush(stderr);
-    block_signals(&old);
-    pid_t pid = fork();
-    if (pid == 0) {
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        if (chdir(c->dir) == 0)
-            execlp("gnuplot", "gnuplot", "-c", script, "sweep.csv", tmp, (char *)NULL);
-        _exit(127);
-    }
-    if (pid > 0)
-        cli_set_child(pid);
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    int status = 0;
-    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    /* Unrecorded with the signals blocked, so the handler never signals a reaped pid. */
-    block_signals(&old);
-    cli_set_child(0);
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    struct stat st;
-    if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(o.tmp, &st) == 0 &&
-        st.st_size > 0) {
-        if (ss_out_commit(&o, err, sizeof err))
-            fprintf(stderr, "sharesim sweep: %s\n", err);
-        else
-            fprintf(stderr, "sharesim sweep: wrote %s\n", png);
+    snprintf(path, sizeof path, "%s/sweep.html", c->dir);
+    if (rc == 0 && ss_out_open(&o, path, err, sizeof err) == 0) {
+        char prefix[4096], cmd[1024];
+        snprintf(prefix, sizeof prefix, "%s/sweep", c->dir);
+        int len = snprintf(cmd, sizeof cmd, "sharesim sweep %.400s", c->scenario_path);
+        for (int a = 0; a < c->grid.n_axes && len < (int)sizeof cmd - 200; a++) {
+            const struct sw_axis *ax = &c->grid.axes[a];
+            len += snprintf(cmd + len, sizeof cmd - (size_t)len, " --set %.60s=", ax->path);
+            for (int v = 0; v < ax->n_values && len < (int)sizeof cmd - 100; v++) {
+                if (ax->n_values > 12 && v == 2) { /* the values, shortened */
+                    len += snprintf(cmd + len, sizeof cmd - (size_t)len, ",…");
+                    v = ax->n_values - 2;
+                    continue;
+                }
+                len += snprintf(cmd + len, sizeof cmd - (size_t)len, "%s%.30s", v ? "," : "",
+                                ax->labels[v]);
+            }
+        }
+        struct ht_study st = {"sweep",  NULL, NULL,   cmd,  NULL,       NULL,
+                              &c->base, docs, (int)n, NULL, c->metrics, prefix};
+        rc = ht_study_page(o.fp, &st, err, sizeof err);
+        rc = rc ? (ss_out_abort(&o), -1) : ss_out_commit(&o, err, sizeof err);
     } else {
-        ss_out_abort(&o);
-        fprintf(stderr, "sharesim sweep: gnuplot failed; %s not written\n", png);
+        rc = -1;
     }
+    if (rc)
+        fprintf(stderr, "sharesim sweep: %s; %s not written\n", err, path);
+    else
+        fprintf(stderr, "sharesim sweep: wrote %s\n", path);
+    for (long p = 0; p < n; p++)
+        cJSON_Delete(docs[p]);
+    free(docs);
 }
 
 /* The p99 of every point × strategy × tenant, read back from the point files. */

@@ -152,8 +152,9 @@ static int check_notes(const struct jv *j, const cJSON *o, const char *path, str
 
 static int parse_study(const struct jv *j, const cJSON *o, const char *path, struct sd_study *st)
 {
-    static const char *const keys[] = {"id",    "title",       "kind",     "scenario", "rows",
-                                       "plots", "load_scales", "requests", "notes",    NULL};
+    static const char *const keys[] = {"id",       "title",    "kind",  "scenario",
+                                       "rows",     "plots",    "notes", "load_scales",
+                                       "requests", "question", NULL};
     int kind = SD_SCENARIO;
     char p[512];
     memset(st, 0, sizeof *st);
@@ -163,6 +164,7 @@ static int parse_study(const struct jv *j, const cJSON *o, const char *path, str
         jv_enum(j, o, path, "kind", 0, sd_kind_names, &kind) < 0 ||
         jv_str(j, o, path, "scenario", kind == SD_SCENARIO, &st->scenario) < 0 ||
         jv_str(j, o, path, "requests", 0, &st->requests) < 0 ||
+        jv_str(j, o, path, "question", 0, &st->question) < 0 ||
         parse_plots(j, o, path, &st->plots) || parse_scales(j, o, path, st) ||
         check_notes(j, o, path, st))
         return -1;

@@ -8,7 +8,8 @@
  *    "rows": [ROW, …]                 (kind reference),
  *    "plots": ["cdf", "p99-vs-load", "util-vs-tenants", "mig-occupancy"],
  *    "load_scales": [x, …]            (needed by p99-vs-load),
- *    "requests": "…", "notes": ["Markdown paragraph", …]}
+ *    "requests": "…", "notes": ["Markdown paragraph", …],
+ *    "question": "what the study answers (the first line of its HTML page)"}
  * ROW: {"mode", "instances", "scenario", "strategy",
  *       "paper": {"tps_per_instance", "p99_ms", "gpu_util"}}
  * Unknown keys are errors naming their JSON path, as in scenarios.
@@ -42,7 +43,7 @@ struct sd_row {
 };
 
 struct sd_study {
-    const char *id, *title, *scenario, *requests;
+    const char *id, *title, *scenario, *requests, *question;
     enum sd_kind kind;
     unsigned plots; /* enum sd_plot bits */
     int n_scales;

@@ -1,0 +1,110 @@
+/*
+ * htint — what the files of the html module share (html.h is the public side): the page
+ * frame and tables (html.c), the inputs (htdata.c) and the MIG grid (htmig.c).
+ */
+#ifndef SS_HTINT_H
+#define SS_HTINT_H
+
+#include "calib/calib.h"
+#include "core/scenario.h"
+#include "report/svg.h"
+
+#include <cJSON.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* ---- page frame (html.c) ---- */
+void ht_head(FILE *fp, const char *title);
+void ht_foot(FILE *fp);
+void ht_esc(FILE *fp, const char *s);
+/* Inline Markdown of the index's notes: **bold**, `code`; everything else escaped. */
+void ht_md(FILE *fp, const char *s);
+/* A table cell with v × scale in fmt, or "–" when v is not a number. */
+void ht_td(FILE *fp, double v, double scale, const char *fmt);
+/* A figure: the SVG inline, its caption, and (svg_prefix) a file <prefix>-<f->id>.svg. */
+int ht_figure(FILE *fp, struct svg_figure *f, const char *caption_html, const char *svg_prefix,
+              char *err, size_t errlen);
+/* The header line under the title: scenario, GPUs, seed, replications, load, command. */
+void ht_meta(FILE *fp, const cJSON *doc, const char *command, const char *requests);
+/* The strategy × tenant, strategy and MIG tables of one result. */
+void ht_result_tables(FILE *fp, const cJSON *doc, const struct scenario *sc);
+void ht_notes(FILE *fp, const cJSON *notes);
+
+/* ---- inputs (htdata.c) ---- */
+const char *ht_str(const cJSON *obj, const char *key);
+double ht_path_num(const cJSON *obj, const char *path); /* "a.b" */
+
+enum ht_level { HT_TENANT, HT_STRATEGY };
+struct ht_metric {
+    const char *name;    /* --plot name */
+    const char *label;   /* "p99 latency" */
+    const char *unit;    /* "ms", "$", "%", "" */
+    enum ht_level level; /* a tenant's figure or a strategy's */
+    const char *path;    /* in the tenant or strategy object */
+    double scale;        /* shown = value × scale */
+    int latency;         /* a latency: its panels show the SLA */
+    const char *sla_key; /* the scenario's tenant "sla" key it is judged by */
+    const char *fig;     /* short name in figure ids: "p99" → p99-vs-load */
+};
+const struct ht_metric *ht_metric(const char *name);
+double ht_metric_value(const struct ht_metric *m, const cJSON *strategy, const cJSON *tenant);
+
+/* The SLA (ms) of a tenant for an "sla" key ("p99_ms", "ttft_p99_ms", …): from the point's
+ * own swept value when doc is a sweep point that sets it, else the scenario's; NaN: none. */
+double ht_sla_ms(const struct scenario *sc, const cJSON *doc, const char *tenant, const char *key);
+
+/* The worst-case verdict inputs of one strategy of a result. */
+struct ht_judge {
+    int meets; /* every tenant with an SLA meets it, nothing failed or rejected */
+    int n_sla; /* tenants with an SLA */
+    int n_miss;
+    char miss[360];      /* "chat: p99 80 ms > 50 ms; …" (first three) */
+    double worst_ratio;  /* max over tenants with an SLA of p99 / SLA */
+    double worst_p99_ms; /* max over tenants */
+};
+void ht_judge(const struct scenario *sc, const cJSON *doc, const cJSON *strategy,
+              struct ht_judge *j);
+
+/* The latency quantiles of `run --cdf`: per (strategy, tenant) a curve. */
+struct ht_cdf_row {
+    char strategy[64], tenant[64];
+    int n;
+    double p[128], ms[128];
+};
+struct ht_cdf {
+    int n;
+    struct ht_cdf_row *rows;
+};
+/* pooled: keep only the rows of every strategy's tenants pooled ("(all)", named by the
+ * strategy and tenant "(all)"), else only the per-tenant rows. */
+int ht_cdf_load(const char *path, int pooled, struct ht_cdf *c, char *err, size_t errlen);
+const struct ht_cdf_row *ht_cdf_find(const struct ht_cdf *c, const char *strategy,
+                                     const char *tenant);
+void ht_cdf_free(struct ht_cdf *c);
+
+/* The x axis of a sweep: the first swept parameter of `sharesim sweep` points (their
+ * "sweep.params"), or the load scale of `run --scale-load` results (1 when absent). */
+struct ht_axis {
+    char path[160];  /* "load_scale" or the swept path */
+    char label[200]; /* ht_param_label */
+    int numeric;
+    int n;       /* docs */
+    double *x;   /* per doc (numeric), or its category index */
+    char **text; /* per doc: the value as written */
+    char **rest; /* per doc: the other swept parameters, "" when none ("slice 6 ms, …") */
+    int n_cats;
+    int log; /* numeric and spans decades */
+};
+int ht_axis_make(const struct scenario *sc, cJSON *const *docs, int n, struct ht_axis *a, char *err,
+                 size_t errlen);
+void ht_axis_free(struct ht_axis *a);
+/* The axis value in words: "×1.1", "30 req/s", "mps". */
+void ht_axis_value(const struct ht_axis *a, double x, char *buf, size_t n);
+
+/* ---- MIG layouts (htmig.c) ---- */
+/* Draws the instances of every strategy with MIG instances as slice grids (compute row,
+ * memory row, stranded slices hatched); 0 figures written when none. */
+int ht_mig_section(FILE *fp, const cJSON *doc, const struct gpu_profile *gp, const char *svg_prefix,
+                   char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,302 @@
+/*
+ * htmig — MIG layouts as the GPU's slice grid: per (strategy, GPU) a row of compute slices
+ * over a row of memory slices; each instance covers its slices of both rows (its profile,
+ * tenants and busy fraction written on it); a free slice no instance profile can use is
+ * hatched and labelled "stranded", a free usable one is dashed.
+ *
+ * Where the slices are: memory slices are placed by the instance's start (the result says
+ * it); compute slices (GPCs) have no position in the result, so they are drawn in memory
+ * order, each instance as far left as its start allows. The stranded counts are the
+ * result's (stranded_compute_frac, stranded_memory_frac, computed by mig_frag); which free
+ * memory slices are drawn stranded is those no profile of the GPU could cover at a legal
+ * start, so the picture and the numbers agree.
+ */
+#include "report/html.h"
+#include "report/htint.h"
+#include "report/rtable.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CW 40.0 /* memory cell width */
+#define LW 58.0 /* row labels */
+#define CH 26.0 /* compute row height */
+#define MH 66.0 /* memory row height */
+#define BW (LW + 8 * CW + 14)
+#define BH (22 + CH + 6 + MH + 24)
+#define MAXS 16
+
+static const char *const tints[6] = {"#CFE2F3", "#F9DCCB", "#CDEEE3",
+                                     "#F3DCEA", "#FBE9C6", "#D7EEFA"};
+
+struct inst {
+    const cJSON *j;
+    int start, msl, cs, csl;
+};
+
+static int by_start(const void *a, const void *b)
+{
+    return ((const struct inst *)a)->start - ((const struct inst *)b)->start;
+}
+
+static void cell_text(FILE *fp, double x, double y, const char *size, const char *fill,
+                      const char *s)
+{
+    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"%s\" fill=\"%s\">",
+            x, y, size, fill);
+    ht_esc(fp, s);
+    fputs("</text>\n", fp);
+}
+
+static void free_cell(FILE *fp, double x, double y, double w, double h, int stranded)
+{
+    if (stranded) {
+        fprintf(fp,
+                "<rect class=\"stranded\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                "fill=\"url(#hatch)\" stroke=\"#B03A00\" stroke-width=\"1.5\"/>\n",
+                x + 1, y + 1, w - 2, h - 2);
+        fprintf(fp,
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"8\" "
+                "font-weight=\"bold\" fill=\"#8A2D00\" stroke=\"#ffffff\" stroke-width=\"3\" "
+                "paint-order=\"stroke\">stranded</text>\n",
+                x + w / 2, y + h / 2 + 3);
+    } else {
+        fprintf(fp,
+                "<rect class=\"free\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                "fill=\"#ffffff\" stroke=\"#999999\" stroke-dasharray=\"3 2\"/>\n",
+                x + 1, y + 1, w - 2, h - 2);
+        cell_text(fp, x + w / 2, y + h / 2 + 3, "9", "#666666", "free");
+    }
+}
+
+/* Can some profile of the GPU cover memory slice k using only free slices and free compute? */
+static int coverable(const struct gpu_profile *gp, const int *mused, int k, int free_c)
+{
+    for (int p = 0; p < gp->n_mig; p++) {
+        const struct mig_profile *m = &gp->mig[p];
+        int size = m->size > 0 ? m->size : m->memory_slices;
+        if (m->compute_slices > free_c)
+            continue;
+        for (int s = 0; s < m->n_starts; s++) {
+            int a = m->starts[s], ok = a <= k && k < a + size && a + size <= gp->mig_memory_slices;
+            for (int q = a; ok && q < a + size; q++)
+                ok = !mused[q];
+            if (ok)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* One GPU's block at (ox, oy). */
+static void gpu_block(FILE *fp, const char *strategy, int gi, const cJSON *g,
+                      const struct gpu_profile *gp, double ox, double oy)
+{
+    int C = gp->mig_compute_slices > 0 ? gp->mig_compute_slices : 7;
+    int M = gp->mig_memory_slices > 0 && gp->mig_memory_slices <= 8 ? gp->mig_memory_slices : 8;
+    double ccw = CW * M / C, x0 = ox + LW, yc = oy + 22, ym = yc + CH + 6;
+    struct inst in[MAXS];
+    int n = 0, cused[16] = {0}, mused[16] = {0};
+    const cJSON *i;
+    cJSON_ArrayForEach(i, cJSON_GetObjectItemCaseSensitive(g, "instances"))
+    {
+        if (n == MAXS)
+            break;
+        const struct mig_profile *mp = cal_mig_find(gp, ht_str(i, "profile"));
+        in[n].j = i;
+        in[n].start = (int)rt_num(i, "start");
+        in[n].msl = mp ? (mp->size > 0 ? mp->size : mp->memory_slices) : 1;
+        in[n].csl = mp ? mp->compute_slices : 1;
+        n++;
+    }
+    qsort(in, (size_t)n, sizeof *in, by_start);
+    int next = 0;
+    for (int k = 0; k < n; k++) {
+        int cs = in[k].start < C - in[k].csl ? in[k].start : C - in[k].csl;
+        cs = cs < next ? next : cs;
+        cs = cs > C - in[k].csl ? C - in[k].csl : cs;
+        in[k].cs = cs < 0 ? 0 : cs;
+        next = in[k].cs + in[k].csl;
+        for (int q = in[k].cs; q < in[k].cs + in[k].csl && q < 16; q++)
+            cused[q] = 1;
+        for (int q = in[k].start; q < in[k].start + in[k].msl && q >= 0 && q < 16; q++)
+            mused[q] = 1;
+    }
+    int free_c = 0;
+    for (int q = 0; q < C; q++)
+        free_c += !cused[q];
+    int sc_n = (int)lround(rt_num(g, "stranded_compute_frac") * C);
+    int sm_n = (int)lround(rt_num(g, "stranded_memory_frac") * M);
+    sc_n = sc_n < 0 ? 0 : sc_n;
+    sm_n = sm_n < 0 ? 0 : sm_n;
+
+    char title[160];
+    snprintf(title, sizeof title, "%s · GPU %d%s", strategy, gi, n ? "" : " (unused)");
+    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" font-weight=\"bold\">", ox, oy + 14);
+    ht_esc(fp, title);
+    fputs("</text>\n", fp);
+    cell_text(fp, ox + LW / 2 - 4, yc + CH / 2 + 4, "10", "#333333", "compute");
+    cell_text(fp, ox + LW / 2 - 4, ym + MH / 2 + 4, "10", "#333333", "memory");
+    /* Free cells first: compute (the result's count of stranded, leftmost free first),
+     * memory (uncoverable free slices first, then others up to the result's count). */
+    int left = sc_n;
+    for (int q = 0; q < C; q++)
+        if (!cused[q])
+            free_cell(fp, x0 + q * ccw, yc, ccw, CH, left-- > 0);
+    int strand[16] = {0}, marked = 0;
+    for (int q = 0; q < M && marked < sm_n; q++)
+        if (!mused[q] && !coverable(gp, mused, q, free_c)) {
+            strand[q] = 1;
+            marked++;
+        }
+    for (int q = 0; q < M && marked < sm_n; q++)
+        if (!mused[q] && !strand[q]) {
+            strand[q] = 1;
+            marked++;
+        }
+    for (int q = 0; q < M; q++)
+        if (!mused[q])
+            free_cell(fp, x0 + q * CW, ym, CW, MH, strand[q]);
+    for (int k = 0; k < n; k++) {
+        const char *tint = tints[k % 6];
+        double cx = x0 + in[k].cs * ccw, cw = in[k].csl * ccw;
+        double mx = x0 + in[k].start * CW, mw = in[k].msl * CW;
+        fprintf(fp,
+                "<rect class=\"instance\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                "fill=\"%s\" stroke=\"#333333\"/>\n",
+                cx + 1, yc + 1, cw - 2, CH - 2, tint);
+        fprintf(fp,
+                "<rect class=\"instance\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                "fill=\"%s\" stroke=\"#333333\"/>\n",
+                mx + 1, ym + 1, mw - 2, MH - 2, tint);
+        /* The compute row says how many SMs, the memory row who runs there and how busy. */
+        const struct mig_profile *mp = cal_mig_find(gp, ht_str(in[k].j, "profile"));
+        char buf[96];
+        snprintf(buf, sizeof buf, "%d SM", mp ? mp->sm_count : 0);
+        cell_text(fp, cx + cw / 2, yc + CH / 2 + 4, "9.5", "#111111", buf);
+        const char *fs = in[k].msl == 1 ? "8.5" : "10";
+        cell_text(fp, mx + mw / 2, ym + 15, fs, "#111111", ht_str(in[k].j, "profile"));
+        buf[0] = '\0';
+        const cJSON *t;
+        cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(in[k].j, "tenants"))
+        {
+            size_t len = strlen(buf);
+            snprintf(buf + len, sizeof buf - len, "%s%s", len ? "+" : "",
+                     cJSON_IsString(t) ? t->valuestring : "?");
+        }
+        cell_text(fp, mx + mw / 2, ym + 30, fs, "#111111", buf);
+        double u = rt_num(in[k].j, "utilization");
+        if (isfinite(u)) {
+            snprintf(buf, sizeof buf, "%.0f %%%s", u * 100, in[k].msl == 1 ? "" : " busy");
+            cell_text(fp, mx + mw / 2, ym + 45, fs, "#111111", buf);
+            fprintf(fp,
+                    "<rect class=\"busy\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"7\" "
+                    "fill=\"#0072B2\"/>\n",
+                    mx + 4, ym + MH - 12,
+                    (mw - 8) * (u < 0   ? 0
+                                : u > 1 ? 1
+                                        : u));
+        }
+    }
+    char cap[200], fgd[32] = "–";
+    if (isfinite(rt_num(g, "fgd")))
+        snprintf(fgd, sizeof fgd, "%.3f", rt_num(g, "fgd") + 0.0);
+    snprintf(cap, sizeof cap, "stranded: %d compute, %d memory slice%s · FGD %s", sc_n, sm_n,
+             sm_n == 1 ? "" : "s", fgd);
+    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10.5\" fill=\"%s\">", x0, ym + MH + 15,
+            sc_n + sm_n ? "#8A2D00" : "#333333");
+    ht_esc(fp, cap);
+    fputs("</text>\n", fp);
+}
+
+static const cJSON *gpus_of(const cJSON *s)
+{
+    return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, "details"), "gpus");
+}
+
+static int has_instances(const cJSON *s)
+{
+    const cJSON *g;
+    cJSON_ArrayForEach(g, gpus_of(s))
+    {
+        if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(g, "instances")))
+            return 1;
+    }
+    return 0;
+}
+
+int ht_mig_section(FILE *fp, const cJSON *doc, const struct gpu_profile *gp, const char *svg_prefix,
+                   char *err, size_t errlen)
+{
+    int blocks = 0, lines = 0, cols = 3;
+    const cJSON *s, *g;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+    {
+        if (!has_instances(s))
+            continue;
+        int ng = cJSON_GetArraySize(gpus_of(s));
+        blocks += ng;
+        lines += (ng + cols - 1) / cols;
+    }
+    if (!blocks)
+        return 0;
+    double width = cols * BW, height = 30 + lines * BH;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem)
+        return ss_errf(err, errlen, "out of memory drawing the MIG layouts");
+    fprintf(mem,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"figure mig\" id=\"fig-mig\" "
+            "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, "
+            "Liberation Sans, Arial, Helvetica, sans-serif\" role=\"img\" aria-label=\"MIG "
+            "layouts\">\n<title>MIG layouts: compute and memory slices per GPU</title>\n"
+            "<defs><pattern id=\"hatch\" patternUnits=\"userSpaceOnUse\" width=\"6\" "
+            "height=\"6\"><rect width=\"6\" height=\"6\" fill=\"#FFF1EC\"/><path d=\"M0,6L6,0\" "
+            "stroke=\"#B03A00\" stroke-width=\"1.4\"/></pattern></defs>\n"
+            "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n"
+            "<text x=\"10\" y=\"18\" font-size=\"14\" font-weight=\"bold\">MIG layouts: each "
+            "instance's compute and memory slices</text>\n",
+            width, height, width, height, width, height);
+    int line = 0;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+    {
+        if (!has_instances(s))
+            continue;
+        int gi = 0;
+        cJSON_ArrayForEach(g, gpus_of(s))
+        {
+            gpu_block(mem, ht_str(s, "name"), gi, g, gp, 10 + (gi % cols) * BW,
+                      30 + (line + gi / cols) * BH);
+            gi++;
+        }
+        line += (gi + cols - 1) / cols;
+    }
+    fputs("</svg>\n", mem);
+    fclose(mem);
+    fprintf(fp,
+            "<figure id=\"mig-occupancy\">\n%s<figcaption>Each block is one GPU "
+            "(%s: %d compute slices, %d memory slices). An instance covers its compute slices "
+            "(top row, with its SMs) and its memory slices (bottom row, placed at its start); "
+            "on it: its profile, its tenants and how busy it was (the dark bar). "
+            "<strong>Hatched: stranded</strong> — free, but no instance profile can use it "
+            "beside the instances placed; dashed: free and usable. The compute row is drawn "
+            "in memory order (the result gives no compute positions).</figcaption>\n"
+            "</figure>\n",
+            buf, gp->name, gp->mig_compute_slices, gp->mig_memory_slices);
+    int rc = 0;
+    if (svg_prefix) {
+        char path[4096];
+        struct ss_out o;
+        snprintf(path, sizeof path, "%s-mig-occupancy.svg", svg_prefix);
+        rc = ss_out_open(&o, path, err, errlen);
+        if (rc == 0) {
+            fprintf(o.fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n%s", buf);
+            rc = ss_out_commit(&o, err, errlen);
+        }
+    }
+    free(buf);
+    return rc ? -1 : blocks;
+}

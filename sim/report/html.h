@@ -1,0 +1,74 @@
+/*
+ * html — the report pages: one self-contained HTML file per study (inline CSS and SVG, no
+ * script, no network), which a capacity planner can send to someone else. A page says the
+ * question the study answers, the verdict in one sentence, then the figures and the tables.
+ * docs/report.md describes the pages and the JSON they read.
+ *
+ * Everything on a page comes from result documents (`sharesim run --json`), the latency
+ * quantiles of `sharesim run --cdf`, the scenario (for SLAs and names) and the study's
+ * entry in results/index.json: nothing is simulated here. The same inputs give the same
+ * bytes.
+ *
+ * Module prefix: ht_. Files: html.c (page frame, tables, text), htdata.c (inputs:
+ * metrics, sweep axes, the CDF CSV, labels), htstudy.c (a study page) with htsweep.c (its
+ * sweep figures) and htverdict.c (its question and verdict), htmig.c (MIG layouts drawn as
+ * slice grids), htplan.c (the planner's page), htref.c (the reference table's page).
+ */
+#ifndef SS_HTML_H
+#define SS_HTML_H
+
+#include "core/scenario.h"
+#include "report/studies.h"
+
+#include <cJSON.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* The most results one page shows (a sweep of more points is cut down first). */
+#define HT_MAX_DOCS 4096
+
+/* What a study page is made from. Every pointer but docs may be NULL. */
+struct ht_study {
+    const char *id;    /* names the figures ("cdf", …) in SVG files: <svg_prefix>-<figure>.svg */
+    const char *title; /* default: the scenario's name */
+    const char *question;      /* default: derived from the results */
+    const char *command;       /* how the results were made */
+    const char *requests;      /* the run length and why it suffices */
+    const cJSON *notes;        /* array of Markdown paragraphs */
+    const struct scenario *sc; /* SLAs, tenant and strategy names; NULL: no SLA is known */
+    cJSON **docs;              /* docs[0] is the main result; with more, they form a sweep */
+    int n_docs;
+    const char *cdf_path;   /* `sharesim run --cdf` CSV of docs[0], or NULL */
+    const char *metrics;    /* comma-separated sweep metrics (ht_metric_names), NULL: default */
+    const char *svg_prefix; /* also write each figure as <svg_prefix>-<figure>.svg */
+};
+
+/* Writes the page to fp: 0, or -1 with err (bad metric, unreadable CDF, a figure file). */
+int ht_study_page(FILE *fp, const struct ht_study *st, char *err, size_t errlen);
+
+/* The page of the reference study: its rows (sd_reference) and, when DIR/<id>-<mode>-cdf.csv
+ * exist, each row's latency distribution. */
+int ht_reference_page(FILE *fp, const struct sd_study *st, const struct sd_ref_row *rows,
+                      cJSON *const *docs, const char *dir, const char *svg_prefix, char *err,
+                      size_t errlen);
+
+/* The planner's page from plan_json()'s document and the scenario. */
+int ht_plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, char *err, size_t errlen);
+
+/* Reads a document a page can show: a result (a "strategies" array, as rt_load checks)
+ * or a cluster result (a "cluster" object, docs/report.md), or both. */
+int ht_load(const char *path, cJSON **doc, char *err, size_t errlen);
+
+/* The metrics a sweep figure can plot, comma-separated (for --help and messages). */
+const char *ht_metric_names(void);
+/* 0 when every name of the comma-separated list is a metric, else -1 with err. */
+int ht_check_metrics(const char *list, char *err, size_t errlen);
+
+/*
+ * A dotted scenario path (as `sharesim sweep --set` takes) in words, with its unit, using
+ * the scenario's own names: "tenants.0.arrival.rate_per_s" → "chat: arrival rate (req/s)";
+ * "load_scale" → "load (× the scenario's arrival rates)".
+ */
+void ht_param_label(const struct scenario *sc, const char *path, char *buf, size_t n);
+
+#endif

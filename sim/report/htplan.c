@@ -1,0 +1,265 @@
+/*
+ * htplan — the capacity planner's page (html.h), from plan_json()'s document: the
+ * recommendation in one sentence, every simulated candidate's p99 per tenant against the
+ * tenant's SLA (one panel per tenant), their cost, and the ranked table. Candidates are
+ * numbered as in the table (#1 is the first of plan_json's list) so a point in a figure
+ * can be looked up; a kind keeps its style in every figure.
+ */
+#include "report/html.h"
+#include "report/htint.h"
+#include "report/rtable.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_KINDS 12
+
+static int kind_style(char kinds[][16], int *n, const char *kind)
+{
+    for (int k = 0; k < *n; k++)
+        if (strcmp(kinds[k], kind) == 0)
+            return k;
+    if (*n == MAX_KINDS)
+        return 0;
+    snprintf(kinds[*n], 16, "%s", kind);
+    return (*n)++;
+}
+
+static int figures(FILE *fp, const struct scenario *sc, const cJSON *cands, char *err,
+                   size_t errlen)
+{
+    char kinds[MAX_KINDS][16];
+    int nk = 0, nc = cJSON_GetArraySize(cands), rc = 0;
+    double *x = ss_xcalloc((size_t)nc + 1, sizeof *x), *y = ss_xcalloc((size_t)nc + 1, sizeof *y);
+    unsigned char *hol = ss_xcalloc((size_t)nc + 1, 1);
+    const cJSON *c;
+    int idx = 0, sim = 0;
+    cJSON_ArrayForEach(c, cands)
+    {
+        kind_style(kinds, &nk, ht_str(c, "kind"));
+        sim += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "simulated"));
+    }
+    if (sim == 0) {
+        free(x);
+        free(y);
+        free(hol);
+        return 0;
+    }
+    struct svg_figure f;
+    svg_fig_init(&f, "plan-p99", "p99 of every simulated candidate (one panel per tenant)", 3, 390,
+                 290);
+    for (int i = 0; i <= sc->n_tenants; i++) {
+        int cost = i == sc->n_tenants;
+        struct svg_panel *p = svg_fig_panel(&f);
+        if (!p)
+            break;
+        snprintf(p->title, sizeof p->title, "%s", cost ? "cost" : sc->tenants[i].name);
+        snprintf(p->xlabel, sizeof p->xlabel, "candidate (# in the table)");
+        snprintf(p->ylabel, sizeof p->ylabel, "%s",
+                 cost ? "cost per hour ($)" : "p99 latency (ms)");
+        p->xa = SVG_CAT;
+        p->latency = !cost;
+        cJSON_ArrayForEach(c, cands)
+        {
+            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "simulated"))) {
+                char lab[16];
+                snprintf(lab, sizeof lab, "#%d", idx + 1);
+                svg_cat(p, lab);
+            }
+            idx++;
+        }
+        idx = 0;
+        double all[SVG_MAX_CATS + 1];
+        int na = 0;
+        for (int kd = 0; kd < nk; kd++) {
+            int n = 0, cat = 0;
+            cJSON_ArrayForEach(c, cands)
+            {
+                if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "simulated")))
+                    continue;
+                if (strcmp(ht_str(c, "kind"), kinds[kd]) == 0 && cat < SVG_MAX_CATS) {
+                    x[n] = cat;
+                    y[n] = cost ? rt_num(c, "cost_per_hour_usd")
+                                : rt_num(cJSON_GetObjectItemCaseSensitive(c, "p99_ms"),
+                                         sc->tenants[i].name);
+                    hol[n] = !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "meets_sla"));
+                    if (na < SVG_MAX_CATS)
+                        all[na++] = y[n];
+                    n++;
+                }
+                cat++;
+            }
+            struct svg_series *s = svg_add(p, kinds[kd], kd, n, x, y, hol);
+            if (s)
+                s->points_only = 1;
+        }
+        double sla = cost ? NAN : ht_sla_ms(sc, NULL, sc->tenants[i].name, "p99_ms");
+        if (isfinite(sla))
+            all[na++] = sla;
+        p->ya = svg_auto_axis(all, na);
+        if (!cost && isfinite(sla)) {
+            svg_ref(p, 0, sla, SVG_REF_SLA, "SLA: p99 ≤ %.0f ms", sla);
+            snprintf(p->note, sizeof p->note, "SLA: p99 ≤ %.0f ms · open: misses an SLA", sla);
+        } else if (!cost) {
+            snprintf(p->note, sizeof p->note, "no SLA in the scenario");
+        } else {
+            snprintf(p->note, sizeof p->note, "open: the candidate misses an SLA");
+        }
+    }
+    for (int kd = 0; kd < nk; kd++)
+        svg_fig_legend(&f, kinds[kd], kd, 1);
+    rc = ht_figure(fp, &f,
+                   "Only simulated candidates are drawn (the table lists the pruned ones and "
+                   "why). A candidate meets the plan when its point is under the SLA line in "
+                   "every tenant's panel; open markers miss some tenant's SLA.",
+                   NULL, err, errlen);
+    svg_fig_free(&f);
+    free(x);
+    free(y);
+    free(hol);
+    return rc;
+}
+
+static void table(FILE *fp, const struct scenario *sc, const cJSON *cands)
+{
+    char kinds[MAX_KINDS][16];
+    int nk = 0, k = 0;
+    fputs("<table class=\"plan\">\n<tr><th>#</th><th class=\"l\">kind</th><th class=\"l\">"
+          "configuration</th><th>GPUs</th><th>$/hour</th><th>$ per M requests</th>"
+          "<th class=\"l\">status</th><th>worst SLA margin %</th>",
+          fp);
+    for (int i = 0; i < sc->n_tenants; i++) {
+        fputs("<th>p99 ms ", fp);
+        ht_esc(fp, sc->tenants[i].name);
+        fputs("</th>", fp);
+    }
+    fputs("</tr>\n", fp);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cands)
+    {
+        int st = kind_style(kinds, &nk, ht_str(c, "kind"));
+        int simulated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "simulated"));
+        int meets = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "meets_sla"));
+        const char *pruned = ht_str(c, "pruned");
+        fprintf(fp, "<tr><td>%d</td><td class=\"l\">", ++k);
+        svg_swatch(fp, st);
+        ht_esc(fp, ht_str(c, "kind"));
+        fputs("</td><td class=\"l\">", fp);
+        ht_esc(fp, ht_str(c, "label"));
+        fputs("</td>", fp);
+        ht_td(fp, rt_num(c, "gpus"), 1, "%.0f");
+        ht_td(fp, rt_num(c, "cost_per_hour_usd"), 1, "%.2f");
+        ht_td(fp, rt_num(c, "cost_per_million_requests_usd"), 1, "%.3f");
+        if (simulated)
+            fputs(meets ? "<td class=\"l ok\">✓ meets every SLA</td>"
+                        : "<td class=\"l miss\">✗ misses an SLA</td>",
+                  fp);
+        else {
+            fputs("<td class=\"l wrap\">", fp);
+            ht_esc(fp, *pruned ? pruned : "not simulated");
+            fputs("</td>", fp);
+        }
+        ht_td(fp, simulated ? rt_num(c, "worst_sla_margin") : NAN, 100, "%+.1f");
+        for (int i = 0; i < sc->n_tenants; i++)
+            ht_td(fp, rt_num(cJSON_GetObjectItemCaseSensitive(c, "p99_ms"), sc->tenants[i].name), 1,
+                  "%.2f");
+        fputs("</tr>\n", fp);
+    }
+    fputs("</table>\n", fp);
+}
+
+static int plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, char *err,
+                     size_t errlen);
+
+int ht_plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, char *err, size_t errlen)
+{
+    /* plan_json() holds its numbers as raw text (6 significant digits, null for NaN); read
+     * them as any reader of the file would. */
+    char *text = cJSON_PrintUnformatted(plan);
+    cJSON *doc = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    if (!doc)
+        return ss_errf(err, errlen, "the plan document does not print as JSON");
+    int rc = plan_page(fp, sc, doc, err, errlen);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+static int plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, char *err,
+                     size_t errlen)
+{
+    char title[200];
+    snprintf(title, sizeof title, "Capacity plan for %s", sc->name);
+    ht_head(fp, title);
+    fputs("<h1>", fp);
+    ht_esc(fp, title);
+    fputs("</h1>\n<p class=\"question\"><strong>Question.</strong> What is the cheapest "
+          "configuration (strategy kind, parameters, number of GPUs) under which every tenant "
+          "meets its p99 SLA?</p>\n<p class=\"verdict\"><strong>Verdict.</strong> ",
+          fp);
+    const cJSON *rec = cJSON_GetObjectItemCaseSensitive(plan, "recommendation");
+    const cJSON *cands = cJSON_GetObjectItemCaseSensitive(plan, "candidates"), *c;
+    const cJSON *rule = cJSON_GetObjectItemCaseSensitive(plan, "rule_of_thumb");
+    if (cJSON_IsObject(rec)) {
+        const cJSON *strat = cJSON_GetObjectItemCaseSensitive(rec, "strategy");
+        const char *label = ht_str(strat, "kind");
+        cJSON_ArrayForEach(c, cands)
+        {
+            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "meets_sla")) &&
+                rt_num(c, "gpus") == rt_num(rec, "gpus") &&
+                strcmp(ht_str(c, "kind"), ht_str(strat, "kind")) == 0) {
+                label = ht_str(c, "label");
+                break;
+            }
+        }
+        fputs("<strong>", fp);
+        ht_esc(fp, label);
+        fprintf(fp, "</strong> on %.0f GPU%s", rt_num(rec, "gpus"),
+                rt_num(rec, "gpus") == 1 ? "" : "s");
+        if (isfinite(rt_num(rec, "cost_per_hour_usd")))
+            fprintf(fp, ", $%.2f per hour ($%.2f per million requests)",
+                    rt_num(rec, "cost_per_hour_usd"), rt_num(rec, "cost_per_million_requests_usd"));
+        fprintf(fp,
+                ", is the cheapest configuration the simulation confirms: every tenant meets "
+                "its p99 SLA (tightest margin %+.1f %%)",
+                rt_num(rec, "worst_sla_margin") * 100);
+    } else {
+        fputs("Nothing the planner tried meets every tenant's SLA", fp);
+        const cJSON *cl = cJSON_GetObjectItemCaseSensitive(plan, "closest");
+        if (cJSON_IsObject(cl)) {
+            fputs("; the closest is <strong>", fp);
+            ht_esc(fp, ht_str(cl, "label"));
+            fprintf(fp, "</strong> (worst SLA margin %+.1f %%)",
+                    rt_num(cl, "worst_sla_margin") * 100);
+        }
+    }
+    const char *rk = ht_str(rule, "kind");
+    if (*rk) {
+        fputs("; the rule of thumb (“", fp);
+        ht_esc(fp, ht_str(rule, "rule"));
+        fputs("”) picks ", fp);
+        ht_esc(fp, rk);
+        fputs(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rule, "agrees"))
+                  ? " and the simulation agrees"
+                  : " and the simulation disagrees",
+              fp);
+    }
+    fputs(".</p>\n", fp);
+    fprintf(fp, "<p class=\"meta\">Scenario <code>");
+    ht_esc(fp, sc->name);
+    fprintf(fp,
+            "</code>: %d tenant%s on %s; %.0f candidates simulated. Made by <code>sharesim "
+            "plan</code> (docs/plan.md).</p>\n",
+            sc->n_tenants, sc->n_tenants == 1 ? "" : "s", sc->gpu.name,
+            rt_num(plan, "simulations"));
+    fputs("<h2 id=\"latency\">Candidates against the SLAs</h2>\n", fp);
+    int rc = figures(fp, sc, cands, err, errlen);
+    if (rc == 0) {
+        fputs("<h2 id=\"tables\">Every candidate</h2>\n", fp);
+        table(fp, sc, cands);
+        ht_foot(fp);
+    }
+    return rc;
+}

@@ -1,0 +1,498 @@
+/*
+ * htstudy — one study's page (html.h), assembled here: the question and the verdict in one
+ * sentence (htverdict.c), then
+ *   - the latency distribution of every tenant, one panel per tenant (nothing pooled), each
+ *     with its SLA line (from `run --cdf`);
+ *   - for a sweep (several results: `--scale-load` or `sharesim sweep` points), each chosen
+ *     metric against the swept value (htsweep.c);
+ *   - utilisation and p99 against tenants per GPU when the strategies differ in density;
+ *   - MIG layouts as slice grids (htmig.c); a cluster result's allocation and fragmentation;
+ *   - the tables.
+ * Also the page's view of its results and its helpers (htpage.h). A strategy keeps its style
+ * (colour, dash, marker) in every figure and table of the page.
+ */
+#include "report/html.h"
+#include "report/htint.h"
+#include "report/htpage.h"
+#include "report/rtable.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ht_pg_has_sla(const struct page *pg, const char *key)
+{
+    for (int i = 0; i < pg->n_ten; i++)
+        if (isfinite(ht_sla_ms(pg->st->sc, pg->doc, pg->ten[i], key)))
+            return 1;
+    return 0;
+}
+
+const cJSON *ht_tenant_of(const cJSON *s, const char *name)
+{
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
+    {
+        if (strcmp(ht_str(t, "name"), name) == 0)
+            return t;
+    }
+    return NULL;
+}
+
+void ht_fmt_ms(char *buf, size_t n, double ms)
+{
+    if (ms >= 1000)
+        snprintf(buf, n, "%.2f s", ms / 1000);
+    else if (ms >= 10)
+        snprintf(buf, n, "%.0f ms", ms);
+    else
+        snprintf(buf, n, "%.1f ms", ms);
+}
+
+/* ---- setting up ------------------------------------------------------------------------- */
+
+static int x_cmp_ctx_n;
+static const double *x_cmp_ctx;
+static int by_x(const void *a, const void *b)
+{
+    int i = *(const int *)a, j = *(const int *)b;
+    double xi = x_cmp_ctx[i], xj = x_cmp_ctx[j];
+    return xi < xj ? -1 : xi > xj ? 1 : i - j;
+}
+
+static int page_init(struct page *pg, const struct ht_study *st, char *err, size_t errlen)
+{
+    memset(pg, 0, sizeof *pg);
+    pg->st = st;
+    pg->doc = st->docs[0];
+    const cJSON *s, *t;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pg->doc, "strategies"))
+    {
+        if (pg->n_strat < MAX_NAMES)
+            snprintf(pg->strat[pg->n_strat++], 64, "%s", ht_str(s, "name"));
+    }
+    s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pg->doc, "strategies"), 0);
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
+    {
+        if (pg->n_ten < MAX_NAMES)
+            snprintf(pg->ten[pg->n_ten++], 64, "%s", ht_str(t, "name"));
+    }
+    if (ht_axis_make(st->sc, st->docs, st->n_docs, &pg->ax, err, errlen))
+        return -1;
+    pg->param_sweep = strcmp(pg->ax.path, "load_scale") != 0;
+    pg->order = ss_xcalloc((size_t)st->n_docs, sizeof *pg->order);
+    for (int k = 0; k < st->n_docs; k++)
+        pg->order[k] = k;
+    x_cmp_ctx = pg->ax.x;
+    x_cmp_ctx_n = st->n_docs;
+    qsort(pg->order, (size_t)st->n_docs, sizeof *pg->order, by_x);
+    for (int k = 0; k < st->n_docs; k++) {
+        int r = -1;
+        for (int q = 0; q < pg->n_rest && r < 0; q++)
+            if (strcmp(pg->rest[q], pg->ax.rest[k]) == 0)
+                r = q;
+        if (r < 0 && pg->n_rest < MAX_NAMES)
+            pg->rest[pg->n_rest++] = pg->ax.rest[k];
+        for (int j = 0; j < k; j++)
+            if (pg->ax.x[j] == pg->ax.x[k] && strcmp(pg->ax.rest[j], pg->ax.rest[k]) == 0)
+                return ss_errf(err, errlen, "results %d and %d are both at %s = %s", j + 1, k + 1,
+                               pg->ax.path, pg->ax.text[k]);
+        if (k > 0 && pg->ax.x[k] != pg->ax.x[0])
+            pg->sweep = 1;
+    }
+    return 0;
+}
+
+static void page_free(struct page *pg)
+{
+    ht_axis_free(&pg->ax);
+    free(pg->order);
+}
+
+int ht_pg_rest(const struct page *pg, int doc)
+{
+    for (int q = 0; q < pg->n_rest; q++)
+        if (strcmp(pg->rest[q], pg->ax.rest[doc]) == 0)
+            return q;
+    return 0;
+}
+
+int ht_pg_style(const struct page *pg, int strategy, int rest)
+{
+    return strategy + pg->n_strat * rest;
+}
+
+void ht_pg_label(const struct page *pg, int strategy, int rest, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s%s", pg->strat[strategy], pg->rest[rest][0] ? " · " : "", pg->rest[rest]);
+}
+
+/* ---- figures: latency distributions ---------------------------------------------------------- */
+
+void ht_sla_words(char *buf, size_t n, const char *what, double sla)
+{
+    char v[32];
+    ht_fmt_ms(v, sizeof v, sla);
+    snprintf(buf, n, "SLA: %.20s ≤ %.20s", what, v);
+}
+
+static int cdf_figure(FILE *fp, const struct page *pg, char *err, size_t errlen)
+{
+    struct ht_cdf cdf;
+    if (ht_cdf_load(pg->st->cdf_path, 0, &cdf, err, errlen))
+        return -1;
+    struct svg_figure f;
+    int big = pg->n_ten <= 2;
+    svg_fig_init(&f, "cdf", "Latency distribution of each tenant (one panel per tenant)", 3,
+                 big ? BIG_W : PANEL_W, big ? BIG_H : PANEL_H);
+    int drawn = 0;
+    for (int i = 0; i < pg->n_ten; i++) {
+        struct svg_panel *p = svg_fig_panel(&f);
+        if (!p)
+            break;
+        snprintf(p->title, sizeof p->title, "%s", pg->ten[i]);
+        snprintf(p->xlabel, sizeof p->xlabel, "latency (ms)");
+        snprintf(p->ylabel, sizeof p->ylabel, "requests at or below (%%)");
+        p->ya = SVG_TAIL;
+        p->latency = 1;
+        double lo = INFINITY, hi = 0;
+        for (int k = 0; k < pg->n_strat; k++) {
+            const struct ht_cdf_row *r = ht_cdf_find(&cdf, pg->strat[k], pg->ten[i]);
+            for (int q = 0; r && q < r->n; q++)
+                if (r->p[q] >= CDF_FROM && r->p[q] <= 0.9999 && r->ms[q] > 0) {
+                    lo = r->ms[q] < lo ? r->ms[q] : lo;
+                    hi = r->ms[q] > hi ? r->ms[q] : hi;
+                }
+        }
+        double sla = ht_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms");
+        if (isfinite(sla)) {
+            lo = sla < lo ? sla : lo;
+            hi = sla > hi ? sla : hi;
+        }
+        p->xa = lo > 0 && hi / lo >= 30 ? SVG_LOG : SVG_LIN;
+        for (int k = 0; k < pg->n_strat; k++) {
+            const struct ht_cdf_row *r = ht_cdf_find(&cdf, pg->strat[k], pg->ten[i]);
+            if (!r)
+                continue;
+            double x[128], y[128];
+            int n = 0;
+            for (int q = 0; q < r->n; q++)
+                if (r->p[q] >= CDF_FROM && r->p[q] <= 0.9999) {
+                    x[n] = r->ms[q];
+                    y[n++] = r->p[q];
+                }
+            struct svg_series *s = svg_add(p, pg->strat[k], ht_pg_style(pg, k, 0), n, x, y, NULL);
+            if (s)
+                s->marker_every = 12;
+            drawn++;
+        }
+        svg_ref(p, 0, 0.99, SVG_REF_GUIDE, "99 %%");
+        if (isfinite(sla)) {
+            char w[64];
+            ht_sla_words(w, sizeof w, "p99", sla);
+            svg_ref(p, 1, sla, SVG_REF_SLA, "%s", w);
+            snprintf(p->note, sizeof p->note, "%s", w);
+        } else {
+            snprintf(p->note, sizeof p->note, "no SLA in the scenario");
+        }
+    }
+    for (int k = 0; k < pg->n_strat; k++)
+        svg_fig_legend(&f, pg->strat[k], ht_pg_style(pg, k, 0), 0);
+    int rc = 0;
+    if (drawn) {
+        fputs("<h2 id=\"latency\">Latency of each tenant</h2>\n", fp);
+        rc = ht_figure(
+            fp, &f,
+            "One panel per tenant; every strategy in each panel. Across: latency (a log scale "
+            "where it spans decades). Up: the share of the tenant's requests at or below that "
+            "latency from the 5th percentile on, stretched toward the tail (50, 90, 99, 99.9 %). "
+            "A strategy meets the "
+            "tenant's SLA when its curve crosses the dotted 99 % line left of the dashed black "
+            "SLA line. Curves that coincide are drawn once and the panel names them (\"same "
+            "curve\").",
+            pg->st->svg_prefix, err, errlen);
+    }
+    svg_fig_free(&f);
+    ht_cdf_free(&cdf);
+    return rc;
+}
+
+/* ---- figures: density ---------------------------------------------------------------------- */
+
+/* How many different tenants-per-GPU values the strategies have: the density figure is
+ * drawn for a ladder of at least three. */
+static int density_distinct(const cJSON *doc)
+{
+    double v[MAX_NAMES];
+    int n = 0, distinct = 0;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+    {
+        double used = rt_num(s, "gpus_used");
+        if (n == MAX_NAMES || !(used > 0))
+            continue;
+        v[n] = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "tenants")) / used;
+        int seen = 0;
+        for (int q = 0; q < n; q++)
+            seen |= v[q] == v[n];
+        distinct += !seen;
+        n++;
+    }
+    return distinct;
+}
+
+static int density_figure(FILE *fp, const struct page *pg, char *err, size_t errlen)
+{
+    double tpg[MAX_NAMES], util[MAX_NAMES], sw[MAX_NAMES], worst[MAX_NAMES], mean[MAX_NAMES];
+    int idx[MAX_NAMES], n = 0;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pg->doc, "strategies"))
+    {
+        double used = rt_num(s, "gpus_used");
+        int nt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "tenants"));
+        if (n == MAX_NAMES || !(used > 0))
+            continue;
+        tpg[n] = nt / used;
+        util[n] = rt_num(s, "gpu_utilization") * 100;
+        sw[n] = rt_num(s, "switch_overhead") * 100;
+        worst[n] = -INFINITY;
+        mean[n] = rt_tenant_mean(s, "latency_ms.p99");
+        const cJSON *t;
+        cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
+        {
+            double v = ht_path_num(t, "latency_ms.p99");
+            worst[n] = v > worst[n] ? v : worst[n];
+        }
+        idx[n] = n;
+        n++;
+    }
+    for (int a = 1; a < n; a++) /* x order */
+        for (int b = a; b > 0 && tpg[idx[b]] < tpg[idx[b - 1]]; b--) {
+            int t = idx[b];
+            idx[b] = idx[b - 1];
+            idx[b - 1] = t;
+        }
+    double X[MAX_NAMES], U[MAX_NAMES], S[MAX_NAMES], W[MAX_NAMES], M[MAX_NAMES];
+    for (int q = 0; q < n; q++) {
+        X[q] = tpg[idx[q]];
+        U[q] = util[idx[q]];
+        S[q] = sw[idx[q]];
+        W[q] = worst[idx[q]];
+        M[q] = mean[idx[q]];
+    }
+    struct svg_figure f;
+    svg_fig_init(&f, "util-vs-tenants", "Utilisation and p99 against tenants per GPU", 2,
+                 PANEL_W + 80, PANEL_H);
+    struct svg_panel *p = svg_fig_panel(&f);
+    snprintf(p->title, sizeof p->title, "GPU time");
+    snprintf(p->xlabel, sizeof p->xlabel, "tenants per GPU");
+    snprintf(p->ylabel, sizeof p->ylabel, "share of the GPU (%%)");
+    svg_add(p, "useful work", 0, n, X, U, NULL);
+    svg_add(p, "context switching", 1, n, X, S, NULL);
+    p = svg_fig_panel(&f);
+    snprintf(p->title, sizeof p->title, "p99 latency");
+    snprintf(p->xlabel, sizeof p->xlabel, "tenants per GPU");
+    snprintf(p->ylabel, sizeof p->ylabel, "p99 latency (ms)");
+    p->latency = 1;
+    double both[2 * MAX_NAMES];
+    memcpy(both, W, (size_t)n * sizeof *W);
+    memcpy(both + n, M, (size_t)n * sizeof *M);
+    p->ya = svg_auto_axis(both, 2 * n);
+    svg_add(p, "worst tenant", 2, n, X, W, NULL);
+    svg_add(p, "mean over tenants", 3, n, X, M, NULL);
+    double tight = INFINITY, loose = 0;
+    for (int i = 0; i < pg->n_ten; i++) {
+        double v = ht_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms");
+        if (isfinite(v)) {
+            tight = v < tight ? v : tight;
+            loose = v > loose ? v : loose;
+        }
+    }
+    if (isfinite(tight)) {
+        char w[64];
+        ht_sla_words(w, sizeof w, "p99", tight);
+        svg_ref(p, 0, tight, SVG_REF_SLA, "%s%s", w, loose > tight ? " (the tightest)" : "");
+        snprintf(p->note, sizeof p->note, "%s%s", w, loose > tight ? ", the tightest" : "");
+    } else {
+        snprintf(p->note, sizeof p->note, "no SLA in the scenario");
+    }
+    svg_fig_legend(&f, "useful work", 0, 0);
+    svg_fig_legend(&f, "context switching", 1, 0);
+    svg_fig_legend(&f, "worst tenant's p99", 2, 0);
+    svg_fig_legend(&f, "mean p99 over tenants", 3, 0);
+    char cap[1200] = "One point per strategy: ";
+    for (int q = 0; q < n; q++) {
+        size_t len = strlen(cap);
+        snprintf(cap + len, sizeof cap - len, "%s%s at %.3g", q ? ", " : "", pg->strat[idx[q]],
+                 X[q]);
+    }
+    size_t len = strlen(cap);
+    snprintf(cap + len, sizeof cap - len, " tenants per GPU.");
+    fputs("<h2 id=\"density\">Tenants per GPU</h2>\n", fp);
+    int rc = ht_figure(fp, &f, cap, pg->st->svg_prefix, err, errlen);
+    svg_fig_free(&f);
+    return rc;
+}
+
+/* ---- cluster results (docs/report.md has the shape) ---------------------------------------- */
+
+static int cluster_section(FILE *fp, const struct page *pg, char *err, size_t errlen)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(pg->doc, "cluster");
+    const cJSON *pols = cJSON_GetObjectItemCaseSensitive(c, "policies");
+    if (!cJSON_IsArray(pols))
+        return 0;
+    struct svg_figure f;
+    char xl[200];
+    const char *xlab = ht_str(c, "arrived_label"), *unit = ht_str(c, "arrived_unit");
+    snprintf(xl, sizeof xl, "%s%s%s%s", xlab[0] ? xlab : "workload arrived", unit[0] ? " (" : "",
+             unit, unit[0] ? ")" : "");
+    svg_fig_init(&f, "cluster", "Allocation and fragmentation against the arrived workload", 2,
+                 PANEL_W + 80, PANEL_H);
+    static const char *const keys[2] = {"allocation", "fragmentation"};
+    static const char *const titles[2] = {"GPUs allocated", "GPUs fragmented"};
+    for (int w = 0; w < 2; w++) {
+        struct svg_panel *p = svg_fig_panel(&f);
+        snprintf(p->title, sizeof p->title, "%s", titles[w]);
+        snprintf(p->xlabel, sizeof p->xlabel, "%s", xl);
+        snprintf(p->ylabel, sizeof p->ylabel, "%s of the cluster (%%)", keys[w]);
+        int k = 0;
+        const cJSON *pol;
+        cJSON_ArrayForEach(pol, pols)
+        {
+            const cJSON *xa = cJSON_GetObjectItemCaseSensitive(pol, "arrived");
+            const cJSON *ya = cJSON_GetObjectItemCaseSensitive(pol, keys[w]);
+            int n = cJSON_GetArraySize(xa), m = cJSON_GetArraySize(ya);
+            n = n < m ? n : m;
+            double *x = ss_xcalloc((size_t)(n + 1), sizeof *x),
+                   *y = ss_xcalloc((size_t)(n + 1), sizeof *y);
+            for (int q = 0; q < n; q++) {
+                const cJSON *a = cJSON_GetArrayItem(xa, q), *b = cJSON_GetArrayItem(ya, q);
+                x[q] = cJSON_IsNumber(a) ? a->valuedouble : NAN;
+                y[q] = cJSON_IsNumber(b) ? b->valuedouble * 100 : NAN;
+            }
+            const char *name = ht_str(pol, "name");
+            struct svg_series *s = svg_add(p, name, k, n, x, y, NULL);
+            if (s && n > 40)
+                s->marker_every = n / 10;
+            svg_fig_legend(&f, name, k, 0);
+            free(x);
+            free(y);
+            k++;
+        }
+    }
+    fputs("<h2 id=\"cluster\">Cluster</h2>\n", fp);
+    int rc = ht_figure(fp, &f,
+                       "One line per placement policy: the share of the cluster's GPUs allocated "
+                       "to jobs, and the share left fragmented, as the workload arrives.",
+                       pg->st->svg_prefix, err, errlen);
+    svg_fig_free(&f);
+    return rc;
+}
+
+/* ---- the page ----------------------------------------------------------------------------------
+ */
+
+static void contents(FILE *fp, const struct page *pg, int mig, int density)
+{
+    fputs("<nav>Contents:", fp);
+    if (pg->st->cdf_path)
+        fputs(" <a href=\"#latency\">latency of each tenant</a>", fp);
+    if (pg->sweep)
+        fputs(" <a href=\"#sweep\">sweep</a>", fp);
+    if (density)
+        fputs(" <a href=\"#density\">tenants per GPU</a>", fp);
+    if (mig)
+        fputs(" <a href=\"#mig\">MIG layouts</a>", fp);
+    if (cJSON_GetObjectItemCaseSensitive(pg->doc, "cluster"))
+        fputs(" <a href=\"#cluster\">cluster</a>", fp);
+    fputs(" <a href=\"#tables\">tables</a>", fp);
+    if (cJSON_GetArraySize(pg->st->notes))
+        fputs(" <a href=\"#notes\">notes</a>", fp);
+    fputs("</nav>\n", fp);
+}
+
+static int mig_present(const cJSON *doc)
+{
+    const cJSON *s, *g;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+    {
+        cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(
+                                  cJSON_GetObjectItemCaseSensitive(s, "details"), "gpus"))
+        {
+            if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(g, "instances")) > 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+int ht_study_page(FILE *fp, const struct ht_study *st, char *err, size_t errlen)
+{
+    struct page pg;
+    if (st->n_docs < 1 || st->n_docs > HT_MAX_DOCS)
+        return ss_errf(err, errlen, "expected 1 to %d results, got %d", HT_MAX_DOCS, st->n_docs);
+    if (page_init(&pg, st, err, errlen)) {
+        page_free(&pg);
+        return -1;
+    }
+    char title[300];
+    snprintf(title, sizeof title, "%s",
+             st->title && *st->title ? st->title : ht_str(pg.doc, "scenario"));
+    if (!(st->title && *st->title) && pg.param_sweep && pg.sweep)
+        snprintf(title, sizeof title, "%s: sweep of %s", ht_str(pg.doc, "scenario"), pg.ax.label);
+    int mig = mig_present(pg.doc), rc = 0;
+    struct gpu_profile gp;
+    if (mig) {
+        if (st->sc)
+            gp = st->sc->gpu;
+        else if (cal_load(ht_str(pg.doc, "gpu"), &gp, err, errlen))
+            mig = 0; /* no profile: the layouts stay in the tables */
+    }
+    int density = density_distinct(pg.doc) >= 3;
+    ht_head(fp, title);
+    fputs("<h1>", fp);
+    ht_esc(fp, title);
+    fputs("</h1>\n", fp);
+    ht_question(fp, &pg);
+    ht_verdict(fp, &pg);
+    ht_meta(fp, pg.doc, st->command, st->requests);
+    const char *desc = st->sc ? ht_str(st->sc->json, "description") : "";
+    if (*desc) {
+        fputs("<p class=\"howto\">", fp);
+        ht_md(fp, desc);
+        fputs("</p>\n", fp);
+    }
+    contents(fp, &pg, mig, density);
+    if (st->cdf_path)
+        rc = cdf_figure(fp, &pg, err, errlen);
+    if (rc == 0 && pg.sweep)
+        rc = ht_sweep_section(fp, &pg, err, errlen);
+    if (rc == 0 && density)
+        rc = density_figure(fp, &pg, err, errlen);
+    if (rc == 0 && mig) {
+        fputs("<h2 id=\"mig\">MIG layouts</h2>\n", fp);
+        rc = ht_mig_section(fp, pg.doc, &gp, st->svg_prefix, err, errlen) < 0 ? -1 : 0;
+    }
+    if (rc == 0)
+        rc = cluster_section(fp, &pg, err, errlen);
+    if (rc == 0) {
+        fputs("<h2 id=\"tables\">Tables</h2>\n", fp);
+        if (!pg.param_sweep || !pg.sweep) {
+            if (pg.sweep) {
+                char v[64];
+                ht_axis_value(&pg.ax, pg.ax.x[0], v, sizeof v);
+                fprintf(fp, "<p>At %s:</p>\n", v);
+            }
+            if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pg.doc, "strategies")))
+                ht_result_tables(fp, pg.doc, st->sc);
+        }
+        if (pg.sweep)
+            ht_sweep_table(fp, &pg);
+        ht_notes(fp, st->notes);
+        ht_foot(fp);
+    }
+    page_free(&pg);
+    return rc;
+}

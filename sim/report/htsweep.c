@@ -1,0 +1,370 @@
+/*
+ * htsweep — a sweep's part of a study page (htpage.h): each chosen metric against the swept
+ * value, one panel per tenant with its SLA (one line per SLA value when a parameter swept
+ * beside the x axis sets it) and a ring where each strategy's curve crosses it, the table of
+ * where each strategy first breaks each tenant's SLA, and the table of every result.
+ */
+#include "report/html.h"
+#include "report/htint.h"
+#include "report/htpage.h"
+#include "report/rtable.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- crossings ---------------------------------------------------------------------------- */
+
+enum cross { CR_HOLDS, CR_BREAKS, CR_FROM_START };
+
+/* Where the curve (x ascending) first goes above sla: interpolated on the axes as drawn. */
+static enum cross crossing(const double *x, const double *y, int n, double sla, int xlog, int ylog,
+                           double *xc)
+{
+    for (int k = 0; k < n; k++) {
+        if (!(y[k] > sla))
+            continue;
+        if (k == 0) {
+            *xc = x[0];
+            return CR_FROM_START;
+        }
+        double ya = ylog ? log10(y[k - 1]) : y[k - 1], yb = ylog ? log10(y[k]) : y[k];
+        double ys = ylog ? log10(sla) : sla;
+        double xa = xlog ? log10(x[k - 1]) : x[k - 1], xb = xlog ? log10(x[k]) : x[k];
+        double t = yb > ya ? (ys - ya) / (yb - ya) : 1;
+        double v = xa + t * (xb - xa);
+        *xc = xlog ? pow(10, v) : v;
+        return CR_BREAKS;
+    }
+    if (n > 0)
+        *xc = x[n - 1];
+    return CR_HOLDS;
+}
+
+/* ---- figures: a metric against the swept value ---------------------------------------------- */
+
+struct cross_cell {
+    enum cross kind;
+    double x;
+    int sla;
+};
+
+/* The values of one series (strategy k, rest r; tenant t or the strategy) in x order. */
+static int series_points(const struct page *pg, const struct ht_metric *m, int k, int r,
+                         const char *tenant, double *x, double *y, unsigned char *hollow)
+{
+    int n = 0;
+    for (int q = 0; q < pg->st->n_docs; q++) {
+        int d = pg->order[q];
+        if (ht_pg_rest(pg, d) != r)
+            continue;
+        const cJSON *doc = pg->st->docs[d];
+        const cJSON *s = rt_strategy(doc, pg->strat[k]);
+        if (!s)
+            continue;
+        const cJSON *t = tenant ? ht_tenant_of(s, tenant) : NULL;
+        if (tenant && !t)
+            continue;
+        double v = ht_metric_value(m, s, t);
+        if (!isfinite(v))
+            continue;
+        x[n] = pg->ax.x[d];
+        y[n] = v;
+        if (tenant) {
+            double sla = ht_sla_ms(pg->st->sc, doc, tenant, "p99_ms");
+            double p99 = ht_path_num(t, "latency_ms.p99");
+            hollow[n] = isfinite(sla) && !(p99 <= sla);
+        } else {
+            struct ht_judge j;
+            ht_judge(pg->st->sc, doc, s, &j);
+            hollow[n] = !j.meets;
+        }
+        n++;
+    }
+    return n;
+}
+
+static void metric_ylabel(const struct ht_metric *m, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s%s%s", m->label, m->unit[0] ? " (" : "", m->unit, m->unit[0] ? ")" : "");
+}
+
+static void crossing_table(FILE *fp, const struct page *pg, const struct ht_metric *m,
+                           struct cross_cell *cells)
+{
+    fprintf(fp, "<table class=\"crossings\">\n<tr><th class=\"l\">strategy</th>");
+    for (int i = 0; i < pg->n_ten; i++) {
+        fputs("<th>", fp);
+        ht_esc(fp, pg->ten[i]);
+        fputs("</th>", fp);
+    }
+    fputs("</tr>\n", fp);
+    for (int r = 0; r < pg->n_rest; r++)
+        for (int k = 0; k < pg->n_strat; k++) {
+            char lab[200], v[64];
+            ht_pg_label(pg, k, r, lab, sizeof lab);
+            fputs("<tr><td class=\"l\">", fp);
+            svg_swatch(fp, ht_pg_style(pg, k, r));
+            ht_esc(fp, lab);
+            fputs("</td>", fp);
+            for (int i = 0; i < pg->n_ten; i++) {
+                struct cross_cell *c = &cells[(r * pg->n_strat + k) * pg->n_ten + i];
+                ht_axis_value(&pg->ax, c->x, v, sizeof v);
+                if (!c->sla)
+                    fputs("<td>no SLA</td>", fp);
+                else if (c->kind == CR_HOLDS)
+                    fprintf(fp, "<td class=\"ok\">holds to %s</td>", v);
+                else if (c->kind == CR_BREAKS)
+                    fprintf(fp, "<td class=\"miss\">breaks at %s</td>", v);
+                else
+                    fprintf(fp, "<td class=\"miss\">misses from %s</td>", v);
+            }
+            fputs("</tr>\n", fp);
+        }
+    fputs("</table>\n", fp);
+    (void)m;
+}
+
+static int sweep_figure(FILE *fp, const struct page *pg, const struct ht_metric *m, char *err,
+                        size_t errlen)
+{
+    struct svg_figure f;
+    char id[96], title[300], ylab[128];
+    snprintf(id, sizeof id, "%s-vs-%s", m->fig, pg->param_sweep ? "param" : "load");
+    metric_ylabel(m, ylab, sizeof ylab);
+    snprintf(title, sizeof title, "%.100s against %.100s%s", ylab, pg->ax.label,
+             m->level == HT_TENANT ? " (one panel per tenant)" : "");
+    int npan = m->level == HT_TENANT ? pg->n_ten : 1, nser = pg->n_strat * pg->n_rest;
+    svg_fig_init(&f, id, title, 3, npan <= 2 ? BIG_W : PANEL_W, npan <= 2 ? BIG_H : PANEL_H);
+    struct cross_cell *cells = ss_xcalloc((size_t)(nser * pg->n_ten + 1), sizeof *cells);
+    int crosses = m->latency && m->sla_key && strcmp(m->sla_key, m->name) == 0, drawn = 0;
+    int n = pg->st->n_docs;
+    double *x = ss_xcalloc((size_t)n, sizeof *x), *y = ss_xcalloc((size_t)n, sizeof *y);
+    unsigned char *hol = ss_xcalloc((size_t)n, 1);
+    for (int i = 0; i < npan; i++) {
+        struct svg_panel *p = svg_fig_panel(&f);
+        if (!p)
+            break;
+        const char *tenant = m->level == HT_TENANT ? pg->ten[i] : NULL;
+        snprintf(p->title, sizeof p->title, "%s", tenant ? tenant : "every strategy");
+        snprintf(p->xlabel, sizeof p->xlabel, "%s", pg->ax.label);
+        snprintf(p->ylabel, sizeof p->ylabel, "%s", ylab);
+        p->latency = m->latency;
+        p->xa = !pg->ax.numeric ? SVG_CAT : pg->ax.log ? SVG_LOG : SVG_LIN;
+        for (int c = 0; c < pg->ax.n_cats; c++)
+            for (int d = 0; d < n; d++)
+                if ((int)pg->ax.x[d] == c) {
+                    svg_cat(p, pg->ax.text[d]);
+                    break;
+                }
+        /* The y axis is logarithmic when the values span decades. */
+        double all[HT_MAX_DOCS];
+        int na = 0;
+        /* The SLA of each series: a parameter swept beside the x axis may set it. */
+        double sla = NAN, sla_r[MAX_NAMES];
+        for (int r = 0; r < pg->n_rest; r++) {
+            sla_r[r] = NAN;
+            for (int d = 0; d < n && tenant && m->sla_key && !isfinite(sla_r[r]); d++)
+                if (ht_pg_rest(pg, d) == r)
+                    sla_r[r] = ht_sla_ms(pg->st->sc, pg->st->docs[d], tenant, m->sla_key);
+            if (isfinite(sla_r[r]) && !(sla_r[r] <= sla))
+                sla = sla_r[r];
+        }
+        for (int k = 0; k < pg->n_strat; k++)
+            for (int r = 0; r < pg->n_rest; r++) {
+                int c = series_points(pg, m, k, r, tenant, x, y, hol);
+                for (int q = 0; q < c && na < HT_MAX_DOCS; q++)
+                    all[na++] = y[q];
+            }
+        /* A point far beyond the SLA (an overloaded run, limited only by its length) would
+         * squash everything near the SLA into the floor: the axis stops at 30 × the SLA and
+         * such points sit on its top edge with their value. */
+        int capped = 0;
+        if (m->latency && isfinite(sla))
+            for (int q = 0; q < na; q++)
+                if (all[q] > CAP * sla) {
+                    all[q] = CAP * sla;
+                    capped = 1;
+                }
+        if (isfinite(sla) && na < HT_MAX_DOCS)
+            all[na++] = sla;
+        p->ya = svg_auto_axis(all, na);
+        if (capped)
+            p->ymax = CAP * sla;
+        for (int r = 0; r < pg->n_rest; r++)
+            for (int k = 0; k < pg->n_strat; k++) {
+                int c = series_points(pg, m, k, r, tenant, x, y, hol);
+                char lab[200];
+                ht_pg_label(pg, k, r, lab, sizeof lab);
+                if (c == 0)
+                    continue;
+                svg_add(p, lab, ht_pg_style(pg, k, r), c, x, y, hol);
+                svg_fig_legend(&f, lab, ht_pg_style(pg, k, r), 0);
+                drawn++;
+                if (crosses && isfinite(sla_r[r])) {
+                    struct cross_cell *cc = &cells[(r * pg->n_strat + k) * pg->n_ten + i];
+                    cc->sla = 1;
+                    cc->kind =
+                        crossing(x, y, c, sla_r[r], p->xa == SVG_LOG, p->ya == SVG_LOG, &cc->x);
+                    if (cc->kind == CR_BREAKS && pg->ax.numeric) {
+                        char v[64];
+                        ht_axis_value(&pg->ax, cc->x, v, sizeof v);
+                        svg_mark(p, cc->x, sla_r[r], ht_pg_style(pg, k, r), v);
+                    }
+                }
+            }
+        if (m->latency) {
+            char w[80], what[64];
+            snprintf(what, sizeof what, "%s",
+                     strcmp(m->sla_key, "p99_ms") == 0 ? "p99" : m->sla_key);
+            if (isfinite(sla)) {
+                for (int r = 0; r < pg->n_rest; r++) { /* one line per SLA value */
+                    int seen = !isfinite(sla_r[r]);
+                    for (int q = 0; q < r && !seen; q++)
+                        seen = sla_r[q] == sla_r[r];
+                    if (!seen) {
+                        ht_sla_words(w, sizeof w, what, sla_r[r]);
+                        svg_ref(p, 0, sla_r[r], SVG_REF_SLA, "%s", w);
+                    }
+                }
+                ht_sla_words(w, sizeof w, what, sla);
+                snprintf(p->note, sizeof p->note, "%s%s%s", w,
+                         p->n_refs > 1 ? " (the loosest)" : "", crosses ? "" : " (for reference)");
+            } else {
+                snprintf(p->note, sizeof p->note, "no SLA for %s in the scenario", what);
+            }
+        }
+    }
+    int rc = 0;
+    if (drawn) {
+        char cap[1200];
+        snprintf(cap, sizeof cap,
+                 "%s. Every point is one result; lines join a strategy's results in the order of "
+                 "the swept value. An open marker: %s misses its p99 SLA there. A latency far "
+                 "beyond the SLA (an overloaded run) sits on the top edge with its value (↑). %s",
+                 m->level == HT_TENANT ? "One panel per tenant" : "One value per strategy",
+                 m->level == HT_TENANT ? "the tenant" : "some tenant",
+                 crosses ? "A ring marks where a strategy's p99 crosses the tenant's SLA (the "
+                           "value is interpolated on the axes as drawn); the table below says "
+                           "the same for every tenant."
+                         : "");
+        rc = ht_figure(fp, &f, cap, pg->st->svg_prefix, err, errlen);
+        if (rc == 0 && crosses && ht_pg_has_sla(pg, "p99_ms")) {
+            fputs("<p>Where each strategy first breaks each tenant's p99 SLA:</p>\n", fp);
+            crossing_table(fp, pg, m, cells);
+        }
+    }
+    free(x);
+    free(y);
+    free(hol);
+    free(cells);
+    svg_fig_free(&f);
+    return rc;
+}
+
+/* The default metrics: p99, TTFT and TPOT when a tenant has them, and cost when known. */
+static void default_metrics(const struct page *pg, char *buf, size_t n)
+{
+    snprintf(buf, n, "p99_ms");
+    static const char *const more[] = {"ttft_p99_ms", "tpot_p99_ms", "cost"};
+    for (size_t k = 0; k < sizeof more / sizeof more[0]; k++) {
+        const struct ht_metric *m = ht_metric(more[k]);
+        int any = 0;
+        for (int d = 0; d < pg->st->n_docs && !any; d++) {
+            const cJSON *s, *t;
+            cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pg->st->docs[d], "strategies"))
+            {
+                if (m->level == HT_STRATEGY)
+                    any |= isfinite(ht_metric_value(m, s, NULL));
+                else
+                    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants")) any |=
+                        isfinite(ht_metric_value(m, s, t));
+            }
+        }
+        if (any) {
+            size_t len = strlen(buf);
+            snprintf(buf + len, n - len, ",%s", more[k]);
+        }
+    }
+}
+
+int ht_sweep_section(FILE *fp, const struct page *pg, char *err, size_t errlen)
+{
+    char list[512];
+    if (pg->st->metrics)
+        snprintf(list, sizeof list, "%s", pg->st->metrics);
+    else
+        default_metrics(pg, list, sizeof list);
+    if (ht_check_metrics(list, err, errlen))
+        return -1;
+    fprintf(fp, "<h2 id=\"sweep\">Against %s</h2>\n", pg->ax.label);
+    char *save = NULL;
+    for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        if (sweep_figure(fp, pg, ht_metric(tok), err, errlen))
+            return -1;
+    return 0;
+}
+
+/* ---- tables ---------------------------------------------------------------------------------- */
+
+void ht_sweep_table(FILE *fp, const struct page *pg)
+{
+    fputs("<h3>Every result of the sweep</h3>\n<table class=\"sweep\">\n<tr><th>", fp);
+    ht_esc(fp, pg->ax.label);
+    fputs("</th><th class=\"l\">strategy</th><th>GPUs used</th><th>GPU util %</th><th>thr/s</th>"
+          "<th>p99 ms, mean over tenants</th><th>p99 ms, worst tenant</th>"
+          "<th>within SLA %, worst tenant</th><th>$ per M requests</th><th class=\"l\">SLAs</th>"
+          "</tr>\n",
+          fp);
+    for (int q = 0; q < pg->st->n_docs; q++) {
+        int d = pg->order[q];
+        const cJSON *doc = pg->st->docs[d], *s;
+        int k = 0;
+        cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+        {
+            struct ht_judge j;
+            ht_judge(pg->st->sc, doc, s, &j);
+            double worst_att = INFINITY;
+            const cJSON *t;
+            cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
+            {
+                double a = rt_num(t, "sla_attainment");
+                worst_att = isfinite(a) && a < worst_att ? a : worst_att;
+            }
+            char lab[300];
+            int si = 0;
+            for (int z = 0; z < pg->n_strat; z++)
+                if (strcmp(pg->strat[z], ht_str(s, "name")) == 0)
+                    si = z;
+            fputs("<tr><td>", fp);
+            ht_esc(fp, pg->ax.text[d]);
+            fputs(pg->ax.rest[d][0] ? " · " : "", fp);
+            ht_esc(fp, pg->ax.rest[d]);
+            fputs("</td><td class=\"l\">", fp);
+            svg_swatch(fp, ht_pg_style(pg, si, ht_pg_rest(pg, d)));
+            snprintf(lab, sizeof lab, "%s", ht_str(s, "name"));
+            ht_esc(fp, lab);
+            fputs("</td>", fp);
+            ht_td(fp, rt_num(s, "gpus_used"), 1, "%.0f");
+            ht_td(fp, rt_num(s, "gpu_utilization"), 100, "%.1f");
+            ht_td(fp, rt_num(s, "throughput_per_s"), 1, "%.1f");
+            ht_td(fp, rt_tenant_mean(s, "latency_ms.p99"), 1, "%.2f");
+            ht_td(fp, j.worst_p99_ms, 1, "%.2f");
+            ht_td(fp, isfinite(worst_att) ? worst_att : NAN, 100, "%.1f");
+            ht_td(fp, rt_num(s, "cost_per_million_requests_usd"), 1, "%.3f");
+            if (j.n_sla == 0 && j.meets)
+                fputs("<td class=\"l\">none</td>", fp);
+            else if (j.meets)
+                fputs("<td class=\"l ok\">✓ all met</td>", fp);
+            else {
+                fputs("<td class=\"l miss\">✗ ", fp);
+                ht_esc(fp, j.miss);
+                fputs("</td>", fp);
+            }
+            fputs("</tr>\n", fp);
+            k++;
+        }
+    }
+    fputs("</table>\n", fp);
+}

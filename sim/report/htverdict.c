@@ -1,0 +1,334 @@
+/*
+ * htverdict — the question a study page answers and its verdict in one sentence (htpage.h),
+ * computed from the results: the strategy that meets every tenant's SLA at the lowest cost
+ * (or on the fewest GPUs), the others that meet them, the misses (said once for strategies
+ * with the same latencies), up to which swept value the winner keeps its SLAs, and which
+ * strategies give identical latencies and what still tells them apart.
+ */
+#include "report/html.h"
+#include "report/htint.h"
+#include "report/htpage.h"
+#include "report/rtable.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the verdict ---------------------------------------------------------------------------- */
+
+/* Two strategies give every tenant the same latency (all figures of latency_ms equal). */
+static int same_latency(const cJSON *a, const cJSON *b)
+{
+    const cJSON *ta = cJSON_GetObjectItemCaseSensitive(a, "tenants"), *t;
+    int k = 0;
+    if (cJSON_GetArraySize(ta) !=
+        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(b, "tenants")))
+        return 0;
+    cJSON_ArrayForEach(t, ta)
+    {
+        const cJSON *u = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b, "tenants"), k++);
+        const cJSON *la = cJSON_GetObjectItemCaseSensitive(t, "latency_ms");
+        const cJSON *lb = cJSON_GetObjectItemCaseSensitive(u, "latency_ms");
+        char *x = cJSON_PrintUnformatted(la), *y = cJSON_PrintUnformatted(lb);
+        int same = x && y && strcmp(x, y) == 0;
+        free(x);
+        free(y);
+        if (!same)
+            return 0;
+    }
+    return 1;
+}
+
+/* What still tells two strategies with the same latencies apart: cost, then GPUs. */
+static void same_clause(FILE *fp, const struct page *pg, const cJSON *a, const cJSON *b, int ia,
+                        int ib)
+{
+    double ca = rt_num(a, "cost_per_million_requests_usd"),
+           cb = rt_num(b, "cost_per_million_requests_usd");
+    double ga = rt_num(a, "gpus_used"), gb = rt_num(b, "gpus_used");
+    if (isfinite(ca) && isfinite(cb) && ca != cb) {
+        fputs(", and <strong>", fp);
+        ht_esc(fp, pg->strat[ca < cb ? ia : ib]);
+        fprintf(fp, "</strong> costs less ($%.2f against $%.2f per million requests)",
+                ca < cb ? ca : cb, ca < cb ? cb : ca);
+    } else if (isfinite(ga) && isfinite(gb) && ga != gb) {
+        fputs(", so <strong>", fp);
+        ht_esc(fp, pg->strat[ga < gb ? ia : ib]);
+        fprintf(fp, "</strong> is the better layout: it needs %.0f GPUs against %.0f",
+                ga < gb ? ga : gb, ga < gb ? gb : ga);
+    }
+}
+
+/* The largest x up to which strategy k (rest r) meets every SLA at every point, and the first
+ * x where it does not (*miss, when miss is not NULL); -1: misses at the first, 1: holds
+ * throughout. */
+static int holds_to_miss(const struct page *pg, int k, int r, double *x, double *miss)
+{
+    int any = 0;
+    for (int q = 0; q < pg->st->n_docs; q++) {
+        int d = pg->order[q];
+        if (ht_pg_rest(pg, d) != r)
+            continue;
+        const cJSON *s = rt_strategy(pg->st->docs[d], pg->strat[k]);
+        if (!s)
+            continue;
+        struct ht_judge j;
+        ht_judge(pg->st->sc, pg->st->docs[d], s, &j);
+        if (!j.meets) {
+            if (miss)
+                *miss = pg->ax.x[d];
+            return any ? 0 : -1;
+        }
+        *x = pg->ax.x[d];
+        any = 1;
+    }
+    return 1;
+}
+
+static int holds_to(const struct page *pg, int k, int r, double *x)
+{
+    return holds_to_miss(pg, k, r, x, NULL);
+}
+
+static void sweep_clause(FILE *fp, const struct page *pg, int k)
+{
+    double x = NAN, miss = NAN;
+    char v[64], w[64];
+    int h = holds_to_miss(pg, k, 0, &x, &miss);
+    ht_axis_value(&pg->ax, x, v, sizeof v);
+    ht_axis_value(&pg->ax, miss, w, sizeof w);
+    if (h == 1)
+        fprintf(fp, ", and keeps them over the whole %s sweep (up to %s)",
+                pg->param_sweep ? "" : "load", v);
+    else if (h == 0)
+        fprintf(fp, "; it keeps them up to %s%s and misses at %s",
+                pg->param_sweep ? "" : "the load ", v, w);
+    else
+        fprintf(fp, ", but not at the sweep's lowest %s", pg->param_sweep ? "value" : "load");
+}
+
+static void verdict_param_sweep(FILE *fp, const struct page *pg)
+{
+    char lo[64], hi[64];
+    ht_axis_value(&pg->ax, pg->ax.x[pg->order[0]], lo, sizeof lo);
+    ht_axis_value(&pg->ax, pg->ax.x[pg->order[pg->st->n_docs - 1]], hi, sizeof hi);
+    if (!ht_pg_has_sla(pg, "p99_ms")) {
+        fprintf(fp,
+                "No tenant has an SLA in the scenario; the figures show how each metric "
+                "moves from %s to %s.",
+                lo, hi);
+        return;
+    }
+    fputs("Over ", fp);
+    ht_esc(fp, pg->ax.label);
+    fprintf(fp, " from %s to %s, ", lo, hi);
+    int shown = 0;
+    for (int r = 0; r < pg->n_rest && shown < 8; r++)
+        for (int k = 0; k < pg->n_strat && shown < 8; k++, shown++) {
+            double x = NAN;
+            char lab[200], v[64];
+            int h = holds_to(pg, k, r, &x);
+            ht_axis_value(&pg->ax, x, v, sizeof v);
+            ht_pg_label(pg, k, r, lab, sizeof lab);
+            fputs(shown ? "; " : "", fp);
+            fputs("<strong>", fp);
+            ht_esc(fp, lab);
+            fputs("</strong>", fp);
+            if (h == 1)
+                fputs(" keeps every SLA throughout", fp);
+            else if (h == 0)
+                fprintf(fp, " keeps every SLA up to %s", v);
+            else
+                fputs(" misses an SLA from the start", fp);
+        }
+    fputs(".", fp);
+}
+
+/* Is strategy a cheaper than b (cost per million requests, then GPUs used)? */
+static int cheaper(const cJSON *a, const cJSON *b)
+{
+    double ca = rt_num(a, "cost_per_million_requests_usd"),
+           cb = rt_num(b, "cost_per_million_requests_usd");
+    if (isfinite(ca) && isfinite(cb) && ca != cb)
+        return ca < cb;
+    return rt_num(a, "gpus_used") < rt_num(b, "gpus_used");
+}
+
+void ht_verdict(FILE *fp, const struct page *pg)
+{
+    fputs("<p class=\"verdict\"><strong>Verdict.</strong> ", fp);
+    if (pg->param_sweep && pg->sweep) {
+        verdict_param_sweep(fp, pg);
+        fputs("</p>\n", fp);
+        return;
+    }
+    const cJSON *doc = pg->doc, *s;
+    int best = -1, n_ok = 0, n_sla = 0, k = 0, closest = -1;
+    double best_cost = INFINITY, best_gpus = INFINITY, best_ratio = INFINITY, close_r = INFINITY;
+    struct ht_judge j;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+    {
+        ht_judge(pg->st->sc, doc, s, &j);
+        n_sla = j.n_sla > n_sla ? j.n_sla : n_sla;
+        if (j.meets && j.n_sla > 0) {
+            n_ok++;
+            double c = rt_num(s, "cost_per_million_requests_usd"), g = rt_num(s, "gpus_used");
+            c = isfinite(c) ? c : INFINITY;
+            g = isfinite(g) ? g : INFINITY;
+            if (c < best_cost ||
+                (c == best_cost &&
+                 (g < best_gpus || (g == best_gpus && j.worst_ratio < best_ratio)))) {
+                best = k;
+                best_cost = c;
+                best_gpus = g;
+                best_ratio = j.worst_ratio;
+            }
+        } else if (isfinite(j.worst_ratio) &&
+                   (j.worst_ratio < close_r ||
+                    (j.worst_ratio == close_r && closest >= 0 &&
+                     cheaper(s,
+                             cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "strategies"),
+                                                closest))))) {
+            close_r = j.worst_ratio;
+            closest = k;
+        }
+        k++;
+    }
+    const cJSON *all = cJSON_GetObjectItemCaseSensitive(doc, "strategies");
+    int n_all = cJSON_GetArraySize(all);
+    if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(doc, "cluster")) && n_all == 0) {
+        fputs("The figures below compare the placement policies as the workload arrives.</p>\n",
+              fp);
+        return;
+    }
+    if (n_sla == 0) {
+        int lo = -1;
+        double lo_v = INFINITY;
+        k = 0;
+        cJSON_ArrayForEach(s, all)
+        {
+            ht_judge(pg->st->sc, doc, s, &j);
+            if (j.worst_p99_ms < lo_v) {
+                lo_v = j.worst_p99_ms;
+                lo = k;
+            }
+            k++;
+        }
+        char v[32];
+        ht_fmt_ms(v, sizeof v, lo_v);
+        fputs("No tenant has an SLA in the scenario; ", fp);
+        if (lo >= 0) {
+            fputs("<strong>", fp);
+            ht_esc(fp, pg->strat[lo]);
+            fprintf(fp, "</strong> gives the lowest worst-tenant p99 (%s)", v);
+        }
+        fputs(".</p>\n", fp);
+        return;
+    }
+    if (best >= 0) {
+        fputs("<strong>", fp);
+        ht_esc(fp, pg->strat[best]);
+        if (n_ok == 1)
+            fputs("</strong> is the only strategy that meets every tenant's SLA", fp);
+        else
+            fputs("</strong> meets every tenant's SLA", fp);
+        if (isfinite(best_cost))
+            fprintf(fp,
+                    n_ok == 1 ? " ($%.2f per million requests)"
+                              : " at the lowest cost, $%.2f per million requests",
+                    best_cost);
+        else if (isfinite(best_gpus))
+            fprintf(fp, n_ok == 1 ? " (on %.0f GPUs)" : " on the fewest GPUs (%.0f)", best_gpus);
+        if (n_ok > 1) { /* the others that meet them: named when few */
+            int named = 0;
+            k = 0;
+            fputs(n_ok == 2 ? "; so does " : n_ok == 3 ? "; so do " : "", fp);
+            cJSON_ArrayForEach(s, all)
+            {
+                ht_judge(pg->st->sc, doc, s, &j);
+                if (n_ok <= 3 && j.meets && j.n_sla > 0 && k != best) {
+                    double c = rt_num(s, "cost_per_million_requests_usd");
+                    fputs(named++ ? " and <strong>" : "<strong>", fp);
+                    ht_esc(fp, pg->strat[k]);
+                    fputs("</strong>", fp);
+                    if (isfinite(c))
+                        fprintf(fp, " ($%.2f)", c);
+                }
+                k++;
+            }
+            if (n_ok > 3)
+                fprintf(fp, " (%d of the %d strategies meet them all)", n_ok, n_all);
+        }
+        if (pg->sweep)
+            sweep_clause(fp, pg, best);
+    } else {
+        fputs("No strategy meets every tenant's SLA", fp);
+        if (closest >= 0) {
+            cJSON_ArrayForEach(s, all)
+            {
+                if (strcmp(ht_str(s, "name"), pg->strat[closest]) == 0)
+                    ht_judge(pg->st->sc, doc, s, &j);
+            }
+            fputs("; the closest is <strong>", fp);
+            ht_esc(fp, pg->strat[closest]);
+            fprintf(fp, "</strong>, where %d of %d tenants miss (", j.n_miss,
+                    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
+                        cJSON_GetArrayItem(all, closest), "tenants")));
+            ht_esc(fp, j.miss);
+            fputs(")", fp);
+        }
+    }
+    /* The misses of the others (at most two), and strategies that are the same for latency. */
+    int told = 0, listed[2];
+    k = 0;
+    cJSON_ArrayForEach(s, all)
+    {
+        ht_judge(pg->st->sc, doc, s, &j);
+        /* Latencies the same as a strategy already named: said once, below. */
+        int dup = closest >= 0 && best < 0 && same_latency(s, cJSON_GetArrayItem(all, closest));
+        for (int q = 0; q < told && !dup; q++)
+            dup = same_latency(s, cJSON_GetArrayItem(all, listed[q]));
+        if (!j.meets && !dup && told < 2) {
+            listed[told] = k;
+            fputs("; ", fp);
+            fputs("<strong>", fp);
+            ht_esc(fp, pg->strat[k]);
+            fputs("</strong> misses (", fp);
+            ht_esc(fp, j.miss);
+            fputs(")", fp);
+            told++;
+        }
+        k++;
+    }
+    int pairs = 0;
+    for (int a = 0; a < n_all && pairs < 2; a++)
+        for (int b = a + 1; b < n_all && pairs < 2; b++)
+            if (same_latency(cJSON_GetArrayItem(all, a), cJSON_GetArrayItem(all, b))) {
+                fputs("; <strong>", fp);
+                ht_esc(fp, pg->strat[a]);
+                fputs("</strong> and <strong>", fp);
+                ht_esc(fp, pg->strat[b]);
+                fputs("</strong> give every tenant the same latency", fp);
+                same_clause(fp, pg, cJSON_GetArrayItem(all, a), cJSON_GetArrayItem(all, b), a, b);
+                pairs++;
+            }
+    fputs(".</p>\n", fp);
+}
+
+void ht_question(FILE *fp, const struct page *pg)
+{
+    fputs("<p class=\"question\"><strong>Question.</strong> ", fp);
+    if (pg->st->question && *pg->st->question) {
+        ht_md(fp, pg->st->question);
+    } else if (pg->param_sweep && pg->sweep) {
+        fputs("How do the tenants' latencies change with ", fp);
+        ht_esc(fp, pg->ax.label);
+        fputs(", and up to where does each strategy keep every SLA?", fp);
+    } else {
+        fputs("Which strategy serves every tenant of <code>", fp);
+        ht_esc(fp, ht_str(pg->doc, "scenario"));
+        fputs("</code> within its SLA at the lowest cost?", fp);
+    }
+    fputs("</p>\n", fp);
+}
