@@ -26,7 +26,7 @@ TEST_OBJ:= $(TEST_SRC:%.c=$(B)/%.o)
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 A       := $(B)/asan
 
-.PHONY: all deps run test test-layers test-refs test-unit test-asan test-valgrind golden clean format quickstart bench results \
+.PHONY: all deps run test test-layers test-refs test-unit test-asan test-valgrind test-install install golden clean format quickstart bench results \
 	results-check docs-figures cluster-openb
 all: $(B)/sharesim $(B)/libsharesim.a
 
@@ -87,6 +87,7 @@ test: deps
 	@$(MAKE) --no-print-directory test-layers
 	@$(MAKE) --no-print-directory test-refs
 	@$(MAKE) --no-print-directory test-unit
+	@$(MAKE) --no-print-directory test-install
 	@$(MAKE) --no-print-directory test-asan
 
 # Includes must follow sim/'s layer table (docs/architecture.md).
@@ -155,6 +156,26 @@ golden: all
 	@for f in tests/fixtures/golden/*.json; do \
 	  $(B)/sharesim run $$f --quiet --json tests/golden/$$(basename $$f) || exit 1; done
 	@echo "golden: tests/golden/ rewritten; review with git diff"
+
+# make install PREFIX=DIR (default /usr/local): the binary in DIR/bin, the calibration profiles
+# and the shipped scenarios and traces in DIR/share/sharesim, where the binary finds them.
+PREFIX ?= /usr/local
+SHARE  := $(DESTDIR)$(PREFIX)/share/sharesim
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/kernels/profiles $(SHARE)/workloads $(SHARE)/traces
+	install -m 755 $(B)/sharesim $(DESTDIR)$(PREFIX)/bin/sharesim
+	install -m 644 kernels/profiles/*.json $(SHARE)/kernels/profiles/
+	install -m 644 workloads/*.json workloads/README.md $(SHARE)/workloads/
+	install -m 644 traces/*.csv traces/*.md traces/LICENSE.* traces/SHA256SUMS $(SHARE)/traces/
+	@echo "install: $(DESTDIR)$(PREFIX)/bin/sharesim (profiles, workloads, traces in $(SHARE))"
+
+# The installed binary works from anywhere: profiles found next to it, a shipped scenario run.
+test-install:
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	  $(MAKE) --no-print-directory -s install PREFIX=$$d >/dev/null && \
+	  (cd / && $$d/bin/sharesim profile list >/dev/null && \
+	   $$d/bin/sharesim run $$d/share/sharesim/workloads/quickstart.json --quiet --json $$d/q.json) && \
+	  echo "test-install: the installed sharesim finds its profiles and runs the quickstart"
 
 format:
 	clang-format -i $$(find sim tests -name '*.[ch]')

@@ -26,7 +26,8 @@ const char *cal_profile_dir(void)
     if (dir[0])
         return dir;
     /* The shipped profiles sit at <repo>/kernels/profiles and the binary at
-     * <repo>/build/sharesim (or build/asan/sharesim): look upwards from the binary. */
+     * <repo>/build/sharesim (or build/asan/sharesim), or installed under a prefix: look
+     * upwards from the binary. */
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
@@ -38,6 +39,12 @@ const char *cal_profile_dir(void)
             *slash = '\0';
             if ((size_t)snprintf(dir, sizeof dir, "%.*s/kernels/profiles", PATH_MAX - 32, exe) <
                     sizeof dir &&
+                access(dir, R_OK) == 0)
+                return dir;
+            /* `make install PREFIX=P` puts the binary in P/bin and the profiles in
+             * P/share/sharesim/kernels/profiles. */
+            if ((size_t)snprintf(dir, sizeof dir, "%.*s/share/sharesim/kernels/profiles",
+                                 PATH_MAX - 48, exe) < sizeof dir &&
                 access(dir, R_OK) == 0)
                 return dir;
         }
