@@ -6,6 +6,7 @@
  */
 #include "cli/cli.h"
 #include "base/util.h"
+#include "tools/pool.h"
 #include "tools/validate.h"
 
 #include <getopt.h>
@@ -144,9 +145,19 @@ int cmd_validate(int argc, char **argv)
     }
     cli_install_signal_handlers();
     vo.progress = cli_stderr_is_tty();
+    struct val_report r;
+    char err[SS_ERRLEN];
+    if (!pool_is_writer()) {
+        /* An MPI rank other than 0: it runs the items rank 0 sends, and rank 0 writes. */
+        if (val_run(&vo, &r, err, sizeof err)) {
+            fprintf(stderr, "sharesim: %s\n", err);
+            return SS_EXIT_BADINPUT;
+        }
+        val_report_free(&r);
+        return SS_EXIT_OK;
+    }
     /* Outputs are opened first: a bad path fails now, not after minutes of simulation. */
     struct ss_out jo, mo;
-    char err[SS_ERRLEN];
     if (json && ss_out_open(&jo, json, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
         return SS_EXIT_BADINPUT;
@@ -157,7 +168,6 @@ int cmd_validate(int argc, char **argv)
             ss_out_abort(&jo);
         return SS_EXIT_BADINPUT;
     }
-    struct val_report r;
     double t0 = seconds_now();
     if (val_run(&vo, &r, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);

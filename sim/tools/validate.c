@@ -403,6 +403,8 @@ static void pool_progress(void *ctx, long done, long n)
     const struct val_pool *p = ctx;
     if (p->o->progress)
         fprintf(stderr, "\rvalidate: %ld/%ld runs", done, n);
+    else if (pool_ranks() > 1 && pool_progress_line_due(done, n))
+        fprintf(stderr, "validate: %ld/%ld runs on %d ranks\n", done, n, pool_ranks());
 }
 
 static void pool_describe(void *ctx, long t, char *buf, size_t n)
@@ -515,7 +517,7 @@ int val_run(const struct val_opts *o, struct val_report *out, char *err, size_t 
      * workers, the big tasks go first so the long ones do not end up last. */
     job.jobs = o->jobs > 1 ? o->jobs : 0;
     long *order = NULL;
-    if (job.jobs > 0) {
+    if (job.jobs > 0 || pool_ranks() > 1) {
         order = ss_xmalloc((size_t)n_tasks * sizeof *order);
         order_tasks(&g, tasks, order, n_tasks);
     }
@@ -532,7 +534,8 @@ int val_run(const struct val_opts *o, struct val_report *out, char *err, size_t 
     free(order);
     if (o->progress)
         fprintf(stderr, "\r%*s\r", 40, "");
-    if (rc == 0) {
+    /* Under MPI only rank 0 gets the results; the other ranks have nothing to report. */
+    if (rc == 0 && pool_is_writer()) {
         out->quick = o->quick;
         out->seed = o->seed;
         out->scale = g.scale;

@@ -65,7 +65,9 @@ struct val_report {
  * grid (Bonferroni), see validate.c. */
 int val_judge(double exact, double mean, double ci95);
 
-/* Runs the grid. Returns 0, or -1 with a message (a worker process failed). */
+/* Runs the grid. Returns 0, or -1 with a message (a worker process failed). Under MPI
+ * every rank calls it; only on rank 0 (pool_is_writer()) does *out hold the report, on the
+ * others it is empty. */
 int val_run(const struct val_opts *o, struct val_report *out, char *err, size_t errlen);
 void val_report_free(struct val_report *r);
 
