@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "base/util.h"
 #include "tools/pool.h"
+#include "tools/shard.h"
 #include "tools/validate.h"
 
 #include <getopt.h>
@@ -18,7 +19,11 @@ static void usage(FILE *fp)
 {
     fprintf(fp,
             "usage: sharesim validate [--quick] [--json FILE|-] [--markdown FILE|-] [--jobs N]\n"
-            "                         [--seed N] [--quiet]\n\n"
+            "                         [--seed N] [--quiet]\n"
+            "       sharesim validate [--quick] [--seed N] --shard I/N --partial FILE\n"
+            "       sharesim validate [--quick] [--seed N] [--json …] [--markdown …] --merge "
+            "FILE…\n"
+            "       mpirun -n N sharesim validate …   (the runs over N MPI ranks)\n\n"
             "Runs configurations with exact queueing answers through the simulator and compares:\n"
             "M/M/c FIFO (c = 1, 2, 4, 7, 8, 16; rho = 0.3 ... 0.95: mean wait, mean and p99\n"
             "sojourn vs Erlang C), M/G/1 processor sharing (mean sojourn E[S]/(1-rho) for\n"
@@ -33,6 +38,12 @@ static void usage(FILE *fp)
             "  --jobs N         run replications in N worker processes (same output for any N)\n"
             "  --seed N         base seed (default 1)\n"
             "  --quiet          no table on stdout\n"
+            "  --shard I/N      run only the runs t with t mod N = I (a batch-array task) and\n"
+            "                   write their results to --partial FILE, not a report\n"
+            "  --merge FILE…    read the runs from the shards' partial files instead of running\n"
+            "                   them, and report as one run would (same --quick and --seed)\n"
+            "Under mpirun, rank 0 writes and --jobs is ignored (one worker per rank);\n"
+            "docs/distributed.md.\n"
             "exit: 0 every row passes, 1 a row fails, 2 bad usage or output error\n");
 }
 
@@ -86,14 +97,21 @@ static double seconds_now(void)
 
 int cmd_validate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"quick", no_argument, 0, 'Q'},          {"json", required_argument, 0, 'j'},
-        {"markdown", required_argument, 0, 'm'}, {"jobs", required_argument, 0, 'J'},
-        {"seed", required_argument, 0, 's'},     {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
-    struct val_opts vo = {0, 1, 1, 1.0, 0};
+    static const struct option opts[] = {{"quick", no_argument, 0, 'Q'},
+                                         {"json", required_argument, 0, 'j'},
+                                         {"markdown", required_argument, 0, 'm'},
+                                         {"jobs", required_argument, 0, 'J'},
+                                         {"seed", required_argument, 0, 's'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"shard", required_argument, 0, 'D'},
+                                         {"partial", required_argument, 0, 'p'},
+                                         {"merge", no_argument, 0, 'M'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    struct val_opts vo = {0, 1, 1, 1.0, 0, {0, 1}, NULL, NULL, 0};
     const char *json = NULL, *md = NULL;
-    int quiet = 0, c;
+    int quiet = 0, merge = 0, c;
+    char err[SS_ERRLEN];
     long v;
     optind = 1;
     while ((c = getopt_long(argc, argv, "Qj:m:J:s:qh", opts, NULL)) != -1) {
@@ -130,6 +148,18 @@ int cmd_validate(int argc, char **argv)
         case 'q':
             quiet = 1;
             break;
+        case 'D':
+            if (shard_parse(optarg, &vo.shard, err, sizeof err)) {
+                fprintf(stderr, "sharesim validate: --shard: %s\n", err);
+                return SS_EXIT_BADINPUT;
+            }
+            break;
+        case 'p':
+            vo.partial = optarg;
+            break;
+        case 'M':
+            merge = 1;
+            break;
         case 'h':
             usage(stdout);
             return SS_EXIT_OK;
@@ -138,15 +168,31 @@ int cmd_validate(int argc, char **argv)
             return SS_EXIT_BADINPUT;
         }
     }
-    if (optind < argc) {
+    if (optind < argc && !merge) {
         fprintf(stderr, "sharesim validate: unexpected argument \"%s\"\n", argv[optind]);
         usage(stderr);
         return SS_EXIT_BADINPUT;
     }
+    if (vo.shard.n > 1 && (!vo.partial || json || md || merge)) {
+        fprintf(stderr, "sharesim validate: --shard needs --partial FILE, and writes no report "
+                        "(--json, --markdown and --merge come with the merge)\n");
+        return SS_EXIT_BADINPUT;
+    }
+    if (vo.partial && vo.shard.n <= 1) {
+        fprintf(stderr, "sharesim validate: --partial goes with --shard I/N (N > 1)\n");
+        return SS_EXIT_BADINPUT;
+    }
+    if (merge && optind == argc) {
+        fprintf(stderr, "sharesim validate: --merge: expected the shards' partial files\n");
+        return SS_EXIT_BADINPUT;
+    }
+    if (merge) {
+        vo.merge = argv + optind;
+        vo.n_merge = argc - optind;
+    }
     cli_install_signal_handlers();
     vo.progress = cli_stderr_is_tty();
     struct val_report r;
-    char err[SS_ERRLEN];
     if (!pool_is_writer()) {
         /* An MPI rank other than 0: it runs the items rank 0 sends, and rank 0 writes. */
         if (val_run(&vo, &r, err, sizeof err)) {
@@ -178,6 +224,14 @@ int cmd_validate(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     }
     double wall = seconds_now() - t0;
+    if (vo.shard.n > 1) {
+        fprintf(stderr,
+                "validate: shard %d/%d done (%.1f s), its runs are in %s; once every shard is "
+                "done, the same options with --merge and the partial files write the report\n",
+                vo.shard.i, vo.shard.n, wall, vo.partial);
+        val_report_free(&r);
+        return SS_EXIT_OK;
+    }
     char *command = md ? command_line(&vo, md) : NULL;
     int rc = SS_EXIT_OK;
     if (!quiet && !(json && strcmp(json, "-") == 0) && !(md && strcmp(md, "-") == 0))
