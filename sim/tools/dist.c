@@ -139,11 +139,16 @@ void dist_set_running(int running)
     g_running = running;
 }
 
-void dist_send_item(int rank, long idx)
+int dist_send_item(int rank, long idx, char *err, size_t errlen)
 {
     int64_t v = idx;
-    mpi_check(MPI_Send(&v, (int)sizeof v, MPI_BYTE, rank, TAG_ITEM, MPI_COMM_WORLD), "send item to",
-              rank);
+    int rc = MPI_Send(&v, (int)sizeof v, MPI_BYTE, rank, TAG_ITEM, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS)
+        return 0;
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    return ss_errf(err, errlen, "rank %d cannot be reached (MPI: %.*s)", rank, len, msg);
 }
 
 int dist_poll_result(int *rank, const void **data, size_t *len)
@@ -222,8 +227,10 @@ void dist_set_running(int running)
     (void)running;
 }
 
-void dist_send_item(int rank, long idx)
+int dist_send_item(int rank, long idx, char *err, size_t errlen)
 {
+    (void)err;
+    (void)errlen;
     SS_FATAL("dist_send_item(%d, %ld) without MPI", rank, idx);
 }
 

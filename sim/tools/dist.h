@@ -30,8 +30,13 @@
 int dist_size(void);
 int dist_rank(void);
 
-/* Rank 0: sends rank `rank` item idx, or idx = -1: "this pool run is over". */
-void dist_send_item(int rank, long idx);
+/*
+ * Rank 0: sends rank `rank` item idx, or idx = -1: "this pool run is over". 0, or -1 with
+ * MPI's message when the send fails (errors are returned, not fatal: the pool then fails
+ * the item naming the rank; whether a send to a dead rank fails at all depends on the
+ * transport, see docs/distributed.md).
+ */
+int dist_send_item(int rank, long idx, char *err, size_t errlen);
 
 /*
  * Rank 0: a result that has arrived, without waiting: 1 with the sender in *rank and its

@@ -409,9 +409,10 @@ static int spawn(struct pool_state *st, int i)
  * the rank that this run is over). */
 static void dispatch(struct pool_state *st, struct pool_worker *w)
 {
+    char err[SS_ERRLEN];
     if (st->stopping || st->next >= st->n_run) {
         if (w->rank) {
-            dist_send_item(w->rank, -1);
+            dist_send_item(w->rank, -1, err, sizeof err); /* a rank gone needs no stop */
             w->active = 0;
         } else {
             close_fd(&w->to);
@@ -423,7 +424,12 @@ static void dispatch(struct pool_state *st, struct pool_worker *w)
     w->item = idx;
     set_inflight(st, w, idx);
     if (w->rank) {
-        dist_send_item(w->rank, idx);
+        if (dist_send_item(w->rank, idx, err, sizeof err)) {
+            w->item = -1;
+            w->active = 0;
+            set_inflight(st, w, -1);
+            item_failed(st, idx, err);
+        }
         return;
     }
     /* A write that fails means the worker is dead: its end of file, which comes next,
@@ -523,7 +529,7 @@ static void take_frames(struct pool_state *st, struct pool_worker *w)
         w->in.len = 0;
         set_inflight(st, w, -1);
         item_failed(st, idx, why);
-        dist_send_item(w->rank, -1);
+        dist_send_item(w->rank, -1, why, sizeof why);
         w->active = 0;
     } else if (w->bad) {
         kill(w->pid, SIGKILL); /* its end of file follows and reap() fails its item */
