@@ -108,7 +108,8 @@ int cmd_validate(int argc, char **argv)
                                          {"merge", no_argument, 0, 'M'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    struct val_opts vo = {0, 1, 1, 1.0, 0, {0, 1}, NULL, NULL, 0};
+    struct val_opts vo = {0, 1, 1, 1.0, 0};
+    struct val_batch vb = {{0, 1}, NULL, NULL, 0};
     const char *json = NULL, *md = NULL;
     int quiet = 0, merge = 0, c;
     char err[SS_ERRLEN];
@@ -149,13 +150,13 @@ int cmd_validate(int argc, char **argv)
             quiet = 1;
             break;
         case 'D':
-            if (shard_parse(optarg, &vo.shard, err, sizeof err)) {
+            if (shard_parse(optarg, &vb.shard, err, sizeof err)) {
                 fprintf(stderr, "sharesim validate: --shard: %s\n", err);
                 return SS_EXIT_BADINPUT;
             }
             break;
         case 'p':
-            vo.partial = optarg;
+            vb.partial = optarg;
             break;
         case 'M':
             merge = 1;
@@ -173,12 +174,12 @@ int cmd_validate(int argc, char **argv)
         usage(stderr);
         return SS_EXIT_BADINPUT;
     }
-    if (vo.shard.n > 1 && (!vo.partial || json || md || merge)) {
+    if (vb.shard.n > 1 && (!vb.partial || json || md || merge)) {
         fprintf(stderr, "sharesim validate: --shard needs --partial FILE, and writes no report "
                         "(--json, --markdown and --merge come with the merge)\n");
         return SS_EXIT_BADINPUT;
     }
-    if (vo.partial && vo.shard.n <= 1) {
+    if (vb.partial && vb.shard.n <= 1) {
         fprintf(stderr, "sharesim validate: --partial goes with --shard I/N (N > 1)\n");
         return SS_EXIT_BADINPUT;
     }
@@ -187,15 +188,15 @@ int cmd_validate(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     }
     if (merge) {
-        vo.merge = argv + optind;
-        vo.n_merge = argc - optind;
+        vb.merge = argv + optind;
+        vb.n_merge = argc - optind;
     }
     cli_install_signal_handlers();
     vo.progress = cli_stderr_is_tty();
     struct val_report r;
     if (!pool_is_writer()) {
         /* An MPI rank other than 0: it runs the items rank 0 sends, and rank 0 writes. */
-        if (val_run(&vo, &r, err, sizeof err)) {
+        if (val_run_batch(&vo, &vb, &r, err, sizeof err)) {
             fprintf(stderr, "sharesim: %s\n", err);
             return SS_EXIT_BADINPUT;
         }
@@ -215,7 +216,7 @@ int cmd_validate(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     }
     double t0 = seconds_now();
-    if (val_run(&vo, &r, err, sizeof err)) {
+    if (val_run_batch(&vo, &vb, &r, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
         if (json)
             ss_out_abort(&jo);
@@ -224,11 +225,11 @@ int cmd_validate(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     }
     double wall = seconds_now() - t0;
-    if (vo.shard.n > 1) {
+    if (vb.shard.n > 1) {
         fprintf(stderr,
                 "validate: shard %d/%d done (%.1f s), its runs are in %s; once every shard is "
                 "done, the same options with --merge and the partial files write the report\n",
-                vo.shard.i, vo.shard.n, wall, vo.partial);
+                vb.shard.i, vb.shard.n, wall, vb.partial);
         val_report_free(&r);
         return SS_EXIT_OK;
     }

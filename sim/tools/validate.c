@@ -378,9 +378,10 @@ struct val_pool {
     const struct val_grid *g;
     const struct val_task *tasks;
     const struct val_opts *o;
-    double *results;       /* VAL_NV per task, filed by task index */
-    struct part_out *part; /* a shard's partial file, or NULL */
-    long bad_len;          /* merge: a task whose bytes were not VAL_NV doubles, or -1 */
+    const struct val_batch *b; /* shard and merge; never NULL */
+    double *results;           /* VAL_NV per task, filed by task index */
+    struct part_out *part;     /* a shard's partial file, or NULL */
+    long bad_len;              /* merge: a task whose bytes were not VAL_NV doubles, or -1 */
 };
 
 static int pool_task(void *ctx, long t, struct pool_buf *out, char *err, size_t errlen)
@@ -535,9 +536,10 @@ static int run_tasks(const struct val_grid *g, const struct val_task *tasks, int
                      struct val_pool *vp, const char *key, char *err, size_t errlen)
 {
     const struct val_opts *o = vp->o;
+    const struct val_batch *b = vp->b;
     struct pool_job job = {0};
     struct part_out part;
-    int sharded = o->shard.n > 1;
+    int sharded = b->shard.n > 1;
     job.n_items = n_tasks;
     /* jobs <= 1: in this process, as validate.h promises (no fork, easy to debug). With
      * workers, the big tasks go first so the long ones do not end up last. */
@@ -548,12 +550,12 @@ static int run_tasks(const struct val_grid *g, const struct val_task *tasks, int
         order_tasks(g, tasks, order, n_tasks);
         long k = 0;
         for (long i = 0; i < n_tasks; i++)
-            if (shard_has(&o->shard, order[i]))
+            if (shard_has(&b->shard, order[i]))
                 order[k++] = order[i];
         job.n_order = k;
     }
     if (sharded && pool_is_writer()) {
-        if (part_open(&part, o->partial, key, n_tasks, err, errlen)) {
+        if (part_open(&part, b->partial, key, n_tasks, err, errlen)) {
             free(order);
             return -1;
         }
@@ -588,12 +590,12 @@ static int run_tasks(const struct val_grid *g, const struct val_task *tasks, int
 static int merge_partials(struct val_pool *vp, int n_tasks, const char *key, char *err,
                           size_t errlen)
 {
-    const struct val_opts *o = vp->o;
+    const struct val_batch *b = vp->b;
     unsigned char *seen = ss_xcalloc((size_t)n_tasks + 1, 1);
     int rc = 0;
     vp->bad_len = -1;
-    for (int f = 0; rc == 0 && f < o->n_merge; f++)
-        rc = part_read(o->merge[f], key, n_tasks, seen, merge_deliver, vp, err, errlen);
+    for (int f = 0; rc == 0 && f < b->n_merge; f++)
+        rc = part_read(b->merge[f], key, n_tasks, seen, merge_deliver, vp, err, errlen);
     if (rc == 0 && vp->bad_len >= 0) {
         char name[160];
         pool_describe(vp, vp->bad_len, name, sizeof name);
@@ -618,6 +620,14 @@ static int merge_partials(struct val_pool *vp, int n_tasks, const char *key, cha
 
 int val_run(const struct val_opts *o, struct val_report *out, char *err, size_t errlen)
 {
+    return val_run_batch(o, NULL, out, err, errlen);
+}
+
+int val_run_batch(const struct val_opts *o, const struct val_batch *batch, struct val_report *out,
+                  char *err, size_t errlen)
+{
+    static const struct val_batch none = {{0, 1}, NULL, NULL, 0};
+    const struct val_batch *b = batch ? batch : &none;
     memset(out, 0, sizeof *out);
     struct val_grid g = {0, 0, NULL, o->seed, o->scale > 0 ? o->scale : 1.0};
     if (o->quick)
@@ -633,19 +643,19 @@ int val_run(const struct val_opts *o, struct val_report *out, char *err, size_t 
         for (int r = 0; r < g.c[i].reps; r++)
             tasks[t++] = (struct val_task){i, r};
     double *results = ss_xcalloc((size_t)n_tasks * VAL_NV, sizeof *results);
-    struct val_pool vp = {&g, tasks, o, results, NULL, -1};
+    struct val_pool vp = {&g, tasks, o, b, results, NULL, -1};
     char key[256];
     grid_key(&g, o, n_tasks, key, sizeof key);
     int rc;
     /* Only rank 0 reads partial files; under MPI the others wait in the pool for tasks
      * that never come, and are released when rank 0 exits. */
-    if (o->n_merge > 0 && pool_is_writer())
+    if (b->n_merge > 0 && pool_is_writer())
         rc = merge_partials(&vp, n_tasks, key, err, errlen);
     else
         rc = run_tasks(&g, tasks, n_tasks, &vp, key, err, errlen);
     /* Under MPI only rank 0 gets the results; the other ranks have nothing to report, nor
      * has a shard. */
-    if (rc == 0 && pool_is_writer() && o->shard.n <= 1) {
+    if (rc == 0 && pool_is_writer() && b->shard.n <= 1) {
         out->quick = o->quick;
         out->seed = o->seed;
         out->scale = g.scale;
