@@ -9,7 +9,8 @@
  *    rank and the points in flight, keeps every finished point intact, and a rerun
  *    completes it to the same bytes;
  *  - --shard I/N then --merge, for sweep (separate or shared shard directories) and for
- *    validate (partial files), give the same bytes as one run; bad shard arguments exit 2.
+ *    validate (partial files), give the same bytes as one run; bad shard arguments exit 2;
+ *    so does scripts/slurm-array.sh, run with the environment of Slurm's array tasks.
  *
  * The MPI tests are skipped, with a note, when mpirun is not on PATH (scripts/install-deps
  * installs it) and under valgrind, where the ranks would run under mpirun without memcheck
@@ -440,6 +441,35 @@ static void test_sweep_shard_merge(void)
         sweep_cli(3000, GRID, tmp_path("bad"), "--shard 0/2 --merge x", err, sizeof err), 2);
 }
 
+/* scripts/slurm-array.sh, with the array task's environment Slurm would set. */
+static void test_slurm_script(void)
+{
+    char cmd[4096], err[8192];
+    const char *shards = tmp_path("slurm-shards"), *out = tmp_path("slurm-out");
+    for (int i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "SHARESIM='%s' SLURM_ARRAY_TASK_ID=%d SLURM_ARRAY_TASK_COUNT=3 "
+                 "scripts/slurm-array.sh '%s' sweep '%s' " GRID
+                 " --out '%s' --no-plot --quiet 2>/dev/null",
+                 sharesim(), i, shards, scenario(3000), out);
+        CU_ASSERT_EQUAL(system(cmd), 0);
+    }
+    CU_ASSERT_FALSE(tu_exists(out)); /* the tasks write only their shards */
+    snprintf(cmd, sizeof cmd,
+             "SHARESIM='%s' scripts/slurm-array.sh '%s' --merge sweep '%s' " GRID
+             " --out '%s' --no-plot --quiet 2>'%s/slurm.err'",
+             sharesim(), shards, scenario(3000), out, tu_tmpdir());
+    int rc = system(cmd);
+    if (rc != 0) {
+        snprintf(err, sizeof err, "%s/slurm.err", tu_tmpdir());
+        char *text = tu_slurp(err);
+        fprintf(stderr, "\n  slurm-array.sh --merge: %d\n%s\n", rc, text ? text : "");
+        free(text);
+    }
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT(sweeps_equal(reference(), out, N_POINTS));
+}
+
 static void test_validate_shard_merge(void)
 {
     if (tu_under_valgrind()) {
@@ -482,6 +512,7 @@ void test_dist_register(void)
         {"mpirun: a killed rank fails the run, finished points stay", test_mpi_rank_dies},
         {"sweep --shard then --merge: same bytes as one run", test_sweep_shard_merge},
         {"validate --shard/--partial then --merge: same bytes", test_validate_shard_merge},
+        {"scripts/slurm-array.sh: array tasks then merge, same bytes", test_slurm_script},
         {NULL, NULL},
     };
     tu_add_suite("dist", t);
