@@ -257,6 +257,32 @@ static void test_mpi_validate_same_bytes(void)
     CU_ASSERT_EQUAL(count(err, "rows pass"), 1);
 }
 
+/* A point whose file cannot be written fails like a point that crashed: named, exit 2, the
+ * others kept; with one process and under MPI, where rank 0 writes what the ranks send. */
+static void test_point_write_error(void)
+{
+    char err[8192], path[700];
+    for (int mpi = 0; mpi < 2; mpi++) {
+        if (mpi && skip_mpi())
+            return;
+        const char *dir = tmp_path(mpi ? "werr-mpi" : "werr");
+        /* A directory where p0003.json goes: the rename onto it fails. */
+        snprintf(path, sizeof path, "%s/points/p0003.json", dir);
+        char mk[800];
+        snprintf(mk, sizeof mk, "mkdir -p '%s'", path);
+        CU_ASSERT_EQUAL_FATAL(system(mk), 0);
+        int rc = mpi ? sweep_mpi(3000, GRID, dir, "", err, sizeof err)
+                     : sweep_cli(3000, GRID, dir, "--jobs 2", err, sizeof err);
+        CU_ASSERT_EQUAL(rc, 2);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "sharesim sweep: point p0003: "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "the finished ones are kept"));
+        snprintf(path, sizeof path, "%s/points/p0000.json", dir);
+        CU_ASSERT_TRUE(tu_exists(path));
+        snprintf(path, sizeof path, "%s/sweep.csv", dir);
+        CU_ASSERT_FALSE(tu_exists(path));
+    }
+}
+
 /* Rank 0 stops before any point runs; the others must not wait for points forever. */
 static void test_mpi_rank0_stops_early(void)
 {
@@ -509,6 +535,8 @@ void test_dist_register(void)
         {"mpirun -n 3 sweep: same bytes as --jobs 1, resume", test_mpi_sweep_same_bytes},
         {"mpirun -n 3 validate --quick: same bytes as --jobs 1", test_mpi_validate_same_bytes},
         {"mpirun: rank 0 stopping early ends the job", test_mpi_rank0_stops_early},
+        {"a point that cannot be written fails, named (with and without MPI)",
+         test_point_write_error},
         {"mpirun: a killed rank fails the run, finished points stay", test_mpi_rank_dies},
         {"sweep --shard then --merge: same bytes as one run", test_sweep_shard_merge},
         {"validate --shard/--partial then --merge: same bytes", test_validate_shard_merge},

@@ -347,8 +347,6 @@ struct sweep_run {
     int tty;
     double t0;
     long failed;
-    long write_failed;
-    char write_err[SS_ERRLEN];
 };
 
 /* A point's result: this header, the CSV text, then the JSON text. */
@@ -400,8 +398,8 @@ static void deliver_point(void *ctx, long idx, const void *data, size_t len)
         /* The same arguments and a different configuration: the scenario file (or a trace
          * it names) is not the same where that rank runs. */
         rc = ss_errf(err, sizeof err,
-                     "point %s was computed from a different configuration (is the scenario "
-                     "file the same on every node?)",
+                     "computed from a different configuration than %s's (is the scenario file "
+                     "the same on every node?)",
                      id);
     } else {
         const char *p = (const char *)data + sizeof h;
@@ -416,8 +414,8 @@ static void deliver_point(void *ctx, long idx, const void *data, size_t len)
         free(csv);
         free(json);
     }
-    if (rc && r->write_failed++ == 0)
-        snprintf(r->write_err, sizeof r->write_err, "%s", err);
+    if (rc)
+        pool_reject(err); /* the point fails like any other: named, and no new one starts */
 }
 
 static void describe_point(void *ctx, long idx, char *buf, size_t n)
@@ -473,7 +471,7 @@ static void point_failed(void *ctx, long idx, const char *why)
  */
 static int run_points(const struct sweep_cmd *c, int jobs)
 {
-    struct sweep_run r = {c, c->writer && cli_stderr_is_tty(), now_s(), 0, 0, ""};
+    struct sweep_run r = {c, c->writer && cli_stderr_is_tty(), now_s(), 0};
     struct pool_job job = {0};
     char err[SS_ERRLEN];
     /* Nothing to run: no pool run at all (order with n_order = 0 would mean every point).
@@ -493,17 +491,12 @@ static int run_points(const struct sweep_cmd *c, int jobs)
     int rc = pool_run(&job, err, sizeof err);
     if (r.tty)
         fprintf(stderr, "\r%*s\r", 70, "");
-    if (r.write_failed) {
-        fprintf(stderr, "sharesim sweep: %s%s\n", r.write_err,
-                r.write_failed > 1 ? " (and more points could not be written)" : "");
-        rc = -1;
-    }
     if (rc && r.failed)
         fprintf(stderr,
                 "sharesim sweep: %ld point%s failed; the finished ones are kept in %s/points, "
                 "rerun to retry\n",
                 r.failed, r.failed == 1 ? "" : "s", c->dir);
-    else if (rc && !r.write_failed)
+    else if (rc)
         fprintf(stderr, "sharesim sweep: %s\n", err);
     return rc;
 }

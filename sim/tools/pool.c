@@ -328,10 +328,30 @@ static void item_failed(struct pool_state *st, long idx, const char *why)
     progress(st);
 }
 
+/* Set by pool_reject() from inside deliver(): why the item's result could not be kept. */
+static char g_rejected[SS_ERRLEN];
+static int g_in_deliver;
+
+void pool_reject(const char *why)
+{
+    SS_ASSERT(g_in_deliver);
+    snprintf(g_rejected, sizeof g_rejected, "%s", why && *why ? why : "rejected (no message)");
+}
+
 static void item_done(struct pool_state *st, long idx, const void *data, size_t len)
 {
-    if (st->job->deliver)
+    g_rejected[0] = '\0';
+    if (st->job->deliver) {
+        g_in_deliver = 1;
         st->job->deliver(st->job->ctx, idx, data, len);
+        g_in_deliver = 0;
+    }
+    if (g_rejected[0]) {
+        char why[SS_ERRLEN];
+        snprintf(why, sizeof why, "%s", g_rejected);
+        item_failed(st, idx, why);
+        return;
+    }
     st->done++;
     progress(st);
 }

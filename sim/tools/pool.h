@@ -66,8 +66,9 @@ struct pool_job {
     /* In the worker: computes item idx, appends its result to out. 0, or -1 with a
      * message in err (it then fails the item, not the worker). Required. */
     int (*work)(void *ctx, long idx, struct pool_buf *out, char *err, size_t errlen);
-    /* In the parent: item idx's result; called once per item that succeeded. Optional
-     * (items whose results are files of their own need none). */
+    /* In the parent: item idx's result; called once per item that succeeded. It may call
+     * pool_reject() to fail the item after all. Optional (items whose results are files of
+     * their own need none). */
     void (*deliver)(void *ctx, long idx, const void *data, size_t len);
     /* In the parent: `done` items of `total` (the items run) have finished, succeeded or
      * failed, on every worker and rank; called with 0 first, then after each item. Optional. */
@@ -85,6 +86,11 @@ struct pool_job {
  * why the workers could not be started.
  */
 int pool_run(const struct pool_job *job, char *err, size_t errlen);
+
+/* From inside deliver(): the item's result cannot be kept (its file cannot be written, say).
+ * The item then fails with this message, as if work() had failed: it is named, counted, and
+ * without keep_going no new item starts. */
+void pool_reject(const char *why);
 
 /* Ranks of this run: 1 unless started by an MPI launcher (docs/distributed.md). */
 int pool_ranks(void);
