@@ -3,13 +3,19 @@
 # machine needs nothing else.
 
 CC      ?= cc
-PKGS    := gsl libcjson cunit
+# MPI=1 (the default) links Open MPI for `mpirun -n N sharesim sweep|validate` (docs/
+# distributed.md); MPI=0 builds without it (every run is one process, --shard still works).
+# Its flags come from pkg-config (ompi-c) like every other library, not from the mpicc
+# wrapper: mpicc would replace $(CC), and the ASan build, the clang fuzz build and nvcc's
+# host code all need their own compiler with the same flags.
+MPI     ?= 1
+PKGS    := gsl libcjson cunit $(if $(filter 1,$(MPI)),ompi-c)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN    := -Wall -Wextra -Werror
 OPT     ?= -O2 -g
-CFLAGS  += $(CSTD) $(WARN) $(OPT) $(PKG_CFLAGS) -Isim
+CFLAGS  += $(CSTD) $(WARN) $(OPT) $(PKG_CFLAGS) -Isim -DSS_MPI=$(if $(filter 1,$(MPI)),1,0)
 LDLIBS  += $(PKG_LIBS) -lm
 
 B       := build

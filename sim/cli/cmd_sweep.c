@@ -8,22 +8,34 @@
  *      written);
  *   2. existing point files are checked: a point already done is skipped, a file
  *      left by a different sweep is an error (exit 2, nothing written);
- *   3. the points left run in workers; each writes its own files atomically;
+ *   3. the points left run in workers (or MPI ranks) and come back as the texts of
+ *      their two files, which this process writes atomically as each arrives;
  *   4. sweep.csv is assembled from the point files in point order, so it is the
- *      same bytes whatever --jobs was and whichever run computed which point;
+ *      same bytes whatever --jobs was, however many ranks or shards ran, and
+ *      whichever run computed which point;
  *   5. the page of the sweep (DIR/sweep.html, its figures as SVG).
  * On SIGINT/SIGTERM the parent (cli.c's handler) stops its workers, whose own
  * handlers remove their temporaries, removes its own and exits 128 + signal.
+ *
+ * Beyond one machine (docs/distributed.md): under mpirun every rank runs this
+ * command; rank 0 does all of the above and the other ranks only compute the
+ * points it sends them (they never look at DIR, which need not be shared).
+ * --shard i/n keeps only the points p with p mod n = i, for batch-array jobs, and
+ * --merge SHARD_DIR… assembles shard directories into DIR (steps 2, 4 and 5).
  */
 #include "cli/cli.h"
 #include "report/html.h"
 #include "tools/pool.h"
+#include "tools/shard.h"
 #include "tools/sweep.h"
 #include "base/util.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,11 +52,17 @@ struct sweep_cmd {
     long *todo;           /* point indices still to run, ascending */
     long n_todo;
     long n_skipped;
+    long n_other_shards; /* points left to the other shards */
     int jobs;
     int plot;
     const char *metrics; /* --plot */
     int quiet;
     const char *json, *csv; /* --json, --csv: the whole sweep once more, as one file */
+    int writer;         /* rank 0 or no MPI: this process looks at DIR and writes */
+    struct shard shard; /* {0, 1} = every point */
+    int merge;          /* --merge: the positional arguments after SCENARIO are shards */
+    char **merge_dirs;
+    int n_merge;
 };
 
 static double now_s(void)
@@ -60,7 +78,8 @@ static void usage(FILE *fp)
             "usage: sharesim sweep SCENARIO --set PATH=VALUES [--set …] --out DIR [--jobs N]\n"
             "                      [--replications R] [--seed N] [--no-slowdown]\n"
             "                      [--plot METRIC,…] [--no-plot] [--quiet] [--json FILE|-]\n"
-            "                      [--csv FILE|-]\n\n"
+            "                      [--csv FILE|-] [--shard I/N | --merge SHARD_DIR…]\n"
+            "       mpirun -n N sharesim sweep …   (the points over N MPI ranks)\n\n"
             "Runs the scenario at every point of the grid of --set values (Cartesian product)\n"
             "and collects the results.\n\n"
             "  --set PATH=VALUES  PATH is a dotted JSON path with 0-based array indices\n"
@@ -89,7 +108,15 @@ static void usage(FILE *fp)
             "  --json FILE        every point's result in one document, {\"points\": [<id>.json,\n"
             "                     …]} in point order; - for stdout (then no table)\n"
             "  --csv FILE         a copy of DIR/sweep.csv; - for stdout (then no table)\n"
+            "  --shard I/N        run only the points p with p mod N = I (0 <= I < N), e.g. one\n"
+            "                     task of a batch array job; writes the point files, not\n"
+            "                     sweep.csv\n"
+            "  --merge SHARD_DIR… copy the finished points of the shards' --out directories into\n"
+            "                     DIR (each checked against this grid), then write sweep.csv as\n"
+            "                     one run would; a point no shard has is an error\n"
             "Rerunning with the same arguments skips the points already in DIR.\n"
+            "Under mpirun, rank 0 writes DIR and the other ranks compute points; --jobs is\n"
+            "ignored there (one worker per rank). docs/distributed.md: MPI, shards, Slurm.\n"
             "exit: 0 ok, 2 bad input or a point failed, 130/143 interrupted\n");
 }
 
@@ -105,12 +132,13 @@ static int bad(const char *fmt, const char *arg)
 static int parse_args(int argc, char **argv, struct sweep_cmd *c)
 {
     static const struct option opts[] = {
-        {"set", required_argument, 0, 'S'},  {"out", required_argument, 0, 'o'},
-        {"jobs", required_argument, 0, 'j'}, {"replications", required_argument, 0, 'r'},
-        {"seed", required_argument, 0, 's'}, {"no-slowdown", no_argument, 0, 'n'},
-        {"no-plot", no_argument, 0, 'P'},    {"quiet", no_argument, 0, 'q'},
-        {"json", required_argument, 0, 'J'}, {"csv", required_argument, 0, 'C'},
-        {"plot", required_argument, 0, 'M'}, {"help", no_argument, 0, 'h'},
+        {"set", required_argument, 0, 'S'},   {"out", required_argument, 0, 'o'},
+        {"jobs", required_argument, 0, 'j'},  {"replications", required_argument, 0, 'r'},
+        {"seed", required_argument, 0, 's'},  {"no-slowdown", no_argument, 0, 'n'},
+        {"no-plot", no_argument, 0, 'P'},     {"quiet", no_argument, 0, 'q'},
+        {"json", required_argument, 0, 'J'},  {"csv", required_argument, 0, 'C'},
+        {"plot", required_argument, 0, 'M'},  {"shard", required_argument, 0, 'D'},
+        {"merge", no_argument, 0, 'G'},       {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     char err[SS_ERRLEN];
     long v, cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -161,6 +189,13 @@ static int parse_args(int argc, char **argv, struct sweep_cmd *c)
         case 'C':
             c->csv = optarg;
             break;
+        case 'D':
+            if (shard_parse(optarg, &c->shard, err, sizeof err))
+                return bad("--shard: %s", err);
+            break;
+        case 'G':
+            c->merge = 1;
+            break;
         case 'h':
             usage(stdout);
             return SS_EXIT_OK;
@@ -169,11 +204,20 @@ static int parse_args(int argc, char **argv, struct sweep_cmd *c)
             return SS_EXIT_BADINPUT;
         }
     }
-    if (optind != argc - 1) {
+    if (optind > argc - 1 || (optind != argc - 1 && !c->merge)) {
         usage(stderr);
         return SS_EXIT_BADINPUT;
     }
     c->scenario_path = argv[optind];
+    if (c->merge) {
+        c->merge_dirs = argv + optind + 1;
+        c->n_merge = argc - optind - 1;
+        if (c->n_merge == 0)
+            return bad("%s", "--merge: expected the shards' directories after the scenario");
+        if (c->shard.n > 1)
+            return bad("%s", "--merge and --shard do not go together: merge once every shard "
+                             "has run");
+    }
     if (c->grid.n_axes == 0)
         return bad("%s", "expected at least one --set PATH=VALUES");
     if (!c->dir || !*c->dir)
@@ -181,6 +225,60 @@ static int parse_args(int argc, char **argv, struct sweep_cmd *c)
     if (strlen(c->dir) > SW_MAX_DIR)
         return bad("--out: path longer than %s characters", "3800");
     return CLI_CONTINUE;
+}
+
+/* A directory given to --merge that is DIR itself adds nothing (its points are DIR's). */
+static int same_dir(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) || stat(b, &sb))
+        return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/*
+ * --merge, before anything is written: the shard holding each point DIR lacks (src[i]), or
+ * an error when a shard holds a different sweep's point or no shard holds a point.
+ */
+static int find_merge_sources(struct sweep_cmd *c, const char **src)
+{
+    long missing = 0;
+    char list[256] = "";
+    for (long k = 0; k < c->n_todo; k++) {
+        long i = c->todo[k];
+        src[k] = NULL;
+        for (int d = 0; d < c->n_merge && !src[k]; d++) {
+            const char *dir = c->merge_dirs[d];
+            if (same_dir(dir, c->dir))
+                continue;
+            enum sw_state st = sw_point_state(&c->grid, dir, i, c->hash[i]);
+            if (st == SW_STALE) {
+                char path[4096];
+                sw_point_file(&c->grid, dir, i, "json", path, sizeof path);
+                fprintf(stderr,
+                        "sharesim sweep: --merge: %s was written by a different sweep (other "
+                        "scenario, values, seed or replications)\n",
+                        path);
+                return -1;
+            }
+            if (st == SW_DONE)
+                src[k] = dir;
+        }
+        if (!src[k]) {
+            char id[32];
+            size_t used = strlen(list);
+            sw_point_id(&c->grid, i, id, sizeof id);
+            if (missing++ < 8)
+                snprintf(list + used, sizeof list - used, "%s%s", missing > 1 ? ", " : "", id);
+        }
+    }
+    if (missing == 0)
+        return 0;
+    fprintf(stderr,
+            "sharesim sweep: --merge: %ld point%s in no shard directory (%s%s); rerun the shards "
+            "that hold them, or run without --merge to compute them here\n",
+            missing, missing == 1 ? " is" : "s are", list, missing > 8 ? ", …" : "");
+    return -1;
 }
 
 /* Steps 1 and 2: validate every point, then sort them into skipped and to-run. */
@@ -194,6 +292,10 @@ static int prepare(struct sweep_cmd *c)
     }
     c->hash = ss_xcalloc((size_t)n, sizeof *c->hash);
     c->todo = ss_xcalloc((size_t)n, sizeof *c->todo);
+    /* An MPI rank other than 0 computes what rank 0 sends: rank 0 checks the points and
+     * reports a bad one, once, and only rank 0 reads DIR, which that rank may not see. */
+    if (!c->writer)
+        return 0;
     for (long i = 0; i < n; i++) {
         struct scenario sc;
         if (sw_point_load(&c->grid, c->base.json, c->scenario_path, &c->opts, i, &sc, &c->hash[i],
@@ -214,7 +316,9 @@ static int prepare(struct sweep_cmd *c)
                     path);
             return -1;
         }
-        if (st == SW_DONE)
+        if (!shard_has(&c->shard, i))
+            c->n_other_shards++;
+        else if (st == SW_DONE)
             c->n_skipped++;
         else
             c->todo[c->n_todo++] = i;
@@ -222,7 +326,35 @@ static int prepare(struct sweep_cmd *c)
     return 0;
 }
 
-/* The pool's view of the command: item k is point todo[k]. */
+/* --merge: copies each point DIR lacks from its shard; none is left to run after. */
+static int merge(struct sweep_cmd *c)
+{
+    const char **src = ss_xcalloc((size_t)c->n_todo + 1, sizeof *src);
+    char err[SS_ERRLEN];
+    int rc = find_merge_sources(c, src);
+    if (rc == 0 && (sw_make_dirs(c->dir, err, sizeof err) ||
+                    sw_write_index(&c->grid, c->dir, err, sizeof err))) {
+        fprintf(stderr, "sharesim sweep: %s\n", err);
+        rc = -1;
+    }
+    for (long k = 0; rc == 0 && k < c->n_todo; k++)
+        if (sw_point_copy(&c->grid, src[k], c->dir, c->todo[k], err, sizeof err)) {
+            fprintf(stderr, "sharesim sweep: --merge: %s\n", err);
+            rc = -1;
+        }
+    if (rc == 0) {
+        fprintf(stderr,
+                "sharesim sweep: --merge: %ld points copied from %d shard director%s, %ld "
+                "were in %s already\n",
+                c->n_todo, c->n_merge, c->n_merge == 1 ? "y" : "ies", c->n_skipped, c->dir);
+        c->n_skipped += c->n_todo;
+        c->n_todo = 0;
+    }
+    free(src);
+    return rc;
+}
+
+/* The pool's view of the command: item i is point i (the pool runs only todo). */
 struct sweep_run {
     const struct sweep_cmd *c;
     int tty;
@@ -230,57 +362,115 @@ struct sweep_run {
     long failed;
 };
 
-/* In a worker: item k, i.e. one point and its files. The point files are the result, so
- * nothing goes back through the pool but success or the message. */
-static int run_point(void *ctx, long k, struct pool_buf *out, char *err, size_t errlen)
+/* A point's result: this header, the CSV text, then the JSON text. */
+struct point_result {
+    uint64_t hash;
+    uint64_t csv_len;
+};
+
+/*
+ * In a worker (a forked process, or another MPI rank): point idx, computed and formatted;
+ * its files are written by the writer when the bytes arrive (deliver_point), so a rank
+ * needs no access to DIR and a killed worker leaves no file behind.
+ */
+static int run_point(void *ctx, long idx, struct pool_buf *out, char *err, size_t errlen)
 {
     const struct sweep_cmd *c = ((const struct sweep_run *)ctx)->c;
-    long idx = c->todo[k];
     struct scenario sc;
-    uint64_t h;
-    (void)out;
-    if (sw_point_load(&c->grid, c->base.json, c->scenario_path, &c->opts, idx, &sc, &h, err,
+    struct point_result h;
+    char *csv, *json;
+    if (sw_point_load(&c->grid, c->base.json, c->scenario_path, &c->opts, idx, &sc, &h.hash, err,
                       errlen))
         return -1;
-    SS_ASSERT(h == c->hash[idx]);
-    int rc = sw_point_run(&c->grid, c->dir, idx, &sc, &c->opts, h, err, errlen);
+    int rc = sw_point_texts(&c->grid, idx, &sc, &c->opts, h.hash, &csv, &json, err, errlen);
     scn_free(&sc);
-    return rc;
+    if (rc)
+        return -1;
+    h.csv_len = strlen(csv);
+    pool_buf_add(out, &h, sizeof h);
+    pool_buf_add(out, csv, strlen(csv));
+    pool_buf_add(out, json, strlen(json));
+    free(csv);
+    free(json);
+    return 0;
 }
 
-static void describe_point(void *ctx, long k, char *buf, size_t n)
+/* In the writer: point idx's bytes become its two files. */
+static void deliver_point(void *ctx, long idx, const void *data, size_t len)
+{
+    struct sweep_run *r = ctx;
+    const struct sweep_cmd *c = r->c;
+    struct point_result h;
+    char err[SS_ERRLEN], id[32];
+    SS_ASSERT(len >= sizeof h);
+    memcpy(&h, data, sizeof h);
+    SS_ASSERT(h.csv_len <= len - sizeof h);
+    sw_point_id(&c->grid, idx, id, sizeof id);
+    int rc;
+    if (h.hash != c->hash[idx]) {
+        /* The same arguments and a different configuration: the scenario file (or a trace
+         * it names) is not the same where that rank runs. */
+        rc = ss_errf(err, sizeof err,
+                     "computed from a different configuration than %s's (is the scenario file "
+                     "the same on every node?)",
+                     id);
+    } else {
+        const char *p = (const char *)data + sizeof h;
+        char *csv = ss_xmalloc(h.csv_len + 1);
+        size_t json_len = len - sizeof h - h.csv_len;
+        char *json = ss_xmalloc(json_len + 1);
+        memcpy(csv, p, h.csv_len);
+        csv[h.csv_len] = '\0';
+        memcpy(json, p + h.csv_len, json_len);
+        json[json_len] = '\0';
+        rc = sw_point_write(&c->grid, c->dir, idx, csv, json, err, sizeof err);
+        free(csv);
+        free(json);
+    }
+    if (rc)
+        pool_reject(err); /* the point fails like any other: named, and no new one starts */
+}
+
+static void describe_point(void *ctx, long idx, char *buf, size_t n)
 {
     const struct sweep_cmd *c = ((const struct sweep_run *)ctx)->c;
     char id[32];
-    sw_point_id(&c->grid, c->todo[k], id, sizeof id);
+    sw_point_id(&c->grid, idx, id, sizeof id);
     snprintf(buf, n, "point %s", id);
 }
 
-/* The bar counts the skipped points as done; the ETA comes from the points run here. */
+/*
+ * The bar counts the skipped points as done; the ETA comes from the points run here. Without
+ * a terminal under MPI (mpirun's stderr is a pipe), about ten plain lines instead.
+ */
 static void progress(void *ctx, long ran, long n_run)
 {
     const struct sweep_run *r = ctx;
-    if (!r->tty)
-        return;
-    long total = r->c->grid.n_points, done = r->c->n_skipped + ran;
-    const int width = 30;
-    int fill = (int)((double)width * (double)done / (double)total);
+    long total = r->c->grid.n_points - r->c->n_other_shards, done = r->c->n_skipped + ran;
     char eta[32] = "--:--";
     if (ran > 0) {
         double s = (now_s() - r->t0) / (double)ran * (double)(n_run - ran);
         snprintf(eta, sizeof eta, "%ld:%02ld", (long)s / 60, (long)s % 60);
     }
+    if (!r->tty) {
+        if (pool_ranks() > 1 && pool_progress_line_due(ran, n_run))
+            fprintf(stderr, "sweep: %ld/%ld points on %d ranks, ETA %s\n", done, total,
+                    pool_ranks(), eta);
+        return;
+    }
+    const int width = 30;
+    int fill = (int)((double)width * (double)done / (double)total);
     fputs("\rsweep [", stderr);
     for (int i = 0; i < width; i++)
         fputc(i < fill ? '#' : '.', stderr);
     fprintf(stderr, "] %ld/%ld points, ETA %s ", done, total, eta);
 }
 
-static void point_failed(void *ctx, long k, const char *why)
+static void point_failed(void *ctx, long idx, const char *why)
 {
     struct sweep_run *r = ctx;
     char name[64];
-    describe_point(ctx, k, name, sizeof name);
+    describe_point(ctx, idx, name, sizeof name);
     if (r->tty)
         fputc('\n', stderr);
     fprintf(stderr, "sharesim sweep: %s: %s\n", name, why);
@@ -289,17 +479,25 @@ static void point_failed(void *ctx, long k, const char *why)
 
 /*
  * Step 3. A failed point stops the start of new ones; the running ones finish and keep
- * their files. Returns 0, or -1 with the failures already reported.
+ * their files. Returns 0, or -1 with the failures already reported. Under MPI every rank
+ * calls it; on the ranks other than 0 it returns when rank 0 has no more points for them.
  */
 static int run_points(const struct sweep_cmd *c, int jobs)
 {
-    struct sweep_run r = {c, cli_stderr_is_tty(), now_s(), 0};
+    struct sweep_run r = {c, c->writer && cli_stderr_is_tty(), now_s(), 0};
     struct pool_job job = {0};
     char err[SS_ERRLEN];
-    job.n_items = c->n_todo;
+    /* Nothing to run: no pool run at all (order with n_order = 0 would mean every point).
+     * Under MPI the other ranks are released when this one exits. */
+    if (c->writer && c->n_todo == 0)
+        return 0;
+    job.n_items = c->grid.n_points;
+    job.order = c->writer ? c->todo : NULL;
+    job.n_order = c->n_todo;
     job.jobs = jobs;
     job.ctx = &r;
     job.work = run_point;
+    job.deliver = deliver_point;
     job.progress = progress;
     job.describe = describe_point;
     job.failed = point_failed;
@@ -482,14 +680,28 @@ static int write_csv_copy(const struct sweep_cmd *c)
 /* Steps 3 to 5, once the points are validated and DIR is ready. */
 static int execute(struct sweep_cmd *c)
 {
-    char err[SS_ERRLEN];
+    char err[SS_ERRLEN], how[64], shard[160] = "";
     int jobs = c->n_todo < c->jobs ? (int)(c->n_todo > 0 ? c->n_todo : 1) : c->jobs;
-    fprintf(stderr,
-            "sharesim sweep: %ld points, %ld already done (skipped), %ld to run with %d %s\n",
-            c->grid.n_points, c->n_skipped, c->n_todo, jobs, jobs == 1 ? "job" : "jobs");
+    if (pool_ranks() > 1)
+        snprintf(how, sizeof how, "on %d MPI ranks", pool_ranks());
+    else
+        snprintf(how, sizeof how, "with %d %s", jobs, jobs == 1 ? "job" : "jobs");
+    if (c->shard.n > 1)
+        snprintf(shard, sizeof shard, " (shard %d/%d; %ld points are the other shards')",
+                 c->shard.i, c->shard.n, c->n_other_shards);
+    fprintf(stderr, "sharesim sweep: %ld points, %ld already done (skipped), %ld to run %s%s\n",
+            c->grid.n_points, c->n_skipped, c->n_todo, how, shard);
     cli_install_signal_handlers();
     if (run_points(c, jobs))
         return SS_EXIT_BADINPUT;
+    if (c->shard.n > 1) {
+        fprintf(stderr,
+                "sharesim sweep: shard %d/%d done, its points are in %s/points; once every "
+                "shard is done, the same command with --merge and the shards' directories "
+                "(instead of --shard) writes sweep.csv\n",
+                c->shard.i, c->shard.n, c->dir);
+        return SS_EXIT_OK;
+    }
     long rows;
     if (sw_write_csv(&c->grid, c->dir, &rows, err, sizeof err)) {
         fprintf(stderr, "sharesim sweep: %s\n", err);
@@ -516,10 +728,17 @@ int cmd_sweep(int argc, char **argv)
     sw_grid_init(&c.grid);
     c.opts = (struct sw_opts){0, -1, 1};
     c.plot = 1;
+    c.shard = (struct shard){0, 1};
     int rc = parse_args(argc, argv, &c);
     if (rc == CLI_CONTINUE) {
+        c.writer = pool_is_writer();
         if (prepare(&c)) {
             rc = SS_EXIT_BADINPUT;
+        } else if (!c.writer) {
+            cli_install_signal_handlers();
+            rc = run_points(&c, 1) ? SS_EXIT_BADINPUT : SS_EXIT_OK;
+        } else if (c.merge) {
+            rc = merge(&c) ? SS_EXIT_BADINPUT : execute(&c);
         } else if (sw_make_dirs(c.dir, err, sizeof err) ||
                    sw_write_index(&c.grid, c.dir, err, sizeof err)) {
             fprintf(stderr, "sharesim sweep: %s\n", err);

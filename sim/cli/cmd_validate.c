@@ -7,6 +7,8 @@
 #include "cli/cli.h"
 #include "report/csvrows.h"
 #include "base/util.h"
+#include "tools/pool.h"
+#include "tools/shard.h"
 #include "tools/validate.h"
 
 #include <getopt.h>
@@ -18,7 +20,11 @@ static void usage(FILE *fp)
 {
     fprintf(fp,
             "usage: sharesim validate [--quick] [--json FILE|-] [--markdown FILE|-] [--jobs N]\n"
-            "                         [--seed N] [--quiet] [--csv FILE|-]\n\n"
+            "                         [--seed N] [--quiet] [--csv FILE|-]\n"
+            "       sharesim validate [--quick] [--seed N] --shard I/N --partial FILE\n"
+            "       sharesim validate [--quick] [--seed N] [--json …] [--markdown …] [--csv …]\n"
+            "                         --merge FILE…\n"
+            "       mpirun -n N sharesim validate …   (the runs over N MPI ranks)\n\n"
             "Runs configurations with exact queueing answers through the simulator and compares:\n"
             "M/M/c FIFO (c = 1, 2, 4, 7, 8, 16; rho = 0.3 ... 0.95: mean wait, mean and p99\n"
             "sojourn vs Erlang C), M/G/1 processor sharing (mean sojourn E[S]/(1-rho) for\n"
@@ -34,6 +40,12 @@ static void usage(FILE *fp)
             "  --jobs N         run replications in N worker processes (same output for any N)\n"
             "  --seed N         base seed (default 1)\n"
             "  --quiet          no table on stdout\n"
+            "  --shard I/N      run only the runs t with t mod N = I (a batch-array task) and\n"
+            "                   write their results to --partial FILE, not a report\n"
+            "  --merge FILE…    read the runs from the shards' partial files instead of running\n"
+            "                   them, and report as one run would (same --quick and --seed)\n"
+            "Under mpirun, rank 0 writes and --jobs is ignored (one worker per rank);\n"
+            "docs/distributed.md.\n"
             "exit: 0 every row passes, 1 a row fails, 2 bad usage or output error\n");
 }
 
@@ -94,11 +106,16 @@ int cmd_validate(int argc, char **argv)
                                          {"jobs", required_argument, 0, 'J'},
                                          {"seed", required_argument, 0, 's'},
                                          {"quiet", no_argument, 0, 'q'},
+                                         {"shard", required_argument, 0, 'D'},
+                                         {"partial", required_argument, 0, 'p'},
+                                         {"merge", no_argument, 0, 'M'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     struct val_opts vo = {0, 1, 1, 1.0, 0};
+    struct val_batch vb = {{0, 1}, NULL, NULL, 0};
     const char *json = NULL, *md = NULL, *csv = NULL;
-    int quiet = 0, c;
+    int quiet = 0, merge = 0, c;
+    char err[SS_ERRLEN];
     long v;
     optind = 1;
     while ((c = getopt_long(argc, argv, "Qj:c:m:J:s:qh", opts, NULL)) != -1) {
@@ -128,6 +145,18 @@ int cmd_validate(int argc, char **argv)
         case 'q':
             quiet = 1;
             break;
+        case 'D':
+            if (shard_parse(optarg, &vb.shard, err, sizeof err)) {
+                fprintf(stderr, "sharesim validate: --shard: %s\n", err);
+                return SS_EXIT_BADINPUT;
+            }
+            break;
+        case 'p':
+            vb.partial = optarg;
+            break;
+        case 'M':
+            merge = 1;
+            break;
         case 'h':
             usage(stdout);
             return SS_EXIT_OK;
@@ -136,16 +165,42 @@ int cmd_validate(int argc, char **argv)
             return SS_EXIT_BADINPUT;
         }
     }
-    if (optind < argc) {
+    if (optind < argc && !merge) {
         fprintf(stderr, "sharesim validate: unexpected argument \"%s\"\n", argv[optind]);
         usage(stderr);
         return SS_EXIT_BADINPUT;
     }
+    if (vb.shard.n > 1 && (!vb.partial || json || md || csv || merge)) {
+        fprintf(stderr, "sharesim validate: --shard needs --partial FILE, and writes no report "
+                        "(--json, --markdown, --csv and --merge come with the merge)\n");
+        return SS_EXIT_BADINPUT;
+    }
+    if (vb.partial && vb.shard.n <= 1) {
+        fprintf(stderr, "sharesim validate: --partial goes with --shard I/N (N > 1)\n");
+        return SS_EXIT_BADINPUT;
+    }
+    if (merge && optind == argc) {
+        fprintf(stderr, "sharesim validate: --merge: expected the shards' partial files\n");
+        return SS_EXIT_BADINPUT;
+    }
+    if (merge) {
+        vb.merge = argv + optind;
+        vb.n_merge = argc - optind;
+    }
     cli_install_signal_handlers();
     vo.progress = cli_stderr_is_tty();
+    struct val_report r;
+    if (!pool_is_writer()) {
+        /* An MPI rank other than 0: it runs the items rank 0 sends, and rank 0 writes. */
+        if (val_run_batch(&vo, &vb, &r, err, sizeof err)) {
+            fprintf(stderr, "sharesim: %s\n", err);
+            return SS_EXIT_BADINPUT;
+        }
+        val_report_free(&r);
+        return SS_EXIT_OK;
+    }
     /* Outputs are opened first: a bad path fails now, not after minutes of simulation. */
     struct ss_out jo, mo, co;
-    char err[SS_ERRLEN];
     if (json && ss_out_open(&jo, json, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
         return SS_EXIT_BADINPUT;
@@ -164,9 +219,8 @@ int cmd_validate(int argc, char **argv)
             ss_out_abort(&mo);
         return SS_EXIT_BADINPUT;
     }
-    struct val_report r;
     double t0 = seconds_now();
-    if (val_run(&vo, &r, err, sizeof err)) {
+    if (val_run_batch(&vo, &vb, &r, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
         if (json)
             ss_out_abort(&jo);
@@ -177,6 +231,15 @@ int cmd_validate(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     }
     double wall = seconds_now() - t0;
+    if (vb.shard.n > 1) {
+        /* A shard writes its partial file only (no report outputs are open: refused above). */
+        fprintf(stderr,
+                "validate: shard %d/%d done (%.1f s), its runs are in %s; once every shard is "
+                "done, the same options with --merge and the partial files write the report\n",
+                vb.shard.i, vb.shard.n, wall, vb.partial);
+        val_report_free(&r);
+        return SS_EXIT_OK;
+    }
     char *command = md ? command_line(&vo, md) : NULL;
     int rc = SS_EXIT_OK;
     if (!quiet && !cli_is_stdout(json) && !cli_is_stdout(md) && !cli_is_stdout(csv))

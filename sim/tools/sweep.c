@@ -420,52 +420,95 @@ enum sw_state sw_point_state(const struct sw_grid *g, const char *dir, long idx,
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? SW_DONE : SW_TODO;
 }
 
-static int write_point_csv(const char *path, const struct scenario *sc, const struct run_result *r,
-                           char *err, size_t errlen)
+/* A file's whole text, written atomically. */
+static int write_text(const char *path, const char *text, char *err, size_t errlen)
 {
     struct ss_out o;
     if (ss_out_open(&o, path, err, errlen))
         return -1;
-    rep_csv(o.fp, sc, r);
+    fputs(text, o.fp);
     return ss_out_commit(&o, err, errlen);
 }
 
-static int write_point_json(const char *path, cJSON *doc, char *err, size_t errlen)
+int sw_point_texts(const struct sw_grid *g, long idx, const struct scenario *sc,
+                   const struct sw_opts *o, uint64_t hash, char **csv, char **json, char *err,
+                   size_t errlen)
 {
-    struct ss_out o;
-    if (ss_out_open(&o, path, err, errlen))
+    struct run_opts ro = {o->replications, o->seed, o->slowdown, 0};
+    struct run_result r;
+    char id[32], hex[32];
+    size_t n;
+    if (run_scenario(sc, &ro, &r, err, errlen))
         return -1;
+    /* The CSV through rep_csv's FILE *, into memory: the same bytes as `sharesim run --csv`. */
+    FILE *fp = open_memstream(csv, &n);
+    if (!fp) {
+        run_result_free(&r);
+        return ss_errf(err, errlen, "point %ld: cannot format its CSV in memory", idx);
+    }
+    rep_csv(fp, sc, &r);
+    if (fclose(fp) != 0) {
+        free(*csv);
+        run_result_free(&r);
+        return ss_errf(err, errlen, "point %ld: cannot format its CSV in memory", idx);
+    }
+    cJSON *doc = rep_json(sc, &r);
+    cJSON *sw = cJSON_AddObjectToObject(doc, "sweep");
+    sw_point_id(g, idx, id, sizeof id);
+    hash_hex(hash, hex, sizeof hex);
+    cJSON_AddStringToObject(sw, "id", id);
+    cJSON_AddNumberToObject(sw, "index", (double)idx);
+    cJSON_AddItemToObject(sw, "params", sw_point_params(g, idx));
+    cJSON_AddStringToObject(sw, "config_hash", hex);
     char *text = cJSON_Print(doc);
-    fputs(text, o.fp);
-    fputc('\n', o.fp);
+    cJSON_Delete(doc);
+    run_result_free(&r);
+    n = strlen(text);
+    *json = ss_xmalloc(n + 2);
+    memcpy(*json, text, n);
+    (*json)[n] = '\n';
+    (*json)[n + 1] = '\0';
     free(text);
-    return ss_out_commit(&o, err, errlen);
+    return 0;
+}
+
+int sw_point_write(const struct sw_grid *g, const char *dir, long idx, const char *csv,
+                   const char *json, char *err, size_t errlen)
+{
+    char path[4096];
+    sw_point_file(g, dir, idx, "csv", path, sizeof path);
+    if (write_text(path, csv, err, errlen))
+        return -1;
+    sw_point_file(g, dir, idx, "json", path, sizeof path);
+    return write_text(path, json, err, errlen);
+}
+
+int sw_point_copy(const struct sw_grid *g, const char *from, const char *to, long idx, char *err,
+                  size_t errlen)
+{
+    char path[4096], *csv = NULL, *json = NULL;
+    sw_point_file(g, from, idx, "csv", path, sizeof path);
+    int rc = ss_read_file(path, SW_MAX_FILE, &csv, NULL, err, errlen);
+    if (rc == 0) {
+        sw_point_file(g, from, idx, "json", path, sizeof path);
+        rc = ss_read_file(path, SW_MAX_FILE, &json, NULL, err, errlen);
+    }
+    if (rc == 0)
+        rc = sw_point_write(g, to, idx, csv, json, err, errlen);
+    free(csv);
+    free(json);
+    return rc;
 }
 
 int sw_point_run(const struct sw_grid *g, const char *dir, long idx, const struct scenario *sc,
                  const struct sw_opts *o, uint64_t hash, char *err, size_t errlen)
 {
-    struct run_opts ro = {o->replications, o->seed, o->slowdown, 0};
-    struct run_result r;
-    char path[4096], id[32], hex[32];
-    if (run_scenario(sc, &ro, &r, err, errlen))
+    char *csv, *json;
+    if (sw_point_texts(g, idx, sc, o, hash, &csv, &json, err, errlen))
         return -1;
-    sw_point_file(g, dir, idx, "csv", path, sizeof path);
-    int rc = write_point_csv(path, sc, &r, err, errlen);
-    if (rc == 0) {
-        cJSON *doc = rep_json(sc, &r);
-        cJSON *sw = cJSON_AddObjectToObject(doc, "sweep");
-        sw_point_id(g, idx, id, sizeof id);
-        hash_hex(hash, hex, sizeof hex);
-        cJSON_AddStringToObject(sw, "id", id);
-        cJSON_AddNumberToObject(sw, "index", (double)idx);
-        cJSON_AddItemToObject(sw, "params", sw_point_params(g, idx));
-        cJSON_AddStringToObject(sw, "config_hash", hex);
-        sw_point_file(g, dir, idx, "json", path, sizeof path);
-        rc = write_point_json(path, doc, err, errlen);
-        cJSON_Delete(doc);
-    }
-    run_result_free(&r);
+    int rc = sw_point_write(g, dir, idx, csv, json, err, errlen);
+    free(csv);
+    free(json);
     return rc;
 }
 

@@ -101,9 +101,27 @@ enum sw_state { SW_TODO, SW_DONE, SW_STALE };
 enum sw_state sw_point_state(const struct sw_grid *g, const char *dir, long idx, uint64_t hash);
 
 /*
- * Runs point idx (already validated into sc) and writes its CSV then its JSON
- * atomically. Returns 0, or -1 with a message on a write error.
+ * Runs point idx (already validated into sc) and gives the texts of its two files
+ * (malloc'd): *csv as `sharesim run --csv`, *json as `run --json` plus the "sweep" object.
+ * Writes nothing, so the point can run anywhere (a forked worker, another MPI rank) and
+ * the writer files it. 0, or -1 with a message (the run failed, or the text cannot be built
+ * in memory).
  */
+int sw_point_texts(const struct sw_grid *g, long idx, const struct scenario *sc,
+                   const struct sw_opts *o, uint64_t hash, char **csv, char **json, char *err,
+                   size_t errlen);
+
+/* Writes point idx's files under DIR: the CSV, then the JSON (the commit marker), each
+ * atomically. 0, or -1 with a message. */
+int sw_point_write(const struct sw_grid *g, const char *dir, long idx, const char *csv,
+                   const char *json, char *err, size_t errlen);
+
+/* Copies point idx's files from one sweep directory to another (sweep --merge), the same
+ * way: CSV first, JSON last, each atomically. */
+int sw_point_copy(const struct sw_grid *g, const char *from, const char *to, long idx, char *err,
+                  size_t errlen);
+
+/* sw_point_texts then sw_point_write. */
 int sw_point_run(const struct sw_grid *g, const char *dir, long idx, const struct scenario *sc,
                  const struct sw_opts *o, uint64_t hash, char *err, size_t errlen);
 

@@ -25,6 +25,7 @@
 #include "base/jsonv.h"
 #include "tools/validate.h"
 #include "core/analytic.h"
+#include "tools/partial.h"
 #include "tools/pool.h"
 #include "report/report.h"
 #include "core/run.h"
@@ -383,7 +384,10 @@ struct val_pool {
     const struct val_grid *g;
     const struct val_task *tasks;
     const struct val_opts *o;
-    double *results; /* VAL_NV per task, filed by task index */
+    const struct val_batch *b; /* shard and merge; never NULL */
+    double *results;           /* VAL_NV per task, filed by task index */
+    struct part_out *part;     /* a shard's partial file, or NULL */
+    long bad_len;              /* merge: a task whose bytes were not VAL_NV doubles, or -1 */
 };
 
 static int pool_task(void *ctx, long t, struct pool_buf *out, char *err, size_t errlen)
@@ -401,6 +405,18 @@ static void pool_deliver(void *ctx, long t, const void *data, size_t len)
     const struct val_pool *p = ctx;
     SS_ASSERT(len == VAL_NV * sizeof(double));
     memcpy(p->results + (size_t)t * VAL_NV, data, len);
+    if (p->part)
+        part_add(p->part, t, data, len);
+}
+
+/* --merge: a task's bytes from a partial file, which may be damaged. */
+static void merge_deliver(void *ctx, long t, const void *data, size_t len)
+{
+    struct val_pool *p = ctx;
+    if (len == VAL_NV * sizeof(double))
+        memcpy(p->results + (size_t)t * VAL_NV, data, len);
+    else if (p->bad_len < 0)
+        p->bad_len = t;
 }
 
 static void pool_progress(void *ctx, long done, long n)
@@ -408,6 +424,8 @@ static void pool_progress(void *ctx, long done, long n)
     const struct val_pool *p = ctx;
     if (p->o->progress)
         fprintf(stderr, "\rvalidate: %ld/%ld runs", done, n);
+    else if (pool_ranks() > 1 && pool_progress_line_due(done, n))
+        fprintf(stderr, "validate: %ld/%ld runs on %d ranks\n", done, n, pool_ranks());
 }
 
 static void pool_describe(void *ctx, long t, char *buf, size_t n)
@@ -496,8 +514,125 @@ static void order_tasks(const struct val_grid *g, const struct val_task *tasks, 
     }
 }
 
+/*
+ * What makes results comparable across shards: the grid (every configuration's scenario
+ * text and replications, which carry the seed and the scale) and the version. A partial
+ * file with another key is another run's.
+ */
+static void grid_key(const struct val_grid *g, const struct val_opts *o, int n_tasks, char *key,
+                     size_t n)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (int i = 0; i < g->n; i++) {
+        char reps[32];
+        snprintf(reps, sizeof reps, "\n%d\n", g->c[i].reps);
+        for (const char *s = g->c[i].json; *s; s++)
+            h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+        for (const char *s = reps; *s; s++)
+            h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    }
+    snprintf(key, n, "validate %s grid=%s seed=%lu scale=%.17g tasks=%d hash=%016llx",
+             SHARESIM_VERSION, o->quick ? "quick" : "full", o->seed, g->scale, n_tasks,
+             (unsigned long long)h);
+}
+
+/* The tasks of this run (all, or the shard's) in the pool; a shard's go to its partial file. */
+static int run_tasks(const struct val_grid *g, const struct val_task *tasks, int n_tasks,
+                     struct val_pool *vp, const char *key, char *err, size_t errlen)
+{
+    const struct val_opts *o = vp->o;
+    const struct val_batch *b = vp->b;
+    struct pool_job job = {0};
+    struct part_out part;
+    int sharded = b->shard.n > 1;
+    job.n_items = n_tasks;
+    /* jobs <= 1: in this process, as validate.h promises (no fork, easy to debug). With
+     * workers, the big tasks go first so the long ones do not end up last. */
+    job.jobs = o->jobs > 1 ? o->jobs : 0;
+    long *order = NULL;
+    if (job.jobs > 0 || pool_ranks() > 1 || sharded) {
+        order = ss_xmalloc((size_t)n_tasks * sizeof *order);
+        order_tasks(g, tasks, order, n_tasks);
+        long k = 0;
+        for (long i = 0; i < n_tasks; i++)
+            if (shard_has(&b->shard, order[i]))
+                order[k++] = order[i];
+        job.n_order = k;
+    }
+    if (sharded && pool_is_writer()) {
+        if (part_open(&part, b->partial, key, n_tasks, err, errlen)) {
+            free(order);
+            return -1;
+        }
+        vp->part = &part;
+    }
+    job.order = order;
+    job.ctx = vp;
+    job.work = pool_task;
+    job.deliver = pool_deliver;
+    job.progress = pool_progress;
+    job.describe = pool_describe;
+    char msg[SS_ERRLEN];
+    /* A shard with no task (more shards than tasks) runs no pool: order with n_order = 0
+     * would mean every task. */
+    int rc = order && job.n_order == 0 && pool_is_writer() ? 0 : pool_run(&job, msg, sizeof msg);
+    if (rc)
+        ss_errf(err, errlen, "validate: %s", msg);
+    free(order);
+    if (o->progress)
+        fprintf(stderr, "\r%*s\r", 40, "");
+    if (vp->part) {
+        if (rc == 0)
+            rc = part_commit(&part, err, errlen);
+        else
+            part_abort(&part);
+        vp->part = NULL;
+    }
+    return rc;
+}
+
+/* --merge: every task's result from the partial files, each task exactly once. */
+static int merge_partials(struct val_pool *vp, int n_tasks, const char *key, char *err,
+                          size_t errlen)
+{
+    const struct val_batch *b = vp->b;
+    unsigned char *seen = ss_xcalloc((size_t)n_tasks + 1, 1);
+    int rc = 0;
+    vp->bad_len = -1;
+    for (int f = 0; rc == 0 && f < b->n_merge; f++)
+        rc = part_read(b->merge[f], key, n_tasks, seen, merge_deliver, vp, err, errlen);
+    if (rc == 0 && vp->bad_len >= 0) {
+        char name[160];
+        pool_describe(vp, vp->bad_len, name, sizeof name);
+        rc = ss_errf(err, errlen, "validate --merge: %s: not %d numbers in its partial file", name,
+                     VAL_NV);
+    }
+    long missing = 0, first = -1;
+    for (long t = 0; rc == 0 && t < n_tasks; t++)
+        if (!seen[t] && missing++ == 0)
+            first = t;
+    if (rc == 0 && missing > 0) {
+        char name[160];
+        pool_describe(vp, first, name, sizeof name);
+        rc = ss_errf(err, errlen,
+                     "validate --merge: %ld of %d runs are in no partial file, the first: %s "
+                     "(run %ld; a shard I/N holds the runs t with t mod N = I)",
+                     missing, n_tasks, name, first);
+    }
+    free(seen);
+    return rc;
+}
+
 int val_run(const struct val_opts *o, struct val_report *out, char *err, size_t errlen)
 {
+    return val_run_batch(o, NULL, out, err, errlen);
+}
+
+int val_run_batch(const struct val_opts *o, const struct val_batch *batch, struct val_report *out,
+                  char *err, size_t errlen)
+{
+    static const struct val_batch none = {{0, 1}, NULL, NULL, 0};
+    const struct val_batch *b = batch ? batch : &none;
     memset(out, 0, sizeof *out);
     struct val_grid g = {0, 0, NULL, o->seed, o->scale > 0 ? o->scale : 1.0};
     if (o->quick)
@@ -513,31 +648,19 @@ int val_run(const struct val_opts *o, struct val_report *out, char *err, size_t 
         for (int r = 0; r < g.c[i].reps; r++)
             tasks[t++] = (struct val_task){i, r};
     double *results = ss_xcalloc((size_t)n_tasks * VAL_NV, sizeof *results);
-    struct val_pool vp = {&g, tasks, o, results};
-    struct pool_job job = {0};
-    job.n_items = n_tasks;
-    /* jobs <= 1: in this process, as validate.h promises (no fork, easy to debug). With
-     * workers, the big tasks go first so the long ones do not end up last. */
-    job.jobs = o->jobs > 1 ? o->jobs : 0;
-    long *order = NULL;
-    if (job.jobs > 0) {
-        order = ss_xmalloc((size_t)n_tasks * sizeof *order);
-        order_tasks(&g, tasks, order, n_tasks);
-    }
-    job.order = order;
-    job.ctx = &vp;
-    job.work = pool_task;
-    job.deliver = pool_deliver;
-    job.progress = pool_progress;
-    job.describe = pool_describe;
-    char msg[SS_ERRLEN];
-    int rc = pool_run(&job, msg, sizeof msg);
-    if (rc)
-        ss_errf(err, errlen, "validate: %s", msg);
-    free(order);
-    if (o->progress)
-        fprintf(stderr, "\r%*s\r", 40, "");
-    if (rc == 0) {
+    struct val_pool vp = {&g, tasks, o, b, results, NULL, -1};
+    char key[256];
+    grid_key(&g, o, n_tasks, key, sizeof key);
+    int rc;
+    /* Only rank 0 reads partial files; under MPI the others wait in the pool for tasks
+     * that never come, and are released when rank 0 exits. */
+    if (b->n_merge > 0 && pool_is_writer())
+        rc = merge_partials(&vp, n_tasks, key, err, errlen);
+    else
+        rc = run_tasks(&g, tasks, n_tasks, &vp, key, err, errlen);
+    /* Under MPI only rank 0 gets the results; the other ranks have nothing to report, nor
+     * has a shard. */
+    if (rc == 0 && pool_is_writer() && b->shard.n <= 1) {
         out->quick = o->quick;
         out->seed = o->seed;
         out->scale = g.scale;

@@ -22,6 +22,8 @@
 #ifndef SS_VALIDATE_H
 #define SS_VALIDATE_H
 
+#include "tools/shard.h"
+
 #include <cJSON.h>
 #include <stdio.h>
 
@@ -33,6 +35,16 @@ struct val_opts {
     unsigned long seed; /* base seed; configuration k uses seed + 7919·k */
     double scale;       /* multiplies every request count and duration (1 = as designed) */
     int progress;       /* progress line on stderr */
+};
+
+/* Batch-array runs (docs/distributed.md): shard.n > 1 runs only the tasks t with t mod n = i
+ * and writes their results to `partial` (no report); n_merge > 0 runs nothing and reads
+ * the tasks' results from the partial files merge[0..n_merge-1]. */
+struct val_batch {
+    struct shard shard;
+    const char *partial;
+    char *const *merge;
+    int n_merge;
 };
 
 struct val_row {
@@ -65,8 +77,13 @@ struct val_report {
  * grid (Bonferroni), see validate.c. */
 int val_judge(double exact, double mean, double ci95);
 
-/* Runs the grid. Returns 0, or -1 with a message (a worker process or a run failed). */
+/* Runs the grid. Returns 0, or -1 with a message (a worker process failed, a partial file
+ * is bad or misses tasks). Under MPI every rank calls it; only on rank 0 (pool_is_writer())
+ * does *out hold the report, on the others it is empty, and so is it for a shard. */
 int val_run(const struct val_opts *o, struct val_report *out, char *err, size_t errlen);
+/* val_run for a shard or a merge; b = NULL is val_run. */
+int val_run_batch(const struct val_opts *o, const struct val_batch *b, struct val_report *out,
+                  char *err, size_t errlen);
 void val_report_free(struct val_report *r);
 
 /* Aligned text table, times in ms. */

@@ -1,0 +1,547 @@
+/*
+ * Tests for running beyond one process (docs/distributed.md), end to end through the CLI:
+ *  - `mpirun -n 3 sharesim sweep` and `… validate --quick` write the same bytes as --jobs 1
+ *    (loopback, 3 ranks oversubscribed on however many cores there are), and a resumed MPI
+ *    sweep computes only the missing point;
+ *  - a rank 0 that stops before the points run (a point file of another sweep, a bad point)
+ *    ends the job with its own exit code and one message, without hanging the other ranks;
+ *  - killing one rank mid-run fails the run (exit status not 0) with a message naming the
+ *    rank and the points in flight, keeps every finished point intact, and a rerun
+ *    completes it to the same bytes;
+ *  - --shard I/N then --merge, for sweep (separate or shared shard directories) and for
+ *    validate (partial files), give the same bytes as one run; bad shard arguments exit 2;
+ *    so does scripts/slurm-array.sh, run with the environment of Slurm's array tasks.
+ *
+ * The MPI tests are skipped, with a note, when mpirun is not on PATH (scripts/install-deps
+ * installs it) and under valgrind, where the ranks would run under mpirun without memcheck
+ * or every rank under memcheck, minutes each; the pool's MPI-free paths are memchecked by
+ * test_pool. Under ASan the ranks run with leak detection off: Open MPI's own start-up
+ * leaves memory ASan reports (MPI_Init's, in components it has unloaded, so no suppression
+ * can name them); addressing errors still abort the rank and fail the test.
+ */
+#include "testutil.h"
+#include "base/util.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The sweep of test_sweep.c: 6 points of 3000 requests each. */
+#define TINY_FMT                                                                                   \
+    "{\"name\": \"tiny\", \"gpu\": \"A100-80GB\", \"gpus\": 2, \"seed\": 7,"                       \
+    " \"stop\": {\"requests\": %d}, \"warmup\": {\"requests\": 100},"                              \
+    " \"tenants\": ["                                                                              \
+    "  {\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 100},"            \
+    "   \"work\": {\"dist\": \"exponential\", \"mean_ms\": 2}, \"memory_gb\": 4},"                 \
+    "  {\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 200},"            \
+    "   \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"memory_gb\": 4}],"                \
+    " \"strategies\": [{\"name\": \"excl\", \"kind\": \"exclusive\"},"                             \
+    "  {\"name\": \"ts\", \"kind\": \"timeslice\", \"slice_ms\": 1, \"assign\": {\"a\": 0, "       \
+    "\"b\": 0}}]}"
+
+#define GRID "--set tenants.0.arrival.rate_per_s=50,100 --set strategies.1.slice_ms=1,2,5"
+#define N_POINTS 6
+/* The rank-death sweep: 12 points long enough (≈0.1 s each) to kill a rank between two. */
+#define SLOW_GRID "--set tenants.0.arrival.rate_per_s=40:150:10"
+#define N_SLOW 12
+
+/* Every mpirun of these tests: 3 ranks whatever the cores, as root too, and never forever. */
+#define MPIRUN                                                                                     \
+    "timeout 300 env ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 "                                \
+    "OMPI_MCA_btl_vader_single_copy_mechanism=none "                                               \
+    "mpirun --oversubscribe --allow-run-as-root -n 3"
+
+static const char *scenario(int requests)
+{
+    static char paths[2][600];
+    char *p = paths[requests > 3000];
+    if (!p[0]) {
+        char text[2048], name[64];
+        snprintf(text, sizeof text, TINY_FMT, requests);
+        snprintf(name, sizeof name, "dist-%d.json", requests);
+        snprintf(p, 600, "%s", tu_write(name, text));
+    }
+    return p;
+}
+
+static const char *tmp_path(const char *name)
+{
+    static char buf[8][600];
+    static int slot;
+    char *p = buf[slot++ % 8];
+    snprintf(p, 600, "%s/%s", tu_tmpdir(), name);
+    return p;
+}
+
+static const char *sharesim(void)
+{
+    const char *bin = getenv("SHARESIM");
+    return bin ? bin : "build/sharesim";
+}
+
+/* 1 (with a note) when the MPI tests cannot run here. */
+static int skip_mpi(void)
+{
+    if (tu_under_valgrind()) {
+        fprintf(stderr, "(skipped under valgrind: mpirun ranks are not memchecked) ");
+        return 1;
+    }
+    if (system("command -v mpirun >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "(skipped: mpirun not on PATH; scripts/install-deps installs "
+                        "openmpi-bin) ");
+        return 1;
+    }
+    return 0;
+}
+
+/* `MPIRUN $SHARESIM args`; stderr (mpirun's and every rank's) into err. The exit code. */
+static int mpi_cli(const char *args, char *err, size_t errlen)
+{
+    char cmd[4096], e[600];
+    snprintf(e, sizeof e, "%s/mpi.err", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, MPIRUN " %s %s >/dev/null 2>'%s'", sharesim(), args, e);
+    int st = system(cmd);
+    char *text = tu_slurp(e);
+    if (err)
+        snprintf(err, errlen, "%s", text ? text : "");
+    free(text);
+    return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
+}
+
+static int files_equal(const char *a, const char *b)
+{
+    char *x = tu_slurp(a), *y = tu_slurp(b);
+    int same = x && y && strcmp(x, y) == 0;
+    if (!same)
+        fprintf(stderr, "\n  %s and %s differ (or one is missing)\n", a, b);
+    free(x);
+    free(y);
+    return same;
+}
+
+/* Every file of a sweep directory (points, index, sweep.csv), byte for byte. */
+static int sweeps_equal(const char *a, const char *b, int n_points)
+{
+    char pa[700], pb[700];
+    int ok = 1;
+    for (int i = 0; i < n_points; i++)
+        for (int k = 0; k < 2; k++) {
+            snprintf(pa, sizeof pa, "%s/points/p%04d.%s", a, i, k ? "csv" : "json");
+            snprintf(pb, sizeof pb, "%s/points/p%04d.%s", b, i, k ? "csv" : "json");
+            ok &= files_equal(pa, pb);
+        }
+    snprintf(pa, sizeof pa, "%s/points/index.csv", a);
+    snprintf(pb, sizeof pb, "%s/points/index.csv", b);
+    ok &= files_equal(pa, pb);
+    snprintf(pa, sizeof pa, "%s/sweep.csv", a);
+    snprintf(pb, sizeof pb, "%s/sweep.csv", b);
+    ok &= files_equal(pa, pb);
+    return ok;
+}
+
+static int sweep_cli(int requests, const char *grid, const char *dir, const char *extra, char *err,
+                     size_t errlen)
+{
+    char args[4096];
+    snprintf(args, sizeof args, "sweep '%s' %s --out '%s' --no-plot --quiet %s", scenario(requests),
+             grid, dir, extra);
+    return tu_cli(args, NULL, 0, err, errlen);
+}
+
+static int sweep_mpi(int requests, const char *grid, const char *dir, const char *extra, char *err,
+                     size_t errlen)
+{
+    char args[4096];
+    snprintf(args, sizeof args, "sweep '%s' %s --out '%s' --no-plot --quiet %s", scenario(requests),
+             grid, dir, extra);
+    return mpi_cli(args, err, errlen);
+}
+
+/* The --jobs 1 sweep every comparison is against, computed once. */
+static const char *reference(void)
+{
+    static int done;
+    const char *dir = "ref";
+    static char path[600];
+    if (!done) {
+        char err[4096];
+        snprintf(path, sizeof path, "%s", tmp_path(dir));
+        int rc = sweep_cli(3000, GRID, path, "--jobs 1", err, sizeof err);
+        if (rc != 0)
+            fprintf(stderr, "\n  reference sweep: exit %d\n%s\n", rc, err);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+        done = 1;
+    }
+    return path;
+}
+
+/* `validate --quick --jobs 1` (JSON and Markdown), computed once. */
+static const char *validate_reference(const char **md)
+{
+    static char json[600], mdp[600];
+    if (!json[0]) {
+        char args[2048], err[8192];
+        snprintf(mdp, sizeof mdp, "%s/v1", tu_tmpdir());
+        mkdir(mdp, 0777);
+        snprintf(mdp, sizeof mdp, "%s/v1/validation.md", tu_tmpdir());
+        snprintf(json, sizeof json, "%s/v1.json", tu_tmpdir());
+        snprintf(args, sizeof args, "validate --quick --quiet --jobs 1 --json '%s' --markdown '%s'",
+                 json, mdp);
+        int rc = tu_cli(args, NULL, 0, err, sizeof err);
+        if (rc != 0)
+            fprintf(stderr, "\n  reference validate: exit %d\n%s\n", rc, err);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+    }
+    if (md)
+        *md = mdp;
+    return json;
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+static void test_mpi_sweep_same_bytes(void)
+{
+    if (skip_mpi())
+        return;
+    char err[8192], path[700];
+    const char *dir = tmp_path("mpi-sweep");
+    int rc = sweep_mpi(3000, GRID, dir, "", err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "\n  mpirun sweep: exit %d\n%s\n", rc, err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "6 to run on 3 MPI ranks"));
+    /* Rank 0 alone writes and reports. */
+    CU_ASSERT_EQUAL(count(err, "wrote "), 1);
+    CU_ASSERT(sweeps_equal(reference(), dir, N_POINTS));
+    /* Resume under MPI: only the point whose files are gone runs again. */
+    snprintf(path, sizeof path, "%s/points/p0004.json", dir);
+    CU_ASSERT_EQUAL(unlink(path), 0);
+    snprintf(path, sizeof path, "%s/sweep.csv", dir);
+    CU_ASSERT_EQUAL(unlink(path), 0);
+    rc = sweep_mpi(3000, GRID, dir, "", err, sizeof err);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "5 already done (skipped), 1 to run on 3 MPI ranks"));
+    CU_ASSERT(sweeps_equal(reference(), dir, N_POINTS));
+}
+
+static void test_mpi_validate_same_bytes(void)
+{
+    if (skip_mpi())
+        return;
+    char args[2048], err[8192];
+    const char *m1, *j1 = validate_reference(&m1);
+    /* The Markdown names its own file (not its folder) in its provenance line. */
+    mkdir(tmp_path("v3"), 0777);
+    const char *j3 = tmp_path("v3.json"), *m3 = tmp_path("v3/validation.md");
+    snprintf(args, sizeof args, "validate --quick --quiet --json '%s' --markdown '%s'", j3, m3);
+    int rc = mpi_cli(args, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "\n  mpirun validate: exit %d\n%s\n", rc, err);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT(files_equal(j1, j3));
+    CU_ASSERT(files_equal(m1, m3));
+    /* Without a terminal the progress comes as lines counting the runs of every rank. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "validate: 125/125 runs on 3 ranks"));
+    CU_ASSERT_EQUAL(count(err, "rows pass"), 1);
+}
+
+/* A point whose file cannot be written fails like a point that crashed: named, exit 2, the
+ * others kept; with one process and under MPI, where rank 0 writes what the ranks send. */
+static void test_point_write_error(void)
+{
+    char err[8192], path[700];
+    for (int mpi = 0; mpi < 2; mpi++) {
+        if (mpi && skip_mpi())
+            return;
+        const char *dir = tmp_path(mpi ? "werr-mpi" : "werr");
+        /* A directory where p0003.json goes: the rename onto it fails. */
+        snprintf(path, sizeof path, "%s/points/p0003.json", dir);
+        char mk[800];
+        snprintf(mk, sizeof mk, "mkdir -p '%s'", path);
+        CU_ASSERT_EQUAL_FATAL(system(mk), 0);
+        int rc = mpi ? sweep_mpi(3000, GRID, dir, "", err, sizeof err)
+                     : sweep_cli(3000, GRID, dir, "--jobs 2", err, sizeof err);
+        CU_ASSERT_EQUAL(rc, 2);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "sharesim sweep: point p0003: "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "the finished ones are kept"));
+        snprintf(path, sizeof path, "%s/points/p0000.json", dir);
+        CU_ASSERT_TRUE(tu_exists(path));
+        snprintf(path, sizeof path, "%s/sweep.csv", dir);
+        CU_ASSERT_FALSE(tu_exists(path));
+    }
+}
+
+/* Rank 0 stops before any point runs; the others must not wait for points forever. */
+static void test_mpi_rank0_stops_early(void)
+{
+    if (skip_mpi())
+        return;
+    char err[8192], path[700];
+    /* A point file of a different sweep in DIR: only rank 0 looks at DIR. */
+    const char *dir = tmp_path("mpi-stale");
+    char mk[800];
+    snprintf(mk, sizeof mk, "mkdir -p '%s/points'", dir);
+    CU_ASSERT_EQUAL_FATAL(system(mk), 0);
+    snprintf(path, sizeof path, "%s/points/p0002.json", dir);
+    FILE *fp = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    fputs("{\"sweep\": {\"config_hash\": \"0000000000000000\"}}\n", fp);
+    fclose(fp);
+    int rc = sweep_mpi(3000, GRID, dir, "", err, sizeof err);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_EQUAL(count(err, "was written by a different sweep"), 1);
+    /* A point the loader rejects: rank 0 checks the points, the others do not. */
+    rc = sweep_mpi(3000, "--set gpus=2,-1", tmp_path("mpi-bad"), "", err, sizeof err);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_EQUAL(count(err, "point p0001"), 1);
+    CU_ASSERT_FALSE(tu_exists(tmp_path("mpi-bad")));
+}
+
+/* The pid of rank `rank` of the job whose ranks have SHARESIM_TEST_TAG=tag; 0 if none yet. */
+static pid_t find_rank(const char *tag, int rank)
+{
+    char want_tag[200], want_rank[64];
+    snprintf(want_tag, sizeof want_tag, "SHARESIM_TEST_TAG=%s", tag);
+    snprintf(want_rank, sizeof want_rank, "OMPI_COMM_WORLD_RANK=%d", rank);
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    pid_t found = 0;
+    while (d && !found && (e = readdir(d))) {
+        char path[300];
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/environ", e->d_name);
+        FILE *fp = fopen(path, "rb");
+        if (!fp)
+            continue;
+        char buf[65536];
+        size_t n = fread(buf, 1, sizeof buf - 1, fp);
+        fclose(fp);
+        int has_tag = 0, has_rank = 0;
+        buf[n] = '\0';
+        for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
+            has_tag |= strcmp(buf + i, want_tag) == 0;
+            has_rank |= strcmp(buf + i, want_rank) == 0;
+        }
+        if (has_tag && has_rank)
+            found = (pid_t)atol(e->d_name);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+static int count_points(const char *dir)
+{
+    int n = 0;
+    char path[700];
+    for (int i = 0; i < N_SLOW; i++) {
+        snprintf(path, sizeof path, "%s/points/p%04d.json", dir, i);
+        n += tu_exists(path);
+    }
+    return n;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void test_mpi_rank_dies(void)
+{
+    if (skip_mpi())
+        return;
+    char err[8192], cmd[4096], path[700], ref_path[700];
+    const char *dir = tmp_path("mpi-kill"), *ref = tmp_path("mpi-kill-ref");
+    const char *errfile = tmp_path("mpi-kill.err");
+    CU_ASSERT_EQUAL_FATAL(sweep_cli(300000, SLOW_GRID, ref, "--jobs 2", err, sizeof err), 0);
+    snprintf(cmd, sizeof cmd,
+             "SHARESIM_TEST_TAG='%s' " MPIRUN " %s sweep '%s' " SLOW_GRID
+             " --out '%s' --no-plot --quiet >/dev/null 2>'%s'",
+             dir, sharesim(), scenario(300000), dir, errfile);
+    pid_t sh = fork();
+    if (sh == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    CU_ASSERT_FATAL(sh > 0);
+    /* Once a point is in, kill rank 2 while it computes another. */
+    pid_t victim = 0;
+    int waited = 0, status = 0;
+    for (; waited < 120000 && (!victim || count_points(dir) < 1); waited += 5) {
+        if (!victim)
+            victim = find_rank(dir, 2);
+        if (waitpid(sh, &status, WNOHANG) == sh) {
+            sh = 0;
+            break;
+        }
+        sleep_ms(5);
+    }
+    CU_ASSERT_FATAL(sh != 0); /* the run must not have finished before the kill */
+    CU_ASSERT_FATAL(victim > 0);
+    int before = count_points(dir);
+    CU_ASSERT(before >= 1 && before < N_SLOW);
+    CU_ASSERT_EQUAL(kill(victim, SIGKILL), 0);
+    CU_ASSERT_EQUAL(waitpid(sh, &status, 0), sh);
+    char *text = tu_slurp(errfile);
+    snprintf(err, sizeof err, "%s", text ? text : "");
+    free(text);
+    /* The run fails: mpirun names the dead rank, rank 0 the points in flight. */
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 124);
+    if (!strstr(err, "rank 2") || !strstr(err, "point p00"))
+        fprintf(stderr, "\n  after killing rank 2:\n%s\n", err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "rank 2"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "items unfinished: point p00"));
+    /* Every finished point is whole and right, and nothing half-written is left. */
+    int after = 0;
+    for (int i = 0; i < N_SLOW; i++)
+        for (int k = 0; k < 2; k++) {
+            snprintf(path, sizeof path, "%s/points/p%04d.%s", dir, i, k ? "csv" : "json");
+            snprintf(ref_path, sizeof ref_path, "%s/points/p%04d.%s", ref, i, k ? "csv" : "json");
+            if (!k && tu_exists(path)) {
+                after++;
+                CU_ASSERT(files_equal(path, ref_path));
+            }
+        }
+    CU_ASSERT(after >= before && after < N_SLOW);
+    snprintf(cmd, sizeof cmd, "ls '%s/points' | grep -q '\\.tmp\\.'", dir);
+    CU_ASSERT_NOT_EQUAL(system(cmd), 0);
+    /* A rerun computes the rest, and the whole sweep is the reference's bytes. */
+    CU_ASSERT_EQUAL(sweep_cli(300000, SLOW_GRID, dir, "--jobs 2", err, sizeof err), 0);
+    CU_ASSERT(sweeps_equal(ref, dir, N_SLOW));
+}
+
+static void test_sweep_shard_merge(void)
+{
+    char err[8192], extra[2048];
+    char s[3][600];
+    for (int i = 0; i < 3; i++)
+        snprintf(s[i], sizeof s[i], "%s/shard%d", tu_tmpdir(), i);
+    for (int i = 0; i < 3; i++) {
+        snprintf(extra, sizeof extra, "--jobs 1 --shard %d/3", i);
+        CU_ASSERT_EQUAL_FATAL(sweep_cli(3000, GRID, s[i], extra, err, sizeof err), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "2 to run with 1 job (shard"));
+        CU_ASSERT_FALSE(tu_exists(tmp_path("shard0/sweep.csv")));
+    }
+    /* Shard 1 holds the points 1 and 4 only. */
+    CU_ASSERT_TRUE(tu_exists(tmp_path("shard1/points/p0004.json")));
+    CU_ASSERT_FALSE(tu_exists(tmp_path("shard1/points/p0003.json")));
+    const char *merged = tmp_path("merged");
+    snprintf(extra, sizeof extra, "--merge '%s' '%s' '%s'", s[0], s[1], s[2]);
+    int rc = sweep_cli(3000, GRID, merged, extra, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "\n  sweep --merge: exit %d\n%s\n", rc, err);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT(sweeps_equal(reference(), merged, N_POINTS));
+    /* A shard missing: its points are named, nothing is run. */
+    snprintf(extra, sizeof extra, "--merge '%s' '%s'", s[0], s[2]);
+    CU_ASSERT_EQUAL(sweep_cli(3000, GRID, tmp_path("merged-2"), extra, err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "2 points are in no shard directory (p0001, p0004)"));
+    /* Shards sharing one directory: the plain command then only assembles. */
+    const char *shared = tmp_path("shared");
+    for (int i = 0; i < 3; i++) {
+        snprintf(extra, sizeof extra, "--jobs 1 --shard %d/3", i);
+        CU_ASSERT_EQUAL(sweep_cli(3000, GRID, shared, extra, err, sizeof err), 0);
+    }
+    CU_ASSERT_EQUAL(sweep_cli(3000, GRID, shared, "", err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "6 already done (skipped), 0 to run"));
+    CU_ASSERT(sweeps_equal(reference(), shared, N_POINTS));
+    /* Bad shards. */
+    CU_ASSERT_EQUAL(sweep_cli(3000, GRID, tmp_path("bad"), "--shard 3/3", err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "I must be below N"));
+    CU_ASSERT_EQUAL(sweep_cli(3000, GRID, tmp_path("bad"), "--shard x", err, sizeof err), 2);
+    CU_ASSERT_EQUAL(
+        sweep_cli(3000, GRID, tmp_path("bad"), "--shard 0/2 --merge x", err, sizeof err), 2);
+}
+
+/* scripts/slurm-array.sh, with the array task's environment Slurm would set. */
+static void test_slurm_script(void)
+{
+    char cmd[4096], err[8192];
+    const char *shards = tmp_path("slurm-shards"), *out = tmp_path("slurm-out");
+    for (int i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "SHARESIM='%s' SLURM_ARRAY_TASK_ID=%d SLURM_ARRAY_TASK_COUNT=3 "
+                 "scripts/slurm-array.sh '%s' sweep '%s' " GRID
+                 " --out '%s' --no-plot --quiet 2>/dev/null",
+                 sharesim(), i, shards, scenario(3000), out);
+        CU_ASSERT_EQUAL(system(cmd), 0);
+    }
+    CU_ASSERT_FALSE(tu_exists(out)); /* the tasks write only their shards */
+    snprintf(cmd, sizeof cmd,
+             "SHARESIM='%s' scripts/slurm-array.sh '%s' --merge sweep '%s' " GRID
+             " --out '%s' --no-plot --quiet 2>'%s/slurm.err'",
+             sharesim(), shards, scenario(3000), out, tu_tmpdir());
+    int rc = system(cmd);
+    if (rc != 0) {
+        snprintf(err, sizeof err, "%s/slurm.err", tu_tmpdir());
+        char *text = tu_slurp(err);
+        fprintf(stderr, "\n  slurm-array.sh --merge: %d\n%s\n", rc, text ? text : "");
+        free(text);
+    }
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT(sweeps_equal(reference(), out, N_POINTS));
+}
+
+static void test_validate_shard_merge(void)
+{
+    if (tu_under_valgrind()) {
+        fprintf(stderr, "(skipped under valgrind: two whole quick grids) ");
+        return;
+    }
+    char args[4096], err[8192];
+    const char *p[2] = {tmp_path("part0.txt"), tmp_path("part1.txt")};
+    const char *one = validate_reference(NULL), *merged = tmp_path("vsm.json");
+    for (int i = 0; i < 2; i++) {
+        snprintf(args, sizeof args, "validate --quick --shard %d/2 --partial '%s' --jobs %d", i,
+                 p[i], i + 1);
+        CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 0);
+    }
+    snprintf(args, sizeof args, "validate --quick --quiet --json '%s' --merge '%s' '%s'", merged,
+             p[0], p[1]);
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 0);
+    CU_ASSERT(files_equal(one, merged));
+    /* A shard missing, a shard twice, or another grid's partial file: exit 2, named. */
+    snprintf(args, sizeof args, "validate --quick --merge '%s'", p[0]);
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "runs are in no partial file, the first: M/M/c"));
+    snprintf(args, sizeof args, "validate --quick --merge '%s' '%s'", p[0], p[0]);
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "in an earlier partial file too"));
+    snprintf(args, sizeof args, "validate --seed 2 --quick --merge '%s' '%s'", p[0], p[1]);
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "written by a different run"));
+    /* --shard needs --partial and makes no report. */
+    CU_ASSERT_EQUAL(tu_cli("validate --quick --shard 0/2", NULL, 0, err, sizeof err), 2);
+    CU_ASSERT_EQUAL(tu_cli("validate --quick --partial x", NULL, 0, err, sizeof err), 2);
+}
+
+void test_dist_register(void)
+{
+    static const struct tu_test t[] = {
+        {"mpirun -n 3 sweep: same bytes as --jobs 1, resume", test_mpi_sweep_same_bytes},
+        {"mpirun -n 3 validate --quick: same bytes as --jobs 1", test_mpi_validate_same_bytes},
+        {"mpirun: rank 0 stopping early ends the job", test_mpi_rank0_stops_early},
+        {"a point that cannot be written fails, named (with and without MPI)",
+         test_point_write_error},
+        {"mpirun: a killed rank fails the run, finished points stay", test_mpi_rank_dies},
+        {"sweep --shard then --merge: same bytes as one run", test_sweep_shard_merge},
+        {"validate --shard/--partial then --merge: same bytes", test_validate_shard_merge},
+        {"scripts/slurm-array.sh: array tasks then merge, same bytes", test_slurm_script},
+        {NULL, NULL},
+    };
+    tu_add_suite("dist", t);
+}
