@@ -216,7 +216,7 @@ static int trace_next(struct tenant_rt *t, double now, double *t_next, double *w
     *t_next = rec.time_s;
     if (work_from_trace(&cfg->work)) {
         *work = record_work(&cfg->work, &rec);
-        if (!(*work > 0))
+        if (!(*work >= 0))
             return trace_changed(t, "line %ld has no usable work", rec.line);
     } else {
         *work = ten_draw_work(t);
@@ -293,11 +293,14 @@ int ten_trace_check(struct tenant_cfg *cfg, char *err, size_t errlen)
             mom_add(&gaps, rec.time_s - prev);
         prev = rec.time_s;
         if (work_from_trace(&cfg->work)) {
+            /* Zero work is a valid request (it waits in the queue and is counted); only a
+             * row without the columns the work needs has none at all. */
             double w = record_work(&cfg->work, &rec);
-            if (!(w > 0)) {
+            if (!(w >= 0)) {
                 ss_errf(err, errlen,
                         "%s:%ld: input_tokens %lld and output_tokens %lld give no work with "
-                        "prefill_ms_per_token %g and decode_ms_per_token %g: expected work > 0",
+                        "prefill_ms_per_token %g and decode_ms_per_token %g: expected token "
+                        "counts >= 0",
                         a->trace_path, rec.line, rec.input_tokens, rec.output_tokens,
                         cfg->work.prefill_s_per_token * 1e3, cfg->work.decode_s_per_token * 1e3);
                 rc = -1;

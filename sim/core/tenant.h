@@ -73,7 +73,8 @@ double ten_draw_work(struct tenant_rt *t);
  * The load-time pass over a trace tenant's file (arrival.kind == ARR_TRACE, header and columns
  * already checked): reads every record that will be replayed (time_scale and limit applied),
  * computes each request's work as a run will, and fills the arrival's trace_* figures.
- * 0, or -1 with the reader's "file:line:col: …" message (or a row whose work would be <= 0).
+ * 0, or -1 with the reader's "file:line:col: …" message (or a row whose work would be negative
+ * or undefined; zero work is a valid request).
  */
 int ten_trace_check(struct tenant_cfg *cfg, char *err, size_t errlen);
 

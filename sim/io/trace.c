@@ -450,8 +450,10 @@ static int parse_field(struct tr_reader *r, const struct col_spec *c, const stru
         return parse_num(r, f, n, 0, 0, "a finite number of seconds >= 0", &row->time_s, err,
                          errlen);
     case S_WORK_MS:
-        return parse_num(r, f, n, 0, 1, "a finite number of milliseconds > 0", &row->work_ms, err,
-                         errlen);
+        /* 0 is a request that needs no GPU time (real traces have them: requests still
+         * pending when the log was cut are logged with duration 0); it still queues. */
+        return parse_num(r, f, n, 0, 0, "a finite number of milliseconds >= 0", &row->work_ms,
+                         err, errlen);
     case S_INPUT:
         return parse_int(r, f, n, 0, LLONG_MAX, "a token count (integer >= 0)", &row->input_tokens,
                          err, errlen);

@@ -7,7 +7,8 @@
  * its /proc/self/fd path with tr_open/tr_next until the end or an error, as the CLI does.
  * Invariants checked on every record (a violation aborts, reported as a crash):
  *  - time_s is finite, >= 0 and non-decreasing;
- *  - work_ms is NaN (absent) or finite and > 0; token counts are -1 (absent) or >= 0;
+ *  - work_ms is NaN (absent) or finite and >= 0 (0: a request that needs no GPU time);
+ *    token counts are -1 (absent) or >= 0;
  *  - an error has a non-empty message naming the file, and tr_next repeats it afterwards;
  *  - after the end tr_next keeps returning 0.
  * The input is the whole file, so a corpus file is a plain trace (`sharesim trace stats` reads
@@ -67,7 +68,7 @@ static void check_record(const struct tr_record *rec, double *prev)
 {
     if (!isfinite(rec->time_s) || rec->time_s < 0 || rec->time_s < *prev)
         abort();
-    if (!isnan(rec->work_ms) && !(isfinite(rec->work_ms) && rec->work_ms > 0))
+    if (!isnan(rec->work_ms) && !(isfinite(rec->work_ms) && rec->work_ms >= 0))
         abort();
     if (rec->input_tokens < -1 || rec->output_tokens < -1 || rec->line < 2)
         abort();
