@@ -2,14 +2,19 @@
  * util — see util.h. The atomic-output registry is a fixed array so that a
  * signal handler can unlink the temporary files without allocating.
  */
+#define _DEFAULT_SOURCE /* realpath() */
 #include "base/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* The longest file name (one path component) Linux filesystems take. */
+#define SS_NAME_MAX 255
 
 int ss_errf(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -66,8 +71,53 @@ char *ss_xstrdup(const char *s)
     return d;
 }
 
-int ss_read_file(const char *path, size_t max_bytes, char **out, size_t *len, char *err,
-                 size_t errlen)
+/* ---- inputs ---- */
+
+struct in_file {
+    dev_t dev;
+    ino_t ino;
+    char *path;
+};
+static struct in_file *ins;
+static size_t n_ins, cap_ins;
+
+static const char *input_of(const struct stat *st)
+{
+    for (size_t i = 0; i < n_ins; i++)
+        if (ins[i].dev == st->st_dev && ins[i].ino == st->st_ino)
+            return ins[i].path;
+    return NULL;
+}
+
+static void note_stat(const char *path, const struct stat *st)
+{
+    if (!S_ISREG(st->st_mode) || input_of(st))
+        return;
+    if (n_ins == cap_ins) {
+        cap_ins = cap_ins ? 2 * cap_ins : 16;
+        ins = ss_xrealloc(ins, cap_ins * sizeof *ins);
+    }
+    ins[n_ins++] = (struct in_file){st->st_dev, st->st_ino, ss_xstrdup(path)};
+}
+
+void ss_in_note(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0)
+        note_stat(path, &st);
+}
+
+void ss_in_forget_all(void)
+{
+    for (size_t i = 0; i < n_ins; i++)
+        free(ins[i].path);
+    free(ins);
+    ins = NULL;
+    n_ins = cap_ins = 0;
+}
+
+static int read_file(const char *path, size_t max_bytes, char **out, size_t *len, int note,
+                     char *err, size_t errlen)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp)
@@ -77,6 +127,8 @@ int ss_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ch
         fclose(fp);
         return ss_errf(err, errlen, "%s: is a directory, expected a file", path);
     }
+    if (note)
+        note_stat(path, &st);
     size_t cap = 4096, n = 0;
     char *buf = ss_xmalloc(cap + 1);
     for (;;) {
@@ -110,6 +162,18 @@ int ss_read_file(const char *path, size_t max_bytes, char **out, size_t *len, ch
     if (len)
         *len = n;
     return 0;
+}
+
+int ss_read_file(const char *path, size_t max_bytes, char **out, size_t *len, char *err,
+                 size_t errlen)
+{
+    return read_file(path, max_bytes, out, len, 1, err, errlen);
+}
+
+int ss_read_file_own(const char *path, size_t max_bytes, char **out, size_t *len, char *err,
+                     size_t errlen)
+{
+    return read_file(path, max_bytes, out, len, 0, err, errlen);
 }
 
 /* Open temporaries, for the signal handler. */
@@ -146,6 +210,47 @@ void ss_out_forget_inherited(void)
         open_tmps[i] = NULL;
 }
 
+/*
+ * The temporary for target "DIR/BASE": "DIR/BASE.tmp.<pid>" in the same directory, so that
+ * rename() is atomic (one filesystem). A BASE so long that the suffix would pass the name limit
+ * is shortened (at a character boundary) and numbered, so two such outputs of one process
+ * never share a temporary.
+ */
+static char *tmp_name(const char *target)
+{
+    static unsigned long serial;
+    const char *slash = strrchr(target, '/');
+    size_t dirlen = slash ? (size_t)(slash - target) + 1 : 0, blen = strlen(target + dirlen);
+    char suffix[64];
+    size_t n = (size_t)snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
+    if (blen + n > SS_NAME_MAX) {
+        n = (size_t)snprintf(suffix, sizeof suffix, ".tmp.%ld.%lu", (long)getpid(), serial++);
+        blen = blen < SS_NAME_MAX - n ? blen : SS_NAME_MAX - n;
+        while (blen > 0 && ((unsigned char)target[dirlen + blen] & 0xC0) == 0x80)
+            blen--; /* not inside a UTF-8 sequence */
+    }
+    char *t = ss_xmalloc(dirlen + blen + n + 1);
+    memcpy(t, target, dirlen + blen);
+    memcpy(t + dirlen + blen, suffix, n + 1);
+    return t;
+}
+
+/* An existing device, FIFO or socket: opened for writing as it is, never replaced. */
+static int open_in_place(struct ss_out *o, const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_WRONLY | O_NOCTTY);
+    FILE *fp = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!fp) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return ss_errf(err, errlen, "%s: cannot write: %s", path, strerror(e));
+    }
+    o->fp = fp;
+    o->path = ss_xstrdup(path);
+    return 0;
+}
+
 int ss_out_open(struct ss_out *o, const char *path, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
@@ -154,11 +259,43 @@ int ss_out_open(struct ss_out *o, const char *path, char *err, size_t errlen)
         o->is_stdout = 1;
         return 0;
     }
-    size_t n = strlen(path) + 32;
+    if (!path[0])
+        return ss_errf(err, errlen, "an output file name is empty: expected a path or -");
+    struct stat st, lst;
+    char *resolved = NULL;
+    int exists = stat(path, &st) == 0;
+    if (exists) {
+        const char *in = input_of(&st);
+        if (S_ISDIR(st.st_mode))
+            return ss_errf(err, errlen, "%s: is a directory, expected a file to write", path);
+        if (S_ISBLK(st.st_mode))
+            return ss_errf(err, errlen, "%s: is a block device: refusing to write a result onto it",
+                           path);
+        if (in)
+            return ss_errf(err, errlen,
+                           "%s: the same file as the input %s: refusing to overwrite an input",
+                           path, in);
+        if (!S_ISREG(st.st_mode))
+            return open_in_place(o, path, err, errlen);
+        if (access(path, W_OK) != 0)
+            return ss_errf(err, errlen, "%s: cannot write: %s (it is not replaced)", path,
+                           strerror(errno));
+        /* A link is followed: the file it points to is replaced, not the link. */
+        if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+            resolved = realpath(path, NULL);
+    }
     o->path = ss_xstrdup(path);
-    o->tmp = ss_xmalloc(n);
-    /* Same directory as the target, so rename() is atomic (same filesystem). */
-    snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    o->target = resolved ? resolved : ss_xstrdup(path);
+    o->tmp = tmp_name(o->target);
+    for (int i = 0; i < SS_MAX_OPEN_OUT; i++)
+        if (open_tmps[i] && strcmp(open_tmps[i], o->tmp) == 0) {
+            ss_errf(err, errlen, "%s: already being written by this command", path);
+            free(o->path);
+            free(o->target);
+            free(o->tmp);
+            memset(o, 0, sizeof *o);
+            return -1;
+        }
     /* Registered before it exists: a signal between fopen and registration would otherwise
      * leave the temporary behind (unlinking a name not yet created is harmless). */
     reg_tmp(o->tmp);
@@ -167,29 +304,50 @@ int ss_out_open(struct ss_out *o, const char *path, char *err, size_t errlen)
         int e = errno;
         unreg_tmp(o->tmp);
         free(o->path);
+        free(o->target);
         free(o->tmp);
         memset(o, 0, sizeof *o);
         return ss_errf(err, errlen, "%s: cannot write: %s", path, strerror(e));
     }
+    if (exists) /* the replacement keeps the permissions the old file had */
+        fchmod(fileno(o->fp), st.st_mode & 07777);
     return 0;
+}
+
+/* Flushes and closes fp: 0, or the errno of the first failure (EIO for a sticky error). */
+static int close_checked(FILE *fp)
+{
+    int e = 0;
+    if (fflush(fp) != 0)
+        e = errno;
+    if (ferror(fp) && !e)
+        e = EIO;
+    if (fclose(fp) != 0 && !e)
+        e = errno;
+    return e;
 }
 
 int ss_out_commit(struct ss_out *o, char *err, size_t errlen)
 {
     if (o->is_stdout) {
-        fflush(stdout);
-        return 0;
+        /* Kept open (the table, another output may follow), but every byte so far is out. */
+        int e = fflush(stdout) != 0 ? errno : ferror(stdout) ? EIO : 0;
+        memset(o, 0, sizeof *o);
+        return e ? ss_errf(err, errlen, "stdout: write error: %s", strerror(e)) : 0;
     }
-    int rc = 0;
-    if (ferror(o->fp) | (fclose(o->fp) != 0))
-        rc = ss_errf(err, errlen, "%s: write error", o->path);
-    else if (rename(o->tmp, o->path) != 0)
+    int rc = 0, e = close_checked(o->fp);
+    if (e)
+        rc = ss_errf(err, errlen, "%s: write error: %s", o->path, strerror(e));
+    else if (o->tmp && rename(o->tmp, o->target) != 0)
         rc =
             ss_errf(err, errlen, "%s: cannot rename from %s: %s", o->path, o->tmp, strerror(errno));
-    if (rc)
-        unlink(o->tmp);
-    unreg_tmp(o->tmp);
+    if (o->tmp) {
+        if (rc)
+            unlink(o->tmp);
+        unreg_tmp(o->tmp);
+    }
     free(o->tmp);
+    free(o->target);
     free(o->path);
     memset(o, 0, sizeof *o);
     return rc;
@@ -201,12 +359,77 @@ void ss_out_abort(struct ss_out *o)
         return;
     if (!o->is_stdout) {
         fclose(o->fp);
-        unlink(o->tmp);
-        unreg_tmp(o->tmp);
+        if (o->tmp) { /* written in place (a device, a FIFO), what went out stays out */
+            unlink(o->tmp);
+            unreg_tmp(o->tmp);
+        }
         free(o->tmp);
+        free(o->target);
         free(o->path);
     }
     memset(o, 0, sizeof *o);
+}
+
+/* A path's canonical spelling: realpath of the file, or of its directory for a new file. */
+static char *canonical(const char *path)
+{
+    char *r = realpath(path, NULL);
+    if (r)
+        return r;
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? ss_xstrdup(path) : ss_xstrdup(".");
+    if (slash)
+        dir[slash - path + (slash == path)] = '\0'; /* "/x" → "/" */
+    char *rd = realpath(dir, NULL);
+    free(dir);
+    if (!rd)
+        return ss_xstrdup(path);
+    const char *base = slash ? slash + 1 : path;
+    size_t n = strlen(rd) + strlen(base) + 2;
+    char *c = ss_xmalloc(n);
+    snprintf(c, n, "%s%s%s", rd, strcmp(rd, "/") == 0 ? "" : "/", base);
+    free(rd);
+    return c;
+}
+
+int ss_out_distinct(const char *const *opts, const char *const *paths, int n, char *err,
+                    size_t errlen)
+{
+    char **canon = ss_xcalloc((size_t)(n > 0 ? n : 1), sizeof *canon);
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        if (!paths[i])
+            continue;
+        struct stat si, sj;
+        int is_std = strcmp(paths[i], "-") == 0, ei = !is_std && stat(paths[i], &si) == 0;
+        const char *in = ei ? input_of(&si) : NULL;
+        if (in) {
+            rc = ss_errf(err, errlen,
+                         "%s %s: the same file as the input %s: refusing to overwrite an input",
+                         opts[i], paths[i], in);
+            break;
+        }
+        canon[i] = is_std ? ss_xstrdup("-") : canonical(paths[i]);
+        for (int j = 0; j < i && rc == 0; j++) {
+            if (!canon[j])
+                continue;
+            int same = strcmp(canon[i], canon[j]) == 0;
+            if (!same && ei && strcmp(paths[j], "-") != 0 && stat(paths[j], &sj) == 0)
+                same = si.st_dev == sj.st_dev && si.st_ino == sj.st_ino; /* a hard link */
+            /* A character device (/dev/null) may take any number of outputs. */
+            if (same && !(ei && S_ISCHR(si.st_mode)))
+                rc = ss_errf(err, errlen,
+                             is_std ? "%s %s: %s %s already writes to stdout: give one of them "
+                                      "a file"
+                                    : "%s %s: the same file as %s %s: each output needs a file of "
+                                      "its own",
+                             opts[i], paths[i], opts[j], paths[j]);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        free(canon[i]);
+    free(canon);
+    return rc;
 }
 
 int ss_ends_with(const char *s, const char *suffix)

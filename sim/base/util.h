@@ -35,20 +35,54 @@ void *ss_xcalloc(size_t n, size_t size);
 void *ss_xrealloc(void *p, size_t n);
 char *ss_xstrdup(const char *s);
 
-/* Reads a whole file (NUL-terminated) of at most max_bytes; -1 with a message otherwise. */
+/* Reads a whole file (NUL-terminated) of at most max_bytes; -1 with a message otherwise.
+ * The file is noted as an input (ss_in_note), so no output of this process replaces it. */
 int ss_read_file(const char *path, size_t max_bytes, char **out, size_t *len, char *err,
                  size_t errlen);
+/* The same without noting: for files a command reads back from its own outputs (a sweep's
+ * point files), which it may rewrite. */
+int ss_read_file_own(const char *path, size_t max_bytes, char **out, size_t *len, char *err,
+                     size_t errlen);
 
-/* Atomic output: ss_out_open("-") gives stdout. */
+/*
+ * Inputs of this process (the scenario, its profile and traces: files whose loss a result
+ * written over them would be). ss_out_open refuses an output that is the same file (same
+ * device and inode, so links and other spellings count) as one of them. Noting a file that
+ * does not exist or is not a regular file does nothing.
+ */
+void ss_in_note(const char *path);
+/* Forgets every noted input (for tests that reuse files in one process). */
+void ss_in_forget_all(void);
+
+/*
+ * Output files, never half-written and never clobbering what they must not:
+ *  - "-" is stdout; its write errors (a full disk, a closed pipe) are reported by commit;
+ *  - a regular file (or a new one) is written to a temporary in the target's directory and
+ *    renamed over it on commit, keeping the old file's permission bits; a symbolic link is
+ *    followed (the file it points to is replaced, not the link); the temporary is named
+ *    TARGET.tmp.<pid>, shortened when that would pass the 255-byte name limit;
+ *  - an existing device (character), FIFO or socket is written in place: renaming over it
+ *    would replace the node (as root, --json /dev/null would replace the system's); a
+ *    directory or a block device is refused;
+ *  - a target that is a noted input is refused (run s.json --json s.json).
+ */
 struct ss_out {
     FILE *fp;
-    char *path;
-    char *tmp;
+    char *path;   /* as given, for messages */
+    char *target; /* what the temporary is renamed to: path, or the file a link points to */
+    char *tmp;    /* NULL when written in place (stdout, a device, a FIFO) */
     int is_stdout;
 };
 int ss_out_open(struct ss_out *o, const char *path, char *err, size_t errlen);
 int ss_out_commit(struct ss_out *o, char *err, size_t errlen); /* fclose + rename */
 void ss_out_abort(struct ss_out *o);                           /* fclose + unlink */
+/*
+ * Before a command starts work: n outputs, each named by its option (opts[i], for messages)
+ * and its path (NULL = not given), must be different files (stdout counts once) and none may
+ * be a noted input. 0, or -1 with "OPT PATH: the same file as …".
+ */
+int ss_out_distinct(const char *const *opts, const char *const *paths, int n, char *err,
+                    size_t errlen);
 /* Removes every open temporary file; safe from a signal handler (unlink only). */
 void ss_out_abort_all_signal_safe(void);
 /* In a forked child: forgets the temporaries inherited from the parent without removing

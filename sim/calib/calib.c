@@ -254,7 +254,7 @@ out:
 static int file_matches(const char *path, const char *want)
 {
     char *text = NULL;
-    if (ss_read_file(path, CAL_MAX_FILE, &text, NULL, NULL, 0))
+    if (ss_read_file_own(path, CAL_MAX_FILE, &text, NULL, NULL, 0))
         return 0;
     cJSON *root = cJSON_Parse(text);
     free(text);

@@ -74,6 +74,12 @@ int cmd_plan(int argc, char **argv)
     if (cli_load_scenario(argv[optind], SCN_IGNORE_STRATEGIES, &sc))
         return SS_EXIT_BADINPUT;
     char err[SS_ERRLEN];
+    const char *out_opts[] = {"--json", "--csv", "--html"}, *out_paths[] = {json, csv, html};
+    if (ss_out_distinct(out_opts, out_paths, 3, err, sizeof err)) {
+        fprintf(stderr, "sharesim plan: %s\n", err);
+        scn_free(&sc);
+        return SS_EXIT_BADINPUT;
+    }
     cli_install_signal_handlers();
     struct plan_result r;
     if (plan_run(&sc, cli_stderr_is_tty() && !quiet, &r, err, sizeof err)) {

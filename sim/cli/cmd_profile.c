@@ -650,7 +650,7 @@ static int write_merged(cJSON *doc, const char *out, char *err, size_t errlen)
     char *s = cJSON_Print(doc);
     fprintf(o.fp, "%s\n", s);
     cJSON_free(s);
-    if (!o.is_stdout) {
+    if (o.tmp) { /* not stdout, nor a device written in place */
         struct gpu_profile p;
         char why[SS_ERRLEN];
         fflush(o.fp);

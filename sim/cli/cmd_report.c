@@ -382,7 +382,10 @@ static int do_reference(int n, char **args, const struct ropts *o)
     }
     struct sd_ref_row rows[SD_MAX_ROWS];
     cJSON *docs[SD_MAX_ROWS];
-    if (sd_reference(st, o->dir, rows, docs, err, sizeof err))
+    const char *out_opts[] = {"--json", "--csv", "--md"},
+               *out_paths[] = {o->json, o->csv, o->md_path};
+    if (sd_reference(st, o->dir, rows, docs, err, sizeof err) ||
+        ss_out_distinct(out_opts, out_paths, 3, err, sizeof err))
         rc = bad(err);
     if (!rc && o->json)
         rc = write_ref(o->json, 0, st, rows, docs);

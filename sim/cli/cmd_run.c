@@ -172,6 +172,13 @@ int cmd_run(int argc, char **argv)
         scn_free(&sc);
         return SS_EXIT_BADINPUT;
     }
+    /* Before the run, not after it: no output may be an input or another output. */
+    const char *out_opts[] = {"--json", "--csv", "--cdf"}, *out_paths[] = {json, csv, cdf};
+    if (ss_out_distinct(out_opts, out_paths, 3, err, sizeof err)) {
+        fprintf(stderr, "sharesim run: %s\n", err);
+        scn_free(&sc);
+        return SS_EXIT_BADINPUT;
+    }
     cli_install_signal_handlers();
     ro.progress = cli_stderr_is_tty() && !quiet;
     struct run_result r;

@@ -594,7 +594,7 @@ static void print_table(const struct sweep_cmd *c)
         sw_point_file(g, c->dir, p, "json", path, sizeof path);
         sw_point_id(g, p, id, sizeof id);
         sw_point_coords(g, p, coords);
-        if (ss_read_file(path, 64u << 20, &text, NULL, NULL, 0))
+        if (ss_read_file_own(path, 64u << 20, &text, NULL, NULL, 0))
             continue;
         cJSON *doc = cJSON_Parse(text);
         free(text);

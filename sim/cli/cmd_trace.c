@@ -438,7 +438,7 @@ static int trace_gen(int argc, char **argv)
         goto fail;
     }
     struct ss_out out;
-    if (ss_out_open(&out, g.output, err, sizeof err))
+    if (ss_out_open(&out, g.output, err, sizeof err)) /* refuses the scenario or a trace too */
         goto fail;
     struct tenant_rt t;
     memset(&t, 0, sizeof t);

@@ -201,6 +201,11 @@ int cmd_validate(int argc, char **argv)
     }
     /* Outputs are opened first: a bad path fails now, not after minutes of simulation. */
     struct ss_out jo, mo, co;
+    const char *out_opts[] = {"--json", "--markdown", "--csv"}, *out_paths[] = {json, md, csv};
+    if (ss_out_distinct(out_opts, out_paths, 3, err, sizeof err)) {
+        fprintf(stderr, "sharesim validate: %s\n", err);
+        return SS_EXIT_BADINPUT;
+    }
     if (json && ss_out_open(&jo, json, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
         return SS_EXIT_BADINPUT;

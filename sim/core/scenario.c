@@ -286,6 +286,7 @@ static int check_stream(const struct jv *j, const char *apath, const char *wpath
                        column_list(have, cols, sizeof cols));
     if (ten_trace_check(t, msg, sizeof msg))
         return jv_fail(j, jv_path_key(p, sizeof p, apath, "path"), "%s", msg);
+    ss_in_note(a->trace_path); /* no output of this process may replace it */
     return 0;
 }
 

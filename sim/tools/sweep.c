@@ -403,7 +403,7 @@ enum sw_state sw_point_state(const struct sw_grid *g, const char *dir, long idx,
     char *text;
     struct stat st;
     sw_point_file(g, dir, idx, "json", path, sizeof path);
-    if (ss_read_file(path, SW_MAX_FILE, &text, NULL, NULL, 0))
+    if (ss_read_file_own(path, SW_MAX_FILE, &text, NULL, NULL, 0))
         return SW_TODO;
     cJSON *doc = cJSON_Parse(text);
     free(text);
@@ -604,7 +604,7 @@ static int append_point_rows(FILE *fp, const struct sw_grid *g, const char *dir,
 {
     char path[4096], *text;
     sw_point_file(g, dir, idx, "csv", path, sizeof path);
-    if (ss_read_file(path, SW_MAX_FILE, &text, NULL, err, errlen))
+    if (ss_read_file_own(path, SW_MAX_FILE, &text, NULL, err, errlen))
         return -1;
     char *line = text, *nl = strchr(text, '\n');
     if (!nl) {
