@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define CODE0 "tests/fixtures/robust/code-zero-work.csv"
@@ -230,6 +231,67 @@ static void test_zero_work_bounds(void)
     scn_free(&sc);
 }
 
+/* ---- traces that are not regular files ------------------------------------------ */
+
+/* `timeout LIMIT $SHARESIM args` through sh (so a hang fails the test instead of hanging it);
+ * stderr into errbuf; the exit code (124 on timeout). */
+static int cli_limited(int limit_s, const char *args, char *errbuf, size_t errcap)
+{
+    const char *bin = getenv("SHARESIM");
+    char cmd[8192], e[600];
+    snprintf(e, sizeof e, "%s/limited.err", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "timeout %d %s %s >/dev/null 2>'%s' </dev/null", limit_s,
+             bin ? bin : "build/sharesim", args, e);
+    int st = system(cmd);
+    char *t = tu_slurp(e);
+    snprintf(errbuf, errcap, "%s", t ? t : "");
+    free(t);
+    return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
+}
+
+static void test_trace_not_regular(void)
+{
+    char fifo[600], args[2048], err[4096], text[2048];
+    snprintf(fifo, sizeof fifo, "%s/trace.fifo", tu_tmpdir());
+    unlink(fifo);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    static const char *paths[] = {"trace.fifo", "/dev/zero", "/dev/null"};
+    static const char *kinds[] = {"is a FIFO (pipe), expected a regular file",
+                                  "is a character device, expected a regular file",
+                                  "is a character device, expected a regular file"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(text, sizeof text,
+                 "{\"gpu\": \"A100-80GB\", \"tenants\": [{\"name\": \"a\", \"arrival\": "
+                 "{\"process\": \"trace\", \"path\": \"%s\", \"format\": \"sharesim\"}, "
+                 "\"work\": {\"dist\": \"trace\"}}], \"strategies\": [{\"name\": \"x\", "
+                 "\"kind\": \"exclusive\"}]}",
+                 paths[i]);
+        const char *s = tu_write("fifo-trace.json", text);
+        snprintf(args, sizeof args, "run '%s' --quiet", s);
+        CU_ASSERT_EQUAL(cli_limited(30, args, err, sizeof err), 2);
+        EXPECT_IN(err, "tenants[0].arrival.path: ");
+        EXPECT_IN(err, kinds[i]);
+        EXPECT_IN(err, "read when the scenario loads and again by every replication");
+        snprintf(args, sizeof args, "trace gen --scenario '%s' --tenant a -o -", s);
+        CU_ASSERT_EQUAL(cli_limited(30, args, err, sizeof err), 2);
+        EXPECT_IN(err, kinds[i]);
+    }
+    /* trace stats reads its file once, so a pipe is fine there */
+    char cmd[4096], outp[600];
+    snprintf(outp, sizeof outp, "%s/pipe-stats.json", tu_tmpdir());
+    snprintf(cmd, sizeof cmd,
+             "bash -c 'timeout 30 %s trace stats <(cat %s) --format sharesim --json >%s'",
+             getenv("SHARESIM") ? getenv("SHARESIM") : "build/sharesim", CODE0, outp);
+    int st = system(cmd);
+    CU_ASSERT(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    char *t = tu_slurp(outp);
+    cJSON *doc = t ? cJSON_Parse(t) : NULL;
+    free(t);
+    CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "count")), 8819);
+    cJSON_Delete(doc);
+    unlink(fifo);
+}
+
 void test_robust_inputs_register(void)
 {
     static const struct tu_test tests[] = {
@@ -237,6 +299,8 @@ void test_robust_inputs_register(void)
          test_zero_work_replays},
         {"zero work: sharesim run and trace stats end to end", test_zero_work_cli},
         {"zero work: negative, non-finite, missing still refused", test_zero_work_bounds},
+        {"traces: a FIFO or a device is refused at once, trace stats reads a pipe",
+         test_trace_not_regular},
         {NULL, NULL},
     };
     tu_add_suite("robust_inputs", tests);

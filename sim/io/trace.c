@@ -26,7 +26,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define TR_BUF_BYTES (2 * TR_LINE_MAX)
 #define TR_MAX_COLS 32 /* in a header; every format has fewer, so more is an error */
@@ -452,8 +454,8 @@ static int parse_field(struct tr_reader *r, const struct col_spec *c, const stru
     case S_WORK_MS:
         /* 0 is a request that needs no GPU time (real traces have them: requests still
          * pending when the log was cut are logged with duration 0); it still queues. */
-        return parse_num(r, f, n, 0, 0, "a finite number of milliseconds >= 0", &row->work_ms,
-                         err, errlen);
+        return parse_num(r, f, n, 0, 0, "a finite number of milliseconds >= 0", &row->work_ms, err,
+                         errlen);
     case S_INPUT:
         return parse_int(r, f, n, 0, LLONG_MAX, "a token count (integer >= 0)", &row->input_tokens,
                          err, errlen);
@@ -642,8 +644,8 @@ static int load_pods(struct tr_reader *r, char *err, size_t errlen)
 
 /* ---- public ---- */
 
-struct tr_reader *tr_open(const char *path, enum tr_format fmt, const struct tr_opts *opts,
-                          char *err, size_t errlen)
+static struct tr_reader *open_reader(const char *path, enum tr_format fmt,
+                                     const struct tr_opts *opts, int once, char *err, size_t errlen)
 {
     if (fmt < TR_AZURE_LLM || fmt > TR_SHARESIM) {
         ss_errf(err, errlen, "%s: invalid trace format %d", path, (int)fmt);
@@ -662,16 +664,40 @@ struct tr_reader *tr_open(const char *path, enum tr_format fmt, const struct tr_
         ss_errf(err, errlen, "%s: limit %lld: expected a count >= 0 (0 = no limit)", path, o.limit);
         return NULL;
     }
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
+    /* Not blocking: a FIFO without a writer would hang the open itself. */
+    int fd = open(path, O_RDONLY | (once ? 0 : O_NONBLOCK));
+    if (fd < 0) {
         ss_errf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     struct stat st;
-    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
-        /* fopen succeeds on a directory; the first fread would fail with a vague message. */
-        fclose(fp);
-        ss_errf(err, errlen, "%s: is a directory, expected a trace file", path);
+    const char *kind = fstat(fd, &st) != 0    ? NULL
+                       : S_ISDIR(st.st_mode)  ? "a directory"
+                       : S_ISREG(st.st_mode)  ? NULL
+                       : once                 ? NULL
+                       : S_ISFIFO(st.st_mode) ? "a FIFO (pipe)"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a regular file";
+    if (kind) {
+        /* open succeeds on a directory; the first read would fail with a vague message. */
+        close(fd);
+        if (S_ISDIR(st.st_mode))
+            ss_errf(err, errlen, "%s: is a directory, expected a trace file", path);
+        else
+            ss_errf(err, errlen,
+                    "%s: is %s, expected a regular file: a replayed trace is read when the "
+                    "scenario loads and again by every replication (copy it to a file first)",
+                    path, kind);
+        return NULL;
+    }
+    if (!once)
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *fp = fdopen(fd, "rb");
+    if (!fp) {
+        ss_errf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        close(fd);
         return NULL;
     }
     struct tr_reader *r = ss_xcalloc(1, sizeof *r);
@@ -692,6 +718,18 @@ struct tr_reader *tr_open(const char *path, enum tr_format fmt, const struct tr_
         r->buf = NULL;
     }
     return r;
+}
+
+struct tr_reader *tr_open(const char *path, enum tr_format fmt, const struct tr_opts *opts,
+                          char *err, size_t errlen)
+{
+    return open_reader(path, fmt, opts, 0, err, errlen);
+}
+
+struct tr_reader *tr_open_once(const char *path, enum tr_format fmt, const struct tr_opts *opts,
+                               char *err, size_t errlen)
+{
+    return open_reader(path, fmt, opts, 1, err, errlen);
 }
 
 /* Remembers the first error so that later calls repeat it. */

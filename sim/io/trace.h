@@ -75,6 +75,14 @@ struct tr_reader;
  */
 struct tr_reader *tr_open(const char *path, enum tr_format fmt, const struct tr_opts *opts,
                           char *err, size_t errlen);
+/*
+ * tr_open requires a regular file (anything else is an error, found without blocking): a
+ * replayed trace is read when the scenario loads and again by every replication, and a FIFO
+ * read twice would hang. A caller that reads the file once (trace stats) may open a FIFO or
+ * another stream with this.
+ */
+struct tr_reader *tr_open_once(const char *path, enum tr_format fmt, const struct tr_opts *opts,
+                               char *err, size_t errlen);
 
 /*
  * Next record in arrival order: 1 = *rec filled, 0 = end of trace (or of opts.limit),

@@ -158,7 +158,8 @@ int trs_summarize(const char *path, enum tr_format fmt, const struct tr_opts *op
                   struct trs_summary *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
-    struct tr_reader *r = tr_open(path, fmt, opts, err, errlen);
+    struct tr_reader *r =
+        tr_open_once(path, fmt, opts, err, errlen); /* read once: a pipe will do */
     if (!r)
         return -1;
     s->fmt = fmt;
