@@ -280,7 +280,7 @@ static void test_trace_not_regular(void)
     char cmd[4096], outp[600];
     snprintf(outp, sizeof outp, "%s/pipe-stats.json", tu_tmpdir());
     snprintf(cmd, sizeof cmd,
-             "bash -c 'timeout 30 %s trace stats <(cat %s) --format sharesim --json >%s'",
+             "bash -c 'timeout 30 %s trace stats <(cat %s) --format sharesim --json - >%s'",
              getenv("SHARESIM") ? getenv("SHARESIM") : "build/sharesim", CODE0, outp);
     int st = system(cmd);
     CU_ASSERT(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
