@@ -899,7 +899,6 @@ static int run_partition(const struct options *o, const struct kc_device *d,
             o->tenants, s->part_sms, s->part_method, k, from, s->rate_per_s);
     struct thread_arg a[FID_MAX_TENANTS];
     pthread_t th[FID_MAX_TENANTS];
-    double t0 = mono_s() + 0.2;
     int rc = 0, started = 0;
     for (int i = 0; i < o->tenants; i++) {
         double *times = NULL;
@@ -908,13 +907,19 @@ static int run_partition(const struct options *o, const struct kc_device *d,
         tenant_rewind(&t[i], d->ordinal, (unsigned)n + 1);
         r->n[i] = n;
         r->rec[i] = (struct rec *)ss_xcalloc(n + 1, sizeof(struct rec));
-        a[i] = (struct thread_arg){&t[i], d->ordinal, times, n, t0, r->rec[i], 0, ""};
+        a[i] = (struct thread_arg){&t[i], d->ordinal, times, n, 0, r->rec[i], 0, ""};
     }
-    for (int i = 0; i < o->tenants; i++, started++)
-        if (pthread_create(&th[i], NULL, tenant_thread, &a[i])) {
-            rc = ss_errf(err, errlen, "pthread_create: %s", strerror(errno));
+    /* One start for all, a little ahead so that every thread is spinning by then. */
+    double t0 = mono_s() + 0.1;
+    for (int i = 0; i < o->tenants; i++)
+        a[i].t0 = t0;
+    for (int i = 0; i < o->tenants; i++, started++) {
+        int e = pthread_create(&th[i], NULL, tenant_thread, &a[i]);
+        if (e) {
+            rc = ss_errf(err, errlen, "pthread_create: %s", strerror(e));
             break;
         }
+    }
     for (int i = 0; i < started; i++) {
         pthread_join(th[i], NULL);
         if (rc == 0 && a[i].rc)
