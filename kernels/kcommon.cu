@@ -10,6 +10,7 @@
 #include <cudaTypedefs.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,6 +246,62 @@ int kc_write(const char *prog, cJSON *frag, const char *path)
         return KC_EXIT_FAIL;
     }
     return 0;
+}
+
+/* Writes (or reads) exactly n bytes, again after a signal; 0, or -1 on an error or at the
+ * end of the file. */
+static int transfer_all(int fd, char *p, size_t n, int writing)
+{
+    while (n > 0) {
+        ssize_t r = writing ? write(fd, p, n) : read(fd, p, n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+int kc_write_all(int fd, const void *buf, size_t n)
+{
+    return transfer_all(fd, (char *)buf, n, 1); /* only read from when writing */
+}
+
+int kc_read_all(int fd, void *buf, size_t n)
+{
+    return transfer_all(fd, (char *)buf, n, 0);
+}
+
+int kc_read_tag(int fd, char *tag, int timeout_s)
+{
+    struct pollfd pf = {fd, POLLIN, 0};
+    int r;
+    while ((r = poll(&pf, 1, timeout_s * 1000)) < 0 && errno == EINTR)
+        ;
+    if (r <= 0)
+        return -1;
+    return kc_read_all(fd, tag, 1);
+}
+
+pid_t kc_spawn(int res_w, int go_r, const int *close_fds, int nclose, char **argv)
+{
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    /* Child: result pipe on fd 3, start pipe on fd 4, nothing else of the parent's. */
+    int r = dup(res_w), g = dup(go_r);
+    for (int k = 0; k < nclose; k++)
+        close(close_fds[k]);
+    if (r < 0 || g < 0 || dup2(r, KC_FD_RESULT) < 0 || dup2(g, KC_FD_GO) < 0)
+        _exit(127);
+    if (r != KC_FD_RESULT && r != KC_FD_GO)
+        close(r);
+    if (g != KC_FD_RESULT && g != KC_FD_GO)
+        close(g);
+    execv("/proc/self/exe", argv);
+    _exit(127);
 }
 
 int kc_parse_list(const char *s, int *out, int max)
@@ -576,8 +633,7 @@ void kc_buffers_free(struct kc_buffers *b)
     memset(b, 0, sizeof *b);
 }
 
-/* Dynamic shared memory that leaves room for one block per SM only. */
-static size_t pad_smem(void)
+size_t kc_pad_smem(void)
 {
     int dev = 0;
     cudaGetDevice(&dev);
@@ -594,7 +650,7 @@ void kc_launch(enum kc_class c, const struct kc_part *p, struct kc_window w,
 {
     static size_t smem;
     if (!smem)
-        smem = pad_smem();
+        smem = kc_pad_smem();
     kc_part_enter(p);
     /* Set in the partition's context each time: cheap, and right whatever context it is. */
     KC_CHECK(

@@ -21,6 +21,7 @@
 #include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 extern "C" {
 #include "calib/profile.h"
@@ -95,6 +96,25 @@ void kc_putf(cJSON *frag, const char *key, cJSON *value, const struct kc_device 
 /* Writes the fragment atomically ("-" = stdout); 0 or KC_EXIT_FAIL with a message. */
 int kc_write(const char *prog, cJSON *frag, const char *path);
 
+/* Dynamic shared memory per block that leaves room for one block per SM only (the grid
+ * partitions' padding; the current device). */
+size_t kc_pad_smem(void);
+
+/* Pipes between a program and the workers it forks (tslice, fidelity): exactly n bytes,
+ * again after a signal; 0, or -1 on an error or at the end of the file. */
+int kc_write_all(int fd, const void *buf, size_t n);
+int kc_read_all(int fd, void *buf, size_t n);
+/* Waits at most timeout_s for one byte from fd and reads it; 0 on success. */
+int kc_read_tag(int fd, char *tag, int timeout_s);
+/*
+ * Forks a worker that execs this program (/proc/self/exe) with argv, so it starts with a
+ * clean CUDA state: its fd KC_FD_RESULT is res_w (worker -> parent: a ready byte, then the
+ * result), its fd KC_FD_GO is go_r (parent -> workers: the start signal), and the parent's
+ * close_fds are closed. Returns the child's pid (-1 when fork failed).
+ */
+enum { KC_FD_RESULT = 3, KC_FD_GO = 4 };
+pid_t kc_spawn(int res_w, int go_r, const int *close_fds, int nclose, char **argv);
+
 /* Parses "16,26,32" into at most max positive integers; returns the count, -1 if bad. */
 int kc_parse_list(const char *s, int *out, int max);
 
@@ -103,8 +123,8 @@ int kc_parse_list(const char *s, int *out, int max);
  * cudaGetDriverEntryPointByVersion so the programs still start without a driver) the
  * hardware restricts work to `sms` SMs; otherwise (`green` == 0) the kernels launch
  * `sms` blocks that each need more than half an SM's shared memory, so each block holds
- * one SM of its own. Either way a kernel launched with kc_blocks(part) blocks of
- * KC_THREADS threads and kc_pad_smem() bytes covers exactly `sms` SMs.
+ * one SM of its own. Either way a kernel launched with part.sms blocks of KC_THREADS
+ * threads and kc_pad_smem() bytes covers exactly `sms` SMs (kc_launch does so).
  */
 struct kc_part {
     int sms;   /* SMs this partition runs on */

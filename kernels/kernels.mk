@@ -11,7 +11,7 @@ CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=s
              -gencode arch=compute_90,code=compute_90
 NVCCFLAGS ?= -O2 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings
 KB        := $(B)/kernels
-KERNELS   := tslice partition concurrency
+KERNELS   := tslice partition concurrency fidelity
 KERNEL_BINS := $(addprefix $(KB)/,$(KERNELS))
 
 .PHONY: kernels

@@ -21,7 +21,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,8 +36,6 @@ extern "C" {
 #define PROG "tslice"
 #define HEAVY_REGS 40
 #define MAX_CTX 16
-#define FD_RESULT 3 /* worker -> parent: ready byte, then the result */
-#define FD_GO 4     /* parent -> workers: one byte each to start */
 
 __device__ __forceinline__ unsigned long long gtimer()
 {
@@ -127,32 +124,6 @@ struct result_header {
     char msg[240];
 };
 
-/* Writes (or reads) exactly n bytes, again after a signal; 0, or -1 on an error or at the
- * end of the file. */
-static int transfer_all(int fd, char *p, size_t n, int writing)
-{
-    while (n > 0) {
-        ssize_t r = writing ? write(fd, p, n) : read(fd, p, n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        p += r;
-        n -= (size_t)r;
-    }
-    return 0;
-}
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-    return transfer_all(fd, (char *)buf, n, 1); /* only read from when writing */
-}
-
-static int read_all(int fd, void *buf, size_t n)
-{
-    return transfer_all(fd, (char *)buf, n, 0);
-}
-
 /* Whether this worker has told the parent it is ready (then a result follows, no tag). */
 static int ready_sent;
 
@@ -163,8 +134,8 @@ static int worker_fail(struct result_header *h, const char *what, cudaError_t e)
     snprintf(h->msg, sizeof h->msg, "%s: %s", what, cudaGetErrorString(e));
     char tag = 'E';
     if (!ready_sent)
-        write_all(FD_RESULT, &tag, 1);
-    write_all(FD_RESULT, h, sizeof *h);
+        kc_write_all(KC_FD_RESULT, &tag, 1);
+    kc_write_all(KC_FD_RESULT, h, sizeof *h);
     return KC_EXIT_FAIL;
 }
 
@@ -206,7 +177,7 @@ static int worker(int heavy, int device, double dur_ms, unsigned long long gap_n
         unsigned long long d = pass == 0 ? 0 : dur_ns;
         if (pass == 1) {
             char tag = 'R', go;
-            if (write_all(FD_RESULT, &tag, 1) || read_all(FD_GO, &go, 1))
+            if (kc_write_all(KC_FD_RESULT, &tag, 1) || kc_read_all(KC_FD_GO, &go, 1))
                 return KC_EXIT_FAIL; /* the parent went away */
             ready_sent = 1;
         }
@@ -222,7 +193,8 @@ static int worker(int heavy, int device, double dur_ms, unsigned long long gap_n
     size_t n = h.count < cap ? h.count : cap;
     unsigned long long *iv = (unsigned long long *)ss_xmalloc(2 * n * sizeof *iv + 1);
     W_CHECK(cudaMemcpy(iv, d_iv, 2 * n * sizeof *iv, cudaMemcpyDeviceToHost));
-    int rc = write_all(FD_RESULT, &h, sizeof h) || write_all(FD_RESULT, iv, 2 * n * sizeof *iv);
+    int rc = kc_write_all(KC_FD_RESULT, &h, sizeof h) ||
+             kc_write_all(KC_FD_RESULT, iv, 2 * n * sizeof *iv);
     free(iv);
     return rc ? KC_EXIT_FAIL : 0;
 }
@@ -235,41 +207,10 @@ struct round {
     int regs; /* registers per thread, as the workers report */
 };
 
-static pid_t spawn(int res_w, int go_r, int *close_fds, int nclose, char **argv)
-{
-    pid_t pid = fork();
-    if (pid != 0)
-        return pid;
-    /* Child: result pipe on fd 3, start pipe on fd 4, nothing else of the parent's. */
-    int r = dup(res_w), g = dup(go_r);
-    for (int k = 0; k < nclose; k++)
-        close(close_fds[k]);
-    if (r < 0 || g < 0 || dup2(r, FD_RESULT) < 0 || dup2(g, FD_GO) < 0)
-        _exit(127);
-    if (r != FD_RESULT && r != FD_GO)
-        close(r);
-    if (g != FD_RESULT && g != FD_GO)
-        close(g);
-    execv("/proc/self/exe", argv);
-    _exit(127);
-}
-
-/* Waits for one byte from fd for at most timeout_s; 0 on success. */
-static int read_tag(int fd, char *tag, int timeout_s)
-{
-    struct pollfd pf = {fd, POLLIN, 0};
-    int r;
-    while ((r = poll(&pf, 1, timeout_s * 1000)) < 0 && errno == EINTR)
-        ;
-    if (r <= 0)
-        return -1;
-    return read_all(fd, tag, 1);
-}
-
 static int collect(int fd, int ctx, struct round *rd, char *err, size_t errlen)
 {
     struct result_header h;
-    if (read_all(fd, &h, sizeof h))
+    if (kc_read_all(fd, &h, sizeof h))
         return ss_errf(err, errlen, "context %d: worker exited without a result", ctx);
     if (h.status)
         return ss_errf(err, errlen, "context %d: %s", ctx, h.msg);
@@ -277,7 +218,7 @@ static int collect(int fd, int ctx, struct round *rd, char *err, size_t errlen)
     rd->truncated |= h.count > h.cap;
     rd->regs = h.regs;
     unsigned long long *buf = (unsigned long long *)ss_xmalloc(2 * n * sizeof *buf + 1);
-    if (read_all(fd, buf, 2 * n * sizeof *buf)) {
+    if (kc_read_all(fd, buf, 2 * n * sizeof *buf)) {
         free(buf);
         return ss_errf(err, errlen, "context %d: short result", ctx);
     }
@@ -331,14 +272,14 @@ static int run_round(const struct options *o, struct round *rd, char *err, size_
         closefds[nclose++] = res[i][1];
     }
     for (int i = 0; i < o->contexts; i++)
-        pids[i] = spawn(res[i][1], go[0], closefds, nclose, argv);
+        pids[i] = kc_spawn(res[i][1], go[0], closefds, nclose, argv);
     close(go[0]);
     for (int i = 0; i < o->contexts; i++)
         close(res[i][1]);
     int rc = 0;
     for (int i = 0; i < o->contexts && rc == 0; i++) {
         char tag = 0;
-        if (pids[i] < 0 || read_tag(res[i][0], &tag, 120))
+        if (pids[i] < 0 || kc_read_tag(res[i][0], &tag, 120))
             rc = ss_errf(err, errlen, "context %d: worker did not start", i);
         else if (tag == 'E')
             rc = collect(res[i][0], i, rd, err, errlen);
@@ -348,7 +289,7 @@ static int run_round(const struct options *o, struct round *rd, char *err, size_
     /* Start everybody at once (or release them to exit if one failed). */
     char ones[MAX_CTX];
     memset(ones, 'G', sizeof ones);
-    write_all(go[1], ones, (size_t)o->contexts);
+    kc_write_all(go[1], ones, (size_t)o->contexts);
     close(go[1]);
     for (int i = 0; i < o->contexts; i++) {
         if (rc == 0)

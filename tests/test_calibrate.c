@@ -89,10 +89,38 @@ static void test_calibrate_script(void)
     CU_ASSERT_FALSE(tu_exists(cmd));
 }
 
+/* --timeout: a program that hangs is stopped and counts as failed; the others are merged. */
+static void test_calibrate_timeout(void)
+{
+    char kdir[PATH_MAX], cmd[4 * PATH_MAX], o[PATH_MAX];
+    snprintf(kdir, sizeof kdir, "%s/kernels-to", tu_tmpdir());
+    mkdir(kdir, 0755);
+    char *frag = tu_fixture_patch("profile/tslice-fragment.json", NULL);
+    stand_in(kdir, "tslice", frag, 0);
+    free(frag);
+    write_exec(kdir, "partition", "#!/bin/sh\nexec sleep 30\n");
+    write_exec(kdir, "concurrency", "#!/bin/sh\nexit 1\n");
+    snprintf(o, sizeof o, "%s/cal/timeout.json", tu_tmpdir());
+    snprintf(cmd, sizeof cmd,
+             "CALIBRATE_KERNELS=%s SHARESIM=%s scripts/calibrate --timeout 1 --out %s "
+             ">/dev/null 2>%s/cal-to.err",
+             kdir, getenv("SHARESIM") ? getenv("SHARESIM") : "build/sharesim", o, tu_tmpdir());
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    struct gpu_profile p;
+    char e[SS_ERRLEN];
+    CU_ASSERT_EQUAL_FATAL(cal_load_file(o, &p, e, sizeof e), 0);
+    CU_ASSERT_DOUBLE_EQUAL(p.timeslice_s, 2048e-6, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(p.rate_compute_exponent, 1, 0); /* partition's: stopped, shipped */
+    char *log = tu_slurp_in(tu_tmpdir(), "cal-to.err");
+    TU_CHECK_CONTAINS(log, "calibrate: partition failed (exit 124)");
+    free(log);
+}
+
 void test_calibrate_register(void)
 {
     static const struct tu_test t[] = {
         {"scripts/calibrate with stand-in programs", test_calibrate_script},
+        {"scripts/calibrate --timeout stops a program", test_calibrate_timeout},
         {NULL, NULL},
     };
     tu_add_suite("calibrate", t);

@@ -134,6 +134,8 @@ static const struct conv_case json_cases[] = {
     {"profile match", "'NVIDIA H200' --json -", 0},
     {"validate", "--quick --json -", 0},
     {"cluster", "tests/fixtures/cluster/tiny.json --quiet --json -", 0},
+    {"fidelity scenario", "tests/fixtures/fidelity/timeslice-2.json --gpu H100-80GB --json -", 0},
+    {"fidelity table", "tests/fixtures/fidelity/timeslice-2.json --sim @D --json -", 0},
     {NULL, NULL, 0},
 };
 
@@ -150,6 +152,7 @@ static const struct conv_case csv_cases[] = {
     {"profile list", "--csv -", 0},
     {"profile diff", "A100-40GB A100-80GB --csv -", 0},
     {"validate", "--quick --csv -", 0},
+    {"fidelity table", "tests/fixtures/fidelity/timeslice-2.json --sim @D --csv -", 0},
     {NULL, NULL, 0},
 };
 
@@ -171,6 +174,13 @@ static const struct conv_case exit_cases[] = {
     {"validate", "--jobs 0", 2},
     {"cluster", "tests/fixtures/cluster/tiny.json --quiet", 0},
     {"cluster", "@D/no-such.json", 2},
+    {"fidelity scenario",
+     "tests/fixtures/fidelity/timeslice-2.json --gpu H100-80GB -o @D/conv-fid.json", 0},
+    {"fidelity scenario", "tests/fixtures/fidelity/timeslice-2.json --gpu V100 -o @D/x.json", 2},
+    {"fidelity table", "tests/fixtures/fidelity/timeslice-2.json --sim @D -o @D/conv-fid.md", 0},
+    /* no prediction in @D: the p99 check fails */
+    {"fidelity table", "tests/fixtures/fidelity/timeslice-2.json --sim @D --check -o @D/f.md", 1},
+    {"fidelity table", "@D/no-such.json --sim @D", 2},
     {"trace stats", "traces/AzureLLMInferenceTrace_conv.head100.csv --format azure-llm", 0},
     {"trace stats", "traces/AzureLLMInferenceTrace_conv.head100.csv", 2},
     {"trace gen", "--scenario @S --tenant a --count 3 -o @D/conv-gen2.csv", 0},

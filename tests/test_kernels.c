@@ -1,5 +1,5 @@
 /*
- * The CUDA microbenchmarks (kernels/: tslice, partition, concurrency) on a machine
+ * The CUDA programs (kernels/: tslice, partition, concurrency, fidelity) on a machine
  * without a GPU: each starts and exits 3 saying so.
  */
 #include "testutil.h"
@@ -17,10 +17,10 @@
  */
 static void test_kernels_exit_3_without_gpu(void)
 {
-    const char *progs[] = {"tslice", "partition", "concurrency"};
+    const char *progs[] = {"tslice", "partition", "concurrency", "fidelity"};
     if (tu_exists("/proc/driver/nvidia/version"))
         return;
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
         char bin[256], cmd[1024];
         snprintf(bin, sizeof bin, "build/kernels/%s", progs[i]);
         if (!tu_exists(bin))
@@ -35,6 +35,8 @@ static void test_kernels_exit_3_without_gpu(void)
         CU_ASSERT_PTR_NOT_NULL(msg && strstr(msg, want));
         free(msg);
         snprintf(cmd, sizeof cmd, "%s/k.json", tu_tmpdir());
+        CU_ASSERT_FALSE(tu_exists(cmd));
+        snprintf(cmd, sizeof cmd, "%s/k.csv", tu_tmpdir()); /* fidelity's latencies */
         CU_ASSERT_FALSE(tu_exists(cmd));
     }
 }

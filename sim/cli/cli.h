@@ -48,7 +48,7 @@ int cmd_validate(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
-extern const struct cli_group cmd_profile, cmd_mig, cmd_trace, cmd_report;
+extern const struct cli_group cmd_profile, cmd_mig, cmd_trace, cmd_report, cmd_fidelity;
 
 /*
  * Option values. Each prints `CMD: OPT: expected WHAT, got "ARG"` on stderr and returns -1

@@ -19,6 +19,8 @@ static const struct cli_command commands[] = {
     {"cluster", "pod placement on a GPU cluster: policies, fragmentation (FGD comparable)",
      cmd_cluster, NULL},
     {"profile", "GPU calibration profiles: list, show, diff, merge, match", NULL, &cmd_profile},
+    {"fidelity", "measured GPU contention (kernels/fidelity) against the prediction: scenario, table",
+     NULL, &cmd_fidelity},
     {"validate", "check the simulator against exact queueing results", cmd_validate, NULL},
     {NULL, NULL, NULL, NULL},
 };
