@@ -127,26 +127,13 @@ int cli_stderr_is_tty(void)
     return isatty(STDERR_FILENO);
 }
 
-/* A helper process the handler stops too (sweep's gnuplot); 0 = none. volatile: the
- * handler must see each store when it happens. */
-static volatile pid_t g_child;
-
-void cli_set_child(pid_t pid)
-{
-    g_child = pid;
-}
-
 /*
- * Children first, and waited for: a pool worker's own handler removes its temporaries,
+ * Workers first, and waited for: a pool worker's own handler removes its temporaries,
  * and once they are gone nothing of ours writes after we exit. Then our temporaries.
  */
 static void on_signal(int sig)
 {
     pool_stop_workers_signal_safe();
-    if (g_child > 0) {
-        kill(g_child, SIGTERM);
-        waitpid(g_child, NULL, 0);
-    }
     ss_out_abort_all_signal_safe();
     _exit(128 + sig);
 }

@@ -72,12 +72,9 @@ int cli_opt_error(const char *cmd, const char *opt, const char *arg, const char 
 /* Strict integer parse without a message (for the environment, e.g. $COLUMNS): 0 or -1. */
 int cli_parse_long(const char *s, long lo, long hi, long *out);
 
-/* SIGINT/SIGTERM stop the workers of a running pool (tools/pool.h) and the child given
- * to cli_set_child, remove open temporary outputs and exit 128+signal. */
+/* SIGINT/SIGTERM stop the workers of a running pool (tools/pool.h), remove open temporary
+ * outputs and exit 128+signal. */
 void cli_install_signal_handlers(void);
-/* The one helper process (not a pool worker) the handlers stop too; 0 = none. Set it with
- * SIGINT/SIGTERM blocked from before the fork, so a signal never misses it. */
-void cli_set_child(pid_t pid);
 
 struct scenario;
 /* Loads a scenario (scn_load_flags); on bad input prints the message and returns
