@@ -160,6 +160,47 @@ static int parse_mig(const char *path, const cJSON *arr, struct gpu_profile *p, 
     return 0;
 }
 
+/* mem_bw_sm_curve: [{"sms", "bw_fraction"}, …], SM counts increasing up to total_sms, fractions
+ * in (0, 1] non-decreasing, the last point (total_sms, 1): the curve is relative to the whole
+ * GPU, so all SMs pull all of its bandwidth by definition. */
+static int parse_bw_curve(const char *path, const cJSON *arr, struct gpu_profile *p, char *err,
+                          size_t errlen)
+{
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1 ||
+        cJSON_GetArraySize(arr) > CAL_MAX_CURVE)
+        return ss_errf(err, errlen, "%s: mem_bw_sm_curve.value: expected 1 to %d points", path,
+                       CAL_MAX_CURVE);
+    const cJSON *e;
+    int n = 0, last_sms = 0;
+    cJSON_ArrayForEach(e, arr)
+    {
+        char where[600];
+        int sms;
+        snprintf(where, sizeof where, "%s: mem_bw_sm_curve.value[%d]", path, n);
+        if (get_int_field(where, e, "sms", last_sms + 1, p->total_sms, &sms, err, errlen))
+            return -1;
+        const cJSON *bw = cJSON_GetObjectItemCaseSensitive(e, "bw_fraction");
+        double lo = n ? p->bw_curve_bw[n - 1] : 0;
+        if (!cJSON_IsNumber(bw) || !(bw->valuedouble > 0) || bw->valuedouble > 1 ||
+            bw->valuedouble < lo)
+            return ss_errf(err, errlen,
+                           "%s.bw_fraction: expected a number in (0, 1], not below the previous "
+                           "point's",
+                           where);
+        p->bw_curve_sm[n] = (double)sms / p->total_sms;
+        p->bw_curve_bw[n] = bw->valuedouble;
+        last_sms = sms;
+        n++;
+    }
+    if (last_sms != p->total_sms || p->bw_curve_bw[n - 1] != 1)
+        return ss_errf(err, errlen,
+                       "%s: mem_bw_sm_curve.value: the last point must be all %d SMs with "
+                       "bw_fraction 1",
+                       path, p->total_sms);
+    p->n_bw_curve = n;
+    return 0;
+}
+
 int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t errlen)
 {
     char *text = NULL;
@@ -234,7 +275,12 @@ int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t err
     p->gpu_hour_usd = -1;
     p->power_kw = -1;
     if (get_num(path, root, "gpu_hour_usd", 0, 0, 1e6, &p->gpu_hour_usd, err, errlen) < 0 ||
-        get_num(path, root, "power_kw", 0, 0, 1e3, &p->power_kw, err, errlen) < 0)
+        get_num(path, root, "power_kw", 0, 0, 1e3, &p->power_kw, err, errlen) < 0 ||
+        get_num(path, root, "mps_bw_contention_loss", 0, 0, 0.99, &p->mps_bw_loss, err, errlen) < 0)
+        goto out;
+    const cJSON *curve = cJSON_GetObjectItemCaseSensitive(root, "mem_bw_sm_curve");
+    if (curve &&
+        parse_bw_curve(path, cJSON_GetObjectItemCaseSensitive(curve, "value"), p, err, errlen))
         goto out;
     p->mig_compute_slices = 7;
     p->mig_memory_slices = 8;

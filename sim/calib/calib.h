@@ -13,6 +13,10 @@
  *   mps_max_clients_cuda13_1 (opt), mps_recovery_s, mig_reconfig_s,
  *   rate_compute_exponent, rate_memory_exponent,
  *   gpu_hour_usd (opt), power_kw (opt),
+ *   mem_bw_sm_curve (opt): [{"sms", "bw_fraction"}, …] — the memory bandwidth (fraction of
+ *     the GPU's) that `sms` SMs can pull, increasing sms, the last point all SMs at 1;
+ *     without it bandwidth is never limited by the SMs in use,
+ *   mps_bw_contention_loss (opt, default 0),
  *   mig_sms_7g (opt), mig_compute_slices (opt), mig_memory_slices (opt), mig_profiles (opt):
  *     [{"name", "compute_slices", "memory_slices", "sm_count", "memory_gb",
  *       "max_instances", "starts": [..], "size"}]   (size/starts in memory slices)
@@ -26,6 +30,7 @@
 
 #define CAL_MAX_MIG 16
 #define CAL_MAX_STARTS 8
+#define CAL_MAX_CURVE 32
 
 struct mig_profile {
     char name[32];
@@ -57,8 +62,13 @@ struct gpu_profile {
     double mig_reconfig_s;
     double rate_compute_exponent; /* speed = share^exponent for compute-class work */
     double rate_memory_exponent;  /* speed = share^exponent for memory-class work */
-    double gpu_hour_usd;          /* < 0 when the profile has none */
-    double power_kw;              /* < 0 when the profile has none */
+    /* Achievable bandwidth against SMs in use (mem_bw_sm_curve): n points (sm fraction,
+     * bandwidth fraction), increasing, the last (1, 1); n = 0: SMs never limit bandwidth. */
+    int n_bw_curve;
+    double bw_curve_sm[CAL_MAX_CURVE], bw_curve_bw[CAL_MAX_CURVE];
+    double mps_bw_loss;  /* mps_bw_contention_loss: default of the MPS co-run loss */
+    double gpu_hour_usd; /* < 0 when the profile has none */
+    double power_kw;     /* < 0 when the profile has none */
     int mig_sms_7g;
     int mig_compute_slices;
     int mig_memory_slices;

@@ -177,7 +177,32 @@ static int parse_arrival(const struct jv *j, const cJSON *obj, const char *path,
 
 /* ---- work ---------------------------------------------------------------- */
 
+/* The keys every "dist" takes besides its own (docs/scenario.md#work). */
+#define WORK_COMMON_KEYS "max_sm_fraction", "concurrency"
+
+/* Occupancy: read after the dist's own keys were checked by jv_object. */
+static int parse_work_occupancy(const struct jv *j, const cJSON *obj, const char *path,
+                                struct work_cfg *w)
+{
+    long conc = 1;
+    w->max_sm_fraction = 1;
+    if (jv_num_gt(j, obj, path, "max_sm_fraction", 0, 0, 1, &w->max_sm_fraction) < 0 ||
+        jv_int(j, obj, path, "concurrency", 0, 1, 4096, &conc) < 0)
+        return -1;
+    w->concurrency = (int)conc;
+    return 0;
+}
+
+static int parse_work_dist(const struct jv *j, const cJSON *obj, const char *path,
+                           struct work_cfg *w);
+
 static int parse_work(const struct jv *j, const cJSON *obj, const char *path, struct work_cfg *w)
+{
+    return parse_work_dist(j, obj, path, w) || parse_work_occupancy(j, obj, path, w);
+}
+
+static int parse_work_dist(const struct jv *j, const cJSON *obj, const char *path,
+                           struct work_cfg *w)
 {
     static const char *const dists[] = {"exponential", "deterministic", "lognormal",
                                         "tokens",      "trace",         NULL};
@@ -190,21 +215,21 @@ static int parse_work(const struct jv *j, const cJSON *obj, const char *path, st
     w->kind = (enum work_kind)k;
     switch (w->kind) {
     case WORK_EXPONENTIAL: {
-        static const char *const keys[] = {"dist", "mean_ms", NULL};
+        static const char *const keys[] = {"dist", "mean_ms", WORK_COMMON_KEYS, NULL};
         if (jv_object(j, obj, path, keys) || jv_num_gt(j, obj, path, "mean_ms", 1, 0, 1e9, &ms))
             return -1;
         w->mean_s = ms * 1e-3;
         return 0;
     }
     case WORK_DETERMINISTIC: {
-        static const char *const keys[] = {"dist", "ms", NULL};
+        static const char *const keys[] = {"dist", "ms", WORK_COMMON_KEYS, NULL};
         if (jv_object(j, obj, path, keys) || jv_num_gt(j, obj, path, "ms", 1, 0, 1e9, &ms))
             return -1;
         w->mean_s = ms * 1e-3;
         return 0;
     }
     case WORK_LOGNORMAL: {
-        static const char *const keys[] = {"dist", "mean_ms", "cv", NULL};
+        static const char *const keys[] = {"dist", "mean_ms", "cv", WORK_COMMON_KEYS, NULL};
         if (jv_object(j, obj, path, keys) || jv_num_gt(j, obj, path, "mean_ms", 1, 0, 1e9, &ms) ||
             jv_num_gt(j, obj, path, "cv", 1, 0, 100, &w->cv))
             return -1;
@@ -213,7 +238,7 @@ static int parse_work(const struct jv *j, const cJSON *obj, const char *path, st
     }
     case WORK_TOKENS: {
         static const char *const keys[] = {"dist", "prefill_ms_per_token", "decode_ms_per_token",
-                                           NULL};
+                                           WORK_COMMON_KEYS, NULL};
         double pre, dec;
         if (jv_object(j, obj, path, keys) ||
             jv_num(j, obj, path, "prefill_ms_per_token", 1, 0, 1e6, &pre) ||
@@ -228,7 +253,7 @@ static int parse_work(const struct jv *j, const cJSON *obj, const char *path, st
         return 0;
     }
     case WORK_TRACE: {
-        static const char *const keys[] = {"dist", NULL};
+        static const char *const keys[] = {"dist", WORK_COMMON_KEYS, NULL};
         return jv_object(j, obj, path, keys);
     }
     }

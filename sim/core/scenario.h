@@ -59,6 +59,11 @@ struct work_cfg {
     double cv;     /* lognormal */
     double prefill_s_per_token;
     double decode_s_per_token;
+    /* Occupancy (docs/scenario.md#work): the largest fraction of the whole GPU's SMs one
+     * request keeps busy, (0, 1], default 1; and how many of the tenant's requests its server
+     * runs at once (they share the tenant's share), default 1. */
+    double max_sm_fraction;
+    int concurrency;
 };
 
 struct tenant_cfg {

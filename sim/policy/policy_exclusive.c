@@ -39,7 +39,9 @@
 #include "core/engine.h"
 #include "core/policy.h"
 #include "core/run.h"
+#include "core/rate.h"
 #include "policy/assign.h"
+#include "policy/units/rgroup.h"
 #include "base/util.h"
 
 #include <stdlib.h>
@@ -62,8 +64,8 @@ struct ps_job {
 };
 
 struct server {
-    struct request req; /* FIFO: the request in service */
-    double t_start;     /* start of the current busy period (utilisation) */
+    struct rgroup g; /* FIFO: the requests in service (up to work.concurrency) */
+    double t_start;  /* start of the current busy period (utilisation) */
     int busy;
     int tenant;
     uint32_t version; /* bumped when the pending completion becomes stale */
@@ -117,6 +119,13 @@ static int excl_parse(const struct jv *j, const cJSON *obj, const char *path,
                 c->owner[g] = i;
         }
     }
+    for (int i = 0; i < sc->n_tenants && c->discipline == DISC_PS; i++)
+        if (sc->tenants[i].work.concurrency > 1)
+            return jv_fail(j, path,
+                           "tenant \"%s\" has work.concurrency %d, but \"discipline\": \"ps\" "
+                           "already serves every request at once: use \"fifo\" with a "
+                           "concurrency, or \"ps\" without one",
+                           sc->tenants[i].name, sc->tenants[i].work.concurrency);
     for (int i = 0; i < sc->n_tenants; i++)
         if (sc->tenants[i].memory_gb > sc->gpu.memory_gb)
             return jv_fail(j, path, "tenant \"%s\" needs %g GB, a %s has %g GB",
@@ -159,6 +168,7 @@ static void *excl_init(struct sim *s, const void *cfgp)
     /* Pushed in reverse so the lowest-numbered GPU is used first. */
     for (int g = c->gpus - 1; g >= 0; g--) {
         x->srv[g].tenant = c->owner[g];
+        rg_init(&x->srv[g].g, c->owner[g] >= 0 ? s->sc->tenants[c->owner[g]].work.concurrency : 1);
         if (c->owner[g] >= 0)
             x->free_stack[c->owner[g]][x->n_free[c->owner[g]]++] = g;
     }
@@ -167,38 +177,95 @@ static void *excl_init(struct sim *s, const void *cfgp)
 
 /* ---- FIFO ---------------------------------------------------------------- */
 
+/*
+ * A GPU runs up to its tenant's work.concurrency requests at once, sharing the GPU equally
+ * (each at rate_speed_n(1, 1, n): 1 while n·s ≤ 1, s the occupancy). With concurrency 1
+ * (the default) a GPU is one server and its idle GPUs wait on a stack (the lowest index
+ * first), as before concurrency; with more, a request joins the tenant's GPU with room that
+ * holds the fewest (lowest index on ties).
+ */
+
+static const struct tenant_cfg *srv_tenant(const struct sim *s, const struct server *sv)
+{
+    return &s->sc->tenants[sv->tenant];
+}
+
+/* Books the busy time since t_start at the SMs the requests in service keep busy. */
+static void fifo_book(struct sim *s, struct server *sv)
+{
+    if (sv->g.n > 0)
+        eng_busy(s, rate_sm_in_use(srv_tenant(s, sv), 1.0, sv->g.n), sv->t_start, s->now);
+    sv->t_start = s->now;
+}
+
+/* The group changed: its new speed, and the next completion. */
+static void fifo_resched(struct sim *s, struct server *sv, int g)
+{
+    sv->busy = sv->g.n > 0;
+    if (!sv->busy) {
+        rg_set_speed(&sv->g, s->now, 0);
+        return;
+    }
+    sv->version++;
+    rg_set_speed(&sv->g, s->now, rate_speed_n(&s->sc->gpu, srv_tenant(s, sv), 1, 1, sv->g.n));
+    eng_schedule(s, s->now + rg_next_s(&sv->g), EV_DONE, (uint32_t)g, sv->version, 0);
+}
+
 static inline void start_service(struct sim *s, struct excl *x, int g)
 {
     struct server *sv = &x->srv[g];
-    eng_pop(s, sv->tenant, &sv->req);
-    sv->busy = 1;
-    sv->t_start = s->now;
-    eng_schedule(s, s->now + sv->req.work, EV_DONE, (uint32_t)g, sv->version, 0);
+    struct request r;
+    eng_pop(s, sv->tenant, &r);
+    fifo_book(s, sv);
+    rg_advance(&sv->g, s->now);
+    rg_add(&sv->g, &r);
+    fifo_resched(s, sv, g);
 }
 
-/* GPU g became idle: take the next request of its tenant or park the GPU. */
-static inline void next_or_park(struct sim *s, struct excl *x, int g)
+/* The tenant's GPU that takes its next request, or -1 when all are full. */
+static int fifo_pick(const struct excl *x, int tenant)
 {
-    struct server *sv = &x->srv[g];
-    sv->busy = 0;
-    if (eng_qlen(s, sv->tenant) > 0)
-        start_service(s, x, g);
-    else
-        x->free_stack[sv->tenant][x->n_free[sv->tenant]++] = g;
+    if (x->srv[x->own[tenant][0]].g.cap == 1)
+        return x->n_free[tenant] > 0 ? x->free_stack[tenant][x->n_free[tenant] - 1] : -1;
+    int best = -1;
+    for (int k = 0; k < x->n_own[tenant]; k++) {
+        const struct server *sv = &x->srv[x->own[tenant][k]];
+        if (!rg_full(&sv->g) && (best < 0 || sv->g.n < x->srv[best].g.n))
+            best = x->own[tenant][k];
+    }
+    return best;
 }
 
 static inline void fifo_arrive(struct sim *s, struct excl *x, int tenant)
 {
     /* One pass for an ordinary arrival; a saturated tenant's refills fill every idle GPU. */
-    while (x->n_free[tenant] > 0 && eng_qlen(s, tenant) > 0)
-        start_service(s, x, x->free_stack[tenant][--x->n_free[tenant]]);
+    for (int g; eng_qlen(s, tenant) > 0 && (g = fifo_pick(x, tenant)) >= 0;) {
+        if (x->srv[g].g.cap == 1)
+            x->n_free[tenant]--;
+        start_service(s, x, g);
+    }
+}
+
+/* GPU g has room again: take the tenant's next requests, or park it (concurrency 1). */
+static inline void next_or_park(struct sim *s, struct excl *x, int g)
+{
+    struct server *sv = &x->srv[g];
+    while (!rg_full(&sv->g) && eng_qlen(s, sv->tenant) > 0)
+        start_service(s, x, g);
+    if (sv->g.cap == 1 && sv->g.n == 0)
+        x->free_stack[sv->tenant][x->n_free[sv->tenant]++] = g;
 }
 
 static inline void fifo_done(struct sim *s, struct excl *x, int g)
 {
     struct server *sv = &x->srv[g];
-    eng_busy(s, 1.0, sv->t_start, s->now);
-    eng_complete(s, &sv->req);
+    fifo_book(s, sv);
+    rg_advance(&sv->g, s->now);
+    struct request r;
+    rg_remove(&sv->g, rg_first(&sv->g), &r);
+    r.work = 0;
+    eng_complete(s, &r);
+    fifo_resched(s, sv, g);
     next_or_park(s, x, g);
 }
 
@@ -207,9 +274,14 @@ static void fifo_fault(struct sim *s, struct excl *x, int tenant)
     for (int g = 0; g < x->n_srv; g++) {
         struct server *sv = &x->srv[g];
         if (sv->tenant == tenant && sv->busy) {
-            eng_busy(s, 1.0, sv->t_start, s->now);
-            eng_fail(s, &sv->req);
+            fifo_book(s, sv);
+            while (sv->g.n > 0) { /* the serving process crashed: all it held fails */
+                struct request r;
+                rg_remove(&sv->g, 0, &r);
+                eng_fail(s, &r);
+            }
             sv->version++;
+            fifo_resched(s, sv, g);
             next_or_park(s, x, g);
             return;
         }
@@ -261,11 +333,19 @@ static struct ps_job jobs_pop(struct server *sv)
     return top;
 }
 
-/* Charges the service done since t_last to every request present (each got dt/n). */
+/* The n requests of a PS GPU each progress at 1 / max(1, n·s): 1/n with the default
+ * occupancy s = 1, and no slower than alone while their n·s SMs fit the GPU. */
+static double ps_divisor(const struct sim *s, const struct server *sv)
+{
+    double s_occ = rate_occupancy(srv_tenant(s, sv)), n = (double)sv->n_jobs;
+    return s_occ >= 1 ? n : n * s_occ > 1 ? n * s_occ : 1;
+}
+
+/* Charges the service done since t_last to every request present (each got dt/divisor). */
 static void ps_advance(struct sim *s, struct server *sv)
 {
     if (sv->n_jobs > 0)
-        sv->v += (s->now - sv->t_last) / (double)sv->n_jobs;
+        sv->v += (s->now - sv->t_last) / ps_divisor(s, sv);
     sv->t_last = s->now;
 }
 
@@ -278,7 +358,7 @@ static void ps_reschedule(struct sim *s, struct server *sv, int g)
     double left = sv->jobs[0].finish_v - sv->v;
     if (left < 0)
         left = 0;
-    eng_schedule(s, s->now + left * (double)sv->n_jobs, EV_DONE, (uint32_t)g, sv->version, 0);
+    eng_schedule(s, s->now + left * ps_divisor(s, sv), EV_DONE, (uint32_t)g, sv->version, 0);
 }
 
 /* Takes the head of the tenant's queue into service on GPU g. */
@@ -404,8 +484,12 @@ static void excl_finish(struct sim *s, void *st, struct strategy_result *res)
 {
     struct excl *x = st;
     for (int g = 0; g < x->n_srv; g++)
-        if (x->srv[g].busy)
-            eng_busy(s, 1.0, x->srv[g].t_start, s->now);
+        if (x->srv[g].busy) {
+            if (x->discipline == DISC_PS)
+                eng_busy(s, 1.0, x->srv[g].t_start, s->now);
+            else
+                fifo_book(s, &x->srv[g]);
+        }
     int used = 0;
     for (int g = 0; g < x->n_srv; g++)
         used += x->srv[g].tenant >= 0;
@@ -419,8 +503,10 @@ static void excl_destroy(void *st)
         free(x->free_stack[i]);
         free(x->own[i]);
     }
-    for (int g = 0; g < x->n_srv; g++)
+    for (int g = 0; g < x->n_srv; g++) {
         free(x->srv[g].jobs);
+        rg_free(&x->srv[g].g);
+    }
     free(x->free_stack);
     free(x->own);
     free(x->n_free);

@@ -114,7 +114,7 @@ static int parse_nested_mps(const struct jv *j, const cJSON *o, const char *path
                                        NULL};
     const struct mig_profile *mp = &sc->gpu.mig[ic->prof];
     ic->recovery_s = sc->gpu.mps_recovery_s;
-    ic->bw_loss = 0;
+    ic->bw_loss = sc->gpu.mps_bw_loss; /* as for the mps strategy: the profile's co-run loss */
     if (jv_object(j, o, path, keys) ||
         jv_num(j, o, path, "recovery_s", 0, 0, 1e6, &ic->recovery_s) < 0 ||
         jv_num(j, o, path, "bw_contention_loss", 0, 0, 1, &ic->bw_loss) < 0)
@@ -146,27 +146,22 @@ static int parse_nested_ts(const struct jv *j, const cJSON *o, const char *path,
     return 0;
 }
 
-/* One tenant alone: FIFO at its speed in the instance. */
+/* One tenant alone: FIFO at its speed in the instance (up to work.concurrency at once). */
 static struct unit build_plain(const struct scenario *sc, const struct inst_cfg *ic,
                                const struct inst_shape *sh, struct unit_addr ev)
 {
-    double speed = rate_speed(&sc->gpu, &sc->tenants[ic->ten[0]], sh->sm, sh->bw);
-    return pu_new(sc, ev, 1, ic->ten, &speed, sh->sm, sh->memory_gb);
+    return pu_new(sc, ev, 1, ic->ten, sh->sm, sh->bw, sh->sm, sh->memory_gb);
 }
 
 static struct unit build_ts(const struct scenario *sc, const struct inst_cfg *ic,
                             const struct inst_shape *sh, struct unit_addr ev)
 {
-    double *speed = ss_xcalloc((size_t)ic->n_ten, sizeof *speed);
     double *mem = ss_xcalloc((size_t)ic->n_ten, sizeof *mem);
-    for (int m = 0; m < ic->n_ten; m++) {
-        speed[m] = rate_speed(&sc->gpu, &sc->tenants[ic->ten[m]], sh->sm, sh->bw);
+    for (int m = 0; m < ic->n_ten; m++)
         mem[m] = sc->tenants[ic->ten[m]].memory_gb;
-    }
     struct ts_unit *u = ss_xmalloc(sizeof *u);
-    ts_unit_init(u, ev, ic->n_ten, ic->ten, speed, mem, ic->slice_s, ic->switch_s,
+    ts_unit_init(u, sc, ev, ic->n_ten, ic->ten, sh->sm, sh->bw, mem, ic->slice_s, ic->switch_s,
                  ic->release_on_idle, sh->sm, sh->oom_simulate, sh->memory_gb);
-    free(speed);
     free(mem);
     return (struct unit){&ts_unit_ops, u};
 }

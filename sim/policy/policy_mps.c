@@ -6,18 +6,21 @@
  * run concurrently.
  *
  * Rates (docs/mps-vgpu.md has the derivation), over the busy clients of a GPU:
- * - SM share: sm_i = cap_i × min(1, 1 / Σ cap), cap_i = thread_pct_i / 100. A
- *   client never exceeds its cap, even alone (that is what
- *   CUDA_MPS_ACTIVE_THREAD_PERCENTAGE does); oversubscribed caps scale down in
- *   proportion.
- * - Bandwidth is not partitioned. A client's memory weight w_i is 1 (memory
- *   class), 0 (compute) or 1 − compute_share (mixed): the fraction of its time
- *   it touches memory. While in its memory phase client i shares the bus with
- *   the others' expected presence: bw_i = η / (1 + Σ_{j≠i} w_j). Memory-bound
- *   clients get exactly 1/n each; η = 1 − bw_contention_loss · min(1, W − 1)
- *   (W = Σ w) is the aggregate efficiency lost to co-running memory streams
- *   (default loss 0: fair sharing, nothing lost).
- * - speed_i = rate_speed(class_i, sm_i, bw_i).
+ * - SM share by demand: client i asks for dem_i = min(cap_i, n_i · s_i), its thread cap
+ *   (cap_i = thread_pct_i / 100) or what its n_i requests in service of occupancy s_i
+ *   (work.max_sm_fraction) keep busy; sm_i = dem_i × min(1, 1 / Σ dem). A client never
+ *   exceeds its cap, even alone (that is what CUDA_MPS_ACTIVE_THREAD_PERCENTAGE does),
+ *   and clients slow each other only when their demands exceed the GPU.
+ * - Bandwidth is not partitioned; it follows the SMs. Client i's SMs can pull
+ *   d_i = C(sm_i) (the profile's mem_bw_sm_curve). A client's memory weight w_i is 1
+ *   (memory class), 0 (compute) or 1 − compute_share (mixed): the fraction of its time
+ *   it touches memory. While in its memory phase client i shares the bus with the
+ *   others' expected demands: bw_i = η · d_i · min(1, 1 / (d_i + Σ_{j≠i} w_j d_j)).
+ *   Memory-bound clients whose SMs could pull the whole bus get exactly 1/n each;
+ *   η = 1 − bw_contention_loss · min(1, W − 1) (W = Σ w) is the aggregate efficiency
+ *   lost to co-running memory streams (default: the profile's mps_bw_contention_loss,
+ *   0.3 from VILLARRUBIA, low confidence).
+ * - speed of each of client i's n_i requests = rate_speed(class_i, sm_i / n_i, bw_i / n_i).
  * Whenever the busy set of a GPU changes, the work done so far is charged at the
  * old speeds, speeds are recomputed, and a client whose speed changed gets a new
  * completion event with a bumped version (older events are skipped).
@@ -118,6 +121,7 @@ static int mps_parse(const struct jv *j, const cJSON *obj, const char *path,
     c->cap = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->cap);
     c->gpu_of = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->gpu_of);
     c->recovery_s = sc->gpu.mps_recovery_s;
+    c->bw_loss = sc->gpu.mps_bw_loss; /* the profile's published co-run loss (VILLARRUBIA) */
     if (jv_object(j, obj, path, keys) ||
         jv_num(j, obj, path, "recovery_s", 0, 0, 1e6, &c->recovery_s) < 0 ||
         jv_num(j, obj, path, "bw_contention_loss", 0, 0, 0.99, &c->bw_loss) < 0)

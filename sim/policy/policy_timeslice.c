@@ -112,7 +112,6 @@ static void *ts_init(struct sim *s, const void *cfgp)
     x->unit_of = ss_xcalloc((size_t)sc->n_tenants, sizeof *x->unit_of);
     x->ctx_of = ss_xcalloc((size_t)sc->n_tenants, sizeof *x->ctx_of);
     int *ten = ss_xcalloc((size_t)sc->n_tenants, sizeof *ten);
-    double *speed = ss_xcalloc((size_t)sc->n_tenants, sizeof *speed);
     double *mem = ss_xcalloc((size_t)sc->n_tenants, sizeof *mem);
     for (int g = 0; g < sc->gpus; g++) {
         int n = 0;
@@ -121,15 +120,14 @@ static void *ts_init(struct sim *s, const void *cfgp)
                 x->unit_of[i] = g;
                 x->ctx_of[i] = n;
                 ten[n] = i;
-                speed[n] = 1.0; /* a context owns the whole GPU during its slice */
                 mem[n] = sc->tenants[i].memory_gb;
                 n++;
             }
-        ts_unit_init(&x->units[g], unit_addr(EV_UNIT, g), n, ten, speed, mem, c->slice_s,
+        /* A context owns the whole GPU during its slice: all SMs, all the bandwidth. */
+        ts_unit_init(&x->units[g], sc, unit_addr(EV_UNIT, g), n, ten, 1.0, 1.0, mem, c->slice_s,
                      c->switch_s, c->release_on_idle, 1.0, c->oom_simulate, sc->gpu.memory_gb);
     }
     free(ten);
-    free(speed);
     free(mem);
     return x;
 }

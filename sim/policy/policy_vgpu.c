@@ -87,6 +87,12 @@ static int parse_vm_tenants(const struct jv *j, const cJSON *o, const char *p,
                            "tenant \"%s\" needs %g GB but this vGPU's frame buffer is %g GB: "
                            "rejected at load (the hypervisor enforces fb_gb)",
                            it->valuestring, sc->tenants[ti].memory_gb, d->fb_gb);
+        if (sc->tenants[ti].work.concurrency > 1)
+            return jv_fail(j, r,
+                           "tenant \"%s\" has work.concurrency %d: a vGPU serves one request "
+                           "at a time in this model (use exclusive, timeslice, mps or mig for "
+                           "concurrent requests)",
+                           it->valuestring, sc->tenants[ti].work.concurrency);
         c->vm_of[ti] = v;
         d->ten[d->n_ten++] = ti;
     }

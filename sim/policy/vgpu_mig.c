@@ -78,16 +78,10 @@ static struct unit vgm_build(const struct scenario *sc, const struct vgpu_cfg *c
 {
     const struct vg_def *d = &c->vm[k];
     const struct gpu_profile *gpu = &sc->gpu;
-    double *speed = ss_xmalloc((size_t)d->n_ten * sizeof *speed);
-    for (int m = 0; m < d->n_ten; m++)
-        speed[m] =
-            rate_speed(gpu, &sc->tenants[d->ten[m]], (double)d->mig->sm_count / gpu->total_sms,
-                       (double)d->mig->memory_slices / gpu->mig_memory_slices);
     /* Utilisation weight: the instance's fraction of the GPU's compute slices. */
     double share = (double)d->mig->compute_slices / gpu->mig_compute_slices;
-    struct unit u = pu_new(sc, ev, d->n_ten, d->ten, speed, share, d->fb_gb);
-    free(speed);
-    return u;
+    return pu_new(sc, ev, d->n_ten, d->ten, (double)d->mig->sm_count / gpu->total_sms,
+                  (double)d->mig->memory_slices / gpu->mig_memory_slices, share, d->fb_gb);
 }
 
 static void vgm_slot(const struct vgpu_cfg *c, int tenant, int *k, int *client)

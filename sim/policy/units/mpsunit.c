@@ -71,9 +71,11 @@ void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, 
     u->n = n;
     u->cli = ss_xcalloc((size_t)(n ? n : 1), sizeof *u->cli);
     for (int k = 0; k < n; k++) {
+        const struct tenant_cfg *t = &sc->tenants[tenants[k]];
         u->cli[k].tenant = tenants[k];
         u->cli[k].cap = caps[k];
-        u->cli[k].mem_w = mu_memory_weight(&sc->tenants[tenants[k]]);
+        u->cli[k].mem_w = mu_memory_weight(t);
+        rg_init(&u->cli[k].g, t->work.concurrency > 0 ? t->work.concurrency : 1);
     }
     u->sm_scale = sm_scale;
     u->bw_scale = bw_scale;
@@ -84,8 +86,15 @@ void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, 
 
 void mu_free(struct mu_unit *u)
 {
+    for (int k = 0; k < u->n; k++)
+        rg_free(&u->cli[k].g);
     free(u->cli);
     u->cli = NULL;
+}
+
+static int busy(const struct mu_client *c)
+{
+    return c->g.n > 0;
 }
 
 /* Charges the work done since t_acct at the current speeds and books the busy time. */
@@ -95,11 +104,9 @@ static void account(struct sim *s, struct mu_unit *u)
     if (dt > 0) {
         for (int k = 0; k < u->n; k++) {
             struct mu_client *c = &u->cli[k];
-            if (!c->busy)
+            if (!busy(c))
                 continue;
-            c->req.work -= c->speed * dt;
-            if (c->req.work < 0) /* rounding at the completion instant */
-                c->req.work = 0;
+            rg_advance(&c->g, s->now);
             sm += c->sm;
         }
         eng_busy(s, (sm > 1 ? 1 : sm) * u->share, u->t_acct, s->now);
@@ -109,62 +116,92 @@ static void account(struct sim *s, struct mu_unit *u)
     u->t_acct = s->now;
 }
 
-/* Recomputes every busy client's shares and speed; reschedules those that changed. */
+/*
+ * Recomputes every busy client's shares and speed; reschedules those that changed.
+ * SMs by demand: a client asks for min(cap, n·s) — its thread cap, or what its n requests
+ * of occupancy s keep busy — and the demands shrink in proportion when they exceed the unit.
+ * Bandwidth by demand: a client's SMs can pull d = C(its SM share of the GPU); in its memory
+ * phase it shares the unit's bandwidth with the others' expected demands (weighted by how
+ * often they touch memory), bw = η·d·min(1, bw_scale / (d + Σ_{j≠i} w_j d_j)).
+ */
 static void reshare(struct sim *s, struct mu_unit *u)
 {
-    double caps = 0, w = 0;
-    for (int k = 0; k < u->n; k++)
-        if (u->cli[k].busy) {
-            caps += u->cli[k].cap;
-            w += u->cli[k].mem_w;
-        }
-    double scale = caps > 1 ? 1 / caps : 1;
+    const struct gpu_profile *gpu = &s->sc->gpu;
+    double dem_sum = 0, w = 0, wd = 0;
+    for (int k = 0; k < u->n; k++) {
+        struct mu_client *c = &u->cli[k];
+        if (!busy(c))
+            continue;
+        const struct tenant_cfg *t = &s->sc->tenants[c->tenant];
+        double want = c->g.n * rate_occupancy(t) / u->sm_scale;
+        c->sm = c->cap < want ? c->cap : want;
+        dem_sum += c->sm;
+        w += c->mem_w;
+    }
+    double scale = dem_sum > 1 ? 1 / dem_sum : 1;
     double eta = w > 1 ? 1 - u->bw_loss * (w - 1 < 1 ? w - 1 : 1) : 1;
     for (int k = 0; k < u->n; k++) {
         struct mu_client *c = &u->cli[k];
-        if (!c->busy)
+        if (busy(c)) {
+            c->sm *= scale;
+            wd += c->mem_w * rate_bw_curve(gpu, c->sm * u->sm_scale);
+        }
+    }
+    for (int k = 0; k < u->n; k++) {
+        struct mu_client *c = &u->cli[k];
+        if (!busy(c))
             continue;
-        c->sm = c->cap * scale;
-        double v = rate_speed(&s->sc->gpu, &s->sc->tenants[c->tenant], c->sm * u->sm_scale,
-                              eta / (1 + w - c->mem_w) * u->bw_scale);
+        const struct tenant_cfg *t = &s->sc->tenants[c->tenant];
+        double f = c->sm * u->sm_scale, d = rate_bw_curve(gpu, f);
+        double room = d + wd - c->mem_w * d;
+        double bw = eta * d * (room > u->bw_scale ? u->bw_scale / room : 1);
+        double v = rate_speed_n(gpu, t, f, bw, c->g.n);
         SS_ASSERT(v > 0);
-        if (v == c->speed)
-            continue; /* same speed: the pending completion is still right */
-        c->speed = v;
+        if (v == c->g.speed && !c->stale)
+            continue; /* same speed, same group: the pending completion is still right */
+        rg_set_speed(&c->g, s->now, v);
+        c->stale = 0;
         c->version++;
-        unit_schedule(s, u->ev, s->now + c->req.work / v, MU_T_DONE, c->version, (uint32_t)k);
+        unit_schedule(s, u->ev, s->now + rg_next_s(&c->g), MU_T_DONE, c->version, (uint32_t)k);
     }
 }
 
-static void start(struct sim *s, struct mu_client *c)
+/* Takes the client's waiting requests into service while its group has room. */
+static void fill(struct sim *s, struct mu_client *c)
 {
-    eng_pop(s, c->tenant, &c->req);
-    c->busy = 1;
-    c->speed = 0;
+    while (!rg_full(&c->g) && eng_qlen(s, c->tenant) > 0) {
+        struct request r;
+        eng_pop(s, c->tenant, &r);
+        rg_advance(&c->g, s->now);
+        rg_add(&c->g, &r);
+        c->stale = 1;
+    }
 }
 
 void mu_arrive(struct sim *s, struct mu_unit *u, int k)
 {
     struct mu_client *c = &u->cli[k];
-    if (c->busy || u->down || eng_qlen(s, c->tenant) == 0)
+    if (rg_full(&c->g) || u->down || eng_qlen(s, c->tenant) == 0)
         return;
     account(s, u);
-    start(s, c);
+    fill(s, c);
     reshare(s, u);
 }
 
 static void on_done(struct sim *s, struct mu_unit *u, const struct event *ev)
 {
     struct mu_client *c = &u->cli[ev->aux];
-    if (!c->busy || ev->version != c->version)
+    if (!busy(c) || ev->version != c->version)
         return; /* rescheduled since, or failed by a fault */
     account(s, u);
-    c->req.work = 0;
-    eng_complete(s, &c->req);
-    c->busy = 0;
-    c->speed = 0;
-    if (eng_qlen(s, c->tenant) > 0)
-        start(s, c);
+    struct request r;
+    rg_remove(&c->g, rg_first(&c->g), &r);
+    r.work = 0;
+    eng_complete(s, &r);
+    c->stale = 1;
+    if (!busy(c))
+        c->g.speed = 0;
+    fill(s, c);
     reshare(s, u);
 }
 
@@ -183,8 +220,7 @@ static void on_recovered(struct sim *s, struct mu_unit *u, const struct event *e
     u->down = 0;
     account(s, u);
     for (int k = 0; k < u->n; k++)
-        if (eng_qlen(s, u->cli[k].tenant) > 0)
-            start(s, &u->cli[k]);
+        fill(s, &u->cli[k]);
     reshare(s, u);
 }
 
@@ -201,18 +237,21 @@ void mu_abort(struct sim *s, struct mu_unit *u)
     account(s, u);
     for (int k = 0; k < u->n; k++) {
         struct mu_client *c = &u->cli[k];
-        if (!c->busy)
+        if (!busy(c))
             continue;
-        eng_fail(s, &c->req);
-        c->busy = 0;
-        c->speed = 0;
+        while (c->g.n > 0) {
+            struct request r;
+            rg_remove(&c->g, 0, &r);
+            eng_fail(s, &r);
+        }
+        c->g.speed = 0;
         c->version++;
     }
 }
 
 int mu_fault(struct sim *s, struct mu_unit *u, int k)
 {
-    if (!u->cli[k].busy)
+    if (!busy(&u->cli[k]))
         return 0; /* faults come from running kernels */
     mu_abort(s, u);
     u->down = 1;

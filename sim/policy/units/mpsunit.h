@@ -4,27 +4,29 @@
  * interface: mu_unit_ops, unit.h). The rate model is the one
  * documented in policy_mps.c, with the unit's own SM and bandwidth shares of the
  * GPU as the ceiling: a client's SM share of the GPU is its share of the unit ×
- * sm_scale, its bandwidth share likewise × bw_scale (1 and 1 on a whole GPU).
+ * sm_scale, and the bandwidth the clients split is bw_scale (1 and 1 on a whole GPU).
+ * A client runs up to its tenant's work.concurrency requests at once (a request group,
+ * rgroup.h), all at one speed.
  *
  * Invariants: t_acct is the time up to which the clients' work and the unit's
- * busy time are accounted; a busy client's speed > 0 and its pending completion
- * event (aux = client index) carries its current version; a unit that is down
- * has no busy client.
+ * busy time are accounted; a busy client (requests in its group) has speed > 0 and its
+ * pending completion event (aux = client index) carries its current version; a unit
+ * that is down has no busy client.
  */
 #ifndef SS_MPSUNIT_H
 #define SS_MPSUNIT_H
 
 #include "core/engine.h"
+#include "policy/units/rgroup.h"
 #include "policy/units/unit.h"
 
 struct mu_client {
     int tenant;
-    struct request req;
-    double cap;   /* thread_pct / 100 */
-    double mem_w; /* memory weight: fraction of its time the client touches memory */
-    double sm;    /* share of the unit's SMs while busy */
-    double speed; /* 0 when idle or just started (forces a new completion event) */
-    int busy;
+    struct rgroup g; /* its requests in service (up to work.concurrency) */
+    double cap;      /* thread_pct / 100 */
+    double mem_w;    /* memory weight: fraction of its time the client touches memory */
+    double sm;       /* share of the unit's SMs while busy */
+    int stale;       /* its group changed: the pending completion must be rescheduled */
     uint32_t version;
 };
 

@@ -8,6 +8,7 @@
 #include "core/analytic.h"
 #include "core/stable.h"
 #include "base/util.h"
+#include "core/rate.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,19 +17,23 @@
 enum { TS_TIMER_DONE, TS_TIMER_SLICE, TS_TIMER_SWITCHED, TS_TIMERS };
 _Static_assert((int)TS_TIMERS <= (int)UNIT_TIMERS, "a unit has at most UNIT_TIMERS timers");
 
-void ts_unit_init(struct ts_unit *u, struct unit_addr ev, int n, const int *tenants,
-                  const double *speeds, const double *memory_gb, double q, double sw,
-                  int release_on_idle, double share, int oom_simulate, double memory_cap_gb)
+void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr ev, int n,
+                  const int *tenants, double sm, double bw, const double *memory_gb, double q,
+                  double sw, int release_on_idle, double share, int oom_simulate,
+                  double memory_cap_gb)
 {
     memset(u, 0, sizeof *u);
     u->ev = ev;
     u->n = n;
     u->ctx = ss_xcalloc((size_t)n, sizeof *u->ctx);
     for (int i = 0; i < n; i++) {
+        int conc = sc->tenants[tenants[i]].work.concurrency;
         u->ctx[i].tenant = tenants[i];
-        u->ctx[i].speed = speeds[i];
         u->ctx[i].memory_gb = memory_gb ? memory_gb[i] : 0;
+        rg_init(&u->ctx[i].g, conc > 1 ? conc : 1);
     }
+    u->sm = sm;
+    u->bw = bw;
     u->q = q;
     u->sw = sw;
     u->release_on_idle = release_on_idle;
@@ -42,13 +47,20 @@ void ts_unit_init(struct ts_unit *u, struct unit_addr ev, int n, const int *tena
 
 void ts_unit_free(struct ts_unit *u)
 {
+    for (int i = 0; i < u->n; i++)
+        rg_free(&u->ctx[i].g);
     free(u->ctx);
     u->ctx = NULL;
 }
 
+static int has_cur(const struct ts_unit *u, int c)
+{
+    return u->ctx[c].g.n > 0;
+}
+
 static int has_work(const struct sim *s, const struct ts_unit *u, int c)
 {
-    return u->ctx[c].has_cur || eng_qlen(s, u->ctx[c].tenant) > 0;
+    return has_cur(u, c) || eng_qlen(s, u->ctx[c].tenant) > 0;
 }
 
 /* Next context after c (round robin, c itself last) that has work; -1 if none. */
@@ -68,25 +80,45 @@ static void sched(struct sim *s, struct ts_unit *u, double t, unsigned timer, ui
     unit_schedule(s, u->ev, t, timer, ver, 0);
 }
 
-/* Charges the work done in the open service segment. */
+/* Charges the work done in the open service segment and books it at the group's width. */
 static void charge(struct sim *s, struct ts_unit *u)
 {
     if (u->seg_start < 0)
         return;
     struct ts_ctx *c = &u->ctx[u->cur];
-    c->cur.work -= (s->now - u->seg_start) * c->speed;
-    if (c->cur.work < 0)
-        c->cur.work = 0;
-    eng_busy(s, u->share, u->seg_start, s->now);
+    rg_advance(&c->g, s->now);
+    double used =
+        c->g.n > 0 ? rate_sm_in_use(&s->sc->tenants[c->tenant], u->sm, c->g.n) / u->sm : 1.0;
+    eng_busy(s, u->share * used, u->seg_start, s->now);
     u->busy_s += eng_clip(s, u->seg_start, s->now);
     u->seg_start = s->now;
 }
 
+/* The running context stops being served (preempted, or nothing left): no work accrues. */
+static void pause_cur(struct ts_unit *u)
+{
+    u->seg_start = -1;
+    u->ctx[u->cur].g.speed = 0;
+}
+
 static void drop_cur(struct ts_unit *u, int c)
 {
-    u->ctx[c].has_cur = 0;
-    if (u->oom_simulate)
+    struct rgroup *g = &u->ctx[c].g;
+    g->speed = 0;
+    if (u->oom_simulate && g->n > 0)
         u->memory_active_gb -= u->ctx[c].memory_gb;
+}
+
+/* Fails every request in service of context c. */
+static void fail_cur(struct sim *s, struct ts_unit *u, int c)
+{
+    drop_cur(u, c);
+    struct rgroup *g = &u->ctx[c].g;
+    while (g->n > 0) {
+        struct request r;
+        rg_remove(g, 0, &r);
+        eng_fail(s, &r);
+    }
 }
 
 /* OOM: every in-flight request on the unit fails (no memory isolation). */
@@ -97,19 +129,18 @@ static void oom(struct sim *s, struct ts_unit *u)
     u->done_ver++;
     u->ooms++;
     for (int c = 0; c < u->n; c++)
-        if (u->ctx[c].has_cur) {
-            eng_fail(s, &u->ctx[c].cur);
-            drop_cur(u, c);
-        }
+        fail_cur(s, u, c);
     u->memory_active_gb = 0;
 }
 
-/* Starts or resumes service of the running context's request, if it has one. */
+/* Starts or resumes service of the running context's requests, taking waiting ones while
+ * its group has room. The open segment, if any, must have been charged. */
 static void serve(struct sim *s, struct ts_unit *u)
 {
     struct ts_ctx *c = &u->ctx[u->cur];
-    if (!c->has_cur && eng_qlen(s, c->tenant) > 0) {
-        if (u->oom_simulate && u->memory_active_gb + c->memory_gb > u->memory_cap_gb + 1e-9) {
+    while (!rg_full(&c->g) && eng_qlen(s, c->tenant) > 0) {
+        if (c->g.n == 0 && u->oom_simulate &&
+            u->memory_active_gb + c->memory_gb > u->memory_cap_gb + 1e-9) {
             struct request r;
             eng_pop(s, c->tenant, &r);
             oom(s, u);
@@ -117,17 +148,21 @@ static void serve(struct sim *s, struct ts_unit *u)
             serve(s, u);
             return;
         }
-        eng_pop(s, c->tenant, &c->cur);
-        c->has_cur = 1;
-        if (u->oom_simulate)
+        struct request r;
+        eng_pop(s, c->tenant, &r);
+        if (c->g.n == 0 && u->oom_simulate)
             u->memory_active_gb += c->memory_gb;
+        rg_advance(&c->g, s->now);
+        rg_add(&c->g, &r);
     }
-    if (!c->has_cur) {
-        u->seg_start = -1;
+    if (!has_cur(u, u->cur)) {
+        pause_cur(u);
         return;
     }
     u->seg_start = s->now;
-    sched(s, u, s->now + c->cur.work / c->speed, TS_TIMER_DONE, ++u->done_ver);
+    rg_set_speed(&c->g, s->now,
+                 rate_speed_n(&s->sc->gpu, &s->sc->tenants[c->tenant], u->sm, u->bw, c->g.n));
+    sched(s, u, s->now + rg_next_s(&c->g), TS_TIMER_DONE, ++u->done_ver);
 }
 
 /* Schedules the end of the running slice once another context waits. */
@@ -159,7 +194,7 @@ static void run_ctx(struct sim *s, struct ts_unit *u, int c)
     u->slice_ver++;
     serve(s, u);
     /* Another unit serving the same tenant may have taken the request first. */
-    if (!u->ctx[c].has_cur && u->release_on_idle) {
+    if (!has_cur(u, c) && u->release_on_idle) {
         after_cur_ended(s, u);
         return;
     }
@@ -182,7 +217,8 @@ static void switch_to(struct sim *s, struct ts_unit *u, int c)
 static void go_idle(struct ts_unit *u)
 {
     u->state = TS_IDLE;
-    u->seg_start = -1;
+    if (u->seg_start >= 0)
+        pause_cur(u);
     u->slice_pending = 0;
     u->slice_ver++;
 }
@@ -201,11 +237,11 @@ static void switch_next_or_idle(struct sim *s, struct ts_unit *u, int c)
 static void after_cur_ended(struct sim *s, struct ts_unit *u)
 {
     int c = u->cur;
-    if (eng_qlen(s, u->ctx[c].tenant) > 0) {
+    if (has_work(s, u, c)) {
         serve(s, u); /* continues in the same slice */
         return;
     }
-    u->seg_start = -1;
+    pause_cur(u);
     if (!u->release_on_idle) {
         maybe_schedule_slice(s, u); /* hold the unit to the end of the slice */
         return;
@@ -217,8 +253,12 @@ static void on_done(struct sim *s, struct ts_unit *u)
 {
     charge(s, u);
     struct ts_ctx *c = &u->ctx[u->cur];
-    eng_complete(s, &c->cur);
-    drop_cur(u, u->cur);
+    if (c->g.n == 1)
+        drop_cur(u, u->cur);
+    struct request r;
+    rg_remove(&c->g, rg_first(&c->g), &r);
+    r.work = 0;
+    eng_complete(s, &r);
     after_cur_ended(s, u);
 }
 
@@ -237,8 +277,8 @@ static void on_slice(struct sim *s, struct ts_unit *u)
         return;
     }
     charge(s, u);
-    u->seg_start = -1;
-    u->done_ver++; /* preempted: the request keeps its remaining work */
+    pause_cur(u);
+    u->done_ver++; /* preempted: the requests keep their remaining work */
     switch_to(s, u, next);
 }
 
@@ -283,10 +323,12 @@ void ts_arrive(struct sim *s, struct ts_unit *u, int c)
             switch_to(s, u, c);
         break;
     case TS_RUN:
-        if (u->cur == c && !u->ctx[c].has_cur)
-            serve(s, u); /* holding an idle slice (release_on_idle false) */
-        else
+        if (u->cur == c && !rg_full(&u->ctx[c].g)) {
+            charge(s, u); /* the group grows: close the segment at the old width */
+            serve(s, u);  /* (or an idle slice is held: release_on_idle false) */
+        } else {
             maybe_schedule_slice(s, u);
+        }
         break;
     case TS_SWITCH:
         break; /* the switch's end picks up whoever has work */
@@ -295,15 +337,14 @@ void ts_arrive(struct sim *s, struct ts_unit *u, int c)
 
 int ts_fault(struct sim *s, struct ts_unit *u, int c)
 {
-    if (!u->ctx[c].has_cur)
+    if (!has_cur(u, c))
         return 0;
     int running = u->state == TS_RUN && u->cur == c;
     if (running) {
         charge(s, u);
         u->done_ver++;
     }
-    eng_fail(s, &u->ctx[c].cur);
-    drop_cur(u, c);
+    fail_cur(s, u, c);
     if (running)
         after_cur_ended(s, u);
     return 1;
@@ -311,10 +352,8 @@ int ts_fault(struct sim *s, struct ts_unit *u, int c)
 
 void ts_finish(struct sim *s, struct ts_unit *u)
 {
-    if (u->state == TS_RUN && u->seg_start >= 0) {
-        eng_busy(s, u->share, u->seg_start, s->now);
-        u->busy_s += eng_clip(s, u->seg_start, s->now);
-    }
+    if (u->state == TS_RUN && u->seg_start >= 0)
+        charge(s, u);
     if (u->state == TS_SWITCH)
         eng_switching(s, u->share, u->sw_start, s->now);
 }
@@ -323,10 +362,7 @@ void ts_abort(struct sim *s, struct ts_unit *u)
 {
     ts_finish(s, u);
     for (int c = 0; c < u->n; c++)
-        if (u->ctx[c].has_cur) {
-            eng_fail(s, &u->ctx[c].cur);
-            u->ctx[c].has_cur = 0;
-        }
+        fail_cur(s, u, c);
 }
 
 /* ---- unit interface ------------------------------------------------------ */

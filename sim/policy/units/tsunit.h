@@ -4,8 +4,10 @@
  * holds it through the unit interface (ts_unit_ops, unit.h).
  *
  * Semantics (docs/scenario.md and the hand-computed test follow these exactly):
- * - Each tenant on the unit is one context holding at most one request in
- *   service ("cur"); further requests wait in the tenant's FIFO queue.
+ * - Each tenant on the unit is one context holding up to work.concurrency requests
+ *   in service (its group, rgroup.h; one by default); further requests wait in the
+ *   tenant's FIFO queue. While its context runs, the n requests of a group share the
+ *   unit equally, each at rate_speed_n(sm, bw, n) (core/rate.h).
  * - One context runs at a time, round robin in the fixed context order. A slice
  *   lasts q; a context running while no other context has work keeps renewing
  *   its slice (slice ends are only scheduled when someone else is waiting), so a
@@ -18,32 +20,35 @@
  * - release_on_idle = true: a context whose queue empties gives up the rest of
  *   its slice at once. false: it holds the unit until the slice ends (docs/domain.md),
  *   and that idle time shows up as lower utilisation.
- * - Speeds: a context processes work at `speed` (1 on a whole GPU, the rate
- *   model's value inside a MIG instance).
- * - Memory (oom_simulate): a context's memory is allocated while it holds a
- *   request in service and freed when it has none. When starting a request
- *   would exceed the unit's memory, an OOM fails the in-flight request of every
+ * - Speeds: the unit holds the fractions sm and bw of the GPU's SMs and bandwidth (1 and
+ *   1 on a whole GPU, the instance's inside a MIG instance); a request alone runs at
+ *   rate_speed(sm, bw).
+ * - Memory (oom_simulate): a context's memory is allocated while it holds
+ *   requests in service and freed when it has none. When starting a request
+ *   would exceed the unit's memory, an OOM fails the in-flight requests of every
  *   context on the unit (the card-wide failure), then work continues.
- * - Faults: only the faulting context's in-flight request fails.
+ * - Faults: only the faulting context's in-flight requests fail.
+ * - Utilisation: `share` of the GPU while a context runs, times the fraction of the
+ *   unit's SMs its requests keep busy (min(1, n·s / sm), s the tenant's occupancy).
  */
 #ifndef SS_TSUNIT_H
 #define SS_TSUNIT_H
 
 #include "core/engine.h"
+#include "policy/units/rgroup.h"
 #include "policy/units/unit.h"
 
 struct ts_ctx {
     int tenant;
-    double speed;
     double memory_gb;
-    int has_cur;
-    struct request cur;
+    struct rgroup g; /* its requests in service */
 };
 
 struct ts_unit {
     struct unit_addr ev; /* its three timers: completion, slice end, switch end */
     int n;
     struct ts_ctx *ctx;
+    double sm, bw; /* the unit's fractions of the GPU's SMs and bandwidth */
     double q, sw;
     int release_on_idle;
     double share; /* fraction of the GPU this unit is (utilisation) */
@@ -64,18 +69,19 @@ struct ts_unit {
 
 enum { TS_IDLE, TS_RUN, TS_SWITCH };
 
-void ts_unit_init(struct ts_unit *u, struct unit_addr ev, int n, const int *tenants,
-                  const double *speeds, const double *memory_gb, double q, double sw,
-                  int release_on_idle, double share, int oom_simulate, double memory_cap_gb);
+void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr ev, int n,
+                  const int *tenants, double sm, double bw, const double *memory_gb, double q,
+                  double sw, int release_on_idle, double share, int oom_simulate,
+                  double memory_cap_gb);
 void ts_unit_free(struct ts_unit *u);
 
 void ts_arrive(struct sim *s, struct ts_unit *u, int ctx);
 void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev);
-/* 1 if context ctx had a request in service (it fails), 0 if it had none. */
+/* 1 if context ctx had requests in service (they fail), 0 if it had none. */
 int ts_fault(struct sim *s, struct ts_unit *u, int ctx);
 /* Closes the open busy/switch interval at the end of the run. */
 void ts_finish(struct sim *s, struct ts_unit *u);
-/* Teardown: closes the open interval and fails every context's request in service. */
+/* Teardown: closes the open interval and fails every context's requests in service. */
 void ts_abort(struct sim *s, struct ts_unit *u);
 
 /* The unit interface over a ts_unit allocated with ss_xmalloc and ts_unit_init();
