@@ -87,6 +87,13 @@ double rate_speed_n(const struct gpu_profile *g, const struct tenant_cfg *t, dou
                   : rate_speed(g, t, sm_share / n, bw_share / n);
 }
 
+double rate_saturated(const struct gpu_profile *g, const struct tenant_cfg *t, double sm_share,
+                      double bw_share)
+{
+    int n = t->work.concurrency > 1 ? t->work.concurrency : 1;
+    return n * rate_speed_n(g, t, sm_share, bw_share, n);
+}
+
 double rate_sm_in_use(const struct tenant_cfg *t, double sm_share, int n)
 {
     double busy = n * rate_occupancy(t);

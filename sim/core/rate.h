@@ -41,6 +41,13 @@ double rate_occupancy(const struct tenant_cfg *t);
 double rate_speed_n(const struct gpu_profile *g, const struct tenant_cfg *t, double sm_share,
                     double bw_share, int n);
 
+/* The work rate (whole-GPU seconds of work per second) of the tenant's server on a share f, b
+ * with its whole work.concurrency n in service: n × rate_speed_n(f, b, n); min(n, f / s) for
+ * compute work with the shipped exponent. What an overloaded tenant's server sustains
+ * (core/stable.h). */
+double rate_saturated(const struct gpu_profile *g, const struct tenant_cfg *t, double sm_share,
+                      double bw_share);
+
 /* The fraction of the GPU's SMs that n requests of the tenant keep busy on a share f:
  * min(f, n·s) (utilisation counts SMs in use, docs/scenario.md#json-result). */
 double rate_sm_in_use(const struct tenant_cfg *t, double sm_share, int n);

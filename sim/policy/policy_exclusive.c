@@ -515,7 +515,9 @@ static void excl_destroy(void *st)
     free(x);
 }
 
-/* Stability (core/stable.h): a tenant's share is its own GPUs, whatever the others do. */
+/* Stability (core/stable.h): a tenant's share is its own GPUs, whatever the others do. A FIFO
+ * GPU sustains its whole work.concurrency in service (rate_saturated: min(n, 1 / s) with
+ * occupancy s); a PS GPU serves n requests at n / max(1, n·s), at most 1 / s. */
 static void excl_capacity(const struct scenario *sc, const void *cfgp, const double *load,
                           double *cap)
 {
@@ -523,9 +525,14 @@ static void excl_capacity(const struct scenario *sc, const void *cfgp, const dou
     (void)load;
     for (int i = 0; i < sc->n_tenants; i++)
         cap[i] = 0;
-    for (int g = 0; g < c->gpus; g++)
-        if (c->owner[g] >= 0)
-            cap[c->owner[g]] += 1;
+    for (int g = 0; g < c->gpus; g++) {
+        int i = c->owner[g];
+        if (i < 0)
+            continue;
+        const struct tenant_cfg *t = &sc->tenants[i];
+        cap[i] +=
+            c->discipline == DISC_PS ? 1 / rate_occupancy(t) : rate_saturated(&sc->gpu, t, 1, 1);
+    }
 }
 
 const struct policy_ops policy_exclusive = {

@@ -190,8 +190,8 @@ static double capacity_ts(const struct scenario *sc, const struct inst_cfg *ic, 
     return ts_capacity(ic->n_ten, speed, share, m, ic->slice_s, ic->switch_s);
 }
 
-static double capacity_mps(const struct scenario *sc, const struct inst_cfg *ic, double f,
-                           double b, const double *speed, const double *share, int m)
+static double capacity_mps(const struct scenario *sc, const struct inst_cfg *ic, double f, double b,
+                           const double *speed, const double *share, int m)
 {
     (void)speed;
     return mu_capacity(sc, ic->n_ten, ic->ten, ic->cap, f, b, ic->bw_loss, share, m);
@@ -679,8 +679,9 @@ static void mig_p_destroy(void *st)
 /* ---- stability ------------------------------------------------------------ */
 
 /*
- * What instance ic sustains for its m-th tenant (core/stable.h): its speed alone in a plain
- * instance, ts_capacity or mu_capacity in a nested one. share[] is each tenant's load in this
+ * What instance ic sustains for its m-th tenant (core/stable.h): its work rate alone in a plain
+ * instance (rate_saturated: its whole concurrency in service), ts_capacity or mu_capacity in a
+ * nested one. share[] is each tenant's load in this
  * instance (a tenant served by several instances spreads its load in proportion to its speed
  * in each). With load NULL: the m-th tenant's speed alone there.
  */
@@ -691,7 +692,7 @@ static double inst_capacity(const struct scenario *sc, const struct inst_cfg *ic
     double *speed = ss_xcalloc((size_t)ic->n_ten, sizeof *speed);
     double *share = ss_xcalloc((size_t)ic->n_ten, sizeof *share);
     for (int k = 0; k < ic->n_ten; k++) {
-        speed[k] = rate_speed(&sc->gpu, &sc->tenants[ic->ten[k]], f, b);
+        speed[k] = rate_saturated(&sc->gpu, &sc->tenants[ic->ten[k]], f, b);
         if (load)
             share[k] = alone[ic->ten[k]] > 0 ? load[ic->ten[k]] * speed[k] / alone[ic->ten[k]] : 0;
     }

@@ -14,6 +14,7 @@
 #include "core/engine.h"
 #include "core/policy.h"
 #include "core/run.h"
+#include "core/rate.h"
 #include "policy/assign.h"
 #include "policy/units/tsunit.h"
 #include "base/util.h"
@@ -182,7 +183,8 @@ static void ts_destroy(void *st)
     free(x);
 }
 
-/* Stability (core/stable.h): each GPU is one time-sliced unit of its tenants (ts_capacity). */
+/* Stability (core/stable.h): each GPU is one time-sliced unit of its tenants (ts_capacity); a
+ * context that holds the GPU serves its whole work.concurrency at once (rate_saturated). */
 static void ts_capacity_all(const struct scenario *sc, const void *cfgp, const double *load,
                             double *cap)
 {
@@ -196,7 +198,7 @@ static void ts_capacity_all(const struct scenario *sc, const void *cfgp, const d
         for (int i = 0; i < n_ten; i++)
             if (c->gpu_of[i] == g) {
                 ten[n] = i;
-                speed[n] = 1;
+                speed[n] = rate_saturated(&sc->gpu, &sc->tenants[i], 1, 1);
                 l[n++] = load[i];
             }
         for (int k = 0; k < n; k++)

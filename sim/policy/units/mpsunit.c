@@ -282,39 +282,60 @@ static void mu_teardown(struct sim *s, struct mu_unit *u)
 UNIT_OPS_OVER(mu_unit_ops, struct mu_unit, UNIT_RANK_MPS, mu_arrive, mu_event, mu_fault,
               mu_teardown, mu_finish, mu_free);
 
-/* The clients of one server as the stability estimate sees them. */
+/* The clients of one server as the stability estimate sees them. A busy client holds its
+ * whole work.concurrency in service (the state an overloaded client is in; for the others it
+ * overstates what they take, so the estimate errs low). */
 struct mu_cap {
     const struct scenario *sc;
     int n;
     const int *tenants;
-    const double *caps;
+    double *dem; /* SM demand while busy, as reshare() asks: min(cap, n·s), of the unit */
+    double *w;   /* memory weight */
     double sm_scale, bw_scale, bw_loss;
 };
 
-/* Client k's speed while the clients in `busy` (k among them) are busy: policy_mps.c's rate
- * model as reshare() applies it. */
+/* Client k's work rate (its n requests at their speed) given its SM share of the unit, the
+ * weighted bandwidth demands of the busy clients (wd, k's own included) and the co-run
+ * efficiency: reshare()'s formula. */
+static double client_rate(const struct mu_cap *m, int k, double sm, double wd, double eta)
+{
+    const struct gpu_profile *gpu = &m->sc->gpu;
+    const struct tenant_cfg *t = &m->sc->tenants[m->tenants[k]];
+    double f = sm * m->sm_scale, d = rate_bw_curve(gpu, f);
+    double room = d + wd - m->w[k] * d;
+    double bw = eta * d * (room > m->bw_scale ? m->bw_scale / room : 1);
+    return rate_saturated(gpu, t, f, bw);
+}
+
+static double co_run_eta(const struct mu_cap *m, double w)
+{
+    return w > 1 ? 1 - m->bw_loss * (w - 1 < 1 ? w - 1 : 1) : 1;
+}
+
+/* Client k's work rate while the clients in `busy` (k among them) are busy: policy_mps.c's
+ * rate model as reshare() applies it. */
 static double speed_in(const struct mu_cap *m, const unsigned char *busy, int k)
 {
-    double c = 0, w = 0;
+    double dem = 0, w = 0, wd = 0;
     for (int j = 0; j < m->n; j++)
         if (busy[j]) {
-            c += m->caps[j];
-            w += mu_memory_weight(&m->sc->tenants[m->tenants[j]]);
+            dem += m->dem[j];
+            w += m->w[j];
         }
-    double eta = w > 1 ? 1 - m->bw_loss * (w - 1 < 1 ? w - 1 : 1) : 1;
-    double wk = mu_memory_weight(&m->sc->tenants[m->tenants[k]]);
-    double sm = m->caps[k] * (c > 1 ? 1 / c : 1);
-    return rate_speed(&m->sc->gpu, &m->sc->tenants[m->tenants[k]], sm * m->sm_scale,
-                      eta / (1 + w - wk) * m->bw_scale);
+    double scale = dem > 1 ? 1 / dem : 1;
+    for (int j = 0; j < m->n; j++)
+        if (busy[j])
+            wd += m->w[j] * rate_bw_curve(&m->sc->gpu, m->dem[j] * scale * m->sm_scale);
+    return client_rate(m, k, m->dem[k] * scale, wd, co_run_eta(m, w));
 }
 
 /* Up to this many other clients the expectation runs over every busy set (2^n of them);
- * beyond, the mean field stands in (expected caps and weights in place of the set). */
+ * beyond, the mean field stands in (expected demands and weights in place of the set). */
 #define MU_EXACT_OTHERS 10
 
 /*
- * Client k's expected speed when it is always busy and every other client j is busy with
- * probability p[j], independently: the time average of its speed, hence its throughput.
+ * Client k's expected work rate when it is always busy and every other client j is busy with
+ * probability p[j], independently: the time average of its rate, hence its throughput.
  */
 static double expected_speed(const struct mu_cap *m, const double *p, int k)
 {
@@ -338,17 +359,17 @@ static double expected_speed(const struct mu_cap *m, const double *p, int k)
                 v += pr * speed_in(m, busy, k);
         }
     } else {
-        double c = m->caps[k], wo = 0;
+        double dem = m->dem[k], w = m->w[k], wd = 0;
         for (int j = 0; j < m->n; j++)
             if (j != k) {
-                c += p[j] * m->caps[j];
-                wo += p[j] * mu_memory_weight(&m->sc->tenants[m->tenants[j]]);
+                dem += p[j] * m->dem[j];
+                w += p[j] * m->w[j];
             }
-        double w = mu_memory_weight(&m->sc->tenants[m->tenants[k]]) + wo;
-        double eta = w > 1 ? 1 - m->bw_loss * (w - 1 < 1 ? w - 1 : 1) : 1;
-        double sm = m->caps[k] * (c > 1 ? 1 / c : 1);
-        v = rate_speed(&m->sc->gpu, &m->sc->tenants[m->tenants[k]], sm * m->sm_scale,
-                       eta / (1 + wo) * m->bw_scale);
+        double scale = dem > 1 ? 1 / dem : 1;
+        for (int j = 0; j < m->n; j++)
+            wd += (j == k ? 1 : p[j]) * m->w[j] *
+                  rate_bw_curve(&m->sc->gpu, m->dem[j] * scale * m->sm_scale);
+        v = client_rate(m, k, m->dem[k] * scale, wd, co_run_eta(m, w));
     }
     free(busy);
     return v;
@@ -357,10 +378,19 @@ static double expected_speed(const struct mu_cap *m, const double *p, int k)
 double mu_capacity(const struct scenario *sc, int n, const int *tenants, const double *caps,
                    double sm_scale, double bw_scale, double bw_loss, const double *load, int k)
 {
-    struct mu_cap m = {sc, n, tenants, caps, sm_scale, bw_scale, bw_loss};
     for (int j = 0; j < n; j++)
         if (j != k && isnan(load[j]))
             return NAN;
+    struct mu_cap m = {sc, n, tenants, NULL, NULL, sm_scale, bw_scale, bw_loss};
+    m.dem = ss_xcalloc((size_t)n, sizeof *m.dem);
+    m.w = ss_xcalloc((size_t)n, sizeof *m.w);
+    for (int j = 0; j < n; j++) {
+        const struct tenant_cfg *t = &sc->tenants[tenants[j]];
+        double want =
+            (t->work.concurrency > 1 ? t->work.concurrency : 1) * rate_occupancy(t) / sm_scale;
+        m.dem[j] = caps[j] < want ? caps[j] : want;
+        m.w[j] = mu_memory_weight(t);
+    }
     /* Each other client is busy for load / its speed; its speed depends on who else is busy,
      * so the busy fractions are iterated from "everyone busy" (the slowest, hence the
      * largest fractions) down to their fixed point; a few rounds settle them. */
@@ -385,5 +415,7 @@ double mu_capacity(const struct scenario *sc, int n, const int *tenants, const d
     double cap = expected_speed(&m, p, k);
     free(p);
     free(q);
+    free(m.dem);
+    free(m.w);
     return cap;
 }

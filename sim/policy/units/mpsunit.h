@@ -84,9 +84,11 @@ extern const struct unit_ops mu_unit_ops;
  * sustains when it always has work and client j offers load[j] (whole-GPU Erlangs; +INFINITY:
  * saturated). Clients run concurrently, so k's speed depends on who else is busy: each other
  * client is taken to be busy, independently, for the fraction load / its expected speed (a
- * fixed point, found by iterating from everyone busy), and k's capacity is its speed averaged
- * over those busy sets under policy_mps.c's rate model — exactly for up to 10 other clients,
- * by the mean field (expected caps and memory weights) beyond.
+ * fixed point, found by iterating from everyone busy), and k's capacity is its work rate
+ * averaged over those busy sets under reshare()'s model (SMs by demand, bandwidth by the
+ * demands of the busy clients' SMs, the co-run loss), a busy client holding its whole
+ * work.concurrency — exactly for up to 10 other clients, by the mean field (expected demands
+ * and memory weights) beyond.
  */
 double mu_capacity(const struct scenario *sc, int n, const int *tenants, const double *caps,
                    double sm_scale, double bw_scale, double bw_loss, const double *load, int k);
