@@ -196,7 +196,7 @@ static void test_bad_input(void)
          "{\"name\": \"x\", \"kind\": \"exclusive\", \"discipline\": \"ps\"}",
          "\"discipline\": \"ps\" already serves every request at once"},
         {"{\"dist\": \"exponential\", \"mean_ms\": 1, \"concurrency\": 2}",
-         "{\"name\": \"x\", \"kind\": \"vgpu\", \"vgpus\": [{\"fb_gb\": 20, "
+         "{\"name\": \"x\", \"kind\": \"vgpu\", \"vgpus\": [{\"type\": \"A100DX-20C\", "
          "\"tenants\": [\"a\"]}]}",
          "a vGPU serves one request at a time"},
     };

@@ -315,11 +315,15 @@ static void test_mps_through_ops(void)
 static void test_vgpu_time_through_ops(void)
 {
     /* Best-effort vGPU with one tenant per VM, slice 1 ms, switch 0.1 ms: the same
-     * schedule as the time-slicing unit's (A at 4.9 ms, B at 5.5 ms, 5 switches). */
+     * schedule as the time-slicing unit's (A at 4.9 ms, B at 5.5 ms, 5 switches), with the
+     * hypervisor's cost set to 0 here (test_policy_vgpu and test_vgpu_types carry it). */
     struct harness h;
     h_init(&h);
+    h.sc.gpu.vgpu_overhead_compute = 0;
     int ta[] = {A}, tb[] = {B};
-    struct vg_def vm[2] = {{20, 1, 1, ta, NULL}, {20, 1, 1, tb, NULL}};
+    const struct vgpu_type *t20 = cal_vgpu_type(&h.sc.gpu, "A100DX-20C");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t20);
+    struct vg_def vm[2] = {{20, 1, 1, ta, NULL, t20}, {20, 1, 1, tb, NULL, t20}};
     int vm_of[] = {0, 1, -1};
     struct vgpu_cfg c = {&vgt_backing, 2, vm, SCH_BEST_EFFORT, 1 * MS, 0.1 * MS, vm_of};
     CU_ASSERT_EQUAL(vgt_backing.units_per_gpu(&c), 1);

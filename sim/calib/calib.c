@@ -201,6 +201,43 @@ static int parse_bw_curve(const char *path, const cJSON *arr, struct gpu_profile
     return 0;
 }
 
+/* vgpu_types: [{"name", "fb_gb", "max_per_gpu"}], names unique, frame buffers within the GPU. */
+static int parse_vgpu_types(const char *path, const cJSON *arr, struct gpu_profile *p, char *err,
+                            size_t errlen)
+{
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > CAL_MAX_VGPU)
+        return ss_errf(err, errlen, "%s: vgpu_types.value: expected up to %d types", path,
+                       CAL_MAX_VGPU);
+    const cJSON *e;
+    int n = 0;
+    cJSON_ArrayForEach(e, arr)
+    {
+        char where[600];
+        struct vgpu_type *t = &p->vgpu_types[n];
+        snprintf(where, sizeof where, "%s: vgpu_types.value[%d]", path, n);
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+        const cJSON *fb = cJSON_GetObjectItemCaseSensitive(e, "fb_gb");
+        if (!cJSON_IsString(name) || !name->valuestring[0] ||
+            strlen(name->valuestring) >= sizeof t->name)
+            return ss_errf(err, errlen, "%s.name: expected a short string", where);
+        snprintf(t->name, sizeof t->name, "%s", name->valuestring);
+        if (!cJSON_IsNumber(fb) || !(fb->valuedouble > 0) || fb->valuedouble > p->memory_gb)
+            return ss_errf(err, errlen, "%s.fb_gb: expected a number in (0, %g]", where,
+                           p->memory_gb);
+        t->fb_gb = fb->valuedouble;
+        if (get_int_field(where, e, "max_per_gpu", 1, 64, &t->max_per_gpu, err, errlen))
+            return -1;
+        for (int k = 0; k < n; k++)
+            if (strcasecmp(p->vgpu_types[k].name, t->name) == 0 ||
+                p->vgpu_types[k].fb_gb == t->fb_gb)
+                return ss_errf(err, errlen, "%s: same name or frame buffer as vgpu_types[%d]",
+                               where, k);
+        n++;
+    }
+    p->n_vgpu_types = n;
+    return 0;
+}
+
 int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t errlen)
 {
     char *text = NULL;
@@ -276,7 +313,15 @@ int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t err
     p->power_kw = -1;
     if (get_num(path, root, "gpu_hour_usd", 0, 0, 1e6, &p->gpu_hour_usd, err, errlen) < 0 ||
         get_num(path, root, "power_kw", 0, 0, 1e3, &p->power_kw, err, errlen) < 0 ||
-        get_num(path, root, "mps_bw_contention_loss", 0, 0, 0.99, &p->mps_bw_loss, err, errlen) < 0)
+        get_num(path, root, "mps_bw_contention_loss", 0, 0, 0.99, &p->mps_bw_loss, err, errlen) <
+            0 ||
+        get_num(path, root, "vgpu_overhead_compute", 0, 0, 0.99, &p->vgpu_overhead_compute, err,
+                errlen) < 0 ||
+        get_num(path, root, "vgpu_overhead_memory", 0, 0, 0.99, &p->vgpu_overhead_memory, err,
+                errlen) < 0)
+        goto out;
+    const cJSON *vt = cJSON_GetObjectItemCaseSensitive(root, "vgpu_types");
+    if (vt && parse_vgpu_types(path, cJSON_GetObjectItemCaseSensitive(vt, "value"), p, err, errlen))
         goto out;
     const cJSON *curve = cJSON_GetObjectItemCaseSensitive(root, "mem_bw_sm_curve");
     if (curve &&
@@ -370,5 +415,21 @@ const struct mig_profile *cal_mig_find(const struct gpu_profile *p, const char *
     for (int i = 0; i < p->n_mig; i++)
         if (strcmp(p->mig[i].name, name) == 0)
             return &p->mig[i];
+    return NULL;
+}
+
+const struct vgpu_type *cal_vgpu_type(const struct gpu_profile *p, const char *name)
+{
+    for (int i = 0; i < p->n_vgpu_types; i++)
+        if (strcasecmp(p->vgpu_types[i].name, name) == 0)
+            return &p->vgpu_types[i];
+    return NULL;
+}
+
+const struct vgpu_type *cal_vgpu_type_fb(const struct gpu_profile *p, double fb_gb)
+{
+    for (int i = 0; i < p->n_vgpu_types; i++)
+        if (fabs(p->vgpu_types[i].fb_gb - fb_gb) < 1e-9)
+            return &p->vgpu_types[i];
     return NULL;
 }

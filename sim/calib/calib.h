@@ -17,6 +17,9 @@
  *     the GPU's) that `sms` SMs can pull, increasing sms, the last point all SMs at 1;
  *     without it bandwidth is never limited by the SMs in use,
  *   mps_bw_contention_loss (opt, default 0),
+ *   vgpu_types (opt): [{"name", "fb_gb", "max_per_gpu"}] — the time-sliced vGPU types,
+ *   vgpu_overhead_compute, vgpu_overhead_memory (opt, default 0): the speed a time-sliced
+ *     vGPU loses to the hypervisor, by class,
  *   mig_sms_7g (opt), mig_compute_slices (opt), mig_memory_slices (opt), mig_profiles (opt):
  *     [{"name", "compute_slices", "memory_slices", "sm_count", "memory_gb",
  *       "max_instances", "starts": [..], "size"}]   (size/starts in memory slices)
@@ -31,6 +34,14 @@
 #define CAL_MAX_MIG 16
 #define CAL_MAX_STARTS 8
 #define CAL_MAX_CURVE 32
+#define CAL_MAX_VGPU 16
+
+/* A time-sliced vGPU type (VGPU_UG): its frame buffer and how many fit one GPU. */
+struct vgpu_type {
+    char name[32];
+    double fb_gb;
+    int max_per_gpu;
+};
 
 struct mig_profile {
     char name[32];
@@ -66,9 +77,12 @@ struct gpu_profile {
      * bandwidth fraction), increasing, the last (1, 1); n = 0: SMs never limit bandwidth. */
     int n_bw_curve;
     double bw_curve_sm[CAL_MAX_CURVE], bw_curve_bw[CAL_MAX_CURVE];
-    double mps_bw_loss;  /* mps_bw_contention_loss: default of the MPS co-run loss */
-    double gpu_hour_usd; /* < 0 when the profile has none */
-    double power_kw;     /* < 0 when the profile has none */
+    double mps_bw_loss; /* mps_bw_contention_loss: default of the MPS co-run loss */
+    int n_vgpu_types;
+    struct vgpu_type vgpu_types[CAL_MAX_VGPU];
+    double vgpu_overhead_compute, vgpu_overhead_memory; /* time-sliced vGPU speed lost */
+    double gpu_hour_usd;                                /* < 0 when the profile has none */
+    double power_kw;                                    /* < 0 when the profile has none */
     int mig_sms_7g;
     int mig_compute_slices;
     int mig_memory_slices;
@@ -88,5 +102,9 @@ int cal_load_file(const char *path, struct gpu_profile *out, char *err, size_t e
 
 /* The MIG profile with this name, or NULL. */
 const struct mig_profile *cal_mig_find(const struct gpu_profile *p, const char *name);
+/* The vGPU type with this name (case-insensitive), or NULL. */
+const struct vgpu_type *cal_vgpu_type(const struct gpu_profile *p, const char *name);
+/* The vGPU type whose frame buffer is fb_gb, or NULL. */
+const struct vgpu_type *cal_vgpu_type_fb(const struct gpu_profile *p, double fb_gb);
 
 #endif

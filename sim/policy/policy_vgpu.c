@@ -6,22 +6,29 @@
  *
  * - A vGPU (VM) holds at most one request in service, taken FIFO by arrival time
  *   over the queues of the tenants inside that VM.
- * - Time-sliced backing (default): one VM runs at a time. A turn lasts up to
- *   slice × weight of run time; loading another VM's context first costs the
- *   switch time (no work done; reported as switch_overhead). At the end of a turn
- *   the request in service is preempted and keeps its remaining work (preemptive
- *   resume). The very first context needs no switch.
- *     best_effort  round robin over the VMs with work; a VM that runs out of
- *                  work ends its turn at once; a lone VM with work keeps the GPU
- *                  without switching.
- *     equal_share  the same, with every VM's turn one slice (weights are refused:
- *                  an equal share has none).
- *     fixed_share  a fixed time-division cycle over all VMs (slot = slice ×
- *                  weight, in vgpus order), whether a VM has work or not: a VM
- *                  without work leaves its slot idle, and the switch into a VM
- *                  is taken out of its own slot.
+ * - Time-sliced backing (default): every vGPU is of a vGPU type of the GPU's profile
+ *   ("type", or an "fb_gb" that is a type's), all of one type per GPU, at most the
+ *   type's max_per_gpu (VGPU_UG, equal-size mode). One VM runs at a time, at the
+ *   hypervisor's speed for its class (vgpu_overhead_compute / _memory, COLFAX). A turn
+ *   lasts up to one slice of run time; loading another VM's context first costs the
+ *   switch time (no work done; reported as switch_overhead). At the end of a turn the
+ *   request in service is preempted and keeps its remaining work (preemptive resume).
+ *   The very first context needs no switch. NVIDIA's schedulers (VGPU_UG, NVAIE):
+ *     best_effort  work-conserving round robin over the VMs with work; a VM that
+ *                  runs out of work ends its turn at once; a lone VM with work keeps
+ *                  the GPU without switching.
+ *     equal_share  every running vGPU gets 1/N of the time, N the vGPUs on the GPU,
+ *                  whether it has work or not: a fixed cycle of N slots (strict round
+ *                  robin), a VM without work leaving its slot idle.
+ *     fixed_share  every vGPU gets 1 / (its type's max_per_gpu) whatever else runs: a
+ *                  cycle of max_per_gpu slots, those no vGPU owns idle.
+ *   In the fixed cycles the switch into a VM is taken out of its own slot. Weights are
+ *   not an NVIDIA setting: "hypothetical_weighted" is best_effort with turns of
+ *   slice × weight (the article's weighted round robin), and weights are refused
+ *   under every other scheduler.
  * - MIG-backed ("backing": "mig"): each vGPU is a MIG instance with its profile's
- *   SMs and memory slices, isolated and running concurrently; no time slicing.
+ *   SMs and memory slices, isolated and running concurrently; no time slicing, no
+ *   hypervisor overhead (Colfax's reference).
  * - Faults: only the faulting tenant's request in service in its VM fails (the
  *   VM's own in-flight work); the VM is usable again at once.
  *
@@ -102,7 +109,7 @@ static int parse_vm_tenants(const struct jv *j, const cJSON *o, const char *p,
 static int parse_vm(const struct jv *j, const cJSON *o, const char *p, const struct scenario *sc,
                     struct vgpu_cfg *c, int v)
 {
-    static const char *const keys[] = {"fb_gb", "weight", "tenants", "profile", NULL};
+    static const char *const keys[] = {"type", "fb_gb", "weight", "tenants", "profile", NULL};
     struct vg_def *d = &c->vm[v];
     d->weight = 1;
     if (jv_object(j, o, p, keys) || c->backing->parse_vm(j, o, p, sc, c, d))
@@ -110,7 +117,8 @@ static int parse_vm(const struct jv *j, const cJSON *o, const char *p, const str
     return parse_vm_tenants(j, o, p, sc, c, v);
 }
 
-/* Coverage and frame-buffer quotas, then the backing's own checks. */
+/* Coverage, the backing's own checks (vGPU types and counts, MIG slices), then the
+ * frame-buffer quotas. */
 static int check_layout(const struct jv *j, const char *p, const struct scenario *sc,
                         const struct vgpu_cfg *c)
 {
@@ -120,10 +128,12 @@ static int check_layout(const struct jv *j, const char *p, const struct scenario
     for (int i = 0; i < sc->n_tenants; i++)
         if (c->vm_of[i] < 0)
             return jv_fail(j, p, "tenant \"%s\" is in no vGPU", sc->tenants[i].name);
+    if (c->backing->check_layout && c->backing->check_layout(j, p, sc, c))
+        return -1;
     if (fb > sc->gpu.memory_gb)
         return jv_fail(j, p, "frame-buffer quotas add up to %g GB, a %s has %g GB", fb,
                        sc->gpu.name, sc->gpu.memory_gb);
-    return c->backing->check_layout ? c->backing->check_layout(j, p, sc, c) : 0;
+    return 0;
 }
 
 static int parse_vms(const struct jv *j, const cJSON *obj, const char *path,

@@ -13,17 +13,19 @@
 #include "core/scenario.h"
 #include "policy/units/unit.h"
 
-/* Time-sliced schedulers ("scheduler"), in the order of vgt_schedulers. */
-enum { SCH_BEST_EFFORT, SCH_EQUAL_SHARE, SCH_FIXED_SHARE };
+/* Time-sliced schedulers ("scheduler"), in the order of vgt_schedulers: NVIDIA's three
+ * (VGPU_UG) and the article's weighted round robin, which NVIDIA does not offer. */
+enum { SCH_BEST_EFFORT, SCH_EQUAL_SHARE, SCH_FIXED_SHARE, SCH_HYPOTHETICAL_WEIGHTED };
 extern const char *const vgt_schedulers[];
 
 /* One vGPU (a VM) of the "vgpus" layout, the same on every GPU of the pool. */
 struct vg_def {
     double fb_gb;
-    double weight;
+    double weight; /* hypothetical_weighted only */
     int n_ten;
     int *ten;
     const struct mig_profile *mig; /* MIG-backed only */
+    const struct vgpu_type *type;  /* time-sliced only: its vGPU type */
 };
 
 struct vgpu_backing;

@@ -30,12 +30,16 @@ static int vgm_parse_vm(const struct jv *j, const cJSON *o, const char *p,
         return jv_fail(j, jv_path_key(q, sizeof q, p, "profile"),
                        "the %s has no MIG profile \"%s\"", sc->gpu.name, name);
     d->fb_gb = d->mig->memory_gb;
-    if (jv_num_gt(j, o, p, "fb_gb", 0, 0, 1e5, &d->fb_gb) < 0)
-        return -1;
-    if (d->fb_gb > d->mig->memory_gb)
+    /* VGPU_UG: a MIG-backed vGPU type is named by its GPU-instance profile and has the
+     * instance's memory as its frame buffer: there is nothing else to choose. */
+    if (cJSON_GetObjectItemCaseSensitive(o, "fb_gb"))
         return jv_fail(j, jv_path_key(q, sizeof q, p, "fb_gb"),
-                       "%g GB does not fit MIG instance %s (%g GB)", d->fb_gb, d->mig->name,
-                       d->mig->memory_gb);
+                       "a MIG-backed vGPU's frame buffer is its %s instance's memory (%g GB): "
+                       "remove \"fb_gb\"",
+                       d->mig->name, d->mig->memory_gb);
+    if (cJSON_GetObjectItemCaseSensitive(o, "type"))
+        return jv_fail(j, jv_path_key(q, sizeof q, p, "type"),
+                       "a MIG-backed vGPU's type is its \"profile\": remove \"type\"");
     if (cJSON_GetObjectItemCaseSensitive(o, "weight"))
         return jv_fail(j, jv_path_key(q, sizeof q, p, "weight"),
                        "a MIG-backed vGPU is not time-sliced: weight has no effect");
