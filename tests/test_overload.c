@@ -216,7 +216,7 @@ static void test_capacity_matches_simulation(void)
              "{\"name\": \"vg\", \"kind\": \"vgpu\", \"vgpus\": [{\"fb_gb\": 20, \"tenants\": "
              "[\"hot\"]}, {\"fb_gb\": 20, \"tenants\": [\"calm\"]}]},"
              "{\"name\": \"vgf\", \"kind\": \"vgpu\", \"scheduler\": \"fixed_share\", \"vgpus\": "
-             "[{\"fb_gb\": 20, \"tenants\": [\"hot\"]}, {\"fb_gb\": 20, \"tenants\": "
+             "[{\"fb_gb\": 40, \"tenants\": [\"hot\"]}, {\"fb_gb\": 40, \"tenants\": "
              "[\"calm\"]}]}]}",
              tu_sanitized() ? 8000 : 20000);
     /* 5 % low: the MPS estimate takes the neighbour busy independently of the hot tenant's
@@ -267,6 +267,42 @@ static void test_capacity_occupancy(void)
     check_capacity(text, 17.241379e-3, 0.95, 1.10);
 }
 
+/*
+ * The vGPU schedulers as NVIDIA defines them, on two A100DX-20C vGPUs (4 per GPU) beside a
+ * light memory-bound VM: best_effort gives the hot VM what the other leaves (fair share),
+ * hypothetical_weighted the same with 3:1 turns, equal_share half the time whatever the other
+ * does, fixed_share a quarter (1 / the type's max_per_gpu); each at the hypervisor's speed
+ * for compute work (1 - vgpu_overhead_compute); MIG-backed, its instance's rate.
+ */
+static void test_capacity_vgpu_schedulers(void)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"name\": \"cap\", \"gpu\": \"A100-80GB\", \"gpus\": 1, \"seed\": 1, \"stop\": "
+             "{\"requests\": %d}, \"tenants\": ["
+             "{\"name\": \"hot\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 200}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 17.241379}},"
+             "{\"name\": \"calm\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 5}, "
+             "\"class\": \"memory\", \"work\": {\"dist\": \"exponential\", \"mean_ms\": "
+             "17.241379}}], \"strategies\": ["
+             "{\"name\": \"best\", \"kind\": \"vgpu\", \"vgpus\": [{\"type\": \"A100DX-20C\", "
+             "\"tenants\": [\"hot\"]}, {\"type\": \"A100DX-20C\", \"tenants\": [\"calm\"]}]},"
+             "{\"name\": \"w\", \"kind\": \"vgpu\", \"scheduler\": \"hypothetical_weighted\", "
+             "\"vgpus\": [{\"type\": \"A100DX-20C\", \"weight\": 3, \"tenants\": [\"hot\"]}, "
+             "{\"type\": \"A100DX-20C\", \"tenants\": [\"calm\"]}]},"
+             "{\"name\": \"equal\", \"kind\": \"vgpu\", \"scheduler\": \"equal_share\", \"vgpus\": "
+             "[{\"type\": \"A100DX-20C\", \"tenants\": [\"hot\"]}, {\"type\": \"A100DX-20C\", "
+             "\"tenants\": [\"calm\"]}]},"
+             "{\"name\": \"fixed\", \"kind\": \"vgpu\", \"scheduler\": \"fixed_share\", \"vgpus\": "
+             "[{\"type\": \"A100DX-20C\", \"tenants\": [\"hot\"]}, {\"type\": \"A100DX-20C\", "
+             "\"tenants\": [\"calm\"]}]},"
+             "{\"name\": \"migb\", \"kind\": \"vgpu\", \"backing\": \"mig\", \"vgpus\": "
+             "[{\"profile\": \"3g.40gb\", \"tenants\": [\"hot\"]}, {\"profile\": \"3g.40gb\", "
+             "\"tenants\": [\"calm\"]}]}]}",
+             tu_sanitized() ? 8000 : 20000);
+    check_capacity(text, 17.241379e-3, 0.95, 1.10);
+}
+
 /* A saturated tenant is a closed loop: nothing grows, it is stable; its neighbour on a
  * time-sliced GPU keeps half of it and stays stable at a light load. */
 static void test_saturated(void)
@@ -296,6 +332,8 @@ void test_overload_register(void)
         {"each policy's capacity = an overloaded tenant's simulated throughput",
          test_capacity_matches_simulation},
         {"capacity with occupancy and concurrency = simulated throughput", test_capacity_occupancy},
+        {"capacity under the vGPU schedulers = simulated throughput",
+         test_capacity_vgpu_schedulers},
         {"a saturated tenant and its neighbour are stable", test_saturated},
         {NULL, NULL},
     };

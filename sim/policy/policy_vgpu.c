@@ -283,46 +283,29 @@ static void vg_destroy(void *st)
 /*
  * Stability (core/stable.h). A tenant has one slot per GPU (its VM's vGPU there), so its load
  * spreads evenly over the pool. On one GPU, VM v gets a fraction T_v of the time: all of it
- * when MIG-backed (its own instance, at the instance's speed) or alone; its slot, less the
- * switch into it, under fixed_share; under best_effort and equal_share the fair share
- * (weighted by turn length) of the time the GPU works when every turn ends in a switch,
- * Σ turn / (Σ turn + vGPUs × switch), left by the other VMs' demands. Inside a VM the tenants
- * are served FIFO, one request at a time: a tenant keeps what its VM mates leave of T_v.
+ * when MIG-backed (its own instance, at the instance's speed), else what its scheduler gives
+ * it, at the hypervisor's speed for the tenant's class (the backing's time_share and speed). Inside
+ * a VM the tenants are served FIFO, one request at a time: a tenant keeps what its VM mates leave
+ * of T_v.
  */
 static void vg_capacity(const struct scenario *sc, const void *cfgp, const double *load,
                         double *cap)
 {
     const struct vgpu_cfg *c = cfgp;
-    const struct gpu_profile *gpu = &sc->gpu;
     int V = c->n_vm, G = sc->gpus;
     double *speed = ss_xcalloc((size_t)sc->n_tenants, sizeof *speed);
-    double *demand = ss_xcalloc((size_t)V, sizeof *demand),
-           *turn = ss_xcalloc((size_t)V, sizeof *turn);
-    /* The turns as the time-sliced scheduler sets them (vgpu_time.c): slice × weight, or the
-     * slice alone under equal_share; fixed_share's cycle is their sum. */
-    double turns = 0;
+    double *demand = ss_xcalloc((size_t)V, sizeof *demand);
     for (int v = 0; v < V; v++) {
         const struct vg_def *d = &c->vm[v];
         for (int k = 0; k < d->n_ten; k++) {
             int i = d->ten[k];
-            speed[i] =
-                d->mig ? rate_speed(gpu, &sc->tenants[i], (double)d->mig->sm_count / gpu->total_sms,
-                                    (double)d->mig->memory_slices / gpu->mig_memory_slices)
-                       : 1;
+            speed[i] = c->backing->speed(sc, d, &sc->tenants[i]);
             demand[v] += load[i] / G / speed[i]; /* the VM's time, on one GPU */
         }
-        turn[v] = c->slice_s * (c->sched == SCH_EQUAL_SHARE ? 1 : d->weight);
-        turns += turn[v];
     }
     for (int v = 0; v < V; v++) {
         const struct vg_def *d = &c->vm[v];
-        double t = 1; /* MIG-backed, or alone on the GPU */
-        if (c->backing->owns_hardware || V == 1)
-            ;
-        else if (c->sched == SCH_FIXED_SHARE)
-            t = fmax(0, turn[v] - c->switch_s) / turns;
-        else
-            t = stab_fair_share(V, demand, turn, v, turns / (turns + V * c->switch_s));
+        double t = c->backing->time_share(c, v, demand);
         for (int k = 0; k < d->n_ten; k++) {
             int i = d->ten[k];
             double left = t;
@@ -334,7 +317,6 @@ static void vg_capacity(const struct scenario *sc, const void *cfgp, const doubl
     }
     free(speed);
     free(demand);
-    free(turn);
 }
 
 const struct policy_ops policy_vgpu = {

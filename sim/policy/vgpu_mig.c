@@ -88,6 +88,21 @@ static struct unit vgm_build(const struct scenario *sc, const struct vgpu_cfg *c
                   (double)d->mig->memory_slices / gpu->mig_memory_slices, share, d->fb_gb);
 }
 
+/* Each vGPU owns its instance: all of its time, whatever the others do. */
+static double vgm_time_share(const struct vgpu_cfg *c, int v, const double *demand)
+{
+    (void)c, (void)v, (void)demand;
+    return 1;
+}
+
+static double vgm_speed(const struct scenario *sc, const struct vg_def *d,
+                        const struct tenant_cfg *t)
+{
+    const struct gpu_profile *gpu = &sc->gpu;
+    return rate_speed(gpu, t, (double)d->mig->sm_count / gpu->total_sms,
+                      (double)d->mig->memory_slices / gpu->mig_memory_slices);
+}
+
 static void vgm_slot(const struct vgpu_cfg *c, int tenant, int *k, int *client)
 {
     const struct vg_def *d = &c->vm[c->vm_of[tenant]];
@@ -99,13 +114,14 @@ static void vgm_slot(const struct vgpu_cfg *c, int tenant, int *k, int *client)
 
 const struct vgpu_backing vgm_backing = {
     .name = "mig",
-    .owns_hardware = 1,
     .refused = time_keys,
     .refused_why = "a MIG-backed vGPU is not time-sliced",
     .parse_vm = vgm_parse_vm,
     .check_layout = vgm_check_layout,
     .units_per_gpu = vgm_units_per_gpu,
     .build = vgm_build,
+    .time_share = vgm_time_share,
+    .speed = vgm_speed,
     .slot = vgm_slot,
     .details = NULL,
 };

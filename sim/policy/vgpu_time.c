@@ -21,6 +21,7 @@
  */
 #include "core/engine.h"
 #include "core/rate.h"
+#include "core/stable.h"
 #include "policy/vgpu.h"
 #include "base/util.h"
 
@@ -63,7 +64,7 @@ static int vgt_is_cyclic(int sched)
     return sched == SCH_EQUAL_SHARE || sched == SCH_FIXED_SHARE;
 }
 
-static double vgt_speed(const struct gpu_profile *g, const struct tenant_cfg *t)
+static double vgt_class_speed(const struct gpu_profile *g, const struct tenant_cfg *t)
 {
     /* The hypervisor's cost by class, blended like the rate model's phases. */
     double sc = 1 - g->vgpu_overhead_compute, sm = 1 - g->vgpu_overhead_memory;
@@ -443,12 +444,50 @@ static struct unit vgt_build(const struct scenario *sc, const struct vgpu_cfg *c
     for (int v = 0; v < c->n_vm; v++)
         u->turn_s[v] = c->slice_s * (c->sched == SCH_HYPOTHETICAL_WEIGHTED ? c->vm[v].weight : 1);
     for (int t = 0; t < sc->n_tenants; t++)
-        u->speed[t] = vgt_speed(&sc->gpu, &sc->tenants[t]);
+        u->speed[t] = vgt_class_speed(&sc->gpu, &sc->tenants[t]);
     u->cyclic = vgt_is_cyclic(c->sched);
     u->n_slot = c->sched == SCH_FIXED_SHARE ? c->vm[0].type->max_per_gpu : c->n_vm;
     u->loaded = -1;
     u->slot = -1;
     return (struct unit){&vgt_ops, u};
+}
+
+/*
+ * Stability (core/stable.h): the fraction of one GPU's time VM v gets from the scheduler when
+ * it always has work and the others need demand[] of it (the rules above; every switch charged, so
+ * the estimate errs low by at most switch / slice):
+ * - best_effort, hypothetical_weighted: the max-min fair share (weighted by turn length) of
+ *   the time the GPU works when every turn ends in a switch, Σ turn / (Σ turn + N × switch);
+ *   alone, all of it;
+ * - equal_share: its slot of a cycle of N, fixed_share: its slot of a cycle of the type's
+ *   max_per_gpu, less the switch into it when another VM can run in between; whatever the
+ *   others do.
+ */
+static double vgt_time_share(const struct vgpu_cfg *c, int v, const double *demand)
+{
+    int V = c->n_vm;
+    if (c->sched == SCH_EQUAL_SHARE || c->sched == SCH_FIXED_SHARE) {
+        int slots = c->sched == SCH_FIXED_SHARE ? c->vm[0].type->max_per_gpu : V;
+        double sw = V > 1 ? c->switch_s : 0;
+        return fmax(0, c->slice_s - sw) / (slots * c->slice_s);
+    }
+    if (V == 1)
+        return 1;
+    double *turn = ss_xmalloc((size_t)V * sizeof *turn), turns = 0;
+    for (int w = 0; w < V; w++) {
+        turn[w] = c->slice_s * (c->sched == SCH_HYPOTHETICAL_WEIGHTED ? c->vm[w].weight : 1);
+        turns += turn[w];
+    }
+    double t = stab_fair_share(V, demand, turn, v, turns / (turns + V * c->switch_s));
+    free(turn);
+    return t;
+}
+
+static double vgt_speed(const struct scenario *sc, const struct vg_def *d,
+                        const struct tenant_cfg *t)
+{
+    (void)d;
+    return vgt_class_speed(&sc->gpu, t);
 }
 
 static void vgt_slot(const struct vgpu_cfg *c, int tenant, int *k, int *client)
@@ -472,13 +511,14 @@ static void vgt_details(const struct vgpu_cfg *c, const struct unit *units, int 
 
 const struct vgpu_backing vgt_backing = {
     .name = "time",
-    .owns_hardware = 0,
     .refused = NULL,
     .refused_why = NULL,
     .parse_vm = vgt_parse_vm,
     .check_layout = vgt_check_layout,
     .units_per_gpu = vgt_units_per_gpu,
     .build = vgt_build,
+    .time_share = vgt_time_share,
+    .speed = vgt_speed,
     .slot = vgt_slot,
     .details = vgt_details,
 };
