@@ -303,7 +303,7 @@ int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t err
     if (r == 0)
         p->mps_max_clients_cuda13_1 = (int)v;
     if (get_num(path, root, "mps_recovery_s", 1, 0, 1e5, &p->mps_recovery_s, err, errlen) ||
-        get_num(path, root, "mig_reconfig_s", 1, 0, 1e5, &p->mig_reconfig_s, err, errlen) ||
+        get_num(path, root, "mig_create_s", 1, 0, 1e5, &p->mig_create_s, err, errlen) ||
         get_num(path, root, "rate_compute_exponent", 1, 0.01, 10, &p->rate_compute_exponent, err,
                 errlen) ||
         get_num(path, root, "rate_memory_exponent", 1, 0.01, 10, &p->rate_memory_exponent, err,

@@ -10,7 +10,7 @@
  * Keys (required unless marked optional):
  *   total_sms, memory_gb, hbm_bw_gbps, timeslice_us, switch_us,
  *   vgpu_slice_ms_le8, vgpu_slice_ms_gt8, vgpu_switch_us, mps_max_clients,
- *   mps_max_clients_cuda13_1 (opt), mps_recovery_s, mig_reconfig_s,
+ *   mps_max_clients_cuda13_1 (opt), mps_recovery_s, mig_create_s,
  *   rate_compute_exponent, rate_memory_exponent,
  *   gpu_hour_usd (opt), power_kw (opt),
  *   mem_bw_sm_curve (opt): [{"sms", "bw_fraction"}, …] — the memory bandwidth (fraction of
@@ -70,7 +70,7 @@ struct gpu_profile {
     int mps_max_clients;
     int mps_max_clients_cuda13_1;
     double mps_recovery_s;
-    double mig_reconfig_s;
+    double mig_create_s;          /* time to create a MIG instance (no public measurement) */
     double rate_compute_exponent; /* speed = share^exponent for compute-class work */
     double rate_memory_exponent;  /* speed = share^exponent for memory-class work */
     /* Achievable bandwidth against SMs in use (mem_bw_sm_curve): n points (sm fraction,

@@ -351,7 +351,7 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
     static const char *const keys[] = {
         "name",          "arrival",          "work",        "class",
         "compute_share", "memory_gb",        "sla",         "priority",
-        "weight",        "fault_rate_per_h", "queue_limit", NULL};
+        "weight",        "fault_rate_per_h", "queue_limit", "startup_s", NULL};
     static const char *const classes[] = {"compute", "memory", "mixed", NULL};
     char p[512];
     const char *name;
@@ -381,7 +381,8 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
         jv_int(j, obj, path, "priority", 0, -1000, 1000, &prio) < 0 ||
         jv_num_gt(j, obj, path, "weight", 0, 0, 1e6, &t->weight) < 0 ||
         jv_num(j, obj, path, "fault_rate_per_h", 0, 0, 1e7, &t->fault_rate_per_h) < 0 ||
-        jv_int(j, obj, path, "queue_limit", 0, 1, LONG_MAX / 2, &qlim) < 0)
+        jv_int(j, obj, path, "queue_limit", 0, 1, LONG_MAX / 2, &qlim) < 0 ||
+        jv_num(j, obj, path, "startup_s", 0, 0, 1e6, &t->startup_s) < 0)
         return -1;
     t->priority = (int)prio;
     t->queue_limit = qlim;

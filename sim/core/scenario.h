@@ -78,6 +78,7 @@ struct tenant_cfg {
     double weight;
     double fault_rate_per_h;
     long queue_limit; /* waiting requests beyond this are rejected; 0 = unlimited */
+    double startup_s; /* a process's start until it serves (the model load), default 0 */
 };
 
 struct policy_ops;
