@@ -349,9 +349,9 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
                         struct tenant_cfg *t)
 {
     static const char *const keys[] = {
-        "name",          "arrival",          "work",        "class",
-        "compute_share", "memory_gb",        "sla",         "priority",
-        "weight",        "fault_rate_per_h", "queue_limit", "startup_s", NULL};
+        "name",        "arrival",   "work",      "class",         "compute_share",
+        "memory_gb",   "sla",       "priority",  "weight",        "fault_rate_per_h",
+        "queue_limit", "startup_s", "restart_s", "memory_growth", NULL};
     static const char *const classes[] = {"compute", "memory", "mixed", NULL};
     char p[512];
     const char *name;
@@ -384,6 +384,18 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
         jv_int(j, obj, path, "queue_limit", 0, 1, LONG_MAX / 2, &qlim) < 0 ||
         jv_num(j, obj, path, "startup_s", 0, 0, 1e6, &t->startup_s) < 0)
         return -1;
+    t->restart_s = t->startup_s; /* a restart loads the model again */
+    if (jv_num(j, obj, path, "restart_s", 0, 0, 1e6, &t->restart_s) < 0)
+        return -1;
+    const cJSON *mg = cJSON_GetObjectItemCaseSensitive(obj, "memory_growth");
+    if (mg) {
+        static const char *const gkeys[] = {"at_s", "gb", "for_s", NULL};
+        jv_path_key(p, sizeof p, path, "memory_growth");
+        if (jv_object(j, mg, p, gkeys) || jv_num(j, mg, p, "at_s", 1, 0, 1e9, &t->growth_at_s) ||
+            jv_num_gt(j, mg, p, "gb", 1, 0, 1e5, &t->growth_gb) ||
+            jv_num_gt(j, mg, p, "for_s", 1, 0, 1e9, &t->growth_for_s))
+            return -1;
+    }
     t->priority = (int)prio;
     t->queue_limit = qlim;
     const cJSON *sla = cJSON_GetObjectItemCaseSensitive(obj, "sla");

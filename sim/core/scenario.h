@@ -79,6 +79,10 @@ struct tenant_cfg {
     double fault_rate_per_h;
     long queue_limit; /* waiting requests beyond this are rejected; 0 = unlimited */
     double startup_s; /* a process's start until it serves (the model load), default 0 */
+    double restart_s; /* an OOM-killed process's restart until it serves; default startup_s */
+    /* memory_growth: the footprint grows by growth_gb at growth_at_s for growth_for_s
+     * (growth_gb 0: none), e.g. a KV cache filling up under a burst. */
+    double growth_at_s, growth_gb, growth_for_s;
 };
 
 struct policy_ops;

@@ -285,9 +285,11 @@ static int parse_instance(const struct jv *j, const cJSON *o, const char *path,
                        "%d tenants share one %s instance: give \"nested\": {\"kind\": "
                        "\"timeslice\"} or {\"kind\": \"mps\"} to say how",
                        ic->n_ten, mp->name);
-    if (nested && !oom_sim && mem > mp->memory_gb)
-        return jv_fail(j, path, "tenants need %g GB together, a %s instance has %g GB", mem,
-                       mp->name, mp->memory_gb);
+    if (nested && mem > mp->memory_gb)
+        return jv_fail(j, path,
+                       "tenants need %g GB together, a %s instance has %g GB (their memory is "
+                       "resident from their start)",
+                       mem, mp->name, mp->memory_gb);
     return 0;
 }
 
@@ -573,6 +575,8 @@ static void build_inst(struct sim *s, struct mig_st *x, int g, int k)
                                   sc->gpu.mig[ic->prof].memory_gb, x->cfg->oom_simulate};
     int id = add_unit(x);
     x->units[id] = ic->server->build(sc, ic, &sh, unit_addr(EV_UNIT, id));
+    if (x->units[id].ops->start)
+        x->units[id].ops->start(s, x->units[id].self);
     G->inst[k] = (struct inst_rt){ic->prof, id, s->now};
 }
 

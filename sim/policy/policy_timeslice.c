@@ -61,10 +61,12 @@ static int check_gpus(const struct jv *j, const char *path, const struct scenari
         if (biggest > sc->gpu.memory_gb)
             return jv_fail(j, path, "a tenant on GPU %d needs %g GB, a %s has %g GB", g, biggest,
                            sc->gpu.name, sc->gpu.memory_gb);
-        if (!c->oom_simulate && mem > sc->gpu.memory_gb)
+        if (mem > sc->gpu.memory_gb)
             return jv_fail(j, path,
                            "tenants on GPU %d need %g GB together, a %s has %g GB (time-slicing "
-                           "does not isolate memory; use \"oom\": \"simulate\" to see the OOMs)",
+                           "does not isolate memory, and a process's memory is resident from its "
+                           "start; \"oom\": \"simulate\" simulates a tenant growing past what is "
+                           "free, its memory_growth)",
                            g, mem, sc->gpu.name, sc->gpu.memory_gb);
     }
     return 0;
@@ -127,6 +129,7 @@ static void *ts_init(struct sim *s, const void *cfgp)
         /* A context owns the whole GPU during its slice: all SMs, all the bandwidth. */
         ts_unit_init(&x->units[g], sc, unit_addr(EV_UNIT, g), n, ten, 1.0, 1.0, mem, c->slice_s,
                      c->switch_s, c->release_on_idle, 1.0, c->oom_simulate, sc->gpu.memory_gb);
+        ts_start(s, &x->units[g]);
     }
     free(ten);
     free(mem);
@@ -166,6 +169,7 @@ static void ts_p_finish(struct sim *s, void *st, struct strategy_result *res)
             cJSON_AddItemToArray(names, cJSON_CreateString(s->sc->tenants[u->ctx[k].tenant].name));
         cJSON_AddNumberToObject(o, "switches", (double)u->switches);
         cJSON_AddNumberToObject(o, "ooms", (double)u->ooms);
+        cJSON_AddNumberToObject(o, "restarts", (double)u->restarts);
         cJSON_AddItemToArray(gpus, o);
     }
     res->details = cJSON_CreateObject();

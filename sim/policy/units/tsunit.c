@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { TS_TIMER_DONE, TS_TIMER_SLICE, TS_TIMER_SWITCHED, TS_TIMERS };
+enum { TS_TIMER_DONE, TS_TIMER_SLICE, TS_TIMER_SWITCHED, TS_TIMER_MEM, TS_TIMERS };
+/* What a TS_TIMER_MEM event of context c is: aux = c × 4 + one of these. */
+enum { MEM_GROW, MEM_SHRINK, MEM_RESTART };
 _Static_assert((int)TS_TIMERS <= (int)UNIT_TIMERS, "a unit has at most UNIT_TIMERS timers");
 
 void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr ev, int n,
@@ -43,6 +45,17 @@ void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr
     u->state = TS_IDLE;
     u->last = -1;
     u->seg_start = -1;
+    for (int i = 0; i < n; i++) /* resident from the start */
+        u->memory_active_gb += u->ctx[i].memory_gb;
+}
+
+void ts_start(struct sim *s, struct ts_unit *u)
+{
+    for (int c = 0; c < u->n && u->oom_simulate; c++) {
+        const struct tenant_cfg *t = &s->sc->tenants[u->ctx[c].tenant];
+        if (t->growth_gb > 0 && t->growth_at_s >= s->now)
+            unit_schedule(s, u->ev, t->growth_at_s, TS_TIMER_MEM, 0, (uint32_t)(c * 4 + MEM_GROW));
+    }
 }
 
 void ts_unit_free(struct ts_unit *u)
@@ -60,7 +73,7 @@ static int has_cur(const struct ts_unit *u, int c)
 
 static int has_work(const struct sim *s, const struct ts_unit *u, int c)
 {
-    return has_cur(u, c) || eng_qlen(s, u->ctx[c].tenant) > 0;
+    return !u->ctx[c].down && (has_cur(u, c) || eng_qlen(s, u->ctx[c].tenant) > 0);
 }
 
 /* Next context after c (round robin, c itself last) that has work; -1 if none. */
@@ -103,10 +116,7 @@ static void pause_cur(struct ts_unit *u)
 
 static void drop_cur(struct ts_unit *u, int c)
 {
-    struct rgroup *g = &u->ctx[c].g;
-    g->speed = 0;
-    if (u->oom_simulate && g->n > 0)
-        u->memory_active_gb -= u->ctx[c].memory_gb;
+    u->ctx[c].g.speed = 0;
 }
 
 /* Fails every request in service of context c. */
@@ -121,48 +131,63 @@ static void fail_cur(struct sim *s, struct ts_unit *u, int c)
     }
 }
 
-/* OOM: every in-flight request on the unit fails (no memory isolation). */
-static void oom(struct sim *s, struct ts_unit *u)
+static int overcommitted(const struct ts_unit *u)
 {
-    charge(s, u);
-    u->seg_start = -1;
-    u->done_ver++;
+    return u->memory_active_gb > u->memory_cap_gb + 1e-9;
+}
+
+static void after_cur_ended(struct sim *s, struct ts_unit *u);
+
+/* OOM-kills context c: its requests in service fail, its memory is freed, and it restarts
+ * after its tenant's restart_s. */
+static void oom_kill(struct sim *s, struct ts_unit *u, int c)
+{
+    struct ts_ctx *x = &u->ctx[c];
+    int running = u->state == TS_RUN && u->cur == c;
+    if (running) {
+        charge(s, u);
+        u->done_ver++;
+    }
+    fail_cur(s, u, c);
+    if (!x->down) {
+        u->memory_active_gb -= x->memory_gb + x->grown_gb;
+        x->grown_gb = 0;
+        x->down = 1;
+        x->down_since = s->now;
+    }
     u->ooms++;
-    for (int c = 0; c < u->n; c++)
-        fail_cur(s, u, c);
-    u->memory_active_gb = 0;
+    unit_schedule(s, u->ev, s->now + s->sc->tenants[x->tenant].restart_s, TS_TIMER_MEM,
+                  ++x->mem_ver, (uint32_t)(c * 4 + MEM_RESTART));
+    if (running)
+        after_cur_ended(s, u);
 }
 
 /* Starts or resumes service of the running context's requests, taking waiting ones while
- * its group has room. The open segment, if any, must have been charged. */
-static void serve(struct sim *s, struct ts_unit *u)
+ * its group has room. The open segment, if any, must have been charged. Returns 1 when
+ * taking a request OOM-killed the context (the unit has moved on: the caller stops). */
+static int serve(struct sim *s, struct ts_unit *u)
 {
     struct ts_ctx *c = &u->ctx[u->cur];
-    while (!rg_full(&c->g) && eng_qlen(s, c->tenant) > 0) {
-        if (c->g.n == 0 && u->oom_simulate &&
-            u->memory_active_gb + c->memory_gb > u->memory_cap_gb + 1e-9) {
-            struct request r;
-            eng_pop(s, c->tenant, &r);
-            oom(s, u);
-            eng_fail(s, &r); /* the allocation that did not fit fails too */
-            serve(s, u);
-            return;
-        }
+    while (!c->down && !rg_full(&c->g) && eng_qlen(s, c->tenant) > 0) {
         struct request r;
         eng_pop(s, c->tenant, &r);
-        if (c->g.n == 0 && u->oom_simulate)
-            u->memory_active_gb += c->memory_gb;
+        if (u->oom_simulate && overcommitted(u)) {
+            eng_fail(s, &r);        /* starting it allocates: the allocation fails, and so does */
+            oom_kill(s, u, u->cur); /* the process */
+            return 1;
+        }
         rg_advance(&c->g, s->now);
         rg_add(&c->g, &r);
     }
     if (!has_cur(u, u->cur)) {
         pause_cur(u);
-        return;
+        return 0;
     }
     u->seg_start = s->now;
     rg_set_speed(&c->g, s->now,
                  rate_speed_n(&s->sc->gpu, &s->sc->tenants[c->tenant], u->sm, u->bw, c->g.n));
     sched(s, u, s->now + rg_next_s(&c->g), TS_TIMER_DONE, ++u->done_ver);
+    return 0;
 }
 
 /* Schedules the end of the running slice once another context waits. */
@@ -182,8 +207,6 @@ static void maybe_schedule_slice(struct sim *s, struct ts_unit *u)
     sched(s, u, u->slice_start + u->q, TS_TIMER_SLICE, ++u->slice_ver);
 }
 
-static void after_cur_ended(struct sim *s, struct ts_unit *u);
-
 static void run_ctx(struct sim *s, struct ts_unit *u, int c)
 {
     u->state = TS_RUN;
@@ -192,7 +215,8 @@ static void run_ctx(struct sim *s, struct ts_unit *u, int c)
     u->slice_start = s->now;
     u->slice_pending = 0;
     u->slice_ver++;
-    serve(s, u);
+    if (serve(s, u))
+        return;
     /* Another unit serving the same tenant may have taken the request first. */
     if (!has_cur(u, c) && u->release_on_idle) {
         after_cur_ended(s, u);
@@ -242,7 +266,7 @@ static void after_cur_ended(struct sim *s, struct ts_unit *u)
         return;
     }
     pause_cur(u);
-    if (!u->release_on_idle) {
+    if (!u->release_on_idle && !u->ctx[c].down) {
         maybe_schedule_slice(s, u); /* hold the unit to the end of the slice */
         return;
     }
@@ -295,9 +319,54 @@ static void on_switched(struct sim *s, struct ts_unit *u)
     switch_next_or_idle(s, u, c);
 }
 
+/* A restarted context comes back (its resident memory fits) or is killed again. */
+static void on_restart(struct sim *s, struct ts_unit *u, int c)
+{
+    struct ts_ctx *x = &u->ctx[c];
+    if (u->memory_active_gb + x->memory_gb > u->memory_cap_gb + 1e-9) {
+        oom_kill(s, u, c); /* its allocation does not fit what is free */
+        return;
+    }
+    u->memory_active_gb += x->memory_gb;
+    x->down = 0;
+    eng_down(s, x->tenant, x->down_since, s->now);
+    u->restarts++;
+    ts_arrive(s, u, c);
+}
+
+static void on_mem(struct sim *s, struct ts_unit *u, const struct event *ev)
+{
+    int c = (int)(ev->aux / 4);
+    struct ts_ctx *x = &u->ctx[c];
+    const struct tenant_cfg *t = &s->sc->tenants[x->tenant];
+    switch (ev->aux % 4) {
+    case MEM_GROW: /* it always succeeds: the growth is what over-commits the unit */
+        if (x->down)
+            return;
+        x->grown_gb = t->growth_gb;
+        u->memory_active_gb += x->grown_gb;
+        unit_schedule(s, u->ev, s->now + t->growth_for_s, TS_TIMER_MEM, x->mem_ver,
+                      (uint32_t)(c * 4 + MEM_SHRINK));
+        return;
+    case MEM_SHRINK:
+        if (ev->version == x->mem_ver && !x->down) {
+            u->memory_active_gb -= x->grown_gb;
+            x->grown_gb = 0;
+        }
+        return;
+    default:
+        if (ev->version == x->mem_ver && x->down)
+            on_restart(s, u, c);
+        return;
+    }
+}
+
 void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev)
 {
     switch (unit_ev_timer(ev)) {
+    case TS_TIMER_MEM:
+        on_mem(s, u, ev);
+        break;
     case TS_TIMER_DONE:
         if (ev->version == u->done_ver && u->state == TS_RUN)
             on_done(s, u);
@@ -317,6 +386,8 @@ void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev)
 
 void ts_arrive(struct sim *s, struct ts_unit *u, int c)
 {
+    if (u->ctx[c].down)
+        return; /* restarting: its requests wait */
     switch (u->state) {
     case TS_IDLE:
         if (has_work(s, u, c))
@@ -356,6 +427,11 @@ void ts_finish(struct sim *s, struct ts_unit *u)
         charge(s, u);
     if (u->state == TS_SWITCH)
         eng_switching(s, u->share, u->sw_start, s->now);
+    for (int c = 0; c < u->n; c++)
+        if (u->ctx[c].down) {
+            eng_down(s, u->ctx[c].tenant, u->ctx[c].down_since, s->now);
+            u->ctx[c].down_since = s->now;
+        }
 }
 
 void ts_abort(struct sim *s, struct ts_unit *u)
@@ -367,8 +443,14 @@ void ts_abort(struct sim *s, struct ts_unit *u)
 
 /* ---- unit interface ------------------------------------------------------ */
 
+/* Its tenants' memory growth is scheduled once the unit is built in the run. */
+static void ts_op_start(struct sim *s, void *self)
+{
+    ts_start(s, self);
+}
+
 UNIT_OPS_OVER(ts_unit_ops, struct ts_unit, UNIT_RANK_TIMESLICE, ts_arrive, ts_event, ts_fault,
-              ts_abort, ts_finish, ts_unit_free);
+              ts_abort, ts_finish, ts_unit_free, ts_op_start);
 
 double ts_capacity(int n, const double *speed, const double *load, int k, double q, double sw)
 {

@@ -23,10 +23,14 @@
  * - Speeds: the unit holds the fractions sm and bw of the GPU's SMs and bandwidth (1 and
  *   1 on a whole GPU, the instance's inside a MIG instance); a request alone runs at
  *   rate_speed(sm, bw).
- * - Memory (oom_simulate): a context's memory is allocated while it holds
- *   requests in service and freed when it has none. When starting a request
- *   would exceed the unit's memory, an OOM fails the in-flight requests of every
- *   context on the unit (the card-wide failure), then work continues.
+ * - Memory: every context's memory_gb is resident from its start (the owner refuses at
+ *   load contexts that do not fit together). With oom_simulate a tenant's memory_growth
+ *   adds gb at at_s for for_s — it always succeeds, and may over-commit the unit. An
+ *   allocation on an over-committed unit fails and OOM-kills the process that makes it:
+ *   starting a request (its working memory), or a restart (its resident memory, which
+ *   fails if it does not fit what is free). A killed context's requests in service fail
+ *   (the one it was starting too), its memory (growth included) is freed, and it restarts
+ *   after the tenant's restart_s, serving nothing meanwhile (its arrivals queue).
  * - Faults: only the faulting context's in-flight requests fail.
  * - Utilisation: `share` of the GPU while a context runs, times the fraction of the
  *   unit's SMs its requests keep busy (min(1, n·s / sm), s the tenant's occupancy).
@@ -42,6 +46,10 @@ struct ts_ctx {
     int tenant;
     double memory_gb;
     struct rgroup g; /* its requests in service */
+    double grown_gb; /* memory_growth currently held */
+    int down;        /* OOM-killed, restarting */
+    double down_since;
+    uint32_t mem_ver; /* version of its pending restart and growth end */
 };
 
 struct ts_unit {
@@ -64,7 +72,8 @@ struct ts_unit {
     uint32_t done_ver, slice_ver, sw_ver;
     long switches;
     double busy_s; /* time serving requests inside the measurement window */
-    long ooms;
+    long ooms;     /* processes OOM-killed (a failed restart counts again) */
+    long restarts; /* restarts that came back */
 };
 
 enum { TS_IDLE, TS_RUN, TS_SWITCH };
@@ -75,6 +84,8 @@ void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr
                   double memory_cap_gb);
 void ts_unit_free(struct ts_unit *u);
 
+/* Right after init, in the run: schedules the tenants' memory growth (oom_simulate). */
+void ts_start(struct sim *s, struct ts_unit *u);
 void ts_arrive(struct sim *s, struct ts_unit *u, int ctx);
 void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev);
 /* 1 if context ctx had requests in service (they fail), 0 if it had none. */
