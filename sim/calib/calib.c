@@ -318,7 +318,8 @@ int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t err
         get_num(path, root, "vgpu_overhead_compute", 0, 0, 0.99, &p->vgpu_overhead_compute, err,
                 errlen) < 0 ||
         get_num(path, root, "vgpu_overhead_memory", 0, 0, 0.99, &p->vgpu_overhead_memory, err,
-                errlen) < 0)
+                errlen) < 0 ||
+        get_num(path, root, "gpu_reset_s", 0, 0, 1e5, &p->gpu_reset_s, err, errlen) < 0)
         goto out;
     const cJSON *vt = cJSON_GetObjectItemCaseSensitive(root, "vgpu_types");
     if (vt && parse_vgpu_types(path, cJSON_GetObjectItemCaseSensitive(vt, "value"), p, err, errlen))

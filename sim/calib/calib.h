@@ -16,7 +16,7 @@
  *   mem_bw_sm_curve (opt): [{"sms", "bw_fraction"}, …] — the memory bandwidth (fraction of
  *     the GPU's) that `sms` SMs can pull, increasing sms, the last point all SMs at 1;
  *     without it bandwidth is never limited by the SMs in use,
- *   mps_bw_contention_loss (opt, default 0),
+ *   mps_bw_contention_loss (opt, default 0), gpu_reset_s (opt, default 0),
  *   vgpu_types (opt): [{"name", "fb_gb", "max_per_gpu"}] — the time-sliced vGPU types,
  *   vgpu_overhead_compute, vgpu_overhead_memory (opt, default 0): the speed a time-sliced
  *     vGPU loses to the hypervisor, by class,
@@ -71,6 +71,7 @@ struct gpu_profile {
     int mps_max_clients_cuda13_1;
     double mps_recovery_s;
     double mig_create_s;          /* time to create a MIG instance (no public measurement) */
+    double gpu_reset_s;           /* a card fault's outage (gpu_reset_s, optional, default 0) */
     double rate_compute_exponent; /* speed = share^exponent for compute-class work */
     double rate_memory_exponent;  /* speed = share^exponent for memory-class work */
     /* Achievable bandwidth against SMs in use (mem_bw_sm_curve): n points (sm fraction,

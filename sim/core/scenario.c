@@ -575,9 +575,20 @@ int scn_load_text(const char *file, const char *text, size_t len, struct scenari
 int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned flags,
                         struct scenario *sc, char *err, size_t errlen)
 {
-    static const char *const keys[] = {
-        "name",         "description", "gpu",        "gpus", "seed", "stop", "warmup",
-        "replications", "tenants",     "strategies", "cost", "plan", NULL};
+    static const char *const keys[] = {"name",
+                                       "description",
+                                       "gpu",
+                                       "gpus",
+                                       "seed",
+                                       "stop",
+                                       "warmup",
+                                       "replications",
+                                       "tenants",
+                                       "strategies",
+                                       "cost",
+                                       "plan",
+                                       "gpu_fault_rate_per_h",
+                                       NULL};
     memset(sc, 0, sizeof *sc);
     sc->path = ss_xstrdup(file);
     struct jv j = {file, err, errlen};
@@ -591,7 +602,8 @@ int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned
         copy_name(&j, "name", name, sc->name) || parse_gpu(&j, root, sc) ||
         jv_int(&j, root, "", "gpus", 0, 1, 100000, &gpus) < 0 ||
         jv_int(&j, root, "", "seed", 0, 0, 4294967295L, &seed) < 0 ||
-        jv_int(&j, root, "", "replications", 0, 1, 10000, &reps) < 0)
+        jv_int(&j, root, "", "replications", 0, 1, 10000, &reps) < 0 ||
+        jv_num(&j, root, "", "gpu_fault_rate_per_h", 0, 0, 1e7, &sc->gpu_fault_rate_per_h) < 0)
         return -1;
     sc->gpus = (int)gpus;
     sc->seed = (uint64_t)seed;

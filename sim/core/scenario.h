@@ -110,8 +110,9 @@ struct scenario {
     struct strategy_cfg *strategies;
     double gpu_hour_usd; /* < 0: unknown */
     double vgpu_license_usd_per_vgpu_year;
-    double power_usd_per_kwh; /* 0 = power not billed separately */
-    cJSON *json;              /* the parsed document, kept for policies and sweeps */
+    double power_usd_per_kwh;    /* 0 = power not billed separately */
+    double gpu_fault_rate_per_h; /* card faults per GPU and hour (gpufault.h); 0 = none */
+    cJSON *json;                 /* the parsed document, kept for policies and sweeps */
 };
 
 /* Loads and validates a scenario file. On error fills err and returns -1. */

@@ -30,6 +30,10 @@
  *   its precision over long runs. Cost O(log n) per event plus O(GPUs of the
  *   tenant) to pick the least-loaded GPU.
  *
+ * Card faults (gpu_fault_rate_per_h, core/gpufault.h): the GPU's requests in service fail
+ * and it serves nothing for the reset; the tenant's other GPUs go on, and it is unavailable
+ * while all of its GPUs are down.
+ *
  * Saturated tenants: the engine refills their queue without announcing it, so
  * a GPU that frees up (FIFO) or empties (PS) pulls from the queue, and an
  * announced arrival fills every idle GPU of the tenant. Under PS a saturated
@@ -37,6 +41,7 @@
  * GPU would have no steady state).
  */
 #include "core/engine.h"
+#include "core/gpufault.h"
 #include "core/policy.h"
 #include "core/run.h"
 #include "core/rate.h"
@@ -47,7 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EV_DONE = EV_POLICY };
+enum { EV_DONE = EV_POLICY, EV_CARD, EV_CARD_UP };
 enum { DISC_FIFO, DISC_PS };
 
 struct excl_cfg {
@@ -67,6 +72,7 @@ struct server {
     struct rgroup g; /* FIFO: the requests in service (up to work.concurrency) */
     double t_start;  /* start of the current busy period (utilisation) */
     int busy;
+    int down; /* resetting after a card fault */
     int tenant;
     uint32_t version; /* bumped when the pending completion becomes stale */
     /* PS only: min-heap of the requests present, by (finish_v, order). */
@@ -86,6 +92,9 @@ struct excl {
     int *n_free;
     int *n_own;
     int **own; /* per tenant: its GPUs in increasing index (PS placement) */
+    struct gpufault gf;
+    int *n_up;           /* per tenant: its GPUs not resetting */
+    double *all_down_at; /* per tenant: since when all of them are (n_up 0) */
 };
 
 static int excl_parse(const struct jv *j, const cJSON *obj, const char *path,
@@ -172,6 +181,11 @@ static void *excl_init(struct sim *s, const void *cfgp)
         if (c->owner[g] >= 0)
             x->free_stack[c->owner[g]][x->n_free[c->owner[g]]++] = g;
     }
+    x->n_up = ss_xmalloc((size_t)s->n_ten * sizeof *x->n_up);
+    x->all_down_at = ss_xcalloc((size_t)s->n_ten, sizeof *x->all_down_at);
+    for (int i = 0; i < s->n_ten; i++)
+        x->n_up[i] = x->n_own[i];
+    gf_start(&x->gf, s, EV_CARD);
     return x;
 }
 
@@ -230,7 +244,7 @@ static int fifo_pick(const struct excl *x, int tenant)
     int best = -1;
     for (int k = 0; k < x->n_own[tenant]; k++) {
         const struct server *sv = &x->srv[x->own[tenant][k]];
-        if (!rg_full(&sv->g) && (best < 0 || sv->g.n < x->srv[best].g.n))
+        if (!sv->down && !rg_full(&sv->g) && (best < 0 || sv->g.n < x->srv[best].g.n))
             best = x->own[tenant][k];
     }
     return best;
@@ -382,21 +396,24 @@ static void ps_admit(struct sim *s, struct excl *x, int g)
 /* The tenant's GPU with the fewest requests (lowest index on ties). */
 static int ps_least_loaded(const struct excl *x, int tenant)
 {
-    int best = x->own[tenant][0];
-    for (int k = 1; k < x->n_own[tenant]; k++) {
+    int best = -1;
+    for (int k = 0; k < x->n_own[tenant]; k++) {
         int g = x->own[tenant][k];
-        if (x->srv[g].n_jobs < x->srv[best].n_jobs)
+        if (!x->srv[g].down && (best < 0 || x->srv[g].n_jobs < x->srv[best].n_jobs))
             best = g;
     }
-    return best;
+    return best; /* -1: every GPU of the tenant is resetting (the request waits) */
 }
 
 static void ps_arrive(struct sim *s, struct excl *x, int tenant)
 {
-    ps_admit(s, x, ps_least_loaded(x, tenant));
+    int g = ps_least_loaded(x, tenant);
+    if (g < 0)
+        return;
+    ps_admit(s, x, g);
     /* A saturated tenant's refill also goes to each GPU that is still empty. */
     for (int k = 0; k < x->n_own[tenant] && eng_qlen(s, tenant) > 0; k++)
-        if (x->srv[x->own[tenant][k]].n_jobs == 0)
+        if (x->srv[x->own[tenant][k]].n_jobs == 0 && !x->srv[x->own[tenant][k]].down)
             ps_admit(s, x, x->own[tenant][k]);
 }
 
@@ -447,6 +464,61 @@ static void ps_fault(struct sim *s, struct excl *x, int tenant)
     }
 }
 
+/* ---- card faults --------------------------------------------------------- */
+
+/* GPU g faults: what it holds fails, it leaves the free stack, and it is down. */
+static void card_fault(struct sim *s, struct excl *x, int g)
+{
+    struct server *sv = &x->srv[g];
+    if (!gf_fault(&x->gf, s, g) || sv->tenant < 0 || sv->down)
+        return;
+    int t = sv->tenant;
+    if (x->discipline == DISC_PS) {
+        ps_advance(s, sv);
+        while (sv->n_jobs > 0) {
+            struct ps_job jb = jobs_pop(sv);
+            eng_fail(s, &jb.req);
+        }
+        if (sv->busy)
+            eng_busy(s, 1.0, sv->t_start, s->now);
+        sv->busy = 0;
+        sv->v = 0;
+    } else {
+        fifo_book(s, sv);
+        while (sv->g.n > 0) {
+            struct request r;
+            rg_remove(&sv->g, 0, &r);
+            eng_fail(s, &r);
+        }
+        fifo_resched(s, sv, g);
+        for (int k = 0; k < x->n_free[t]; k++) /* an idle GPU is on its tenant's stack */
+            if (x->free_stack[t][k] == g)
+                x->free_stack[t][k] = x->free_stack[t][--x->n_free[t]];
+    }
+    sv->version++;
+    sv->down = 1;
+    if (--x->n_up[t] == 0)
+        x->all_down_at[t] = s->now;
+    eng_schedule(s, s->now + x->gf.reset_s, EV_CARD_UP, (uint32_t)g, 0, 0);
+}
+
+static void card_up(struct sim *s, struct excl *x, int g)
+{
+    struct server *sv = &x->srv[g];
+    int t = sv->tenant;
+    sv->down = 0;
+    if (x->n_up[t]++ == 0)
+        eng_down(s, t, x->all_down_at[t], s->now);
+    if (x->discipline == DISC_PS) {
+        /* Requests that waited while every GPU of the tenant was down join at once (a
+         * saturated tenant has one waiting: it keeps one per GPU). */
+        for (size_t n = eng_qlen(s, t); n > 0 && eng_qlen(s, t) > 0; n--)
+            ps_admit(s, x, ps_least_loaded(x, t));
+    } else {
+        next_or_park(s, x, g);
+    }
+}
+
 /* ---- dispatch ------------------------------------------------------------ */
 
 static void excl_arrive(struct sim *s, void *st, int tenant)
@@ -461,6 +533,14 @@ static void excl_arrive(struct sim *s, void *st, int tenant)
 static void excl_on_event(struct sim *s, void *st, const struct event *ev)
 {
     struct excl *x = st;
+    if (ev->kind == EV_CARD) {
+        card_fault(s, x, (int)ev->target);
+        return;
+    }
+    if (ev->kind == EV_CARD_UP) {
+        card_up(s, x, (int)ev->target);
+        return;
+    }
     struct server *sv = &x->srv[ev->target];
     /* A completion made stale by a fault, or (PS) by an arrival or departure since. */
     if (!sv->busy || ev->version != sv->version)
@@ -494,6 +574,9 @@ static void excl_finish(struct sim *s, void *st, struct strategy_result *res)
     for (int g = 0; g < x->n_srv; g++)
         used += x->srv[g].tenant >= 0;
     res->gpus_used = used;
+    for (int i = 0; i < x->n_ten; i++)
+        if (x->n_up[i] == 0)
+            eng_down(s, i, x->all_down_at[i], s->now);
 }
 
 static void excl_destroy(void *st)
@@ -509,6 +592,9 @@ static void excl_destroy(void *st)
     }
     free(x->free_stack);
     free(x->own);
+    free(x->n_up);
+    free(x->all_down_at);
+    gf_free(&x->gf);
     free(x->n_free);
     free(x->n_own);
     free(x->srv);

@@ -32,7 +32,9 @@
  * plus the largest startup_s of their tenants (the model load). The new layout is placed
  * with the kept instances pinned at their memory slices; when that is not a legal
  * placement it is placed afresh and only the instances that land where they were are kept.
- * A fault (fault_rate_per_h) fails the tenant's own in-flight request only.
+ * A fault (fault_rate_per_h) fails the tenant's own in-flight request only. A card fault
+ * (gpu_fault_rate_per_h) destroys every instance of the GPU (their requests in service
+ * fail); they serve again after the profile's gpu_reset_s plus their tenants' startup_s.
  *
  * Run time: every unit ever built lives in one array whose index is its event id;
  * a reconfiguration appends the new GPU's units and marks the old ones not live, so
@@ -40,6 +42,7 @@
  */
 #include "base/jsonv.h"
 #include "core/engine.h"
+#include "core/gpufault.h"
 #include "mig/mig.h"
 #include "core/policy.h"
 #include "core/rate.h"
@@ -54,7 +57,7 @@
 #include <stdlib.h>
 
 /* EV_UNIT: a timer of some instance's unit, which the target names (units/unit.h). */
-enum { EV_UNIT = EV_POLICY, EV_INST_UP, EV_RECONF };
+enum { EV_UNIT = EV_POLICY, EV_INST_UP, EV_RECONF, EV_CARD };
 
 /* What an instance gives its server: shares of the GPU's SMs and bandwidth, memory. */
 struct inst_shape {
@@ -537,7 +540,8 @@ struct gpu_rt {
     const struct layout_cfg *layout;
     int n;
     struct inst_rt inst[MIG_MAX_INST];
-    uint32_t epoch; /* version of its pending creations (a later change voids them) */
+    uint32_t epoch;     /* version of its pending creations (a later change voids them) */
+    double reset_until; /* the end of its card reset: a fault meanwhile is not another */
 };
 
 struct mig_st {
@@ -551,6 +555,7 @@ struct mig_st {
     struct slot **slots;  /* per tenant */
     double *no_slot_from; /* per tenant: since when it has no instance serving it; < 0: has */
     int next_reconf;
+    struct gpufault gf;
 };
 
 static int add_unit(struct mig_st *x)
@@ -648,6 +653,7 @@ static void *mig_p_init(struct sim *s, const void *cfgp)
     index_slots(s, x);
     if (c->n_reconf > 0)
         eng_schedule(s, c->reconf[0].at_s, EV_RECONF, 0, 0, 0);
+    gf_start(&x->gf, s, EV_CARD);
     return x;
 }
 
@@ -717,6 +723,28 @@ static void on_reconf(struct sim *s, struct mig_st *x)
         eng_schedule(s, c->reconf[x->next_reconf].at_s, EV_RECONF, 0, 0, 0);
 }
 
+/* A card fault: the reset takes every instance of GPU g down (their requests in service
+ * fail); each serves again after the reset plus its tenants' startup_s, as if created. */
+static void card_fault(struct sim *s, struct mig_st *x, int g)
+{
+    struct gpu_rt *G = &x->gpu[g];
+    if (!gf_fault(&x->gf, s, g) || s->now < G->reset_until)
+        return;
+    G->reset_until = s->now + x->gf.reset_s;
+    G->epoch++;
+    for (int k = 0; k < G->n; k++) {
+        int id = G->inst[k].unit;
+        if (id >= 0) {
+            x->units[id].ops->abort(s, x->units[id].self);
+            x->live[id] = 0;
+        }
+        G->inst[k].unit = -1;
+        G->inst[k].up_at = s->now + x->gf.reset_s + startup_s(s->sc, &G->layout->inst[k]);
+        eng_schedule(s, G->inst[k].up_at, EV_INST_UP, (uint32_t)g, G->epoch, (uint32_t)k);
+    }
+    index_slots(s, x);
+}
+
 /* Instance k of GPU g has been created and its tenants have loaded: it serves. */
 static void on_inst_up(struct sim *s, struct mig_st *x, int g, const struct event *ev)
 {
@@ -746,6 +774,9 @@ static void mig_p_event(struct sim *s, void *st, const struct event *ev)
         return;
     case EV_INST_UP:
         on_inst_up(s, x, (int)ev->target, ev);
+        return;
+    case EV_CARD:
+        card_fault(s, x, (int)ev->target);
         return;
     default:
         SS_FATAL("mig: unexpected event kind %u", ev->kind);
@@ -834,6 +865,7 @@ static void mig_p_destroy(void *st)
     free(x->slots);
     free(x->n_slots);
     free(x->no_slot_from);
+    gf_free(&x->gf);
     free(x);
 }
 

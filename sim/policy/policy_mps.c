@@ -37,6 +37,7 @@
  * read by policy/assign.c, as for time-slicing.
  */
 #include "core/engine.h"
+#include "core/gpufault.h"
 #include "policy/assign.h"
 #include "policy/units/mpsunit.h"
 #include "core/policy.h"
@@ -46,8 +47,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The units' timers: the event names the GPU's unit (units/unit.h). */
-enum { EV_UNIT = EV_POLICY };
+/* The units' timers: the event names the GPU's unit (units/unit.h); a card fault names the
+ * GPU (the unit is down for the reset as after a client fault, with its own duration). */
+enum { EV_UNIT = EV_POLICY, EV_CARD };
 
 struct mps_cfg {
     double *cap; /* per tenant: thread_pct / 100 */
@@ -62,6 +64,8 @@ struct mps {
     int n_gpu;
     struct mu_unit *gpu; /* one MPS server per GPU */
     int *slot;           /* per tenant: its client index in its GPU's unit */
+    struct gpufault gf;
+    double *reset_until; /* per GPU: the end of its card reset (0: none yet) */
 };
 
 /* ---- parse --------------------------------------------------------------- */
@@ -165,6 +169,8 @@ static void *mps_init(struct sim *s, const void *cfgp)
     }
     free(ten);
     free(cap);
+    m->reset_until = ss_xcalloc((size_t)m->n_gpu, sizeof *m->reset_until);
+    gf_start(&m->gf, s, EV_CARD);
     return m;
 }
 
@@ -177,6 +183,14 @@ static void mps_arrive(struct sim *s, void *st, int tenant)
 static void mps_on_event(struct sim *s, void *st, const struct event *ev)
 {
     struct mps *m = st;
+    if (ev->kind == EV_CARD) {
+        /* A GPU already resetting is not reset again. */
+        if (gf_fault(&m->gf, s, (int)ev->target) && s->now >= m->reset_until[ev->target]) {
+            mu_down(s, &m->gpu[ev->target], m->gf.reset_s);
+            m->reset_until[ev->target] = s->now + m->gf.reset_s;
+        }
+        return;
+    }
     mu_event(s, &m->gpu[unit_ev_id(ev)], ev);
 }
 
@@ -213,6 +227,8 @@ static void mps_destroy(void *st)
         mu_free(&m->gpu[g]);
     free(m->gpu);
     free(m->slot);
+    gf_free(&m->gf);
+    free(m->reset_until);
     free(m);
 }
 

@@ -12,6 +12,7 @@
  * that does not fit fails every in-flight request on the card.
  */
 #include "core/engine.h"
+#include "core/gpufault.h"
 #include "core/policy.h"
 #include "core/run.h"
 #include "core/rate.h"
@@ -22,8 +23,9 @@
 #include <cJSON.h>
 #include <stdlib.h>
 
-/* The units' timers: the event names the GPU's unit (units/unit.h). */
-enum { EV_UNIT = EV_POLICY };
+/* The units' timers: the event names the GPU's unit (units/unit.h); a card fault and the
+ * end of its reset name the GPU. */
+enum { EV_UNIT = EV_POLICY, EV_CARD, EV_CARD_UP };
 
 struct ts_cfg {
     double slice_s, switch_s;
@@ -37,6 +39,8 @@ struct ts_state {
     int n_units;
     struct ts_unit *units;
     int *unit_of, *ctx_of; /* per tenant */
+    struct gpufault gf;
+    double *down_since; /* per GPU: the card fault it is resetting from; < 0: up */
 };
 
 static int check_gpus(const struct jv *j, const char *path, const struct scenario *sc,
@@ -133,19 +137,58 @@ static void *ts_init(struct sim *s, const void *cfgp)
     }
     free(ten);
     free(mem);
+    x->down_since = ss_xmalloc((size_t)sc->gpus * sizeof *x->down_since);
+    for (int g = 0; g < sc->gpus; g++)
+        x->down_since[g] = -1;
+    gf_start(&x->gf, s, EV_CARD);
     return x;
 }
 
 static void ts_p_arrive(struct sim *s, void *st, int tenant)
 {
     struct ts_state *x = st;
-    ts_arrive(s, &x->units[x->unit_of[tenant]], x->ctx_of[tenant]);
+    if (x->down_since[x->unit_of[tenant]] < 0)
+        ts_arrive(s, &x->units[x->unit_of[tenant]], x->ctx_of[tenant]);
+}
+
+/* Books GPU g's reset as downtime of its tenants. */
+static void book_reset(struct sim *s, struct ts_state *x, int g)
+{
+    const struct ts_unit *u = &x->units[g];
+    for (int k = 0; k < u->n; k++)
+        eng_down(s, u->ctx[k].tenant, x->down_since[g], s->now);
+}
+
+/* A card fault: every context's requests in service fail and the GPU is down for the
+ * reset; afterwards every context starts again with its resident memory. */
+static void card_fault(struct sim *s, struct ts_state *x, int g)
+{
+    if (!gf_fault(&x->gf, s, g) || x->down_since[g] >= 0)
+        return;
+    ts_abort(s, &x->units[g]);
+    ts_reset(s, &x->units[g]);
+    x->down_since[g] = s->now;
+    eng_schedule(s, s->now + x->gf.reset_s, EV_CARD_UP, (uint32_t)g, 0, 0);
+}
+
+static void card_up(struct sim *s, struct ts_state *x, int g)
+{
+    book_reset(s, x, g);
+    x->down_since[g] = -1;
+    struct ts_unit *u = &x->units[g];
+    for (int k = 0; k < u->n; k++)
+        ts_arrive(s, u, k);
 }
 
 static void ts_p_event(struct sim *s, void *st, const struct event *ev)
 {
     struct ts_state *x = st;
-    ts_event(s, &x->units[unit_ev_id(ev)], ev);
+    if (ev->kind == EV_CARD)
+        card_fault(s, x, (int)ev->target);
+    else if (ev->kind == EV_CARD_UP)
+        card_up(s, x, (int)ev->target);
+    else
+        ts_event(s, &x->units[unit_ev_id(ev)], ev);
 }
 
 static void ts_p_fault(struct sim *s, void *st, int tenant)
@@ -162,6 +205,8 @@ static void ts_p_finish(struct sim *s, void *st, struct strategy_result *res)
     for (int g = 0; g < x->n_units; g++) {
         struct ts_unit *u = &x->units[g];
         ts_finish(s, u);
+        if (x->down_since[g] >= 0)
+            book_reset(s, x, g);
         res->gpus_used += u->n > 0;
         cJSON *o = cJSON_CreateObject();
         cJSON *names = cJSON_AddArrayToObject(o, "tenants");
@@ -184,6 +229,8 @@ static void ts_destroy(void *st)
     free(x->units);
     free(x->unit_of);
     free(x->ctx_of);
+    free(x->down_since);
+    gf_free(&x->gf);
     free(x);
 }
 

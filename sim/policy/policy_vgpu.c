@@ -30,7 +30,10 @@
  *   SMs and memory slices, isolated and running concurrently; no time slicing, no
  *   hypervisor overhead (Colfax's reference).
  * - Faults: only the faulting tenant's request in service in its VM fails (the
- *   VM's own in-flight work); the VM is usable again at once.
+ *   VM's own in-flight work); the VM is usable again at once. A card fault
+ *   (gpu_fault_rate_per_h) fails every VM's requests in service on that GPU, which serves
+ *   nothing for the reset; every tenant has a vGPU on every GPU, so it is unavailable only
+ *   while all GPUs are down.
  *
  * This file parses the strategy and dispatches; each backing is a file of its own
  * (vgpu.h: vgpu_time.c, vgpu_mig.c) that parses its per-vGPU keys and builds the
@@ -39,6 +42,7 @@
  * GPU (the backing says which unit and client), tried in GPU order.
  */
 #include "core/engine.h"
+#include "core/gpufault.h"
 #include "core/policy.h"
 #include "core/run.h"
 #include "policy/units/unit.h"
@@ -52,7 +56,7 @@
 #include <stdlib.h>
 
 /* EV_UNIT: a timer of some GPU's unit, which the target names (units/unit.h). */
-enum { EV_UNIT = EV_POLICY };
+enum { EV_UNIT = EV_POLICY, EV_CARD, EV_CARD_UP };
 
 /* In the order of the values of "backing". */
 static const char *const backing_names[] = {"time", "mig", NULL};
@@ -64,6 +68,10 @@ struct vg {
     struct unit *units; /* n_gpu × per_gpu, GPU-major: index = event id */
     int *unit_k;        /* per tenant: its unit among each GPU's */
     int *client;        /* per tenant: its client index in that unit */
+    struct gpufault gf;
+    int *down;          /* per GPU: resetting after a card fault */
+    int n_up;           /* GPUs not resetting */
+    double all_down_at; /* since when none is up (n_up 0) */
 };
 
 /* ---- parse --------------------------------------------------------------- */
@@ -216,6 +224,9 @@ static void *vg_init(struct sim *s, const void *cfgp)
     x->client = ss_xcalloc((size_t)s->n_ten, sizeof *x->client);
     for (int t = 0; t < s->n_ten; t++)
         b->slot(c, t, &x->unit_k[t], &x->client[t]);
+    x->down = ss_xcalloc((size_t)x->n_gpu, sizeof *x->down);
+    x->n_up = x->n_gpu;
+    gf_start(&x->gf, s, EV_CARD);
     return x;
 }
 
@@ -228,14 +239,56 @@ static void vg_arrive(struct sim *s, void *st, int tenant)
 {
     struct vg *x = st;
     for (int g = 0; g < x->n_gpu && eng_qlen(s, tenant) > 0; g++) {
+        if (x->down[g])
+            continue;
         const struct unit *u = unit_on(x, g, tenant);
         u->ops->arrive(s, u->self, x->client[tenant]);
     }
 }
 
+/* A card fault: every unit of GPU g drops what it holds; the GPU is down for the reset. */
+static void card_fault(struct sim *s, struct vg *x, int g)
+{
+    if (!gf_fault(&x->gf, s, g) || x->down[g])
+        return;
+    for (int k = 0; k < x->per_gpu; k++) {
+        const struct unit *u = &x->units[g * x->per_gpu + k];
+        u->ops->abort(s, u->self);
+    }
+    x->down[g] = 1;
+    if (--x->n_up == 0)
+        x->all_down_at = s->now;
+    eng_schedule(s, s->now + x->gf.reset_s, EV_CARD_UP, (uint32_t)g, 0, 0);
+}
+
+static void card_up(struct sim *s, struct vg *x, int g)
+{
+    for (int k = 0; k < x->per_gpu; k++) {
+        const struct unit *u = &x->units[g * x->per_gpu + k];
+        u->ops->resume(s, u->self);
+    }
+    x->down[g] = 0;
+    if (x->n_up++ == 0)
+        for (int t = 0; t < s->n_ten; t++)
+            eng_down(s, t, x->all_down_at, s->now);
+    for (int t = 0; t < s->n_ten; t++)
+        if (eng_qlen(s, t) > 0) {
+            const struct unit *u = unit_on(x, g, t);
+            u->ops->arrive(s, u->self, x->client[t]);
+        }
+}
+
 static void vg_on_event(struct sim *s, void *st, const struct event *ev)
 {
     struct vg *x = st;
+    if (ev->kind == EV_CARD) {
+        card_fault(s, x, (int)ev->target);
+        return;
+    }
+    if (ev->kind == EV_CARD_UP) {
+        card_up(s, x, (int)ev->target);
+        return;
+    }
     const struct unit *u = &x->units[unit_ev_id(ev)];
     u->ops->event(s, u->self, ev);
 }
@@ -258,6 +311,9 @@ static void vg_finish(struct sim *s, void *st, struct strategy_result *res)
     int n = x->n_gpu * x->per_gpu;
     for (int i = 0; i < n; i++)
         x->units[i].ops->finish(s, x->units[i].self);
+    if (x->n_up == 0)
+        for (int t = 0; t < s->n_ten; t++)
+            eng_down(s, t, x->all_down_at, s->now);
     res->licensed_vgpus = c->n_vm * x->n_gpu;
     cJSON *d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "backing", c->backing->name);
@@ -275,6 +331,8 @@ static void vg_destroy(void *st)
     free(x->units);
     free(x->unit_k);
     free(x->client);
+    free(x->down);
+    gf_free(&x->gf);
     free(x);
 }
 

@@ -321,6 +321,13 @@ static void vgt_abort(struct sim *s, void *self)
     u->version++; /* the pending timer is void */
 }
 
+static void vgt_resume(struct sim *s, void *self)
+{
+    struct vgt_unit *u = self;
+    (void)s;
+    u->loaded = -1; /* the reset wiped every context: the first to run needs no switch */
+}
+
 static double vgt_busy_s(const void *self)
 {
     const struct vgt_unit *u = self;
@@ -342,6 +349,7 @@ static const struct unit_ops vgt_ops = {
     .event = vgt_event,
     .fault = vgt_fault,
     .abort = vgt_abort,
+    .resume = vgt_resume,
     .finish = vgt_finish,
     .busy_s = vgt_busy_s,
     .destroy = vgt_destroy,

@@ -249,16 +249,23 @@ void mu_abort(struct sim *s, struct mu_unit *u)
     }
 }
 
+void mu_down(struct sim *s, struct mu_unit *u, double dur_s)
+{
+    mu_abort(s, u);
+    if (!u->down) {
+        u->down = 1;
+        u->down_since = s->now;
+    }
+    u->epoch++; /* a recovery already pending is replaced by this one */
+    unit_schedule(s, u->ev, s->now + dur_s, MU_T_RECOVERED, u->epoch, 0);
+}
+
 int mu_fault(struct sim *s, struct mu_unit *u, int k)
 {
     if (!busy(&u->cli[k]))
         return 0; /* faults come from running kernels */
-    mu_abort(s, u);
-    u->down = 1;
-    u->down_since = s->now;
-    u->epoch++;
+    mu_down(s, u, u->recovery_s);
     u->faults++;
-    unit_schedule(s, u->ev, s->now + u->recovery_s, MU_T_RECOVERED, u->epoch, 0);
     return 1;
 }
 
@@ -280,7 +287,7 @@ static void mu_teardown(struct sim *s, struct mu_unit *u)
 }
 
 UNIT_OPS_OVER(mu_unit_ops, struct mu_unit, UNIT_RANK_MPS, mu_arrive, mu_event, mu_fault,
-              mu_teardown, mu_finish, mu_free, NULL);
+              mu_teardown, mu_finish, mu_free, NULL, NULL);
 
 /* The clients of one server as the stability estimate sees them. A busy client holds its
  * whole work.concurrency in service (the state an overloaded client is in; for the others it

@@ -60,6 +60,9 @@ void mu_event(struct sim *s, struct mu_unit *u, const struct event *ev);
 int mu_fault(struct sim *s, struct mu_unit *u, int k);
 /* Fails every in-flight request at once (a fault, or the unit is torn down). */
 void mu_abort(struct sim *s, struct mu_unit *u);
+/* Fails every in-flight request and takes the unit down for dur_s (its clients' requests
+ * wait): a client fault's recovery, or a card reset. */
+void mu_down(struct sim *s, struct mu_unit *u, double dur_s);
 /* Closes the open accounting interval at the end of the run. */
 void mu_finish(struct sim *s, struct mu_unit *u);
 

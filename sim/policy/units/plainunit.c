@@ -141,6 +141,13 @@ static void pu_abort(struct sim *s, void *self)
     u->down = 1;
 }
 
+static void pu_resume(struct sim *s, void *self)
+{
+    struct pu_unit *u = self;
+    (void)s;
+    u->down = 0;
+}
+
 static void pu_finish(struct sim *s, void *self)
 {
     book(s, self);
@@ -167,6 +174,7 @@ static const struct unit_ops pu_ops = {
     .event = pu_event,
     .fault = pu_fault,
     .abort = pu_abort,
+    .resume = pu_resume,
     .finish = pu_finish,
     .busy_s = pu_busy_s,
     .destroy = pu_destroy,

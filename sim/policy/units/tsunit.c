@@ -441,6 +441,28 @@ void ts_abort(struct sim *s, struct ts_unit *u)
         fail_cur(s, u, c);
 }
 
+void ts_reset(struct sim *s, struct ts_unit *u)
+{
+    u->state = TS_IDLE;
+    u->seg_start = -1;
+    u->slice_pending = 0;
+    u->last = -1; /* the reset wiped every context: the first to run needs no switch */
+    u->done_ver++;
+    u->slice_ver++;
+    u->sw_ver++;
+    u->memory_active_gb = 0;
+    for (int c = 0; c < u->n; c++) {
+        struct ts_ctx *x = &u->ctx[c];
+        if (x->down) /* an OOM restart was pending: the reset restarts it too */
+            eng_down(s, x->tenant, x->down_since, s->now);
+        x->down = 0;
+        x->grown_gb = 0;
+        x->mem_ver++;
+        x->g.speed = 0;
+        u->memory_active_gb += x->memory_gb;
+    }
+}
+
 /* ---- unit interface ------------------------------------------------------ */
 
 /* Its tenants' memory growth is scheduled once the unit is built in the run. */
@@ -449,8 +471,14 @@ static void ts_op_start(struct sim *s, void *self)
     ts_start(s, self);
 }
 
+/* A card reset: the unit serves again, idle, every context loaded anew. */
+static void ts_op_resume(struct sim *s, void *self)
+{
+    ts_reset(s, self);
+}
+
 UNIT_OPS_OVER(ts_unit_ops, struct ts_unit, UNIT_RANK_TIMESLICE, ts_arrive, ts_event, ts_fault,
-              ts_abort, ts_finish, ts_unit_free, ts_op_start);
+              ts_abort, ts_finish, ts_unit_free, ts_op_start, ts_op_resume);
 
 double ts_capacity(int n, const double *speed, const double *load, int k, double q, double sw)
 {

@@ -94,6 +94,9 @@ int ts_fault(struct sim *s, struct ts_unit *u, int ctx);
 void ts_finish(struct sim *s, struct ts_unit *u);
 /* Teardown: closes the open interval and fails every context's requests in service. */
 void ts_abort(struct sim *s, struct ts_unit *u);
+/* After ts_abort: the unit starts again, idle, every context restarted with its resident
+ * memory and no growth (a card reset); timers left in the heap are void. */
+void ts_reset(struct sim *s, struct ts_unit *u);
 
 /* The unit interface over a ts_unit allocated with ss_xmalloc and ts_unit_init();
  * its destroy frees the unit too. */
