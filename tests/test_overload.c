@@ -303,6 +303,40 @@ static void test_capacity_vgpu_schedulers(void)
     check_capacity(text, 17.241379e-3, 0.95, 1.10);
 }
 
+/*
+ * Card faults (gpu_fault_rate_per_h 360, a fault every 10 s on average, and the profile's 10 s
+ * reset): every GPU is up half of the time, so a share serves half of what it serves without
+ * faults while the others need twice their load of its up time.
+ */
+static void test_capacity_card_faults(void)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"name\": \"cap\", \"gpu\": \"A100-80GB\", \"gpus\": 2, \"seed\": 1, "
+             "\"gpu_fault_rate_per_h\": 360, \"stop\": {\"duration_s\": %d}, \"tenants\": ["
+             "{\"name\": \"hot\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 100}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 17.241379}},"
+             "{\"name\": \"calm\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 5}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 17.241379}}],"
+             "\"strategies\": [{\"name\": \"excl\", \"kind\": \"exclusive\"},"
+             "{\"name\": \"ts\", \"kind\": \"timeslice\", \"assign\": {\"hot\": 0, \"calm\": 0}},"
+             "{\"name\": \"mps\", \"kind\": \"mps\", \"assign\": {\"hot\": 0, \"calm\": 0}}]}",
+             tu_sanitized() ? 5000 : 20000);
+    struct scenario sc;
+    char err[SS_ERRLEN];
+    memset(&sc, 0, sizeof sc);
+    CU_ASSERT_EQUAL_FATAL(scn_load_text("cap.json", text, strlen(text), &sc, err, sizeof err), 0);
+    CU_ASSERT_DOUBLE_EQUAL_FATAL(sc.gpu.gpu_reset_s, 10, 0);
+    struct strategy_result r;
+    memset(&r, 0, sizeof r);
+    stab_fill(&sc, &sc.strategies[0], &r); /* exclusive: one GPU, up half of the time */
+    CU_ASSERT_DOUBLE_EQUAL(r.capacity[0], 0.5, 1e-12);
+    free(r.load);
+    free(r.capacity);
+    scn_free(&sc);
+    check_capacity(text, 17.241379e-3, 0.95, 1.10);
+}
+
 /* A saturated tenant is a closed loop: nothing grows, it is stable; its neighbour on a
  * time-sliced GPU keeps half of it and stays stable at a light load. */
 static void test_saturated(void)
@@ -334,6 +368,8 @@ void test_overload_register(void)
         {"capacity with occupancy and concurrency = simulated throughput", test_capacity_occupancy},
         {"capacity under the vGPU schedulers = simulated throughput",
          test_capacity_vgpu_schedulers},
+        {"card faults: capacity times the up fraction = simulated throughput",
+         test_capacity_card_faults},
         {"a saturated tenant and its neighbour are stable", test_saturated},
         {NULL, NULL},
     };
