@@ -376,9 +376,15 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
                        "only meaningful with \"class\": \"mixed\"");
     t->memory_gb = 0;
     t->weight = 1;
-    long prio = 0, qlim = 0;
+    long qlim = 0;
+    /* No strategy schedules by priority: accepting one would promise an effect that does
+     * not exist. Refused by name (a strategy that used it would read it itself). */
+    if (cJSON_GetObjectItemCaseSensitive(obj, "priority"))
+        return jv_fail(j, jv_path_key(p, sizeof p, path, "priority"),
+                       "no strategy uses a priority (none of %s schedules by it, so it would "
+                       "change nothing): remove it",
+                       policy_kinds());
     if (jv_num(j, obj, path, "memory_gb", 0, 0, 1e5, &t->memory_gb) < 0 ||
-        jv_int(j, obj, path, "priority", 0, -1000, 1000, &prio) < 0 ||
         jv_num_gt(j, obj, path, "weight", 0, 0, 1e6, &t->weight) < 0 ||
         jv_num(j, obj, path, "fault_rate_per_h", 0, 0, 1e7, &t->fault_rate_per_h) < 0 ||
         jv_int(j, obj, path, "queue_limit", 0, 1, LONG_MAX / 2, &qlim) < 0 ||
@@ -396,7 +402,6 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
             jv_num_gt(j, mg, p, "for_s", 1, 0, 1e9, &t->growth_for_s))
             return -1;
     }
-    t->priority = (int)prio;
     t->queue_limit = qlim;
     const cJSON *sla = cJSON_GetObjectItemCaseSensitive(obj, "sla");
     if (sla) {

@@ -74,7 +74,6 @@ struct tenant_cfg {
     double compute_share; /* mixed: fraction of the work that is compute-bound */
     double memory_gb;
     double sla_p99_s; /* <= 0: no SLA */
-    int priority;
     double weight;
     double fault_rate_per_h;
     long queue_limit; /* waiting requests beyond this are rejected; 0 = unlimited */
