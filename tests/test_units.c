@@ -23,14 +23,17 @@
 enum { EV_TEST_UNIT = EV_POLICY };
 
 /* Tenants A (compute, 10 GB), B (compute, 10 GB), C (compute, 70 GB) and D (compute, 10 GB,
- * one request keeps half the SMs busy: max_sm_fraction 0.5); the strategy only makes the
- * scenario valid: the harness never lets the policy see anything. */
+ * one request keeps half the SMs busy: max_sm_fraction 0.5); A and B hold no context state, so
+ * a time-slice switch between them costs exactly the unit's switch time. The strategy only
+ * makes the scenario valid: the harness never lets the policy see anything. */
 static const char scenario_text[] =
     "{\"gpu\": \"A100-80GB\", \"gpus\": 4, \"stop\": {\"requests\": 100}, \"tenants\": ["
     "{\"name\": \"A\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, \"work\": "
-    "{\"dist\": \"exponential\", \"mean_ms\": 1}, \"class\": \"compute\", \"memory_gb\": 10},"
+    "{\"dist\": \"exponential\", \"mean_ms\": 1, \"context_state_mb\": 0}, \"class\": "
+    "\"compute\", \"memory_gb\": 10},"
     "{\"name\": \"B\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, \"work\": "
-    "{\"dist\": \"exponential\", \"mean_ms\": 1}, \"class\": \"compute\", \"memory_gb\": 10},"
+    "{\"dist\": \"exponential\", \"mean_ms\": 1, \"context_state_mb\": 0}, \"class\": "
+    "\"compute\", \"memory_gb\": 10},"
     "{\"name\": \"C\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, \"work\": "
     "{\"dist\": \"exponential\", \"mean_ms\": 1}, \"class\": \"compute\", \"memory_gb\": 70},"
     "{\"name\": \"D\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, \"work\": "

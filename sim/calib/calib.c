@@ -319,8 +319,13 @@ int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t err
                 errlen) < 0 ||
         get_num(path, root, "vgpu_overhead_memory", 0, 0, 0.99, &p->vgpu_overhead_memory, err,
                 errlen) < 0 ||
-        get_num(path, root, "gpu_reset_s", 0, 0, 1e5, &p->gpu_reset_s, err, errlen) < 0)
+        get_num(path, root, "gpu_reset_s", 0, 0, 1e5, &p->gpu_reset_s, err, errlen) < 0 ||
+        get_num(path, root, "context_state_mb", 0, 0, 1e5, &p->context_state_mb, err, errlen) < 0)
         goto out;
+    double gbps = 0;
+    if (get_num(path, root, "ctx_switch_gbps", 0, 1e-3, 1e6, &gbps, err, errlen) < 0)
+        goto out;
+    p->ctx_switch_bps = gbps * 1e9;
     const cJSON *vt = cJSON_GetObjectItemCaseSensitive(root, "vgpu_types");
     if (vt && parse_vgpu_types(path, cJSON_GetObjectItemCaseSensitive(vt, "value"), p, err, errlen))
         goto out;
@@ -433,4 +438,12 @@ const struct vgpu_type *cal_vgpu_type_fb(const struct gpu_profile *p, double fb_
         if (fabs(p->vgpu_types[i].fb_gb - fb_gb) < 1e-9)
             return &p->vgpu_types[i];
     return NULL;
+}
+
+double cal_switch_s(const struct gpu_profile *p, double base_s, double state_out_mb,
+                    double state_in_mb)
+{
+    if (!(p->ctx_switch_bps > 0))
+        return base_s;
+    return base_s + (state_out_mb + state_in_mb) * 1e6 / p->ctx_switch_bps;
 }

@@ -17,6 +17,7 @@
  *     the GPU's) that `sms` SMs can pull, increasing sms, the last point all SMs at 1;
  *     without it bandwidth is never limited by the SMs in use,
  *   mps_bw_contention_loss (opt, default 0), gpu_reset_s (opt, default 0),
+ *   ctx_switch_gbps, context_state_mb (opt; without them a switch costs switch_us alone),
  *   vgpu_types (opt): [{"name", "fb_gb", "max_per_gpu"}] — the time-sliced vGPU types,
  *   vgpu_overhead_compute, vgpu_overhead_memory (opt, default 0): the speed a time-sliced
  *     vGPU loses to the hypervisor, by class,
@@ -62,8 +63,10 @@ struct gpu_profile {
     int total_sms;
     double memory_gb;
     double hbm_bw_gbps;
-    double timeslice_s; /* driver default per-context time slice */
-    double switch_s;    /* context-switch cost, no work done */
+    double timeslice_s;      /* driver default per-context time slice */
+    double switch_s;         /* a context switch's base cost, no work done (switch_us) */
+    double ctx_switch_bps;   /* bytes/s at which a switch saves and restores contexts' state */
+    double context_state_mb; /* default state of a context (work.context_state_mb) */
     double vgpu_slice_le8_s;
     double vgpu_slice_gt8_s;
     double vgpu_switch_s;
@@ -90,6 +93,11 @@ struct gpu_profile {
     int n_mig;
     struct mig_profile mig[CAL_MAX_MIG];
 };
+
+/* A time-slice switch from a context holding state_out_mb to one holding state_in_mb: the base
+ * cost plus both states over the save/restore bandwidth (docs/scenario.md#timeslice). */
+double cal_switch_s(const struct gpu_profile *p, double base_s, double state_out_mb,
+                    double state_in_mb);
 
 /* Directory holding the shipped profiles; overridable with $SHARESIM_PROFILES. */
 const char *cal_profile_dir(void);

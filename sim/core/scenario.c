@@ -178,7 +178,7 @@ static int parse_arrival(const struct jv *j, const cJSON *obj, const char *path,
 /* ---- work ---------------------------------------------------------------- */
 
 /* The keys every "dist" takes besides its own (docs/scenario.md#work). */
-#define WORK_COMMON_KEYS "max_sm_fraction", "concurrency"
+#define WORK_COMMON_KEYS "max_sm_fraction", "concurrency", "context_state_mb"
 
 /* Occupancy: read after the dist's own keys were checked by jv_object. */
 static int parse_work_occupancy(const struct jv *j, const cJSON *obj, const char *path,
@@ -186,8 +186,10 @@ static int parse_work_occupancy(const struct jv *j, const cJSON *obj, const char
 {
     long conc = 1;
     w->max_sm_fraction = 1;
+    w->context_state_mb = -1; /* the profile's */
     if (jv_num_gt(j, obj, path, "max_sm_fraction", 0, 0, 1, &w->max_sm_fraction) < 0 ||
-        jv_int(j, obj, path, "concurrency", 0, 1, 4096, &conc) < 0)
+        jv_int(j, obj, path, "concurrency", 0, 1, 4096, &conc) < 0 ||
+        jv_num(j, obj, path, "context_state_mb", 0, 0, 1e5, &w->context_state_mb) < 0)
         return -1;
     w->concurrency = (int)conc;
     return 0;

@@ -64,6 +64,9 @@ struct work_cfg {
      * runs at once (they share the tenant's share), default 1. */
     double max_sm_fraction;
     int concurrency;
+    /* Registers and shared memory its kernels hold, saved and restored at a time-slice
+     * switch; < 0: the profile's context_state_mb. */
+    double context_state_mb;
 };
 
 struct tenant_cfg {

@@ -30,8 +30,11 @@ void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr
     u->ctx = ss_xcalloc((size_t)n, sizeof *u->ctx);
     for (int i = 0; i < n; i++) {
         int conc = sc->tenants[tenants[i]].work.concurrency;
+        const struct tenant_cfg *t = &sc->tenants[tenants[i]];
         u->ctx[i].tenant = tenants[i];
         u->ctx[i].memory_gb = memory_gb ? memory_gb[i] : 0;
+        u->ctx[i].state_mb =
+            t->work.context_state_mb >= 0 ? t->work.context_state_mb : sc->gpu.context_state_mb;
         rg_init(&u->ctx[i].g, conc > 1 ? conc : 1);
     }
     u->sm = sm;
@@ -227,7 +230,10 @@ static void run_ctx(struct sim *s, struct ts_unit *u, int c)
 
 static void switch_to(struct sim *s, struct ts_unit *u, int c)
 {
-    if (u->last < 0 || c == u->last || u->sw <= 0) {
+    double cost = u->last < 0 ? 0
+                              : cal_switch_s(&s->sc->gpu, u->sw, u->ctx[u->last].state_mb,
+                                             u->ctx[c].state_mb);
+    if (u->last < 0 || c == u->last || cost <= 0) {
         run_ctx(s, u, c);
         return;
     }
@@ -235,7 +241,7 @@ static void switch_to(struct sim *s, struct ts_unit *u, int c)
     u->cur = c;
     u->sw_start = s->now;
     u->switches++;
-    sched(s, u, s->now + u->sw, TS_TIMER_SWITCHED, ++u->sw_ver);
+    sched(s, u, s->now + cost, TS_TIMER_SWITCHED, ++u->sw_ver);
 }
 
 static void go_idle(struct ts_unit *u)

@@ -14,7 +14,9 @@
  *   lone context never switches and one tenant time-sliced is exactly exclusive.
  * - At a slice end the request in service is preempted (its remaining work is
  *   kept: preemptive resume) and, if another context has work, the unit switches
- *   to the next such context in round-robin order, paying s with no work done.
+ *   to the next such context in round-robin order, paying with no work done the
+ *   base cost s plus both contexts' state over the save/restore bandwidth
+ *   (cal_switch_s: work.context_state_mb, default the profile's).
  * - Starting a context other than the last one that ran costs a switch too,
  *   also after the unit was idle; the very first context runs without one.
  * - release_on_idle = true: a context whose queue empties gives up the rest of
@@ -45,6 +47,7 @@
 struct ts_ctx {
     int tenant;
     double memory_gb;
+    double state_mb; /* saved and restored at a switch */
     struct rgroup g; /* its requests in service */
     double grown_gb; /* memory_growth currently held */
     int down;        /* OOM-killed, restarting */
