@@ -268,6 +268,32 @@ static void test_capacity_occupancy(void)
 }
 
 /*
+ * Time-slicing with a heavy context (work.context_state_mb 45, a whole A100's registers and
+ * shared memory): a switch between it and the calm default context costs 40 us + (45 + 2.8)
+ * MB / 560 GB/s = 125 us, not the 50 us of two default contexts or the base alone; the
+ * capacity takes the mean switch of a round robin over both, that same 125 us.
+ */
+static void test_capacity_context_state(void)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"name\": \"cap\", \"gpu\": \"A100-80GB\", \"gpus\": 1, \"seed\": 1, \"stop\": "
+             "{\"requests\": %d}, \"tenants\": ["
+             "{\"name\": \"hot\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 200}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 17.241379, "
+             "\"context_state_mb\": 45}},"
+             "{\"name\": \"calm\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 20}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 17.241379}}],"
+             "\"strategies\": [{\"name\": \"ts\", \"kind\": \"timeslice\"},"
+             "{\"name\": \"mig-ts\", \"kind\": \"mig\", \"layout\": [{\"profile\": "
+             "\"7g.80gb\", \"tenants\": [\"hot\", \"calm\"], \"nested\": {\"kind\": "
+             "\"timeslice\"}}]}]}",
+             tu_sanitized() ? 8000 : 20000);
+    /* within 3 % high: the base switch alone (40 us) would put the capacity 8 % high */
+    check_capacity(text, 17.241379e-3, 0.95, 1.03);
+}
+
+/*
  * The vGPU schedulers as NVIDIA defines them, on two A100DX-20C vGPUs (4 per GPU) beside a
  * light memory-bound VM: best_effort gives the hot VM what the other leaves (fair share),
  * hypothetical_weighted the same with 3:1 turns, equal_share half the time whatever the other
@@ -366,6 +392,7 @@ void test_overload_register(void)
         {"each policy's capacity = an overloaded tenant's simulated throughput",
          test_capacity_matches_simulation},
         {"capacity with occupancy and concurrency = simulated throughput", test_capacity_occupancy},
+        {"time-slicing capacity with a heavy context's switch", test_capacity_context_state},
         {"capacity under the vGPU schedulers = simulated throughput",
          test_capacity_vgpu_schedulers},
         {"card faults: capacity times the up fraction = simulated throughput",

@@ -206,8 +206,9 @@ static double capacity_plain(const struct scenario *sc, const struct inst_cfg *i
 static double capacity_ts(const struct scenario *sc, const struct inst_cfg *ic, double f, double b,
                           const double *speed, const double *share, int m)
 {
-    (void)sc, (void)f, (void)b;
-    return ts_capacity(ic->n_ten, speed, share, m, ic->slice_s, ic->switch_s);
+    (void)f, (void)b;
+    return ts_capacity(ic->n_ten, speed, share, m, ic->slice_s,
+                       ts_mean_switch_s(sc, ic->n_ten, ic->ten, ic->switch_s));
 }
 
 static double capacity_mps(const struct scenario *sc, const struct inst_cfg *ic, double f, double b,

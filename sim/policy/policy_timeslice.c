@@ -253,7 +253,8 @@ static void ts_capacity_all(const struct scenario *sc, const void *cfgp, const d
                 l[n++] = load[i];
             }
         for (int k = 0; k < n; k++)
-            cap[ten[k]] = ts_capacity(n, speed, l, k, c->slice_s, c->switch_s);
+            cap[ten[k]] =
+                ts_capacity(n, speed, l, k, c->slice_s, ts_mean_switch_s(sc, n, ten, c->switch_s));
     }
     free(ten);
     free(speed);

@@ -486,6 +486,17 @@ static void ts_op_resume(struct sim *s, void *self)
 UNIT_OPS_OVER(ts_unit_ops, struct ts_unit, UNIT_RANK_TIMESLICE, ts_arrive, ts_event, ts_fault,
               ts_abort, ts_finish, ts_unit_free, ts_op_start, ts_op_resume);
 
+double ts_mean_switch_s(const struct scenario *sc, int n, const int *tenants, double base_s)
+{
+    double sum = 0;
+    for (int k = 0; k < n; k++) {
+        const struct tenant_cfg *t = &sc->tenants[tenants[k]];
+        sum += t->work.context_state_mb >= 0 ? t->work.context_state_mb : sc->gpu.context_state_mb;
+    }
+    double mean = n > 0 ? sum / n : 0;
+    return cal_switch_s(&sc->gpu, base_s, mean, mean);
+}
+
 double ts_capacity(int n, const double *speed, const double *load, int k, double q, double sw)
 {
     if (n == 1)

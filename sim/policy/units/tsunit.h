@@ -116,4 +116,10 @@ extern const struct unit_ops ts_unit_ops;
  */
 double ts_capacity(int n, const double *speed, const double *load, int k, double q, double sw);
 
+/* The s that ts_capacity takes for a unit of these n tenants with base switch base_s: the mean
+ * switch of a round robin over all of them, each context's state saved once and restored once
+ * a cycle (a switch costs base + both contexts' state over the save/restore bandwidth,
+ * cal_switch_s): base + 2 × mean state / bandwidth. Exact while every context has work. */
+double ts_mean_switch_s(const struct scenario *sc, int n, const int *tenants, double base_s);
+
 #endif
