@@ -137,14 +137,14 @@ static void test_mig_backed(void)
 {
     /* MIG-backed instances run side by side at their profile's speed: a compute tenant
      * in 3g.40gb has 42 of 108 SMs, a memory tenant in 2g.20gb 2 of 8 memory slices.
-     * Utilisation counts compute slices: (3 + 2)/7 while both are busy. 2 GPUs × 2
+     * Utilisation counts SM time: (42 + 28)/108 while both are busy. 2 GPUs × 2
      * vGPUs are licensed: 2 × $2.85 + 4 × $876/8760 per hour. */
     struct scenario sc;
     struct run_result r;
     tu_run_file(tu_fixture("policy_vgpu/mig-backed.json"), &sc, &r);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 0), 2 * 1000 * 42.0 / 108, 0.001);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 1), 2 * 1000 * 2.0 / 8, 0.001);
-    TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 5.0 / 7, 1e-6);
+    TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 70.0 / 108, 1e-6);
     CU_ASSERT_EQUAL(r.s[0].licensed_vgpus, 4);
     TU_CHECK_CLOSE_REL(r.s[0].m[SM_COST_PER_HOUR], 2 * 2.85 + 4 * 0.1, 1e-9);
     run_result_free(&r);

@@ -355,11 +355,14 @@ static double ps_divisor(const struct sim *s, const struct server *sv)
     return s_occ >= 1 ? n : n * s_occ > 1 ? n * s_occ : 1;
 }
 
-/* Charges the service done since t_last to every request present (each got dt/divisor). */
+/* Charges the service done since t_last to every request present (each got dt/divisor),
+ * and books the SM time: min(1, n·s) of the GPU (all of it with the default occupancy). */
 static void ps_advance(struct sim *s, struct server *sv)
 {
-    if (sv->n_jobs > 0)
+    if (sv->n_jobs > 0) {
         sv->v += (s->now - sv->t_last) / ps_divisor(s, sv);
+        eng_busy(s, rate_sm_in_use(srv_tenant(s, sv), 1.0, (int)sv->n_jobs), sv->t_last, s->now);
+    }
     sv->t_last = s->now;
 }
 
@@ -421,8 +424,7 @@ static void ps_arrive(struct sim *s, struct excl *x, int tenant)
 static void ps_emptied(struct sim *s, struct excl *x, int g)
 {
     struct server *sv = &x->srv[g];
-    eng_busy(s, 1.0, sv->t_start, s->now);
-    sv->busy = 0;
+    sv->busy = 0; /* its busy time was booked interval by interval (ps_advance) */
     sv->v = 0;
     if (eng_qlen(s, sv->tenant) > 0)
         ps_admit(s, x, g);
@@ -454,6 +456,7 @@ static void ps_fault(struct sim *s, struct excl *x, int tenant)
         struct server *sv = &x->srv[g];
         if (sv->n_jobs == 0)
             continue;
+        ps_advance(s, sv);
         while (sv->n_jobs > 0) {
             struct ps_job jb = jobs_pop(sv);
             eng_fail(s, &jb.req);
@@ -479,8 +482,6 @@ static void card_fault(struct sim *s, struct excl *x, int g)
             struct ps_job jb = jobs_pop(sv);
             eng_fail(s, &jb.req);
         }
-        if (sv->busy)
-            eng_busy(s, 1.0, sv->t_start, s->now);
         sv->busy = 0;
         sv->v = 0;
     } else {
@@ -566,7 +567,7 @@ static void excl_finish(struct sim *s, void *st, struct strategy_result *res)
     for (int g = 0; g < x->n_srv; g++)
         if (x->srv[g].busy) {
             if (x->discipline == DISC_PS)
-                eng_busy(s, 1.0, x->srv[g].t_start, s->now);
+                ps_advance(s, &x->srv[g]);
             else
                 fifo_book(s, &x->srv[g]);
         }

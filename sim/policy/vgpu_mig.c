@@ -82,10 +82,11 @@ static struct unit vgm_build(const struct scenario *sc, const struct vgpu_cfg *c
 {
     const struct vg_def *d = &c->vm[k];
     const struct gpu_profile *gpu = &sc->gpu;
-    /* Utilisation weight: the instance's fraction of the GPU's compute slices. */
-    double share = (double)d->mig->compute_slices / gpu->mig_compute_slices;
-    return pu_new(sc, ev, d->n_ten, d->ten, (double)d->mig->sm_count / gpu->total_sms,
-                  (double)d->mig->memory_slices / gpu->mig_memory_slices, share, d->fb_gb);
+    /* Utilisation weight: the instance's SMs, as a MIG instance of the MIG policy (one
+     * utilisation, SM time, in every strategy). */
+    double sm = (double)d->mig->sm_count / gpu->total_sms;
+    return pu_new(sc, ev, d->n_ten, d->ten, sm,
+                  (double)d->mig->memory_slices / gpu->mig_memory_slices, sm, d->fb_gb);
 }
 
 /* Each vGPU owns its instance: all of its time, whatever the others do. */
