@@ -125,6 +125,25 @@ static void test_saturated_throughput_min_conc_f_over_s(void)
     scn_free(&sc);
 }
 
+static void test_one_utilisation(void)
+{
+    /* Utilisation is SM time in every strategy: a tenant of occupancy 0.4 at rho 0.3 keeps
+     * 12 % of a GPU's SMs busy under exclusive (FIFO and PS), time-slicing, MPS and a 7g
+     * instance (98 of 108 SMs, more than 0.4: full speed) alike; the time-sliced vGPU takes
+     * 1/0.974 as long for the same work. Same arrivals and work everywhere, so the measured
+     * figures agree far closer than their noise around 0.12. */
+    struct scenario sc;
+    struct run_result r;
+    tu_run_file(tu_fixture("occupancy/one-utilisation.json"), &sc, &r);
+    double u0 = r.s[0].m[SM_UTIL];
+    TU_CHECK_CLOSE_REL(u0, 0.3 * 0.4, 0.03);
+    for (int k = 1; k < 5; k++)
+        TU_CHECK_CLOSE_REL(r.s[k].m[SM_UTIL], u0, 0.002);
+    TU_CHECK_CLOSE_REL(r.s[5].m[SM_UTIL], u0 / (1 - sc.gpu.vgpu_overhead_compute), 0.002);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
 static void test_rate_model_exact(void)
 {
     /* The rate model by hand on the A100-80GB (exponents 1): compute (min(f, s)/s), memory
@@ -220,6 +239,7 @@ void test_occupancy_register(void)
          test_concurrency_is_mmc},
         {"saturated: min(concurrency, f/s) requests per unit of work",
          test_saturated_throughput_min_conc_f_over_s},
+        {"one utilisation: SM time, the same in every strategy", test_one_utilisation},
         {"rate model by hand (occupancy, curve, MIG shapes unchanged)", test_rate_model_exact},
         {"the CLI gives the same exact answer", test_cli_same_answer},
         {"bad occupancy and concurrency input", test_bad_input},
