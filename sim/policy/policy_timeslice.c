@@ -183,12 +183,12 @@ static void card_up(struct sim *s, struct ts_state *x, int g)
 static void ts_p_event(struct sim *s, void *st, const struct event *ev)
 {
     struct ts_state *x = st;
-    if (ev->kind == EV_CARD)
-        card_fault(s, x, (int)ev->target);
-    else if (ev->kind == EV_CARD_UP)
-        card_up(s, x, (int)ev->target);
-    else
+    if (ev->kind == EV_UNIT)
         ts_event(s, &x->units[unit_ev_id(ev)], ev);
+    else if (ev->kind == EV_CARD)
+        card_fault(s, x, (int)ev->target);
+    else
+        card_up(s, x, (int)ev->target);
 }
 
 static void ts_p_fault(struct sim *s, void *st, int tenant)

@@ -13,6 +13,7 @@
 #define SS_RGROUP_H
 
 #include "core/engine.h"
+#include "base/util.h"
 
 struct rgroup {
     int cap, n;
@@ -29,17 +30,64 @@ static inline int rg_full(const struct rgroup *g)
     return g->n >= g->cap;
 }
 
+/* The helpers below run for every request of every server: inline, and with the one-request
+ * group (concurrency 1, the default) on the shortest path. */
+
 /* Charges the work done since g->t at the current speed; g->t = now. */
-void rg_advance(struct rgroup *g, double now);
+static inline void rg_advance(struct rgroup *g, double now)
+{
+    double done = (now - g->t) * g->speed;
+    if (done > 0)
+        for (int i = 0; i < g->n; i++) {
+            g->r[i].work -= done;
+            if (g->r[i].work < 0) /* rounding at the completion instant */
+                g->r[i].work = 0;
+        }
+    g->t = now;
+}
+
 /* Advances, then sets the speed for what follows. */
-void rg_set_speed(struct rgroup *g, double now, double speed);
+static inline void rg_set_speed(struct rgroup *g, double now, double speed)
+{
+    rg_advance(g, now);
+    g->speed = speed;
+}
+
 /* Index of the request that finishes first (least work left), -1 when empty. */
-int rg_first(const struct rgroup *g);
+static inline int rg_first(const struct rgroup *g)
+{
+    int best = g->n > 0 ? 0 : -1;
+    for (int i = 1; i < g->n; i++)
+        if (g->r[i].work < g->r[best].work)
+            best = i;
+    return best;
+}
+
 /* Seconds until the first request finishes at the current speed (INFINITY if none or 0). */
-double rg_next_s(const struct rgroup *g);
+double rg_next_s_slow(const struct rgroup *g);
+static inline double rg_next_s(const struct rgroup *g)
+{
+    if (g->n == 1 && g->speed > 0)
+        return g->r[0].work / g->speed;
+    return rg_next_s_slow(g);
+}
+
 /* Appends a request (the group must not be full). */
-void rg_add(struct rgroup *g, const struct request *r);
+static inline void rg_add(struct rgroup *g, const struct request *r)
+{
+    SS_ASSERT(g->n < g->cap);
+    g->r[g->n++] = *r;
+}
+
 /* Removes request i into *out (NULL: dropped), keeping admission order. */
-void rg_remove(struct rgroup *g, int i, struct request *out);
+static inline void rg_remove(struct rgroup *g, int i, struct request *out)
+{
+    SS_ASSERT(i >= 0 && i < g->n);
+    if (out)
+        *out = g->r[i];
+    g->n--;
+    for (int k = i; k < g->n; k++)
+        g->r[k] = g->r[k + 1];
+}
 
 #endif

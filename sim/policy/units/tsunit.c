@@ -35,6 +35,9 @@ void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr
         u->ctx[i].memory_gb = memory_gb ? memory_gb[i] : 0;
         u->ctx[i].state_mb =
             t->work.context_state_mb >= 0 ? t->work.context_state_mb : sc->gpu.context_state_mb;
+        u->ctx[i].speed1 = rate_speed(&sc->gpu, t, sm, bw);
+        u->ctx[i].occ = rate_occupancy(t);
+        u->ctx[i].used1 = u->ctx[i].occ < sm ? u->ctx[i].occ / sm : 1.0;
         rg_init(&u->ctx[i].g, conc > 1 ? conc : 1);
     }
     u->sm = sm;
@@ -103,9 +106,7 @@ static void charge(struct sim *s, struct ts_unit *u)
         return;
     struct ts_ctx *c = &u->ctx[u->cur];
     rg_advance(&c->g, s->now);
-    double used =
-        c->g.n > 0 ? rate_sm_in_use(&s->sc->tenants[c->tenant], u->sm, c->g.n) / u->sm : 1.0;
-    eng_busy(s, u->share * used, u->seg_start, s->now);
+    eng_busy(s, u->share * u->seg_used, u->seg_start, s->now);
     u->busy_s += eng_clip(s, u->seg_start, s->now);
     u->seg_start = s->now;
 }
@@ -179,16 +180,22 @@ static int serve(struct sim *s, struct ts_unit *u)
             oom_kill(s, u, u->cur); /* the process */
             return 1;
         }
-        rg_advance(&c->g, s->now);
-        rg_add(&c->g, &r);
+        rg_add(&c->g, &r); /* the group was charged to now: rg_set_speed below advances */
     }
     if (!has_cur(u, u->cur)) {
         pause_cur(u);
         return 0;
     }
     u->seg_start = s->now;
-    rg_set_speed(&c->g, s->now,
-                 rate_speed_n(&s->sc->gpu, &s->sc->tenants[c->tenant], u->sm, u->bw, c->g.n));
+    if (c->g.n == 1) { /* the common case, cached */
+        u->seg_used = c->used1;
+        rg_set_speed(&c->g, s->now, c->speed1);
+    } else {
+        double busy = c->g.n * c->occ; /* SMs in use, min(sm, n s), as a fraction of the unit's */
+        u->seg_used = busy < u->sm ? busy / u->sm : 1.0;
+        rg_set_speed(&c->g, s->now,
+                     rate_speed_n(&s->sc->gpu, &s->sc->tenants[c->tenant], u->sm, u->bw, c->g.n));
+    }
     sched(s, u, s->now + rg_next_s(&c->g), TS_TIMER_DONE, ++u->done_ver);
     return 0;
 }

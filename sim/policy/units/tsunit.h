@@ -48,6 +48,9 @@ struct ts_ctx {
     int tenant;
     double memory_gb;
     double state_mb; /* saved and restored at a switch */
+    double speed1;   /* one request's speed on the unit (the common case, cached) */
+    double occ;      /* its tenant's occupancy (work.max_sm_fraction) */
+    double used1;    /* the fraction of the unit's SMs one request keeps busy */
     struct rgroup g; /* its requests in service */
     double grown_gb; /* memory_growth currently held */
     int down;        /* OOM-killed, restarting */
@@ -69,6 +72,7 @@ struct ts_unit {
     int cur;          /* running context, or the one being switched to */
     int last;         /* last context that ran; -1 before any */
     double seg_start; /* start of the current service segment; < 0 when not serving */
+    double seg_used;  /* fraction of the unit's SMs the segment's requests keep busy */
     double slice_start;
     double sw_start;
     int slice_pending;
