@@ -91,6 +91,27 @@ static void test_every_instance_changes(void)
     scn_free(&sc);
 }
 
+static void test_cli_same_answer(void)
+{
+    /* From the command line: a's availability exactly 1, b's 1 - 3.5/20. */
+    char cmd[1024], err[4096];
+    const char *json = tu_write("reconf.json", "");
+    snprintf(cmd, sizeof cmd, "run %s --quiet --no-slowdown --json %s",
+             tu_fixture("mig_reconfig/one-instance.json"), json);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, err, sizeof err), 0);
+    char *text = tu_slurp(json);
+    cJSON *doc = cJSON_Parse(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const cJSON *ts = cJSON_GetObjectItem(
+        cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "strategies"), 0), "tenants");
+    CU_ASSERT_DOUBLE_EQUAL(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(ts, 0), "availability")->valuedouble, 1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(ts, 1), "availability")->valuedouble, 0.825, 1e-9);
+    cJSON_Delete(doc);
+    free(text);
+}
+
 static void test_bad_input(void)
 {
     char *text =
@@ -111,6 +132,7 @@ void test_mig_reconfig_register(void)
          test_other_instance_untouched},
         {"a change before the creation finishes voids it", test_change_before_creation},
         {"every instance changes: each down create_s + startup_s", test_every_instance_changes},
+        {"the CLI gives the same availabilities", test_cli_same_answer},
         {"bad input: reconfig_s renamed, startup_s range", test_bad_input},
         {NULL, NULL},
     };
