@@ -8,6 +8,8 @@
  *  - killing one rank mid-run fails the run (exit status not 0) with a message naming the
  *    rank and the points in flight, keeps every finished point intact, and a rerun
  *    completes it to the same bytes;
+ *  - a rank whose command fails alone before the run (MPMD: an input only that rank cannot
+ *    read) fails the job with its message instead of leaving rank 0 waiting for ever;
  *  - --shard I/N then --merge, for sweep (separate or shared shard directories) and for
  *    validate (partial files), give the same bytes as one run; bad shard arguments exit 2;
  *    so does scripts/slurm-array.sh, run with the environment of Slurm's array tasks.
@@ -56,6 +58,12 @@
     "timeout 300 env ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 "                                \
     "OMPI_MCA_btl_vader_single_copy_mechanism=none "                                               \
     "mpirun --oversubscribe --allow-run-as-root -n 3"
+
+/* MPMD: rank 0 runs one command line, ranks 1 and 2 another (for inputs only they lack). */
+#define MPIRUN_MPMD                                                                                \
+    "timeout 300 env ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 "                                \
+    "OMPI_MCA_btl_vader_single_copy_mechanism=none "                                               \
+    "mpirun --oversubscribe --allow-run-as-root"
 
 static const char *scenario(int requests)
 {
@@ -424,6 +432,30 @@ static void test_mpi_rank_dies(void)
     CU_ASSERT(sweeps_equal(ref, dir, N_SLOW));
 }
 
+/* A command that fails on ranks 1 and 2 only (their scenario is missing), while rank 0 runs:
+ * before, rank 0 waited for ever for their results; now the ranks say why and the job ends,
+ * naming the items they were sent. */
+static void test_mpi_rank_fails_alone(void)
+{
+    if (skip_mpi())
+        return;
+    char cmd[4096];
+    const char *errfile = tmp_path("alone.err");
+    snprintf(cmd, sizeof cmd,
+             MPIRUN_MPMD " -n 1 %s sweep '%s' " GRID " --out '%s' --no-plot --quiet : -n 2 %s "
+                         "sweep '%s/missing.json' " GRID
+                         " --out '%s' --no-plot --quiet >/dev/null 2>'%s'",
+             sharesim(), scenario(3000), tmp_path("sw-alone"), sharesim(), tu_tmpdir(),
+             tmp_path("sw-alone"), errfile);
+    int st = system(cmd);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 124);
+    char *err = tu_slurp(errfile);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "stopped before the run rank 0 sent it work for"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "items unfinished: point p00"));
+    free(err);
+}
+
 static void test_sweep_shard_merge(void)
 {
     char err[8192], extra[2048];
@@ -540,6 +572,7 @@ void test_dist_register(void)
         {"mpirun: a killed rank fails the run, finished points stay", test_mpi_rank_dies},
         {"sweep --shard then --merge: same bytes as one run", test_sweep_shard_merge},
         {"validate --shard/--partial then --merge: same bytes", test_validate_shard_merge},
+        {"mpirun: a rank that fails alone before the run ends the job", test_mpi_rank_fails_alone},
         {"scripts/slurm-array.sh: array tasks then merge, same bytes", test_slurm_script},
         {NULL, NULL},
     };
