@@ -16,7 +16,9 @@
  *    read) fails the job with its message instead of leaving rank 0 waiting for ever;
  *  - --shard I/N then --merge, for sweep (separate or shared shard directories), validate
  *    and cluster (partial files), give the same bytes as one run; bad shard arguments exit
- *    2; so does scripts/slurm-array.sh, run with the environment of Slurm's array tasks.
+ *    2; so does scripts/slurm-array.sh, run with the environment of Slurm's array tasks;
+ *  - scripts/mpi-scaling --quick prints its table with the outputs compared, and --per-run
+ *    one cost per run, which scripts/dist-estimate.py --costs reads.
  *
  * The MPI tests are skipped, with a note, when mpirun is not on PATH (scripts/install-deps
  * installs it) and under valgrind, where the ranks would run under mpirun without memcheck
@@ -833,6 +835,50 @@ static void test_validate_shard_merge(void)
     CU_ASSERT_EQUAL(tu_cli("validate --quick --partial x", NULL, 0, err, sizeof err), 2);
 }
 
+/* scripts/mpi-scaling on the quick grid: the table with the outputs compared, and the per-run
+ * costs that scripts/dist-estimate.py schedules. */
+static void test_mpi_scaling_script(void)
+{
+    if (skip_mpi())
+        return;
+    char cmd[4096];
+    const char *out = tmp_path("scaling.out"), *costs = tmp_path("scaling.costs");
+    snprintf(cmd, sizeof cmd,
+             "SHARESIM='%s' ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 "
+             "OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 300 scripts/mpi-scaling "
+             "--quick --ranks '1 3' >'%s' 2>&1",
+             sharesim(), out);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    char *text = tu_slurp(out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    if (!strstr(text, "  yes  "))
+        fprintf(stderr, "\n  mpi-scaling:\n%s\n", text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "the quick validation grid"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "ranks   wall s speed-up"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "  yes  ")); /* 3 ranks wrote the 1-rank bytes */
+    free(text);
+    snprintf(cmd, sizeof cmd,
+             "SHARESIM='%s' ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 timeout 300 "
+             "scripts/mpi-scaling --quick --per-run '%s' 2>/dev/null && "
+             "python3 scripts/dist-estimate.py --costs '%s' >'%s'",
+             sharesim(), costs, costs, out);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    text = tu_slurp(costs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_EQUAL(count(text, "\n"), 125); /* one line per run of the quick grid */
+    CU_ASSERT(strncmp(text, "0 ", 2) == 0 && strstr(text, "\n124 "));
+    free(text);
+    text = tu_slurp(out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "125 runs, costs measured one by one"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n   64 "));
+    free(text);
+    /* a rank count that is not one */
+    snprintf(cmd, sizeof cmd, "scripts/mpi-scaling --ranks '1 x' >/dev/null 2>&1");
+    int st = system(cmd);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+}
+
 void test_dist_register(void)
 {
     static const struct tu_test t[] = {
@@ -850,6 +896,8 @@ void test_dist_register(void)
         {"mpirun cluster: a killed rank fails the run, no output", test_mpi_cluster_rank_dies},
         {"cluster --shard/--partial then --merge: same bytes", test_cluster_shard_merge},
         {"scripts/slurm-array.sh: array tasks then merge, same bytes", test_slurm_script},
+        {"scripts/mpi-scaling --quick: same bytes, the table, per-run costs",
+         test_mpi_scaling_script},
         {NULL, NULL},
     };
     tu_add_suite("dist", t);
