@@ -14,6 +14,7 @@
  *  - scale at the documented limits.
  */
 #define _DEFAULT_SOURCE /* realpath() */
+#include "core/engine.h"
 #include "core/run.h"
 #include "core/scenario.h"
 #include "testutil.h"
@@ -57,6 +58,22 @@ static int load_text(const char *name, const char *text, struct scenario *sc, ch
                      size_t errlen)
 {
     return scn_load(tu_write(name, text), sc, err, errlen);
+}
+
+/* `timeout LIMIT $SHARESIM args` through sh (so a hang fails the test instead of hanging it);
+ * stderr into errbuf; the exit code (124 on timeout). */
+static int cli_limited(int limit_s, const char *args, char *errbuf, size_t errcap)
+{
+    const char *bin = getenv("SHARESIM");
+    char cmd[8192], e[600];
+    snprintf(e, sizeof e, "%s/limited.err", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "timeout %d %s %s >/dev/null 2>'%s' </dev/null", limit_s,
+             bin ? bin : "build/sharesim", args, e);
+    int st = system(cmd);
+    char *t = tu_slurp(e);
+    snprintf(errbuf, errcap, "%s", t ? t : "");
+    free(t);
+    return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
 }
 
 /* ---- zero work ------------------------------------------------------------ */
@@ -231,23 +248,340 @@ static void test_zero_work_bounds(void)
     scn_free(&sc);
 }
 
-/* ---- traces that are not regular files ------------------------------------------ */
+/* ---- the clock ------------------------------------------------------------------ */
 
-/* `timeout LIMIT $SHARESIM args` through sh (so a hang fails the test instead of hanging it);
- * stderr into errbuf; the exit code (124 on timeout). */
-static int cli_limited(int limit_s, const char *args, char *errbuf, size_t errcap)
+#define HEAD_STOP(stop)                                                                            \
+    "{\"gpu\": \"A100-80GB\", \"stop\": " stop ", \"tenants\": [{\"name\": \"a\", "
+#define ARR(a) "\"arrival\": " a ", \"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}], "
+#define EXCL "\"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}"
+#define DUR "{\"duration_s\": 100}"
+#define POIS10 HEAD_STOP(DUR) ARR("{\"process\": \"poisson\", \"rate_per_s\": 10}")
+#define STRAT(st) "\"strategies\": [" st "]}"
+
+struct clock_case {
+    const char *text; /* a scenario; "%s" is replaced by the absolute path of a trace file */
+    const char *trace;
+    const char *msg;
+};
+
+static const struct clock_case clock_cases[] = {
+    {HEAD_STOP(DUR) ARR("{\"process\": \"poisson\", \"rate_per_s\": 5e-324}") EXCL, NULL,
+     "tenants[0].arrival.rate_per_s: 4.94066e-324/s is below the minimum of 1e-09/s: a mean gap "
+     "between arrivals is at most 1e9 s"},
+    {HEAD_STOP(DUR) ARR("{\"process\": \"gamma\", \"rate_per_s\": 1e-10, \"cv\": 2}") EXCL, NULL,
+     "tenants[0].arrival.rate_per_s: 1e-10/s is below the minimum of 1e-09/s"},
+    {HEAD_STOP(DUR) ARR("{\"process\": \"mmpp\", \"states\": [{\"rate_per_s\": 10, "
+                        "\"mean_dwell_s\": 1e-9}, {\"rate_per_s\": 1, \"mean_dwell_s\": 1}]}") EXCL,
+     NULL,
+     "tenants[0].arrival.states[0].mean_dwell_s: 1e-09 s is below the minimum of 0.0001 s: the "
+     "clock resolves 2^-20 s (0.95 us) at its horizon of 2^32 s"},
+    {HEAD_STOP(DUR) ARR("{\"process\": \"mmpp\", \"states\": [{\"rate_per_s\": 1e-12, "
+                        "\"mean_dwell_s\": 1}, {\"rate_per_s\": 1, \"mean_dwell_s\": 1}]}") EXCL,
+     NULL, "tenants[0].arrival.states[0].rate_per_s: 1e-12/s is below the minimum of 1e-09/s"},
+    {HEAD_STOP(DUR) ARR("{\"process\": \"mmpp\", \"states\": [{\"rate_per_s\": 1e-9, "
+                        "\"mean_dwell_s\": 1e-4}, {\"rate_per_s\": 0, \"mean_dwell_s\": 1e-4}]}")
+         EXCL,
+     NULL, "tenants[0].arrival.states: 5e-14 arrivals per state visit"},
+    /* the example: off for 1e9 s next to on for 1e-3 s, 1000 requests */
+    {HEAD_STOP("{\"requests\": 1000}") ARR("{\"process\": \"mmpp\", \"states\": [{\"rate_per_s\": "
+                                           "10, \"mean_dwell_s\": 1e-3}, {\"rate_per_s\": 0, "
+                                           "\"mean_dwell_s\": 1e9}]}") EXCL,
+     NULL,
+     "stop.requests: 1000 requests at a mean rate of 1e-11/s take about 1e+14 s of simulated "
+     "time, past the clock's horizon of 4.29497e+09 s (2^32)"},
+    {HEAD_STOP("{\"requests\": 1000000000000}") ARR("{\"process\": \"poisson\", \"rate_per_s\": "
+                                                    "1}") EXCL,
+     NULL, "stop.requests: 1000000000000 requests at a mean rate of 1/s"},
+    {HEAD_STOP(DUR) ARR("{\"process\": \"diurnal\", \"rate_per_s\": 10, \"amplitude\": 0.5, "
+                        "\"period_s\": 5e-324}") EXCL,
+     NULL, "tenants[0].arrival.period_s: 4.94066e-324 s is below the minimum of 0.0001 s"},
+    {POIS10 STRAT("{\"name\": \"t\", \"kind\": \"timeslice\", \"slice_ms\": 1e-9}"), NULL,
+     "strategies[0].slice_ms: 1e-09 is below the minimum of 0.1: a time slice repeats"},
+    {POIS10 STRAT("{\"name\": \"v\", \"kind\": \"vgpu\", \"slice_ms\": 0.01, \"vgpus\": "
+                  "[{\"fb_gb\": 20, \"tenants\": [\"a\"]}]}"),
+     NULL, "strategies[0].slice_ms: 0.01 is below the minimum of 0.1"},
+    {POIS10 STRAT("{\"name\": \"m\", \"kind\": \"mig\", \"layout\": [{\"profile\": \"7g.80gb\", "
+                  "\"tenants\": [\"a\"], \"nested\": {\"kind\": \"timeslice\", "
+                  "\"slice_ms\": 1e-6}}]}"),
+     NULL, "slice_ms: 1e-06 is below the minimum of 0.1"},
+    /* traces: time_scale both ways, and times past the horizon (the 1e15 s) */
+    {"{\"gpu\": \"A100-80GB\", \"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": "
+     "\"trace\", \"path\": \"%s\", \"format\": \"sharesim\", \"time_scale\": 1e-7}, \"work\": "
+     "{\"dist\": \"trace\"}}], " EXCL,
+     "time_s,work_ms\n0,1\n1,1\n",
+     "tenants[0].arrival.time_scale: 1e-07 is below the minimum of 1e-06"},
+    {"{\"gpu\": \"A100-80GB\", \"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": "
+     "\"trace\", \"path\": \"%s\", \"format\": \"sharesim\", \"time_scale\": 2e6}, \"work\": "
+     "{\"dist\": \"trace\"}}], " EXCL,
+     "time_s,work_ms\n0,1\n1,1\n",
+     "tenants[0].arrival.time_scale: expected a number > 0 and <= "
+     "1e+06, got 2e+06"},
+    {"{\"gpu\": \"A100-80GB\", \"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": "
+     "\"trace\", \"path\": \"%s\", \"format\": \"sharesim\"}, \"work\": {\"dist\": "
+     "\"trace\"}}], " EXCL,
+     "time_s,work_ms\n1e15,1\n1e15,2\n",
+     ":2: arrival at 1e+15 s (after time_scale) is past the clock's horizon of 4.29497e+09 s "
+     "(2^32), beyond which it no longer resolves 1 us"},
+    {"{\"gpu\": \"A100-80GB\", \"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": "
+     "\"trace\", \"path\": \"%s\", \"format\": \"sharesim\", \"time_scale\": 1e6}, \"work\": "
+     "{\"dist\": \"trace\"}}], " EXCL,
+     "time_s,work_ms\n0,1\n1000,1\n10000,1\n", ":4: arrival at 1e+10 s (after time_scale)"},
+    /* the limit on requests in the system is a scenario key with a range */
+    {HEAD_STOP(DUR) ARR("{\"process\": \"poisson\", \"rate_per_s\": 10}") EXCL, NULL, NULL},
+};
+
+static void test_clock_bounds(void)
 {
-    const char *bin = getenv("SHARESIM");
-    char cmd[8192], e[600];
-    snprintf(e, sizeof e, "%s/limited.err", tu_tmpdir());
-    snprintf(cmd, sizeof cmd, "timeout %d %s %s >/dev/null 2>'%s' </dev/null", limit_s,
-             bin ? bin : "build/sharesim", args, e);
-    int st = system(cmd);
-    char *t = tu_slurp(e);
-    snprintf(errbuf, errcap, "%s", t ? t : "");
-    free(t);
-    return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
+    char text[8192], trace_path[600], err[SS_ERRLEN];
+    for (size_t i = 0; i < sizeof clock_cases / sizeof *clock_cases; i++) {
+        const struct clock_case *c = &clock_cases[i];
+        if (c->trace) {
+            snprintf(trace_path, sizeof trace_path, "%s/clock-%zu.csv", tu_tmpdir(), i);
+            FILE *fp = fopen(trace_path, "w");
+            CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+            fputs(c->trace, fp);
+            fclose(fp);
+            snprintf(text, sizeof text, c->text, trace_path);
+        } else {
+            snprintf(text, sizeof text, "%s", c->text);
+        }
+        struct scenario sc;
+        int rc = load_text("clock.json", text, &sc, err, sizeof err);
+        scn_free(&sc);
+        if (!c->msg) {
+            CU_ASSERT_EQUAL(rc, 0);
+            continue;
+        }
+        CU_ASSERT_EQUAL(rc, -1);
+        EXPECT_IN(err, "clock.json: ");
+        EXPECT_IN(err, c->msg);
+    }
+    /* limits.in_system */
+    static const char *limits[][2] = {
+        {"{\"in_system\": 0}", "limits.in_system: expected a number in [1, 1e+09], got 0"},
+        {"{\"in_system\": 1.5}", "limits.in_system: expected an integer, got 1.5"},
+        {"{\"queue\": 5}", "limits.queue: unknown key \"queue\""},
+        {"5", "limits: expected an object"},
+    };
+    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
+        snprintf(text, sizeof text,
+                 "{\"gpu\": \"A100-80GB\", \"limits\": %s, \"stop\": " DUR ", \"tenants\": "
+                 "[{\"name\": \"a\", " ARR("{\"process\": \"poisson\", \"rate_per_s\": 10}") EXCL,
+                 limits[i][0]);
+        struct scenario sc;
+        CU_ASSERT_EQUAL(load_text("limits.json", text, &sc, err, sizeof err), -1);
+        EXPECT_IN(err, limits[i][1]);
+        scn_free(&sc);
+    }
+    /* end to end: exit 2 and the message, nothing on stdout */
+    const char *s = tu_write("clock-cli.json", clock_cases[0].text);
+    char args[1024], out[256], errb[4096];
+    snprintf(args, sizeof args, "run '%s'", s);
+    CU_ASSERT_EQUAL(tu_cli(args, out, sizeof out, errb, sizeof errb), 2);
+    EXPECT_IN(errb, "sharesim: ");
+    EXPECT_IN(errb, "rate_per_s: 4.94066e-324/s is below the minimum");
+    CU_ASSERT_STRING_EQUAL(out, "");
 }
+
+/* --scale-load is checked on the values it makes, and so is a sweep's point */
+static void test_clock_after_scaling(void)
+{
+    char args[2048], errb[4096];
+    const char *s = tu_write(
+        "scale.json", HEAD_STOP(DUR) ARR("{\"process\": \"poisson\", \"rate_per_s\": 10}") EXCL);
+    snprintf(args, sizeof args, "run '%s' --quiet --scale-load 1e300", s);
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, errb, sizeof errb), 2);
+    EXPECT_IN(errb, "tenants[0].arrival.rate_per_s: 1e+301/s (after --scale-load 1e+300) is above "
+                    "the maximum of 1e+09/s");
+    snprintf(args, sizeof args, "run '%s' --quiet --scale-load 1e-300", s);
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, errb, sizeof errb), 2);
+    EXPECT_IN(errb, "(after --scale-load 1e-300) is below the minimum of 1e-09/s");
+    /* a trace: --scale-load X replays X times faster, so time_scale / X must stay in range */
+    char text[4096], tr[600];
+    snprintf(tr, sizeof tr, "%s/scale-trace.csv", tu_tmpdir());
+    FILE *fp = fopen(tr, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    fputs("time_s,work_ms\n0,1\n5000,1\n", fp);
+    fclose(fp);
+    snprintf(text, sizeof text,
+             "{\"gpu\": \"A100-80GB\", \"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": "
+             "\"trace\", \"path\": \"%s\", \"format\": \"sharesim\"}, \"work\": {\"dist\": "
+             "\"trace\"}}], " EXCL,
+             tr);
+    s = tu_write("scale-trace.json", text);
+    snprintf(args, sizeof args, "run '%s' --quiet --scale-load 1e-7", s);
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, errb, sizeof errb), 2);
+    EXPECT_IN(errb, "tenants[0].arrival.time_scale: 1e+07 (after --scale-load 1e-07) is above the "
+                    "maximum of 1e+06");
+    snprintf(args, sizeof args, "run '%s' --quiet --scale-load 1e-6", s);
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, errb, sizeof errb), 2);
+    EXPECT_IN(errb, "its last request arrives at 5e+09 s (after --scale-load 1e-06), past the "
+                    "clock's horizon");
+    snprintf(args, sizeof args, "run '%s' --quiet --scale-load 2e-6", s);
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, errb, sizeof errb), 0);
+}
+
+/* Runs the scenario in process; returns run_scenario's code, the message in err. */
+static int run_text(const char *name, const char *text, char *err, size_t errlen)
+{
+    struct scenario sc;
+    int rc = load_text(name, text, &sc, err, errlen);
+    if (rc) {
+        scn_free(&sc);
+        return -2;
+    }
+    struct run_opts o = {1, -1, 0, 0};
+    struct run_result r;
+    rc = run_scenario(&sc, &o, &r, err, errlen);
+    if (rc == 0)
+        run_result_free(&r);
+    scn_free(&sc);
+    return rc;
+}
+
+/* A run whose time would pass the horizon stops there with exit 2, named; one that stops
+ * before it does not (the arrival drawn after the last one is never reached). */
+static void test_clock_horizon(void)
+{
+    char err[SS_ERRLEN];
+    /* 4 arrivals at 1e-9/s average 4e9 s: inside the horizon on average, so it loads; the 4th
+     * arrival lands past it in about 4 seeds of 10, and the arrival drawn after the 4th (never
+     * needed) does not count. Twenty seeds: both outcomes, whatever the random stream. */
+    static const char *far =
+        "{\"gpu\": \"A100-80GB\", \"seed\": %d, \"stop\": {\"requests\": 4}, \"tenants\": "
+        "[{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1e-9}, "
+        "\"work\": {\"dist\": \"deterministic\", \"ms\": 1}}], " EXCL;
+    char text[2048];
+    int ok = 0, stopped = 0, halting_seed = -1;
+    for (int seed = 1; seed <= 20; seed++) {
+        snprintf(text, sizeof text, far, seed);
+        int rc = run_text("far.json", text, err, sizeof err);
+        CU_ASSERT(rc == 0 || rc == -1);
+        if (rc == 0) {
+            ok++;
+        } else {
+            stopped++;
+            halting_seed = seed;
+            EXPECT_IN(err, "far.json: strategy \"x\", replication 1: the last event at ");
+            EXPECT_IN(err, "s is past the clock's horizon of 4.29497e+09 s (2^32)");
+        }
+    }
+    CU_ASSERT(ok >= 1 && stopped >= 1);
+    /* a request whose work is past the horizon: the drain's last event is */
+    char tr[600];
+    snprintf(tr, sizeof tr, "%s/huge-work.csv", tu_tmpdir());
+    FILE *fp = fopen(tr, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    fputs("time_s,work_ms\n0,1\n1,1e13\n", fp);
+    fclose(fp);
+    snprintf(text, sizeof text,
+             "{\"gpu\": \"A100-80GB\", \"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": "
+             "\"trace\", \"path\": \"%s\", \"format\": \"sharesim\"}, \"work\": {\"dist\": "
+             "\"trace\"}}], " EXCL,
+             tr);
+    CU_ASSERT_EQUAL(run_text("huge.json", text, err, sizeof err), -1);
+    EXPECT_IN(err, "the last event at 1e+10 s is past the clock's horizon");
+    /* end to end */
+    snprintf(text, sizeof text, far, halting_seed);
+    const char *s = tu_write("far4.json", text);
+    char args[1024], out[256], errb[4096];
+    snprintf(args, sizeof args, "run '%s' --json '%s/far4.out'", s, tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_cli(args, out, sizeof out, errb, sizeof errb), 2);
+    EXPECT_IN(errb, "sharesim: ");
+    EXPECT_IN(errb, "past the clock's horizon");
+    CU_ASSERT_STRING_EQUAL(out, "");
+    char o[700];
+    snprintf(o, sizeof o, "%s/far4.out", tu_tmpdir());
+    CU_ASSERT_FALSE(tu_exists(o));
+}
+
+/* Work of 1e-300 ms: each completion moves time by 1e-303 s, which never reaches the stop. */
+static void test_clock_stall(void)
+{
+    static const char *stall =
+        "{\"gpu\": \"A100-80GB\", \"stop\": {\"duration_s\": 10}, \"tenants\": [{\"name\": \"a\", "
+        "\"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": \"deterministic\", "
+        "\"ms\": 1e-300}}], " EXCL;
+    char err[SS_ERRLEN];
+    int saved = eng_stall_checks;
+    eng_stall_checks = 2; /* 2^21 events instead of 2^26: the same code, sooner */
+    CU_ASSERT_EQUAL(run_text("stall.json", stall, err, sizeof err), -1);
+    eng_stall_checks = saved;
+    EXPECT_IN(err, "stall.json: strategy \"x\", replication 1: simulated time stopped advancing "
+                   "at ");
+    EXPECT_IN(err, "less than 2^-20 s (one clock tick at the horizon) in 2097152 events");
+    /* end to end with the real threshold (2^26 events, about 2 s; too slow under valgrind) */
+    if (tu_under_valgrind())
+        return;
+    const char *s = tu_write("stall.json", stall);
+    char args[1024], errb[4096];
+    snprintf(args, sizeof args, "run '%s' --quiet", s);
+    CU_ASSERT_EQUAL(cli_limited(120, args, errb, sizeof errb), 2);
+    EXPECT_IN(errb, "in 67108864 events");
+}
+
+/* Rate 1e9/s of 1e9 ms work: the example, stopped at the limit instead of aborting. */
+static void test_in_system_limit(void)
+{
+    static const char *unstable =
+        "{\"gpu\": \"A100-80GB\", %s \"stop\": {\"duration_s\": 1000}, \"tenants\": [{\"name\": "
+        "\"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1e9}, \"work\": {\"dist\": "
+        "\"deterministic\", \"ms\": 1e9}}], " EXCL;
+    char text[2048], err[SS_ERRLEN];
+    snprintf(text, sizeof text, unstable, "\"limits\": {\"in_system\": 1000},");
+    CU_ASSERT_EQUAL(run_text("unstable.json", text, err, sizeof err), -1);
+    EXPECT_IN(err, "unstable.json: strategy \"x\", replication 1: 1000 requests in the system "
+                   "(waiting or in service) at t = ");
+    EXPECT_IN(err, "tenant \"a\" has 999 waiting");
+    EXPECT_IN(err, "raise limits.in_system");
+    /* a queue_limit keeps the system under the limit: rejected, not stopped */
+    snprintf(text, sizeof text,
+             "{\"gpu\": \"A100-80GB\", \"limits\": {\"in_system\": 1000}, \"stop\": "
+             "{\"duration_s\": 1e-4}, \"tenants\": [{\"name\": \"a\", \"queue_limit\": 500, "
+             "\"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1e9}, \"work\": {\"dist\": "
+             "\"deterministic\", \"ms\": 1}}], " EXCL);
+    CU_ASSERT_EQUAL(run_text("bounded.json", text, err, sizeof err), 0);
+    /* end to end with the default limit (10^7: about 3 s and 0.7 GB) in the plain build only */
+    snprintf(text, sizeof text, unstable,
+             tu_sanitized() || tu_under_valgrind() ? "\"limits\": {\"in_system\": 100000}," : "");
+    const char *s = tu_write("unstable.json", text);
+    char args[1024], errb[4096];
+    snprintf(args, sizeof args, "run '%s' --quiet", s);
+    CU_ASSERT_EQUAL(cli_limited(120, args, errb, sizeof errb), 2);
+    EXPECT_IN(errb, tu_sanitized() || tu_under_valgrind() ? "100000 requests in the system"
+                                                          : "10000000 requests in the system");
+}
+
+/* trace gen draws with the same code: refused at parse, stopped at the horizon, no file left */
+static void test_trace_gen_clock(void)
+{
+    static const struct {
+        const char *arrival, *msg;
+    } cases[] = {
+        {"{\"process\": \"mmpp\", \"states\": [{\"rate_per_s\": 10, \"mean_dwell_s\": 1e-9}, "
+         "{\"rate_per_s\": 1, \"mean_dwell_s\": 1}]}",
+         "--arrival.states[0].mean_dwell_s: 1e-09 s is below the minimum of 0.0001 s"},
+        {"{\"process\": \"diurnal\", \"rate_per_s\": 10, \"amplitude\": 0.5, \"period_s\": "
+         "5e-324}",
+         "--arrival.period_s: 4.94066e-324 s is below the minimum"},
+        {"{\"process\": \"mmpp\", \"states\": [{\"rate_per_s\": 10, \"mean_dwell_s\": 1e-3}, "
+         "{\"rate_per_s\": 0, \"mean_dwell_s\": 1e9}]}",
+         "s is past the clock's horizon of 4.29497e+09 s (2^32)"},
+    };
+    char args[2048], errb[4096], out[600];
+    snprintf(out, sizeof out, "%s/gen-clock.csv", tu_tmpdir());
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(args, sizeof args,
+                 "trace gen --arrival '%s' --work '{\"dist\": \"exponential\", \"mean_ms\": 1}' "
+                 "--count 1000 -o '%s'",
+                 cases[i].arrival, out);
+        CU_ASSERT_EQUAL(cli_limited(60, args, errb, sizeof errb), 2);
+        EXPECT_IN(errb, cases[i].msg);
+        CU_ASSERT_FALSE(tu_exists(out));
+    }
+}
+
+/* ---- traces that are not regular files ------------------------------------------ */
 
 static void test_trace_not_regular(void)
 {
@@ -299,6 +633,12 @@ void test_robust_inputs_register(void)
          test_zero_work_replays},
         {"zero work: sharesim run and trace stats end to end", test_zero_work_cli},
         {"zero work: negative, non-finite, missing still refused", test_zero_work_bounds},
+        {"clock: bounds at load, each with its reason", test_clock_bounds},
+        {"clock: --scale-load is checked on the values it makes", test_clock_after_scaling},
+        {"clock: a run past the horizon stops with exit 2", test_clock_horizon},
+        {"clock: a run whose time stops advancing stops with exit 2", test_clock_stall},
+        {"clock: too many requests in the system: exit 2, not out of memory", test_in_system_limit},
+        {"clock: trace gen refuses or stops, leaves no file", test_trace_gen_clock},
         {"traces: a FIFO or a device is refused at once, trace stats reads a pipe",
          test_trace_not_regular},
         {NULL, NULL},

@@ -204,10 +204,11 @@ int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t err
     p->total_sms = (int)v;
     if (get_num(path, root, "memory_gb", 1, 0.1, 1e5, &p->memory_gb, err, errlen) ||
         get_num(path, root, "hbm_bw_gbps", 1, 1, 1e6, &p->hbm_bw_gbps, err, errlen) ||
-        get_num(path, root, "timeslice_us", 1, 1, 1e7, &ts_us, err, errlen) ||
+        /* slices of 100 us or more: the simulator's clock (SCN_MIN_STEP_S in scenario.h) */
+        get_num(path, root, "timeslice_us", 1, 100, 1e7, &ts_us, err, errlen) ||
         get_num(path, root, "switch_us", 1, 0, 1e6, &sw_us, err, errlen) ||
-        get_num(path, root, "vgpu_slice_ms_le8", 1, 0.01, 1e4, &le8, err, errlen) ||
-        get_num(path, root, "vgpu_slice_ms_gt8", 1, 0.01, 1e4, &gt8, err, errlen) ||
+        get_num(path, root, "vgpu_slice_ms_le8", 1, 0.1, 1e4, &le8, err, errlen) ||
+        get_num(path, root, "vgpu_slice_ms_gt8", 1, 0.1, 1e4, &gt8, err, errlen) ||
         get_num(path, root, "vgpu_switch_us", 1, 0, 1e6, &vsw, err, errlen))
         goto out;
     p->timeslice_s = ts_us * 1e-6;

@@ -149,6 +149,8 @@ static double mmpp_next(struct tenant_rt *t, double now)
         if (cand < t->mmpp_state_end)
             return cand;
         at = t->mmpp_state_end;
+        if (!(at <= SCN_CLOCK_HORIZON_S)) /* the engine stops the run there (eng_run) */
+            return at;
         int next = t->mmpp_state;
         if (a->n_states == 2) {
             next = 1 - t->mmpp_state;
@@ -168,6 +170,8 @@ static double diurnal_next(struct tenant_rt *t, double now)
     double at = now;
     for (;;) {
         at += ten_exp(&t->rng, 1.0 / peak);
+        if (!(at <= SCN_CLOCK_HORIZON_S)) /* the engine stops the run there (eng_run) */
+            return at;
         double r =
             a->rate_per_s *
             (1.0 + a->amplitude * sin(2 * 3.14159265358979323846 * (at / a->period_s + a->phase)));
@@ -287,6 +291,15 @@ int ten_trace_check(struct tenant_cfg *cfg, char *err, size_t errlen)
     long n = 0;
     int rc;
     while ((rc = tr_next(r, &rec, err, errlen)) == 1) {
+        if (!(rec.time_s <= SCN_CLOCK_HORIZON_S)) {
+            ss_errf(err, errlen,
+                    "%s:%ld: arrival at %g s (after time_scale) is past the clock's horizon of "
+                    "%g s (2^32), beyond which it no longer resolves 1 us: expected times from "
+                    "near 0 (a sharesim trace's time_s is used as is) or a smaller time_scale",
+                    a->trace_path, rec.line, rec.time_s, SCN_CLOCK_HORIZON_S);
+            rc = -1;
+            break;
+        }
         if (n++ == 0)
             first = rec.time_s;
         else
@@ -314,6 +327,7 @@ int ten_trace_check(struct tenant_cfg *cfg, char *err, size_t errlen)
         return -1;
     a->trace_count = n;
     a->trace_first_s = first;
+    a->trace_last_s = prev;
     a->trace_rate_per_s = gaps.n > 0 && gaps.mean > 0 ? 1.0 / gaps.mean : NAN;
     a->trace_ia_scv = gaps.n > 1 ? mom_scv(&gaps) : NAN;
     a->trace_work_mean_s = work.n > 0 ? work.mean : NAN;

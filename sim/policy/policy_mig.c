@@ -139,7 +139,8 @@ static int parse_nested_ts(const struct jv *j, const cJSON *o, const char *path,
     if (jv_object(j, o, path, keys) ||
         jv_num_gt(j, o, path, "slice_ms", 0, 0, 1e6, &slice_ms) < 0 ||
         jv_num(j, o, path, "switch_us", 0, 0, 1e9, &switch_us) < 0 ||
-        jv_bool(j, o, path, "release_on_idle", 0, &ic->release_on_idle) < 0)
+        jv_bool(j, o, path, "release_on_idle", 0, &ic->release_on_idle) < 0 ||
+        jv_at_least(j, path, "slice_ms", slice_ms, SCN_MIN_SLICE_MS, SCN_SLICE_WHY))
         return -1;
     ic->slice_s = slice_ms * 1e-3;
     ic->switch_s = switch_us * 1e-6;

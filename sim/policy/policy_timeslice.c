@@ -87,7 +87,8 @@ static int ts_parse(const struct jv *j, const cJSON *obj, const char *path,
         jv_num(j, obj, path, "switch_us", 0, 0, 1e9, &switch_us) < 0 ||
         jv_bool(j, obj, path, "release_on_idle", 0, &c->release_on_idle) < 0 ||
         jv_int(j, obj, path, "replicas", 0, 1, 4096, &c->replicas) < 0 ||
-        jv_enum(j, obj, path, "oom", 0, ooms, &oom) < 0)
+        jv_enum(j, obj, path, "oom", 0, ooms, &oom) < 0 ||
+        jv_at_least(j, path, "slice_ms", slice_ms, SCN_MIN_SLICE_MS, SCN_SLICE_WHY))
         return -1;
     c->slice_s = slice_ms * 1e-3;
     c->switch_s = switch_us * 1e-6;

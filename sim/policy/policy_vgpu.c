@@ -153,7 +153,9 @@ static int vg_parse(const struct jv *j, const cJSON *obj, const char *path,
         jv_enum(j, obj, path, "scheduler", 0, vgt_schedulers, &c->sched) < 0 ||
         jv_enum(j, obj, path, "backing", 0, backing_names, &backing) < 0 ||
         jv_num_gt(j, obj, path, "slice_ms", 0, 0, 1e4, &slice_ms) < 0 ||
-        jv_num(j, obj, path, "switch_us", 0, 0, 1e9, &switch_us) < 0)
+        jv_num(j, obj, path, "switch_us", 0, 0, 1e9, &switch_us) < 0 ||
+        (slice_ms >= 0 &&
+         jv_at_least(j, path, "slice_ms", slice_ms, SCN_MIN_SLICE_MS, SCN_SLICE_WHY)))
         return -1;
     c->backing = backings[backing];
     for (int k = 0; c->backing->refused && c->backing->refused[k]; k++)
