@@ -14,12 +14,16 @@
  *  - scale at the documented limits.
  */
 #define _DEFAULT_SOURCE /* realpath() */
+#include "base/moments.h"
+#include "calib/calib.h"
 #include "core/engine.h"
 #include "core/run.h"
 #include "core/scenario.h"
 #include "testutil.h"
 #include "io/trace.h"
+#include "core/stats.h"
 #include "io/tracestats.h"
+#include "mig/mig.h"
 #include "base/util.h"
 
 #include <cJSON.h>
@@ -581,6 +585,166 @@ static void test_trace_gen_clock(void)
     }
 }
 
+/* ---- figures --------------------------------------------------------------------- */
+
+static void test_percentiles_beyond_range(void)
+{
+    /* the histogram alone: 2^21 s and past it is not known to 0.39 % */
+    struct st_hist h;
+    st_hist_init(&h);
+    for (int i = 1; i <= 1000; i++)
+        st_hist_add(&h, i <= 900 ? 1.0 : 1e7 + i); /* 90 % at 1 s, 10 % past the range */
+    CU_ASSERT(fabs(st_hist_quantile(&h, 0.5) - 1.0) < 0.004);
+    CU_ASSERT(fabs(st_hist_quantile(&h, 0.9) - 1.0) < 0.004);
+    CU_ASSERT(isinf(st_hist_quantile(&h, 0.95)) && st_hist_quantile(&h, 0.95) > 0);
+    CU_ASSERT(isinf(st_hist_quantile(&h, 0.999)));
+    CU_ASSERT_EQUAL(st_hist_quantile(&h, 1.0), 1e7 + 1000); /* the maximum is exact */
+    st_hist_reset(&h);
+    for (int i = 0; i < 10; i++)
+        st_hist_add(&h, 0.0); /* zero work, zero latency: exactly 0 */
+    CU_ASSERT_EQUAL(st_hist_quantile(&h, 0.5), 0.0);
+    st_hist_free(&h);
+    /* a run: one request a second of 10^4 s work, so latencies reach 10^7 s (the issue's
+     * 2,093,056,000 ms for p95, p99 and p99.9 alike) */
+    static const char *text =
+        "{\"gpu\": \"A100-80GB\", \"stop\": {\"requests\": 1000}, \"tenants\": [{\"name\": \"a\", "
+        "\"arrival\": {\"process\": \"deterministic\", \"rate_per_s\": 1}, \"work\": {\"dist\": "
+        "\"deterministic\", \"ms\": 1e7}}], " EXCL;
+    struct scenario sc;
+    char err[SS_ERRLEN];
+    CU_ASSERT_EQUAL_FATAL(load_text("beyond.json", text, &sc, err, sizeof err), 0);
+    struct run_opts o = {1, -1, 1, 0};
+    struct run_result r;
+    CU_ASSERT_EQUAL_FATAL(run_scenario(&sc, &o, &r, err, sizeof err), 0);
+    const double *t = res_t(&r.s[0], 0);
+    for (int k = TM_LAT_P50; k <= TM_LAT_P999; k++)
+        CU_ASSERT(isinf(t[k]) && t[k] > 0);
+    TU_CHECK_CLOSE_REL(t[TM_LAT_MEAN], 5004500.5, 1e-9); /* the mean is exact: sums */
+    CU_ASSERT(isnan(t[TM_SLOWDOWN_P99]));                /* inf / inf is not a ratio */
+    run_result_free(&r);
+    scn_free(&sc);
+    /* end to end: null and a flag in JSON, ">= 24 days" in the table, empty in CSV */
+    const char *path = tu_write("beyond.json", text);
+    char args[2048], json[600], csv[600], out[8192], errb[2048];
+    snprintf(json, sizeof json, "%s/beyond.out.json", tu_tmpdir());
+    snprintf(csv, sizeof csv, "%s/beyond.out.csv", tu_tmpdir());
+    snprintf(args, sizeof args, "run '%s' --json '%s' --csv '%s'", path, json, csv);
+    CU_ASSERT_EQUAL(tu_cli(args, out, sizeof out, errb, sizeof errb), 0);
+    EXPECT_IN(out, ">= 24 days >= 24 days >= 24 days >= 24 days");
+    CU_ASSERT_PTR_NULL(strstr(out, "2093056000"));
+    char *jt = tu_slurp(json);
+    cJSON *doc = jt ? cJSON_Parse(jt) : NULL;
+    free(jt);
+    const cJSON *lat = cJSON_GetObjectItem(
+        cJSON_GetArrayItem(
+            cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "strategies"), 0),
+                                "tenants"),
+            0),
+        "latency_ms");
+    static const char *const keys[] = {"p50", "p95", "p99", "p999"};
+    for (int k = 0; k < 4; k++) {
+        char flag[32];
+        snprintf(flag, sizeof flag, "%s_beyond_range", keys[k]);
+        CU_ASSERT(cJSON_IsNull(cJSON_GetObjectItem(lat, keys[k])));
+        CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(lat, flag)));
+    }
+    CU_ASSERT(cJSON_IsNumber(cJSON_GetObjectItem(lat, "mean")));
+    cJSON_Delete(doc);
+    char *ct = tu_slurp(csv);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ct);
+    CU_ASSERT_PTR_NULL(strstr(ct, "2.09306e+09"));
+    free(ct);
+    /* in range nothing changes: no flag at all */
+    const char *ok = tu_write("inrange.json", HEAD_STOP("{\"requests\": 100}")
+                                                  ARR("{\"process\": \"poisson\", \"rate_per_s\": "
+                                                      "10}") EXCL);
+    snprintf(args, sizeof args, "run '%s' --quiet --json -", ok);
+    CU_ASSERT_EQUAL(tu_cli(args, out, sizeof out, errb, sizeof errb), 0);
+    CU_ASSERT_PTR_NULL(strstr(out, "beyond_range"));
+}
+
+/* Sums of squares of finite data must not overflow: work or gaps of 1e200. */
+static void test_overflow_safe_moments(void)
+{
+    char args[1024], out[8192], errb[2048];
+    const char *p = tu_write("huge.csv", "time_s,work_ms\n0,1e200\n1e200,2e200\n3e200,3e200\n");
+    snprintf(args, sizeof args, "trace stats '%s' --format sharesim --json", p);
+    CU_ASSERT_EQUAL(tu_cli(args, out, sizeof out, errb, sizeof errb), 0);
+    cJSON *doc = cJSON_Parse(out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    /* work 1, 2, 3 (x 1e200): CV = sqrt(2/3) / 2; gaps 1, 2 (x 1e200): CV = 0.5 / 1.5 */
+    double wcv =
+        cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "work_ms"), "cv"));
+    double icv =
+        cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "interarrival_s"), "cv"));
+    TU_CHECK_CLOSE_REL(wcv, sqrt(2.0 / 3.0) / 2.0, 1e-12);
+    TU_CHECK_CLOSE_REL(icv, 0.5 / 1.5, 1e-12);
+    TU_CHECK_CLOSE_REL(
+        cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "work_ms"), "mean")),
+        2e200, 1e-12);
+    cJSON_Delete(doc);
+    snprintf(args, sizeof args, "trace stats '%s' --format sharesim", p);
+    CU_ASSERT_EQUAL(tu_cli(args, out, sizeof out, errb, sizeof errb), 0);
+    CU_ASSERT_PTR_NULL(strstr(out, "inf"));
+    /* the moments alone: scaled by powers of two, so ordinary data give the plain figures */
+    struct ss_moments m = {0}, big = {0};
+    for (int i = 1; i <= 5; i++) {
+        ss_mom_add(&m, i);
+        ss_mom_add(&big, i * 1e300);
+    }
+    CU_ASSERT_EQUAL(ss_mom_mean(&m), 3.0);
+    CU_ASSERT_EQUAL(ss_mom_scv(&m), 2.0 / 9.0);
+    TU_CHECK_CLOSE_REL(ss_mom_scv(&big), 2.0 / 9.0, 1e-12);
+    TU_CHECK_CLOSE_REL(ss_mom_mean(&big), 3e300, 1e-12);
+    CU_ASSERT(isfinite(ss_mom_cv(&big)));
+    /* a replayed trace's load-time figures (the analytic pre-checks read them) */
+    char text[2048], err[SS_ERRLEN], tr[600];
+    snprintf(tr, sizeof tr, "%s/huge-replay.csv", tu_tmpdir());
+    FILE *fp = fopen(tr, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    fputs("time_s,work_ms\n0,1e200\n1,2e200\n", fp);
+    fclose(fp);
+    snprintf(text, sizeof text,
+             "{\"gpu\": \"A100-80GB\", \"tenants\": [{\"name\": \"a\", \"arrival\": {\"process\": "
+             "\"trace\", \"path\": \"%s\", \"format\": \"sharesim\"}, \"work\": {\"dist\": "
+             "\"trace\"}}], " EXCL,
+             tr);
+    struct scenario sc;
+    CU_ASSERT_EQUAL_FATAL(load_text("huge-replay.json", text, &sc, err, sizeof err), 0);
+    TU_CHECK_CLOSE_REL(sc.tenants[0].arrival.trace_work_scv, 1.0 / 9.0, 1e-12);
+    scn_free(&sc);
+}
+
+static void test_fgd_weights(void)
+{
+    struct gpu_profile g;
+    char err[SS_ERRLEN];
+    CU_ASSERT_EQUAL_FATAL(cal_load("A100-80GB", &g, err, sizeof err), 0);
+    struct mig_demand a, b;
+    CU_ASSERT_EQUAL(mig_parse_demand(&g, "1g.10gb:1,2g.20gb:3", &a, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(
+        mig_parse_demand(&g, "1g.10gb:1e308,2g.20gb:1.5e308,2g.20gb:1.5e308", &b, err, sizeof err),
+        0);
+    CU_ASSERT_EQUAL(a.n, 2);
+    CU_ASSERT_EQUAL(b.n, 2);
+    for (int i = 0; i < 2; i++)
+        TU_CHECK_CLOSE_REL(b.p[i], a.p[i], 1e-12); /* 0.25, 0.75: not 0, not NaN */
+    CU_ASSERT_EQUAL(mig_parse_demand(&g, "1g.10gb:1e308,2g.20gb:1e-10", &b, err, sizeof err), -1);
+    EXPECT_IN(err, "weight \"1e-10\" for 2g.20gb (item 2 of demand");
+    EXPECT_IN(err, "expected weights within a factor of 1e300 of each other");
+    /* end to end: the same fragmentation as the small weights */
+    char out1[8192], out2[8192], errb[2048];
+    CU_ASSERT_EQUAL(tu_cli("mig check 3g.40gb,1g.10gb --gpu A100-80GB --demand "
+                           "1g.10gb:1,2g.20gb:3 --json",
+                           out1, sizeof out1, errb, sizeof errb),
+                    0);
+    CU_ASSERT_EQUAL(tu_cli("mig check 3g.40gb,1g.10gb --gpu A100-80GB --demand "
+                           "1g.10gb:5e307,2g.20gb:1.5e308 --json",
+                           out2, sizeof out2, errb, sizeof errb),
+                    0);
+    CU_ASSERT_STRING_EQUAL(out1, out2);
+}
+
 /* ---- traces that are not regular files ------------------------------------------ */
 
 static void test_trace_not_regular(void)
@@ -639,6 +803,11 @@ void test_robust_inputs_register(void)
         {"clock: a run whose time stops advancing stops with exit 2", test_clock_stall},
         {"clock: too many requests in the system: exit 2, not out of memory", test_in_system_limit},
         {"clock: trace gen refuses or stops, leaves no file", test_trace_gen_clock},
+        {"figures: percentiles past the histogram's range are flagged, never made up",
+         test_percentiles_beyond_range},
+        {"figures: CV of huge finite data stays finite (trace stats, replay)",
+         test_overflow_safe_moments},
+        {"figures: FGD weights of 1e308 do not overflow", test_fgd_weights},
         {"traces: a FIFO or a device is refused at once, trace stats reads a pipe",
          test_trace_not_regular},
         {NULL, NULL},

@@ -608,12 +608,15 @@ static void print_table(const struct sweep_cmd *c)
             const cJSON *t;
             cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
             {
-                const cJSON *p99 = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "latency_ms"), "p99");
+                const cJSON *lat = cJSON_GetObjectItem(t, "latency_ms");
+                const cJSON *p99 = cJSON_GetObjectItem(lat, "p99");
                 /* "!": overloaded (docs/scenario.md#stability), the p99 depends on the run length
                  */
                 int over = cJSON_IsFalse(cJSON_GetObjectItem(t, "stable"));
                 if (cJSON_IsNumber(p99))
                     printf(" %9.3f%s", p99->valuedouble, over ? "!" : "");
+                else if (cJSON_IsTrue(cJSON_GetObjectItem(lat, "p99_beyond_range")))
+                    printf(" %9s%s", ">=24 days", over ? "!" : "");
                 else
                     printf(" %9s%s", "-", over ? "!" : "");
                 unstable += over;

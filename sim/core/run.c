@@ -234,9 +234,11 @@ int run_scenario(const struct scenario *sc_in, const struct run_opts *o, struct 
             for (int k = 0; k < S; k++)
                 for (int i = 0; i < sc.n_tenants; i++) {
                     struct strategy_result *x = &reps[(size_t)k * R + r];
+                    double p99 = res_t(x, i)[TM_LAT_P99];
+                    double base = ((struct strategy_result *)b)->t[(size_t)i * TM_N + TM_LAT_P99];
+                    /* a p99 past the histogram's range (+inf) leaves the ratio unknown */
                     res_t(x, i)[TM_SLOWDOWN_P99] =
-                        res_t(x, i)[TM_LAT_P99] /
-                        ((struct strategy_result *)b)->t[(size_t)i * TM_N + TM_LAT_P99];
+                        isfinite(p99) && isfinite(base) ? p99 / base : NAN;
                 }
         if (have_alone)
             strategy_result_free(&alone);

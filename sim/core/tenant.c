@@ -17,6 +17,7 @@
  * The end of the trace (or of its limit) ends the tenant's stream.
  */
 #include "core/tenant.h"
+#include "base/moments.h"
 #include "base/util.h"
 
 #include <gsl/gsl_randist.h>
@@ -256,28 +257,6 @@ int ten_next_general(struct tenant_rt *t, double now, double *t_next, double *wo
     return 1;
 }
 
-/* Welford's running mean and sum of squared deviations. */
-struct moments {
-    long n;
-    double mean, m2;
-};
-
-static void mom_add(struct moments *m, double x)
-{
-    m->n++;
-    double d = x - m->mean;
-    m->mean += d / (double)m->n;
-    m->m2 += d * (x - m->mean);
-}
-
-/* Population squared CV; NaN when undefined. */
-static double mom_scv(const struct moments *m)
-{
-    if (m->n < 1 || !(m->mean > 0))
-        return NAN;
-    return m->m2 / (double)m->n / (m->mean * m->mean);
-}
-
 int ten_trace_check(struct tenant_cfg *cfg, char *err, size_t errlen)
 {
     struct arrival_cfg *a = &cfg->arrival;
@@ -285,7 +264,7 @@ int ten_trace_check(struct tenant_cfg *cfg, char *err, size_t errlen)
     struct tr_reader *r = tr_open(a->trace_path, a->trace_format, &a->trace_opts, err, errlen);
     if (!r)
         return -1;
-    struct moments gaps = {0, 0, 0}, work = {0, 0, 0};
+    struct ss_moments gaps = {0}, work = {0}; /* overflow-safe: base/moments.h */
     struct tr_record rec;
     double first = NAN, prev = NAN;
     long n = 0;
@@ -303,7 +282,7 @@ int ten_trace_check(struct tenant_cfg *cfg, char *err, size_t errlen)
         if (n++ == 0)
             first = rec.time_s;
         else
-            mom_add(&gaps, rec.time_s - prev);
+            ss_mom_add(&gaps, rec.time_s - prev);
         prev = rec.time_s;
         if (work_from_trace(&cfg->work)) {
             /* Zero work is a valid request (it waits in the queue and is counted); only a
@@ -319,7 +298,7 @@ int ten_trace_check(struct tenant_cfg *cfg, char *err, size_t errlen)
                 rc = -1;
                 break;
             }
-            mom_add(&work, w);
+            ss_mom_add(&work, w);
         }
     }
     tr_close(r);
@@ -328,10 +307,10 @@ int ten_trace_check(struct tenant_cfg *cfg, char *err, size_t errlen)
     a->trace_count = n;
     a->trace_first_s = first;
     a->trace_last_s = prev;
-    a->trace_rate_per_s = gaps.n > 0 && gaps.mean > 0 ? 1.0 / gaps.mean : NAN;
-    a->trace_ia_scv = gaps.n > 1 ? mom_scv(&gaps) : NAN;
-    a->trace_work_mean_s = work.n > 0 ? work.mean : NAN;
-    a->trace_work_scv = work.n > 0 ? mom_scv(&work) : NAN;
+    a->trace_rate_per_s = gaps.n > 0 && gaps.mean > 0 ? 1.0 / ss_mom_mean(&gaps) : NAN;
+    a->trace_ia_scv = gaps.n > 1 ? ss_mom_scv(&gaps) : NAN;
+    a->trace_work_mean_s = ss_mom_mean(&work);
+    a->trace_work_scv = work.n > 0 ? ss_mom_scv(&work) : NAN;
     return 0;
 }
 
