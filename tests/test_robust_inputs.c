@@ -668,7 +668,7 @@ static void test_overflow_safe_moments(void)
 {
     char args[1024], out[8192], errb[2048];
     const char *p = tu_write("huge.csv", "time_s,work_ms\n0,1e200\n1e200,2e200\n3e200,3e200\n");
-    snprintf(args, sizeof args, "trace stats '%s' --format sharesim --json", p);
+    snprintf(args, sizeof args, "trace stats '%s' --format sharesim --json -", p);
     CU_ASSERT_EQUAL(tu_cli(args, out, sizeof out, errb, sizeof errb), 0);
     cJSON *doc = cJSON_Parse(out);
     CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
@@ -735,11 +735,11 @@ static void test_fgd_weights(void)
     /* end to end: the same fragmentation as the small weights */
     char out1[8192], out2[8192], errb[2048];
     CU_ASSERT_EQUAL(tu_cli("mig check 3g.40gb,1g.10gb --gpu A100-80GB --demand "
-                           "1g.10gb:1,2g.20gb:3 --json",
+                           "1g.10gb:1,2g.20gb:3 --json -",
                            out1, sizeof out1, errb, sizeof errb),
                     0);
     CU_ASSERT_EQUAL(tu_cli("mig check 3g.40gb,1g.10gb --gpu A100-80GB --demand "
-                           "1g.10gb:5e307,2g.20gb:1.5e308 --json",
+                           "1g.10gb:5e307,2g.20gb:1.5e308 --json -",
                            out2, sizeof out2, errb, sizeof errb),
                     0);
     CU_ASSERT_STRING_EQUAL(out1, out2);
