@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CODE0 "tests/fixtures/robust/code-zero-work.csv"
@@ -745,6 +746,206 @@ static void test_fgd_weights(void)
     CU_ASSERT_STRING_EQUAL(out1, out2);
 }
 
+/* ---- scale at the documented limits ---------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A scenario of T tenants on G GPUs with S strategies (cycling exclusive, timeslice assigning
+ * every tenant, mps); into a malloc'd string. */
+static char *big_scenario(int T, int G, int S, long requests)
+{
+    size_t cap = (size_t)T * 400 + (size_t)S * ((size_t)T * 24 + 200) + 4096, n = 0;
+    char *b = malloc(cap);
+    n += (size_t)snprintf(b + n, cap - n,
+                          "{\"gpu\": \"A100-80GB\", \"gpus\": %d, \"stop\": {\"requests\": %ld}, "
+                          "\"tenants\": [",
+                          G, requests);
+    for (int i = 0; i < T; i++)
+        n += (size_t)snprintf(b + n, cap - n,
+                              "%s{\"name\": \"t%d\", \"memory_gb\": 0.01, \"arrival\": "
+                              "{\"process\": \"poisson\", \"rate_per_s\": 1}, \"work\": "
+                              "{\"dist\": \"exponential\", \"mean_ms\": 1}}",
+                              i ? ", " : "", i);
+    n += (size_t)snprintf(b + n, cap - n, "], \"strategies\": [");
+    for (int k = 0; k < S; k++) {
+        if (k % 3 == 1) {
+            n += (size_t)snprintf(b + n, cap - n,
+                                  "%s{\"name\": \"s%d\", \"kind\": \"timeslice\", \"assign\": {",
+                                  k ? ", " : "", k);
+            for (int i = 0; i < T; i++)
+                n += (size_t)snprintf(b + n, cap - n, "%s\"t%d\": %d", i ? ", " : "", i,
+                                      (i * 7) % G);
+            n += (size_t)snprintf(b + n, cap - n, "}}");
+        } else {
+            n += (size_t)snprintf(b + n, cap - n, "%s{\"name\": \"s%d\", \"kind\": \"%s\"}",
+                                  k ? ", " : "", k, k % 3 ? "mps" : "exclusive");
+        }
+    }
+    snprintf(b + n, cap - n, "]}");
+    return b;
+}
+
+static void test_scale_limits(void)
+{
+    char err[SS_ERRLEN];
+    struct scenario sc;
+    /* more pairs than the limit: refused at load, with the way out */
+    char *text = big_scenario(4096, 4096, 17, 1);
+    CU_ASSERT_EQUAL(load_text("pairs.json", text, &sc, err, sizeof err), -1);
+    EXPECT_IN(err, "strategies: 17 strategies x 4096 tenants = 69632 pairs, more than 65536");
+    EXPECT_IN(err, "split the strategies over several scenarios");
+    scn_free(&sc);
+    free(text);
+    /* at the limit: 4096 tenants x 16 strategies (name lookups, per-GPU checks and the
+     * timeslice/MPS set-up in O(tenants + GPUs)); a few seconds at most */
+    if (tu_sanitized() || tu_under_valgrind())
+        return;
+    text = big_scenario(4096, 4096, 16, 16);
+    double t0 = now_s();
+    int rc = load_text("limit.json", text, &sc, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\n  %s", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    struct run_opts o = {1, -1, 0, 0};
+    struct run_result r;
+    CU_ASSERT_EQUAL_FATAL(run_scenario(&sc, &o, &r, err, sizeof err), 0);
+    double took = now_s() - t0;
+    if (took > 30)
+        fprintf(stderr, "\n  4096 tenants x 16 strategies took %.1f s", took);
+    CU_ASSERT(took < 30); /* about 1 s here; 55 s for 4096 x 256 before the limit */
+    CU_ASSERT_EQUAL(r.n, 16);
+    run_result_free(&r);
+    scn_free(&sc);
+    free(text);
+    /* 100,000 GPUs: the same checks do not grow with gpus x tenants */
+    text = big_scenario(64, 100000, 3, 16);
+    t0 = now_s();
+    CU_ASSERT_EQUAL_FATAL(load_text("gpus.json", text, &sc, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(run_scenario(&sc, &o, &r, err, sizeof err), 0);
+    CU_ASSERT(now_s() - t0 < 30);
+    run_result_free(&r);
+    scn_free(&sc);
+    free(text);
+}
+
+/* Duplicate names are still found at the first repeat, by the hash as by the old scan. */
+static void test_tenant_names(void)
+{
+    char text[4096], err[SS_ERRLEN];
+    snprintf(text, sizeof text,
+             "{\"gpu\": \"A100-80GB\", \"gpus\": 4, \"stop\": {\"requests\": 10}, \"tenants\": "
+             "[%s, %s, %s, %s], " EXCL,
+             "{\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}",
+             "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}",
+             "{\"name\": \"c\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}",
+             "{\"name\": \"b\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}}");
+    struct scenario sc;
+    CU_ASSERT_EQUAL(load_text("dup.json", text, &sc, err, sizeof err), -1);
+    EXPECT_IN(err, "tenants[3]: duplicate tenant name \"b\" (also tenants[1])");
+    scn_free(&sc);
+    /* lookups of every name, and of names that are not there */
+    char *big = big_scenario(3000, 3000, 2, 10);
+    CU_ASSERT_EQUAL_FATAL(load_text("names.json", big, &sc, err, sizeof err), 0);
+    int ok = 1;
+    for (int i = 0; i < 3000; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "t%d", i);
+        ok &= scn_tenant_index(&sc, name) == i;
+    }
+    CU_ASSERT(ok);
+    CU_ASSERT_EQUAL(scn_tenant_index(&sc, "t3000"), -1);
+    CU_ASSERT_EQUAL(scn_tenant_index(&sc, ""), -1);
+    scn_free(&sc);
+    free(big);
+}
+
+/* A profile is loaded once per file, and again when the file changes. */
+static void test_profile_cache(void)
+{
+    char dir[600], path[700], err[SS_ERRLEN];
+    snprintf(dir, sizeof dir, "%s/profiles", tu_tmpdir());
+    mkdir(dir, 0777);
+    snprintf(path, sizeof path, "%s/a100-80gb.json", dir);
+    char *orig = tu_slurp("kernels/profiles/a100-80gb.json");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(orig);
+    FILE *fp = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    fputs(orig, fp);
+    fclose(fp);
+    const char *old = getenv("SHARESIM_PROFILES");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("SHARESIM_PROFILES", dir, 1);
+    struct gpu_profile a, b;
+    CU_ASSERT_EQUAL(cal_load("A100-80GB", &a, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(cal_load("A100-80GB", &b, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(memcmp(&a, &b, sizeof a), 0);
+    /* rewritten (another size, so another identity even within one clock tick): reloaded */
+    char *edited = malloc(strlen(orig) + 16);
+    char *at = strstr(orig, "\"mps_max_clients\"");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    char *v = strstr(at, "\"value\":");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    v += strlen("\"value\":");
+    while (*v == ' ')
+        v++;
+    char *end = v;
+    while (*end >= '0' && *end <= '9')
+        end++;
+    snprintf(edited, strlen(orig) + 16, "%.*s1234%s", (int)(v - orig), orig, end);
+    fp = fopen(path, "w");
+    fputs(edited, fp);
+    fclose(fp);
+    CU_ASSERT_EQUAL(cal_load("A100-80GB", &b, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(b.mps_max_clients, 1234);
+    CU_ASSERT_NOT_EQUAL(a.mps_max_clients, 1234);
+    CU_ASSERT_EQUAL(cal_load(path, &b, err, sizeof err), 0); /* by path, the same file */
+    CU_ASSERT_EQUAL(b.mps_max_clients, 1234);
+    if (saved) {
+        setenv("SHARESIM_PROFILES", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("SHARESIM_PROFILES");
+    }
+    free(orig);
+    free(edited);
+}
+
+/* A large sweep says it is validating instead of sitting silent (the 20 s). */
+static void test_sweep_setup(void)
+{
+    if (tu_under_valgrind())
+        return;
+    const char *s = tu_write("big-sweep.json", HEAD_STOP("{\"requests\": 10}")
+                                                   ARR("{\"process\": \"poisson\", \"rate_per_s\": "
+                                                       "10}") EXCL);
+    char args[2048], errb[8192];
+    /* 20,000 points, the last one bad: all are validated, none runs, exit 2 */
+    snprintf(args, sizeof args,
+             "sweep '%s' --set 'tenants.0.arrival.rate_per_s=1:19999:1,-1' --out '%s/big-sweep' "
+             "--jobs 1 --no-plot --quiet",
+             s, tu_tmpdir());
+    double t0 = now_s();
+    CU_ASSERT_EQUAL(cli_limited(300, args, errb, sizeof errb), 2);
+    double took = now_s() - t0;
+    EXPECT_IN(errb, "sharesim sweep: validating 20000 points before any runs");
+    EXPECT_IN(errb, "point p19999");
+    char d[700];
+    snprintf(d, sizeof d, "%s/big-sweep", tu_tmpdir());
+    CU_ASSERT_FALSE(tu_exists(d));
+    if (!tu_sanitized() && took > 20)
+        fprintf(stderr, "\n  validating 20,000 points took %.1f s", took);
+    CU_ASSERT(tu_sanitized() || took < 20); /* about 2 s here; 4 s before the profile cache */
+}
+
 /* ---- traces that are not regular files ------------------------------------------ */
 
 static void test_trace_not_regular(void)
@@ -808,6 +1009,10 @@ void test_robust_inputs_register(void)
         {"figures: CV of huge finite data stays finite (trace stats, replay)",
          test_overflow_safe_moments},
         {"figures: FGD weights of 1e308 do not overflow", test_fgd_weights},
+        {"scale: tenants x strategies bounded, linear set-up at the limits", test_scale_limits},
+        {"scale: tenant names by hash, duplicates found as before", test_tenant_names},
+        {"scale: a profile loads once per file, again when it changes", test_profile_cache},
+        {"scale: a large sweep says it is validating", test_sweep_setup},
         {"traces: a FIFO or a device is refused at once, trace stats reads a pipe",
          test_trace_not_regular},
         {NULL, NULL},

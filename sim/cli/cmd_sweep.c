@@ -308,7 +308,13 @@ static int prepare(struct sweep_cmd *c)
      * reports a bad one, once, and only rank 0 reads DIR, which that rank may not see. */
     if (!c->writer)
         return 0;
+    /* Validating is about 0.1 ms a point: a large grid says so rather than sit silent. */
+    int tty = cli_stderr_is_tty();
+    if (n >= 10000)
+        fprintf(stderr, "sharesim sweep: validating %ld points before any runs\n", n);
     for (long i = 0; i < n; i++) {
+        if (tty && n >= 10000 && i % 1000 == 0)
+            fprintf(stderr, "\rsharesim sweep: validated %ld/%ld points ", i, n);
         struct scenario sc;
         if (sw_point_load(&c->grid, c->base.json, c->scenario_path, &c->opts, i, &sc, &c->hash[i],
                           err, sizeof err)) {
@@ -317,6 +323,8 @@ static int prepare(struct sweep_cmd *c)
         }
         scn_free(&sc);
     }
+    if (tty && n >= 10000)
+        fprintf(stderr, "\r%*s\r", 60, "");
     return 0;
 }
 

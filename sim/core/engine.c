@@ -391,10 +391,13 @@ void eng_init(struct sim *s, const struct scenario *sc, const struct strategy_cf
     s->arr_t = INFINITY;
     s->n_ten = sc->n_tenants;
     s->ten = ss_xcalloc((size_t)s->n_ten, sizeof *s->ten);
+    /* One block for all histograms: large enough to come zeroed from the system, page by page
+     * as latencies touch it, instead of 52 KB cleared per tenant. */
+    s->hist_counts = ss_xcalloc((size_t)s->n_ten * ST_NBUCKETS, sizeof *s->hist_counts);
     for (int i = 0; i < s->n_ten; i++) {
         struct tenant_rt *t = &s->ten[i];
         ten_init(t, &sc->tenants[i], sc->path, sc->seed, i, rep);
-        st_hist_init(&t->st.lat);
+        st_hist_init_at(&t->st.lat, s->hist_counts + (size_t)i * ST_NBUCKETS);
         /* Limits as plain compares on the hot path: "none" is a bound never reached. */
         t->queue_limit = t->cfg->queue_limit > 0 ? t->cfg->queue_limit : LONG_MAX;
         t->sla_s = t->cfg->sla_p99_s > 0 ? t->cfg->sla_p99_s : -INFINITY; /* lat >= 0 */
@@ -533,9 +536,9 @@ void eng_free(struct sim *s)
         s->ops->destroy(s->pst);
     for (int i = 0; i < s->n_ten; i++) {
         ten_free(&s->ten[i]);
-        st_hist_free(&s->ten[i].st.lat);
         free(s->ten[i].q.buf);
     }
+    free(s->hist_counts);
     free(s->ten);
     free(s->heap);
     free(s->arr_heap);

@@ -144,9 +144,10 @@ struct sim {
     /* Why the run was stopped (time, or the limit on requests in the system), "" while it runs;
      * eng_run() then returns -1 with it. */
     char halt[512];
-    long max_in_system; /* the scenario's limit */
-    double check_now;   /* simulated time at the last progress check */
-    int stalled;        /* progress checks in a row that found time where it was */
+    long max_in_system;    /* the scenario's limit */
+    uint64_t *hist_counts; /* every tenant's latency histogram, one block (st_hist_init_at) */
+    double check_now;      /* simulated time at the last progress check */
+    int stalled;           /* progress checks in a row that found time where it was */
 };
 
 /* Builds a replication; the strategy's policy is initialised. */

@@ -21,8 +21,6 @@
 #include <string.h>
 
 #define SCN_MAX_FILE (16u << 20)
-#define SCN_MAX_TENANTS 4096
-#define SCN_MAX_STRATEGIES 256
 
 const char *scn_class_name(enum work_class c)
 {
@@ -30,8 +28,27 @@ const char *scn_class_name(enum work_class c)
     return names[c];
 }
 
+static unsigned name_hash(const char *s)
+{
+    unsigned h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The slot of name in the table: its entry, or the empty one where it would go. */
+static int name_slot(const struct scenario *sc, const char *name)
+{
+    unsigned mask = (unsigned)sc->name_slots - 1, k = name_hash(name) & mask;
+    while (sc->name_hash[k] >= 0 && strcmp(sc->tenants[sc->name_hash[k]].name, name) != 0)
+        k = (k + 1) & mask;
+    return (int)k;
+}
+
 int scn_tenant_index(const struct scenario *sc, const char *name)
 {
+    if (sc->name_hash)
+        return sc->name_hash[name_slot(sc, name)];
     for (int i = 0; i < sc->n_tenants; i++)
         if (strcmp(sc->tenants[i].name, name) == 0)
             return i;
@@ -593,6 +610,12 @@ static int parse_tenants(const struct jv *j, const cJSON *root, struct scenario 
     if (n > SCN_MAX_TENANTS)
         return jv_fail(j, "tenants", "more than %d tenants", SCN_MAX_TENANTS);
     sc->tenants = ss_xcalloc((size_t)n, sizeof *sc->tenants);
+    /* at most half full: a power of two at least 2n */
+    for (sc->name_slots = 16; sc->name_slots < 2 * n; sc->name_slots *= 2)
+        ;
+    sc->name_hash = ss_xmalloc((size_t)sc->name_slots * sizeof *sc->name_hash);
+    for (int k = 0; k < sc->name_slots; k++)
+        sc->name_hash[k] = -1;
     const cJSON *t;
     int i = 0;
     cJSON_ArrayForEach(t, arr)
@@ -602,10 +625,11 @@ static int parse_tenants(const struct jv *j, const cJSON *root, struct scenario 
         sc->n_tenants = i + 1; /* so scn_free releases a half-parsed tenant's trace path */
         if (parse_tenant(j, t, p, &sc->tenants[i]))
             return -1;
-        for (int k = 0; k < i; k++)
-            if (strcmp(sc->tenants[k].name, sc->tenants[i].name) == 0)
-                return jv_fail(j, p, "duplicate tenant name \"%s\" (also tenants[%d])",
-                               sc->tenants[i].name, k);
+        int slot = name_slot(sc, sc->tenants[i].name);
+        if (sc->name_hash[slot] >= 0)
+            return jv_fail(j, p, "duplicate tenant name \"%s\" (also tenants[%d])",
+                           sc->tenants[i].name, sc->name_hash[slot]);
+        sc->name_hash[slot] = i;
         i++;
     }
     return 0;
@@ -635,6 +659,12 @@ static int parse_strategies(const struct jv *j, const cJSON *root, struct scenar
     int n = cJSON_GetArraySize(arr);
     if (n > SCN_MAX_STRATEGIES)
         return jv_fail(j, "strategies", "more than %d strategies", SCN_MAX_STRATEGIES);
+    if ((long)n * sc->n_tenants > SCN_MAX_PAIRS)
+        return jv_fail(j, "strategies",
+                       "%d strategies x %d tenants = %ld pairs, more than %d: a run keeps and "
+                       "writes every pair's figures (docs/robustness.md, \"Scale\"); split the "
+                       "strategies over several scenarios",
+                       n, sc->n_tenants, (long)n * sc->n_tenants, SCN_MAX_PAIRS);
     sc->strategies = ss_xcalloc((size_t)n, sizeof *sc->strategies);
     const cJSON *o;
     int i = 0;
@@ -731,6 +761,7 @@ void scn_free(struct scenario *sc)
             scn_tenant_free(&sc->tenants[i]);
     free(sc->strategies);
     free(sc->tenants);
+    free(sc->name_hash);
     cJSON_Delete(sc->json);
     free(sc->path);
     memset(sc, 0, sizeof *sc);

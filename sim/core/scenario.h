@@ -16,6 +16,12 @@
 
 #define SCN_NAME_MAX 64
 #define SCN_MAX_MMPP 16
+/* A run holds every (strategy, tenant) pair's figures and writes them all: 4,096 tenants × 256
+ * strategies would need about 4 GB and minutes, so their product is bounded to what this
+ * machine does in seconds (docs/robustness.md, "Scale"). */
+#define SCN_MAX_TENANTS 4096
+#define SCN_MAX_STRATEGIES 256
+#define SCN_MAX_PAIRS 65536
 
 /*
  * The clock (docs/robustness.md, "The clock"). Simulated time is a double counting seconds
@@ -134,6 +140,11 @@ struct scenario {
     double power_usd_per_kwh; /* 0 = power not billed separately */
     long max_in_system;       /* limits.in_system; <= 0 means SCN_DEFAULT_IN_SYSTEM */
     cJSON *json;              /* the parsed document, kept for policies and sweeps */
+    /* Tenant names → indices, an open-addressing hash table of name_slots entries (-1 =
+     * empty), so a name lookup (every "assign", "tenants" list of every strategy) is O(1), not
+     * O(tenants). NULL (a scenario built by hand): scn_tenant_index searches. */
+    int *name_hash;
+    int name_slots;
 };
 
 /* Loads and validates a scenario file. On error fills err and returns -1. */

@@ -17,6 +17,14 @@ void st_hist_init(struct st_hist *h)
     h->counts = ss_xcalloc(ST_NBUCKETS, sizeof *h->counts);
 }
 
+void st_hist_init_at(struct st_hist *h, uint64_t *counts)
+{
+    h->n = 0;
+    h->min = INFINITY; /* as st_hist_init */
+    h->max = -INFINITY;
+    h->counts = counts;
+}
+
 void st_hist_free(struct st_hist *h)
 {
     free(h->counts);

@@ -132,8 +132,9 @@ static int parse_vms(const struct jv *j, const cJSON *obj, const char *path,
     c->vm = ss_xcalloc((size_t)c->n_vm, sizeof *c->vm);
     for (int i = 0; i < sc->n_tenants; i++)
         c->vm_of[i] = -1;
-    for (int v = 0; v < c->n_vm; v++)
-        if (parse_vm(j, cJSON_GetArrayItem(arr, v), jv_path_idx(q, sizeof q, p, v), sc, c, v))
+    const cJSON *item = arr->child; /* walked, not indexed: cJSON_GetArrayItem is O(v) */
+    for (int v = 0; v < c->n_vm; v++, item = item->next)
+        if (parse_vm(j, item, jv_path_idx(q, sizeof q, p, v), sc, c, v))
             return -1;
     return check_layout(j, p, sc, c);
 }
