@@ -211,7 +211,7 @@ static int too_many(struct sim *s)
             big = i;
     return halt(s,
                 "%ld requests in the system (waiting or in service) at t = %g s, the limit "
-                "(limits.in_system, default %ld): the load outgrows what the strategy serves "
+                "(limits.in_system; by default %ld): the load outgrows what the strategy serves "
                 "(tenant \"%s\" has %zu waiting) and its queues would exhaust memory (about 40 "
                 "bytes a request); lower the load, bound the queue (tenants[].queue_limit) or "
                 "raise limits.in_system",
