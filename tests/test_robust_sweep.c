@@ -229,12 +229,44 @@ static void test_damaged_points_recomputed(void)
     free(good);
 }
 
+/* --merge trusts a shard's point only if its CSV still matches its JSON. */
+static void test_merge_skips_damaged_shard_point(void)
+{
+    const char *scn = scenario(3000);
+    const char *set = "tenants.0.arrival.rate_per_s=50,100";
+    char args[4096], err[4096];
+    for (int i = 0; i < 2; i++) {
+        snprintf(args, sizeof args,
+                 "sweep '%s' --set '%s' --out '%s/rs-shard%d' --shard %d/2 --jobs 1 --no-plot "
+                 "--quiet",
+                 scn, set, tu_tmpdir(), i, i);
+        CU_ASSERT_EQUAL_FATAL(tu_cli(args, NULL, 0, err, sizeof err), 0);
+    }
+    /* shard 1's point (p0001) cut to its header */
+    char *c = tu_slurp(tpath("rs-shard1/points/p0001.csv"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    *strchr(c, '\n') = '\0';
+    char hdr[8192];
+    snprintf(hdr, sizeof hdr, "%s\n", c);
+    put(tpath("rs-shard1/points/p0001.csv"), hdr);
+    free(c);
+    snprintf(args, sizeof args,
+             "sweep '%s' --set '%s' --out '%s/rs-merged' --merge '%s/rs-shard0' '%s/rs-shard1' "
+             "--jobs 1 --no-plot --quiet",
+             scn, set, tu_tmpdir(), tu_tmpdir(), tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
+    EXPECT_IN(err, "1 point is in no shard directory (p0001");
+    CU_ASSERT_FALSE(tu_exists(tpath("rs-merged/sweep.csv")));
+}
+
 void test_robust_sweep_register(void)
 {
     static const struct tu_test tests[] = {
         {"sweep: a second sweep into a locked directory exits 2, nothing mixes",
          test_second_sweep_refused},
         {"sweep: damaged point files are recomputed, never copied", test_damaged_points_recomputed},
+        {"sweep: --merge does not take a shard's damaged point",
+         test_merge_skips_damaged_shard_point},
         {NULL, NULL},
     };
     tu_add_suite("robust_sweep", tests);
