@@ -59,8 +59,14 @@ static cJSON *tenant_json(const struct strategy_result *s, int i, const struct t
         with_ci ? jv_out_add(t, tm_names[k], v[k]) : add_count(t, tm_names[k], v[k]);
     jv_out_add(t, "throughput_per_s", v[TM_THROUGHPUT]);
     cJSON *lat = cJSON_AddObjectToObject(t, "latency_ms");
-    for (int k = TM_LAT_MEAN; k <= TM_LAT_P999; k++)
+    for (int k = TM_LAT_MEAN; k <= TM_LAT_P999; k++) {
         jv_out_add(lat, tm_names[k], out_value(k, v[k]));
+        if (isinf(v[k]) && v[k] > 0) { /* null, and why: at least 2^21 s (stats.h) */
+            char key[64];
+            snprintf(key, sizeof key, "%s_beyond_range", tm_names[k]);
+            cJSON_AddTrueToObject(lat, key);
+        }
+    }
     cJSON *w = cJSON_AddObjectToObject(t, "wait_ms");
     jv_out_add(w, "mean", out_value(TM_WAIT_MEAN, v[TM_WAIT_MEAN]));
     cJSON *wk = cJSON_AddObjectToObject(t, "work_ms");
@@ -153,9 +159,11 @@ static const int rt_min[RT_COLS] = {12, 12, 9, 9, 8, 8, 8, 8, 8, 6, 6, 6, 8};
 static void fmt_pct(char *buf, size_t n, const struct strategy_result *s, int i, int k, int *thin)
 {
     double v = s->t[(size_t)i * TM_N + TM_LAT_P50 + k];
-    int few = isfinite(v) && s->tail[(size_t)i * TAIL_N + k] < TAIL_MIN_SAMPLES;
-    if (!isfinite(v))
+    int few = !isnan(v) && s->tail[(size_t)i * TAIL_N + k] < TAIL_MIN_SAMPLES;
+    if (isnan(v))
         snprintf(buf, n, "-");
+    else if (isinf(v)) /* past the histogram's range (stats.h) */
+        snprintf(buf, n, ">= 24 days%s", few ? "*" : "");
     else
         snprintf(buf, n, "%.3f%s", v * 1e3, few ? "*" : "");
     *thin |= few;
@@ -180,7 +188,8 @@ static void row_cells(const struct scenario *sc, const struct strategy_result *s
     snprintf(c[1], RT_CELL, "%s", sc->tenants[i].name);
     fmt(c[2], RT_CELL, v[TM_COMPLETED], "%.0f");
     fmt(c[3], RT_CELL, v[TM_THROUGHPUT], "%.1f");
-    fmt(c[4], RT_CELL, v[TM_LAT_MEAN] * 1e3, "%.3f");
+    isinf(v[TM_LAT_MEAN]) ? (void)snprintf(c[4], RT_CELL, ">= 24 days") /* stats.h's range */
+                          : fmt(c[4], RT_CELL, v[TM_LAT_MEAN] * 1e3, "%.3f");
     for (int k = 0; k < TAIL_N; k++)
         fmt_pct(c[5 + k], RT_CELL, s, i, k, &thin_here);
     if (thin)
