@@ -30,6 +30,12 @@
  *   its precision over long runs. Cost O(log n) per event plus O(GPUs of the
  *   tenant) to pick the least-loaded GPU.
  *
+ * An LLM tenant (docs/llm.md) runs one serving engine per GPU (policy/units/llmunit.c) on the
+ * whole GPU (SM and bandwidth shares 1) with the KV cache the GPU's memory leaves; "discipline"
+ * does not apply to it. An arrival joins the engine holding the fewest requests (ties: lowest
+ * index), as a load balancer in front of replicas would route it; a fault kills one engine
+ * holding requests, and every request in it fails.
+ *
  * Saturated tenants: the engine refills their queue without announcing it, so
  * a GPU that frees up (FIFO) or empties (PS) pulls from the queue, and an
  * announced arrival fills every idle GPU of the tenant. Under PS a saturated
@@ -40,12 +46,13 @@
 #include "core/policy.h"
 #include "core/run.h"
 #include "policy/assign.h"
+#include "policy/units/llmunit.h"
 #include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { EV_DONE = EV_POLICY };
+enum { EV_DONE = EV_POLICY, EV_LLM };
 enum { DISC_FIFO, DISC_PS };
 
 struct excl_cfg {
@@ -83,8 +90,30 @@ struct excl {
     int **free_stack; /* per tenant: indices of its idle GPUs (FIFO) */
     int *n_free;
     int *n_own;
-    int **own; /* per tenant: its GPUs in increasing index (PS placement) */
+    int **own;            /* per tenant: its GPUs in increasing index (PS placement) */
+    struct llm_unit **lu; /* per GPU of an LLM tenant: its engine; NULL elsewhere */
 };
+
+/* An LLM tenant's KV blocks on a whole GPU into *blocks (may be NULL); 0 for other tenants.
+ * With j: -1 with the message at path when its weights do not fit. */
+static int llm_kv_blocks(const struct jv *j, const char *path, const struct scenario *sc, int i,
+                         long *blocks)
+{
+    const struct tenant_cfg *t = &sc->tenants[i];
+    char where[128], msg[SS_ERRLEN];
+    long b = 0;
+    if (!t->llm)
+        return 0;
+    snprintf(where, sizeof where, "a whole %s's %g GB", sc->gpu.name, sc->gpu.memory_gb);
+    if (lsv_kv_blocks(t->llm, sc->gpu.memory_gb, where, &b, msg, sizeof msg)) {
+        if (!j)
+            SS_FATAL("tenant %s: %s (parse() should have refused it)", t->name, msg);
+        return jv_fail(j, path, "tenant \"%s\": %s", t->name, msg);
+    }
+    if (blocks)
+        *blocks = b;
+    return 0;
+}
 
 static int excl_parse(const struct jv *j, const cJSON *obj, const char *path,
                       const struct scenario *sc, void **out)
@@ -117,6 +146,9 @@ static int excl_parse(const struct jv *j, const cJSON *obj, const char *path,
                 c->owner[g] = i;
         }
     }
+    for (int i = 0; i < sc->n_tenants; i++)
+        if (llm_kv_blocks(j, path, sc, i, NULL))
+            return -1;
     for (int i = 0; i < sc->n_tenants; i++)
         if (sc->tenants[i].memory_gb > sc->gpu.memory_gb)
             return jv_fail(j, path, "tenant \"%s\" needs %g GB, a %s has %g GB",
@@ -156,6 +188,16 @@ static void *excl_init(struct sim *s, const void *cfgp)
         if (c->owner[g] >= 0)
             x->own[c->owner[g]][n_listed[c->owner[g]]++] = g;
     free(n_listed);
+    x->lu = ss_xcalloc((size_t)c->gpus, sizeof *x->lu);
+    for (int g = 0; g < c->gpus; g++) {
+        int i = c->owner[g];
+        long blocks;
+        if (i < 0 || !s->sc->tenants[i].llm)
+            continue;
+        llm_kv_blocks(NULL, NULL, s->sc, i, &blocks);
+        x->lu[g] =
+            lu_new(i, s->sc->tenants[i].llm, blocks, &s->sc->gpu, 1.0, 1.0, EV_LLM, (uint32_t)g);
+    }
     /* Pushed in reverse so the lowest-numbered GPU is used first. */
     for (int g = c->gpus - 1; g >= 0; g--) {
         x->srv[g].tenant = c->owner[g];
@@ -367,11 +409,42 @@ static void ps_fault(struct sim *s, struct excl *x, int tenant)
     }
 }
 
+/* ---- LLM tenants --------------------------------------------------------- */
+
+/* The tenant's engine holding the fewest requests (lowest index on ties). */
+static struct llm_unit *llm_least_loaded(const struct excl *x, int tenant)
+{
+    struct llm_unit *best = x->lu[x->own[tenant][0]];
+    for (int k = 1; k < x->n_own[tenant]; k++) {
+        struct llm_unit *u = x->lu[x->own[tenant][k]];
+        if (lu_load(u) < lu_load(best))
+            best = u;
+    }
+    return best;
+}
+
+static void llm_fault(struct sim *s, struct excl *x, int tenant)
+{
+    for (int k = 0; k < x->n_own[tenant]; k++)
+        if (lu_fault(s, x->lu[x->own[tenant][k]]))
+            return;
+}
+
 /* ---- dispatch ------------------------------------------------------------ */
+
+static int is_llm(const struct excl *x, int tenant)
+{
+    return x->n_own[tenant] > 0 && x->lu[x->own[tenant][0]];
+}
 
 static void excl_arrive(struct sim *s, void *st, int tenant)
 {
     struct excl *x = st;
+    if (is_llm(x, tenant)) {
+        while (eng_qlen(s, tenant) > 0)
+            lu_take(s, llm_least_loaded(x, tenant));
+        return;
+    }
     if (x->discipline == DISC_PS)
         ps_arrive(s, x, tenant);
     else
@@ -381,6 +454,10 @@ static void excl_arrive(struct sim *s, void *st, int tenant)
 static void excl_on_event(struct sim *s, void *st, const struct event *ev)
 {
     struct excl *x = st;
+    if (ev->kind == EV_LLM) {
+        lu_event(s, x->lu[ev->target], ev);
+        return;
+    }
     struct server *sv = &x->srv[ev->target];
     /* A completion made stale by a fault, or (PS) by an arrival or departure since. */
     if (!sv->busy || ev->version != sv->version)
@@ -394,7 +471,9 @@ static void excl_on_event(struct sim *s, void *st, const struct event *ev)
 static void excl_fault(struct sim *s, void *st, int tenant)
 {
     struct excl *x = st;
-    if (x->discipline == DISC_PS)
+    if (is_llm(x, tenant))
+        llm_fault(s, x, tenant);
+    else if (x->discipline == DISC_PS)
         ps_fault(s, x, tenant);
     else
         fifo_fault(s, x, tenant);
@@ -406,6 +485,8 @@ static void excl_finish(struct sim *s, void *st, struct strategy_result *res)
     for (int g = 0; g < x->n_srv; g++)
         if (x->srv[g].busy)
             eng_busy(s, 1.0, x->srv[g].t_start, s->now);
+        else if (x->lu[g])
+            lu_finish(s, x->lu[g]);
     int used = 0;
     for (int g = 0; g < x->n_srv; g++)
         used += x->srv[g].tenant >= 0;
@@ -419,8 +500,11 @@ static void excl_destroy(void *st)
         free(x->free_stack[i]);
         free(x->own[i]);
     }
-    for (int g = 0; g < x->n_srv; g++)
+    for (int g = 0; g < x->n_srv; g++) {
         free(x->srv[g].jobs);
+        lu_free(x->lu[g]);
+    }
+    free(x->lu);
     free(x->free_stack);
     free(x->own);
     free(x->n_free);
@@ -454,4 +538,5 @@ const struct policy_ops policy_exclusive = {
     .destroy = excl_destroy,
     .hooks = &policy_hooks_exclusive,
     .capacity = excl_capacity,
+    .serves_llm = 1,
 };
