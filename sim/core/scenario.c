@@ -361,6 +361,13 @@ static int parse_llm(const struct jv *j, const cJSON *obj, const char *path, str
     if (parse_arrival(j, arr, ap, &t->arrival))
         return -1;
     t->work.kind = WORK_LLM;
+    /* A saturated tenant keeps one request waiting; an engine takes every request waiting
+     * into its own queue, so it would take them without end. */
+    if (t->arrival.kind == ARR_SATURATED)
+        return jv_fail(j, jv_path_key(p, sizeof p, ap, "process"),
+                       "\"saturated\" is not for an LLM tenant: its engine takes every waiting "
+                       "request at once, so a closed loop of one waiting request never ends; use "
+                       "a high rate instead");
     if (!tok && t->arrival.kind != ARR_TRACE)
         return jv_fail(j, tp,
                        "missing: an LLM tenant's requests take their tokens from \"tokens\": "

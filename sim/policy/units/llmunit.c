@@ -76,7 +76,7 @@ void lu_take(struct sim *s, struct llm_unit *u)
     struct request r;
     eng_pop(s, u->tenant, &r);
     r.start = -1; /* it waits until the scheduler first gives it tokens */
-    int h = ls_add(&u->sched, (long)u->held, r.in_tokens, r.out_tokens, s->now);
+    int h = ls_add(&u->sched, u->taken++, r.in_tokens, r.out_tokens, s->now);
     if (h < 0) {
         eng_fail(s, &r);
         return;

@@ -31,6 +31,7 @@ struct llm_unit {
     struct request *req; /* by scheduler handle */
     int req_cap;
     long held;    /* requests taken and not finished */
+    long taken;   /* requests taken so far: the scheduler's ids */
     int stepping; /* a step is in flight */
     double step_start, t_kv;
     uint32_t ev_kind, target, version;
