@@ -230,6 +230,35 @@ static void test_faults(void)
     scn_free(&sc);
 }
 
+/*
+ * TensorRT-LLM's published A100 FP16 throughput of static LLaMA 7B batches (docs/llm.md,
+ * "Published measurements"): B requests at t = 0 prefill in one step and decode in lock-step,
+ * so every request's latency is the batch's makespan and the throughput B × output / latency.
+ * Nothing is fitted to these figures; the check is that the roofline lands within a factor 1.5
+ * of each (it gives 0.99 to 1.20 of them).
+ */
+static void test_published_a100(void)
+{
+    static const struct {
+        int batch, in, out;
+        double measured;
+    } rows[] = {
+        {64, 128, 128, 3486}, {32, 128, 2048, 1459}, {32, 2048, 128, 529}, {16, 2048, 2048, 592}};
+    struct scenario sc;
+    struct run_result r;
+    tu_run_file(tu_fixture("llmunit/static-a100.json"), &sc, &r);
+    for (int k = 0; k < 4; k++) {
+        const double *t = res_t(&r.s[0], k);
+        CU_ASSERT_DOUBLE_EQUAL(t[TM_COMPLETED], rows[k].batch, 0);
+        /* Lock-step: the batch finishes together (the histogram's 0.39 % bound). */
+        TU_CHECK_CLOSE_REL(t[TM_LAT_P50], t[TM_LAT_MEAN], 0.0039);
+        double tps = rows[k].batch * (double)rows[k].out / t[TM_LAT_MEAN];
+        CU_ASSERT(tps / rows[k].measured > 1 / 1.5 && tps / rows[k].measured < 1.5);
+    }
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
 void test_llmunit_register(void)
 {
     static const struct tu_test t[] = {
@@ -239,6 +268,7 @@ void test_llmunit_register(void)
         {"load errors name the path and the numbers", test_load_errors},
         {"JSON, CSV, table and --check-sla", test_outputs},
         {"a fault fails the engine's requests", test_faults},
+        {"TensorRT-LLM's A100 static batches within a factor 1.5", test_published_a100},
         {NULL, NULL},
     };
     tu_add_suite("llmunit", t);
