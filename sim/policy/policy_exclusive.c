@@ -196,7 +196,7 @@ static void *excl_init(struct sim *s, const void *cfgp)
             continue;
         llm_kv_blocks(NULL, NULL, s->sc, i, &blocks);
         x->lu[g] =
-            lu_new(i, s->sc->tenants[i].llm, blocks, &s->sc->gpu, 1.0, 1.0, EV_LLM, (uint32_t)g);
+            lu_new(i, s->sc->tenants[i].llm, blocks, &s->sc->gpu, 1.0, 1.0, unit_addr(EV_LLM, g));
     }
     /* Pushed in reverse so the lowest-numbered GPU is used first. */
     for (int g = c->gpus - 1; g >= 0; g--) {
@@ -455,7 +455,7 @@ static void excl_on_event(struct sim *s, void *st, const struct event *ev)
 {
     struct excl *x = st;
     if (ev->kind == EV_LLM) {
-        lu_event(s, x->lu[ev->target], ev);
+        lu_event(s, x->lu[unit_ev_id(ev)], ev);
         return;
     }
     struct server *sv = &x->srv[ev->target];

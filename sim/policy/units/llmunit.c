@@ -12,7 +12,7 @@
 
 struct llm_unit *lu_new(int tenant, const struct lsv_cfg *c, long kv_blocks,
                         const struct gpu_profile *g, double sm_share, double bw_share,
-                        uint32_t ev_kind, uint32_t target)
+                        struct unit_addr ev)
 {
     struct llm_unit *u = ss_xcalloc(1, sizeof *u);
     u->tenant = tenant;
@@ -24,8 +24,7 @@ struct llm_unit *lu_new(int tenant, const struct lsv_cfg *c, long kv_blocks,
     u->sm_share = sm_share;
     u->bw_share = bw_share;
     u->overhead_s = c->step_overhead_s;
-    u->ev_kind = ev_kind;
-    u->target = target;
+    u->ev = ev;
     return u;
 }
 
@@ -37,6 +36,13 @@ void lu_free(struct llm_unit *u)
     ls_step_free(&u->step);
     free(u->req);
     free(u);
+}
+
+/* The step in flight ends (or is cut short by a fault, or by the end of the run) now. */
+static void step_busy(struct sim *s, struct llm_unit *u)
+{
+    eng_busy(s, u->sm_share, u->step_start, s->now);
+    u->busy_s += eng_clip(s, u->step_start, s->now);
 }
 
 /* The KV cache held `held` blocks since t_kv. */
@@ -68,7 +74,7 @@ static void start_step(struct sim *s, struct llm_unit *u)
     u->stepping = 1;
     u->step_start = s->now;
     double dt = rf_time_s(&u->rg, &c, u->sm_share, u->bw_share, u->overhead_s);
-    eng_schedule(s, s->now + dt, u->ev_kind, u->target, u->version, 0);
+    unit_schedule(s, u->ev, s->now + dt, 0, u->version, 0);
 }
 
 void lu_take(struct sim *s, struct llm_unit *u)
@@ -95,7 +101,7 @@ void lu_event(struct sim *s, struct llm_unit *u, const struct event *ev)
     if (!u->stepping || ev->version != u->version)
         return;
     kv_upto(s, u);
-    eng_busy(s, u->sm_share, u->step_start, s->now);
+    step_busy(s, u);
     u->stepping = 0;
     ls_complete(&u->sched, &u->step, s->now);
     for (int i = 0; i < u->step.n; i++) {
@@ -120,7 +126,7 @@ int lu_fault(struct sim *s, struct llm_unit *u)
         return 0;
     kv_upto(s, u);
     if (u->stepping)
-        eng_busy(s, u->sm_share, u->step_start, s->now);
+        step_busy(s, u);
     for (int h = 0; h < u->sched.n_slots; h++) {
         const struct ls_seq *q = ls_seq_at(&u->sched, h);
         if (q->state != LS_DONE)
@@ -140,5 +146,5 @@ void lu_finish(struct sim *s, struct llm_unit *u)
 {
     kv_upto(s, u);
     if (u->stepping)
-        eng_busy(s, u->sm_share, u->step_start, s->now);
+        step_busy(s, u);
 }

@@ -7,8 +7,9 @@
  * token figures (core/llmstats.h), and the next step starts at once while any sequence is
  * waiting or running.
  *
- * The owner reserves one event kind for its LLM units and gives each unit its target; the
- * unit skips its own stale timers (after a fault) by a version number, as engine.h expects.
+ * Its one timer (the step's end) goes to the address its owner gives it (units/unit.h:
+ * unit_addr, unit_ev_id decodes it); stale timers (after a fault) are skipped by a version
+ * number, as engine.h expects.
  * A fault kills the engine process: every request it holds fails and its cache is empty.
  * A request that could never run on this cache (sched.h: longer than the cache, or without
  * chunked prefill than max_batched_tokens) fails when the unit takes it.
@@ -17,6 +18,7 @@
 #define SS_LLMUNIT_H
 
 #include "core/engine.h"
+#include "policy/units/unit.h"
 #include "llm/roofline.h"
 #include "llm/sched.h"
 #include "llm/serving.h"
@@ -34,13 +36,15 @@ struct llm_unit {
     long taken;   /* requests taken so far: the scheduler's ids */
     int stepping; /* a step is in flight */
     double step_start, t_kv;
-    uint32_t ev_kind, target, version;
+    double busy_s; /* stepping inside the measurement window */
+    struct unit_addr ev;
+    uint32_t version;
 };
 
 /* A unit serving `tenant` with kv_blocks blocks of cache on shares (sm, bw) of the GPU g. */
 struct llm_unit *lu_new(int tenant, const struct lsv_cfg *c, long kv_blocks,
                         const struct gpu_profile *g, double sm_share, double bw_share,
-                        uint32_t ev_kind, uint32_t target);
+                        struct unit_addr ev);
 /* Takes the head of its tenant's queue (there must be one) and starts a step if idle. */
 void lu_take(struct sim *s, struct llm_unit *u);
 /* Its timer fired: the step in flight ended. */
