@@ -826,7 +826,7 @@ static int parse_strategies(const struct jv *j, const cJSON *root, struct scenar
             if (sc->tenants[k].llm)
                 return jv_fail(j, jv_path_key(q, sizeof q, p, "kind"),
                                "\"%s\" does not serve LLM tenants yet (tenants[%d] \"%s\" has "
-                               "\"serving\"): only %s does (docs/llm.md)",
+                               "\"serving\"); the kinds that do: %s (docs/llm.md)",
                                kind, k, sc->tenants[k].name, policy_llm_kinds());
         if (st->ops->parse(j, o, p, sc, &st->cfg))
             return -1;
