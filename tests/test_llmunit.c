@@ -73,7 +73,7 @@ static void test_alone_by_hand(void)
     CU_ASSERT_DOUBLE_EQUAL(t[TM_WAIT_MEAN], 0, 0); /* each starts at once */
     CU_ASSERT(m[LM_KV_UTIL] > 0 && m[LM_KV_UTIL] < 0.01);
     /* No SLA: the attainments do not apply. */
-    CU_ASSERT(isnan(m[LM_TTFT_SLA]) && isnan(m[LM_TPOT_SLA]));
+    CU_ASSERT(isnan(m[LM_TTFT_SLA]) && isnan(m[LM_TPOT_SLA]) && isnan(m[LM_GOODPUT]));
     run_result_free(&r);
     scn_free(&sc);
 }
@@ -119,6 +119,12 @@ static void test_beside_plain(void)
     CU_ASSERT(m[LM_OUTPUT_TPS] > 0);
     CU_ASSERT(m[LM_TTFT_SLA] >= 0 && m[LM_TTFT_SLA] <= 1);
     CU_ASSERT(m[LM_TPOT_SLA] >= 0 && m[LM_TPOT_SLA] <= 1);
+    /* Goodput counts the requests that met both targets: at most the throughput, and all of
+     * it when every request met them. */
+    double thr = res_t(&ra.s[0], 1)[TM_THROUGHPUT];
+    CU_ASSERT(m[LM_GOODPUT] <= thr);
+    if (m[LM_TTFT_SLA] == 1 && m[LM_TPOT_SLA] == 1)
+        CU_ASSERT_DOUBLE_EQUAL(m[LM_GOODPUT], thr, 1e-12);
     CU_ASSERT(isnan(ra.s[0].llm[LM_TTFT_MEAN]));
     run_result_free(&ra);
     run_result_free(&rb);
@@ -209,13 +215,15 @@ static void test_outputs(void)
         CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItem(llm, keys[k]));
     CU_ASSERT(cJSON_GetObjectItem(cJSON_GetObjectItem(llm, "ttft_ms"), "p99")->valuedouble > 0);
     CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(llm, "tpot_sla_attainment")->valuedouble, 0, 0);
+    /* No request meets a 0.5 ms TPOT: no goodput. */
+    CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(llm, "goodput_per_s")->valuedouble, 0, 0);
     cJSON_Delete(doc);
 
     snprintf(args, sizeof args, "run '%s' --csv - --quiet", p);
     CU_ASSERT_EQUAL(tu_cli(args, out, sizeof out, err, sizeof err), 0);
     TU_CHECK_CONTAINS(out, ",stable,ttft_ms_mean,ttft_ms_p50,ttft_ms_p95,ttft_ms_p99,tpot_ms_mean");
     TU_CHECK_CONTAINS(out, "itl_ms_p99,output_tokens_per_s,preemptions,kv_utilization,"
-                           "ttft_sla_attainment,tpot_sla_attainment\n");
+                           "ttft_sla_attainment,tpot_sla_attainment,goodput_per_s\n");
     snprintf(args, sizeof args, "run '%s'", p);
     CU_ASSERT_EQUAL(tu_cli(args, out, sizeof out, err, sizeof err), 0);
     TU_CHECK_CONTAINS(out, "   llm: TTFT p50 ");

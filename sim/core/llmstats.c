@@ -23,7 +23,8 @@ const char *const lm_names[LM_N] = {"ttft_mean",
                                     "preemptions",
                                     "kv_utilization",
                                     "ttft_sla_attainment",
-                                    "tpot_sla_attainment"};
+                                    "tpot_sla_attainment",
+                                    "goodput_per_s"};
 
 void lst_init(struct lst_stats *l)
 {
@@ -67,14 +68,22 @@ void lst_done(struct sim *s, const struct request *r, long output, double first_
     struct lst_stats *l = t->llm;
     /* Time per output token after the first; a one-token request has none, and meets a
      * TPOT SLA trivially. */
+    const struct lsv_cfg *c = t->cfg->llm;
+    int tpot_ok = 1;
     if (output > 1) {
         double tpot = (s->now - first_s) / (double)(output - 1);
         l->sum_tpot += tpot;
         st_hist_add(&l->tpot, tpot);
-        l->n_tpot_met += tpot <= t->cfg->llm->sla_tpot_p99_s;
-    } else {
-        l->n_tpot_met++;
+        tpot_ok = tpot <= c->sla_tpot_p99_s;
     }
+    l->n_tpot_met += tpot_ok;
+    /* Goodput: every target the tenant sets is met (one it does not set counts as met). */
+    double lat = s->now - r->arrival, ttft = first_s - r->arrival;
+    int good = (t->cfg->sla_p99_s <= 0 || lat <= t->cfg->sla_p99_s) &&
+               (c->sla_ttft_p99_s <= 0 || ttft <= c->sla_ttft_p99_s) &&
+               (c->sla_tpot_p99_s <= 0 || tpot_ok);
+    if (good && eng_in_window(s, s->now))
+        l->good_in_window++;
 }
 
 void lst_preempted(struct sim *s, int tenant, long n)
@@ -114,4 +123,6 @@ void lst_figures(const struct lst_stats *l, const struct tenant_cfg *tc, long en
         tc->llm->sla_ttft_p99_s > 0 && ended > 0 ? (double)l->n_ttft_met / (double)ended : NAN;
     m[LM_TPOT_SLA] =
         tc->llm->sla_tpot_p99_s > 0 && ended > 0 ? (double)l->n_tpot_met / (double)ended : NAN;
+    int any_sla = tc->sla_p99_s > 0 || tc->llm->sla_ttft_p99_s > 0 || tc->llm->sla_tpot_p99_s > 0;
+    m[LM_GOODPUT] = any_sla && window > 0 ? (double)l->good_in_window / window : NAN;
 }

@@ -36,6 +36,7 @@ enum llm_metric {
     LM_KV_UTIL,     /* time-mean fraction of the KV blocks held, over the window */
     LM_TTFT_SLA,    /* measured requests with TTFT <= sla.ttft_p99_ms / those that ended */
     LM_TPOT_SLA,    /* the same for TPOT (a one-token request meets it) */
+    LM_GOODPUT,     /* measured requests meeting every SLA of the tenant, done in the window, /s */
     LM_N
 };
 extern const char *const lm_names[LM_N];
@@ -44,6 +45,7 @@ struct lst_stats {
     struct st_hist ttft, tpot, itl;
     double sum_ttft, sum_tpot, sum_itl;
     long n_tpot_met, n_ttft_met;
+    long good_in_window; /* measured, every SLA met, completed inside the window */
     long tokens_in_window, preemptions_in_window;
     double kv_held_acc, kv_cap_acc; /* Σ blocks held × dt, Σ blocks × dt, in the window */
 };
