@@ -98,6 +98,23 @@ static void test_restarts_fail_until_the_growth_ends(void)
     scn_free(&sc);
 }
 
+/* The growth overflow from the command line, on its JSON: the same kill, restart, failed
+ * request and availability as computed by hand (test_grower_is_killed_first). */
+static void test_cli_growth_overflow(void)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "run %s --quiet --no-slowdown",
+             tu_fixture("memory/grower-first.json"));
+    cJSON *doc = tu_cli_json(cmd);
+    CU_ASSERT_DOUBLE_EQUAL(tu_json_num(doc, "strategies.0.tenants.0.failed"), 1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(tu_json_num(doc, "strategies.0.tenants.0.availability"), 1 - 0.495 / 3,
+                           1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(tu_json_num(doc, "strategies.0.tenants.1.failed"), 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(tu_json_num(doc, "strategies.0.details.gpus.0.ooms"), 1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(tu_json_num(doc, "strategies.0.details.gpus.0.restarts"), 1, 0);
+    cJSON_Delete(doc);
+}
+
 static void test_bad_input(void)
 {
     char *text = tu_fixture_patch("memory/grower-first.json",
@@ -123,6 +140,7 @@ void test_memory_register(void)
          test_grower_is_killed_first},
         {"growth overflow: restarts fail until the growth ends (timeslice, nested MIG)",
          test_restarts_fail_until_the_growth_ends},
+        {"the CLI gives the same kill, restart and failed request", test_cli_growth_overflow},
         {"bad memory_growth and restart_s", test_bad_input},
         {NULL, NULL},
     };

@@ -192,6 +192,34 @@ static void test_cli_same_answer(void)
     free(text);
 }
 
+/* The issue's other exact answers from the command line, on the JSON it writes: the two 40 %
+ * tenants (M/M/1 at rho 0.3 under MPS, 0.6 time-sliced) and the capped memory client's
+ * 1000 x C(0.1) requests/s. */
+static void test_cli_mps_and_capped(void)
+{
+    char cmd[1024];
+    long n = tu_sanitized() ? 100000 : 400000;
+    char *text = tu_fixture_patch("occupancy/two-small-compute.json",
+                                  "{\"stop.requests\": %ld, \"warmup.requests\": %ld}", n, n / 100);
+    snprintf(cmd, sizeof cmd, "run %s --quiet --no-slowdown", tu_write("occ-two.json", text));
+    free(text);
+    cJSON *doc = tu_cli_json(cmd);
+    for (int i = 0; i < 2; i++) {
+        char p[128];
+        snprintf(p, sizeof p, "strategies.0.tenants.%d.latency_ms.mean", i);
+        TU_CHECK_CLOSE_REL(tu_json_num(doc, p) * 1e-3, 1.0 / 700, 0.03);
+        snprintf(p, sizeof p, "strategies.1.tenants.%d.latency_ms.mean", i);
+        TU_CHECK_CLOSE_REL(tu_json_num(doc, p) * 1e-3, 2.5e-3, 0.03);
+    }
+    cJSON_Delete(doc);
+    snprintf(cmd, sizeof cmd, "run %s --quiet --no-slowdown",
+             tu_fixture("occupancy/mps-memory-capped.json"));
+    doc = tu_cli_json(cmd);
+    TU_CHECK_CLOSE_REL(tu_json_num(doc, "strategies.0.tenants.0.throughput_per_s"),
+                       1000 * 0.1 * 0.25 * 108 / 14, 0.001);
+    cJSON_Delete(doc);
+}
+
 static void test_bad_input(void)
 {
     static const char head[] =
@@ -242,6 +270,8 @@ void test_occupancy_register(void)
         {"one utilisation: SM time, the same in every strategy", test_one_utilisation},
         {"rate model by hand (occupancy, curve, MIG shapes unchanged)", test_rate_model_exact},
         {"the CLI gives the same exact answer", test_cli_same_answer},
+        {"the CLI: MPS side by side, time-sliced M/M/1, the capped client",
+         test_cli_mps_and_capped},
         {"bad occupancy and concurrency input", test_bad_input},
         {NULL, NULL},
     };

@@ -79,12 +79,28 @@ static void test_thin_tail_warns(void)
     TU_CHECK_CONTAINS(out, "percentiles: of all replications' requests together");
 }
 
+/* The pooled p99.9 from the command line: within its JSON interval of ln(1000) ms, with exactly
+ * 10 of the 10,000 samples beyond it. */
+static void test_cli_pooled(void)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "run %s --quiet --no-slowdown",
+             tu_fixture("percentiles/exponential.json"));
+    cJSON *doc = tu_cli_json(cmd);
+    double p = tu_json_num(doc, "strategies.0.tenants.0.latency_ms.p999"),
+           ci = tu_json_num(doc, "strategies.0.tenants.0.latency_ms_ci95.p999");
+    CU_ASSERT(fabs(p - log(1000)) <= ci);
+    CU_ASSERT_DOUBLE_EQUAL(tu_json_num(doc, "strategies.0.tenants.0.tail_samples.p999"), 10, 0);
+    cJSON_Delete(doc);
+}
+
 void test_percentiles_register(void)
 {
     static const struct tu_test t[] = {
         {"pooled p99.9 of 20 x 500 exponential samples covers ln(1000) ms",
          test_pooled_p999_covers_exact},
         {"a 50-request run warns about its thin tail (table, tail_samples)", test_thin_tail_warns},
+        {"the CLI gives the same pooled p99.9 and tail count", test_cli_pooled},
         {NULL, NULL},
     };
     tu_add_suite("percentiles", t);

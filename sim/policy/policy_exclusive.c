@@ -76,6 +76,8 @@ struct ps_job {
 
 struct server {
     struct rgroup g; /* FIFO: the requests in service (up to work.concurrency) */
+    double speed1;   /* FIFO: one request's speed alone on the GPU (rate_speed_n, cached) */
+    double used1;    /* FIFO: the SMs one request keeps busy (rate_sm_in_use, cached) */
     double t_start;  /* start of the current busy period (utilisation) */
     int busy;
     int down; /* resetting after a card fault */
@@ -93,6 +95,7 @@ struct excl {
     int n_ten;
     int n_srv;
     int discipline;
+    int fifo_one; /* FIFO and every tenant's concurrency 1: start_one / done_one everywhere */
     struct server *srv;
     int **free_stack; /* per tenant: indices of its idle GPUs (FIFO) */
     int *n_free;
@@ -226,9 +229,17 @@ static void *excl_init(struct sim *s, const void *cfgp)
     for (int g = c->gpus - 1; g >= 0; g--) {
         x->srv[g].tenant = c->owner[g];
         rg_init(&x->srv[g].g, c->owner[g] >= 0 ? s->sc->tenants[c->owner[g]].work.concurrency : 1);
+        if (c->owner[g] >= 0) {
+            const struct tenant_cfg *t = &s->sc->tenants[c->owner[g]];
+            x->srv[g].speed1 = rate_speed_n(&s->sc->gpu, t, 1, 1, 1);
+            x->srv[g].used1 = rate_sm_in_use(t, 1.0, 1);
+        }
         if (c->owner[g] >= 0)
             x->free_stack[c->owner[g]][x->n_free[c->owner[g]]++] = g;
     }
+    x->fifo_one = c->discipline == DISC_FIFO;
+    for (int i = 0; i < s->n_ten; i++)
+        x->fifo_one &= s->sc->tenants[i].work.concurrency <= 1;
     x->n_up = ss_xmalloc((size_t)s->n_ten * sizeof *x->n_up);
     x->all_down_at = ss_xcalloc((size_t)s->n_ten, sizeof *x->all_down_at);
     for (int i = 0; i < s->n_ten; i++)
@@ -284,6 +295,40 @@ static inline void start_service(struct sim *s, struct excl *x, int g)
     fifo_resched(s, sv, g);
 }
 
+/*
+ * Concurrency 1 for every tenant (the default, and every benchmark; x->fifo_one): one request
+ * per GPU, at the speed and SM share cached at init, idle GPUs on the stack. The same engine
+ * calls in the same order, so the same numbers, as the general path (fifo_book, rgroup,
+ * fifo_resched), which serves any concurrency, without a rate-model call and a group update
+ * per request. One call site each, so the compiler inlines them into the policy's arrive and
+ * event functions (which the M/M/4 benchmark's instruction count shows it does not do for
+ * helpers called from several places). Faults and card resets take the general path; a
+ * request it starts completes here all the same.
+ */
+static inline void start_one(struct sim *s, struct server *sv, int g)
+{
+    struct request *r = &sv->g.r[0];
+    eng_pop(s, sv->tenant, r);
+    sv->g.n = 1;
+    sv->busy = 1;
+    sv->t_start = s->now;
+    double left = sv->speed1 == 1.0 ? r->work : r->work / sv->speed1;
+    eng_schedule(s, s->now + left, EV_DONE, (uint32_t)g, sv->version, 0);
+}
+
+static inline void done_one(struct sim *s, struct excl *x, struct server *sv, int g)
+{
+    eng_busy(s, sv->used1, sv->t_start, s->now);
+    sv->g.n = 0;
+    sv->busy = 0;
+    sv->g.r[0].work = 0;
+    eng_complete(s, &sv->g.r[0]);
+    if (eng_qlen(s, sv->tenant) > 0)
+        start_one(s, sv, g);
+    else
+        x->free_stack[sv->tenant][x->n_free[sv->tenant]++] = g;
+}
+
 /* The tenant's GPU that takes its next request, or -1 when all are full. */
 static int fifo_pick(const struct excl *x, int tenant)
 {
@@ -298,9 +343,17 @@ static int fifo_pick(const struct excl *x, int tenant)
     return best;
 }
 
+/* One pass for an ordinary arrival; a saturated tenant's refills fill every idle GPU. */
+static inline void arrive_one(struct sim *s, struct excl *x, int tenant)
+{
+    while (x->n_free[tenant] > 0 && eng_qlen(s, tenant) > 0) {
+        int g = x->free_stack[tenant][--x->n_free[tenant]];
+        start_one(s, &x->srv[g], g);
+    }
+}
+
 static inline void fifo_arrive(struct sim *s, struct excl *x, int tenant)
 {
-    /* One pass for an ordinary arrival; a saturated tenant's refills fill every idle GPU. */
     for (int g; eng_qlen(s, tenant) > 0 && (g = fifo_pick(x, tenant)) >= 0;) {
         if (x->srv[g].g.cap == 1)
             x->n_free[tenant]--;
@@ -539,7 +592,7 @@ static void llm_fault(struct sim *s, struct excl *x, int tenant)
 /* ---- card faults --------------------------------------------------------- */
 
 /* GPU g faults: what it holds fails, it leaves the free stack, and it is down. */
-static void card_fault(struct sim *s, struct excl *x, int g)
+SS_COLD static void card_fault(struct sim *s, struct excl *x, int g)
 {
     struct server *sv = &x->srv[g];
     if (!gf_fault(&x->gf, s, g) || sv->tenant < 0 || sv->down)
@@ -572,7 +625,7 @@ static void card_fault(struct sim *s, struct excl *x, int g)
     eng_schedule(s, s->now + x->gf.reset_s, EV_CARD_UP, (uint32_t)g, 0, 0);
 }
 
-static void card_up(struct sim *s, struct excl *x, int g)
+SS_COLD static void card_up(struct sim *s, struct excl *x, int g)
 {
     struct server *sv = &x->srv[g];
     int t = sv->tenant;
@@ -604,7 +657,9 @@ static void excl_arrive(struct sim *s, void *st, int tenant)
             lu_take(s, llm_least_loaded(x, tenant));
         return;
     }
-    if (x->discipline == DISC_PS)
+    if (x->fifo_one)
+        arrive_one(s, x, tenant);
+    else if (x->discipline == DISC_PS)
         ps_arrive(s, x, tenant);
     else
         fifo_arrive(s, x, tenant);
@@ -617,19 +672,20 @@ static void excl_on_event(struct sim *s, void *st, const struct event *ev)
         lu_event(s, x->lu[unit_ev_id(ev)], ev);
         return;
     }
-    if (ev->kind == EV_CARD) {
-        card_fault(s, x, (int)ev->target);
-        return;
-    }
-    if (ev->kind == EV_CARD_UP) {
-        card_up(s, x, (int)ev->target);
+    if (ev->kind != EV_DONE) {
+        if (ev->kind == EV_CARD)
+            card_fault(s, x, (int)ev->target);
+        else
+            card_up(s, x, (int)ev->target);
         return;
     }
     struct server *sv = &x->srv[ev->target];
     /* A completion made stale by a fault, or (PS) by an arrival or departure since. */
     if (!sv->busy || ev->version != sv->version)
         return;
-    if (x->discipline == DISC_PS)
+    if (x->fifo_one)
+        done_one(s, x, sv, (int)ev->target);
+    else if (x->discipline == DISC_PS)
         ps_done(s, x, (int)ev->target);
     else
         fifo_done(s, x, (int)ev->target);

@@ -784,7 +784,7 @@ static void on_reconf(struct sim *s, struct mig_st *x)
 
 /* A card fault: the reset takes every instance of GPU g down (their requests in service
  * fail); each serves again after the reset plus its tenants' startup_s, as if created. */
-static void card_fault(struct sim *s, struct mig_st *x, int g)
+SS_COLD static void card_fault(struct sim *s, struct mig_st *x, int g)
 {
     struct gpu_rt *G = &x->gpu[g];
     if (!gf_fault(&x->gf, s, g) || s->now < G->reset_until)

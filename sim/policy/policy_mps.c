@@ -190,18 +190,22 @@ static void mps_arrive(struct sim *s, void *st, int tenant)
     mu_arrive(s, &m->gpu[m->cfg->gpu_of[tenant]], m->slot[tenant]);
 }
 
+/* A card fault of GPU g; a GPU already resetting is not reset again. */
+SS_COLD static void card_fault(struct sim *s, struct mps *m, int g)
+{
+    if (gf_fault(&m->gf, s, g) && s->now >= m->reset_until[g]) {
+        mu_down(s, &m->gpu[g], m->gf.reset_s);
+        m->reset_until[g] = s->now + m->gf.reset_s;
+    }
+}
+
 static void mps_on_event(struct sim *s, void *st, const struct event *ev)
 {
     struct mps *m = st;
-    if (ev->kind == EV_CARD) {
-        /* A GPU already resetting is not reset again. */
-        if (gf_fault(&m->gf, s, (int)ev->target) && s->now >= m->reset_until[ev->target]) {
-            mu_down(s, &m->gpu[ev->target], m->gf.reset_s);
-            m->reset_until[ev->target] = s->now + m->gf.reset_s;
-        }
-        return;
-    }
-    mu_event(s, &m->gpu[unit_ev_id(ev)], ev);
+    if (ev->kind == EV_CARD)
+        card_fault(s, m, (int)ev->target);
+    else
+        mu_event(s, &m->gpu[unit_ev_id(ev)], ev);
 }
 
 static void mps_fault(struct sim *s, void *st, int tenant)

@@ -187,7 +187,7 @@ static void book_reset(struct sim *s, struct ts_state *x, int g)
 
 /* A card fault: every context's requests in service fail and the GPU is down for the
  * reset; afterwards every context starts again with its resident memory. */
-static void card_fault(struct sim *s, struct ts_state *x, int g)
+SS_COLD static void card_fault(struct sim *s, struct ts_state *x, int g)
 {
     if (!gf_fault(&x->gf, s, g) || x->down_since[g] >= 0)
         return;
@@ -197,7 +197,7 @@ static void card_fault(struct sim *s, struct ts_state *x, int g)
     eng_schedule(s, s->now + x->gf.reset_s, EV_CARD_UP, (uint32_t)g, 0, 0);
 }
 
-static void card_up(struct sim *s, struct ts_state *x, int g)
+SS_COLD static void card_up(struct sim *s, struct ts_state *x, int g)
 {
     book_reset(s, x, g);
     x->down_since[g] = -1;

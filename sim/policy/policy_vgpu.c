@@ -250,7 +250,7 @@ static void vg_arrive(struct sim *s, void *st, int tenant)
 }
 
 /* A card fault: every unit of GPU g drops what it holds; the GPU is down for the reset. */
-static void card_fault(struct sim *s, struct vg *x, int g)
+SS_COLD static void card_fault(struct sim *s, struct vg *x, int g)
 {
     if (!gf_fault(&x->gf, s, g) || x->down[g])
         return;
@@ -264,7 +264,7 @@ static void card_fault(struct sim *s, struct vg *x, int g)
     eng_schedule(s, s->now + x->gf.reset_s, EV_CARD_UP, (uint32_t)g, 0, 0);
 }
 
-static void card_up(struct sim *s, struct vg *x, int g)
+SS_COLD static void card_up(struct sim *s, struct vg *x, int g)
 {
     for (int k = 0; k < x->per_gpu; k++) {
         const struct unit *u = &x->units[g * x->per_gpu + k];

@@ -82,6 +82,14 @@ void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, 
     u->share = share;
     u->bw_loss = bw_loss;
     u->recovery_s = recovery_s;
+    u->speed = ss_xcalloc((size_t)(n ? n : 1), sizeof *u->speed);
+    int one = n <= MU_MEMO_CLIENTS;
+    for (int k = 0; k < n; k++)
+        one &= u->cli[k].g.cap == 1;
+    if (one) { /* 2^n sets × n clients × (share, speed): 32 KB at 8 clients */
+        u->memo = ss_xcalloc((size_t)1 << n, 2 * (size_t)n * sizeof *u->memo);
+        u->memo_set = ss_xcalloc((size_t)1 << n, 1);
+    }
 }
 
 void mu_free(struct mu_unit *u)
@@ -89,7 +97,12 @@ void mu_free(struct mu_unit *u)
     for (int k = 0; k < u->n; k++)
         rg_free(&u->cli[k].g);
     free(u->cli);
+    free(u->speed);
+    free(u->memo);
+    free(u->memo_set);
     u->cli = NULL;
+    u->speed = u->memo = NULL;
+    u->memo_set = NULL;
 }
 
 static int busy(const struct mu_client *c)
@@ -117,14 +130,14 @@ static void account(struct sim *s, struct mu_unit *u)
 }
 
 /*
- * Recomputes every busy client's shares and speed; reschedules those that changed.
+ * Every busy client's shares and speed under the model, into c->sm and u->speed[k].
  * SMs by demand: a client asks for min(cap, n·s) — its thread cap, or what its n requests
  * of occupancy s keep busy — and the demands shrink in proportion when they exceed the unit.
  * Bandwidth by demand: a client's SMs can pull d = C(its SM share of the GPU); in its memory
  * phase it shares the unit's bandwidth with the others' expected demands (weighted by how
  * often they touch memory), bw = η·d·min(1, bw_scale / (d + Σ_{j≠i} w_j d_j)).
  */
-static void reshare(struct sim *s, struct mu_unit *u)
+static void model(struct sim *s, struct mu_unit *u)
 {
     const struct gpu_profile *gpu = &s->sc->gpu;
     double dem_sum = 0, w = 0, wd = 0;
@@ -155,8 +168,47 @@ static void reshare(struct sim *s, struct mu_unit *u)
         double f = c->sm * u->sm_scale, d = rate_bw_curve(gpu, f);
         double room = d + wd - c->mem_w * d;
         double bw = eta * d * (room > u->bw_scale ? u->bw_scale / room : 1);
-        double v = rate_speed_n(gpu, t, f, bw, c->g.n);
-        SS_ASSERT(v > 0);
+        u->speed[k] = rate_speed_n(gpu, t, f, bw, c->g.n);
+        SS_ASSERT(u->speed[k] > 0);
+    }
+}
+
+/* model(), or its memo for the busy set (the same numbers: it is a function of the set). */
+static void shares(struct sim *s, struct mu_unit *u)
+{
+    if (!u->memo) {
+        model(s, u);
+        return;
+    }
+    unsigned set = 0;
+    for (int k = 0; k < u->n; k++)
+        set |= (unsigned)busy(&u->cli[k]) << k;
+    double *row = &u->memo[(size_t)set * 2 * (size_t)u->n];
+    if (!u->memo_set[set]) {
+        model(s, u);
+        for (int k = 0; k < u->n; k++) {
+            row[2 * k] = u->cli[k].sm;
+            row[2 * k + 1] = u->speed[k];
+        }
+        u->memo_set[set] = 1;
+        return;
+    }
+    for (int k = 0; k < u->n; k++)
+        if (set >> k & 1) {
+            u->cli[k].sm = row[2 * k];
+            u->speed[k] = row[2 * k + 1];
+        }
+}
+
+/* Recomputes every busy client's shares and speed; reschedules those that changed. */
+static void reshare(struct sim *s, struct mu_unit *u)
+{
+    shares(s, u);
+    for (int k = 0; k < u->n; k++) {
+        struct mu_client *c = &u->cli[k];
+        if (!busy(c))
+            continue;
+        double v = u->speed[k];
         if (v == c->g.speed && !c->stale)
             continue; /* same speed, same group: the pending completion is still right */
         rg_set_speed(&c->g, s->now, v);
@@ -166,14 +218,14 @@ static void reshare(struct sim *s, struct mu_unit *u)
     }
 }
 
-/* Takes the client's waiting requests into service while its group has room. */
+/* Takes the client's waiting requests into service while its group has room. Its callers
+ * charged the unit to now (account), so the requests go straight into the group: reshare()
+ * sets its speed from now on. */
 static void fill(struct sim *s, struct mu_client *c)
 {
     while (!rg_full(&c->g) && eng_qlen(s, c->tenant) > 0) {
-        struct request r;
-        eng_pop(s, c->tenant, &r);
-        rg_advance(&c->g, s->now);
-        rg_add(&c->g, &r);
+        eng_pop(s, c->tenant, &c->g.r[c->g.n]);
+        c->g.n++;
         c->stale = 1;
     }
 }
@@ -194,10 +246,16 @@ static void on_done(struct sim *s, struct mu_unit *u, const struct event *ev)
     if (!busy(c) || ev->version != c->version)
         return; /* rescheduled since, or failed by a fault */
     account(s, u);
-    struct request r;
-    rg_remove(&c->g, rg_first(&c->g), &r);
-    r.work = 0;
-    eng_complete(s, &r);
+    if (c->g.n == 1) { /* the group empties: no search, no copy */
+        c->g.n = 0;
+        c->g.r[0].work = 0;
+        eng_complete(s, &c->g.r[0]);
+    } else {
+        struct request r;
+        rg_remove(&c->g, rg_first(&c->g), &r);
+        r.work = 0;
+        eng_complete(s, &r);
+    }
     c->stale = 1;
     if (!busy(c))
         c->g.speed = 0;

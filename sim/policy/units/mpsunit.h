@@ -44,7 +44,16 @@ struct mu_unit {
     uint32_t epoch; /* version of the pending recovery event */
     long faults;
     double busy_s; /* unit-time with a client busy, inside the measurement window */
+    double *speed; /* [n]: each busy client's speed, as reshare() last computed it */
+    /* With every client at concurrency 1 and at most MU_MEMO_CLIENTS of them, the shares and
+     * speeds depend on the busy set alone: memo[set × 2n + 2k] is client k's SM share and
+     * memo[… + 1] its speed in that set, computed the first time the set occurs (memo_set
+     * marks it); NULL otherwise. */
+    double *memo;
+    unsigned char *memo_set;
 };
+
+#define MU_MEMO_CLIENTS 8
 
 void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, int n,
              const int *tenants, const double *caps, double sm_scale, double bw_scale, double share,

@@ -18,6 +18,9 @@ struct pu_unit {
     int n;
     int *ten;  /* per client: its tenant */
     int *fits; /* per client: its memory fits the unit */
+    /* Per client, cached: one request's speed on the unit (rate_speed_n) and the share of the
+     * GPU it keeps busy (share × rate_sm_in_use / sm, the utilisation weight). */
+    double *speed1, *busy1;
     double sm, bw, share;
     int cur, down;   /* cur: the client in service while the group is not empty */
     struct rgroup g; /* the requests in service (several only with one client) */
@@ -43,8 +46,10 @@ static const struct tenant_cfg *cur_tenant(const struct pu_unit *u)
 static void book(struct sim *s, struct pu_unit *u)
 {
     if (u->g.n > 0) {
-        double used = rate_sm_in_use(cur_tenant(u), u->sm, u->g.n) / u->sm;
-        eng_busy(s, u->share * used, u->t_start, s->now);
+        double busy = u->g.n == 1
+                          ? u->busy1[u->cur]
+                          : u->share * (rate_sm_in_use(cur_tenant(u), u->sm, u->g.n) / u->sm);
+        eng_busy(s, busy, u->t_start, s->now);
         u->busy_s += eng_clip(s, u->t_start, s->now);
     }
     u->t_start = s->now;
@@ -62,9 +67,47 @@ static void resched(struct sim *s, struct pu_unit *u)
     unit_schedule(s, u->ev, s->now + rg_next_s(&u->g), PU_DONE, u->ver, 0);
 }
 
+/*
+ * One request at a time (g.cap 1: concurrency 1, or several clients): the speed and width
+ * cached per client, the same engine calls in the same order, so the same numbers, as the
+ * general path below (book, rgroup, resched) without a rate-model call per request.
+ */
+static void start_one(struct sim *s, struct pu_unit *u)
+{
+    for (int k; (k = next_client(s, u)) >= 0;) {
+        struct request *r = &u->g.r[0];
+        eng_pop(s, u->ten[k], r);
+        if (!u->fits[k]) {
+            eng_fail(s, r); /* "oom": "simulate": it cannot run in this unit */
+            continue;
+        }
+        u->cur = k;
+        u->g.n = 1;
+        u->t_start = s->now; /* every stop bumped ver: earlier completions are stale */
+        unit_schedule(s, u->ev, s->now + r->work / u->speed1[k], PU_DONE, u->ver, 0);
+        return;
+    }
+}
+
+static void done_one(struct sim *s, struct pu_unit *u)
+{
+    eng_busy(s, u->busy1[u->cur], u->t_start, s->now);
+    u->busy_s += eng_clip(s, u->t_start, s->now);
+    u->g.n = 0;
+    u->g.r[0].work = 0;
+    eng_complete(s, &u->g.r[0]);
+    u->ver++;
+    start_one(s, u);
+}
+
 /* Takes the oldest waiting requests while there is room, failing those that cannot fit. */
 static void fill(struct sim *s, struct pu_unit *u)
 {
+    if (u->g.cap == 1) {
+        if (u->g.n == 0)
+            start_one(s, u);
+        return;
+    }
     int added = 0;
     while (!rg_full(&u->g)) {
         int k = u->g.n > 0 ? (eng_qlen(s, u->ten[u->cur]) > 0 ? u->cur : -1) : next_client(s, u);
@@ -92,8 +135,12 @@ static void pu_arrive(struct sim *s, void *self, int client)
 {
     struct pu_unit *u = self;
     (void)client; /* any client's arrival is served in FIFO order with the others */
-    if (!u->down)
+    if (u->g.cap == 1) {
+        if (u->g.n == 0 && !u->down)
+            start_one(s, u);
+    } else if (!u->down) {
         fill(s, u);
+    }
 }
 
 static void pu_event(struct sim *s, void *self, const struct event *ev)
@@ -101,6 +148,10 @@ static void pu_event(struct sim *s, void *self, const struct event *ev)
     struct pu_unit *u = self;
     if (u->g.n == 0 || ev->version != u->ver)
         return; /* failed by a fault or torn down meanwhile */
+    if (u->g.cap == 1) {
+        done_one(s, u);
+        return;
+    }
     book(s, u);
     rg_advance(&u->g, s->now);
     struct request r;
@@ -164,6 +215,8 @@ static void pu_destroy(void *self)
     struct pu_unit *u = self;
     free(u->ten);
     free(u->fits);
+    free(u->speed1);
+    free(u->busy1);
     rg_free(&u->g);
     free(u);
 }
@@ -190,7 +243,12 @@ struct unit pu_new(const struct scenario *sc, struct unit_addr ev, int n, const 
     u->n = n;
     u->ten = ss_xmalloc((size_t)n * sizeof *u->ten);
     u->fits = ss_xmalloc((size_t)n * sizeof *u->fits);
+    u->speed1 = ss_xmalloc((size_t)n * sizeof *u->speed1);
+    u->busy1 = ss_xmalloc((size_t)n * sizeof *u->busy1);
     for (int k = 0; k < n; k++) {
+        const struct tenant_cfg *t = &sc->tenants[tenants[k]];
+        u->speed1[k] = rate_speed_n(&sc->gpu, t, sm, bw, 1);
+        u->busy1[k] = share * (rate_sm_in_use(t, sm, 1) / sm);
         u->ten[k] = tenants[k];
         u->fits[k] = !(sc->tenants[tenants[k]].memory_gb > memory_gb);
         SS_ASSERT(n == 1 || sc->tenants[tenants[k]].work.concurrency <= 1);

@@ -37,7 +37,11 @@ static inline int rg_full(const struct rgroup *g)
 static inline void rg_advance(struct rgroup *g, double now)
 {
     double done = (now - g->t) * g->speed;
-    if (done > 0)
+    if (done > 0 && g->n == 1) { /* the one-request group, without the loop */
+        g->r[0].work -= done;
+        if (g->r[0].work < 0)
+            g->r[0].work = 0;
+    } else if (done > 0)
         for (int i = 0; i < g->n; i++) {
             g->r[i].work -= done;
             if (g->r[i].work < 0) /* rounding at the completion instant */

@@ -44,26 +44,36 @@
 #include "policy/units/rgroup.h"
 #include "policy/units/unit.h"
 
+/* What every event reads of a context, in 64 bytes (has_work walks them at every event: a
+ * power-of-two stride, its fields on one cache line); its memory is in struct ts_mem. */
 struct ts_ctx {
     int tenant;
-    double memory_gb;
-    double state_mb; /* saved and restored at a switch */
-    double speed1;   /* one request's speed on the unit (the common case, cached) */
-    double occ;      /* its tenant's occupancy (work.max_sm_fraction) */
-    double used1;    /* the fraction of the unit's SMs one request keeps busy */
-    struct rgroup g; /* its requests in service */
-    double grown_gb; /* memory_growth currently held */
     int down;        /* OOM-killed, restarting */
+    struct rgroup g; /* its requests in service */
+    double speed1;   /* one request's speed on the unit (the common case, cached) */
+    double used1;    /* the fraction of the unit's SMs one request keeps busy */
+    double state_mb; /* saved and restored at a switch */
+};
+
+/* A context's memory (resident memory, growth, OOM restarts): read at OOM events only. */
+struct ts_mem {
+    double memory_gb;
+    double grown_gb; /* memory_growth currently held */
     double down_since;
-    uint32_t mem_ver; /* version of its pending restart and growth end */
+    uint32_t ver; /* version of its pending restart and growth end */
 };
 
 struct ts_unit {
     struct unit_addr ev; /* its three timers: completion, slice end, switch end */
     int n;
     struct ts_ctx *ctx;
-    double sm, bw; /* the unit's fractions of the GPU's SMs and bandwidth */
+    struct ts_mem *mem; /* [n] */
+    double sm, bw;      /* the unit's fractions of the GPU's SMs and bandwidth */
     double q, sw;
+    /* Every context holds the same state: each switch costs sw_cost (cal_switch_s, cached:
+     * it runs at every switch). Otherwise the cost is computed per pair. */
+    int same_state;
+    double sw_cost;
     int release_on_idle;
     double share; /* fraction of the GPU this unit is (utilisation) */
     int oom_simulate;
