@@ -1,13 +1,13 @@
 /*
  * llmunit (policy/units/llmunit.c): an LLM tenant's engine served through the event engine,
- * under exclusive. Requests replayed from a trace far apart run alone, so every TTFT, TPOT and
- * latency is written out by hand from the roofline formula (docs/llm.md#step-time) and the
- * run must give them to rounding; token counts come from the trace's columns (a row of 0
- * tokens is one token in, one out). Around it: a small cache that forces preemptions, with
- * every request conserved; a plain tenant beside an LLM tenant keeps exactly its figures
- * (common random numbers); faults; replications; the outputs (JSON, CSV, table, --check-sla)
- * and the load errors (weights that do not fit, strategies that do not serve LLM tenants,
- * keys that do not apply).
+ * under exclusive and in MIG instances. Requests replayed from a trace far apart run alone, so
+ * every TTFT, TPOT and latency is written out by hand from the roofline formula
+ * (docs/llm.md#step-time) and the run must give them to rounding; token counts come from the
+ * trace's columns (a row of 0 tokens is one token in, one out). Around it: a small cache that
+ * forces preemptions, with every request conserved; a plain tenant beside an LLM tenant keeps
+ * exactly its figures (common random numbers); faults; replications; the outputs (JSON, CSV, table,
+ * --check-sla) and the load errors (weights that do not fit, strategies that do not serve LLM
+ * tenants, keys that do not apply).
  */
 #include "core/llmstats.h"
 #include "core/run.h"
@@ -23,14 +23,21 @@
 #include <string.h>
 
 /* One step of one sequence: n_new tokens after past, by the formula, plus the overhead. */
-static double step_s(const struct scenario *sc, long past, long n_new, double over)
+static double step_at(const struct scenario *sc, long past, long n_new, double over, double f,
+                      double b)
 {
     const struct lsv_cfg *c = sc->tenants[0].llm;
     double P = c->model.params, n = (double)n_new, p = (double)past;
     double flops = 2 * P * n + 4.0 * 32 * 32 * 128 * (n * p + n * (n + 1) / 2);
     double bytes = 2 * P + 524288.0 * (p + n);
     const struct gpu_roof *r = &sc->gpu.roof;
-    return fmax(flops / (312e12 * r->compute_eff), bytes / (2039e9 * r->bandwidth_eff)) + over;
+    return fmax(flops / (312e12 * f * r->compute_eff), bytes / (2039e9 * b * r->bandwidth_eff)) +
+           over;
+}
+
+static double step_s(const struct scenario *sc, long past, long n_new, double over)
+{
+    return step_at(sc, past, n_new, over, 1, 1);
 }
 
 static void test_alone_by_hand(void)
@@ -134,9 +141,10 @@ static void test_load_errors(void)
                             "gpu_memory_utilization 0.9 = 72.00 GB)",
                             "llmunit/mixed.json", "{\"tenants.1.serving.model\": %s}",
                             "\"Llama-3-70B\"");
-    tu_expect_fixture_error("strategies[0].kind: \"timeslice\" does not serve LLM tenants yet "
-                            "(tenants[1] \"chat\" has \"serving\"): only \"exclusive\" does",
-                            "llmunit/mixed.json", "{\"strategies.0.kind\": %s}", "\"timeslice\"");
+    tu_expect_fixture_error(
+        "strategies[0].kind: \"timeslice\" does not serve LLM tenants yet "
+        "(tenants[1] \"chat\" has \"serving\"); the kinds that do: \"exclusive\"",
+        "llmunit/mixed.json", "{\"strategies.0.kind\": %s}", "\"timeslice\"");
     tu_expect_fixture_error("tenants[1].work: not for an LLM tenant", "llmunit/mixed.json",
                             "{\"tenants.1.work\": %s}", "{\"dist\": \"deterministic\", \"ms\": 1}");
     tu_expect_fixture_error("tenants[1].memory_gb: not for an LLM tenant", "llmunit/mixed.json",
@@ -267,6 +275,65 @@ static void test_published_a100(void)
     scn_free(&sc);
 }
 
+/*
+ * Under MIG: tenant a replays the requests of test_alone_by_hand in a 3g.40gb instance (42 of
+ * 108 SMs, 4 of 8 memory slices), so each step is the roofline at those shares — by hand as
+ * before — while b runs in a 4g.40gb beside it, isolated. The weights that do not fit a
+ * 1g.10gb, a nested instance and a tenant in two instances are load errors.
+ */
+static void test_mig(void)
+{
+    struct scenario sc;
+    struct run_result r;
+    tu_run_file(tu_fixture("llmunit/mig.json"), &sc, &r);
+    const double f = 42.0 / 108, b = 4.0 / 8;
+    static const long in[4] = {512, 100, 1, 2000}, out[4] = {32, 1, 1, 50};
+    double ttft = 0, tpot = 0;
+    for (int k = 0; k < 4; k++) {
+        double dec = 0;
+        ttft += step_at(&sc, 0, in[k], 0.003, f, b) / 4;
+        for (long j = 1; j < out[k]; j++)
+            dec += step_at(&sc, in[k] + j - 1, 1, 0.003, f, b);
+        if (out[k] > 1)
+            tpot += dec / (double)(out[k] - 1) / 2;
+    }
+    const double *m = r.s[0].llm;
+    TU_CHECK_CLOSE_REL(m[LM_TTFT_MEAN], ttft, 1e-9);
+    TU_CHECK_CLOSE_REL(m[LM_TPOT_MEAN], tpot, 1e-9);
+    /* Decode is bandwidth bound: half the slices, about twice the whole GPU's TPOT. */
+    double whole = 0;
+    for (long j = 1; j < 32; j++)
+        whole += step_s(&sc, 512 + j - 1, 1, 0) / 31;
+    double half = 0;
+    for (long j = 1; j < 32; j++)
+        half += step_at(&sc, 512 + j - 1, 1, 0, f, b) / 31;
+    CU_ASSERT(half / whole > 1.9 && half / whole < 2.1);
+    CU_ASSERT(res_t(&r.s[0], 1)[TM_COMPLETED] > 0);
+    CU_ASSERT(m[LM_N + LM_OUTPUT_TPS] > 0);
+    run_result_free(&r);
+    scn_free(&sc);
+    /* Patched text loads from the working directory: the trace by its full path. */
+    const char *csv = tu_fixture("llmunit/alone.csv");
+    tu_expect_fixture_error("strategies[0].layout[0]: tenant \"a\": 13.48 GB of fp16 Llama-2-7B "
+                            "weights do not fit the 1g.10gb instance's 9.75 GB (× "
+                            "gpu_memory_utilization 0.9 = 8.78 GB)",
+                            "llmunit/mig.json",
+                            "{\"tenants.0.arrival.path\": \"%s\", "
+                            "\"strategies.0.layout.0.profile\": \"1g.10gb\"}",
+                            csv);
+    tu_expect_fixture_error("strategies[0].layout[0].nested: tenant \"a\" is an LLM tenant",
+                            "llmunit/mig.json",
+                            "{\"tenants.0.arrival.path\": \"%s\", "
+                            "\"strategies.0.layout.0.nested\": {\"kind\": \"timeslice\"}}",
+                            csv);
+    tu_expect_fixture_error("LLM tenant \"b\" is in 2 instances", "llmunit/mig.json",
+                            "{\"tenants.0.arrival.path\": \"%s\", \"strategies.0.layout\": "
+                            "[{\"profile\": \"3g.40gb\", \"tenants\": [\"a\"]}, {\"profile\": "
+                            "\"2g.20gb\", \"tenants\": [\"b\"]}, {\"profile\": \"2g.20gb\", "
+                            "\"tenants\": [\"b\"]}]}",
+                            csv);
+}
+
 void test_llmunit_register(void)
 {
     static const struct tu_test t[] = {
@@ -277,6 +344,7 @@ void test_llmunit_register(void)
         {"JSON, CSV, table and --check-sla", test_outputs},
         {"a fault fails the engine's requests", test_faults},
         {"TensorRT-LLM's A100 static batches within a factor 1.5", test_published_a100},
+        {"under MIG: the instance's shares by hand, load errors", test_mig},
         {NULL, NULL},
     };
     tu_add_suite("llmunit", t);

@@ -28,13 +28,19 @@ struct llm_unit *lu_new(int tenant, const struct lsv_cfg *c, long kv_blocks,
     return u;
 }
 
+/* What the unit holds, not the unit. */
+static void lu_release(struct llm_unit *u)
+{
+    ls_free(&u->sched);
+    ls_step_free(&u->step);
+    free(u->req);
+}
+
 void lu_free(struct llm_unit *u)
 {
     if (!u)
         return;
-    ls_free(&u->sched);
-    ls_step_free(&u->step);
-    free(u->req);
+    lu_release(u);
     free(u);
 }
 
@@ -122,9 +128,9 @@ void lu_event(struct sim *s, struct llm_unit *u, const struct event *ev)
 
 int lu_fault(struct sim *s, struct llm_unit *u)
 {
+    kv_upto(s, u);
     if (u->held == 0)
         return 0;
-    kv_upto(s, u);
     if (u->stepping)
         step_busy(s, u);
     for (int h = 0; h < u->sched.n_slots; h++) {
@@ -148,3 +154,28 @@ void lu_finish(struct sim *s, struct llm_unit *u)
     if (u->stepping)
         step_busy(s, u);
 }
+
+/* ---- as a unit (units/unit.h): one client, its tenant ---------------------------------- */
+
+/* An engine takes every request waiting: they queue in its scheduler, not in the tenant's. */
+static void lu_arrive(struct sim *s, struct llm_unit *u, int client)
+{
+    (void)client;
+    while (eng_qlen(s, u->tenant) > 0)
+        lu_take(s, u);
+}
+
+static int lu_fault_client(struct sim *s, struct llm_unit *u, int client)
+{
+    (void)client;
+    return lu_fault(s, u);
+}
+
+/* Torn down (a reconfiguration): the requests it holds fail, as in a fault. */
+static void lu_abort(struct sim *s, struct llm_unit *u)
+{
+    lu_fault(s, u);
+}
+
+UNIT_OPS_OVER(lu_unit_ops, struct llm_unit, UNIT_RANK_PLAIN, lu_arrive, lu_event, lu_fault_client,
+              lu_abort, lu_finish, lu_release, NULL, NULL);

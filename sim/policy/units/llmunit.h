@@ -54,6 +54,11 @@ int lu_fault(struct sim *s, struct llm_unit *u);
 /* End of the run: close the busy and KV intervals. */
 void lu_finish(struct sim *s, struct llm_unit *u);
 void lu_free(struct llm_unit *u);
+/* The unit as a server unit of one client, its tenant (units/unit.h): arrive takes every
+ * waiting request; fault and abort fail what it holds. No resume: a card reset is not
+ * modelled for engines yet. */
+extern const struct unit_ops lu_unit_ops;
+
 /* Requests it holds: the owner routes an arrival to the least-loaded unit. */
 static inline long lu_load(const struct llm_unit *u)
 {
