@@ -95,7 +95,8 @@ struct excl {
     int n_ten;
     int n_srv;
     int discipline;
-    int fifo_one; /* FIFO and every tenant's concurrency 1: start_one / done_one everywhere */
+    /* FIFO, no LLM tenant and every tenant's concurrency 1: start_one / done_one everywhere */
+    int fifo_one;
     struct server *srv;
     int **free_stack; /* per tenant: indices of its idle GPUs (FIFO) */
     int *n_free;
@@ -239,7 +240,7 @@ static void *excl_init(struct sim *s, const void *cfgp)
     }
     x->fifo_one = c->discipline == DISC_FIFO;
     for (int i = 0; i < s->n_ten; i++)
-        x->fifo_one &= s->sc->tenants[i].work.concurrency <= 1;
+        x->fifo_one &= s->sc->tenants[i].work.concurrency <= 1 && !s->sc->tenants[i].llm;
     x->n_up = ss_xmalloc((size_t)s->n_ten * sizeof *x->n_up);
     x->all_down_at = ss_xcalloc((size_t)s->n_ten, sizeof *x->all_down_at);
     for (int i = 0; i < s->n_ten; i++)
@@ -652,14 +653,16 @@ static int is_llm(const struct excl *x, int tenant)
 static void excl_arrive(struct sim *s, void *st, int tenant)
 {
     struct excl *x = st;
+    if (x->fifo_one) { /* first: the M/M/4 benchmark's path, one test */
+        arrive_one(s, x, tenant);
+        return;
+    }
     if (is_llm(x, tenant)) {
         while (eng_qlen(s, tenant) > 0)
             lu_take(s, llm_least_loaded(x, tenant));
         return;
     }
-    if (x->fifo_one)
-        arrive_one(s, x, tenant);
-    else if (x->discipline == DISC_PS)
+    if (x->discipline == DISC_PS)
         ps_arrive(s, x, tenant);
     else
         fifo_arrive(s, x, tenant);
@@ -668,12 +671,10 @@ static void excl_arrive(struct sim *s, void *st, int tenant)
 static void excl_on_event(struct sim *s, void *st, const struct event *ev)
 {
     struct excl *x = st;
-    if (ev->kind == EV_LLM) {
-        lu_event(s, x->lu[unit_ev_id(ev)], ev);
-        return;
-    }
-    if (ev->kind != EV_DONE) {
-        if (ev->kind == EV_CARD)
+    if (ev->kind != EV_DONE) { /* completions first: every request has one */
+        if (ev->kind == EV_LLM)
+            lu_event(s, x->lu[unit_ev_id(ev)], ev);
+        else if (ev->kind == EV_CARD)
             card_fault(s, x, (int)ev->target);
         else
             card_up(s, x, (int)ev->target);
