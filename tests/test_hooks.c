@@ -4,6 +4,7 @@
  * every policy's own parser accepts, deploy files, compare labels, and the rule of
  * thumb the planner assembles from the policies' claims.
  */
+#include "core/deploy.h"
 #include "core/plancand.h"
 #include "core/policy.h"
 #include "core/run.h"
@@ -170,11 +171,20 @@ static void test_plan_deploy_label(void)
             }
             scn_free(&s2);
             if (h->deploy && !deployed) {
+                /* The hook writes its tool's files (none for a strategy configured
+                 * outside Kubernetes), says how to apply them, and what every tenant's
+                 * pod requests. */
                 char dir[600], err[SS_ERRLEN];
                 snprintf(dir, sizeof dir, "%s/deploy-%s", tu_tmpdir(), ops->kind);
                 mkdir(dir, 0777);
-                CU_ASSERT_EQUAL(h->deploy(dir, &sc, c, err, sizeof err), 0);
-                CU_ASSERT(files_in(dir) > 0);
+                struct dp_ctx d;
+                dp_init(&d, dir, "gpu-operator", &sc, c, 0, err, sizeof err);
+                CU_ASSERT_EQUAL(h->deploy(&d), 0);
+                CU_ASSERT_EQUAL(files_in(dir), d.n_files);
+                CU_ASSERT(d.readme_n > 0);
+                for (int t = 0; t < sc.n_tenants; t++)
+                    CU_ASSERT(d.n_limit[t] > 0);
+                dp_free(&d);
                 deployed = 1;
             }
         }

@@ -23,18 +23,6 @@ static cJSON *plan_json_of(const char *name, int rc)
     return doc;
 }
 
-/* Plans tests/fixtures/plan/<name> with --k8s into <tmpdir>/<dir>, which must exit 0;
- * returns the text of the artefact `file` written there. Two assertions. */
-static char *k8s_file(const char *name, const char *dir, const char *file)
-{
-    char rel[256], cmd[1200], path[600];
-    snprintf(rel, sizeof rel, "plan/%s", name);
-    snprintf(path, sizeof path, "%s/%s", tu_tmpdir(), dir);
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture(rel), path);
-    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
-    return tu_slurp_in(path, file);
-}
-
 static void test_erlang_c_sizing(void)
 {
     /* 3000 req/s of 1 ms exponential work, p99 SLA 5.5 ms: Erlang C gives p99 6.0 ms on
@@ -86,25 +74,212 @@ static void test_impossible_sla(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "closest"));
 }
 
-static void test_k8s_timeslice_configmap(void)
+/* ---- Kubernetes artefacts: read back with libyaml, checked against each tool's schema ---- */
+
+/* Every key of object o is one of allowed (the tool's documented fields): a misspelt or
+ * invented key would be ignored by the tool, silently. One assertion per key. */
+static void check_keys(const cJSON *o, const char *const *allowed)
 {
-    char *y = k8s_file("k8s-timeslice.json", "k8s-out", "time-slicing-config.yaml");
-    CU_ASSERT_PTR_NOT_NULL(strstr(y, "timeSlicing:"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(y, "replicas: 2"));
-    free(y);
+    CU_ASSERT_FATAL(cJSON_IsObject(o));
+    const cJSON *k;
+    cJSON_ArrayForEach(k, o)
+    {
+        int ok = 0;
+        for (int i = 0; allowed[i]; i++)
+            ok |= strcmp(k->string, allowed[i]) == 0;
+        if (!ok)
+            fprintf(stderr, "\n  key \"%s\" is not in the tool's schema\n", k->string);
+        CU_ASSERT(ok);
+    }
 }
 
-static void test_k8s_mig_parted(void)
+static const cJSON *at(const cJSON *o, const char *key)
 {
-    /* Two light tenants, MIG only: one instance each, packed onto one GPU, written as a mig-parted
-     * config. */
-    char *y = k8s_file("k8s-mig.json", "mig-out", "mig-parted-config.yaml");
-    CU_ASSERT_PTR_NOT_NULL(strstr(y, "mig-configs:"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(y, "mig-enabled: true"));
-    /* 2g+2g and 3g+3g both fit one GPU at the same cost; equal cost ranks by the larger
-     * worst SLA margin, so the plan takes the 3g pair. */
-    CU_ASSERT_PTR_NOT_NULL(strstr(y, "\"3g.20gb\": 2"));
-    free(y);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v)
+        fprintf(stderr, "\n  missing key \"%s\"\n", key);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    return v;
+}
+
+/* The one document of dir/file, parsed (the caller deletes the array it is in). */
+static cJSON *yaml_in(const char *dir, const char *file, const cJSON **doc)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    cJSON *docs = tu_yaml_file(path);
+    CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(docs), 1);
+    *doc = cJSON_GetArrayItem(docs, 0);
+    return docs;
+}
+
+/* A ConfigMap (Kubernetes v1) in namespace ns; returns its data. */
+static const cJSON *configmap_data(const cJSON *cm, const char *ns)
+{
+    static const char *const top[] = {"apiVersion", "kind", "metadata", "data", NULL};
+    static const char *const meta[] = {"name", "namespace", "annotations", NULL};
+    check_keys(cm, top);
+    CU_ASSERT_STRING_EQUAL(at(cm, "apiVersion")->valuestring, "v1");
+    CU_ASSERT_STRING_EQUAL(at(cm, "kind")->valuestring, "ConfigMap");
+    check_keys(at(cm, "metadata"), meta);
+    CU_ASSERT_STRING_EQUAL(at(at(cm, "metadata"), "namespace")->valuestring, ns);
+    return at(cm, "data");
+}
+
+/* The container patch of pod-<tenant>.yaml: its resources.limits. */
+static const cJSON *pod_limits(const cJSON *patch, const char *tenant)
+{
+    const cJSON *ctr = at(at(at(at(patch, "spec"), "template"), "spec"), "containers");
+    CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(ctr), 1);
+    const cJSON *c0 = cJSON_GetArrayItem(ctr, 0);
+    CU_ASSERT_STRING_EQUAL(at(c0, "name")->valuestring, tenant);
+    return at(at(c0, "resources"), "limits");
+}
+
+/* The device plugin's config (PLUGIN_CFG): version v1, flags, sharing.<how> with
+ * renameByDefault, failRequestsGreaterThanOne and resources[].name/replicas. */
+static void check_plugin_config(const char *text, const char *how, int replicas)
+{
+    static const char *const top[] = {"version", "flags", "sharing", NULL};
+    static const char *const sharing[] = {"timeSlicing", "mps", NULL};
+    static const char *const ts[] = {"renameByDefault", "failRequestsGreaterThanOne", "resources",
+                                     NULL};
+    static const char *const res[] = {"name", "rename", "devices", "replicas", NULL};
+    cJSON *in = tu_yaml_text(text);
+    const cJSON *cfg = cJSON_GetArrayItem(in, 0);
+    check_keys(cfg, top);
+    CU_ASSERT_STRING_EQUAL(at(cfg, "version")->valuestring, "v1");
+    check_keys(at(cfg, "sharing"), sharing);
+    const cJSON *sh = at(at(cfg, "sharing"), how);
+    check_keys(sh, ts);
+    CU_ASSERT(cJSON_IsTrue(at(sh, "renameByDefault")));
+    CU_ASSERT(cJSON_IsTrue(at(sh, "failRequestsGreaterThanOne")));
+    const cJSON *r = at(sh, "resources");
+    CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(r), 1);
+    check_keys(cJSON_GetArrayItem(r, 0), res);
+    CU_ASSERT_STRING_EQUAL(at(cJSON_GetArrayItem(r, 0), "name")->valuestring, "nvidia.com/gpu");
+    CU_ASSERT(cJSON_IsNumber(at(cJSON_GetArrayItem(r, 0), "replicas")));
+    CU_ASSERT_EQUAL(at(cJSON_GetArrayItem(r, 0), "replicas")->valueint, replicas);
+    cJSON_Delete(in);
+}
+
+static void test_k8s_timeslice_configmap(void)
+{
+    /* --k8s creates the folder with its parents, --namespace places the ConfigMap, and the
+     * command lists what it wrote on stderr. */
+    char dir[600], cmd[1400], err[4096];
+    snprintf(dir, sizeof dir, "%s/nested/k8s-out", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s --namespace gpu-ops",
+             tu_fixture("plan/k8s-timeslice.json"), dir);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 0);
+    TU_CHECK_CONTAINS(err, "wrote 5 files into");
+    TU_CHECK_CONTAINS(err, "time-slicing-config.yaml gpu-operator-values.yaml pod-a.yaml "
+                           "pod-b.yaml README.md");
+    const cJSON *cm, *values, *pod;
+    cJSON *d1 = yaml_in(dir, "time-slicing-config.yaml", &cm);
+    const cJSON *data = configmap_data(cm, "gpu-ops");
+    CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(data), 1);
+    const cJSON *key = cJSON_GetArrayItem(data, 0);
+    CU_ASSERT_STRING_EQUAL(key->string, "sharesim-k8s");
+    check_plugin_config(key->valuestring, "timeSlicing", 2);
+    /* Helm values naming that ConfigMap and key (GPUOP_SHARING). */
+    cJSON *d2 = yaml_in(dir, "gpu-operator-values.yaml", &values);
+    const cJSON *pc = at(at(values, "devicePlugin"), "config");
+    CU_ASSERT_STRING_EQUAL(at(pc, "name")->valuestring,
+                           at(at(cm, "metadata"), "name")->valuestring);
+    CU_ASSERT_STRING_EQUAL(at(pc, "default")->valuestring, "sharesim-k8s");
+    /* Each tenant asks for one renamed replica. */
+    cJSON *d3 = yaml_in(dir, "pod-a.yaml", &pod);
+    const cJSON *lim = pod_limits(pod, "a");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(lim), 1);
+    CU_ASSERT_EQUAL(at(lim, "nvidia.com/gpu.shared")->valueint, 1);
+    char *readme = tu_slurp_in(dir, "README.md");
+    TU_CHECK_CONTAINS(readme, "devicePlugin.config.name=sharesim-time-slicing");
+    TU_CHECK_CONTAINS(readme, "`pod-b.yaml`");
+    CU_ASSERT_PTR_NULL(strstr(readme, "CLOSEST"));
+    free(readme);
+    cJSON_Delete(d1);
+    cJSON_Delete(d2);
+    cJSON_Delete(d3);
+}
+
+static void test_k8s_mig_manager(void)
+{
+    /* Two light tenants, MIG only: one instance each, packed onto one GPU. 2g+2g and 3g+3g both
+     * fit at the same cost; equal cost ranks by the larger worst SLA margin: the 3g pair. The
+     * mig-parted config (MIGPARTED) is in the mig-manager's ConfigMap, the node label names
+     * it, the operator runs the device plugin's mixed strategy, and each pod requests its
+     * instance as nvidia.com/mig-<profile>. */
+    char dir[600], cmd[1400];
+    snprintf(dir, sizeof dir, "%s/mig-out", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture("plan/k8s-mig.json"), dir);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    static const char *const parted[] = {"version", "mig-configs", NULL};
+    static const char *const entry[] = {"devices", "mig-enabled", "mig-devices", NULL};
+    const cJSON *cm, *label, *values, *pod;
+    cJSON *d1 = yaml_in(dir, "mig-manager-config.yaml", &cm);
+    cJSON *in = tu_yaml_text(at(configmap_data(cm, "gpu-operator"), "config.yaml")->valuestring);
+    const cJSON *mp = cJSON_GetArrayItem(in, 0);
+    check_keys(mp, parted);
+    CU_ASSERT_STRING_EQUAL(at(mp, "version")->valuestring, "v1");
+    const cJSON *conf = at(at(mp, "mig-configs"), "sharesim-migk8s"), *e;
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(conf), 1);
+    cJSON_ArrayForEach(e, conf)
+    {
+        check_keys(e, entry);
+        CU_ASSERT(cJSON_IsNumber(cJSON_GetArrayItem(at(e, "devices"), 0)));
+        CU_ASSERT(cJSON_IsTrue(at(e, "mig-enabled")));
+        CU_ASSERT_EQUAL(at(at(e, "mig-devices"), "3g.20gb")->valueint, 2);
+    }
+    /* all-disabled stays available (a custom config replaces the operator's default). */
+    CU_ASSERT(cJSON_IsFalse(
+        at(cJSON_GetArrayItem(at(at(mp, "mig-configs"), "all-disabled"), 0), "mig-enabled")));
+    cJSON *d2 = yaml_in(dir, "node-mig-label.yaml", &label);
+    CU_ASSERT_STRING_EQUAL(
+        at(at(at(label, "metadata"), "labels"), "nvidia.com/mig.config")->valuestring,
+        "sharesim-migk8s");
+    cJSON *d3 = yaml_in(dir, "gpu-operator-values.yaml", &values);
+    CU_ASSERT_STRING_EQUAL(at(at(values, "mig"), "strategy")->valuestring, "mixed");
+    CU_ASSERT_STRING_EQUAL(at(at(at(values, "migManager"), "config"), "name")->valuestring,
+                           at(at(cm, "metadata"), "name")->valuestring);
+    cJSON *d4 = yaml_in(dir, "pod-b.yaml", &pod);
+    CU_ASSERT_EQUAL(at(pod_limits(pod, "b"), "nvidia.com/mig-3g.20gb")->valueint, 1);
+    char *readme = tu_slurp_in(dir, "README.md");
+    TU_CHECK_CONTAINS(readme, "nvidia.com/mig.config=sharesim-migk8s");
+    TU_CHECK_CONTAINS(readme, "spec.mig.strategy: mixed");
+    free(readme);
+    cJSON_Delete(in);
+    cJSON_Delete(d1);
+    cJSON_Delete(d2);
+    cJSON_Delete(d3);
+    cJSON_Delete(d4);
+}
+
+static void test_k8s_closest_marked(void)
+{
+    /* Nothing meets the SLA (impossible-sla.json): exit 1, the closest candidate's artefacts
+     * are written anyway, every file and stderr say it is the closest, not a recommendation. */
+    char dir[600], cmd[1400], err[4096];
+    snprintf(dir, sizeof dir, "%s/closest-out", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture("plan/impossible-sla.json"),
+             dir);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 1);
+    TU_CHECK_CONTAINS(err, "holds the closest candidate");
+    TU_CHECK_CONTAINS(err, "t misses by");
+    char *pod = tu_slurp_in(dir, "pod-t.yaml"), *readme = tu_slurp_in(dir, "README.md");
+    TU_CHECK_CONTAINS(pod, "# CLOSEST CANDIDATE, NOT A RECOMMENDATION");
+    TU_CHECK_CONTAINS(readme, "This is the closest candidate, not a recommendation");
+    free(pod);
+    free(readme);
+}
+
+static void test_k8s_bad_namespace(void)
+{
+    char cmd[1400], err[4096];
+    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s/ns-out --namespace GPU_Operator",
+             tu_fixture("plan/k8s-timeslice.json"), tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
+    TU_CHECK_CONTAINS(err, "is not a Kubernetes namespace name");
 }
 
 void test_plan_register(void)
@@ -113,8 +288,11 @@ void test_plan_register(void)
         {"Erlang C sizing: 3000/s at p99 5.5 ms needs 5 GPUs", test_erlang_c_sizing},
         {"two light tenants share one GPU", test_light_tenants_share},
         {"an impossible SLA exits 1 with the closest candidate", test_impossible_sla},
-        {"time-slicing ConfigMap for Kubernetes", test_k8s_timeslice_configmap},
-        {"mig-parted config for a MIG plan", test_k8s_mig_parted},
+        {"time-slicing: device plugin ConfigMap, Helm values, pods (libyaml, schema)",
+         test_k8s_timeslice_configmap},
+        {"MIG: mig-manager ConfigMap, node label, mixed strategy, pods", test_k8s_mig_manager},
+        {"nothing meets the SLAs: the closest candidate's files, marked", test_k8s_closest_marked},
+        {"--namespace must be a Kubernetes name", test_k8s_bad_namespace},
         {NULL, NULL},
     };
     tu_add_suite("plan", t);

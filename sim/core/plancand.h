@@ -28,6 +28,7 @@ struct plan_cand {
     double worst_margin; /* min over tenants with an SLA of (sla − p99) / sla */
     char worst_tenant[SCN_NAME_MAX];
     double *p99_s; /* per tenant, when simulated */
+    int variants;  /* placements simulated (the worst kept); 0 or 1: the strategy as it is */
 };
 
 /* What a plan hook sees: the scenario, the search bound, and the list it appends to. */

@@ -6,6 +6,7 @@
  */
 #include "tools/plan.h"
 #include "base/jsonv.h"
+#include "core/deploy.h"
 #include "core/policy.h"
 #include "report/report.h"
 #include "base/util.h"
@@ -394,14 +395,138 @@ cJSON *plan_json(const struct scenario *sc, const struct plan_result *r)
     return root;
 }
 
-int plan_write_k8s(const char *dir, const struct scenario *sc, const struct plan_result *r,
-                   char *err, size_t errlen)
+/* ---- Kubernetes artefacts ------------------------------------------------------ */
+
+/* Tenant i's pod patch: a strategic-merge patch of its Deployment (named after the tenant,
+ * one container of the same name) that sets the container's resources.limits. */
+static int write_pod_patch(struct dp_ctx *d, int i, char *file, size_t n)
 {
-    if (r->best < 0)
-        return ss_errf(err, errlen, "no recommendation to write Kubernetes artefacts for");
-    const struct plan_cand *b = &r->c[r->best];
+    char name[48];
+    dp_k8s_name(d->sc->tenants[i].name, name, sizeof name);
+    snprintf(file, n, "pod-%s.yaml", name[0] ? name : "tenant");
+    struct dp_file f;
+    char what[160];
+    snprintf(what, sizeof what, "Resource limits of tenant %s's pod (a patch of its Deployment)",
+             d->sc->tenants[i].name);
+    if (dp_yaml_open(d, &f, file, what))
+        return -1;
+    yw_doc_begin(&f.w);
+    yw_map_begin(&f.w);
+    yw_str(&f.w, "spec");
+    yw_map_begin(&f.w);
+    yw_str(&f.w, "template");
+    yw_map_begin(&f.w);
+    yw_str(&f.w, "spec");
+    yw_map_begin(&f.w);
+    yw_str(&f.w, "containers");
+    yw_seq_begin(&f.w, 0);
+    yw_map_begin(&f.w);
+    yw_kv_str(&f.w, "name", name);
+    yw_str(&f.w, "resources");
+    yw_map_begin(&f.w);
+    yw_str(&f.w, "limits");
+    yw_map_begin(&f.w);
+    for (int k = 0; k < d->n_limit[i]; k++)
+        yw_kv_int(&f.w, d->limit[i][k].resource, d->limit[i][k].quantity);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_seq_end(&f.w);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_doc_end(&f.w);
+    return dp_yaml_commit(d, &f);
+}
+
+/* The folder's README.md: what the plan is, every file, how to apply them. */
+static int write_readme(struct dp_ctx *d)
+{
+    const struct scenario *sc = d->sc;
+    const struct plan_cand *c = d->c;
+    size_t cap = 16384 + (d->readme_n) + 512 * (size_t)sc->n_tenants;
+    char *b = ss_xmalloc(cap);
+    size_t n = 0;
+#define APPEND(...) n += (size_t)snprintf(b + n, n < cap ? cap - n : 0, __VA_ARGS__)
+    APPEND("# Kubernetes artefacts: %s\n\n", sc->name);
+    APPEND("Written by `sharesim plan` for scenario `%s` on %s GPUs: **%s** on %d GPU%s", sc->name,
+           sc->gpu.name, c->label, c->gpus, c->gpus > 1 ? "s" : "");
+    if (isfinite(c->cost_per_hour))
+        APPEND(", $%.2f/hour", c->cost_per_hour);
+    if (d->closest)
+        APPEND(".\n\n**This is the closest candidate, not a recommendation: no configuration "
+               "within the plan's limits met every p99 SLA** (here %s misses by %.1f%%). Every "
+               "file says so in its first lines.\n\n",
+               c->worst_tenant, -100 * c->worst_margin);
+    else
+        APPEND(", which the simulation confirms meets every tenant's p99 SLA (tightest: %s, "
+               "%+.1f%% margin).\n\n",
+               c->worst_tenant[0] ? c->worst_tenant : "-", 100 * c->worst_margin);
+    if (c->variants > 1)
+        APPEND("The configuration does not fix which pods share a GPU, so all %d ways the "
+               "scheduler may place them (up to swapping identical GPUs) were simulated; the "
+               "p99 below is each tenant's worst over them.\n\n",
+               c->variants);
+    APPEND(
+        "| tenant | requests (resources.limits) | simulated p99 | p99 SLA |\n|---|---|---|---|\n");
+    for (int i = 0; i < sc->n_tenants; i++) {
+        APPEND("| %s | ", sc->tenants[i].name);
+        for (int k = 0; k < d->n_limit[i]; k++)
+            APPEND("%s`%s: %ld`", k ? ", " : "", d->limit[i][k].resource, d->limit[i][k].quantity);
+        if (c->p99_s && isfinite(c->p99_s[i]))
+            APPEND(" | %.1f ms", c->p99_s[i] * 1e3);
+        else
+            APPEND(" | -");
+        if (sc->tenants[i].sla_p99_s > 0)
+            APPEND(" | %.0f ms |\n", sc->tenants[i].sla_p99_s * 1e3);
+        else
+            APPEND(" | none |\n");
+    }
+    APPEND("\n## Files\n\n");
+    for (int k = 0; k < d->n_files; k++)
+        APPEND("- `%s` — %s\n", d->files[k], d->what[k]);
+    APPEND("- `README.md` — this file\n\n");
+    APPEND("## Applying the sharing configuration\n\n%s", d->readme ? d->readme : "");
+    APPEND("## The tenants' pods\n\n"
+           "Each tenant is taken to run as a Deployment named after it whose container has the "
+           "same name; its `pod-<tenant>.yaml` is a strategic-merge patch that sets the "
+           "container's `resources.limits`:\n\n"
+           "```\nkubectl -n APP_NAMESPACE patch deployment TENANT --patch-file pod-TENANT.yaml\n"
+           "```\n\n"
+           "ConfigMaps go to namespace `%s` (`sharesim plan --namespace`), the GPU Operator's; "
+           "the tenants' pods may live in any namespace.\n",
+           d->ns);
+#undef APPEND
+    if (n >= cap) {
+        free(b);
+        return ss_errf(d->err, d->errlen, "README.md too long");
+    }
+    int rc = dp_text(d, "README.md", "how to apply the files", b);
+    free(b);
+    return rc;
+}
+
+int plan_write_k8s(const char *dir, const char *ns, const struct scenario *sc,
+                   const struct plan_result *r, struct dp_ctx *d, char *err, size_t errlen)
+{
+    int idx = r->best >= 0 ? r->best : r->closest;
+    memset(d, 0, sizeof *d);
+    if (idx < 0)
+        return ss_errf(err, errlen, "no candidate was simulated: no Kubernetes artefacts to write");
+    const struct plan_cand *b = &r->c[idx];
     const struct policy_ops *ops = policy_find(b->kind);
     if (!ops || !ops->hooks || !ops->hooks->deploy)
         return ss_errf(err, errlen, "strategy kind \"%s\" has no deployment artefacts", b->kind);
-    return ops->hooks->deploy(dir, sc, b, err, errlen);
+    if (ss_mkdirs(dir, err, errlen))
+        return -1;
+    dp_init(d, dir, ns, sc, b, r->best < 0, err, errlen);
+    if (ops->hooks->deploy(d))
+        return -1;
+    for (int i = 0; i < sc->n_tenants; i++) {
+        char file[DP_NAME_MAX];
+        if (d->n_limit[i] && write_pod_patch(d, i, file, sizeof file))
+            return -1;
+    }
+    return write_readme(d);
 }
