@@ -50,10 +50,8 @@ static int load(const char *text, unsigned flags, struct scenario *sc)
 
 static void free_cands(struct plan_ctx *x)
 {
-    for (int i = 0; i < x->n; i++) {
-        cJSON_Delete(x->c[i].strategy);
-        free(x->c[i].p99_s);
-    }
+    for (int i = 0; i < x->n; i++)
+        pc_free_cand(&x->c[i]);
     free(x->c);
     x->c = NULL;
     x->n = x->cap = 0;
@@ -164,6 +162,14 @@ static void test_plan_deploy_label(void)
                 continue;
             }
             CU_ASSERT_PTR_EQUAL(s2.strategies[0].ops, ops);
+            /* Every placement the candidate is simulated in parses too. */
+            const cJSON *pl;
+            cJSON_ArrayForEach(pl, c->placements)
+            {
+                struct scenario s3;
+                CU_ASSERT_EQUAL(load_with(&sc, pl, c->gpus, &s3), 0);
+                scn_free(&s3);
+            }
             if (!policy_is_baseline(ops)) {
                 CU_ASSERT_PTR_NOT_NULL_FATAL(h->label);
                 const char *l = h->label(s2.strategies[0].cfg);

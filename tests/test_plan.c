@@ -74,6 +74,142 @@ static void test_impossible_sla(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "closest"));
 }
 
+/* ---- what you simulate is what you apply (issue 18) ------------------------------------ */
+
+/* The candidate of this kind and label, from a plan's JSON. */
+static const cJSON *cand(const cJSON *doc, const char *label)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "candidates"))
+    {
+        if (strcmp(cJSON_GetObjectItem(c, "label")->valuestring, label) == 0)
+            return c;
+    }
+    fprintf(stderr, "\n  no candidate \"%s\"\n", label);
+    CU_ASSERT_FATAL(0);
+    return NULL;
+}
+
+/* Runs scenario `rel` with one strategy on `gpus` GPUs through `sharesim run` (independently
+ * of the planner) and returns 1 if every tenant's p99 is within its SLA. */
+static int run_meets(const char *rel, const cJSON *strategy, int gpus)
+{
+    static int seq;
+    char *text = tu_slurp(tu_fixture(rel));
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    cJSON_DeleteItemFromObject(doc, "gpus");
+    cJSON_AddNumberToObject(doc, "gpus", gpus);
+    cJSON *arr = cJSON_AddArrayToObject(doc, "strategies");
+    cJSON_AddItemToArray(arr, cJSON_Duplicate(strategy, 1));
+    char name[64], out[700], cmd[1600];
+    snprintf(name, sizeof name, "placement-%d.json", seq++);
+    char *sc_text = cJSON_Print(doc);
+    char *path = tu_write(name, sc_text);
+    snprintf(out, sizeof out, "%s.result.json", path);
+    snprintf(cmd, sizeof cmd, "run %s --quiet --json %s", path, out);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    char *res_text = tu_slurp(out);
+    cJSON *res = cJSON_Parse(res_text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+    int ok = 1;
+    const cJSON *t;
+    cJSON_ArrayForEach(
+        t, cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(res, "strategies"), 0),
+                               "tenants"))
+    {
+        const char *tn = cJSON_GetObjectItem(t, "name")->valuestring;
+        const cJSON *ten;
+        cJSON_ArrayForEach(ten, cJSON_GetObjectItem(doc, "tenants"))
+        {
+            if (strcmp(cJSON_GetObjectItem(ten, "name")->valuestring, tn) == 0) {
+                double sla =
+                    cJSON_GetObjectItem(cJSON_GetObjectItem(ten, "sla"), "p99_ms")->valuedouble;
+                double p99 =
+                    cJSON_GetObjectItem(cJSON_GetObjectItem(t, "latency_ms"), "p99")->valuedouble;
+                ok &= p99 <= sla;
+            }
+        }
+    }
+    cJSON_Delete(res);
+    free(res_text);
+    free(sc_text);
+    cJSON_Delete(doc);
+    return ok;
+}
+
+static void test_three_services_as_deployed(void)
+{
+    /* The issue's three services (chat 20/s of 15 ms, embed 200/s of 1 ms, rerank 50/s of 4
+     * ms on A100-80GB). Before: "mps 3 per GPU" recommended with uncapped clients. With the
+     * device plugin's caps (each client 100/3 = 33 % of the threads) embed misses (p99 above
+     * 20 ms), so MPS on one GPU is not recommended; time-slicing 2 per GPU is simulated in
+     * the 3 placements Kubernetes may choose, and chat misses in the one that puts it with
+     * rerank. */
+    cJSON *doc = plan_json_of("three-services.json", 0);
+    const cJSON *mps3 = cand(doc, "mps 3 per GPU");
+    CU_ASSERT_EQUAL(
+        cJSON_GetObjectItem(
+            cJSON_GetObjectItem(cJSON_GetObjectItem(mps3, "strategy"), "thread_pct"), "embed")
+            ->valueint,
+        33);
+    CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(mps3, "meets_sla")));
+    CU_ASSERT(cJSON_GetObjectItem(cJSON_GetObjectItem(mps3, "p99_ms"), "embed")->valuedouble > 20);
+    const cJSON *ts2 = cand(doc, "timeslice 2 per GPU, 3 placements");
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(ts2, "placements")->valueint, 3);
+    CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(ts2, "meets_sla")));
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(ts2, "worst_placement")->valuestring,
+                           "chat+rerank | embed");
+    CU_ASSERT(cJSON_GetObjectItem(cJSON_GetObjectItem(ts2, "p99_ms"), "chat")->valuedouble > 100);
+    /* Every MPS or time-slicing candidate the plan says meets the SLAs does, run on its own
+     * through `sharesim run`, in every placement: the recommendation is safe to apply. */
+    int checked = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "candidates"))
+    {
+        const char *kind = cJSON_GetObjectItem(c, "kind")->valuestring;
+        if (!cJSON_IsTrue(cJSON_GetObjectItem(c, "meets_sla")) ||
+            (strcmp(kind, "mps") != 0 && strcmp(kind, "timeslice") != 0))
+            continue;
+        int gpus = cJSON_GetObjectItem(c, "gpus")->valueint;
+        const cJSON *pl = cJSON_GetObjectItem(c, "placement_strategies");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+        CU_ASSERT_EQUAL(cJSON_GetArraySize(pl), cJSON_GetObjectItem(c, "placements")->valueint);
+        const cJSON *st;
+        cJSON_ArrayForEach(st, pl)
+        {
+            CU_ASSERT(run_meets("plan/three-services.json", st, gpus));
+            checked++;
+        }
+    }
+    CU_ASSERT(checked >= 3); /* mps 2 per GPU, in its 3 placements */
+    cJSON_Delete(doc);
+}
+
+static void test_mps_memory_rules_out(void)
+{
+    /* chat at 50 GB: the plugin caps each of 3 MPS clients at 80 / 3 = 26.7 GB of pinned
+     * device memory, so "mps 3 per GPU" cannot run chat and is ruled out with the reason;
+     * two a GPU (40 GB each) still cannot hold 50 GB. */
+    char *text = tu_fixture_patch("plan/three-services.json", "{\"tenants.0.memory_gb\": 50}");
+    char *path = tu_write("three-services-50gb.json", text);
+    char out[700], cmd[1400];
+    snprintf(out, sizeof out, "%s.plan.json", path);
+    snprintf(cmd, sizeof cmd, "plan %s --quiet --json %s", path, out);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    char *res = tu_slurp(out);
+    cJSON *doc = cJSON_Parse(res);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const cJSON *m3 = cand(doc, "mps 3 per GPU"), *m2 = cand(doc, "mps 2 per GPU");
+    CU_ASSERT_FALSE(cJSON_IsTrue(cJSON_GetObjectItem(m3, "simulated")));
+    TU_CHECK_CONTAINS(cJSON_GetObjectItem(m3, "pruned")->valuestring,
+                      "chat needs 50 GB; the device plugin caps each of 3 MPS clients at 26.7 GB");
+    TU_CHECK_CONTAINS(cJSON_GetObjectItem(m2, "pruned")->valuestring, "at 40.0 GB");
+    cJSON_Delete(doc);
+    free(res);
+    free(text);
+}
+
 /* ---- Kubernetes artefacts: read back with libyaml, checked against each tool's schema ---- */
 
 /* Every key of object o is one of allowed (the tool's documented fields): a misspelt or
@@ -288,6 +424,10 @@ void test_plan_register(void)
         {"Erlang C sizing: 3000/s at p99 5.5 ms needs 5 GPUs", test_erlang_c_sizing},
         {"two light tenants share one GPU", test_light_tenants_share},
         {"an impossible SLA exits 1 with the closest candidate", test_impossible_sla},
+        {"three services: MPS with the plugin's caps, time-slicing in every placement",
+         test_three_services_as_deployed},
+        {"MPS: a tenant above memory / replicas rules the candidate out",
+         test_mps_memory_rules_out},
         {"time-slicing: device plugin ConfigMap, Helm values, pods (libyaml, schema)",
          test_k8s_timeslice_configmap},
         {"MIG: mig-manager ConfigMap, node label, mixed strategy, pods", test_k8s_mig_manager},

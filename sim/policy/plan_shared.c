@@ -16,14 +16,103 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The placements a candidate is simulated in are enumerated (pc_placement_*); past these
+ * bounds there are too many to simulate and the candidate is pruned, saying so. */
+#define SHARED_MAX_TENANTS 12
+#define SHARED_MAX_PLACEMENTS 64
+
 struct shared_kind {
     const struct policy_ops *ops;
     double gamma;    /* capacity bound: the fraction of a GPU the tenants' work can use */
     int max_per_gpu; /* tenants per GPU */
     int replicas;    /* the strategy object has "replicas" (time-slicing's device-plugin view) */
+    /* MPS through the device plugin: every client is capped at 100/replicas % of the
+     * threads (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE) and total memory / replicas of pinned
+     * device memory, whoever else shares its GPU (PLUGIN_MPS, docs/domain.md). */
+    int plugin_caps;
 };
 
-/* r tenants per GPU, balanced by load (longest first): one candidate per GPU count. */
+/* "chat+embed | rerank": which tenants share which GPU. */
+static void describe(const struct scenario *sc, int G, const int *gpu_of, char *out, size_t n)
+{
+    size_t k = 0;
+    out[0] = '\0';
+    for (int g = 0; g < G; g++) {
+        int first = 1;
+        for (int i = 0; i < sc->n_tenants && k < n; i++)
+            if (gpu_of[i] == g) {
+                k += (size_t)snprintf(out + k, n - k, "%s%s", first ? (g ? " | " : "") : "+",
+                                      sc->tenants[i].name);
+                first = 0;
+            }
+    }
+}
+
+/* Why this placement cannot work, analytically (memory that does not fit, a GPU past the
+ * capacity bound), in why; "" when it may. */
+static void placement_check(const struct scenario *sc, const struct shared_kind *sk, int G,
+                            const int *gpu_of, char *why, size_t n)
+{
+    for (int g = 0; g < G && !why[0]; g++) {
+        double mem = 0, load = 0;
+        for (int i = 0; i < sc->n_tenants; i++)
+            if (gpu_of[i] == g) {
+                mem += sc->tenants[i].memory_gb;
+                load += pc_load(&sc->tenants[i]);
+            }
+        char who[160];
+        describe(sc, G, gpu_of, who, sizeof who);
+        if (!sk->plugin_caps && mem > sc->gpu.memory_gb)
+            snprintf(why, n,
+                     "the scheduler may place %s: GPU %d needs %g GB > %g GB (memory is not "
+                     "isolated)",
+                     who, g, mem, sc->gpu.memory_gb);
+        else if (load >= sk->gamma)
+            snprintf(why, n, "the scheduler may place %s: GPU %d load %.2f >= capacity %.3f", who,
+                     g, load, sk->gamma);
+    }
+}
+
+/* The strategy object of one placement: the assignment, and what the artefact imposes. */
+static cJSON *placement_strategy(const struct scenario *sc, const struct shared_kind *sk, int r,
+                                 const int *gpu_of)
+{
+    const char *kind = sk->ops->kind;
+    char name[32];
+    snprintf(name, sizeof name, "%s-x%d", kind, r);
+    cJSON *st = pc_strategy(name, kind);
+    if (sk->replicas)
+        cJSON_AddNumberToObject(st, "replicas", r);
+    if (sk->plugin_caps) {
+        cJSON *tp = cJSON_AddObjectToObject(st, "thread_pct");
+        for (int i = 0; i < sc->n_tenants; i++)
+            cJSON_AddNumberToObject(tp, sc->tenants[i].name, 100 / r);
+    }
+    cJSON *as = cJSON_AddObjectToObject(st, "assign");
+    for (int i = 0; i < sc->n_tenants; i++)
+        cJSON_AddNumberToObject(as, sc->tenants[i].name, gpu_of[i]);
+    return st;
+}
+
+/* MPS through the plugin: a tenant above total memory / replicas cannot run at all. */
+static void plugin_memory_check(const struct scenario *sc, int r, char *why, size_t n)
+{
+    double cap = sc->gpu.memory_gb / r;
+    for (int i = 0; i < sc->n_tenants && !why[0]; i++)
+        if (sc->tenants[i].memory_gb > cap)
+            snprintf(why, n,
+                     "%s needs %g GB; the device plugin caps each of %d MPS clients at %.1f GB "
+                     "of pinned device memory (%g GB / %d)",
+                     sc->tenants[i].name, sc->tenants[i].memory_gb, r, cap, sc->gpu.memory_gb, r);
+}
+
+/*
+ * r = ⌈T/G⌉ replicas per GPU, one candidate per GPU count. The device plugin's config says
+ * only `replicas`: Kubernetes may put any r pods on one GPU, so the candidate is simulated
+ * in every placement of the tenants on G GPUs with at most r each (up to swapping GPUs) and
+ * meets the SLAs only if it does in all of them; one that cannot work analytically rules
+ * the candidate out, named in the reason.
+ */
 static void shared_plan(struct plan_ctx *x, const struct shared_kind *sk)
 {
     const struct scenario *sc = x->sc;
@@ -31,66 +120,50 @@ static void shared_plan(struct plan_ctx *x, const struct shared_kind *sk)
     int T = sc->n_tenants;
     if (T < 2)
         return; /* one tenant sharing a GPU is exactly exclusive */
-    double gamma = sk->gamma;
-    int *order = ss_xcalloc((size_t)T, sizeof *order);
-    for (int i = 0; i < T; i++)
-        order[i] = i;
-    for (int i = 1; i < T; i++) /* insertion sort by load, descending; stable */
-        for (int j = i;
-             j > 0 && pc_load(&sc->tenants[order[j]]) > pc_load(&sc->tenants[order[j - 1]]); j--) {
-            int t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
-    /* One candidate per GPU count: r = ⌈T/G⌉ tenants per GPU (a larger cap with the
-     * same G would give the same balanced assignment). */
+    int *gpu_of = ss_xcalloc((size_t)T, sizeof *gpu_of);
     for (int G = 1; G < T && G <= x->max_gpus; G++) {
         int r = (T + G - 1) / G;
         if (r > sk->max_per_gpu || (G > 1 && (T + G - 2) / (G - 1) == r))
             continue; /* over the tenant limit, or the same r as G − 1 GPUs */
-        double *load = ss_xcalloc((size_t)G, sizeof *load),
-               *mem = ss_xcalloc((size_t)G, sizeof *mem);
-        int *cnt = ss_xcalloc((size_t)G, sizeof *cnt), *gpu = ss_xcalloc((size_t)T, sizeof *gpu);
         char why[256] = "";
-        for (int k = 0; k < T && !why[0]; k++) {
-            const struct tenant_cfg *t = &sc->tenants[order[k]];
-            int best = -1;
-            for (int g = 0; g < G; g++)
-                if (cnt[g] < r && mem[g] + t->memory_gb <= sc->gpu.memory_gb &&
-                    (best < 0 || load[g] < load[best]))
-                    best = g;
-            if (best < 0) {
-                snprintf(why, sizeof why, "%s does not fit: memory is not isolated and adds up",
-                         t->name);
-                break;
-            }
-            gpu[order[k]] = best;
-            cnt[best]++;
-            load[best] += pc_load(t);
-            mem[best] += t->memory_gb;
+        long count = 0;
+        if (sk->plugin_caps)
+            plugin_memory_check(sc, r, why, sizeof why);
+        if (!why[0] && T > SHARED_MAX_TENANTS)
+            snprintf(why, sizeof why,
+                     "%d tenants: too many placements of their pods to simulate them all", T);
+        if (!why[0]) {
+            count = pc_placement_count(T, G, r, SHARED_MAX_PLACEMENTS);
+            if (count > SHARED_MAX_PLACEMENTS)
+                snprintf(why, sizeof why,
+                         "more than %d placements of the pods on %d GPUs: too many to simulate",
+                         SHARED_MAX_PLACEMENTS, G);
         }
-        for (int g = 0; g < G && !why[0]; g++)
-            if (load[g] >= gamma)
-                snprintf(why, sizeof why, "GPU %d load %.2f >= capacity %.3f = q/(q+s)", g, load[g],
-                         gamma);
+        cJSON *pl = cJSON_CreateArray();
+        for (int ok = !why[0] && pc_placement_first(T, G, r, gpu_of); ok && !why[0];
+             ok = pc_placement_next(T, G, r, gpu_of)) {
+            placement_check(sc, sk, G, gpu_of, why, sizeof why);
+            cJSON_AddItemToArray(pl, placement_strategy(sc, sk, r, gpu_of));
+        }
         if (!why[0])
             pc_sla_below_work(sc, 1.0, why, sizeof why);
-        char name[32];
-        snprintf(name, sizeof name, "%s-x%d", kind, r);
-        cJSON *st = pc_strategy(name, kind);
-        if (sk->replicas)
-            cJSON_AddNumberToObject(st, "replicas", r);
-        cJSON *as = cJSON_AddObjectToObject(st, "assign");
-        for (int i = 0; i < T; i++)
-            cJSON_AddNumberToObject(as, sc->tenants[i].name, gpu[i]);
-        struct plan_cand *c = pc_add(x, kind, G, st, "%s %d per GPU", kind, r);
+        if (cJSON_GetArraySize(pl) == 0) { /* pruned before any placement: its first */
+            pc_placement_first(T, G, r, gpu_of);
+            cJSON_AddItemToArray(pl, placement_strategy(sc, sk, r, gpu_of));
+        }
+        char label[64] = "";
+        if (count > 1)
+            snprintf(label, sizeof label, ", %ld placements", count);
+        struct plan_cand *c = pc_add(x, kind, G, cJSON_Duplicate(cJSON_GetArrayItem(pl, 0), 1),
+                                     "%s %d per GPU%s", kind, r, label);
         snprintf(c->pruned, sizeof c->pruned, "%s", why);
-        free(load);
-        free(mem);
-        free(cnt);
-        free(gpu);
+        c->variants = count > 1 ? (int)count : 1;
+        if (count > 1)
+            c->placements = pl;
+        else
+            cJSON_Delete(pl);
     }
-    free(order);
+    free(gpu_of);
 }
 
 /* Time-slicing: the switch cost leaves q/(q+s) of the GPU to work; up to 16 replicas. */
@@ -98,14 +171,15 @@ static void ts_plan(struct plan_ctx *x)
 {
     const struct shared_kind sk = {
         &policy_timeslice, an_ts_capacity_fraction(x->sc->gpu.timeslice_s, x->sc->gpu.switch_s), 16,
-        1};
+        1, 0};
     shared_plan(x, &sk);
 }
 
-/* MPS: no switch cost, so the capacity bound is the whole GPU; the client limit caps r. */
+/* MPS: no switch cost, so the capacity bound is the whole GPU; the client limit caps r; the
+ * device plugin's per-client caps are part of the candidate. */
 static void mps_plan(struct plan_ctx *x)
 {
-    const struct shared_kind sk = {&policy_mps, 1.0, x->sc->gpu.mps_max_clients, 0};
+    const struct shared_kind sk = {&policy_mps, 1.0, x->sc->gpu.mps_max_clients, 0, 1};
     shared_plan(x, &sk);
 }
 

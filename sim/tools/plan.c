@@ -36,9 +36,10 @@ static int kind_wanted(const struct pctx *x, const char *kind)
 
 /* ---- simulation ------------------------------------------------------------ */
 
-/* Simulates one candidate: 0, or -1 with the message when the run failed (eng_run). A
- * candidate the loader rejects is pruned, not an error. */
-static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, size_t errlen)
+/* Loads and runs one strategy object on c->gpus GPUs: 0 with the result in *res (the caller
+ * frees it), 1 when the loader rejects it (its reason in c->pruned), -1 when the run failed. */
+static int run_strategy(const struct scenario *sc, struct plan_cand *c, const cJSON *strategy,
+                        struct strategy_result *res, char *err, size_t errlen)
 {
     cJSON *doc = cJSON_Duplicate(sc->json, 1);
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "plan");
@@ -46,7 +47,7 @@ static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, s
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "gpus");
     cJSON_AddNumberToObject(doc, "gpus", c->gpus);
     cJSON *arr = cJSON_CreateArray();
-    cJSON_AddItemToArray(arr, cJSON_Duplicate(c->strategy, 1));
+    cJSON_AddItemToArray(arr, cJSON_Duplicate(strategy, 1));
     if (cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
         cJSON_ReplaceItemInObjectCaseSensitive(doc, "strategies", arr);
     else
@@ -59,39 +60,92 @@ static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, s
         snprintf(c->pruned, sizeof c->pruned, "rejected by the loader: %.200s", why);
         free(text);
         scn_free(&s2);
-        return 0;
+        return 1;
     }
     free(text);
-    struct strategy_result res;
-    if (run_one(&s2, &s2.strategies[0], 0, &res, err, errlen)) {
-        scn_free(&s2);
-        return -1;
+    int rc = run_one(&s2, &s2.strategies[0], 0, res, err, errlen);
+    scn_free(&s2);
+    return rc ? -1 : 0;
+}
+
+/* "chat+embed | rerank": the strategy's "assign", GPU by GPU. */
+static void placement_text(const struct scenario *sc, const cJSON *strategy, int gpus, char *out,
+                           size_t n)
+{
+    const cJSON *as = cJSON_GetObjectItemCaseSensitive(strategy, "assign");
+    size_t k = 0;
+    out[0] = '\0';
+    for (int g = 0; g < gpus && k < n; g++) {
+        int first = 1;
+        for (int i = 0; i < sc->n_tenants && k < n; i++) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(as, sc->tenants[i].name);
+            if (cJSON_IsNumber(v) && v->valueint == g) {
+                k += (size_t)snprintf(out + k, n - k, "%s%s", first ? (g && k ? " | " : "") : "+",
+                                      sc->tenants[i].name);
+                first = 0;
+            }
+        }
     }
-    c->simulated = 1;
+}
+
+/*
+ * Simulates one candidate in each of its placements (one when it has none): a tenant's p99
+ * is its worst over them, the candidate meets the SLAs only if it does in every one. Returns
+ * the number of runs (0 when the loader rejected it: pruned, not an error), or -1 with the
+ * message when a run failed (eng_run).
+ */
+static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, size_t errlen)
+{
+    int n = c->placements ? cJSON_GetArraySize(c->placements) : 1;
     c->feasible = 1;
     c->worst_margin = INFINITY;
     c->p99_s = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->p99_s);
-    c->cost_per_hour = res.m[SM_COST_PER_HOUR];
-    c->cost_per_mreq = res.m[SM_COST_PER_MREQ];
-    for (int i = 0; i < sc->n_tenants; i++) {
-        const double *t = res_t(&res, i);
-        c->p99_s[i] = t[TM_LAT_P99];
-        if (t[TM_FAILED] > 0 || t[TM_REJECTED] > 0)
+    for (int i = 0; i < sc->n_tenants; i++)
+        c->p99_s[i] = -INFINITY;
+    for (int v = 0; v < n; v++) {
+        const cJSON *st = c->placements ? cJSON_GetArrayItem(c->placements, v) : c->strategy;
+        struct strategy_result res;
+        int rc = run_strategy(sc, c, st, &res, err, errlen);
+        if (rc) {
+            free(c->p99_s);
+            c->p99_s = NULL;
             c->feasible = 0;
-        double sla = sc->tenants[i].sla_p99_s;
-        if (sla <= 0)
-            continue;
-        double m = isfinite(t[TM_LAT_P99]) ? (sla - t[TM_LAT_P99]) / sla : -INFINITY;
-        if (m < c->worst_margin) {
-            c->worst_margin = m;
-            snprintf(c->worst_tenant, sizeof c->worst_tenant, "%s", sc->tenants[i].name);
+            c->worst_margin = NAN;
+            return rc < 0 ? -1 : 0;
         }
-        if (!(t[TM_LAT_P99] <= sla))
-            c->feasible = 0;
+        if (v == 0) {
+            c->cost_per_hour = res.m[SM_COST_PER_HOUR];
+            c->cost_per_mreq = res.m[SM_COST_PER_MREQ];
+        }
+        double worst = INFINITY;
+        const char *worst_t = "";
+        for (int i = 0; i < sc->n_tenants; i++) {
+            const double *t = res_t(&res, i);
+            if (!(t[TM_LAT_P99] <= c->p99_s[i]))
+                c->p99_s[i] = t[TM_LAT_P99];
+            if (t[TM_FAILED] > 0 || t[TM_REJECTED] > 0)
+                c->feasible = 0;
+            double sla = sc->tenants[i].sla_p99_s;
+            if (sla <= 0)
+                continue;
+            double m = isfinite(t[TM_LAT_P99]) ? (sla - t[TM_LAT_P99]) / sla : -INFINITY;
+            if (m < worst) {
+                worst = m;
+                worst_t = sc->tenants[i].name;
+            }
+            if (!(t[TM_LAT_P99] <= sla))
+                c->feasible = 0;
+        }
+        if (worst < c->worst_margin || v == 0) {
+            c->worst_margin = worst;
+            snprintf(c->worst_tenant, sizeof c->worst_tenant, "%s", worst_t);
+            if (c->placements)
+                placement_text(sc, st, c->gpus, c->worst_placement, sizeof c->worst_placement);
+        }
+        strategy_result_free(&res);
     }
-    strategy_result_free(&res);
-    scn_free(&s2);
-    return 0;
+    c->simulated = 1;
+    return n;
 }
 
 static double cost_key(const struct plan_cand *c)
@@ -220,10 +274,12 @@ int plan_run(const struct scenario *sc, int progress, struct plan_result *out, c
             break;
         if (progress)
             fprintf(stderr, "\rplan: simulating %d: %-60.60s", out->simulations + 1, c->label);
-        rc = simulate(sc, c, err, errlen);
-        if (rc)
+        int runs = simulate(sc, c, err, errlen);
+        if (runs < 0) {
+            rc = -1;
             break;
-        out->simulations++;
+        }
+        out->simulations += runs;
         feasible += c->feasible;
     }
     if (progress)
@@ -247,10 +303,8 @@ int plan_run(const struct scenario *sc, int progress, struct plan_result *out, c
 
 void plan_result_free(struct plan_result *r)
 {
-    for (int i = 0; i < r->n; i++) {
-        cJSON_Delete(r->c[i].strategy);
-        free(r->c[i].p99_s);
-    }
+    for (int i = 0; i < r->n; i++)
+        pc_free_cand(&r->c[i]);
     free(r->c);
     memset(r, 0, sizeof *r);
 }
@@ -283,6 +337,10 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
             snprintf(rank, sizeof rank, "%d", i + 1);
         if (c->pruned[0])
             snprintf(margin, sizeof margin, "%s", c->pruned);
+        else if (c->simulated && c->placements)
+            snprintf(margin, sizeof margin, "%+.1f%% (%s, worst of %d placements: %s)",
+                     100 * c->worst_margin, c->worst_tenant[0] ? c->worst_tenant : "no SLA",
+                     c->variants, c->worst_placement);
         else if (c->simulated)
             snprintf(margin, sizeof margin, "%+.1f%% (%s)", 100 * c->worst_margin,
                      c->worst_tenant[0] ? c->worst_tenant : "no SLA");
@@ -348,6 +406,11 @@ static cJSON *cand_json(const struct scenario *sc, const struct plan_cand *c)
     jv_out_add(o, "worst_sla_margin", c->worst_margin);
     if (c->pruned[0])
         cJSON_AddStringToObject(o, "pruned", c->pruned);
+    cJSON_AddNumberToObject(o, "placements", c->variants > 1 ? c->variants : 1);
+    if (c->placements)
+        cJSON_AddItemToObject(o, "placement_strategies", cJSON_Duplicate(c->placements, 1));
+    if (c->placements && c->simulated)
+        cJSON_AddStringToObject(o, "worst_placement", c->worst_placement);
     if (c->p99_s) {
         cJSON *p = cJSON_AddObjectToObject(o, "p99_ms");
         for (int i = 0; i < sc->n_tenants; i++)
