@@ -32,6 +32,7 @@ struct plan_cand *pc_add(struct plan_ctx *x, const char *kind, int gpus, cJSON *
     c->cost_per_hour = sc->gpu_hour_usd >= 0 ? gpus * sc->gpu_hour_usd : NAN;
     c->cost_per_mreq = NAN;
     c->worst_margin = NAN;
+    c->free_gpus = NAN;
     return c;
 }
 

@@ -35,6 +35,10 @@ struct plan_cand {
      * it is. `variants` counts them, `worst_placement` names the one with the worst margin. */
     cJSON *placements;
     int variants;
+    /* Capacity the configuration leaves unallocated, in whole GPUs (MIG compute slices
+     * unused, cores not promised to any pod, replicas no pod takes); NaN: not known. At equal
+     * cost the planner prefers more. */
+    double free_gpus;
     char worst_placement[160];
 };
 

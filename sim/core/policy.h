@@ -105,11 +105,13 @@ extern const struct policy_ops policy_timeslice;
 extern const struct policy_ops policy_mig;
 extern const struct policy_ops policy_mps;
 extern const struct policy_ops policy_vgpu;
+extern const struct policy_ops policy_fractional;
 
 extern const struct policy_hooks policy_hooks_exclusive;
 extern const struct policy_hooks policy_hooks_timeslice;
 extern const struct policy_hooks policy_hooks_mig;
 extern const struct policy_hooks policy_hooks_mps;
 extern const struct policy_hooks policy_hooks_vgpu;
+extern const struct policy_hooks policy_hooks_fractional;
 
 #endif
