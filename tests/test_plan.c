@@ -299,6 +299,80 @@ static void check_plugin_config(const char *text, const char *how, int replicas)
     cJSON_Delete(in);
 }
 
+static void test_mig_grows_and_prefers_free_capacity(void)
+{
+    /* a (60/s of 5 ms compute work, p99 SLA 40 ms) gets the smallest instance the analytic
+     * filter lets through, 3g.40gb, and misses in simulation (one GPU); the planner retries
+     * with a larger instance for a — 4g.40gb, still one GPU, misses — then 7g.80gb on a GPU
+     * of its own, which meets. Two confirmed layouts cost the same (two GPUs): a on 7g.80gb
+     * with b on 2g.20gb or on 3g.40gb; the plan takes the one that leaves more compute free
+     * (5 of 7 slices of the second GPU: 0.71 GPUs, against 0.57) and says so. */
+    cJSON *doc = plan_json_of("mig-grow.json", 0);
+    const cJSON *rec = cJSON_GetObjectItem(doc, "recommendation");
+    const cJSON *lays = cJSON_GetObjectItem(cJSON_GetObjectItem(rec, "strategy"), "layouts");
+    char *text = cJSON_PrintUnformatted(lays);
+    TU_CHECK_CONTAINS(text, "{\"profile\":\"7g.80gb\",\"tenants\":[\"a\"]}");
+    TU_CHECK_CONTAINS(text, "{\"profile\":\"2g.20gb\",\"tenants\":[\"b\"]}");
+    free(text);
+    TU_CHECK_CONTAINS(cJSON_GetObjectItem(rec, "reason")->valuestring,
+                      "because it leaves more capacity free (0.71 GPUs against 0.57");
+    const cJSON *grown = cand(doc, "mig 4g.40gb+2g.20gb (larger for a)");
+    CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(grown, "simulated")));
+    CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(grown, "meets_sla")));
+    CU_ASSERT_DOUBLE_EQUAL(
+        cJSON_GetObjectItem(cand(doc, "mig 7g.80gb | 2g.20gb (larger for a)"), "free_gpus")
+            ->valuedouble,
+        5.0 / 7, 1e-6);
+    cJSON_Delete(doc);
+}
+
+static void test_fractional_candidates(void)
+{
+    /* The three services, fractional only. Sized at 90 % utilisation and 90 % of each SLA
+     * (chat 52 %, embed 26 %, rerank 30 %, 108 % in all) they need two GPUs, and HAMi may put
+     * any two of them together: 3 placements; the one that leaves rerank alone (chat+embed
+     * throttled on one GPU) misses. The next size that fits two GPUs, chat 78 % (which only
+     * fits alone, so one placement), meets: the lone chat runs unthrottled under HAMi's
+     * default policy. */
+    char *text =
+        tu_fixture_patch("plan/three-services.json", "{\"plan\": {\"kinds\": [\"fractional\"]}}");
+    char *path = tu_write("three-services-fractional.json", text);
+    char out[700], cmd[2200], dir[700];
+    snprintf(out, sizeof out, "%s.plan.json", path);
+    snprintf(dir, sizeof dir, "%s/fractional-out", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "plan %s --quiet --json %s --k8s %s", path, out, dir);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    char *res = tu_slurp(out);
+    cJSON *doc = cJSON_Parse(res);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const cJSON *tight = cand(doc, "fractional chat 52% embed 26% rerank 30%, 3 placements");
+    CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(tight, "meets_sla")));
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(tight, "placements")->valueint, 3);
+    const cJSON *rec = cJSON_GetObjectItem(doc, "recommendation");
+    const cJSON *st = cJSON_GetObjectItem(rec, "strategy");
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(st, "kind")->valuestring, "fractional");
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(cJSON_GetObjectItem(st, "cores"), "chat")->valueint, 78);
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(rec, "gpus")->valueint, 2);
+    /* Its artefacts: each pod's HAMi resources (gpumem in MiB), HAMi's Helm values. */
+    const cJSON *pod, *values;
+    cJSON *d1 = yaml_in(dir, "pod-chat.yaml", &pod);
+    const cJSON *lim = pod_limits(pod, "chat");
+    CU_ASSERT_EQUAL(at(lim, "nvidia.com/gpu")->valueint, 1);
+    CU_ASSERT_EQUAL(at(lim, "nvidia.com/gpumem")->valueint, 20 * 1024);
+    CU_ASSERT_EQUAL(at(lim, "nvidia.com/gpucores")->valueint, 78);
+    cJSON *d2 = yaml_in(dir, "hami-values.yaml", &values);
+    CU_ASSERT_STRING_EQUAL(at(at(at(values, "devices"), "nvidia"), "gpuCorePolicy")->valuestring,
+                           "default");
+    char *readme = tu_slurp_in(dir, "README.md");
+    TU_CHECK_CONTAINS(readme, "does not enforce the core limit of a pod that is alone");
+    free(readme);
+    cJSON_Delete(d1);
+    cJSON_Delete(d2);
+    cJSON_Delete(doc);
+    free(res);
+    free(text);
+}
+
 static void test_k8s_timeslice_configmap(void)
 {
     /* --k8s creates the folder with its parents, --namespace places the ConfigMap, and the
@@ -342,7 +416,8 @@ static void test_k8s_timeslice_configmap(void)
 static void test_k8s_mig_manager(void)
 {
     /* Two light tenants, MIG only: one instance each, packed onto one GPU. 2g+2g and 3g+3g both
-     * fit at the same cost; equal cost ranks by the larger worst SLA margin: the 3g pair. The
+     * fit at the same cost and meet the SLAs; equal cost ranks by the capacity left free: the 2g
+     * pair (3 of 7 compute slices free, against 1). The
      * mig-parted config (MIGPARTED) is in the mig-manager's ConfigMap, the node label names
      * it, the operator runs the device plugin's mixed strategy, and each pod requests its
      * instance as nvidia.com/mig-<profile>. */
@@ -365,7 +440,7 @@ static void test_k8s_mig_manager(void)
         check_keys(e, entry);
         CU_ASSERT(cJSON_IsNumber(cJSON_GetArrayItem(at(e, "devices"), 0)));
         CU_ASSERT(cJSON_IsTrue(at(e, "mig-enabled")));
-        CU_ASSERT_EQUAL(at(at(e, "mig-devices"), "3g.20gb")->valueint, 2);
+        CU_ASSERT_EQUAL(at(at(e, "mig-devices"), "2g.10gb")->valueint, 2);
     }
     /* all-disabled stays available (a custom config replaces the operator's default). */
     CU_ASSERT(cJSON_IsFalse(
@@ -379,7 +454,7 @@ static void test_k8s_mig_manager(void)
     CU_ASSERT_STRING_EQUAL(at(at(at(values, "migManager"), "config"), "name")->valuestring,
                            at(at(cm, "metadata"), "name")->valuestring);
     cJSON *d4 = yaml_in(dir, "pod-b.yaml", &pod);
-    CU_ASSERT_EQUAL(at(pod_limits(pod, "b"), "nvidia.com/mig-3g.20gb")->valueint, 1);
+    CU_ASSERT_EQUAL(at(pod_limits(pod, "b"), "nvidia.com/mig-2g.10gb")->valueint, 1);
     char *readme = tu_slurp_in(dir, "README.md");
     TU_CHECK_CONTAINS(readme, "nvidia.com/mig.config=sharesim-migk8s");
     TU_CHECK_CONTAINS(readme, "spec.mig.strategy: mixed");
@@ -428,6 +503,9 @@ void test_plan_register(void)
          test_three_services_as_deployed},
         {"MPS: a tenant above memory / replicas rules the candidate out",
          test_mps_memory_rules_out},
+        {"MIG: a larger instance for the tenant that missed; free capacity breaks the tie",
+         test_mig_grows_and_prefers_free_capacity},
+        {"fractional: sizes, placements, HAMi artefacts", test_fractional_candidates},
         {"time-slicing: device plugin ConfigMap, Helm values, pods (libyaml, schema)",
          test_k8s_timeslice_configmap},
         {"MIG: mig-manager ConfigMap, node label, mixed strategy, pods", test_k8s_mig_manager},

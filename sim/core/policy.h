@@ -79,6 +79,11 @@ struct policy_hooks {
      * tenant's pod must request (dp_limit) and how to apply the files (dp_readme). The
      * planner then writes the pods' patches and the README. 0, or -1 with d->err. */
     int (*deploy)(struct dp_ctx *d);
+    /* plan: candidate x->c[i] of this strategy was simulated and misses an SLA; may append
+     * candidates that try again with more for the tenants that missed (a larger MIG
+     * instance), which the planner simulates in cost order like the others. Must not add a
+     * configuration already in the list (the search ends when nothing new is proposed). */
+    void (*refine)(struct plan_ctx *x, int i);
     /* plan: the first of the articles' rules of thumb (enum pc_rule, core/plancand.h)
      * that applies to sc and picks this strategy, with its wording in rule; -1 if none
      * does. The planner reports the earliest rule any strategy claims next to what the

@@ -58,8 +58,63 @@ static int mig_profile_for(const struct scenario *sc, const struct tenant_cfg *t
     return -1;
 }
 
-/* One instance per tenant, the smallest that works (or one size up), packed onto as
- * few GPUs as possible by sim/mig/mig_pack.c (FGD policy). */
+/* Whether a MIG candidate with these layouts is already listed. */
+static int layout_known(const struct plan_ctx *x, const cJSON *layouts)
+{
+    for (int i = 0; i < x->n; i++)
+        if (x->c[i].strategy && strcmp(x->c[i].kind, "mig") == 0 &&
+            cJSON_Compare(cJSON_GetObjectItemCaseSensitive(x->c[i].strategy, "layouts"), layouts,
+                          1))
+            return 1;
+    return 0;
+}
+
+/* Packs one instance per tenant (req[i]: its profile) onto as few GPUs as possible
+ * (sim/mig/mig_pack.c, FGD policy) and appends the candidate, with the compute left free;
+ * `why` (a suffix for the label, may be "") says what this size tried. Returns it, or NULL
+ * when a candidate with the same layout exists. */
+static struct plan_cand *add_packed(struct plan_ctx *x, const int *req, const char *why)
+{
+    const struct scenario *sc = x->sc;
+    int T = sc->n_tenants;
+    struct mig_pack_opts po = {MIG_PACK_FGD, 0, 0, NULL};
+    struct mig_pack pk;
+    mig_pack(&sc->gpu, req, T, &po, &pk);
+    cJSON *st = pc_strategy("mig", "mig");
+    cJSON *lays = cJSON_AddArrayToObject(st, "layouts");
+    char label[160];
+    int l = snprintf(label, sizeof label, "mig"), used = 0;
+    for (int g = 0; g < pk.n_gpus; g++) {
+        cJSON *lay = cJSON_CreateArray();
+        for (int k = 0; k < pk.gpu[g].n; k++) {
+            const struct mig_profile *m = &sc->gpu.mig[pk.gpu[g].prof[k]];
+            cJSON *inst = cJSON_CreateObject();
+            cJSON_AddStringToObject(inst, "profile", m->name);
+            cJSON *tn = cJSON_AddArrayToObject(inst, "tenants");
+            for (int i = 0; i < T; i++)
+                if (pk.gpu_of[i] == g && pk.slot_of[i] == k)
+                    cJSON_AddItemToArray(tn, cJSON_CreateString(sc->tenants[i].name));
+            cJSON_AddItemToArray(lay, inst);
+            used += m->compute_slices;
+            if (l < (int)sizeof label)
+                l += snprintf(label + l, sizeof label - (size_t)l, "%s%s",
+                              k ? "+" : (g ? " | " : " "), m->name);
+        }
+        cJSON_AddItemToArray(lays, lay);
+    }
+    int n_gpus = pk.n_gpus;
+    mig_pack_free(&pk);
+    if (layout_known(x, lays)) {
+        cJSON_Delete(st);
+        return NULL;
+    }
+    struct plan_cand *c = pc_add(x, "mig", n_gpus, st, "%s%s", label, why);
+    int slices = sc->gpu.mig_compute_slices > 0 ? sc->gpu.mig_compute_slices : 7;
+    c->free_gpus = n_gpus - (double)used / slices;
+    return c;
+}
+
+/* One instance per tenant, the smallest that works (or one size up), packed. */
 static void mig_plan(struct plan_ctx *x)
 {
     const struct scenario *sc = x->sc;
@@ -86,33 +141,75 @@ static void mig_plan(struct plan_ctx *x)
                 return;
             continue;
         }
-        struct mig_pack_opts po = {MIG_PACK_FGD, 0, 0, NULL};
-        struct mig_pack pk;
-        mig_pack(&sc->gpu, req, T, &po, &pk);
-        cJSON *st = pc_strategy("mig", "mig");
-        cJSON *lays = cJSON_AddArrayToObject(st, "layouts");
-        char label[160];
-        int l = snprintf(label, sizeof label, "mig");
-        for (int g = 0; g < pk.n_gpus; g++) {
-            cJSON *lay = cJSON_CreateArray();
-            for (int k = 0; k < pk.gpu[g].n; k++) {
-                cJSON *inst = cJSON_CreateObject();
-                cJSON_AddStringToObject(inst, "profile", sc->gpu.mig[pk.gpu[g].prof[k]].name);
-                cJSON *tn = cJSON_AddArrayToObject(inst, "tenants");
-                for (int i = 0; i < T; i++)
-                    if (pk.gpu_of[i] == g && pk.slot_of[i] == k)
-                        cJSON_AddItemToArray(tn, cJSON_CreateString(sc->tenants[i].name));
-                cJSON_AddItemToArray(lay, inst);
-                if (l < (int)sizeof label)
-                    l += snprintf(label + l, sizeof label - (size_t)l, "%s%s",
-                                  k ? "+" : (g ? " | " : " "), sc->gpu.mig[pk.gpu[g].prof[k]].name);
-            }
-            cJSON_AddItemToArray(lays, lay);
-        }
-        pc_add(x, "mig", pk.n_gpus, st, "%s", label);
-        mig_pack_free(&pk);
+        add_packed(x, req, "");
         free(req);
     }
+}
+
+/* The next profile after `cur` with more compute slices that holds the tenant's memory (the
+ * order of mig_profile_for: compute, then memory), or -1. */
+static int next_larger(const struct gpu_profile *g, int cur, const struct tenant_cfg *t)
+{
+    int best = -1;
+    for (int k = 0; k < g->n_mig; k++) {
+        const struct mig_profile *m = &g->mig[k];
+        if (mig_profile_is_me(m) || m->compute_slices <= g->mig[cur].compute_slices ||
+            t->memory_gb > m->memory_gb)
+            continue;
+        if (best < 0 || m->compute_slices < g->mig[best].compute_slices ||
+            (m->compute_slices == g->mig[best].compute_slices &&
+             m->memory_slices < g->mig[best].memory_slices))
+            best = k;
+    }
+    return best;
+}
+
+/* A MIG candidate missed: the same layout with the next larger instance for every tenant
+ * that missed its SLA (the others keep theirs), packed again. Nothing when none can grow. */
+static void mig_refine(struct plan_ctx *x, int idx)
+{
+    const struct scenario *sc = x->sc;
+    int T = sc->n_tenants;
+    int *req = ss_xcalloc((size_t)T, sizeof *req);
+    for (int i = 0; i < T; i++)
+        req[i] = -1;
+    const cJSON *lay, *inst, *t;
+    cJSON_ArrayForEach(lay, cJSON_GetObjectItemCaseSensitive(x->c[idx].strategy, "layouts"))
+    {
+        cJSON_ArrayForEach(inst, lay)
+        {
+            const struct mig_profile *m = cal_mig_find(
+                &sc->gpu, cJSON_GetObjectItemCaseSensitive(inst, "profile")->valuestring);
+            cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(inst, "tenants"))
+            {
+                int i = scn_tenant_index(sc, t->valuestring);
+                if (i >= 0 && m)
+                    req[i] = (int)(m - sc->gpu.mig);
+            }
+        }
+    }
+    char why[160] = " (larger for";
+    size_t n = strlen(why);
+    int grown = 0;
+    for (int i = 0; i < T; i++) {
+        double sla = sc->tenants[i].sla_p99_s, p99 = x->c[idx].p99_s[i];
+        if (req[i] < 0 || sla <= 0 || p99 <= sla)
+            continue;
+        int up = next_larger(&sc->gpu, req[i], &sc->tenants[i]);
+        if (up < 0)
+            continue;
+        req[i] = up;
+        grown++;
+        n += (size_t)snprintf(why + n, n < sizeof why ? sizeof why - n : 0, " %s",
+                              sc->tenants[i].name);
+    }
+    for (int i = 0; i < T; i++)
+        grown = req[i] < 0 ? 0 : grown; /* a tenant in no instance: not one of ours */
+    if (grown && n + 2 < sizeof why) {
+        snprintf(why + n, sizeof why - n, ")");
+        add_packed(x, req, why);
+    }
+    free(req);
 }
 
 /* The mig-parted config (MIGPARTED, docs/domain.md) the mig-manager applies: a config named
@@ -302,5 +399,6 @@ const struct policy_hooks policy_hooks_mig = {
     .label = mig_label,
     .plan = mig_plan,
     .deploy = mig_deploy,
+    .refine = mig_refine,
     .rule_of_thumb = mig_rule,
 };

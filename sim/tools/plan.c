@@ -168,6 +168,20 @@ static int by_cost(const void *pa, const void *pb)
     return a->gpus - b->gpus;
 }
 
+/* The cheapest candidate (by_cost's order) still to simulate, or -1. */
+static int next_to_simulate(const struct plan_ctx *x)
+{
+    int best = -1;
+    for (int i = 0; i < x->n; i++) {
+        const struct plan_cand *c = &x->c[i];
+        if (c->simulated || c->pruned[0] || !c->strategy)
+            continue;
+        if (best < 0 || by_cost(c, &x->c[best]) < 0)
+            best = i;
+    }
+    return best;
+}
+
 /* Output order: feasible by cost (then margin), simulated infeasible by margin,
  * unsimulated by cost, pruned last. */
 static int rank_of(const struct plan_cand *c)
@@ -183,6 +197,11 @@ static int by_rank(const void *pa, const void *pb)
         return ra - rb;
     if (ra == 0 && cost_key(a) != cost_key(b))
         return cost_key(a) < cost_key(b) ? -1 : 1;
+    /* Equal cost: the one that leaves more capacity free (room to grow, for a new tenant),
+     * when both say how much. */
+    if (ra == 0 && isfinite(a->free_gpus) && isfinite(b->free_gpus) &&
+        fabs(a->free_gpus - b->free_gpus) > 1e-9)
+        return a->free_gpus > b->free_gpus ? -1 : 1;
     if (ra <= 1 && a->worst_margin != b->worst_margin)
         return a->worst_margin > b->worst_margin ? -1 : 1;
     return by_cost(pa, pb);
@@ -208,6 +227,45 @@ static void rule_of_thumb(const struct scenario *sc, struct plan_result *r)
             snprintf(r->rule_text, sizeof r->rule_text, "%s", text);
         }
     }
+}
+
+/* Why the recommendation beat the candidates that cost as much (by_rank's tie-breaks), in
+ * r->reason: more capacity left free, or a larger worst SLA margin. */
+static void explain_choice(struct plan_result *r)
+{
+    if (r->best < 0) {
+        snprintf(r->reason, sizeof r->reason,
+                 "no candidate meets every SLA: the closest is the one with the largest worst "
+                 "margin");
+        return;
+    }
+    const struct plan_cand *b = &r->c[r->best];
+    int ties = 0;
+    const struct plan_cand *next = NULL;
+    for (int i = 0; i < r->n; i++)
+        if (i != r->best && r->c[i].feasible && cost_key(&r->c[i]) == cost_key(b)) {
+            ties++;
+            if (!next)
+                next = &r->c[i];
+        }
+    if (!ties) {
+        snprintf(r->reason, sizeof r->reason,
+                 "the cheapest configuration the simulation confirms meets every tenant's p99 "
+                 "SLA");
+        return;
+    }
+    int n = snprintf(r->reason, sizeof r->reason,
+                     "the cheapest confirmed, tied in cost with %d other%s; chosen ", ties,
+                     ties > 1 ? "s" : "");
+    if (isfinite(b->free_gpus) && isfinite(next->free_gpus) &&
+        fabs(b->free_gpus - next->free_gpus) > 1e-9)
+        snprintf(r->reason + n, sizeof r->reason - (size_t)n,
+                 "because it leaves more capacity free (%.2f GPUs against %.2f for %s)",
+                 b->free_gpus, next->free_gpus, next->label);
+    else
+        snprintf(r->reason + n, sizeof r->reason - (size_t)n,
+                 "for its larger worst SLA margin (%+.1f%% against %+.1f%% for %s)",
+                 100 * b->worst_margin, 100 * next->worst_margin, next->label);
 }
 
 /* ---- entry ------------------------------------------------------------------- */
@@ -262,16 +320,13 @@ int plan_run(const struct scenario *sc, int progress, struct plan_result *out, c
         if (ops->hooks && ops->hooks->plan && kind_wanted(&x, ops->kind))
             ops->hooks->plan(&x.pc);
     }
-    struct plan_cand *cand = x.pc.c;
-    int n = x.pc.n;
-    qsort(cand, (size_t)n, sizeof *cand, by_cost);
-    int feasible = 0, rc = 0;
-    for (int i = 0; i < n && feasible < PLAN_ENOUGH_FEASIBLE; i++) {
-        struct plan_cand *c = &cand[i];
-        if (c->pruned[0] || !c->strategy)
-            continue;
+    int feasible = 0, rc = 0, i;
+    /* Cheapest first; a strategy may add candidates after one of its own misses (refine: a
+     * larger size for the tenants that missed), which join the queue at their price. */
+    while (feasible < PLAN_ENOUGH_FEASIBLE && (i = next_to_simulate(&x.pc)) >= 0) {
         if (out->simulations >= x.max_sims)
             break;
+        struct plan_cand *c = &x.pc.c[i];
         if (progress)
             fprintf(stderr, "\rplan: simulating %d: %-60.60s", out->simulations + 1, c->label);
         int runs = simulate(sc, c, err, errlen);
@@ -281,7 +336,12 @@ int plan_run(const struct scenario *sc, int progress, struct plan_result *out, c
         }
         out->simulations += runs;
         feasible += c->feasible;
+        const struct policy_ops *ops = policy_find(c->kind);
+        if (c->simulated && !c->feasible && ops && ops->hooks && ops->hooks->refine)
+            ops->hooks->refine(&x.pc, i);
     }
+    struct plan_cand *cand = x.pc.c;
+    int n = x.pc.n;
     if (progress)
         fprintf(stderr, "\r%*s\r", 80, "");
     out->n = n;
@@ -297,6 +357,7 @@ int plan_run(const struct scenario *sc, int progress, struct plan_result *out, c
         if (cand[i].simulated &&
             (out->closest < 0 || cand[i].worst_margin > cand[out->closest].worst_margin))
             out->closest = i;
+    explain_choice(out);
     rule_of_thumb(sc, out);
     return 0;
 }
@@ -362,10 +423,9 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
         if (isfinite(b->cost_per_hour))
             snprintf(cost, sizeof cost, "$%.2f/hour", b->cost_per_hour);
         fprintf(fp,
-                "recommendation: %s on %d GPU%s, %s — the cheapest configuration the "
-                "simulation confirms; every tenant meets its p99 SLA (tightest: %s, %+.1f%% "
-                "margin).\n",
-                b->label, b->gpus, b->gpus > 1 ? "s" : "", cost,
+                "recommendation: %s on %d GPU%s, %s — %s; every tenant meets its p99 SLA "
+                "(tightest: %s, %+.1f%% margin).\n",
+                b->label, b->gpus, b->gpus > 1 ? "s" : "", cost, r->reason,
                 b->worst_tenant[0] ? b->worst_tenant : "-", 100 * b->worst_margin);
     } else if (r->closest >= 0) {
         const struct plan_cand *b = &r->c[r->closest];
@@ -404,6 +464,7 @@ static cJSON *cand_json(const struct scenario *sc, const struct plan_cand *c)
     cJSON_AddBoolToObject(o, "simulated", c->simulated);
     cJSON_AddBoolToObject(o, "meets_sla", c->feasible);
     jv_out_add(o, "worst_sla_margin", c->worst_margin);
+    jv_out_add(o, "free_gpus", c->free_gpus);
     if (c->pruned[0])
         cJSON_AddStringToObject(o, "pruned", c->pruned);
     cJSON_AddNumberToObject(o, "placements", c->variants > 1 ? c->variants : 1);
@@ -433,9 +494,7 @@ cJSON *plan_json(const struct scenario *sc, const struct plan_result *r)
         jv_out_add(rec, "cost_per_million_requests_usd", b->cost_per_mreq);
         cJSON_AddBoolToObject(rec, "meets_sla", 1);
         jv_out_add(rec, "worst_sla_margin", b->worst_margin);
-        cJSON_AddStringToObject(rec, "reason",
-                                "cheapest configuration confirmed by simulation to meet every "
-                                "tenant's p99 SLA");
+        cJSON_AddStringToObject(rec, "reason", r->reason);
     } else {
         cJSON_AddNullToObject(root, "recommendation");
         if (r->closest >= 0)
