@@ -132,7 +132,11 @@ static void fr_plan(struct plan_ctx *x)
                          sc->tenants[i].name, cores[i], 100 * targets[k][0]);
         if (G < 0 && !why[0])
             snprintf(why, sizeof why, "a tenant needs more memory than a GPU has");
-        if (G < 0 || G > x->max_gpus) {
+        if (G == T)
+            snprintf(why, sizeof why,
+                     "one pod a GPU: each alone and unthrottled (HAMi's default), exclusive by "
+                     "another name");
+        if (G < 0 || G > x->max_gpus || G == T) {
             struct plan_cand *c = pc_add(x, "fractional", G > 0 ? G : T, NULL, "%s", label);
             snprintf(c->pruned, sizeof c->pruned, "%s",
                      why[0] ? why : "more GPUs than plan.max_gpus");
@@ -180,9 +184,9 @@ static void fr_plan(struct plan_ctx *x)
 /*
  * HAMi (HAMI_CFG): each pod requests one shared GPU, its memory limit and its cores —
  * nvidia.com/gpu, nvidia.com/gpumem (MiB) and nvidia.com/gpucores (percent), the resources
- * HAMi's device plugin registers and its scheduler and in-container limiter read. Other
- * schedulers name the same two quantities differently (Volcano's vgpu-memory/vgpu-cores,
- * KAI's gpu-memory annotation); the numbers carry over, the names do not.
+ * HAMi's device plugin registers and its scheduler and in-container limiter read, in units its
+ * documentation defines. The article's example (nvidia.com/vgpu-memory, vgpu-cores,
+ * docs/domain.md) names the same two quantities differently: the numbers carry over.
  */
 static int fr_deploy(struct dp_ctx *d)
 {

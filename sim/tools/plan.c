@@ -262,10 +262,14 @@ static void explain_choice(struct plan_result *r)
         snprintf(r->reason + n, sizeof r->reason - (size_t)n,
                  "because it leaves more capacity free (%.2f GPUs against %.2f for %s)",
                  b->free_gpus, next->free_gpus, next->label);
-    else
+    else if (b->worst_margin > next->worst_margin)
         snprintf(r->reason + n, sizeof r->reason - (size_t)n,
                  "for its larger worst SLA margin (%+.1f%% against %+.1f%% for %s)",
                  100 * b->worst_margin, 100 * next->worst_margin, next->label);
+    else
+        snprintf(r->reason + n, sizeof r->reason - (size_t)n,
+                 "first by name: %s has the same worst SLA margin (%+.1f%%)", next->label,
+                 100 * next->worst_margin);
 }
 
 /* ---- entry ------------------------------------------------------------------- */
