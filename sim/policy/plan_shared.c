@@ -64,12 +64,12 @@ static void placement_check(const struct scenario *sc, const struct shared_kind 
         describe(sc, G, gpu_of, who, sizeof who);
         if (!sk->plugin_caps && mem > sc->gpu.memory_gb)
             snprintf(why, n,
-                     "the scheduler may place %s: GPU %d needs %g GB > %g GB (memory is not "
+                     "the scheduler may place %.100s: GPU %d needs %g GB > %g GB (memory is not "
                      "isolated)",
                      who, g, mem, sc->gpu.memory_gb);
         else if (load >= sk->gamma)
-            snprintf(why, n, "the scheduler may place %s: GPU %d load %.2f >= capacity %.3f", who,
-                     g, load, sk->gamma);
+            snprintf(why, n, "the scheduler may place %.100s: GPU %d load %.2f >= capacity %.3f",
+                     who, g, load, sk->gamma);
     }
 }
 
