@@ -126,6 +126,16 @@ int jv_num_gt(const struct jv *j, const cJSON *obj, const char *path, const char
     return num_common(j, obj, path, key, required, lo, hi, 1, out);
 }
 
+int jv_at_least(const struct jv *j, const char *path, const char *key, double x, double lo,
+                const char *why)
+{
+    char p[512];
+    if (x >= lo)
+        return 0;
+    return jv_fail(j, jv_path_key(p, sizeof p, path, key), "%g is below the minimum of %g: %s", x,
+                   lo, why);
+}
+
 int jv_int(const struct jv *j, const cJSON *obj, const char *path, const char *key, int required,
            long lo, long hi, long *out)
 {

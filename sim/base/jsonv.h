@@ -27,6 +27,10 @@ int jv_num(const struct jv *j, const cJSON *obj, const char *path, const char *k
            double lo, double hi, double *out);
 int jv_num_gt(const struct jv *j, const cJSON *obj, const char *path, const char *key, int required,
               double lo, double hi, double *out);
+/* A number already read (x, at path.key) that must be at least lo for a reason of its own
+ * (the clock's precision): 0, or -1 with "path.key: X is below the minimum of LO: why". */
+int jv_at_least(const struct jv *j, const char *path, const char *key, double x, double lo,
+                const char *why);
 int jv_int(const struct jv *j, const cJSON *obj, const char *path, const char *key, int required,
            long lo, long hi, long *out);
 int jv_bool(const struct jv *j, const cJSON *obj, const char *path, const char *key, int required,

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CAL_MAX_FILE (4u << 20)
@@ -204,10 +205,11 @@ int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t err
     p->total_sms = (int)v;
     if (get_num(path, root, "memory_gb", 1, 0.1, 1e5, &p->memory_gb, err, errlen) ||
         get_num(path, root, "hbm_bw_gbps", 1, 1, 1e6, &p->hbm_bw_gbps, err, errlen) ||
-        get_num(path, root, "timeslice_us", 1, 1, 1e7, &ts_us, err, errlen) ||
+        /* slices of 100 us or more: the simulator's clock (SCN_MIN_STEP_S in scenario.h) */
+        get_num(path, root, "timeslice_us", 1, 100, 1e7, &ts_us, err, errlen) ||
         get_num(path, root, "switch_us", 1, 0, 1e6, &sw_us, err, errlen) ||
-        get_num(path, root, "vgpu_slice_ms_le8", 1, 0.01, 1e4, &le8, err, errlen) ||
-        get_num(path, root, "vgpu_slice_ms_gt8", 1, 0.01, 1e4, &gt8, err, errlen) ||
+        get_num(path, root, "vgpu_slice_ms_le8", 1, 0.1, 1e4, &le8, err, errlen) ||
+        get_num(path, root, "vgpu_slice_ms_gt8", 1, 0.1, 1e4, &gt8, err, errlen) ||
         get_num(path, root, "vgpu_switch_us", 1, 0, 1e6, &vsw, err, errlen))
         goto out;
     p->timeslice_s = ts_us * 1e-6;
@@ -277,7 +279,81 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * Profiles loaded before, by what cal_load was given (a path, or the directory and a name):
+ * a sweep loads its scenario once per point, and reading and parsing every profile of the
+ * directory each time was half of a 100,000-point sweep's set-up. An entry is used only while
+ * its file (and, for a name, the directory, whose entries decide what the name means) is as
+ * it was: same device, inode, size and modification time.
+ */
+#define CAL_CACHE 8
+struct cal_cached {
+    char key[PATH_MAX + 64];
+    struct stat file, dir; /* dir: zeroed for a path */
+    struct gpu_profile p;
+};
+static struct cal_cached cal_cache[CAL_CACHE];
+static int cal_cache_n, cal_cache_next;
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+static int cache_get(const char *key, const char *dir, struct gpu_profile *out)
+{
+    for (int i = 0; i < cal_cache_n; i++) {
+        struct cal_cached *c = &cal_cache[i];
+        struct stat f, d;
+        if (strcmp(c->key, key) != 0 || stat(c->p.path, &f) != 0 || !same_file(&f, &c->file))
+            continue;
+        if (dir && (stat(dir, &d) != 0 || !same_file(&d, &c->dir)))
+            continue;
+        *out = c->p;
+        ss_in_note(out->path); /* an input still, as ss_read_file would have noted it */
+        return 1;
+    }
+    return 0;
+}
+
+static void cache_put(const char *key, const char *dir, const struct gpu_profile *p)
+{
+    struct cal_cached c;
+    memset(&c, 0, sizeof c);
+    if (strlen(key) >= sizeof c.key || stat(p->path, &c.file) != 0 ||
+        (dir && stat(dir, &c.dir) != 0))
+        return;
+    strcpy(c.key, key);
+    c.p = *p;
+    int slot = -1;
+    for (int i = 0; i < cal_cache_n && slot < 0; i++)
+        if (strcmp(cal_cache[i].key, key) == 0)
+            slot = i; /* the stale entry of the same key */
+    if (slot < 0)
+        slot = cal_cache_n < CAL_CACHE ? cal_cache_n++ : cal_cache_next++ % CAL_CACHE;
+    cal_cache[slot] = c;
+}
+
+static int cal_load_uncached(const char *name_or_path, struct gpu_profile *out, char *err,
+                             size_t errlen);
+
 int cal_load(const char *name_or_path, struct gpu_profile *out, char *err, size_t errlen)
+{
+    int by_path = strchr(name_or_path, '/') || ss_ends_with(name_or_path, ".json");
+    const char *dir = by_path ? NULL : cal_profile_dir();
+    char key[PATH_MAX + 64];
+    snprintf(key, sizeof key, "%s\n%s", dir ? dir : "", name_or_path);
+    if (cache_get(key, dir, out))
+        return 0;
+    int rc = cal_load_uncached(name_or_path, out, err, errlen);
+    if (rc == 0)
+        cache_put(key, dir, out);
+    return rc;
+}
+
+static int cal_load_uncached(const char *name_or_path, struct gpu_profile *out, char *err,
+                             size_t errlen)
 {
     if (strchr(name_or_path, '/') || ss_ends_with(name_or_path, ".json"))
         return cal_load_file(name_or_path, out, err, errlen);

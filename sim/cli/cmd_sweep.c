@@ -6,14 +6,17 @@
  * nothing finished:
  *   1. every point is built and validated (bad path or value: exit 2, nothing
  *      written);
- *   2. existing point files are checked: a point already done is skipped, a file
- *      left by a different sweep is an error (exit 2, nothing written);
- *   3. the points left run in workers (or MPI ranks) and come back as the texts of
+ *   2. DIR is created and locked (another sweep writing into it: exit 2);
+ *   3. existing point files are checked: a point already done (its CSV what its JSON
+ *      records) is skipped, a damaged one recomputed, a file left by a different sweep
+ *      is an error (exit 2);
+ *   4. the points left run in workers (or MPI ranks) and come back as the texts of
  *      their two files, which this process writes atomically as each arrives;
- *   4. sweep.csv is assembled from the point files in point order, so it is the
+ *   5. sweep.csv is assembled from the point files in point order, so it is the
  *      same bytes whatever --jobs was, however many ranks or shards ran, and
- *      whichever run computed which point;
- *   5. the page of the sweep (DIR/sweep.html, its figures as SVG).
+ *      whichever run computed which point; each point's CSV is checked once more
+ *      against what was recorded for it;
+ *   6. the page of the sweep (DIR/sweep.html, its figures as SVG).
  * On SIGINT/SIGTERM the parent (cli.c's handler) stops its workers, whose own
  * handlers remove their temporaries, removes its own and exits 128 + signal.
  *
@@ -21,7 +24,7 @@
  * command; rank 0 does all of the above and the other ranks only compute the
  * points it sends them (they never look at DIR, which need not be shared).
  * --shard i/n keeps only the points p with p mod n = i, for batch-array jobs, and
- * --merge SHARD_DIR… assembles shard directories into DIR (steps 2, 4 and 5).
+ * --merge SHARD_DIR… assembles shard directories into DIR (steps 2, 3, 5 and 6).
  */
 #include "cli/cli.h"
 #include "report/html.h"
@@ -47,9 +50,10 @@ struct sweep_cmd {
     const char *dir;
     struct sw_grid grid;
     struct sw_opts opts;
-    struct scenario base; /* the scenario as given; base.json is the document points modify */
-    uint64_t *hash;       /* per point */
-    long *todo;           /* point indices still to run, ascending */
+    struct scenario base;    /* the scenario as given; base.json is the document points modify */
+    uint64_t *hash;          /* per point */
+    struct sw_csv_sum *sums; /* per point: what its CSV holds (done, copied or run here) */
+    long *todo;              /* point indices still to run, ascending */
     long n_todo;
     long n_skipped;
     long n_other_shards; /* points left to the other shards */
@@ -58,9 +62,9 @@ struct sweep_cmd {
     const char *metrics; /* --plot */
     int quiet;
     const char *json, *csv; /* --json, --csv: the whole sweep once more, as one file */
-    int writer;         /* rank 0 or no MPI: this process looks at DIR and writes */
-    struct shard shard; /* {0, 1} = every point */
-    int merge;          /* --merge: the positional arguments after SCENARIO are shards */
+    int writer;             /* rank 0 or no MPI: this process looks at DIR and writes */
+    struct shard shard;     /* {0, 1} = every point */
+    int merge;              /* --merge: the positional arguments after SCENARIO are shards */
     char **merge_dirs;
     int n_merge;
 };
@@ -131,15 +135,21 @@ static int bad(const char *fmt, const char *arg)
 /* CLI_CONTINUE, or the exit code (SS_EXIT_OK after --help; a message printed on bad ones). */
 static int parse_args(int argc, char **argv, struct sweep_cmd *c)
 {
-    static const struct option opts[] = {
-        {"set", required_argument, 0, 'S'},   {"out", required_argument, 0, 'o'},
-        {"jobs", required_argument, 0, 'j'},  {"replications", required_argument, 0, 'r'},
-        {"seed", required_argument, 0, 's'},  {"no-slowdown", no_argument, 0, 'n'},
-        {"no-plot", no_argument, 0, 'P'},     {"quiet", no_argument, 0, 'q'},
-        {"json", required_argument, 0, 'J'},  {"csv", required_argument, 0, 'C'},
-        {"plot", required_argument, 0, 'M'},  {"shard", required_argument, 0, 'D'},
-        {"merge", no_argument, 0, 'G'},       {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"set", required_argument, 0, 'S'},
+                                         {"out", required_argument, 0, 'o'},
+                                         {"jobs", required_argument, 0, 'j'},
+                                         {"replications", required_argument, 0, 'r'},
+                                         {"seed", required_argument, 0, 's'},
+                                         {"no-slowdown", no_argument, 0, 'n'},
+                                         {"no-plot", no_argument, 0, 'P'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"json", required_argument, 0, 'J'},
+                                         {"csv", required_argument, 0, 'C'},
+                                         {"plot", required_argument, 0, 'M'},
+                                         {"shard", required_argument, 0, 'D'},
+                                         {"merge", no_argument, 0, 'G'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     char err[SS_ERRLEN];
     long v, cores = sysconf(_SC_NPROCESSORS_ONLN);
     int ch;
@@ -251,7 +261,8 @@ static int find_merge_sources(struct sweep_cmd *c, const char **src)
             const char *dir = c->merge_dirs[d];
             if (same_dir(dir, c->dir))
                 continue;
-            enum sw_state st = sw_point_state(&c->grid, dir, i, c->hash[i]);
+            struct sw_csv_sum sum;
+            enum sw_state st = sw_point_state(&c->grid, dir, i, c->hash[i], &sum);
             if (st == SW_STALE) {
                 char path[4096];
                 sw_point_file(&c->grid, dir, i, "json", path, sizeof path);
@@ -281,7 +292,7 @@ static int find_merge_sources(struct sweep_cmd *c, const char **src)
     return -1;
 }
 
-/* Steps 1 and 2: validate every point, then sort them into skipped and to-run. */
+/* Step 1: validate every point. */
 static int prepare(struct sweep_cmd *c)
 {
     char err[SS_ERRLEN];
@@ -291,12 +302,19 @@ static int prepare(struct sweep_cmd *c)
         return -1;
     }
     c->hash = ss_xcalloc((size_t)n, sizeof *c->hash);
+    c->sums = ss_xcalloc((size_t)n, sizeof *c->sums);
     c->todo = ss_xcalloc((size_t)n, sizeof *c->todo);
     /* An MPI rank other than 0 computes what rank 0 sends: rank 0 checks the points and
      * reports a bad one, once, and only rank 0 reads DIR, which that rank may not see. */
     if (!c->writer)
         return 0;
+    /* Validating is about 0.1 ms a point: a large grid says so rather than sit silent. */
+    int tty = cli_stderr_is_tty();
+    if (n >= 10000)
+        fprintf(stderr, "sharesim sweep: validating %ld points before any runs\n", n);
     for (long i = 0; i < n; i++) {
+        if (tty && n >= 10000 && i % 1000 == 0)
+            fprintf(stderr, "\rsharesim sweep: validated %ld/%ld points ", i, n);
         struct scenario sc;
         if (sw_point_load(&c->grid, c->base.json, c->scenario_path, &c->opts, i, &sc, &c->hash[i],
                           err, sizeof err)) {
@@ -305,8 +323,25 @@ static int prepare(struct sweep_cmd *c)
         }
         scn_free(&sc);
     }
+    if (tty && n >= 10000)
+        fprintf(stderr, "\r%*s\r", 60, "");
+    return 0;
+}
+
+/* Step 3 (DIR locked): sort the points into skipped and to-run. */
+static int classify(struct sweep_cmd *c)
+{
+    long n = c->grid.n_points, damaged = 0;
     for (long i = 0; i < n; i++) {
-        enum sw_state st = sw_point_state(&c->grid, c->dir, i, c->hash[i]);
+        enum sw_state st = sw_point_state(&c->grid, c->dir, i, c->hash[i], &c->sums[i]);
+        if (st == SW_DAMAGED && damaged++ < 5) {
+            char path[4096];
+            sw_point_file(&c->grid, c->dir, i, "csv", path, sizeof path);
+            fprintf(stderr,
+                    "sharesim sweep: %s or its JSON is cut short, edited or from an older "
+                    "sharesim (its rows or hash differ from what the JSON records): recomputed\n",
+                    path);
+        }
         if (st == SW_STALE) {
             char path[4096];
             sw_point_file(&c->grid, c->dir, i, "json", path, sizeof path);
@@ -323,6 +358,8 @@ static int prepare(struct sweep_cmd *c)
         else
             c->todo[c->n_todo++] = i;
     }
+    if (damaged > 5)
+        fprintf(stderr, "sharesim sweep: %ld more damaged points recomputed\n", damaged - 5);
     return 0;
 }
 
@@ -332,13 +369,13 @@ static int merge(struct sweep_cmd *c)
     const char **src = ss_xcalloc((size_t)c->n_todo + 1, sizeof *src);
     char err[SS_ERRLEN];
     int rc = find_merge_sources(c, src);
-    if (rc == 0 && (sw_make_dirs(c->dir, err, sizeof err) ||
-                    sw_write_index(&c->grid, c->dir, err, sizeof err))) {
+    if (rc == 0 && sw_write_index(&c->grid, c->dir, err, sizeof err)) {
         fprintf(stderr, "sharesim sweep: %s\n", err);
         rc = -1;
     }
     for (long k = 0; rc == 0 && k < c->n_todo; k++)
-        if (sw_point_copy(&c->grid, src[k], c->dir, c->todo[k], err, sizeof err)) {
+        if (sw_point_copy(&c->grid, src[k], c->dir, c->todo[k], &c->sums[c->todo[k]], err,
+                          sizeof err)) {
             fprintf(stderr, "sharesim sweep: --merge: %s\n", err);
             rc = -1;
         }
@@ -423,7 +460,7 @@ static void deliver_point(void *ctx, long idx, const void *data, size_t len)
         csv[h.csv_len] = '\0';
         memcpy(json, p + h.csv_len, json_len);
         json[json_len] = '\0';
-        rc = sw_point_write(&c->grid, c->dir, idx, csv, json, err, sizeof err);
+        rc = sw_point_write(&c->grid, c->dir, idx, csv, json, &c->sums[idx], err, sizeof err);
         free(csv);
         free(json);
     }
@@ -608,12 +645,15 @@ static void print_table(const struct sweep_cmd *c)
             const cJSON *t;
             cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
             {
-                const cJSON *p99 = cJSON_GetObjectItem(cJSON_GetObjectItem(t, "latency_ms"), "p99");
+                const cJSON *lat = cJSON_GetObjectItem(t, "latency_ms");
+                const cJSON *p99 = cJSON_GetObjectItem(lat, "p99");
                 /* "!": overloaded (docs/scenario.md#stability), the p99 depends on the run length
                  */
                 int over = cJSON_IsFalse(cJSON_GetObjectItem(t, "stable"));
                 if (cJSON_IsNumber(p99))
                     printf(" %9.3f%s", p99->valuedouble, over ? "!" : "");
+                else if (cJSON_IsTrue(cJSON_GetObjectItem(lat, "p99_beyond_range")))
+                    printf(" %9s%s", ">=24 days", over ? "!" : "");
                 else
                     printf(" %9s%s", "-", over ? "!" : "");
                 unstable += over;
@@ -703,7 +743,7 @@ static int execute(struct sweep_cmd *c)
         return SS_EXIT_OK;
     }
     long rows;
-    if (sw_write_csv(&c->grid, c->dir, &rows, err, sizeof err)) {
+    if (sw_write_csv(&c->grid, c->dir, c->sums, &rows, err, sizeof err)) {
         fprintf(stderr, "sharesim sweep: %s\n", err);
         return SS_EXIT_BADINPUT;
     }
@@ -737,10 +777,14 @@ int cmd_sweep(int argc, char **argv)
         } else if (!c.writer) {
             cli_install_signal_handlers();
             rc = run_points(&c, 1) ? SS_EXIT_BADINPUT : SS_EXIT_OK;
+        } else if (sw_make_dirs(c.dir, err, sizeof err) || sw_lock_dir(c.dir, err, sizeof err)) {
+            fprintf(stderr, "sharesim sweep: %s\n", err);
+            rc = SS_EXIT_BADINPUT;
+        } else if (classify(&c)) {
+            rc = SS_EXIT_BADINPUT;
         } else if (c.merge) {
             rc = merge(&c) ? SS_EXIT_BADINPUT : execute(&c);
-        } else if (sw_make_dirs(c.dir, err, sizeof err) ||
-                   sw_write_index(&c.grid, c.dir, err, sizeof err)) {
+        } else if (sw_write_index(&c.grid, c.dir, err, sizeof err)) {
             fprintf(stderr, "sharesim sweep: %s\n", err);
             rc = SS_EXIT_BADINPUT;
         } else {
@@ -748,6 +792,7 @@ int cmd_sweep(int argc, char **argv)
         }
     }
     free(c.hash);
+    free(c.sums);
     free(c.todo);
     scn_free(&c.base);
     sw_grid_free(&c.grid);

@@ -375,13 +375,30 @@ static long long gen_write(FILE *fp, struct tenant_rt *t, const struct gen_opts 
                            char *err, size_t errlen)
 {
     char tb[40], wb[40];
-    double now = 0, tn, w;
+    double now = 0, tn, w, seen = 0;
     long long n = 0;
-    int more = 1;
+    int more = 1, stalled = 0;
     fprintf(fp, "time_s,work_ms\n");
     while ((g->count == 0 || n < g->count) && (more = ten_next(t, now, &tn, &w)) > 0) {
         if (g->duration_s > 0 && tn >= g->duration_s)
             break;
+        /* As the engine does (eng_run): past the horizon, or time stuck, is an error, not a
+         * file of wrong times or a loop that never reaches --duration-s. */
+        if (!(tn <= SCN_CLOCK_HORIZON_S))
+            return ss_errf(err, errlen,
+                           "arrival %lld at %g s is past the clock's horizon of %g s (2^32), "
+                           "beyond which it no longer resolves 1 us: expected a shorter --count "
+                           "or --duration-s, or arrivals that come sooner",
+                           n + 1, tn, SCN_CLOCK_HORIZON_S);
+        if ((n & ((1 << 20) - 1)) == 0 && n > 0) {
+            stalled = tn > seen ? 0 : stalled + 1;
+            seen = tn;
+            if (stalled == 64)
+                return ss_errf(err, errlen,
+                               "time stopped at %.17g s: %lld arrivals without it advancing "
+                               "(the arrival process cannot move the clock there)",
+                               tn, 64LL << 20);
+        }
         fmt_exact(tb, sizeof tb, tn, 1.0, tn);
         fmt_exact(wb, sizeof wb, w * 1e3, 1e3, w);
         if (fprintf(fp, "%s,%s\n", tb, wb) < 0)

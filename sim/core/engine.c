@@ -14,6 +14,8 @@
 #include <gsl/gsl_randist.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,6 +138,87 @@ static void rq_grow(struct rqueue *q)
     q->head = 0;
 }
 
+/* ---- a run that cannot go on (engine.h) --------------------------------- */
+
+/* What stream_failed points to when the run was halted rather than a stream failed: the loop
+ * tests that one pointer, so a halt costs the hot path nothing more. */
+static const struct tenant_rt halted;
+
+/* Stops the run with "FILE: strategy \"S\", replication R: …"; eng_run() returns -1 with it.
+ * Returns 1 (for `return halt(...)` in the checks). */
+static int halt(struct sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int halt(struct sim *s, const char *fmt, ...)
+{
+    if (s->halt[0])
+        return 1;
+    s->stream_failed = &halted;
+    int n = snprintf(s->halt, sizeof s->halt, "%s: strategy \"%s\", replication %d: ",
+                     s->sc->path ? s->sc->path : "scenario", s->strat->name, s->rep + 1);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n > 0 && (size_t)n < sizeof s->halt)
+        vsnprintf(s->halt + n, sizeof s->halt - (size_t)n, fmt, ap);
+    va_end(ap);
+    return 1;
+}
+
+static int past_horizon(struct sim *s, const char *what, double t) __attribute__((noinline));
+static int past_horizon(struct sim *s, const char *what, double t)
+{
+    if (isnan(t))
+        return halt(s, "simulated time became not-a-number (%s): a model's time step overflowed",
+                    what);
+    return halt(s,
+                "%s at %g s is past the clock's horizon of %g s (2^32), beyond which it no longer "
+                "resolves 1 us: the run would need more simulated time than the clock can time "
+                "(a stop.duration_s, more requests per second or less work per request)",
+                what, t, SCN_CLOCK_HORIZON_S);
+}
+
+int eng_stall_checks = ENG_STALL_CHECKS;
+
+/*
+ * Every ENG_CHECK_EVERY events: time has not passed the horizon, and still moves. Moving is
+ * at least one clock tick at the horizon (2^-20 s) in eng_stall_checks checks in a row: a run
+ * whose time creeps by less (steps lost in rounding, or 1e-300 s of work at a time) would not
+ * reach its stop in any number of days, so it is stopped rather than left to hang.
+ */
+static int check_progress(struct sim *s) __attribute__((noinline));
+static int check_progress(struct sim *s)
+{
+    if (!(s->now <= SCN_CLOCK_HORIZON_S))
+        return past_horizon(s, "an event", s->now);
+    if (s->now - s->check_now >= SCN_CLOCK_TICK_S) {
+        s->check_now = s->now;
+        s->stalled = 0;
+        return 0;
+    }
+    if (++s->stalled < eng_stall_checks)
+        return 0;
+    return halt(s,
+                "simulated time stopped advancing at %.17g s: less than 2^-20 s (one clock tick "
+                "at the horizon) in %llu events (a time step too small for the clock, or work "
+                "so small that requests complete without time passing)",
+                s->now, (unsigned long long)ENG_CHECK_EVERY * (unsigned long long)s->stalled);
+}
+
+static int too_many(struct sim *s) __attribute__((noinline));
+static int too_many(struct sim *s)
+{
+    int big = 0; /* the tenant with the longest queue, named in the message */
+    for (int i = 1; i < s->n_ten; i++)
+        if (s->ten[i].q.n > s->ten[big].q.n)
+            big = i;
+    return halt(s,
+                "%ld requests in the system (waiting or in service) at t = %g s, the limit "
+                "(limits.in_system; by default %ld): the load outgrows what the strategy serves "
+                "(tenant \"%s\" has %zu waiting) and its queues would exhaust memory (about 40 "
+                "bytes a request); lower the load, bound the queue (tenants[].queue_limit) or "
+                "raise limits.in_system",
+                s->in_system, s->now, SCN_DEFAULT_IN_SYSTEM, s->ten[big].cfg->name,
+                s->ten[big].q.n);
+}
+
 /* ---- arrivals ------------------------------------------------------------ */
 
 static int is_saturated(const struct tenant_rt *t)
@@ -192,6 +275,10 @@ static inline int admit(struct sim *s, int i, double work)
     if ((long)q->n >= t->queue_limit) {
         if (measured)
             t->st.rejected++;
+        return 0;
+    }
+    if (s->in_system >= s->max_in_system) {
+        too_many(s); /* the run stops; its figures are not reported */
         return 0;
     }
     if (q->n == q->cap)
@@ -304,16 +391,20 @@ void eng_init(struct sim *s, const struct scenario *sc, const struct strategy_cf
     s->arr_t = INFINITY;
     s->n_ten = sc->n_tenants;
     s->ten = ss_xcalloc((size_t)s->n_ten, sizeof *s->ten);
+    /* One block for all histograms: large enough to come zeroed from the system, page by page
+     * as latencies touch it, instead of 52 KB cleared per tenant. */
+    s->hist_counts = ss_xcalloc((size_t)s->n_ten * ST_NBUCKETS, sizeof *s->hist_counts);
     for (int i = 0; i < s->n_ten; i++) {
         struct tenant_rt *t = &s->ten[i];
         ten_init(t, &sc->tenants[i], sc->path, sc->seed, i, rep);
-        st_hist_init(&t->st.lat);
+        st_hist_init_at(&t->st.lat, s->hist_counts + (size_t)i * ST_NBUCKETS);
         /* Limits as plain compares on the hot path: "none" is a bound never reached. */
         t->queue_limit = t->cfg->queue_limit > 0 ? t->cfg->queue_limit : LONG_MAX;
         t->sla_s = t->cfg->sla_p99_s > 0 ? t->cfg->sla_p99_s : -INFINITY; /* lat >= 0 */
     }
     s->stop_after = sc->stop_requests > 0 ? sc->stop_requests : LONG_MAX;
     s->tenants_active = s->n_ten;
+    s->max_in_system = sc->max_in_system > 0 ? sc->max_in_system : SCN_DEFAULT_IN_SYSTEM;
     s->arr_heap = ss_xcalloc((size_t)s->n_ten, sizeof *s->arr_heap);
     if (sc->warmup_requests == 0 && sc->warmup_duration_s <= 0)
         s->t_warm = 0;
@@ -398,7 +489,8 @@ int eng_run(struct sim *s, char *err, size_t errlen)
             (s->arr_t == s->heap[0].t && s->arr_seq < s->heap[0].seq)) {
             if (s->arr_t == INFINITY)
                 break;
-            s->events++;
+            if ((++s->events & (ENG_CHECK_EVERY - 1)) == 0 && check_progress(s))
+                break;
             s->now = s->arr_t;
             on_arrival(s);
             if (s->stream_failed)
@@ -406,7 +498,8 @@ int eng_run(struct sim *s, char *err, size_t errlen)
         } else {
             struct event ev = s->heap[0];
             heap_remove_top(s);
-            s->events++;
+            if ((++s->events & (ENG_CHECK_EVERY - 1)) == 0 && check_progress(s))
+                break;
             s->now = ev.t;
             switch (ev.kind) {
             case EV_FAULT:
@@ -423,6 +516,12 @@ int eng_run(struct sim *s, char *err, size_t errlen)
         if (s->arrivals_done && (!drain || s->in_system == 0))
             break;
     }
+    /* Time past the horizon is found by the periodic check, or here for the end of a run
+     * shorter than its period (the last arrival, the drain's last completion). */
+    if (!s->stream_failed && !(s->now <= SCN_CLOCK_HORIZON_S))
+        past_horizon(s, "the last event", s->now);
+    if (s->halt[0])
+        return ss_errf(err, errlen, "%s", s->halt);
     if (s->stream_failed)
         return ss_errf(err, errlen, "%s", ten_error(s->stream_failed));
     if (!s->arrivals_done)
@@ -437,9 +536,9 @@ void eng_free(struct sim *s)
         s->ops->destroy(s->pst);
     for (int i = 0; i < s->n_ten; i++) {
         ten_free(&s->ten[i]);
-        st_hist_free(&s->ten[i].st.lat);
         free(s->ten[i].q.buf);
     }
+    free(s->hist_counts);
     free(s->ten);
     free(s->heap);
     free(s->arr_heap);

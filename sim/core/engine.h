@@ -20,6 +20,12 @@
  *   still in the system at the end; eng_run() checks it and aborts if not (a bug).
  * - Bad input found during a run (a trace that changed since load) is not a bug: eng_run()
  *   returns -1 with the message and its callers hand it up; nothing in here exits.
+ * - A run that cannot go on stops the same way (eng_run() returns -1 with the message), never
+ *   hangs or exhausts memory: simulated time passing the clock's horizon (scenario.h), time
+ *   not advancing over ENG_STALL_CHECKS x ENG_CHECK_EVERY events, or more requests in the
+ *   system than the scenario's limit (limits.in_system). The time checks run every
+ *   ENG_CHECK_EVERY events (one mask test per event) and once at the end; the limit on
+ *   admission (one comparison).
  */
 #ifndef SS_ENGINE_H
 #define SS_ENGINE_H
@@ -31,6 +37,13 @@
 
 #include <gsl/gsl_rng.h>
 #include <stdint.h>
+
+/* Progress checks: every 2^20 events; a stall is 64 checks in a row (67,108,864 events) in
+ * which simulated time moved by less than one clock tick at the horizon (SCN_CLOCK_TICK_S). */
+#define ENG_CHECK_EVERY (1u << 20)
+#define ENG_STALL_CHECKS 64
+/* The checks in a row that make a stall: ENG_STALL_CHECKS; tests lower it to see one sooner. */
+extern int eng_stall_checks;
 
 /* Engine event kinds; policies use EV_POLICY and above. */
 enum { EV_FAULT = 1, EV_STOP = 2, EV_POLICY = 16 };
@@ -125,8 +138,16 @@ struct sim {
     double t_stop;     /* end of arrivals; < 0 until known */
     double busy_acc;   /* Σ share × busy time inside the window (GPU-seconds) */
     double switch_acc; /* Σ share × switching time inside the window */
-    /* A tenant whose stream failed (ten_next < 0): the run stopped there, eng_run() returns -1. */
+    /* A tenant whose stream failed (ten_next < 0): the run stopped there, eng_run() returns -1.
+     * Also set (to an engine-internal marker) when the run was halted, see halt below. */
     const struct tenant_rt *stream_failed;
+    /* Why the run was stopped (time, or the limit on requests in the system), "" while it runs;
+     * eng_run() then returns -1 with it. */
+    char halt[512];
+    long max_in_system;    /* the scenario's limit */
+    uint64_t *hist_counts; /* every tenant's latency histogram, one block (st_hist_init_at) */
+    double check_now;      /* simulated time at the last progress check */
+    int stalled;           /* progress checks in a row that found time where it was */
 };
 
 /* Builds a replication; the strategy's policy is initialised. */

@@ -27,6 +27,7 @@ static void scale_arrival(struct arrival_cfg *a, double x)
         a->trace_opts.time_scale =
             (a->trace_opts.time_scale > 0 ? a->trace_opts.time_scale : 1.0) / x;
         a->trace_first_s /= x; /* keep the load-time figures consistent */
+        a->trace_last_s /= x;
         a->trace_rate_per_s *= x;
         break;
     case ARR_SATURATED:
@@ -40,5 +41,6 @@ int ls_scale_load(struct scenario *sc, double x, char *err, size_t errlen)
         return ss_errf(err, errlen, "load scale %g: expected a finite number > 0", x);
     for (int i = 0; i < sc->n_tenants; i++)
         scale_arrival(&sc->tenants[i].arrival, x);
-    return 0;
+    /* The loader's bounds hold for the values the run uses: 1e300 would make rates infinite. */
+    return scn_check_clock(sc, x, err, errlen);
 }

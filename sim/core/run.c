@@ -166,6 +166,19 @@ static int alone_baseline(const struct scenario *sc, struct scenario *copy, stru
 
 static void aggregate(struct strategy_result *reps, int R, struct strategy_result *agg)
 {
+    if (R == 1) {
+        /* What st_mean_ci95 gives for one value, 0 + x (so -0 becomes 0), without its
+         * n_tenants x TM_N calls: the CIs stay NaN (result_alloc). */
+        for (int k = 0; k < SM_N; k++)
+            agg->m[k] = 0.0 + reps[0].m[k];
+        for (size_t k = 0; k < (size_t)agg->n_tenants * TM_N; k++)
+            agg->t[k] = 0.0 + reps[0].t[k];
+        agg->licensed_vgpus = reps[0].licensed_vgpus;
+        agg->gpus_used = reps[0].gpus_used;
+        agg->details = reps[0].details;
+        reps[0].details = NULL;
+        return;
+    }
     double *v = ss_xmalloc((size_t)R * sizeof *v);
     for (int k = 0; k < SM_N; k++) {
         for (int r = 0; r < R; r++)
@@ -234,9 +247,11 @@ int run_scenario(const struct scenario *sc_in, const struct run_opts *o, struct 
             for (int k = 0; k < S; k++)
                 for (int i = 0; i < sc.n_tenants; i++) {
                     struct strategy_result *x = &reps[(size_t)k * R + r];
+                    double p99 = res_t(x, i)[TM_LAT_P99];
+                    double base = ((struct strategy_result *)b)->t[(size_t)i * TM_N + TM_LAT_P99];
+                    /* a p99 past the histogram's range (+inf) leaves the ratio unknown */
                     res_t(x, i)[TM_SLOWDOWN_P99] =
-                        res_t(x, i)[TM_LAT_P99] /
-                        ((struct strategy_result *)b)->t[(size_t)i * TM_N + TM_LAT_P99];
+                        isfinite(p99) && isfinite(base) ? p99 / base : NAN;
                 }
         if (have_alone)
             strategy_result_free(&alone);

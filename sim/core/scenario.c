@@ -21,8 +21,6 @@
 #include <string.h>
 
 #define SCN_MAX_FILE (16u << 20)
-#define SCN_MAX_TENANTS 4096
-#define SCN_MAX_STRATEGIES 256
 
 const char *scn_class_name(enum work_class c)
 {
@@ -30,8 +28,27 @@ const char *scn_class_name(enum work_class c)
     return names[c];
 }
 
+static unsigned name_hash(const char *s)
+{
+    unsigned h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The slot of name in the table: its entry, or the empty one where it would go. */
+static int name_slot(const struct scenario *sc, const char *name)
+{
+    unsigned mask = (unsigned)sc->name_slots - 1, k = name_hash(name) & mask;
+    while (sc->name_hash[k] >= 0 && strcmp(sc->tenants[sc->name_hash[k]].name, name) != 0)
+        k = (k + 1) & mask;
+    return (int)k;
+}
+
 int scn_tenant_index(const struct scenario *sc, const char *name)
 {
+    if (sc->name_hash)
+        return sc->name_hash[name_slot(sc, name)];
     for (int i = 0; i < sc->n_tenants; i++)
         if (strcmp(sc->tenants[i].name, name) == 0)
             return i;
@@ -88,7 +105,8 @@ static int parse_trace_arrival(const struct jv *j, const cJSON *obj, const char 
                        "demand, not requests: pack it with `sharesim mig pack`; for request "
                        "replay use \"azure-llm\" or \"sharesim\"");
     a->trace_opts.time_scale = 1.0;
-    if (jv_num_gt(j, obj, path, "time_scale", 0, 0, 1e9, &a->trace_opts.time_scale) < 0 ||
+    if (jv_num_gt(j, obj, path, "time_scale", 0, 0, SCN_MAX_TIME_SCALE, &a->trace_opts.time_scale) <
+            0 ||
         jv_int(j, obj, path, "limit", 0, 1, 1000000000000L, &limit) < 0)
         return -1;
     a->trace_opts.limit = limit;
@@ -235,6 +253,101 @@ static int parse_work(const struct jv *j, const cJSON *obj, const char *path, st
     SS_FATAL("unhandled work dist %d", k);
 }
 
+/* ---- the clock's bounds (scenario.h) ------------------------------------------- */
+
+/* What one tenant's stream adds to the check of stop.requests. */
+struct clock_sum {
+    double rate;           /* total mean rate of the tenants with a rate */
+    double trace_requests; /* requests of the trace tenants (they end by themselves) */
+    int rate_known;        /* 0 with a saturated tenant */
+};
+
+/* x within [lo, hi], or -1 with "FILE: ARRIVAL.KEY: …" saying why the clock needs that. */
+static int clock_range(const char *file, const char *arrival, const char *key, double x, double lo,
+                       double hi, const char *unit, const char *why, const char *scaled, char *err,
+                       size_t errlen)
+{
+    if (x >= lo && x <= hi)
+        return 0;
+    return ss_errf(err, errlen, "%s: %s.%s: %g%s%s is %s the %s of %g%s: %s", file, arrival, key, x,
+                   unit, scaled, x < lo ? "below" : "above", x < lo ? "minimum" : "maximum",
+                   x < lo ? lo : hi, unit, why);
+}
+
+/* The clock's bounds on one request stream (arrival path "tenants[0].arrival", "--arrival"). */
+static int clock_stream(const char *file, const char *arrival, const struct tenant_cfg *t,
+                        const char *scaled, struct clock_sum *sum, char *err, size_t errlen)
+{
+    static const char *const gap_why =
+        "a mean gap between arrivals is at most 1e9 s (the longest stop.duration_s) and at "
+        "least 1 ns, so arrivals neither run past the clock's horizon (2^32 s) nor vanish in "
+        "its rounding";
+    static const char *const step_why =
+        "the clock resolves 2^-20 s (0.95 us) at its horizon of 2^32 s, and a time step a "
+        "model repeats must stay about 100 ticks or more";
+    const struct arrival_cfg *a = &t->arrival;
+    if (a->kind == ARR_DIURNAL && clock_range(file, arrival, "period_s", a->period_s,
+                                              SCN_MIN_STEP_S, 1e9, " s", step_why, "", err, errlen))
+        return -1;
+    switch (a->kind) {
+    case ARR_DIURNAL:
+    case ARR_POISSON:
+    case ARR_DETERMINISTIC:
+    case ARR_GAMMA:
+        if (clock_range(file, arrival, "rate_per_s", a->rate_per_s, SCN_MIN_RATE_PER_S,
+                        SCN_MAX_RATE_PER_S, "/s", gap_why, scaled, err, errlen))
+            return -1;
+        sum->rate += a->rate_per_s;
+        return 0;
+    case ARR_MMPP: {
+        double visit = 0;
+        for (int k = 0; k < a->n_states; k++) {
+            char key[64];
+            double r = a->state_rate_per_s[k];
+            snprintf(key, sizeof key, "states[%d].rate_per_s", k);
+            if (r != 0 && clock_range(file, arrival, key, r, SCN_MIN_RATE_PER_S, SCN_MAX_RATE_PER_S,
+                                      "/s", gap_why, scaled, err, errlen))
+                return -1;
+            snprintf(key, sizeof key, "states[%d].mean_dwell_s", k);
+            if (clock_range(file, arrival, key, a->state_dwell_s[k], SCN_MIN_STEP_S, 1e9, " s",
+                            step_why, "", err, errlen))
+                return -1;
+            visit += r * a->state_dwell_s[k];
+        }
+        visit /= a->n_states;
+        if (visit < SCN_MMPP_MIN_ARRIVALS_PER_VISIT)
+            return ss_errf(err, errlen,
+                           "%s: %s.states: %g arrivals per state visit%s (rate_per_s x "
+                           "mean_dwell_s, averaged over the states): expected at least %g, or "
+                           "the chain changes state over a million times for each arrival",
+                           file, arrival, visit, scaled, SCN_MMPP_MIN_ARRIVALS_PER_VISIT);
+        sum->rate += ten_mean_rate(t);
+        return 0;
+    }
+    case ARR_TRACE:
+        if (clock_range(file, arrival, "time_scale", a->trace_opts.time_scale, SCN_MIN_TIME_SCALE,
+                        SCN_MAX_TIME_SCALE, "",
+                        "a trace's gaps are scaled by at most 10^6 either "
+                        "way",
+                        scaled, err, errlen))
+            return -1;
+        if (!(a->trace_last_s <= SCN_CLOCK_HORIZON_S))
+            return ss_errf(err, errlen,
+                           "%s: %s.path: %s: its last request arrives at %g s%s, past the clock's "
+                           "horizon of %g s (2^32), beyond which it no longer resolves 1 us: "
+                           "expected times from near 0 (a sharesim trace's time_s is used as "
+                           "is) or a smaller time_scale",
+                           file, arrival, a->trace_path, a->trace_last_s, scaled,
+                           SCN_CLOCK_HORIZON_S);
+        sum->trace_requests += (double)a->trace_count;
+        return 0;
+    case ARR_SATURATED:
+        sum->rate_known = 0; /* never idle: the stop comes as fast as it is served */
+        return 0;
+    }
+    return 0;
+}
+
 /* ---- a tenant's request stream: arrival × work --------------------------- */
 
 static const char *const arrival_names[] = {"poisson", "deterministic", "gamma",    "mmpp",
@@ -309,7 +422,11 @@ int scn_parse_stream(const char *file, const cJSON *arrival, const char *arrival
                      size_t errlen)
 {
     struct jv j = {file, err, errlen};
-    return parse_stream(&j, arrival, arrival_path, work, work_path, t);
+    struct clock_sum sum = {0, 0, 1};
+    return parse_stream(&j, arrival, arrival_path, work, work_path, t) ||
+                   clock_stream(file, arrival_path, t, "", &sum, err, errlen)
+               ? -1
+               : 0;
 }
 
 void scn_tenant_free(struct tenant_cfg *t)
@@ -414,6 +531,43 @@ static int parse_warmup(const struct jv *j, const cJSON *root, struct scenario *
     return 0;
 }
 
+static int parse_limits(const struct jv *j, const cJSON *root, struct scenario *sc)
+{
+    static const char *const keys[] = {"in_system", NULL};
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(root, "limits");
+    sc->max_in_system = SCN_DEFAULT_IN_SYSTEM;
+    if (!l)
+        return 0;
+    return jv_object(j, l, "limits", keys) ||
+           jv_int(j, l, "limits", "in_system", 0, 1, SCN_MAX_IN_SYSTEM, &sc->max_in_system) < 0;
+}
+
+int scn_check_clock(const struct scenario *sc, double load_scale, char *err, size_t errlen)
+{
+    const char *file = sc->path ? sc->path : "scenario";
+    char scaled[64] = "";
+    if (load_scale != 1.0)
+        snprintf(scaled, sizeof scaled, " (after --scale-load %g)", load_scale);
+    struct clock_sum sum = {0, 0, 1};
+    for (int i = 0; i < sc->n_tenants; i++) {
+        char arrival[64];
+        snprintf(arrival, sizeof arrival, "tenants[%d].arrival", i);
+        if (clock_stream(file, arrival, &sc->tenants[i], scaled, &sum, err, errlen))
+            return -1;
+    }
+    /* stop.requests alone: on average the arrivals must reach it before the horizon */
+    double left = (double)sc->stop_requests - sum.trace_requests;
+    if (sc->stop_requests > 0 && sc->stop_duration_s == 0 && sum.rate_known && sum.rate > 0 &&
+        left > 0 && left / sum.rate > SCN_CLOCK_HORIZON_S)
+        return ss_errf(err, errlen,
+                       "%s: stop.requests: %ld requests at a mean rate of %g/s%s take about %g s "
+                       "of simulated time, past the clock's horizon of %g s (2^32): expected "
+                       "fewer requests, higher rates, or stop.duration_s",
+                       file, sc->stop_requests, sum.rate, scaled, left / sum.rate,
+                       SCN_CLOCK_HORIZON_S);
+    return 0;
+}
+
 static int parse_cost(const struct jv *j, const cJSON *root, struct scenario *sc)
 {
     static const char *const keys[] = {"gpu_hour_usd", "vgpu_license_usd_per_vgpu_year",
@@ -456,6 +610,12 @@ static int parse_tenants(const struct jv *j, const cJSON *root, struct scenario 
     if (n > SCN_MAX_TENANTS)
         return jv_fail(j, "tenants", "more than %d tenants", SCN_MAX_TENANTS);
     sc->tenants = ss_xcalloc((size_t)n, sizeof *sc->tenants);
+    /* at most half full: a power of two at least 2n */
+    for (sc->name_slots = 16; sc->name_slots < 2 * n; sc->name_slots *= 2)
+        ;
+    sc->name_hash = ss_xmalloc((size_t)sc->name_slots * sizeof *sc->name_hash);
+    for (int k = 0; k < sc->name_slots; k++)
+        sc->name_hash[k] = -1;
     const cJSON *t;
     int i = 0;
     cJSON_ArrayForEach(t, arr)
@@ -465,10 +625,11 @@ static int parse_tenants(const struct jv *j, const cJSON *root, struct scenario 
         sc->n_tenants = i + 1; /* so scn_free releases a half-parsed tenant's trace path */
         if (parse_tenant(j, t, p, &sc->tenants[i]))
             return -1;
-        for (int k = 0; k < i; k++)
-            if (strcmp(sc->tenants[k].name, sc->tenants[i].name) == 0)
-                return jv_fail(j, p, "duplicate tenant name \"%s\" (also tenants[%d])",
-                               sc->tenants[i].name, k);
+        int slot = name_slot(sc, sc->tenants[i].name);
+        if (sc->name_hash[slot] >= 0)
+            return jv_fail(j, p, "duplicate tenant name \"%s\" (also tenants[%d])",
+                           sc->tenants[i].name, sc->name_hash[slot]);
+        sc->name_hash[slot] = i;
         i++;
     }
     return 0;
@@ -498,6 +659,12 @@ static int parse_strategies(const struct jv *j, const cJSON *root, struct scenar
     int n = cJSON_GetArraySize(arr);
     if (n > SCN_MAX_STRATEGIES)
         return jv_fail(j, "strategies", "more than %d strategies", SCN_MAX_STRATEGIES);
+    if ((long)n * sc->n_tenants > SCN_MAX_PAIRS)
+        return jv_fail(j, "strategies",
+                       "%d strategies x %d tenants = %ld pairs, more than %d: a run keeps and "
+                       "writes every pair's figures (docs/robustness.md, \"Scale\"); split the "
+                       "strategies over several scenarios",
+                       n, sc->n_tenants, (long)n * sc->n_tenants, SCN_MAX_PAIRS);
     sc->strategies = ss_xcalloc((size_t)n, sizeof *sc->strategies);
     const cJSON *o;
     int i = 0;
@@ -538,8 +705,8 @@ int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned
                         struct scenario *sc, char *err, size_t errlen)
 {
     static const char *const keys[] = {
-        "name",         "description", "gpu",        "gpus", "seed", "stop", "warmup",
-        "replications", "tenants",     "strategies", "cost", "plan", NULL};
+        "name",         "description", "gpu",        "gpus", "seed", "stop",   "warmup",
+        "replications", "tenants",     "strategies", "cost", "plan", "limits", NULL};
     memset(sc, 0, sizeof *sc);
     sc->path = ss_xstrdup(file);
     struct jv j = {file, err, errlen};
@@ -559,7 +726,8 @@ int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned
     sc->seed = (uint64_t)seed;
     sc->replications = (int)reps;
     if (parse_stop(&j, root, sc) || parse_warmup(&j, root, sc) || parse_cost(&j, root, sc) ||
-        parse_tenants(&j, root, sc) || check_stop(&j, root, sc))
+        parse_limits(&j, root, sc) || parse_tenants(&j, root, sc) || check_stop(&j, root, sc) ||
+        scn_check_clock(sc, 1.0, err, errlen))
         return -1;
     if (!(flags & SCN_IGNORE_STRATEGIES) && parse_strategies(&j, root, sc))
         return -1;
@@ -593,6 +761,7 @@ void scn_free(struct scenario *sc)
             scn_tenant_free(&sc->tenants[i]);
     free(sc->strategies);
     free(sc->tenants);
+    free(sc->name_hash);
     cJSON_Delete(sc->json);
     free(sc->path);
     memset(sc, 0, sizeof *sc);

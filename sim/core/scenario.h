@@ -16,6 +16,42 @@
 
 #define SCN_NAME_MAX 64
 #define SCN_MAX_MMPP 16
+/* A run holds every (strategy, tenant) pair's figures and writes them all: 4,096 tenants × 256
+ * strategies would need about 4 GB and minutes, so their product is bounded to what this
+ * machine does in seconds (docs/robustness.md, "Scale"). */
+#define SCN_MAX_TENANTS 4096
+#define SCN_MAX_STRATEGIES 256
+#define SCN_MAX_PAIRS 65536
+
+/*
+ * The clock (docs/robustness.md, "The clock"). Simulated time is a double counting seconds
+ * from 0. Up to SCN_CLOCK_HORIZON_S = 2^32 s (136 years) a double resolves 2^-20 s (0.95 us)
+ * or better; a run whose time would pass it stops with exit 2 (eng_run), and so does one whose
+ * time stops advancing. The bounds below follow from it, and are checked on the values a run
+ * uses (after --scale-load, scn_check_clock): every time step a model repeats (MMPP dwell,
+ * diurnal period, time slice) is at least about 100 ticks at the horizon, and every mean gap
+ * between arrivals at most the longest stop.duration_s (1e9 s), so neither the step vanishes
+ * in rounding nor the arrivals run past the horizon.
+ */
+#define SCN_CLOCK_HORIZON_S 4294967296.0
+#define SCN_CLOCK_TICK_S 9.5367431640625e-07 /* 2^-20 s: the resolution at the horizon */
+#define SCN_MIN_STEP_S 1e-4                  /* MMPP mean dwell, diurnal period, time slices */
+#define SCN_MIN_SLICE_MS (SCN_MIN_STEP_S * 1e3)
+#define SCN_SLICE_WHY                                                                              \
+    "a time slice repeats without end, so it must stay about 100 clock ticks or more (the "        \
+    "clock resolves 2^-20 s at its horizon of 2^32 s)"
+#define SCN_MIN_RATE_PER_S 1e-9
+#define SCN_MAX_RATE_PER_S 1e9
+#define SCN_MIN_TIME_SCALE 1e-6
+#define SCN_MAX_TIME_SCALE 1e6
+/* Mean arrivals per MMPP state visit (sum of rate x dwell over the states / their number): below
+ * this the chain would change state over a million times per arrival. */
+#define SCN_MMPP_MIN_ARRIVALS_PER_VISIT 1e-6
+/* Requests in the system (waiting or in service, all tenants) at which a run stops, unless the
+ * scenario sets limits.in_system: a queue that grows without bound (an unstable strategy)
+ * would otherwise exhaust memory, about 40 bytes a request. */
+#define SCN_DEFAULT_IN_SYSTEM 10000000L
+#define SCN_MAX_IN_SYSTEM 1000000000L
 
 enum arr_kind {
     ARR_POISSON,
@@ -47,6 +83,7 @@ struct arrival_cfg {
      * never meets a bad row and the analytic pre-checks know the trace's figures. */
     long trace_count;         /* records replayed (after limit) */
     double trace_first_s;     /* first arrival (after time_scale) */
+    double trace_last_s;      /* last arrival (after time_scale) */
     double trace_rate_per_s;  /* (count - 1) / (last - first); NaN if undefined */
     double trace_ia_scv;      /* squared CV of the gaps; NaN with < 2 gaps */
     double trace_work_mean_s; /* tokens/trace work: mean; NaN for drawn work */
@@ -101,7 +138,13 @@ struct scenario {
     double gpu_hour_usd; /* < 0: unknown */
     double vgpu_license_usd_per_vgpu_year;
     double power_usd_per_kwh; /* 0 = power not billed separately */
+    long max_in_system;       /* limits.in_system; <= 0 means SCN_DEFAULT_IN_SYSTEM */
     cJSON *json;              /* the parsed document, kept for policies and sweeps */
+    /* Tenant names → indices, an open-addressing hash table of name_slots entries (-1 =
+     * empty), so a name lookup (every "assign", "tenants" list of every strategy) is O(1), not
+     * O(tenants). NULL (a scenario built by hand): scn_tenant_index searches. */
+    int *name_hash;
+    int name_slots;
 };
 
 /* Loads and validates a scenario file. On error fills err and returns -1. */
@@ -116,6 +159,14 @@ int scn_load_flags(const char *path, unsigned flags, struct scenario *sc, char *
 int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned flags,
                         struct scenario *sc, char *err, size_t errlen);
 void scn_free(struct scenario *sc);
+
+/*
+ * The bounds that follow from the clock (above) on the values a run uses: every tenant's rates,
+ * MMPP dwells, diurnal period, trace time_scale and last arrival, and stop.requests against the
+ * total mean rate. The loader calls it; so does ls_scale_load after scaling (load_scale is
+ * then named in the message; 1 otherwise). 0, or -1 with "FILE: tenants[i].arrival.…: …".
+ */
+int scn_check_clock(const struct scenario *sc, double load_scale, char *err, size_t errlen);
 
 /*
  * Parses one request stream — an "arrival" and a "work" object — into t (name left alone), with

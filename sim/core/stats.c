@@ -17,6 +17,14 @@ void st_hist_init(struct st_hist *h)
     h->counts = ss_xcalloc(ST_NBUCKETS, sizeof *h->counts);
 }
 
+void st_hist_init_at(struct st_hist *h, uint64_t *counts)
+{
+    h->n = 0;
+    h->min = INFINITY; /* as st_hist_init */
+    h->max = -INFINITY;
+    h->counts = counts;
+}
+
 void st_hist_free(struct st_hist *h)
 {
     free(h->counts);
@@ -54,9 +62,12 @@ double st_hist_quantile(const struct st_hist *h, double p)
     if (rank == h->n)
         return h->max;
     uint64_t cum = 0;
-    for (int b = 0; b < ST_NBUCKETS; b++) {
+    /* Every bucket below the minimum's is empty: start there (most of the 6,528 are). */
+    for (int b = st_bucket(h->min); b < ST_NBUCKETS; b++) {
         cum += h->counts[b];
         if (cum >= rank) {
+            if (b == ST_NBUCKETS - 1) /* among the values past the range: at least its top */
+                return INFINITY;
             double lo = st_bucket_lo(b), hi = st_bucket_lo(b + 1);
             double mid = 0.5 * (lo + hi);
             /* The exact extremes bound every sample: constant data comes out exact. */

@@ -17,6 +17,7 @@
  * The end of the trace (or of its limit) ends the tenant's stream.
  */
 #include "core/tenant.h"
+#include "base/moments.h"
 #include "base/util.h"
 
 #include <gsl/gsl_randist.h>
@@ -149,6 +150,8 @@ static double mmpp_next(struct tenant_rt *t, double now)
         if (cand < t->mmpp_state_end)
             return cand;
         at = t->mmpp_state_end;
+        if (!(at <= SCN_CLOCK_HORIZON_S)) /* the engine stops the run there (eng_run) */
+            return at;
         int next = t->mmpp_state;
         if (a->n_states == 2) {
             next = 1 - t->mmpp_state;
@@ -168,6 +171,8 @@ static double diurnal_next(struct tenant_rt *t, double now)
     double at = now;
     for (;;) {
         at += ten_exp(&t->rng, 1.0 / peak);
+        if (!(at <= SCN_CLOCK_HORIZON_S)) /* the engine stops the run there (eng_run) */
+            return at;
         double r =
             a->rate_per_s *
             (1.0 + a->amplitude * sin(2 * 3.14159265358979323846 * (at / a->period_s + a->phase)));
@@ -252,28 +257,6 @@ int ten_next_general(struct tenant_rt *t, double now, double *t_next, double *wo
     return 1;
 }
 
-/* Welford's running mean and sum of squared deviations. */
-struct moments {
-    long n;
-    double mean, m2;
-};
-
-static void mom_add(struct moments *m, double x)
-{
-    m->n++;
-    double d = x - m->mean;
-    m->mean += d / (double)m->n;
-    m->m2 += d * (x - m->mean);
-}
-
-/* Population squared CV; NaN when undefined. */
-static double mom_scv(const struct moments *m)
-{
-    if (m->n < 1 || !(m->mean > 0))
-        return NAN;
-    return m->m2 / (double)m->n / (m->mean * m->mean);
-}
-
 int ten_trace_check(struct tenant_cfg *cfg, char *err, size_t errlen)
 {
     struct arrival_cfg *a = &cfg->arrival;
@@ -281,16 +264,25 @@ int ten_trace_check(struct tenant_cfg *cfg, char *err, size_t errlen)
     struct tr_reader *r = tr_open(a->trace_path, a->trace_format, &a->trace_opts, err, errlen);
     if (!r)
         return -1;
-    struct moments gaps = {0, 0, 0}, work = {0, 0, 0};
+    struct ss_moments gaps = {0}, work = {0}; /* overflow-safe: base/moments.h */
     struct tr_record rec;
     double first = NAN, prev = NAN;
     long n = 0;
     int rc;
     while ((rc = tr_next(r, &rec, err, errlen)) == 1) {
+        if (!(rec.time_s <= SCN_CLOCK_HORIZON_S)) {
+            ss_errf(err, errlen,
+                    "%s:%ld: arrival at %g s (after time_scale) is past the clock's horizon of "
+                    "%g s (2^32), beyond which it no longer resolves 1 us: expected times from "
+                    "near 0 (a sharesim trace's time_s is used as is) or a smaller time_scale",
+                    a->trace_path, rec.line, rec.time_s, SCN_CLOCK_HORIZON_S);
+            rc = -1;
+            break;
+        }
         if (n++ == 0)
             first = rec.time_s;
         else
-            mom_add(&gaps, rec.time_s - prev);
+            ss_mom_add(&gaps, rec.time_s - prev);
         prev = rec.time_s;
         if (work_from_trace(&cfg->work)) {
             /* Zero work is a valid request (it waits in the queue and is counted); only a
@@ -306,7 +298,7 @@ int ten_trace_check(struct tenant_cfg *cfg, char *err, size_t errlen)
                 rc = -1;
                 break;
             }
-            mom_add(&work, w);
+            ss_mom_add(&work, w);
         }
     }
     tr_close(r);
@@ -314,10 +306,11 @@ int ten_trace_check(struct tenant_cfg *cfg, char *err, size_t errlen)
         return -1;
     a->trace_count = n;
     a->trace_first_s = first;
-    a->trace_rate_per_s = gaps.n > 0 && gaps.mean > 0 ? 1.0 / gaps.mean : NAN;
-    a->trace_ia_scv = gaps.n > 1 ? mom_scv(&gaps) : NAN;
-    a->trace_work_mean_s = work.n > 0 ? work.mean : NAN;
-    a->trace_work_scv = work.n > 0 ? mom_scv(&work) : NAN;
+    a->trace_last_s = prev;
+    a->trace_rate_per_s = gaps.n > 0 && gaps.mean > 0 ? 1.0 / ss_mom_mean(&gaps) : NAN;
+    a->trace_ia_scv = gaps.n > 1 ? ss_mom_scv(&gaps) : NAN;
+    a->trace_work_mean_s = ss_mom_mean(&work);
+    a->trace_work_scv = work.n > 0 ? ss_mom_scv(&work) : NAN;
     return 0;
 }
 

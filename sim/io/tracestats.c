@@ -3,6 +3,7 @@
  * (512 KiB); the log-linear part covers 2^16 .. 2^63 with 64 bins per octave (24 KiB).
  */
 #include "io/tracestats.h"
+#include "base/moments.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -97,35 +98,9 @@ double trs_hist_quantile(const struct trs_hist *h, double p)
     return a + (rank - (double)lo) * (b - a);
 }
 
-/* Welford's running mean and sum of squared deviations. */
-struct moments {
-    long long n;
-    double mean, m2, min, max;
-};
-
-static void mom_add(struct moments *m, double x)
-{
-    m->n++;
-    double d = x - m->mean;
-    m->mean += d / (double)m->n;
-    m->m2 += d * (x - m->mean);
-    if (m->n == 1 || x < m->min)
-        m->min = x;
-    if (m->n == 1 || x > m->max)
-        m->max = x;
-}
-
-/* Population CV (ddof = 0); NaN when undefined. */
-static double mom_cv(const struct moments *m)
-{
-    if (m->n < 1 || m->mean == 0)
-        return NAN;
-    return sqrt(m->m2 / (double)m->n) / m->mean;
-}
-
 struct token_acc {
     struct trs_hist *hist;
-    struct moments mom;
+    struct ss_moments mom;
 };
 
 static void counts_finish(const struct token_acc *a, struct trs_counts *c)
@@ -137,7 +112,7 @@ static void counts_finish(const struct token_acc *a, struct trs_counts *c)
     c->exact = trs_hist_exact(a->hist);
     if (c->n == 0)
         return;
-    c->mean = a->mom.mean;
+    c->mean = ss_mom_mean(&a->mom);
     c->min = (long long)a->mom.min;
     c->max = (long long)a->mom.max;
     c->p50 = trs_hist_quantile(a->hist, 0.50);
@@ -145,13 +120,13 @@ static void counts_finish(const struct token_acc *a, struct trs_counts *c)
     c->p99 = trs_hist_quantile(a->hist, 0.99);
 }
 
-static void add_pod(struct trs_summary *s, const struct tr_pod *p, struct moments *life,
-                    struct moments *gpus)
+static void add_pod(struct trs_summary *s, const struct tr_pod *p, struct ss_moments *life,
+                    struct ss_moments *gpus)
 {
     s->gpu_pods += p->num_gpu > 0;
     s->shared_gpu_pods += p->num_gpu == 1 && p->gpu_milli < 1000;
-    mom_add(life, (double)(p->deletion_time - p->creation_time));
-    mom_add(gpus, p->num_gpu * (p->gpu_milli / 1000.0));
+    ss_mom_add(life, (double)(p->deletion_time - p->creation_time));
+    ss_mom_add(gpus, p->num_gpu * (p->gpu_milli / 1000.0));
 }
 
 int trs_summarize(const char *path, enum tr_format fmt, const struct tr_opts *opts,
@@ -165,7 +140,7 @@ int trs_summarize(const char *path, enum tr_format fmt, const struct tr_opts *op
     s->fmt = fmt;
     s->columns = tr_columns(r);
     struct token_acc in = {trs_hist_new(), {0}}, out = {trs_hist_new(), {0}};
-    struct moments gaps = {0}, work = {0}, life = {0}, gpus = {0};
+    struct ss_moments gaps = {0}, work = {0}, life = {0}, gpus = {0};
     struct tr_record rec;
     int rc;
     double prev = 0;
@@ -173,19 +148,19 @@ int trs_summarize(const char *path, enum tr_format fmt, const struct tr_opts *op
         if (s->count == 0)
             s->first_s = rec.time_s;
         else
-            mom_add(&gaps, rec.time_s - prev);
+            ss_mom_add(&gaps, rec.time_s - prev);
         prev = rec.time_s;
         s->count++;
         if (rec.input_tokens >= 0) {
             trs_hist_add(in.hist, rec.input_tokens);
-            mom_add(&in.mom, (double)rec.input_tokens);
+            ss_mom_add(&in.mom, (double)rec.input_tokens);
         }
         if (rec.output_tokens >= 0) {
             trs_hist_add(out.hist, rec.output_tokens);
-            mom_add(&out.mom, (double)rec.output_tokens);
+            ss_mom_add(&out.mom, (double)rec.output_tokens);
         }
         if (!isnan(rec.work_ms))
-            mom_add(&work, rec.work_ms);
+            ss_mom_add(&work, rec.work_ms);
         if (fmt == TR_OPENB)
             add_pod(s, &rec.pod, &life, &gpus);
     }
@@ -194,18 +169,18 @@ int trs_summarize(const char *path, enum tr_format fmt, const struct tr_opts *op
         s->last_s = prev;
         s->duration_s = s->last_s - s->first_s;
         s->rate_per_s = s->duration_s > 0 ? (double)(s->count - 1) / s->duration_s : NAN;
-        s->ia_mean_s = gaps.n ? gaps.mean : NAN;
-        s->ia_cv = gaps.n ? mom_cv(&gaps) : NAN;
+        s->ia_mean_s = ss_mom_mean(&gaps);
+        s->ia_cv = gaps.n ? ss_mom_cv(&gaps) : NAN;
         s->ia_max_s = gaps.n ? gaps.max : NAN;
         counts_finish(&in, &s->input_tokens);
         counts_finish(&out, &s->output_tokens);
         s->work_n = work.n;
-        s->work_mean_ms = work.n ? work.mean : NAN;
-        s->work_cv = work.n ? mom_cv(&work) : NAN;
+        s->work_mean_ms = ss_mom_mean(&work);
+        s->work_cv = work.n ? ss_mom_cv(&work) : NAN;
         s->work_min_ms = work.n ? work.min : NAN;
         s->work_max_ms = work.n ? work.max : NAN;
-        s->mean_lifetime_s = life.n ? life.mean : NAN;
-        s->mean_gpus = gpus.n ? gpus.mean : NAN;
+        s->mean_lifetime_s = ss_mom_mean(&life);
+        s->mean_gpus = ss_mom_mean(&gpus);
     }
     trs_hist_free(in.hist);
     trs_hist_free(out.hist);

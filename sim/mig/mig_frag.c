@@ -45,12 +45,16 @@ static void demand_add(struct mig_demand *d, int idx, double w)
 
 static void demand_normalise(struct mig_demand *d)
 {
-    double sum = 0;
+    /* Divided by the largest first, so the sum cannot overflow (weights of 1e308 added to inf,
+     * and every probability came out 0 or NaN). */
+    double top = 0, sum = 0;
     for (int i = 0; i < d->n; i++)
-        sum += d->p[i];
-    SS_ASSERT(sum > 0);
+        top = d->p[i] > top ? d->p[i] : top;
+    SS_ASSERT(top > 0 && isfinite(top));
     for (int i = 0; i < d->n; i++)
-        d->p[i] /= sum;
+        sum += d->p[i] / top;
+    for (int i = 0; i < d->n; i++)
+        d->p[i] = d->p[i] / top / sum;
 }
 
 void mig_demand_from_list(const struct gpu_profile *g, const int *prof, int n, struct mig_demand *d)
@@ -64,13 +68,19 @@ void mig_demand_from_list(const struct gpu_profile *g, const int *prof, int n, s
     demand_normalise(d);
 }
 
-int mig_parse_demand(const struct gpu_profile *g, const char *text, struct mig_demand *d, char *err,
-                     size_t errlen)
+/*
+ * One pass over "profile[:weight],…": checks every item and, when d is given, adds weight/scale
+ * to its profile; returns the largest weight in *top. Two passes (the first finds the largest,
+ * the second adds the weights divided by it) keep every sum at most the number of items, so
+ * weights up to the largest double cannot overflow the merge of repeats.
+ */
+static int demand_items(const struct gpu_profile *g, const char *text, struct mig_demand *d,
+                        double scale, double *top, char *err, size_t errlen)
 {
-    memset(d, 0, sizeof *d);
     char names[512];
     mig_profile_names(g, names, sizeof names);
     const char *b = text;
+    *top = 0;
     for (int pos = 1;; pos++) {
         const char *e = strchr(b, ',');
         if (!e)
@@ -104,11 +114,33 @@ int mig_parse_demand(const struct gpu_profile *g, const char *text, struct mig_d
             return ss_errf(err, errlen,
                            "unknown MIG profile \"%s\" (item %d of demand \"%s\"); %s has %s", name,
                            pos, text, g->name, names);
-        demand_add(d, idx, w);
+        if (w > *top)
+            *top = w;
+        if (d) {
+            double x = w / scale;
+            if (x < 1e-300) /* only with a weight given: w = 1 is at least 1/DBL_MAX */
+                return ss_errf(err, errlen,
+                               "weight \"%s\" for %s (item %d of demand \"%s\") is negligible "
+                               "next to the largest, %g: expected weights within a factor of "
+                               "1e300 of each other",
+                               colon ? colon + 1 : "1", tok, pos, text, scale);
+            demand_add(d, idx, x);
+        }
         if (!*e)
             break;
         b = e + 1;
     }
+    return 0;
+}
+
+int mig_parse_demand(const struct gpu_profile *g, const char *text, struct mig_demand *d, char *err,
+                     size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    double top;
+    if (demand_items(g, text, NULL, 1, &top, err, errlen) ||
+        demand_items(g, text, d, top, &top, err, errlen))
+        return -1;
     demand_normalise(d);
     return 0;
 }

@@ -139,7 +139,8 @@ static int parse_nested_ts(const struct jv *j, const cJSON *o, const char *path,
     if (jv_object(j, o, path, keys) ||
         jv_num_gt(j, o, path, "slice_ms", 0, 0, 1e6, &slice_ms) < 0 ||
         jv_num(j, o, path, "switch_us", 0, 0, 1e9, &switch_us) < 0 ||
-        jv_bool(j, o, path, "release_on_idle", 0, &ic->release_on_idle) < 0)
+        jv_bool(j, o, path, "release_on_idle", 0, &ic->release_on_idle) < 0 ||
+        jv_at_least(j, path, "slice_ms", slice_ms, SCN_MIN_SLICE_MS, SCN_SLICE_WHY))
         return -1;
     ic->slice_s = slice_ms * 1e-3;
     ic->switch_s = switch_us * 1e-6;
@@ -195,8 +196,8 @@ static double capacity_ts(const struct scenario *sc, const struct inst_cfg *ic, 
     return ts_capacity(ic->n_ten, speed, share, m, ic->slice_s, ic->switch_s);
 }
 
-static double capacity_mps(const struct scenario *sc, const struct inst_cfg *ic, double f,
-                           double b, const double *speed, const double *share, int m)
+static double capacity_mps(const struct scenario *sc, const struct inst_cfg *ic, double f, double b,
+                           const double *speed, const double *share, int m)
 {
     (void)speed;
     return mu_capacity(sc, ic->n_ten, ic->ten, ic->cap, f, b, ic->bw_loss, share, m);
@@ -374,23 +375,26 @@ static int mig_p_parse(const struct jv *j, const cJSON *obj, const char *path,
         jv_path_key(p, sizeof p, path, "layouts");
         if (!cJSON_IsArray(per) || cJSON_GetArraySize(per) != sc->gpus)
             return jv_fail(j, p, "expected one layout per GPU (%d)", sc->gpus);
-        for (int g = 0; g < sc->gpus; g++) {
+        const cJSON *item = per->child; /* walked, not indexed: cJSON_GetArrayItem is O(g) */
+        for (int g = 0; g < sc->gpus; g++, item = item->next) {
             struct layout_cfg *lc = new_layout(c);
-            if (parse_layout(j, cJSON_GetArrayItem(per, g), jv_path_idx(q, sizeof q, p, g), sc,
-                             c->oom_simulate, 1, lc))
+            if (parse_layout(j, item, jv_path_idx(q, sizeof q, p, g), sc, c->oom_simulate, 1, lc))
                 return -1;
             c->layouts[g] = *lc;
         }
     }
-    for (int i = 0; i < sc->n_tenants; i++) {
-        int served = 0;
-        for (int g = 0; g < sc->gpus; g++)
-            for (int k = 0; k < c->layouts[g].n; k++)
-                for (int m = 0; m < c->layouts[g].inst[k].n_ten; m++)
-                    served |= c->layouts[g].inst[k].ten[m] == i;
-        if (!served)
+    /* one pass over the instances, not one per tenant */
+    char *served = ss_xcalloc((size_t)sc->n_tenants, 1);
+    for (int g = 0; g < sc->gpus; g++)
+        for (int k = 0; k < c->layouts[g].n; k++)
+            for (int m = 0; m < c->layouts[g].inst[k].n_ten; m++)
+                served[c->layouts[g].inst[k].ten[m]] = 1;
+    for (int i = 0; i < sc->n_tenants; i++)
+        if (!served[i]) {
+            free(served);
             return jv_fail(j, path, "tenant \"%s\" is in no instance", sc->tenants[i].name);
-    }
+        }
+    free(served);
     const cJSON *rc = cJSON_GetObjectItemCaseSensitive(obj, "reconfigure");
     if (rc && parse_reconf(j, rc, jv_path_key(p, sizeof p, path, "reconfigure"), sc, c))
         return -1;

@@ -86,26 +86,30 @@ static int parse_cuda(const struct jv *j, const cJSON *obj, const char *path,
 static int check_gpus(const struct jv *j, const char *path, const struct scenario *sc,
                       const struct mps_cfg *c)
 {
-    for (int g = 0; g < sc->gpus; g++) {
-        int n = 0;
-        double mem = 0;
-        for (int i = 0; i < sc->n_tenants; i++)
-            if (c->gpu_of[i] == g) {
-                n++;
-                mem += sc->tenants[i].memory_gb;
-            }
-        if (n > c->max_clients)
-            return jv_fail(j, path,
-                           "GPU %d gets %d MPS clients, a %s allows %d per GPU (%d with "
-                           "\"cuda\": \"13.1\" or later)",
-                           g, n, sc->gpu.name, c->max_clients, sc->gpu.mps_max_clients_cuda13_1);
-        if (mem > sc->gpu.memory_gb)
-            return jv_fail(j, path,
-                           "MPS clients on GPU %d need %g GB together, a %s has %g GB (MPS does "
-                           "not isolate memory)",
-                           g, mem, sc->gpu.name, sc->gpu.memory_gb);
+    /* Per-GPU sums in one pass over the tenants: O(gpus + tenants), not their product. */
+    int *count = ss_xcalloc((size_t)sc->gpus, sizeof *count), rc = 0;
+    double *memsum = ss_xcalloc((size_t)sc->gpus, sizeof *memsum);
+    for (int i = 0; i < sc->n_tenants; i++) {
+        count[c->gpu_of[i]]++;
+        memsum[c->gpu_of[i]] += sc->tenants[i].memory_gb;
     }
-    return 0;
+    for (int g = 0; g < sc->gpus && rc == 0; g++) {
+        int n = count[g];
+        double mem = memsum[g];
+        if (n > c->max_clients)
+            rc = jv_fail(j, path,
+                         "GPU %d gets %d MPS clients, a %s allows %d per GPU (%d with "
+                         "\"cuda\": \"13.1\" or later)",
+                         g, n, sc->gpu.name, c->max_clients, sc->gpu.mps_max_clients_cuda13_1);
+        else if (mem > sc->gpu.memory_gb)
+            rc = jv_fail(j, path,
+                         "MPS clients on GPU %d need %g GB together, a %s has %g GB (MPS does "
+                         "not isolate memory)",
+                         g, mem, sc->gpu.name, sc->gpu.memory_gb);
+    }
+    free(count);
+    free(memsum);
+    return rc;
 }
 
 static int mps_parse(const struct jv *j, const cJSON *obj, const char *path,
@@ -147,18 +151,24 @@ static void *mps_init(struct sim *s, const void *cfgp)
     m->slot = ss_xcalloc((size_t)s->n_ten, sizeof *m->slot);
     int *ten = ss_xcalloc((size_t)s->n_ten, sizeof *ten);
     double *cap = ss_xcalloc((size_t)s->n_ten, sizeof *cap);
-    for (int g = 0; g < m->n_gpu; g++) {
-        int n = 0;
-        for (int i = 0; i < s->n_ten; i++)
-            if (c->gpu_of[i] == g) {
-                m->slot[i] = n;
-                ten[n] = i;
-                cap[n++] = c->cap[i];
-            }
-        /* A whole GPU: the unit's shares of SMs and bandwidth are 1. */
-        mu_init(&m->gpu[g], s->sc, unit_addr(EV_UNIT, g), n, ten, cap, 1.0, 1.0, 1.0, c->bw_loss,
-                c->recovery_s);
+    /* The clients of each GPU, in tenant order, by a counting sort: O(gpus + tenants). */
+    int *first = ss_xcalloc((size_t)m->n_gpu + 1, sizeof *first);
+    int *fill = ss_xcalloc((size_t)m->n_gpu, sizeof *fill);
+    for (int i = 0; i < s->n_ten; i++)
+        first[c->gpu_of[i] + 1]++;
+    for (int g = 0; g < m->n_gpu; g++)
+        first[g + 1] += first[g];
+    for (int i = 0; i < s->n_ten; i++) {
+        int g = c->gpu_of[i], n = fill[g]++;
+        m->slot[i] = n;
+        ten[first[g] + n] = i;
+        cap[first[g] + n] = c->cap[i];
     }
+    for (int g = 0; g < m->n_gpu; g++) /* a whole GPU: the unit's shares of SMs, bandwidth are 1 */
+        mu_init(&m->gpu[g], s->sc, unit_addr(EV_UNIT, g), first[g + 1] - first[g], ten + first[g],
+                cap + first[g], 1.0, 1.0, 1.0, c->bw_loss, c->recovery_s);
+    free(first);
+    free(fill);
     free(ten);
     free(cap);
     return m;

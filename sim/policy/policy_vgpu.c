@@ -132,8 +132,9 @@ static int parse_vms(const struct jv *j, const cJSON *obj, const char *path,
     c->vm = ss_xcalloc((size_t)c->n_vm, sizeof *c->vm);
     for (int i = 0; i < sc->n_tenants; i++)
         c->vm_of[i] = -1;
-    for (int v = 0; v < c->n_vm; v++)
-        if (parse_vm(j, cJSON_GetArrayItem(arr, v), jv_path_idx(q, sizeof q, p, v), sc, c, v))
+    const cJSON *item = arr->child; /* walked, not indexed: cJSON_GetArrayItem is O(v) */
+    for (int v = 0; v < c->n_vm; v++, item = item->next)
+        if (parse_vm(j, item, jv_path_idx(q, sizeof q, p, v), sc, c, v))
             return -1;
     return check_layout(j, p, sc, c);
 }
@@ -153,7 +154,9 @@ static int vg_parse(const struct jv *j, const cJSON *obj, const char *path,
         jv_enum(j, obj, path, "scheduler", 0, vgt_schedulers, &c->sched) < 0 ||
         jv_enum(j, obj, path, "backing", 0, backing_names, &backing) < 0 ||
         jv_num_gt(j, obj, path, "slice_ms", 0, 0, 1e4, &slice_ms) < 0 ||
-        jv_num(j, obj, path, "switch_us", 0, 0, 1e9, &switch_us) < 0)
+        jv_num(j, obj, path, "switch_us", 0, 0, 1e9, &switch_us) < 0 ||
+        (slice_ms >= 0 &&
+         jv_at_least(j, path, "slice_ms", slice_ms, SCN_MIN_SLICE_MS, SCN_SLICE_WHY)))
         return -1;
     c->backing = backings[backing];
     for (int k = 0; c->backing->refused && c->backing->refused[k]; k++)

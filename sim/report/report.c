@@ -59,8 +59,14 @@ static cJSON *tenant_json(const struct strategy_result *s, int i, const struct t
         with_ci ? jv_out_add(t, tm_names[k], v[k]) : add_count(t, tm_names[k], v[k]);
     jv_out_add(t, "throughput_per_s", v[TM_THROUGHPUT]);
     cJSON *lat = cJSON_AddObjectToObject(t, "latency_ms");
-    for (int k = TM_LAT_MEAN; k <= TM_LAT_P999; k++)
+    for (int k = TM_LAT_MEAN; k <= TM_LAT_P999; k++) {
         jv_out_add(lat, tm_names[k], out_value(k, v[k]));
+        if (isinf(v[k]) && v[k] > 0) { /* null, and why: at least 2^21 s (stats.h) */
+            char key[64];
+            snprintf(key, sizeof key, "%s_beyond_range", tm_names[k]);
+            cJSON_AddTrueToObject(lat, key);
+        }
+    }
     cJSON *w = cJSON_AddObjectToObject(t, "wait_ms");
     jv_out_add(w, "mean", out_value(TM_WAIT_MEAN, v[TM_WAIT_MEAN]));
     cJSON *wk = cJSON_AddObjectToObject(t, "work_ms");
@@ -161,8 +167,9 @@ static void row_cells(const struct scenario *sc, const struct strategy_result *s
     snprintf(c[1], RT_CELL, "%s", sc->tenants[i].name);
     fmt(c[2], RT_CELL, v[TM_COMPLETED], "%.0f");
     fmt(c[3], RT_CELL, v[TM_THROUGHPUT], "%.1f");
-    for (int k = 0; k < 5; k++)
-        fmt(c[4 + k], RT_CELL, v[lat[k]] * 1e3, "%.3f");
+    for (int k = 0; k < 5; k++) /* +inf: past the histogram's range (stats.h) */
+        isinf(v[lat[k]]) ? (void)snprintf(c[4 + k], RT_CELL, ">= 24 days")
+                         : fmt(c[4 + k], RT_CELL, v[lat[k]] * 1e3, "%.3f");
     fmt(c[9], RT_CELL, v[TM_SLA_ATTAINMENT] * 100, "%.1f");
     fmt(c[10], RT_CELL, v[TM_SLOWDOWN_P99], "%.2f");
     snprintf(c[11], RT_CELL, "%.0f", v[TM_FAILED]);

@@ -13,11 +13,13 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Point files are small; anything bigger is not ours. */
 #define SW_MAX_FILE (64u << 20)
@@ -397,27 +399,74 @@ static void hash_hex(uint64_t h, char *buf, size_t n)
     snprintf(buf, n, "%016" PRIx64, h);
 }
 
-enum sw_state sw_point_state(const struct sw_grid *g, const char *dir, long idx, uint64_t hash)
+/* What a CSV text holds: its data rows (non-empty lines after the header) and its hash. */
+static struct sw_csv_sum csv_sum(const char *text, size_t len)
+{
+    struct sw_csv_sum s = {14695981039346656037ULL, 0};
+    int line = 0, empty = 1;
+    for (size_t i = 0; i < len; i++) {
+        s.hash = (s.hash ^ (unsigned char)text[i]) * 1099511628211ULL;
+        if (text[i] == '\n') {
+            s.rows += line > 0 && !empty;
+            line++;
+            empty = 1;
+        } else {
+            empty = 0;
+        }
+    }
+    s.rows += line > 0 && !empty; /* a last line without its newline */
+    return s;
+}
+
+/* The CSV sum a point's JSON records, or -1 if it records none (an older sharesim's). */
+static int recorded_sum(const cJSON *sweep, struct sw_csv_sum *out)
+{
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(sweep, "csv_hash");
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(sweep, "csv_rows");
+    char *end;
+    if (!cJSON_IsString(h) || !cJSON_IsNumber(n) || n->valuedouble < 0)
+        return -1;
+    errno = 0;
+    out->hash = strtoull(h->valuestring, &end, 16);
+    out->rows = (long)n->valuedouble;
+    return *end || errno || end == h->valuestring ? -1 : 0;
+}
+
+enum sw_state sw_point_state(const struct sw_grid *g, const char *dir, long idx, uint64_t hash,
+                             struct sw_csv_sum *csv)
 {
     char path[4096], want[32];
     char *text;
-    struct stat st;
+    size_t len;
     sw_point_file(g, dir, idx, "json", path, sizeof path);
     if (ss_read_file_own(path, SW_MAX_FILE, &text, NULL, NULL, 0))
         return SW_TODO;
     cJSON *doc = cJSON_Parse(text);
     free(text);
     if (!doc)
-        return SW_TODO; /* not ours or damaged: it is recomputed */
-    const cJSON *h = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(doc, "sweep"), "config_hash");
+        return SW_DAMAGED; /* cut short or not ours: it is recomputed */
+    const cJSON *sw = cJSON_GetObjectItemCaseSensitive(doc, "sweep");
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(sw, "config_hash");
     hash_hex(hash, want, sizeof want);
     int same = cJSON_IsString(h) && strcmp(h->valuestring, want) == 0;
+    struct sw_csv_sum rec;
+    int have = recorded_sum(sw, &rec);
     cJSON_Delete(doc);
     if (!same)
         return SW_STALE;
+    if (have != 0)
+        return SW_DAMAGED;
+    /* Trusted only if the CSV is what the JSON says it wrote: a CSV cut to its header, or with
+     * a garbage row, would otherwise be copied into sweep.csv. */
     sw_point_file(g, dir, idx, "csv", path, sizeof path);
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? SW_DONE : SW_TODO;
+    if (ss_read_file_own(path, SW_MAX_FILE, &text, &len, NULL, 0))
+        return SW_DAMAGED;
+    struct sw_csv_sum got = csv_sum(text, len);
+    free(text);
+    if (got.hash != rec.hash || got.rows != rec.rows)
+        return SW_DAMAGED;
+    *csv = rec;
+    return SW_DONE;
 }
 
 /* A file's whole text, written atomically. */
@@ -460,6 +509,11 @@ int sw_point_texts(const struct sw_grid *g, long idx, const struct scenario *sc,
     cJSON_AddNumberToObject(sw, "index", (double)idx);
     cJSON_AddItemToObject(sw, "params", sw_point_params(g, idx));
     cJSON_AddStringToObject(sw, "config_hash", hex);
+    /* What the CSV holds, so that a later run trusts the CSV only if it still holds it. */
+    struct sw_csv_sum sum = csv_sum(*csv, n);
+    hash_hex(sum.hash, hex, sizeof hex);
+    cJSON_AddNumberToObject(sw, "csv_rows", (double)sum.rows);
+    cJSON_AddStringToObject(sw, "csv_hash", hex);
     char *text = cJSON_Print(doc);
     cJSON_Delete(doc);
     run_result_free(&r);
@@ -473,9 +527,11 @@ int sw_point_texts(const struct sw_grid *g, long idx, const struct scenario *sc,
 }
 
 int sw_point_write(const struct sw_grid *g, const char *dir, long idx, const char *csv,
-                   const char *json, char *err, size_t errlen)
+                   const char *json, struct sw_csv_sum *sum, char *err, size_t errlen)
 {
     char path[4096];
+    if (sum)
+        *sum = csv_sum(csv, strlen(csv));
     sw_point_file(g, dir, idx, "csv", path, sizeof path);
     if (write_text(path, csv, err, errlen))
         return -1;
@@ -483,8 +539,8 @@ int sw_point_write(const struct sw_grid *g, const char *dir, long idx, const cha
     return write_text(path, json, err, errlen);
 }
 
-int sw_point_copy(const struct sw_grid *g, const char *from, const char *to, long idx, char *err,
-                  size_t errlen)
+int sw_point_copy(const struct sw_grid *g, const char *from, const char *to, long idx,
+                  struct sw_csv_sum *sum, char *err, size_t errlen)
 {
     char path[4096], *csv = NULL, *json = NULL;
     sw_point_file(g, from, idx, "csv", path, sizeof path);
@@ -494,22 +550,54 @@ int sw_point_copy(const struct sw_grid *g, const char *from, const char *to, lon
         rc = ss_read_file(path, SW_MAX_FILE, &json, NULL, err, errlen);
     }
     if (rc == 0)
-        rc = sw_point_write(g, to, idx, csv, json, err, errlen);
+        rc = sw_point_write(g, to, idx, csv, json, sum, err, errlen);
     free(csv);
     free(json);
     return rc;
 }
 
 int sw_point_run(const struct sw_grid *g, const char *dir, long idx, const struct scenario *sc,
-                 const struct sw_opts *o, uint64_t hash, char *err, size_t errlen)
+                 const struct sw_opts *o, uint64_t hash, struct sw_csv_sum *sum, char *err,
+                 size_t errlen)
 {
     char *csv, *json;
     if (sw_point_texts(g, idx, sc, o, hash, &csv, &json, err, errlen))
         return -1;
-    int rc = sw_point_write(g, dir, idx, csv, json, err, errlen);
+    int rc = sw_point_write(g, dir, idx, csv, json, sum, err, errlen);
     free(csv);
     free(json);
     return rc;
+}
+
+int sw_lock_dir(const char *dir, char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/.sweep.lock", dir);
+    /* Never removed: unlinking a lock file another process has open lets a third one lock a
+     * new file while the second holds the old. Left open until the process ends (its lock
+     * with it; fcntl locks are not inherited, so a worker holds none). */
+    int fd = open(path, O_RDWR | O_CREAT, 0666);
+    if (fd < 0)
+        return ss_errf(err, errlen, "%s: cannot create the lock: %s", path, strerror(errno));
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    if (fcntl(fd, F_SETLK, &fl) == 0)
+        return 0;
+    int e = errno;
+    struct flock q = fl;
+    long pid = fcntl(fd, F_GETLK, &q) == 0 && q.l_type != F_UNLCK ? (long)q.l_pid : -1;
+    close(fd);
+    if (e != EACCES && e != EAGAIN)
+        return ss_errf(err, errlen, "%s: cannot lock: %s", path, strerror(e));
+    char who[64] = "another sweep";
+    if (pid > 0)
+        snprintf(who, sizeof who, "another sweep (pid %ld)", pid);
+    return ss_errf(err, errlen,
+                   "%s: %s is writing into this directory: wait for it to end, or use another "
+                   "--out",
+                   dir, who);
 }
 
 int sw_make_dirs(const char *dir, char *err, size_t errlen)
@@ -577,14 +665,25 @@ int sw_write_index(const struct sw_grid *g, const char *dir, char *err, size_t e
     return ss_out_commit(&o, err, errlen);
 }
 
-/* Appends the data rows of one point's CSV; the header must equal *header (set by the first). */
+/* Appends the data rows of one point's CSV; the header must equal *header (set by the first),
+ * and the file be what want says (NULL: not checked). */
 static int append_point_rows(FILE *fp, const struct sw_grid *g, const char *dir, long idx,
-                             char **header, long *rows, char *err, size_t errlen)
+                             const struct sw_csv_sum *want, char **header, long *rows, char *err,
+                             size_t errlen)
 {
     char path[4096], *text;
+    size_t len;
     sw_point_file(g, dir, idx, "csv", path, sizeof path);
-    if (ss_read_file_own(path, SW_MAX_FILE, &text, NULL, err, errlen))
+    if (ss_read_file_own(path, SW_MAX_FILE, &text, &len, err, errlen))
         return -1;
+    struct sw_csv_sum got = csv_sum(text, len);
+    if (want && (got.hash != want->hash || got.rows != want->rows)) {
+        free(text);
+        return ss_errf(err, errlen,
+                       "%s: changed while the sweep ran (%ld data rows, %ld when written): rerun "
+                       "the sweep to recompute it",
+                       path, got.rows, want->rows);
+    }
     char *line = text, *nl = strchr(text, '\n');
     if (!nl) {
         free(text);
@@ -615,7 +714,8 @@ static int append_point_rows(FILE *fp, const struct sw_grid *g, const char *dir,
     return 0;
 }
 
-int sw_write_csv(const struct sw_grid *g, const char *dir, long *rows, char *err, size_t errlen)
+int sw_write_csv(const struct sw_grid *g, const char *dir, const struct sw_csv_sum *csv, long *rows,
+                 char *err, size_t errlen)
 {
     struct ss_out o;
     char path[4096], *header = NULL;
@@ -624,7 +724,7 @@ int sw_write_csv(const struct sw_grid *g, const char *dir, long *rows, char *err
     if (ss_out_open(&o, path, err, errlen))
         return -1;
     for (long i = 0; i < g->n_points; i++)
-        if (append_point_rows(o.fp, g, dir, i, &header, rows, err, errlen)) {
+        if (append_point_rows(o.fp, g, dir, i, csv ? &csv[i] : NULL, &header, rows, err, errlen)) {
             free(header);
             ss_out_abort(&o);
             return -1;

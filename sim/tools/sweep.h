@@ -12,7 +12,11 @@
  * Its results are two files under DIR/points/: <id>.csv (exactly `sharesim run
  * --csv` for that scenario) and <id>.json (`sharesim run --json` plus a "sweep"
  * object). The JSON is written last and is the point's commit marker: a point is
- * done iff its JSON parses, carries this point's config hash and the CSV exists.
+ * done iff its JSON parses, carries this point's config hash, and the CSV has the data
+ * rows and the FNV-1a 64 hash the JSON records for it ("csv_rows", "csv_hash"): a CSV cut
+ * short, edited or replaced is found and the point recomputed, never copied into sweep.csv.
+ * One sweep at a time writes into a directory: sw_lock_dir (an fcntl lock on DIR/.sweep.lock,
+ * held until the process ends) refuses a second one.
  */
 #ifndef SS_SWEEP_H
 #define SS_SWEEP_H
@@ -97,8 +101,17 @@ void sw_point_file(const struct sw_grid *g, const char *dir, long idx, const cha
                    size_t n);
 
 /* Point status in DIR: done (skip), to run, or written by a different sweep (error). */
-enum sw_state { SW_TODO, SW_DONE, SW_STALE };
-enum sw_state sw_point_state(const struct sw_grid *g, const char *dir, long idx, uint64_t hash);
+/* What a point's CSV holds: its data rows and the FNV-1a 64 hash of its bytes. */
+struct sw_csv_sum {
+    uint64_t hash;
+    long rows;
+};
+
+/* Point status in DIR: done (skip; *csv is what its JSON records), to run, its CSV does not
+ * match its JSON (damaged: to run again), or written by a different sweep (error). */
+enum sw_state { SW_TODO, SW_DONE, SW_STALE, SW_DAMAGED };
+enum sw_state sw_point_state(const struct sw_grid *g, const char *dir, long idx, uint64_t hash,
+                             struct sw_csv_sum *csv);
 
 /*
  * Runs point idx (already validated into sc) and gives the texts of its two files
@@ -112,18 +125,23 @@ int sw_point_texts(const struct sw_grid *g, long idx, const struct scenario *sc,
                    size_t errlen);
 
 /* Writes point idx's files under DIR: the CSV, then the JSON (the commit marker), each
- * atomically. 0, or -1 with a message. */
+ * atomically; *sum (if not NULL) gets what the CSV holds. 0, or -1 with a message. */
 int sw_point_write(const struct sw_grid *g, const char *dir, long idx, const char *csv,
-                   const char *json, char *err, size_t errlen);
+                   const char *json, struct sw_csv_sum *sum, char *err, size_t errlen);
 
 /* Copies point idx's files from one sweep directory to another (sweep --merge), the same
  * way: CSV first, JSON last, each atomically. */
-int sw_point_copy(const struct sw_grid *g, const char *from, const char *to, long idx, char *err,
-                  size_t errlen);
+int sw_point_copy(const struct sw_grid *g, const char *from, const char *to, long idx,
+                  struct sw_csv_sum *sum, char *err, size_t errlen);
 
 /* sw_point_texts then sw_point_write. */
 int sw_point_run(const struct sw_grid *g, const char *dir, long idx, const struct scenario *sc,
-                 const struct sw_opts *o, uint64_t hash, char *err, size_t errlen);
+                 const struct sw_opts *o, uint64_t hash, struct sw_csv_sum *sum, char *err,
+                 size_t errlen);
+
+/* Locks DIR for this process (DIR/.sweep.lock, released when it exits): 0, or -1 with a message
+ * naming the sweep that holds it. */
+int sw_lock_dir(const char *dir, char *err, size_t errlen);
 
 /* Creates DIR and DIR/points (and missing parents). */
 int sw_make_dirs(const char *dir, char *err, size_t errlen);
@@ -133,10 +151,11 @@ int sw_write_index(const struct sw_grid *g, const char *dir, char *err, size_t e
 
 /*
  * DIR/sweep.csv from every point's CSV, in point order: columns point, one per
- * axis, then the columns of `sharesim run --csv`. Atomic; *rows gets the number
- * of data rows.
+ * axis, then the columns of `sharesim run --csv`. Each point's CSV must still be what
+ * csv[idx] says (csv may be NULL: not checked). Atomic; *rows gets the number of data rows.
  */
-int sw_write_csv(const struct sw_grid *g, const char *dir, long *rows, char *err, size_t errlen);
+int sw_write_csv(const struct sw_grid *g, const char *dir, const struct sw_csv_sum *csv, long *rows,
+                 char *err, size_t errlen);
 
 /* Appends s to fp as one CSV field (quoted when it holds a comma, quote or newline). */
 void sw_csv_field(FILE *fp, const char *s);

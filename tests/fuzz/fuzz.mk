@@ -45,12 +45,18 @@ $(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FZ)/libsharesim.a
 fuzz-build: deps $(FUZZ_TARGETS:%=$(FZ)/%)
 
 # Each target: the first corpus directory (build/) collects new inputs, the second (the
-# repository's seeds) is only read. tests/fuzz/<target>.dict, when there, lists the tokens
-# (keys, column names) that random mutation would take long to guess.
-fuzz: fuzz-build
+# repository's seeds) is only read. Its dictionary is tests/fuzz/<target>.dict (the tokens, keys
+# and column names, that random mutation would take long to guess) followed by
+# tests/fuzz/numeric_edge.dict (the numbers at which doubles, integers and the clock's bounds
+# change behaviour), joined into build/fuzz/dict/<target>.dict (libFuzzer takes one -dict).
+$(FZ)/dict/%.dict: tests/fuzz/numeric_edge.dict $(wildcard tests/fuzz/*.dict)
+	@mkdir -p $(dir $@)
+	@cat $(wildcard tests/fuzz/$*.dict) tests/fuzz/numeric_edge.dict > $@
+
+fuzz: fuzz-build $(FUZZ_TARGETS:%=$(FZ)/dict/%.dict)
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FZ)/corpus/$$t $(FZ)/artifacts/$$t; \
-	  dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
+	  dict=-dict=$(FZ)/dict/$$t.dict; \
 	  echo "== $$t: $(FUZZ_SECONDS) s"; \
 	  $(FZ)/$$t $(FUZZ_RUN_FLAGS) $$dict -max_total_time=$(FUZZ_SECONDS) \
 	    -artifact_prefix=$(FZ)/artifacts/$$t/ $(FZ)/corpus/$$t tests/fuzz/corpus/$$t \

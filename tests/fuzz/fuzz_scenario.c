@@ -5,7 +5,8 @@
  *  - the loader returns 0 or -1, never crashes, hangs or leaks (ASan/UBSan/LeakSanitizer);
  *  - on -1 the message is non-empty and names the file (every input error must say where);
  *  - on 0 the scenario is complete: at least one tenant and one strategy, gpus >= 1, and a
- *    stop condition — what `run` relies on without checking again.
+ *    stop condition — what `run` relies on without checking again; and the clock's bounds
+ *    (scn_check_clock) and the limit on requests in the system hold.
  * The GPU profiles come from kernels/profiles (found upwards from the binary, as for the CLI).
  */
 #include "core/scenario.h"
@@ -32,6 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (rc == 0 && (sc.n_tenants < 1 || sc.n_strategies < 1 || sc.gpus < 1 ||
                     (sc.stop_requests <= 0 && !(sc.stop_duration_s > 0))))
+        abort();
+    /* what the engine relies on to end: the clock's bounds hold, the request limit is set */
+    if (rc == 0 && (scn_check_clock(&sc, 1.0, NULL, 0) != 0 || sc.max_in_system < 1))
         abort();
     scn_free(&sc);
     free(text);
