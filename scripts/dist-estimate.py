@@ -3,10 +3,13 @@
 ranks (docs/distributed.md), from a measured one-rank wall time and a per-item overhead.
 
     scripts/dist-estimate.py [W1_SECONDS [OVERHEAD_SECONDS [STARTUP_SECONDS]]]
+    scripts/dist-estimate.py --costs FILE [OVERHEAD_SECONDS [STARTUP_SECONDS]]
 
 The model: the 470 runs of `sharesim validate` (sim/tools/validate.c, build_full: the same
 request budgets, restated here) each cost time in proportion to the requests they simulate,
-calibrated so that they add up to W1; rank 0 hands them out longest first, one at a time, to
+calibrated so that they add up to W1; or, with --costs, each run costs what it was measured
+to cost alone (FILE: lines "index seconds", as `scripts/mpi-scaling --per-run FILE` writes
+them), and W1 is their sum. Rank 0 hands them out longest first, one at a time, to
 whichever of the R workers (rank 0's own worker and the R-1 other ranks) is free first, and
 every hand-over costs OVERHEAD (a result's message, rank 0 noticing it — its polling sleeps
 at most 1 ms — and the next index going back). STARTUP is mpirun starting the ranks. This
@@ -48,14 +51,33 @@ def makespan(durations, ranks, overhead):
     return max(free)
 
 
+def measured(path):
+    with open(path) as f:
+        return [float(line.split()[1]) for line in f if line.strip()]
+
+
 def main():
-    w1 = float(sys.argv[1]) if len(sys.argv) > 1 else 207.0
-    overhead = float(sys.argv[2]) if len(sys.argv) > 2 else 1e-3
-    startup = float(sys.argv[3]) if len(sys.argv) > 3 else 0.5
-    req = runs()
-    per_request = w1 / sum(req)
-    dur = [n * per_request for n in req]
-    print(f"{len(req)} runs, {sum(req):.3g} requests; W1 = {w1:g} s, so the longest run takes "
+    args = sys.argv[1:]
+    costs = None
+    if args[:1] == ["--costs"]:
+        if len(args) < 2:
+            sys.exit(__doc__)
+        costs = measured(args[1])
+        args = args[2:]
+        w1 = sum(costs)
+    else:
+        w1 = float(args.pop(0)) if args else 207.0
+    overhead = float(args[0]) if len(args) > 0 else 1e-3
+    startup = float(args[1]) if len(args) > 1 else 0.5
+    if costs is None:
+        req = runs()
+        per_request = w1 / sum(req)
+        dur = [n * per_request for n in req]
+        what = f"{len(req)} runs, {sum(req):.3g} requests, costs in proportion"
+    else:
+        dur = costs
+        what = f"{len(dur)} runs, costs measured one by one"
+    print(f"{what}; W1 = {w1:g} s, so the longest run takes "
           f"{max(dur):.2f} s and the mean {sum(dur) / len(dur):.3f} s; overhead {overhead * 1e3:g} ms "
           f"per run, start-up {startup:g} s")
     print(f"{'ranks':>5} {'wall s':>8} {'speed-up':>8} {'efficiency':>10}")

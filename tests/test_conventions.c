@@ -176,6 +176,9 @@ static const struct conv_case exit_cases[] = {
     {"validate", "--jobs 0", 2},
     {"cluster", "tests/fixtures/cluster/tiny.json --quiet", 0},
     {"cluster", "@D/no-such.json", 2},
+    {"cluster", "tests/fixtures/cluster/tiny.json --shard 1/2 --partial @D/conv-cl1.partial", 0},
+    /* shard 0's experiment is in no partial file */
+    {"cluster", "tests/fixtures/cluster/tiny.json --quiet --merge @D/conv-cl1.partial", 2},
     {"fidelity scenario",
      "tests/fixtures/fidelity/timeslice-2.json --gpu H100-80GB -o @D/conv-fid.json", 0},
     {"fidelity scenario", "tests/fixtures/fidelity/timeslice-2.json --gpu V100 -o @D/x.json", 2},

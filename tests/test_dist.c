@@ -1,3 +1,4 @@
+#define _XOPEN_SOURCE 700 /* realpath */
 /*
  * Tests for running beyond one process (docs/distributed.md), end to end through the CLI:
  *  - `mpirun -n 3 sharesim sweep` and `… validate --quick` write the same bytes as --jobs 1
@@ -8,9 +9,16 @@
  *  - killing one rank mid-run fails the run (exit status not 0) with a message naming the
  *    rank and the points in flight, keeps every finished point intact, and a rerun
  *    completes it to the same bytes;
- *  - --shard I/N then --merge, for sweep (separate or shared shard directories) and for
- *    validate (partial files), give the same bytes as one run; bad shard arguments exit 2;
- *    so does scripts/slurm-array.sh, run with the environment of Slurm's array tasks.
+ *  - `mpirun -n 3 sharesim cluster` writes the same JSON and CSVs as --jobs 1, the summary
+ *    and the progress lines once; rank 0 stopping early (an output it cannot open) ends the
+ *    job; a killed rank fails the run naming the experiment in flight, and leaves no output;
+ *  - a rank whose command fails alone before the run (MPMD: an input only that rank cannot
+ *    read) fails the job with its message instead of leaving rank 0 waiting for ever;
+ *  - --shard I/N then --merge, for sweep (separate or shared shard directories), validate
+ *    and cluster (partial files), give the same bytes as one run; bad shard arguments exit
+ *    2; so does scripts/slurm-array.sh, run with the environment of Slurm's array tasks;
+ *  - scripts/mpi-scaling --quick prints its table with the outputs compared, and --per-run
+ *    one cost per run, which scripts/dist-estimate.py --costs reads.
  *
  * The MPI tests are skipped, with a note, when mpirun is not on PATH (scripts/install-deps
  * installs it) and under valgrind, where the ranks would run under mpirun without memcheck
@@ -56,6 +64,12 @@
     "timeout 300 env ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 "                                \
     "OMPI_MCA_btl_vader_single_copy_mechanism=none "                                               \
     "mpirun --oversubscribe --allow-run-as-root -n 3"
+
+/* MPMD: rank 0 runs one command line, ranks 1 and 2 another (for inputs only they lack). */
+#define MPIRUN_MPMD                                                                                \
+    "timeout 300 env ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 "                                \
+    "OMPI_MCA_btl_vader_single_copy_mechanism=none "                                               \
+    "mpirun --oversubscribe --allow-run-as-root"
 
 static const char *scenario(int requests)
 {
@@ -222,6 +236,8 @@ static void test_mpi_sweep_same_bytes(void)
         fprintf(stderr, "\n  mpirun sweep: exit %d\n%s\n", rc, err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "6 to run on 3 MPI ranks"));
+    /* Without a terminal the progress comes as lines counting the points of every rank. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "sweep: 6/6 points on 3 ranks"));
     /* Rank 0 alone writes and reports. */
     CU_ASSERT_EQUAL(count(err, "wrote "), 1);
     CU_ASSERT(sweeps_equal(reference(), dir, N_POINTS));
@@ -424,6 +440,276 @@ static void test_mpi_rank_dies(void)
     CU_ASSERT(sweeps_equal(ref, dir, N_SLOW));
 }
 
+/* ---- cluster -------------------------------------------------------------------------- */
+
+/* A cluster study of 12 experiments (6 policies x 2 seeds): the 8 nodes and 200 pods of
+ * tests/fixtures/cluster/tiny.json (seeds = "[42, 43]"), or, for the rank-death test, the
+ * openb cluster twice over (about 0.25 s an experiment). */
+static const char *cluster_scenario(const char *name, const char *seeds, int big)
+{
+    static char path[4][600];
+    static int slot;
+    char text[2048], root[512];
+    char *abs = realpath(tu_root(), NULL);
+    snprintf(root, sizeof root, "%.400s", abs ? abs : tu_root());
+    free(abs);
+    if (big)
+        snprintf(text, sizeof text,
+                 "{\"name\": \"dist-big\", \"cluster\": {\"nodes\": "
+                 "\"%s/traces/openb_node_list_gpu_node.csv\", \"node_scale\": 2, \"pods\": "
+                 "\"%s/traces/openb_pod_list_default.csv\", \"seeds\": %s}}",
+                 root, root, seeds);
+    else
+        snprintf(text, sizeof text,
+                 "{\"name\": \"dist\", \"cluster\": {\"nodes\": [{\"count\": 8, \"cpu_milli\": "
+                 "96000, \"memory_mib\": 786432, \"gpus\": 8, \"gpu_model\": \"V100M32\"}], "
+                 "\"pods\": \"%s/traces/openb_pod_list_default.tail200.csv\", \"seeds\": %s}}",
+                 root, seeds);
+    char *p = path[slot++ % 4];
+    snprintf(p, 600, "%s", tu_write(name, text));
+    return p;
+}
+
+static const char *const cl_ext[4] = {"json", "csv", "frag.csv", "ratio.csv"};
+
+/* The four outputs of a cluster run into DIR/c.{json,csv,frag.csv,ratio.csv}. */
+static const char *cluster_outs(const char *dir)
+{
+    static char buf[2600];
+    snprintf(buf, sizeof buf,
+             "--json '%s/c.json' --csv '%s/c.csv' --csv-frag '%s/c.frag.csv' "
+             "--csv-frag-ratio '%s/c.ratio.csv'",
+             dir, dir, dir, dir);
+    return buf;
+}
+
+static int clusters_equal(const char *a, const char *b)
+{
+    char pa[700], pb[700];
+    int ok = 1;
+    for (int i = 0; i < 4; i++) {
+        snprintf(pa, sizeof pa, "%s/c.%s", a, cl_ext[i]);
+        snprintf(pb, sizeof pb, "%s/c.%s", b, cl_ext[i]);
+        ok &= files_equal(pa, pb);
+    }
+    return ok;
+}
+
+/* `cluster --jobs 1` of the small study, computed once: its directory. */
+static const char *cluster_reference(void)
+{
+    static char dir[600];
+    if (!dir[0]) {
+        char args[4096], err[8192];
+        snprintf(dir, sizeof dir, "%s", tmp_path("cl-ref"));
+        mkdir(dir, 0777);
+        snprintf(args, sizeof args, "cluster '%s' --quiet --jobs 1 %s",
+                 cluster_scenario("dist-cluster.json", "[42, 43]", 0), cluster_outs(dir));
+        int rc = tu_cli(args, NULL, 0, err, sizeof err);
+        if (rc != 0)
+            fprintf(stderr, "\n  reference cluster: exit %d\n%s\n", rc, err);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+    }
+    return dir;
+}
+
+static void test_mpi_cluster_same_bytes(void)
+{
+    if (skip_mpi())
+        return;
+    char args[4096], err[8192], cmd[4096];
+    const char *ref = cluster_reference(), *dir = tmp_path("cl-mpi");
+    mkdir(dir, 0777);
+    snprintf(args, sizeof args, "cluster '%s' %s",
+             cluster_scenario("dist-cluster.json", "[42, 43]", 0), cluster_outs(dir));
+    int rc = mpi_cli(args, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "\n  mpirun cluster: exit %d\n%s\n", rc, err);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT(clusters_equal(ref, dir));
+    /* The experiments of every rank counted on rank 0's progress lines. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cluster: 12/12 experiments on 3 ranks"));
+    CU_ASSERT_EQUAL(count(err, "experiments on 3 ranks"), 10);
+    /* The summary table is printed by rank 0 alone. */
+    const char *table = tmp_path("cl-mpi.out");
+    snprintf(cmd, sizeof cmd, MPIRUN " %s cluster '%s' >'%s' 2>/dev/null", sharesim(),
+             cluster_scenario("dist-cluster.json", "[42, 43]", 0), table);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    char *text = tu_slurp(table);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_EQUAL(count(text, "06-FGD"), 1);
+    CU_ASSERT_EQUAL(count(text, "alloc_ratio_at_100: mean over seeds"), 1);
+    free(text);
+}
+
+/* Rank 0 alone cannot open an output: it stops before the pool, the others end with it. */
+static void test_mpi_cluster_rank0_stops(void)
+{
+    if (skip_mpi())
+        return;
+    char args[4096], err[8192];
+    snprintf(args, sizeof args, "cluster '%s' --quiet --json '%s/no-such-dir/c.json'",
+             cluster_scenario("dist-cluster.json", "[42, 43]", 0), tu_tmpdir());
+    CU_ASSERT_EQUAL(mpi_cli(args, err, sizeof err), 2);
+    CU_ASSERT_EQUAL(count(err, "no-such-dir"), 1);
+    /* A scenario no rank can read: every rank fails alike, and it is said once. */
+    snprintf(args, sizeof args, "cluster '%s/no-such.json' --quiet", tu_tmpdir());
+    CU_ASSERT_EQUAL(mpi_cli(args, err, sizeof err), 2);
+    CU_ASSERT_EQUAL(count(err, "no-such.json"), 1);
+}
+
+/* A command that fails on ranks 1 and 2 only (their scenario is missing), while rank 0 runs:
+ * before, rank 0 waited for ever for their results; now the ranks say why and the job ends,
+ * naming the items they were sent. Through pool_rank_stopped (cluster, the rank's own
+ * message) and through the exit of a rank (sweep). */
+static void test_mpi_rank_fails_alone(void)
+{
+    if (skip_mpi())
+        return;
+    char cmd[4096];
+    const char *errfile = tmp_path("alone.err"), *dir = tmp_path("cl-alone");
+    mkdir(dir, 0777);
+    const char *scn = cluster_scenario("dist-cluster.json", "[42, 43]", 0);
+    snprintf(cmd, sizeof cmd,
+             MPIRUN_MPMD " -n 1 %s cluster '%s' --quiet --json '%s/c.json' : -n 2 %s cluster "
+                         "'%s/missing.json' --quiet --json '%s/c.json' >/dev/null 2>'%s'",
+             sharesim(), scn, dir, sharesim(), tu_tmpdir(), dir, errfile);
+    int st = system(cmd);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 124);
+    char *err = tu_slurp(errfile);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+    if (!strstr(err, "missing.json") || !strstr(err, "items unfinished: experiment"))
+        fprintf(stderr, "\n  cluster, ranks 1-2 without their scenario:\n%s\n", err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "sharesim: rank "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "missing.json"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "items unfinished: experiment"));
+    free(err);
+    CU_ASSERT_FALSE(tu_exists(tmp_path("cl-alone/c.json")));
+    snprintf(cmd, sizeof cmd,
+             MPIRUN_MPMD " -n 1 %s sweep '%s' " GRID " --out '%s' --no-plot --quiet : -n 2 %s "
+                         "sweep '%s/missing.json' " GRID
+                         " --out '%s' --no-plot --quiet >/dev/null 2>'%s'",
+             sharesim(), scenario(3000), tmp_path("sw-alone"), sharesim(), tu_tmpdir(),
+             tmp_path("sw-alone"), errfile);
+    st = system(cmd);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 124);
+    err = tu_slurp(errfile);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "stopped before the run rank 0 sent it work for"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "items unfinished: point p00"));
+    free(err);
+}
+
+static void test_mpi_cluster_rank_dies(void)
+{
+    if (skip_mpi())
+        return;
+    char cmd[4096], err[8192];
+    const char *dir = tmp_path("cl-kill"), *errfile = tmp_path("cl-kill.err");
+    mkdir(dir, 0777);
+    const char *scn = cluster_scenario("dist-cluster-big.json", "[42, 43]", 1);
+    snprintf(cmd, sizeof cmd,
+             "SHARESIM_TEST_TAG='%s' " MPIRUN " %s cluster '%s' --quiet --json '%s/c.json' "
+             ">/dev/null 2>'%s'",
+             dir, sharesim(), scn, dir, errfile);
+    pid_t sh = fork();
+    if (sh == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    CU_ASSERT_FATAL(sh > 0);
+    /* Once rank 0 has results (its first progress line), kill rank 2 while it computes. */
+    pid_t victim = 0;
+    int status = 0;
+    for (int waited = 0; waited < 120000; waited += 5) {
+        if (!victim)
+            victim = find_rank(dir, 2);
+        char *text = tu_slurp(errfile);
+        int started = text && strstr(text, "experiments on 3 ranks");
+        free(text);
+        if (victim && started)
+            break;
+        if (waitpid(sh, &status, WNOHANG) == sh) {
+            sh = 0;
+            break;
+        }
+        sleep_ms(5);
+    }
+    CU_ASSERT_FATAL(sh != 0); /* the run must not have finished before the kill */
+    CU_ASSERT_FATAL(victim > 0);
+    CU_ASSERT_EQUAL(kill(victim, SIGKILL), 0);
+    CU_ASSERT_EQUAL(waitpid(sh, &status, 0), sh);
+    char *text = tu_slurp(errfile);
+    snprintf(err, sizeof err, "%s", text ? text : "");
+    free(text);
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 124);
+    if (!strstr(err, "rank 2") || !strstr(err, "items unfinished: experiment"))
+        fprintf(stderr, "\n  after killing rank 2:\n%s\n", err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "rank 2"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "items unfinished: experiment"));
+    /* Outputs are all or none: no JSON, no temporary. */
+    CU_ASSERT_FALSE(tu_exists(tmp_path("cl-kill/c.json")));
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q '\\.tmp\\.'", dir);
+    CU_ASSERT_NOT_EQUAL(system(cmd), 0);
+}
+
+static void test_cluster_shard_merge(void)
+{
+    char args[4096], err[8192];
+    const char *scn = cluster_scenario("dist-cluster.json", "[42, 43]", 0);
+    const char *p[3] = {tmp_path("cl0.partial"), tmp_path("cl1.partial"), tmp_path("cl2.partial")};
+    const char *merged = tmp_path("cl-merged");
+    mkdir(merged, 0777);
+    for (int i = 0; i < 3; i++) {
+        snprintf(args, sizeof args, "cluster '%s' --shard %d/3 --partial '%s' --jobs %d", scn, i,
+                 p[i], i + 1);
+        CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "its experiments are in"));
+    }
+    snprintf(args, sizeof args, "cluster '%s' --quiet %s --merge '%s' '%s' '%s'", scn,
+             cluster_outs(merged), p[0], p[1], p[2]);
+    int rc = tu_cli(args, NULL, 0, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "\n  cluster --merge: exit %d\n%s\n", rc, err);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT(clusters_equal(cluster_reference(), merged));
+    /* A shard missing (its experiments named), a file twice, another study's file. */
+    snprintf(args, sizeof args, "cluster '%s' --quiet --merge '%s' '%s'", scn, p[0], p[2]);
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(err, "4 of 12 experiments are in no partial file, the first: experiment random "
+                    "seed 43 (experiment 1;"));
+    snprintf(args, sizeof args, "cluster '%s' --quiet --merge '%s' '%s' '%s'", scn, p[0], p[1],
+             p[1]);
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "in an earlier partial file too"));
+    snprintf(args, sizeof args, "cluster '%s' --quiet --merge '%s' '%s' '%s'",
+             cluster_scenario("dist-cluster-other.json", "[42, 44]", 0), p[0], p[1], p[2]);
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "written by a different run"));
+    /* --shard needs --partial and writes nothing else; --partial needs --shard. */
+    snprintf(args, sizeof args, "cluster '%s' --shard 0/2", scn);
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
+    snprintf(args, sizeof args, "cluster '%s' --shard 0/2 --partial '%s' --json x.json", scn,
+             tmp_path("x.partial"));
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
+    CU_ASSERT_FALSE(tu_exists(tmp_path("x.partial")));
+    snprintf(args, sizeof args, "cluster '%s' --partial '%s'", scn, tmp_path("x.partial"));
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
+    snprintf(args, sizeof args, "cluster '%s' --shard 2/2 --partial x", scn);
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "I must be below N"));
+    snprintf(args, sizeof args, "cluster '%s' --merge", scn);
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
+    /* More shards than experiments: a shard with none writes an empty partial file. */
+    snprintf(args, sizeof args, "cluster '%s' --shard 12/13 --partial '%s'", scn,
+             tmp_path("empty.partial"));
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 0);
+    char *text = tu_slurp(tmp_path("empty.partial"));
+    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "\nend 0\n"));
+    free(text);
+}
+
 static void test_sweep_shard_merge(void)
 {
     char err[8192], extra[2048];
@@ -494,6 +780,26 @@ static void test_slurm_script(void)
     }
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT(sweeps_equal(reference(), out, N_POINTS));
+    /* A cluster study: the tasks drop the outputs and write partial files, the merge job
+     * writes the outputs. */
+    const char *cl_shards = tmp_path("slurm-cl"), *cl_out = tmp_path("slurm-cl-out");
+    const char *scn = cluster_scenario("dist-cluster.json", "[42, 43]", 0);
+    mkdir(cl_out, 0777);
+    for (int i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "SHARESIM='%s' SLURM_ARRAY_TASK_ID=%d SLURM_ARRAY_TASK_COUNT=3 "
+                 "scripts/slurm-array.sh '%s' cluster '%s' --quiet %s 2>/dev/null",
+                 sharesim(), i, cl_shards, scn, cluster_outs(cl_out));
+        CU_ASSERT_EQUAL(system(cmd), 0);
+    }
+    CU_ASSERT_FALSE(tu_exists(tmp_path("slurm-cl-out/c.json")));
+    CU_ASSERT_TRUE(tu_exists(tmp_path("slurm-cl/2.partial")));
+    snprintf(cmd, sizeof cmd,
+             "SHARESIM='%s' scripts/slurm-array.sh '%s' --merge cluster '%s' --quiet %s "
+             "2>/dev/null",
+             sharesim(), cl_shards, scn, cluster_outs(cl_out));
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    CU_ASSERT(clusters_equal(cluster_reference(), cl_out));
 }
 
 static void test_validate_shard_merge(void)
@@ -529,6 +835,50 @@ static void test_validate_shard_merge(void)
     CU_ASSERT_EQUAL(tu_cli("validate --quick --partial x", NULL, 0, err, sizeof err), 2);
 }
 
+/* scripts/mpi-scaling on the quick grid: the table with the outputs compared, and the per-run
+ * costs that scripts/dist-estimate.py schedules. */
+static void test_mpi_scaling_script(void)
+{
+    if (skip_mpi())
+        return;
+    char cmd[4096];
+    const char *out = tmp_path("scaling.out"), *costs = tmp_path("scaling.costs");
+    snprintf(cmd, sizeof cmd,
+             "SHARESIM='%s' ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 "
+             "OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 300 scripts/mpi-scaling "
+             "--quick --ranks '1 3' >'%s' 2>&1",
+             sharesim(), out);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    char *text = tu_slurp(out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    if (!strstr(text, "  yes  "))
+        fprintf(stderr, "\n  mpi-scaling:\n%s\n", text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "the quick validation grid"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "ranks   wall s speed-up"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "  yes  ")); /* 3 ranks wrote the 1-rank bytes */
+    free(text);
+    snprintf(cmd, sizeof cmd,
+             "SHARESIM='%s' ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 timeout 300 "
+             "scripts/mpi-scaling --quick --per-run '%s' 2>/dev/null && "
+             "python3 scripts/dist-estimate.py --costs '%s' >'%s'",
+             sharesim(), costs, costs, out);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    text = tu_slurp(costs);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_EQUAL(count(text, "\n"), 125); /* one line per run of the quick grid */
+    CU_ASSERT(strncmp(text, "0 ", 2) == 0 && strstr(text, "\n124 "));
+    free(text);
+    text = tu_slurp(out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "125 runs, costs measured one by one"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n   64 "));
+    free(text);
+    /* a rank count that is not one */
+    snprintf(cmd, sizeof cmd, "scripts/mpi-scaling --ranks '1 x' >/dev/null 2>&1");
+    int st = system(cmd);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+}
+
 void test_dist_register(void)
 {
     static const struct tu_test t[] = {
@@ -540,7 +890,14 @@ void test_dist_register(void)
         {"mpirun: a killed rank fails the run, finished points stay", test_mpi_rank_dies},
         {"sweep --shard then --merge: same bytes as one run", test_sweep_shard_merge},
         {"validate --shard/--partial then --merge: same bytes", test_validate_shard_merge},
+        {"mpirun -n 3 cluster: same bytes as --jobs 1, one summary", test_mpi_cluster_same_bytes},
+        {"mpirun cluster: rank 0 stopping early ends the job", test_mpi_cluster_rank0_stops},
+        {"mpirun: a rank that fails alone before the run ends the job", test_mpi_rank_fails_alone},
+        {"mpirun cluster: a killed rank fails the run, no output", test_mpi_cluster_rank_dies},
+        {"cluster --shard/--partial then --merge: same bytes", test_cluster_shard_merge},
         {"scripts/slurm-array.sh: array tasks then merge, same bytes", test_slurm_script},
+        {"scripts/mpi-scaling --quick: same bytes, the table, per-run costs",
+         test_mpi_scaling_script},
         {NULL, NULL},
     };
     tu_add_suite("dist", t);

@@ -1,11 +1,14 @@
 /*
  * cmd_cluster — `sharesim cluster SCENARIO`: pod placement on a GPU cluster, every policy
- * and seed of the scenario (docs/cluster.md). Exit 0, or 2 on bad input (the message names
- * the file and the line, column or JSON path).
+ * and seed of the scenario (docs/cluster.md); under mpirun over the ranks, or as the shards
+ * of a batch array and their merge (docs/distributed.md). Exit 0, or 2 on bad input (the
+ * message names the file and the line, column or JSON path).
  */
 #include "base/util.h"
 #include "cli/cli.h"
 #include "tools/clusterrun.h"
+#include "tools/pool.h"
+#include "tools/shard.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -15,7 +18,9 @@ static void usage(FILE *fp)
 {
     fprintf(fp,
             "usage: sharesim cluster SCENARIO [--json FILE|-] [--csv FILE] [--csv-frag FILE]\n"
-            "                        [--csv-frag-ratio FILE] [--jobs N] [--quiet]\n\n"
+            "                        [--csv-frag-ratio FILE] [--jobs N] [--quiet]\n"
+            "       sharesim cluster SCENARIO --shard I/N --partial FILE [--jobs N]\n"
+            "       sharesim cluster SCENARIO [--json FILE|-] [--csv FILE] … --merge FILE…\n\n"
             "Places the scenario's pods on its GPU cluster with each placement policy and seed\n"
             "(random, dotprod, clustering, packing, bestfit, fgd), as the FGD paper's\n"
             "simulator does (workload inflation or trace replay), and reports the GPU\n"
@@ -29,21 +34,47 @@ static void usage(FILE *fp)
             "  --csv-frag-ratio FILE inflate: fragmented share of idle GPUs, %%\n"
             "                        (analysis_frag_ratio_discrete.csv)\n"
             "  --jobs N              experiments in N worker processes (output identical)\n"
-            "  --quiet               no summary table\n\n"
-            "exit codes: 0 every experiment ran; 2 bad scenario, node or pod file, or option\n");
+            "  --quiet               no summary table\n"
+            "  --shard I/N           run only the experiments k with k mod N = I (a batch-array\n"
+            "                        task) and write their results to --partial FILE, no output\n"
+            "  --merge FILE…         the experiments from the shards' partial files instead of\n"
+            "                        running them; the outputs are those of one run\n"
+            "Under mpirun -n N the experiments run over the N ranks and rank 0 writes the same\n"
+            "files (docs/distributed.md).\n\n"
+            "exit codes: 0 every experiment ran; 2 bad scenario, node or pod file, option or\n"
+            "output, a failed experiment, a partial file of another study or an experiment in\n"
+            "no partial file\n");
+}
+
+/* A failure message, printed once under MPI: by rank 0, or by the one rank that failed
+ * alone (pool_rank_stopped). */
+static void fail(const char *err)
+{
+    if (pool_is_writer())
+        fprintf(stderr, "sharesim: %s\n", err);
+    else
+        pool_rank_stopped(err);
 }
 
 int cmd_cluster(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", required_argument, 0, 'j'},     {"csv", required_argument, 0, 'c'},
-        {"csv-frag", required_argument, 0, 'f'}, {"csv-frag-ratio", required_argument, 0, 'r'},
-        {"jobs", required_argument, 0, 'J'},     {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+    static const struct option opts[] = {{"json", required_argument, 0, 'j'},
+                                         {"csv", required_argument, 0, 'c'},
+                                         {"csv-frag", required_argument, 0, 'f'},
+                                         {"csv-frag-ratio", required_argument, 0, 'r'},
+                                         {"jobs", required_argument, 0, 'J'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"shard", required_argument, 0, 'D'},
+                                         {"partial", required_argument, 0, 'p'},
+                                         {"merge", no_argument, 0, 'M'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     struct clr_opts o = {0};
     o.jobs = 1;
-    int quiet = 0, c;
+    o.shard = (struct shard){0, 1};
+    int quiet = 0, merge = 0, c;
     long v;
+    char err[SS_ERRLEN];
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":j:c:f:r:J:qh", opts, NULL)) != -1) {
@@ -72,6 +103,18 @@ int cmd_cluster(int argc, char **argv)
         case 'q':
             quiet = 1;
             break;
+        case 'D':
+            if (shard_parse(optarg, &o.shard, err, sizeof err)) {
+                fprintf(stderr, "sharesim cluster: --shard: %s\n", err);
+                return SS_EXIT_BADINPUT;
+            }
+            break;
+        case 'p':
+            o.partial = optarg;
+            break;
+        case 'M':
+            merge = 1;
+            break;
         case 'h':
             usage(stdout);
             return SS_EXIT_OK;
@@ -90,23 +133,43 @@ int cmd_cluster(int argc, char **argv)
         usage(stderr);
         return SS_EXIT_BADINPUT;
     }
-    if (optind + 1 < argc) {
+    if (optind + 1 < argc && !merge) {
         fprintf(stderr, "sharesim cluster: unexpected argument \"%s\"\n", argv[optind + 1]);
         return SS_EXIT_BADINPUT;
     }
     const char *outs[4] = {o.json_path, o.csv_path, o.csv_frag_path, o.csv_ratio_path};
-    int n_stdout = 0;
-    for (int i = 0; i < 4; i++)
+    int n_stdout = 0, n_outs = 0;
+    for (int i = 0; i < 4; i++) {
         n_stdout += outs[i] && strcmp(outs[i], "-") == 0;
+        n_outs += outs[i] != NULL;
+    }
     if (n_stdout > 1) {
         fprintf(stderr, "sharesim cluster: only one output may go to stdout (\"-\")\n");
         return SS_EXIT_BADINPUT;
     }
+    if (o.shard.n > 1 && (!o.partial || n_outs || merge)) {
+        fprintf(stderr, "sharesim cluster: --shard needs --partial FILE, and writes no other "
+                        "output (--json, --csv, --csv-frag, --csv-frag-ratio and --merge come "
+                        "with the merge)\n");
+        return SS_EXIT_BADINPUT;
+    }
+    if (o.partial && o.shard.n <= 1) {
+        fprintf(stderr, "sharesim cluster: --partial goes with --shard I/N (N > 1)\n");
+        return SS_EXIT_BADINPUT;
+    }
+    if (merge && optind + 1 == argc) {
+        fprintf(stderr, "sharesim cluster: --merge: expected the shards' partial files after "
+                        "SCENARIO\n");
+        return SS_EXIT_BADINPUT;
+    }
+    if (merge) {
+        o.merge = argv + optind + 1;
+        o.n_merge = argc - optind - 1;
+    }
     cli_install_signal_handlers();
-    char err[SS_ERRLEN];
     struct cl_scenario s;
     if (cl_scenario_load(argv[optind], &s, err, sizeof err)) {
-        fprintf(stderr, "sharesim: %s\n", err);
+        fail(err);
         return SS_EXIT_BADINPUT;
     }
     if (s.mode == CL_REPLAY && (o.csv_frag_path || o.csv_ratio_path)) {
@@ -117,12 +180,19 @@ int cmd_cluster(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     }
     o.progress = cli_stderr_is_tty();
-    o.text = quiet || n_stdout ? NULL : stdout;
+    /* Under MPI only rank 0 reports; a shard reports where its results are. */
+    o.text = quiet || n_stdout || !pool_is_writer() || o.shard.n > 1 ? NULL : stdout;
     int rc = clr_run(&s, &o, err, sizeof err);
     cl_scenario_free(&s);
     if (rc) {
-        fprintf(stderr, "sharesim: %s\n", err);
+        fail(err);
         return SS_EXIT_BADINPUT;
     }
+    if (o.shard.n > 1 && pool_is_writer())
+        fprintf(stderr,
+                "cluster: shard %d/%d done, its experiments are in %s; once every "
+                "shard is done, the same command with --merge and the partial files (instead of "
+                "--shard and --partial) writes the outputs\n",
+                o.shard.i, o.shard.n, o.partial);
     return SS_EXIT_OK;
 }

@@ -35,6 +35,10 @@ struct cl_policy {
     const char *title;  /* "FGD (fragmentation gradient descent)" */
     const char *source; /* where the rule is defined */
     int random_node;    /* node drawn uniformly among the feasible ones */
+    /* CPU time of an experiment relative to fgd's (1), measured on the openb default trace
+     * (docs/cluster.md, "Many experiments"). Only the dispatch order of a study
+     * uses it (the costliest first), so an estimate off by a factor is harmless. */
+    double cost;
     /* Score of a feasible node for the pod, higher is better (unused with random_node). */
     long (*score)(struct cl_place_ctx *x, const struct cl_node_spec *n, const struct cl_nstate *s,
                   const struct cl_pod *p);

@@ -26,6 +26,7 @@ const struct cl_policy cl_policy_bestfit = {
     .title = "Best-fit",
     .source = "Panigrahy et al. 2011; Weng et al., ATC '23, sec. 6.1; "
               "kubernetes-scheduler-simulator best_fit_score.go",
+    .cost = 0.65,
     .score = bestfit_score,
     .gpus = cl_gpus_best_fit,
 };

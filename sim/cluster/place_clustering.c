@@ -35,6 +35,7 @@ const struct cl_policy cl_policy_clustering = {
     .title = "GPU clustering",
     .source = "Weng et al., ATC '23, sec. 6.1; kubernetes-scheduler-simulator "
               "gpu_clustering_score.go",
+    .cost = 0.65,
     .score = clustering_score,
     .gpus = cl_gpus_best_fit,
 };

@@ -29,6 +29,7 @@ const struct cl_policy cl_policy_dotprod = {
     .title = "Dot-product",
     .source = "Grandl et al., SIGCOMM '14 (Tetris); Weng et al., ATC '23, sec. 6.1; "
               "kubernetes-scheduler-simulator dot_product_score.go",
+    .cost = 0.65,
     .score = dotprod_score,
     .gpus = cl_gpus_best_fit,
 };

@@ -105,6 +105,7 @@ const struct cl_policy cl_policy_fgd = {
     .title = "FGD (fragmentation gradient descent)",
     .source = "Weng et al., ATC '23, sec. 4 and Algorithm 1; kubernetes-scheduler-simulator "
               "fgd_score.go, utils/frag.go",
+    .cost = 1,
     .score = fgd_score,
     .gpus = fgd_gpus,
 };

@@ -58,6 +58,7 @@ const struct cl_policy cl_policy_packing = {
     .title = "GPU packing",
     .source = "Weng et al., ATC '23, sec. 6.1; kubernetes-scheduler-simulator "
               "gpu_packing_score.go",
+    .cost = 0.65,
     .score = packing_score,
     .gpus = cl_gpus_best_fit,
 };

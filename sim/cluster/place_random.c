@@ -14,6 +14,7 @@ const struct cl_policy cl_policy_random = {
     .label = "01-Random",
     .title = "Random-fit",
     .source = "Weng et al., ATC '23, sec. 6.1; kubernetes-scheduler-simulator random_score.go",
+    .cost = 0.8,
     .random_node = 1,
     .score = NULL,
     .gpus = cl_gpus_random_fit,

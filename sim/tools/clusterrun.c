@@ -2,22 +2,33 @@
  * clusterrun — the experiments of a cluster scenario in the worker pool, and the outputs
  * (clusterrun.h). A worker runs one experiment and sends back its JSON object (numbers
  * already rounded by jv_out_num); the parent files it under its index and writes every
- * output from those objects only.
+ * output from those objects only. So the outputs depend on nothing but the objects: not on
+ * --jobs, on the MPI ranks, or on whether the objects came from the pool or from the
+ * partial files of batch-array shards.
+ *
+ * Under MPI every rank loads the scenario and calls clr_run; the other ranks run the
+ * experiments rank 0 sends and return without writing. An experiment's bytes start with
+ * the hash of the rank's inputs (the scenario, node and pod files) so that rank 0 can
+ * refuse a result computed from another copy of them, as sweep does with its points.
  */
 #include "tools/clusterrun.h"
 #include "base/jsonv.h"
 #include "base/util.h"
 #include "cluster/cl_report.h"
+#include "tools/partial.h"
 #include "tools/pool.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct ctx {
     const struct cl_scenario *s;
     const struct clr_opts *o;
-    char **res; /* [n_items] JSON text */
+    uint64_t hash;         /* of this process's inputs (input_hash) */
+    char **res;            /* [n_items] JSON text */
+    struct part_out *part; /* a shard's partial file, or NULL */
 };
 
 static int work(void *vctx, long idx, struct pool_buf *out, char *err, size_t errlen)
@@ -36,17 +47,40 @@ static int work(void *vctx, long idx, struct pool_buf *out, char *err, size_t er
     cl_result_free(&r);
     char *txt = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
+    pool_buf_add(out, &x->hash, sizeof x->hash);
     pool_buf_add(out, txt, strlen(txt));
     free(txt);
     return 0;
 }
 
+/* An experiment's JSON text, filed under its index (from the pool or a partial file). */
+static void keep(struct ctx *x, long idx, const char *json, size_t len)
+{
+    x->res[idx] = ss_xmalloc(len + 1);
+    memcpy(x->res[idx], json, len);
+    x->res[idx][len] = 0;
+}
+
 static void deliver(void *vctx, long idx, const void *data, size_t len)
 {
     struct ctx *x = vctx;
-    x->res[idx] = ss_xmalloc(len + 1);
-    memcpy(x->res[idx], data, len);
-    x->res[idx][len] = 0;
+    uint64_t h;
+    SS_ASSERT(len >= sizeof h);
+    memcpy(&h, data, sizeof h);
+    if (h != x->hash) {
+        pool_reject("computed from a different configuration (are the scenario, node and pod "
+                    "files the same on every node?)");
+        return;
+    }
+    const char *json = (const char *)data + sizeof h;
+    keep(x, idx, json, len - sizeof h);
+    if (x->part)
+        part_add(x->part, idx, json, len - sizeof h);
+}
+
+static void merge_deliver(void *vctx, long idx, const void *data, size_t len)
+{
+    keep(vctx, idx, data, len);
 }
 
 static void describe(void *vctx, long idx, char *buf, size_t n)
@@ -56,11 +90,127 @@ static void describe(void *vctx, long idx, char *buf, size_t n)
              x->s->seed[idx % x->s->n_seeds]);
 }
 
+/* The bar on a terminal; without one under MPI (mpirun's stderr is a pipe), about ten lines,
+ * counting the experiments of every rank. */
 static void progress(void *vctx, long done, long total)
 {
     struct ctx *x = vctx;
     if (x->o->progress)
         fprintf(stderr, "\rcluster: %ld/%ld experiments", done, total);
+    else if (pool_ranks() > 1 && pool_progress_line_due(done, total))
+        fprintf(stderr, "cluster: %ld/%ld experiments on %d ranks\n", done, total, pool_ranks());
+}
+
+static uint64_t fnv1a(uint64_t h, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
+    return h;
+}
+
+/*
+ * What the experiments are computed from: the bytes of the scenario file and of the node
+ * and pod lists it names (MIG profiles come with the binary and are not hashed). Equal
+ * hashes on two ranks, or in a shard's partial file and the merge, mean equal results.
+ */
+static int input_hash(const struct cl_scenario *s, uint64_t *out, char *err, size_t errlen)
+{
+    const char *files[3] = {s->file, s->cluster.source, s->work.source};
+    uint64_t h = 14695981039346656037ULL;
+    for (int i = 0; i < 3; i++) {
+        if (i == 1 && strcmp(files[1], s->file) == 0)
+            continue; /* nodes given in the scenario itself */
+        char *text;
+        size_t len;
+        if (ss_read_file(files[i], 1u << 30, &text, &len, err, errlen))
+            return -1;
+        h = fnv1a(fnv1a(h, files[i] == s->file ? "scenario" : "list", 4), text, len);
+        free(text);
+    }
+    *out = h;
+    return 0;
+}
+
+/* What makes partial files comparable: the version, the experiments, the inputs' hash. */
+static void study_key(const struct ctx *x, long n, char *key, size_t len)
+{
+    snprintf(key, len, "cluster %s experiments=%ld policies=%d seeds=%d hash=%016llx",
+             SHARESIM_VERSION, n, x->s->n_policies, x->s->n_seeds, (unsigned long long)x->hash);
+}
+
+/*
+ * The dispatch order: the shard's experiments, the costliest policies first so that the
+ * long experiments do not end up last on one worker while the others idle. Within a
+ * policy, by seed. A policy's cost is its cl_policy.cost (relative, measured; see there).
+ */
+static long *dispatch_order(const struct cl_scenario *s, const struct shard *sh, long *n_order)
+{
+    long n = (long)s->n_policies * s->n_seeds, k = 0;
+    long *order = ss_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *order);
+    int *pol = ss_xmalloc((size_t)s->n_policies * sizeof *pol);
+    for (int p = 0; p < s->n_policies; p++) {
+        int j = p;
+        /* insertion sort by cost, descending; ties keep the scenario's order */
+        while (j > 0 && s->policy[pol[j - 1]]->cost < s->policy[p]->cost) {
+            pol[j] = pol[j - 1];
+            j--;
+        }
+        pol[j] = p;
+    }
+    for (int i = 0; i < s->n_policies; i++)
+        for (int seed = 0; seed < s->n_seeds; seed++) {
+            long idx = (long)pol[i] * s->n_seeds + seed;
+            if (shard_has(sh, idx))
+                order[k++] = idx;
+        }
+    free(pol);
+    *n_order = k;
+    return order;
+}
+
+/* Runs the experiments of this run (all, or the shard's) in the pool. */
+static int run_pool(struct ctx *x, long n, char *err, size_t errlen)
+{
+    struct pool_job job = {0};
+    job.n_items = n;
+    job.jobs = x->o->jobs <= 1 ? 0 : x->o->jobs;
+    job.order = dispatch_order(x->s, &x->o->shard, &job.n_order);
+    job.ctx = x;
+    job.work = work;
+    job.deliver = deliver;
+    job.describe = describe;
+    job.progress = progress;
+    /* A shard with no experiment (more shards than experiments) runs no pool: an order
+     * with n_order = 0 would mean every item. The other ranks are released when rank 0
+     * exits. */
+    int rc = job.n_order == 0 && pool_is_writer() ? 0 : pool_run(&job, err, errlen);
+    free((long *)job.order);
+    if (x->o->progress)
+        fputc('\n', stderr);
+    return rc;
+}
+
+/* --merge: every experiment's result from the partial files, each exactly once. */
+static int merge_partials(struct ctx *x, long n, const char *key, char *err, size_t errlen)
+{
+    unsigned char *seen = ss_xcalloc((size_t)n + 1, 1);
+    int rc = 0;
+    for (int f = 0; rc == 0 && f < x->o->n_merge; f++)
+        rc = part_read(x->o->merge[f], key, n, seen, merge_deliver, x, err, errlen);
+    long missing = 0, first = -1;
+    for (long k = 0; rc == 0 && k < n; k++)
+        if (!seen[k] && missing++ == 0)
+            first = k;
+    if (rc == 0 && missing > 0) {
+        char name[160];
+        describe(x, first, name, sizeof name);
+        rc = ss_errf(err, errlen,
+                     "cluster --merge: %ld of %ld experiments are in no partial file, the first: "
+                     "%s (experiment %ld; a shard I/N holds the experiments k with k mod N = I)",
+                     missing, n, name, first);
+    }
+    free(seen);
+    return rc;
 }
 
 /* A number as Python prints a float (the reference's CSV files are written by pandas). */
@@ -126,7 +276,8 @@ static void write_csv_samples(const struct cl_scenario *s, cJSON *const *item, F
             fmt_py(a, sizeof a, num(r, "alloc_ratio"));
             fmt_py(f, sizeof f, num(r, "frag_pct"));
             fmt_py(q, sizeof q, num(r, "frag_ratio"));
-            double rc = num(r, "reconfigs"), dr = num(r, "instances_changed"), mg = num(r, "migrated");
+            double rc = num(r, "reconfigs"), dr = num(r, "instances_changed"),
+                   mg = num(r, "migrated");
             fprintf(fp, "%s,%s,%lld,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%s,%s,%s,%.0f,%.0f,%.0f,%s\n",
                     s->work.label, s->policy[k / s->n_seeds]->label, s->seed[k % s->n_seeds], t,
                     num(r, "arrived"), num(r, "placed"), num(r, "failed"), num(r, "pending"),
@@ -173,37 +324,17 @@ static double sample_mean(const cJSON *o, const char *key)
     return k ? s / k : NAN;
 }
 
-int clr_run(const struct cl_scenario *s, const struct clr_opts *o, char *err, size_t errlen)
+/*
+ * The outputs from every experiment's JSON text (res[n]) into the files opened in f (those
+ * whose paths are set) and the summary table: what one run writes, whatever ran where.
+ */
+static void write_outputs(const struct cl_scenario *s, const struct clr_opts *o, char **res,
+                          const char *const *paths, struct ss_out *f)
 {
     long n = (long)s->n_policies * s->n_seeds;
-    /* Outputs are opened first: a bad path fails now, not after the experiments. */
-    const char *paths[4] = {o->json_path, o->csv_path, o->csv_frag_path, o->csv_ratio_path};
-    struct ss_out f[4];
-    for (int i = 0; i < 4; i++)
-        if (paths[i] && ss_out_open(&f[i], paths[i], err, errlen)) {
-            for (int k = 0; k < i; k++)
-                if (paths[k])
-                    ss_out_abort(&f[k]);
-            return -1;
-        }
-    struct ctx x = {s, o, ss_xcalloc((size_t)n, sizeof(char *))};
-    struct pool_job job = {0};
-    job.n_items = n;
-    job.jobs = o->jobs <= 1 ? 0 : o->jobs;
-    job.ctx = &x;
-    job.work = work;
-    job.deliver = deliver;
-    job.describe = describe;
-    job.progress = progress;
-    int rc = pool_run(&job, err, errlen);
-    if (o->progress)
-        fputc('\n', stderr);
     cJSON **item = ss_xcalloc((size_t)n, sizeof *item);
-    cJSON *doc = NULL;
-    if (rc)
-        goto out;
     for (long k = 0; k < n; k++) {
-        item[k] = cJSON_Parse(x.res[k]);
+        item[k] = cJSON_Parse(res[k]);
         SS_ASSERT(item[k]);
     }
 
@@ -256,7 +387,7 @@ int clr_run(const struct cl_scenario *s, const struct clr_opts *o, char *err, si
         cJSON_AddNumberToObject(row, "rank", rank);
     }
 
-    doc = cJSON_CreateObject();
+    cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "sharesim_version", SHARESIM_VERSION);
     cJSON_AddStringToObject(doc, "scenario", s->file);
     cJSON_AddStringToObject(doc, "name", s->name);
@@ -341,7 +472,58 @@ int clr_run(const struct cl_scenario *s, const struct clr_opts *o, char *err, si
         free(ex);
     }
     free(key);
-out:
+    for (long k = 0; k < n; k++)
+        cJSON_Delete(item[k]);
+    free(item);
+    cJSON_Delete(doc);
+}
+
+int clr_run(const struct cl_scenario *s, const struct clr_opts *o, char *err, size_t errlen)
+{
+    long n = (long)s->n_policies * s->n_seeds;
+    struct ctx x = {s, o, 0, NULL, NULL};
+    if (input_hash(s, &x.hash, err, errlen))
+        return -1;
+    if (!pool_is_writer()) /* an MPI rank other than 0: it runs what rank 0 sends */
+        return run_pool(&x, n, err, errlen);
+    char key[256];
+    study_key(&x, n, key, sizeof key);
+    int sharded = o->shard.n > 1;
+    /* Outputs are opened first: a bad path fails now, not after the experiments. A shard
+     * writes its partial file only. */
+    const char *paths[4] = {NULL, NULL, NULL, NULL};
+    if (!sharded) {
+        paths[0] = o->json_path;
+        paths[1] = o->csv_path;
+        paths[2] = o->csv_frag_path;
+        paths[3] = o->csv_ratio_path;
+    }
+    struct ss_out f[4];
+    struct part_out part;
+    for (int i = 0; i < 4; i++)
+        if (paths[i] && ss_out_open(&f[i], paths[i], err, errlen)) {
+            for (int k = 0; k < i; k++)
+                if (paths[k])
+                    ss_out_abort(&f[k]);
+            return -1;
+        }
+    if (sharded) {
+        SS_ASSERT(o->partial);
+        if (part_open(&part, o->partial, key, n, err, errlen))
+            return -1;
+        x.part = &part;
+    }
+    x.res = ss_xcalloc((size_t)n, sizeof(char *));
+    int rc =
+        o->n_merge > 0 ? merge_partials(&x, n, key, err, errlen) : run_pool(&x, n, err, errlen);
+    if (sharded) {
+        if (rc == 0)
+            rc = part_commit(&part, err, errlen);
+        else
+            part_abort(&part);
+    } else if (rc == 0) {
+        write_outputs(s, o, x.res, paths, f);
+    }
     for (int i = 0; i < 4; i++) {
         if (!paths[i])
             continue;
@@ -350,12 +532,8 @@ out:
         else if (ss_out_commit(&f[i], err, errlen))
             rc = -1;
     }
-    for (long k = 0; k < n; k++) {
+    for (long k = 0; k < n; k++)
         free(x.res[k]);
-        cJSON_Delete(item[k]);
-    }
-    free(item);
     free(x.res);
-    cJSON_Delete(doc);
     return rc;
 }

@@ -5,12 +5,15 @@
  * (docs/cluster.md, "Outputs").
  *
  * An experiment is a pure function of (scenario, policy, seed); results are filed by
- * experiment index, so every output is byte-identical for any number of jobs.
+ * experiment index, so every output is byte-identical for any number of jobs, of MPI ranks
+ * (every rank calls clr_run; only rank 0 writes, docs/distributed.md), and for a merge of
+ * batch-array shards (--shard I/N --partial FILE, then --merge FILE…).
  */
 #ifndef SS_CLUSTERRUN_H
 #define SS_CLUSTERRUN_H
 
 #include "cluster/cl_scenario.h"
+#include "tools/shard.h"
 
 #include <stdio.h>
 
@@ -24,10 +27,20 @@ struct clr_opts {
                                    (analysis_frag_ratio_discrete.csv) */
     int progress;               /* progress line on stderr */
     FILE *text;                 /* the summary table; NULL: none */
+    /* Batch arrays. A shard ({i, n} with n > 1) runs the experiments k with k mod n = i and
+     * writes their results to `partial` (tools/partial.h), and none of the outputs above. */
+    struct shard shard; /* {0, 0} or {0, 1}: every experiment */
+    const char *partial;
+    /* n_merge > 0: every experiment's result from these shards' partial files instead of
+     * running any; the outputs are then written as one run would write them. */
+    char *const *merge;
+    int n_merge;
 };
 
-/* Runs the experiments and writes the outputs (all or none of the files). 0, or -1 with a
- * message (a failed experiment, an output that cannot be written). */
+/* Runs the experiments (or merges the shards') and writes the outputs (all or none of the
+ * files). 0, or -1 with a message (a failed experiment, an output that cannot be written, a
+ * partial file of another study or an experiment in none). Under MPI the other ranks only
+ * compute: there it returns 0 having written nothing. */
 int clr_run(const struct cl_scenario *s, const struct clr_opts *o, char *err, size_t errlen);
 
 #endif

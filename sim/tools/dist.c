@@ -25,6 +25,7 @@
 #include "base/util.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -70,12 +71,26 @@ static int launched(void)
     return getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMIX_RANK") != NULL;
 }
 
-/* Waits for rank 0's TAG_END (unless it came already), so rank 0 exits first or together. */
-static void wait_end(void)
+static int is_rank(void);
+
+void dist_wait_end(const char *why)
 {
+    if (!is_rank() || g_rank == 0)
+        return;
     long idx;
+    /* "This pool run is over" (-1) can come too: rank 0 ends each of its runs so. */
     while (!g_ended)
-        dist_next_item(&idx); /* a stray item cannot come: rank 0 has ended every run */
+        if (dist_next_item(&idx)) {
+            if (why)
+                fprintf(stderr, "sharesim: rank %d: %s\n", g_rank, why);
+            else
+                fprintf(stderr,
+                        "sharesim: rank %d stopped before the run rank 0 sent it work for (its "
+                        "message above says why)\n",
+                        g_rank);
+            fflush(stderr);
+            _exit(SS_EXIT_BADINPUT);
+        }
 }
 
 static void at_exit(void)
@@ -92,7 +107,7 @@ static void at_exit(void)
         for (int r = 1; r < g_size; r++)
             mpi_check(MPI_Send(NULL, 0, MPI_BYTE, r, TAG_END, MPI_COMM_WORLD), "send end to", r);
     } else {
-        wait_end();
+        dist_wait_end(NULL); /* so that rank 0 exits first or together */
     }
     free(g_buf);
     g_buf = NULL;
@@ -225,6 +240,11 @@ int dist_rank(void)
 void dist_set_running(int running)
 {
     (void)running;
+}
+
+void dist_wait_end(const char *why)
+{
+    (void)why;
 }
 
 int dist_send_item(int rank, long idx, char *err, size_t errlen)

@@ -55,6 +55,16 @@ int dist_next_item(long *idx);
 /* Rank > 0: sends rank 0 the result of an item. */
 void dist_send_result(const void *data, size_t len);
 
+/*
+ * Rank > 0, outside a pool run: waits for rank 0's "the program is over" (at exit, and from
+ * pool_rank_stopped). An item that comes instead was sent to a rank that stopped before the
+ * pool run rank 0 is in (its command failed here only: an input file that this node reads
+ * differently, say). It cannot be run, so the rank prints why (`why`, or that it stopped)
+ * and ends at once without MPI_Finalize: the launcher then ends the job, and rank 0's
+ * signal handler names the item. Without MPI, or on rank 0, it returns at once.
+ */
+void dist_wait_end(const char *why);
+
 /* Marks the pool run in progress (1) or over (0): an exit in between is a rank's death. */
 void dist_set_running(int running);
 

@@ -718,6 +718,11 @@ int pool_is_writer(void)
     return dist_rank() == 0;
 }
 
+void pool_rank_stopped(const char *why)
+{
+    dist_wait_end(why);
+}
+
 int pool_progress_line_due(long done, long total)
 {
     return done > 0 && total > 0 && 10 * done / total > 10 * (done - 1) / total;

@@ -92,6 +92,17 @@ int pool_run(const struct pool_job *job, char *err, size_t errlen);
  * without keep_going no new item starts. */
 void pool_reject(const char *why);
 
+/*
+ * On an MPI rank other than 0 whose command failed before its pool run (why: the message):
+ * waits for rank 0. If rank 0 ends the program without sending work (it failed the same way
+ * and said so itself), it returns and prints nothing, so that a message all ranks share is
+ * printed once. If rank 0 sends work (the failure is this rank's alone: an input this node
+ * reads differently, say), it prints why, naming the rank, and ends the rank: the launcher
+ * ends the job and rank 0 names the item. Elsewhere (rank 0, no MPI) it does nothing: there
+ * the command prints its message itself.
+ */
+void pool_rank_stopped(const char *why);
+
 /* Ranks of this run: 1 unless started by an MPI launcher (docs/distributed.md). */
 int pool_ranks(void);
 /* Whether this process writes the outputs: rank 0, or any process without MPI. */
