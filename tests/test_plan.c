@@ -484,6 +484,25 @@ static void test_k8s_closest_marked(void)
     free(readme);
 }
 
+static void test_k8s_names_do_not_clash(void)
+{
+    /* Tenants "a" and "A" reduce to one Kubernetes name: the second pod is "a-1", in a file
+     * of its own, not written over the first. */
+    char *text = tu_fixture_patch("plan/k8s-timeslice.json", "{\"tenants.1.name\": \"A\"}");
+    char *path = tu_write("k8s-clash.json", text);
+    char cmd[1400], dir[700];
+    snprintf(dir, sizeof dir, "%s/clash-out", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", path, dir);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    const cJSON *p1, *p2;
+    cJSON *d1 = yaml_in(dir, "pod-a.yaml", &p1), *d2 = yaml_in(dir, "pod-a-1.yaml", &p2);
+    pod_limits(p1, "a");
+    pod_limits(p2, "a-1");
+    cJSON_Delete(d1);
+    cJSON_Delete(d2);
+    free(text);
+}
+
 static void test_k8s_bad_namespace(void)
 {
     char cmd[1400], err[4096];
@@ -511,6 +530,7 @@ void test_plan_register(void)
         {"MIG: mig-manager ConfigMap, node label, mixed strategy, pods", test_k8s_mig_manager},
         {"nothing meets the SLAs: the closest candidate's files, marked", test_k8s_closest_marked},
         {"--namespace must be a Kubernetes name", test_k8s_bad_namespace},
+        {"two tenants with one Kubernetes name get two pods", test_k8s_names_do_not_clash},
         {NULL, NULL},
     };
     tu_add_suite("plan", t);

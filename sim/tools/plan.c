@@ -525,11 +525,28 @@ cJSON *plan_json(const struct scenario *sc, const struct plan_result *r)
 
 /* Tenant i's pod patch: a strategic-merge patch of its Deployment (named after the tenant,
  * one container of the same name) that sets the container's resources.limits. */
+/* Tenant i's Kubernetes name: its name reduced to [a-z0-9-], with "-<i>" when that is empty
+ * or an earlier tenant reduces to the same ("Chat" and "chat"), so no two pods share a file. */
+static void pod_name(const struct scenario *sc, int i, char *out, size_t n)
+{
+    char mine[48], other[48];
+    dp_k8s_name(sc->tenants[i].name, mine, sizeof mine);
+    int clash = !mine[0];
+    for (int k = 0; k < i && !clash; k++) {
+        dp_k8s_name(sc->tenants[k].name, other, sizeof other);
+        clash = strcmp(mine, other) == 0;
+    }
+    if (clash)
+        snprintf(out, n, "%s%s%d", mine[0] ? mine : "tenant", "-", i);
+    else
+        snprintf(out, n, "%s", mine);
+}
+
 static int write_pod_patch(struct dp_ctx *d, int i, char *file, size_t n)
 {
-    char name[48];
-    dp_k8s_name(d->sc->tenants[i].name, name, sizeof name);
-    snprintf(file, n, "pod-%s.yaml", name[0] ? name : "tenant");
+    char name[64];
+    pod_name(d->sc, i, name, sizeof name);
+    snprintf(file, n, "pod-%s.yaml", name);
     struct dp_file f;
     char what[160];
     snprintf(what, sizeof what, "Resource limits of tenant %s's pod (a patch of its Deployment)",
