@@ -14,6 +14,9 @@
  *                            rate_memory_exponent, which is against bandwidth share
  *                            (MIG memory slices); SMs alone do not partition bandwidth.
  *   partition_compute_curve, partition_memory_curve   the measured points
+ *   mem_bw_sm_curve          the bandwidth curve the rate model reads (core/rate.h): per SM
+ *                            count the copy bandwidth relative to all SMs, made
+ *                            non-decreasing and at most 1, the last point all SMs at 1
  *   hbm_bw_gbps_measured     copy bandwidth (read + write) on all SMs
  * Exit codes: 0 ok, 1 measurement failed, 2 usage, 3 no CUDA GPU.
  */
@@ -147,6 +150,26 @@ static cJSON *curve(const struct point *pt, int n, int memory)
     return arr;
 }
 
+/* mem_bw_sm_curve as calib.c reads it: {"sms", "bw_fraction"}, SM counts increasing, with
+ * bw_fraction the running maximum of the relative copy bandwidth (a point below an earlier one is noise: fewer SMs
+ * never pull more), capped at 1 and exactly 1 at the last point (all SMs). */
+static cJSON *bw_sm_curve(const struct point *pt, int n)
+{
+    cJSON *arr = cJSON_CreateArray();
+    double full = pt[n - 1].memory_gbps, run = 0;
+    for (int i = 0; i < n; i++) {
+        if (i + 1 < n && pt[i].sms >= pt[i + 1].sms)
+            continue; /* green contexts rounded two counts to one: keep the later */
+        double rel = i == n - 1 ? 1.0 : pt[i].memory_gbps / full;
+        run = rel > run ? (rel < 1 ? rel : 1.0) : run;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "sms", pt[i].sms);
+        cJSON_AddNumberToObject(o, "bw_fraction", run);
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
 static int fit(const struct point *pt, int n, int memory, struct ka_fit *f)
 {
     double share[MAX_POINTS], tp[MAX_POINTS];
@@ -243,6 +266,10 @@ int main(int argc, char **argv)
             "FMA throughput (GFLOP/s) per SM count; %s.", head);
     kc_putf(frag, "partition_memory_curve", curve(pt, n, 1), &d,
             "Copy throughput (GB/s, read + write) per SM count; %s.", head);
+    kc_putf(frag, "mem_bw_sm_curve", bw_sm_curve(pt, n), &d,
+            "Copy bandwidth against SMs in use, relative to all SMs (running maximum, at "
+            "most 1): the rate model's bandwidth-follows-SMs curve; %s.",
+            head);
     kc_putf(frag, "hbm_bw_gbps_measured", cJSON_CreateNumber(pt[n - 1].memory_gbps), &d,
             "Streaming copy (read + write) on all %d SMs, 2 x 256 MiB arrays; the achievable "
             "bandwidth, below the datasheet's hbm_bw_gbps.",

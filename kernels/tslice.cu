@@ -15,7 +15,10 @@
  * the difference between the two is the state-size cost of a switch.
  *
  * Writes the profile fragment keys timeslice_us, switch_us, timeslice_us_heavy and
- * switch_us_heavy. Exit codes: 0 ok, 1 measurement failed, 2 usage, 3 no CUDA GPU.
+ * switch_us_heavy, and, with both rounds, ctx_switch_gbps: the heavy context's state (its
+ * blocks' registers and shared memory) saved and the next one's restored, over the extra
+ * time the heavy switch takes — the rate model's switch = switch_us + state / bandwidth
+ * (calib.h cal_switch_s). Exit codes: 0 ok, 1 measurement failed, 2 usage, 3 no CUDA GPU.
  */
 #include "kcommon.h"
 
@@ -454,7 +457,8 @@ int main(int argc, char **argv)
     if (tl)
         fprintf(tl, "kind,ctx,start_ns,end_ns\n");
     cJSON *frag = kc_fragment(&d, "tslice: time slice and context-switch gap between processes");
-    int measured = 0;
+    int measured = 0, ok[2] = {0, 0}, heavy_regs = 0;
+    double sw_us[2] = {0, 0};
     const char *kinds[] = {"light", "heavy"};
     for (int k = 0; k < (o.heavy ? 2 : 1); k++) {
         struct round rd = {kinds[k], NULL, 0, 0, 0};
@@ -464,14 +468,29 @@ int main(int argc, char **argv)
                 o.k.dur_ms, d.name);
         if (run_round(&o, &rd, err, sizeof err) || ka_timeslice(rd.iv, rd.n, &t, err, sizeof err))
             fprintf(stderr, "%s: %s round failed: %s\n", PROG, rd.kind, err);
-        else
-            measured += report(frag, &d, &o, &rd, &t);
+        else if (report(frag, &d, &o, &rd, &t)) {
+            measured++;
+            ok[k] = 1;
+            sw_us[k] = t.switch_us;
+            heavy_regs = rd.regs;
+        }
         if (tl)
             write_timeline(tl, &rd);
         free(rd.iv);
     }
     if (tl)
         fclose(tl);
+    if (ok[0] && ok[1] && sw_us[1] > sw_us[0]) {
+        /* Every heavy switch saves one heavy context and restores another: twice the state
+         * of one, against the light round's switch of next to no state. */
+        double state = (double)d.sms * (1024.0 * heavy_regs * 4 + (double)d.smem_optin);
+        double gbps = 2 * state / ((sw_us[1] - sw_us[0]) * 1e-6) / 1e9;
+        kc_putf(frag, "ctx_switch_gbps", cJSON_CreateNumber(gbps), &d,
+                "2 x %.1f MB of heavy context state (%d SMs x (1024 threads x %d registers x 4 B "
+                "+ %zu KiB shared memory)) over the heavy switch's extra %.2f us against the "
+                "light one's.",
+                state / 1e6, d.sms, heavy_regs, d.smem_optin / 1024, sw_us[1] - sw_us[0]);
+    }
     rc = measured ? kc_write(PROG, frag, o.k.out) : KC_EXIT_FAIL;
     cJSON_Delete(frag);
     return rc;

@@ -106,6 +106,14 @@ static const struct bad_case cases[] = {
     {NULL, MK_TEXT, "{\"gpu\": \"A100-80GB\", \"gpus\": 1, \"gpus\": 2}", 0,
      "gpus: key given twice"},
     {NULL, MK_TEXT, "{\"gpu\": 80}", 0, "gpu: expected a string, got a number"},
+    {NULL, MK_TEXT,
+     HEAD "\"tenants\": [{\"name\": \"a\", \"arrival\": " POIS("5") ", \"work\": " EXPW
+                                                                    ", \"priority\": 2}], " STRATS,
+     0,
+     "tenants[0].priority: no strategy uses a priority (none of \"exclusive\", "
+     "\"timeslice\", \"mig\", \"mps\", \"vgpu\", \"fractional\" schedules by it, so it would "
+     "change "
+     "nothing): remove it"},
     {NULL, MK_TEXT, "{\"gpu\": \"no/such/profile.json\"}", 0, "cannot open"},
     /* traces: empty, header only, BOM, line endings */
     {"azure-llm", MK_TEXT, "", 0, ":1:1: empty file: expected the azure-llm header line"},

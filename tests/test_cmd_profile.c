@@ -112,8 +112,8 @@ static void test_cli_diff(void)
     CU_ASSERT_EQUAL(tu_cli(args, out, BIG, err, sizeof err), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "\ntimeslice_us                    1024                   "
                                        "      2048                         +100.0%\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nswitch_us                       50                     "
-                                       "      37.5                         -25.0%\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nswitch_us                       40                     "
+                                       "      37.5                         -6.2%\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nswitch_us (confidence)          low"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nmig_profiles[2g.20gb].sm_count  28                     "
                                        "      30                           +7.1%\n"));

@@ -89,8 +89,9 @@ static void test_shipped_identical(void)
     free(mig);
     char *vg = study_page("vgpu-schedulers", "workloads/vgpu-schedulers.json");
     check_page(vg, "vgpu-schedulers");
-    /* unit weights: best effort and equal share schedule alike */
-    CU_ASSERT_EQUAL(count(vg, "same curve: best = equal"), 2);
+    /* two A100DX-40C vGPUs: equal share (1/N of two) and fixed share (1/max, 2 per GPU)
+     * give each VM the same half of the time */
+    CU_ASSERT_EQUAL(count(vg, "same curve: equal = fixed"), 2);
     TU_CHECK_CONTAINS(vg, "SLA: p99 ≤ 50 ms");
     TU_CHECK_CONTAINS(vg, "no SLA in the scenario"); /* the batch VM has none */
     free(vg);

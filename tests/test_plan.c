@@ -145,7 +145,8 @@ static void test_three_services_as_deployed(void)
      * device plugin's caps (each client 100/3 = 33 % of the threads) embed misses (p99 above
      * 20 ms), so MPS on one GPU is not recommended; time-slicing 2 per GPU is simulated in
      * the 3 placements Kubernetes may choose, and chat misses in the one that puts it with
-     * rerank. */
+     * rerank. The vGPU candidates use a real vGPU type of the A100-80GB (three VMs a GPU:
+     * A100DX-20C), not a third of its frame buffer. */
     cJSON *doc = plan_json_of("three-services.json", 0);
     const cJSON *mps3 = cand(doc, "mps 3 per GPU");
     CU_ASSERT_EQUAL(
@@ -161,19 +162,32 @@ static void test_three_services_as_deployed(void)
     CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(ts2, "worst_placement")->valuestring,
                            "chat+rerank | embed");
     CU_ASSERT(cJSON_GetObjectItem(cJSON_GetObjectItem(ts2, "p99_ms"), "chat")->valuedouble > 100);
-    /* Every MPS or time-slicing candidate the plan says meets the SLAs does, run on its own
-     * through `sharesim run`, in every placement: the recommendation is safe to apply. */
+    const cJSON *vm;
+    cJSON_ArrayForEach(
+        vm,
+        cJSON_GetObjectItem(
+            cJSON_GetObjectItem(cand(doc, "vgpu 3 x A100DX-20C per GPU, best_effort"), "strategy"),
+            "vgpus"))
+    {
+        CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(vm, "type")->valuestring, "A100DX-20C");
+        CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(vm, "fb_gb"));
+    }
+    /* Every candidate the plan says meets the SLAs does, run on its own through `sharesim
+     * run`, in every placement it was simulated in: what is recommended is safe to apply. */
     int checked = 0;
     const cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "candidates"))
     {
-        const char *kind = cJSON_GetObjectItem(c, "kind")->valuestring;
-        if (!cJSON_IsTrue(cJSON_GetObjectItem(c, "meets_sla")) ||
-            (strcmp(kind, "mps") != 0 && strcmp(kind, "timeslice") != 0))
+        if (!cJSON_IsTrue(cJSON_GetObjectItem(c, "meets_sla")))
             continue;
         int gpus = cJSON_GetObjectItem(c, "gpus")->valueint;
         const cJSON *pl = cJSON_GetObjectItem(c, "placement_strategies");
-        CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+        if (!pl) {
+            CU_ASSERT(
+                run_meets("plan/three-services.json", cJSON_GetObjectItem(c, "strategy"), gpus));
+            checked++;
+            continue;
+        }
         CU_ASSERT_EQUAL(cJSON_GetArraySize(pl), cJSON_GetObjectItem(c, "placements")->valueint);
         const cJSON *st;
         cJSON_ArrayForEach(st, pl)
@@ -182,7 +196,7 @@ static void test_three_services_as_deployed(void)
             checked++;
         }
     }
-    CU_ASSERT(checked >= 3); /* mps 2 per GPU, in its 3 placements */
+    CU_ASSERT(checked >= 3);
     cJSON_Delete(doc);
 }
 
@@ -503,6 +517,27 @@ static void test_k8s_names_do_not_clash(void)
     free(text);
 }
 
+static void test_k8s_vgpu_types(void)
+{
+    /* A vGPU plan is configured in the hypervisor: the README names the vGPU type of each VM,
+     * one of the profile's real types, and each pod asks for the one GPU its VM sees. */
+    char *text =
+        tu_fixture_patch("plan/three-services.json", "{\"plan\": {\"kinds\": [\"vgpu\"]}}");
+    char *path = tu_write("three-services-vgpu.json", text);
+    char cmd[1400], dir[700];
+    snprintf(dir, sizeof dir, "%s/vgpu-out", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", path, dir);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    char *readme = tu_slurp_in(dir, "README.md");
+    TU_CHECK_CONTAINS(readme, "- chat: A100DX-20C (20 GB frame buffer)");
+    free(readme);
+    const cJSON *pod;
+    cJSON *d1 = yaml_in(dir, "pod-rerank.yaml", &pod);
+    CU_ASSERT_EQUAL(at(pod_limits(pod, "rerank"), "nvidia.com/gpu")->valueint, 1);
+    cJSON_Delete(d1);
+    free(text);
+}
+
 static void test_k8s_bad_namespace(void)
 {
     char cmd[1400], err[4096];
@@ -531,6 +566,7 @@ void test_plan_register(void)
         {"nothing meets the SLAs: the closest candidate's files, marked", test_k8s_closest_marked},
         {"--namespace must be a Kubernetes name", test_k8s_bad_namespace},
         {"two tenants with one Kubernetes name get two pods", test_k8s_names_do_not_clash},
+        {"vGPU: real vGPU types in the README, one GPU a pod", test_k8s_vgpu_types},
         {NULL, NULL},
     };
     tu_add_suite("plan", t);

@@ -125,7 +125,7 @@ static void test_oom_and_fault_stay_in_instance(void)
 
 static void test_reconfiguration_outage(void)
 {
-    /* At t = 40 s the GPU is re-cut (3g → 4g for "a"); for reconfig_s = 5 s nothing runs:
+    /* At t = 40 s "a"'s 3g becomes a 4g (nothing kept); for create_s = 5 s nothing serves "a":
      * "a" is unavailable 5 s of the 100 s window, in-flight work fails, and afterwards it
      * runs faster (56 vs 42 SMs). */
     struct scenario sc;

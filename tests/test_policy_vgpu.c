@@ -1,8 +1,11 @@
 /*
  * vGPU policy tests against exact answers: the three schedulers with one busy
- * and one idle VM, weighted round robin under saturation, switch overhead
- * q/(q+s), the fixed-share cycle seen by periodic arrivals, FIFO inside a VM
- * (M/M/1), MIG-backed instance speeds, licence cost and bad input.
+ * and one idle VM, the hypothetical weighted round robin under saturation, switch
+ * overhead q/(q+s), the equal-share cycle seen by periodic arrivals, FIFO inside a VM
+ * (M/M/1), MIG-backed instance speeds, licence cost and bad input. A time-sliced vGPU
+ * runs compute work at v = 1 − vgpu_overhead_compute of bare metal (the profile's
+ * hypervisor cost, COLFAX); the answers below carry that factor. vGPU types, fixed share
+ * by type and the overhead by class: tests/test_vgpu_types.c.
  */
 #include "core/analytic.h"
 #include "core/run.h"
@@ -22,20 +25,28 @@ static double tp(const struct run_result *r, int strat, int tenant)
     return res_t(&r->s[strat], tenant)[TM_THROUGHPUT];
 }
 
+/* Compute work on a time-sliced vGPU: the speed left after the hypervisor's cost. */
+static double vspeed(const struct scenario *sc)
+{
+    return 1 - sc->gpu.vgpu_overhead_compute;
+}
+
 static void test_busy_and_idle_vm(void)
 {
-    /* VM a saturated with 0.5 ms requests, VM b idle, 2 ms slices (≤ 8 vGPUs).
-     * fixed_share: a owns every other 2 ms slot, b's slot stays idle: exactly half the
-     * GPU, 1000/s. best_effort and equal_share skip the idle VM and a never switches
-     * out: the whole GPU, 2000/s. */
+    /* A100-80GB, two 20 GB vGPUs (type A100DX-20C, 4 per GPU), VM a saturated with 1 ms
+     * requests, VM b idle, 2 ms slices (≤ 8 vGPUs). fixed_share: a owns one slot in a
+     * cycle of 4 (1 / the type's max), 250/s × v; equal_share: one slot in 2 (every
+     * running vGPU 1/N whether it has work or not), 500/s × v; best_effort skips the idle
+     * VM and a never switches out: the whole GPU, 1000/s × v. The GPU is busy a's share
+     * of the time; a never switches. */
     struct scenario sc;
     struct run_result r;
     tu_run_file(tu_fixture("policy_vgpu/busy-and-idle-vm.json"), &sc, &r);
-    TU_CHECK_CLOSE_REL(tp(&r, 0, 0), 1000, 0.001);
-    TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 0.5, 0.001);
-    for (int k = 1; k <= 2; k++) {
-        TU_CHECK_CLOSE_REL(tp(&r, k, 0), 2000, 0.001);
-        TU_CHECK_CLOSE_REL(r.s[k].m[SM_UTIL], 1.0, 0.001);
+    double v = vspeed(&sc);
+    static const double share[] = {0.25, 1.0, 0.5};
+    for (int k = 0; k <= 2; k++) {
+        TU_CHECK_CLOSE_REL(tp(&r, k, 0), 1000 * share[k] * v, 0.001);
+        TU_CHECK_CLOSE_REL(r.s[k].m[SM_UTIL], share[k], 0.001);
         CU_ASSERT(r.s[k].m[SM_SWITCH] < 1e-3);
     }
     CU_ASSERT_EQUAL(res_t(&r.s[0], 1)[TM_ARRIVED], 0);
@@ -45,36 +56,38 @@ static void test_busy_and_idle_vm(void)
 
 static void test_weights_3_to_1(void)
 {
-    /* Both VMs saturated, exponential 1 ms work, weights 3:1, 2 ms slice, 50 µs switch.
-     * best_effort: turns of 6 and 2 ms of run time: throughputs 3:1, and the GPU does
-     * work 8/(8 + 2 × 0.05) of the time. fixed_share: slots of 6 and 2 ms with the
-     * switch taken from each slot: (6 − 0.05)/(2 − 0.05) = 3.05 (within 3 %). */
+    /* Both VMs saturated, exponential 1 ms work, 2 ms slice, 50 µs switch.
+     * hypothetical_weighted (the article's weighted round robin, not an NVIDIA
+     * scheduler), weights 3:1: turns of 6 and 2 ms of run time: throughputs 3:1, and the
+     * GPU does work 8/(8 + 2 × 0.05) of the time. fixed_share (two A100DX-20C, 4 per GPU):
+     * each owns one 2 ms slot of an 8 ms cycle and pays the switch into it from its slot:
+     * 1.95/8 of the time each, 1000 × 1.95/8 × v per s, equal whatever the weights were. */
     struct scenario sc;
     struct run_result r;
     tu_run_file(tu_fixture("policy_vgpu/weights-3-to-1.json"), &sc, &r);
+    double v = vspeed(&sc);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 0) / tp(&r, 0, 1), 3.0, 0.03);
-    TU_CHECK_CLOSE_REL(tp(&r, 1, 0) / tp(&r, 1, 1), 3.0, 0.03);
-    TU_CHECK_CLOSE_REL(tp(&r, 1, 0) / tp(&r, 1, 1), 5.95 / 1.95, 0.02);
     TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 8 / 8.1, 0.001);
     TU_CHECK_CLOSE_REL(r.s[0].m[SM_SWITCH], 0.1 / 8.1, 0.01);
-    TU_CHECK_CLOSE_REL(r.s[1].m[SM_UTIL], 7.9 / 8, 0.001);
+    TU_CHECK_CLOSE_REL(tp(&r, 1, 0), 1000 * 1.95 / 8 * v, 0.01);
+    TU_CHECK_CLOSE_REL(tp(&r, 1, 1), 1000 * 1.95 / 8 * v, 0.01);
+    TU_CHECK_CLOSE_REL(r.s[1].m[SM_UTIL], 2 * 1.95 / 8, 0.001);
     run_result_free(&r);
     scn_free(&sc);
 }
 
 static void test_switch_overhead(void)
 {
-    /* Two saturated VMs under equal_share: slice q, then a switch s: useful work is
-     * q/(q+s) of the time (an_ts_capacity_fraction), the rest is switch_overhead.
-     * Each VM's latency with deterministic 1 ms work is one of a few exact values. */
+    /* Two saturated VMs under best_effort: slice q, then a switch s: useful work is
+     * q/(q+s) of the time (an_ts_capacity_fraction), the rest is switch_overhead. */
     struct scenario sc;
     struct run_result r;
     tu_run_file(tu_fixture("policy_vgpu/switch-overhead.json"), &sc, &r);
     double gamma = an_ts_capacity_fraction(4e-3, 200e-6);
     TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], gamma, 0.001);
     TU_CHECK_CLOSE_REL(r.s[0].m[SM_SWITCH], 1 - gamma, 0.01);
-    TU_CHECK_CLOSE_REL(tp(&r, 0, 0), 500 * gamma, 0.002);
-    TU_CHECK_CLOSE_REL(tp(&r, 0, 1), 500 * gamma, 0.002);
+    TU_CHECK_CLOSE_REL(tp(&r, 0, 0), 500 * gamma * vspeed(&sc), 0.002);
+    TU_CHECK_CLOSE_REL(tp(&r, 0, 1), 500 * gamma * vspeed(&sc), 0.002);
     const cJSON *d = r.s[0].details;
     CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(d, "slice_ms")->valuedouble, 4, 1e-12);
     /* One switch per 4.2 ms cycle half: 10 s / 4.2 ms, give or take the drain. */
@@ -83,19 +96,21 @@ static void test_switch_overhead(void)
     scn_free(&sc);
 }
 
-static void test_fixed_share_cycle(void)
+static void test_equal_share_cycle(void)
 {
-    /* fixed_share, 2 ms slots, cycle [a 0–2 ms][b 2–4 ms]. a gets a 1 ms request every
-     * 10 ms: arrivals at 10, 30, 50 … ms fall in b's slot and wait for a's next slot
-     * (3 ms latency); those at 20, 40 … ms fall in a's slot (1 ms). The GPU parks
+    /* equal_share (strict round robin over the two running vGPUs), 2 ms slots, cycle
+     * [a 0–2 ms][b 2–4 ms]. a gets a 1 ms request every 10 ms, which takes w = 1/v ms on
+     * the vGPU: arrivals at 10, 30, 50 … ms fall in b's slot, idle as it is, and wait for
+     * a's next slot (2 ms + w); those at 20, 40 … ms fall in a's slot (w). The GPU parks
      * while nothing is queued and finds its place in the cycle again on arrival. */
     struct scenario sc;
     struct run_result r;
-    tu_run_file(tu_fixture("policy_vgpu/fixed-share-cycle.json"), &sc, &r);
+    tu_run_file(tu_fixture("policy_vgpu/equal-share-cycle.json"), &sc, &r);
     const double *a = res_t(&r.s[0], 0);
-    CU_ASSERT_DOUBLE_EQUAL(a[TM_LAT_MEAN], 2e-3, 1e-6);
-    CU_ASSERT_DOUBLE_EQUAL(a[TM_LAT_P50], 1e-3, 1e-3 * 0.004);
-    CU_ASSERT_DOUBLE_EQUAL(a[TM_LAT_P999], 3e-3, 3e-3 * 0.004);
+    double w = 1e-3 / vspeed(&sc);
+    CU_ASSERT_DOUBLE_EQUAL(a[TM_LAT_MEAN], 1e-3 + w, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(a[TM_LAT_P50], w, w * 0.004);
+    CU_ASSERT_DOUBLE_EQUAL(a[TM_LAT_P999], 2e-3 + w, 3e-3 * 0.004);
     run_result_free(&r);
     scn_free(&sc);
 }
@@ -103,15 +118,16 @@ static void test_fixed_share_cycle(void)
 static void test_fifo_inside_vm(void)
 {
     /* Two Poisson tenants in one VM, alone on the GPU: the VM serves their requests
-     * FIFO by arrival on the whole GPU, i.e. M/M/1 with λ = 300 + 300, μ = 1000. */
+     * FIFO by arrival on the whole GPU at the vGPU's speed v, i.e. M/M/1 with
+     * λ = 300 + 300, μ = 1000 v. */
     long n = tu_sanitized() ? 100000 : 400000;
     struct scenario sc;
     struct run_result r;
     tu_run_fixture(&sc, &r, "policy_vgpu/fifo-inside-vm.json", "{\"stop.requests\": %ld}", n);
-    double want = an_mmc_mean_sojourn_s(600, 1000, 1);
+    double v = vspeed(&sc), want = an_mmc_mean_sojourn_s(600, 1000 * v, 1);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_LAT_MEAN], want, 0.03);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 1)[TM_LAT_MEAN], want, 0.03);
-    TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 0.6, 0.01);
+    TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 0.6 / v, 0.01);
     CU_ASSERT_DOUBLE_EQUAL(r.s[0].m[SM_SWITCH], 0, 0);
     run_result_free(&r);
     scn_free(&sc);
@@ -121,14 +137,14 @@ static void test_mig_backed(void)
 {
     /* MIG-backed instances run side by side at their profile's speed: a compute tenant
      * in 3g.40gb has 42 of 108 SMs, a memory tenant in 2g.20gb 2 of 8 memory slices.
-     * Utilisation counts compute slices: (3 + 2)/7 while both are busy. 2 GPUs × 2
+     * Utilisation counts SM time: (42 + 28)/108 while both are busy. 2 GPUs × 2
      * vGPUs are licensed: 2 × $2.85 + 4 × $876/8760 per hour. */
     struct scenario sc;
     struct run_result r;
     tu_run_file(tu_fixture("policy_vgpu/mig-backed.json"), &sc, &r);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 0), 2 * 1000 * 42.0 / 108, 0.001);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 1), 2 * 1000 * 2.0 / 8, 0.001);
-    TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 5.0 / 7, 1e-6);
+    TU_CHECK_CLOSE_REL(r.s[0].m[SM_UTIL], 70.0 / 108, 1e-6);
     CU_ASSERT_EQUAL(r.s[0].licensed_vgpus, 4);
     TU_CHECK_CLOSE_REL(r.s[0].m[SM_COST_PER_HOUR], 2 * 2.85 + 4 * 0.1, 1e-9);
     run_result_free(&r);
@@ -138,12 +154,12 @@ static void test_mig_backed(void)
 static void test_every_gpu(void)
 {
     /* The vgpus layout is applied to every GPU: with 2 GPUs each VM has two instances,
-     * so two saturated VMs under best_effort get 2 × 500/s × q/(q+s) each, and
+     * so two saturated VMs under best_effort get 2 × 500/s × q/(q+s) × v each, and
      * 2 × 2 vGPUs are licensed. */
     struct scenario sc;
     struct run_result r;
     tu_run_file(tu_fixture("policy_vgpu/every-gpu.json"), &sc, &r);
-    double want = 2 * 500 * an_ts_capacity_fraction(2e-3, 50e-6);
+    double want = 2 * 500 * an_ts_capacity_fraction(2e-3, 50e-6) * vspeed(&sc);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 0), want, 0.002);
     TU_CHECK_CLOSE_REL(tp(&r, 0, 1), want, 0.002);
     CU_ASSERT_EQUAL(r.s[0].licensed_vgpus, 4);
@@ -193,7 +209,28 @@ static void test_bad_input(void)
          "buffer is 16 GB: rejected at load"},
         {"\"vgpus\": [{\"fb_gb\": 40, \"tenants\": [\"a\"]}, {\"fb_gb\": 41, \"tenants\": "
          "[\"b\"]}]",
-         "strategies[0].vgpus: frame-buffer quotas add up to 81 GB, a A100-80GB has 80 GB"},
+         "strategies[0].vgpus[1].fb_gb: 41 GB is not the frame buffer of a vGPU type of the "
+         "A100-80GB (VGPU_UG: the types are A100DX-80C (80 GB, 1 per GPU), A100DX-40C"},
+        {"\"vgpus\": [{\"fb_gb\": 40, \"tenants\": [\"a\"]}, {\"type\": \"A100DX-20C\", "
+         "\"tenants\": [\"b\"]}]",
+         "strategies[0].vgpus: vgpus[0] is A100DX-40C and vgpus[1] A100DX-20C: the "
+         "time-sliced vGPUs of a GPU must be of one type (equal-size mode"},
+        {"\"vgpus\": [{\"type\": \"A100DX-80C\", \"tenants\": [\"a\"]}, {\"type\": "
+         "\"A100DX-80C\", \"tenants\": [\"b\"]}]",
+         "strategies[0].vgpus: 2 vGPUs of type A100DX-80C, a A100-80GB takes at most 1"},
+        {"\"vgpus\": [{\"type\": \"A100DX-30C\", \"tenants\": [\"a\", \"b\"]}]",
+         "strategies[0].vgpus[0].type: no vGPU type \"A100DX-30C\" on the A100-80GB"},
+        {"\"vgpus\": [{\"type\": \"A100DX-20C\", \"fb_gb\": 40, \"tenants\": [\"a\", "
+         "\"b\"]}]",
+         "strategies[0].vgpus[0].fb_gb: 40 GB, but type A100DX-20C has a 20 GB frame buffer"},
+        {"\"vgpus\": [{\"tenants\": [\"a\", \"b\"]}]",
+         "strategies[0].vgpus[0]: expected \"type\" (one of A100DX-80C"},
+        {"\"vgpus\": [{\"fb_gb\": 20, \"weight\": 2, \"tenants\": [\"a\", \"b\"]}]",
+         "strategies[0].vgpus[0].weight: NVIDIA's vGPU schedulers have no per-VM weights"},
+        {"\"backing\": \"mig\", \"vgpus\": [{\"profile\": \"3g.40gb\", \"fb_gb\": 20, "
+         "\"tenants\": [\"a\", \"b\"]}]",
+         "strategies[0].vgpus[0].fb_gb: a MIG-backed vGPU's frame buffer is its 3g.40gb "
+         "instance's memory"},
         {"\"vgpus\": [{\"fb_gb\": 20, \"tenants\": [\"a\", \"b\"]}, {\"fb_gb\": 20, "
          "\"tenants\": [\"b\"]}]",
          "strategies[0].vgpus[1].tenants[0]: tenant \"b\" is already in vgpus[0]"},
@@ -201,7 +238,7 @@ static void test_bad_input(void)
          "strategies[0].vgpus: tenant \"b\" is in no vGPU"},
         {"\"scheduler\": \"equal_share\", \"vgpus\": [{\"fb_gb\": 20, \"weight\": 2, "
          "\"tenants\": [\"a\", \"b\"]}]",
-         "strategies[0].vgpus[0].weight: equal_share gives every vGPU the same share"},
+         "strategies[0].vgpus[0].weight: NVIDIA's vGPU schedulers have no per-VM weights"},
         {"\"scheduler\": \"fair\", \"vgpus\": []", "strategies[0].scheduler"},
         {"\"vgpus\": [{\"fb_gb\": 20, \"profile\": \"3g.40gb\", \"tenants\": [\"a\", \"b\"]}]",
          "strategies[0].vgpus[0].profile: a MIG profile needs \"backing\": \"mig\""},
@@ -236,10 +273,11 @@ static void test_bad_input(void)
 void test_policy_vgpu_register(void)
 {
     static const struct tu_test t[] = {
-        {"one busy + one idle VM: fixed half, best/equal all", test_busy_and_idle_vm},
-        {"weights 3:1 under saturation give 3:1", test_weights_3_to_1},
+        {"one busy + one idle VM: fixed 1/4, equal 1/2, best all (x overhead)",
+         test_busy_and_idle_vm},
+        {"hypothetical weights 3:1 give 3:1; fixed share ignores weights", test_weights_3_to_1},
         {"switch overhead = 1 - q/(q+s)", test_switch_overhead},
-        {"fixed-share cycle seen by periodic arrivals (exact)", test_fixed_share_cycle},
+        {"equal-share cycle seen by periodic arrivals (exact)", test_equal_share_cycle},
         {"tenants in one VM: FIFO = M/M/1", test_fifo_inside_vm},
         {"MIG-backed speeds, utilisation and licence cost", test_mig_backed},
         {"layout on every GPU of the pool", test_every_gpu},

@@ -99,7 +99,7 @@ static void test_units(void)
     CU_ASSERT_STRING_EQUAL(prof_unit("timeslice_us"), "us");
     CU_ASSERT_STRING_EQUAL(prof_unit("switch_us_heavy"), "us");
     CU_ASSERT_STRING_EQUAL(prof_unit("vgpu_slice_ms_le8"), "ms");
-    CU_ASSERT_STRING_EQUAL(prof_unit("mig_reconfig_s"), "s");
+    CU_ASSERT_STRING_EQUAL(prof_unit("mig_create_s"), "s");
     CU_ASSERT_STRING_EQUAL(prof_unit("hbm_bw_gbps"), "GB/s");
     CU_ASSERT_STRING_EQUAL(prof_unit("hbm_bw_gbps_measured"), "GB/s");
     CU_ASSERT_STRING_EQUAL(prof_unit("memory_gb"), "GB");

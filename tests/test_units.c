@@ -22,19 +22,26 @@
 
 enum { EV_TEST_UNIT = EV_POLICY };
 
-/* Tenants A (compute, 10 GB), B (compute, 10 GB) and C (compute, 70 GB); the strategy
- * only makes the scenario valid: the harness never lets the policy see anything. */
+/* Tenants A (compute, 10 GB), B (compute, 10 GB), C (compute, 70 GB) and D (compute, 10 GB,
+ * one request keeps half the SMs busy: max_sm_fraction 0.5); A and B hold no context state, so
+ * a time-slice switch between them costs exactly the unit's switch time. The strategy only
+ * makes the scenario valid: the harness never lets the policy see anything. */
 static const char scenario_text[] =
-    "{\"gpu\": \"A100-80GB\", \"gpus\": 3, \"stop\": {\"requests\": 100}, \"tenants\": ["
+    "{\"gpu\": \"A100-80GB\", \"gpus\": 4, \"stop\": {\"requests\": 100}, \"tenants\": ["
     "{\"name\": \"A\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, \"work\": "
-    "{\"dist\": \"exponential\", \"mean_ms\": 1}, \"class\": \"compute\", \"memory_gb\": 10},"
+    "{\"dist\": \"exponential\", \"mean_ms\": 1, \"context_state_mb\": 0}, \"class\": "
+    "\"compute\", \"memory_gb\": 10},"
     "{\"name\": \"B\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, \"work\": "
-    "{\"dist\": \"exponential\", \"mean_ms\": 1}, \"class\": \"compute\", \"memory_gb\": 10},"
+    "{\"dist\": \"exponential\", \"mean_ms\": 1, \"context_state_mb\": 0}, \"class\": "
+    "\"compute\", \"memory_gb\": 10},"
     "{\"name\": \"C\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, \"work\": "
-    "{\"dist\": \"exponential\", \"mean_ms\": 1}, \"class\": \"compute\", \"memory_gb\": 70}],"
+    "{\"dist\": \"exponential\", \"mean_ms\": 1}, \"class\": \"compute\", \"memory_gb\": 70},"
+    "{\"name\": \"D\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, \"work\": "
+    "{\"dist\": \"exponential\", \"mean_ms\": 1, \"max_sm_fraction\": 0.5}, \"class\": "
+    "\"compute\", \"memory_gb\": 10}],"
     " \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}";
 
-enum { A, B, C };
+enum { A, B, C, D };
 
 struct harness {
     struct scenario sc;
@@ -133,10 +140,9 @@ static struct ts_unit *h_init_ts(struct harness *h)
 {
     h_init(h);
     const int ten[] = {A, B};
-    const double speed[] = {1.0, 1.0};
     struct ts_unit *u = ss_xmalloc(sizeof *u);
-    ts_unit_init(u, unit_addr(EV_TEST_UNIT, 7), 2, ten, speed, NULL, 1 * MS, 0.1 * MS, 1, 1.0, 0,
-                 80);
+    ts_unit_init(u, &h->sc, unit_addr(EV_TEST_UNIT, 7), 2, ten, 1.0, 1.0, NULL, 1 * MS, 0.1 * MS, 1,
+                 1.0, 0, 80);
     h->u = (struct unit){&ts_unit_ops, u};
     return u;
 }
@@ -173,23 +179,25 @@ static void test_event_target(void)
 
 static void test_plain_fifo_over_clients(void)
 {
-    /* Clients A at speed 1 and B at speed 0.5, half the GPU. A's 2 ms request runs
-     * [0, 2]; B's 1 ms (queued at 0.5) is older than A's second (queued at 1), so it
-     * runs next, [2, 4] at half speed; A's second runs [4, 5]. */
+    /* Clients D and B on a unit with half the SMs and half the bandwidth: D (occupancy 0.5)
+     * runs at speed 1 there, B (occupancy 1) at 0.5 (the profile's compute exponent is 1).
+     * D's 2 ms request runs [0, 2]; B's 1 ms (queued at 0.5) is older than D's second
+     * (queued at 1), so it runs next, [2, 4] at half speed; D's second runs [4, 5]. The unit
+     * is half the GPU and both keep all its SMs busy. */
     struct harness h;
     h_init(&h);
-    const int ten[] = {A, B};
-    const double speed[] = {1.0, 0.5};
-    h.u = pu_new(&h.sc, unit_addr(EV_TEST_UNIT, 7), 2, ten, speed, 0.5, 40);
-    h_put(&h, A, 2 * MS, 0);
+    CU_ASSERT_DOUBLE_EQUAL_FATAL(h.sc.gpu.rate_compute_exponent, 1.0, 0);
+    const int ten[] = {D, B};
+    h.u = pu_new(&h.sc, unit_addr(EV_TEST_UNIT, 7), 2, ten, 0.5, 0.5, 0.5, 40);
+    h_put(&h, D, 2 * MS, 0);
     h_run_until(&h, 0.5 * MS);
     h_put(&h, B, 1 * MS, 1);
     h_run_until(&h, 1 * MS);
-    h_put(&h, A, 1 * MS, 0);
+    h_put(&h, D, 1 * MS, 0);
     h_run_until(&h, 10 * MS);
-    CU_ASSERT_EQUAL(st(&h, A)->completed, 2);
+    CU_ASSERT_EQUAL(st(&h, D)->completed, 2);
     CU_ASSERT_EQUAL(st(&h, B)->completed, 1);
-    CLOSE(st(&h, A)->sum_latency_s, 2 * MS + 4 * MS);
+    CLOSE(st(&h, D)->sum_latency_s, 2 * MS + 4 * MS);
     CLOSE(st(&h, B)->sum_latency_s, 3.5 * MS);
     CLOSE(st(&h, B)->sum_wait_s, 1.5 * MS);
     h.u.ops->finish(&h.s, h.u.self);
@@ -209,8 +217,7 @@ static void test_plain_fault_memory_abort(void)
     struct harness h;
     h_init(&h);
     const int ten[] = {A, C};
-    const double speed[] = {1.0, 1.0};
-    h.u = pu_new(&h.sc, unit_addr(EV_TEST_UNIT, 7), 2, ten, speed, 1.0, 40);
+    h.u = pu_new(&h.sc, unit_addr(EV_TEST_UNIT, 7), 2, ten, 1.0, 1.0, 1.0, 40);
     h_put(&h, A, 1 * MS, 0);
     h_put(&h, C, 1 * MS, 1);
     h_run_until(&h, 0.5 * MS);
@@ -311,11 +318,15 @@ static void test_mps_through_ops(void)
 static void test_vgpu_time_through_ops(void)
 {
     /* Best-effort vGPU with one tenant per VM, slice 1 ms, switch 0.1 ms: the same
-     * schedule as the time-slicing unit's (A at 4.9 ms, B at 5.5 ms, 5 switches). */
+     * schedule as the time-slicing unit's (A at 4.9 ms, B at 5.5 ms, 5 switches), with the
+     * hypervisor's cost set to 0 here (test_policy_vgpu and test_vgpu_types carry it). */
     struct harness h;
     h_init(&h);
+    h.sc.gpu.vgpu_overhead_compute = 0;
     int ta[] = {A}, tb[] = {B};
-    struct vg_def vm[2] = {{20, 1, 1, ta, NULL}, {20, 1, 1, tb, NULL}};
+    const struct vgpu_type *t20 = cal_vgpu_type(&h.sc.gpu, "A100DX-20C");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t20);
+    struct vg_def vm[2] = {{20, 1, 1, ta, NULL, t20}, {20, 1, 1, tb, NULL, t20}};
     int vm_of[] = {0, 1, -1};
     struct vgpu_cfg c = {&vgt_backing, 2, vm, SCH_BEST_EFFORT, 1 * MS, 0.1 * MS, vm_of};
     CU_ASSERT_EQUAL(vgt_backing.units_per_gpu(&c), 1);

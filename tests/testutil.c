@@ -9,6 +9,7 @@
 
 #include <cJSON.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,37 @@ int tu_cli(const char *args, char *out, size_t outcap, char *errbuf, size_t errc
     if (st == -1 || !WIFEXITED(st))
         return -1;
     return WEXITSTATUS(st);
+}
+
+cJSON *tu_cli_json(const char *args)
+{
+    size_t n = strlen(args) + 32;
+    char *cmd = malloc(n), err[4096], path[600];
+    snprintf(cmd, n, "%s --json -", args);
+    int rc = tu_cli(cmd, NULL, 0, err, sizeof err);
+    snprintf(path, sizeof path, "%s/cli.out", tu_tmpdir());
+    char *text = rc == 0 ? tu_slurp(path) : NULL;
+    cJSON *doc = text ? cJSON_Parse(text) : NULL;
+    if (!doc)
+        fprintf(stderr, "\n  sharesim %s: exit %d, %s\n%s\n", cmd, rc,
+                text ? "not JSON" : "no output", err);
+    free(text);
+    free(cmd);
+    CU_ASSERT_PTR_NOT_NULL(doc);
+    return doc;
+}
+
+double tu_json_num(const cJSON *doc, const char *path)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", path);
+    const cJSON *o = doc;
+    for (char *k = strtok(buf, "."); k && o; k = strtok(NULL, "."))
+        o = k[0] >= '0' && k[0] <= '9' ? cJSON_GetArrayItem(o, atoi(k))
+                                       : cJSON_GetObjectItemCaseSensitive(o, k);
+    if (cJSON_IsRaw(o))
+        return strtod(o->valuestring, NULL);
+    return cJSON_IsNumber(o) ? o->valuedouble : NAN;
 }
 
 int tu_exists(const char *path)

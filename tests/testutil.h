@@ -29,6 +29,14 @@ char *tu_write(const char *name, const char *text);
  */
 int tu_cli(const char *args, char *out, size_t outcap, char *errbuf, size_t errcap);
 
+/* Runs `$SHARESIM <args> --json -` and parses what it writes: the document (caller frees with
+ * cJSON_Delete), or NULL when it did not exit 0 with JSON (stderr printed). One assertion. */
+struct cJSON;
+struct cJSON *tu_cli_json(const char *args);
+/* A number at a dotted path in a document ("strategies.0.tenants.1.latency_ms.mean", array
+ * elements by index), also one written as a raw 6-digit number (jv_out_num); NaN if absent. */
+double tu_json_num(const struct cJSON *doc, const char *path);
+
 /* True if the file exists. */
 int tu_exists(const char *path);
 /* Reads a whole file; caller frees; NULL if missing. */

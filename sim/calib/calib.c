@@ -161,6 +161,84 @@ static int parse_mig(const char *path, const cJSON *arr, struct gpu_profile *p, 
     return 0;
 }
 
+/* mem_bw_sm_curve: [{"sms", "bw_fraction"}, …], SM counts increasing up to total_sms, fractions
+ * in (0, 1] non-decreasing, the last point (total_sms, 1): the curve is relative to the whole
+ * GPU, so all SMs pull all of its bandwidth by definition. */
+static int parse_bw_curve(const char *path, const cJSON *arr, struct gpu_profile *p, char *err,
+                          size_t errlen)
+{
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1 ||
+        cJSON_GetArraySize(arr) > CAL_MAX_CURVE)
+        return ss_errf(err, errlen, "%s: mem_bw_sm_curve.value: expected 1 to %d points", path,
+                       CAL_MAX_CURVE);
+    const cJSON *e;
+    int n = 0, last_sms = 0;
+    cJSON_ArrayForEach(e, arr)
+    {
+        char where[600];
+        int sms;
+        snprintf(where, sizeof where, "%s: mem_bw_sm_curve.value[%d]", path, n);
+        if (get_int_field(where, e, "sms", last_sms + 1, p->total_sms, &sms, err, errlen))
+            return -1;
+        const cJSON *bw = cJSON_GetObjectItemCaseSensitive(e, "bw_fraction");
+        double lo = n ? p->bw_curve_bw[n - 1] : 0;
+        if (!cJSON_IsNumber(bw) || !(bw->valuedouble > 0) || bw->valuedouble > 1 ||
+            bw->valuedouble < lo)
+            return ss_errf(err, errlen,
+                           "%s.bw_fraction: expected a number in (0, 1], not below the previous "
+                           "point's",
+                           where);
+        p->bw_curve_sm[n] = (double)sms / p->total_sms;
+        p->bw_curve_bw[n] = bw->valuedouble;
+        last_sms = sms;
+        n++;
+    }
+    if (last_sms != p->total_sms || p->bw_curve_bw[n - 1] != 1)
+        return ss_errf(err, errlen,
+                       "%s: mem_bw_sm_curve.value: the last point must be all %d SMs with "
+                       "bw_fraction 1",
+                       path, p->total_sms);
+    p->n_bw_curve = n;
+    return 0;
+}
+
+/* vgpu_types: [{"name", "fb_gb", "max_per_gpu"}], names unique, frame buffers within the GPU. */
+static int parse_vgpu_types(const char *path, const cJSON *arr, struct gpu_profile *p, char *err,
+                            size_t errlen)
+{
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > CAL_MAX_VGPU)
+        return ss_errf(err, errlen, "%s: vgpu_types.value: expected up to %d types", path,
+                       CAL_MAX_VGPU);
+    const cJSON *e;
+    int n = 0;
+    cJSON_ArrayForEach(e, arr)
+    {
+        char where[600];
+        struct vgpu_type *t = &p->vgpu_types[n];
+        snprintf(where, sizeof where, "%s: vgpu_types.value[%d]", path, n);
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+        const cJSON *fb = cJSON_GetObjectItemCaseSensitive(e, "fb_gb");
+        if (!cJSON_IsString(name) || !name->valuestring[0] ||
+            strlen(name->valuestring) >= sizeof t->name)
+            return ss_errf(err, errlen, "%s.name: expected a short string", where);
+        snprintf(t->name, sizeof t->name, "%s", name->valuestring);
+        if (!cJSON_IsNumber(fb) || !(fb->valuedouble > 0) || fb->valuedouble > p->memory_gb)
+            return ss_errf(err, errlen, "%s.fb_gb: expected a number in (0, %g]", where,
+                           p->memory_gb);
+        t->fb_gb = fb->valuedouble;
+        if (get_int_field(where, e, "max_per_gpu", 1, 64, &t->max_per_gpu, err, errlen))
+            return -1;
+        for (int k = 0; k < n; k++)
+            if (strcasecmp(p->vgpu_types[k].name, t->name) == 0 ||
+                p->vgpu_types[k].fb_gb == t->fb_gb)
+                return ss_errf(err, errlen, "%s: same name or frame buffer as vgpu_types[%d]",
+                               where, k);
+        n++;
+    }
+    p->n_vgpu_types = n;
+    return 0;
+}
+
 int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t errlen)
 {
     char *text = NULL;
@@ -227,7 +305,7 @@ int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t err
     if (r == 0)
         p->mps_max_clients_cuda13_1 = (int)v;
     if (get_num(path, root, "mps_recovery_s", 1, 0, 1e5, &p->mps_recovery_s, err, errlen) ||
-        get_num(path, root, "mig_reconfig_s", 1, 0, 1e5, &p->mig_reconfig_s, err, errlen) ||
+        get_num(path, root, "mig_create_s", 1, 0, 1e5, &p->mig_create_s, err, errlen) ||
         get_num(path, root, "rate_compute_exponent", 1, 0.01, 10, &p->rate_compute_exponent, err,
                 errlen) ||
         get_num(path, root, "rate_memory_exponent", 1, 0.01, 10, &p->rate_memory_exponent, err,
@@ -236,7 +314,26 @@ int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t err
     p->gpu_hour_usd = -1;
     p->power_kw = -1;
     if (get_num(path, root, "gpu_hour_usd", 0, 0, 1e6, &p->gpu_hour_usd, err, errlen) < 0 ||
-        get_num(path, root, "power_kw", 0, 0, 1e3, &p->power_kw, err, errlen) < 0)
+        get_num(path, root, "power_kw", 0, 0, 1e3, &p->power_kw, err, errlen) < 0 ||
+        get_num(path, root, "mps_bw_contention_loss", 0, 0, 0.99, &p->mps_bw_loss, err, errlen) <
+            0 ||
+        get_num(path, root, "vgpu_overhead_compute", 0, 0, 0.99, &p->vgpu_overhead_compute, err,
+                errlen) < 0 ||
+        get_num(path, root, "vgpu_overhead_memory", 0, 0, 0.99, &p->vgpu_overhead_memory, err,
+                errlen) < 0 ||
+        get_num(path, root, "gpu_reset_s", 0, 0, 1e5, &p->gpu_reset_s, err, errlen) < 0 ||
+        get_num(path, root, "context_state_mb", 0, 0, 1e5, &p->context_state_mb, err, errlen) < 0)
+        goto out;
+    double gbps = 0;
+    if (get_num(path, root, "ctx_switch_gbps", 0, 1e-3, 1e6, &gbps, err, errlen) < 0)
+        goto out;
+    p->ctx_switch_bps = gbps * 1e9;
+    const cJSON *vt = cJSON_GetObjectItemCaseSensitive(root, "vgpu_types");
+    if (vt && parse_vgpu_types(path, cJSON_GetObjectItemCaseSensitive(vt, "value"), p, err, errlen))
+        goto out;
+    const cJSON *curve = cJSON_GetObjectItemCaseSensitive(root, "mem_bw_sm_curve");
+    if (curve &&
+        parse_bw_curve(path, cJSON_GetObjectItemCaseSensitive(curve, "value"), p, err, errlen))
         goto out;
     p->mig_compute_slices = 7;
     p->mig_memory_slices = 8;
@@ -401,4 +498,28 @@ const struct mig_profile *cal_mig_find(const struct gpu_profile *p, const char *
         if (strcmp(p->mig[i].name, name) == 0)
             return &p->mig[i];
     return NULL;
+}
+
+const struct vgpu_type *cal_vgpu_type(const struct gpu_profile *p, const char *name)
+{
+    for (int i = 0; i < p->n_vgpu_types; i++)
+        if (strcasecmp(p->vgpu_types[i].name, name) == 0)
+            return &p->vgpu_types[i];
+    return NULL;
+}
+
+const struct vgpu_type *cal_vgpu_type_fb(const struct gpu_profile *p, double fb_gb)
+{
+    for (int i = 0; i < p->n_vgpu_types; i++)
+        if (fabs(p->vgpu_types[i].fb_gb - fb_gb) < 1e-9)
+            return &p->vgpu_types[i];
+    return NULL;
+}
+
+double cal_switch_s(const struct gpu_profile *p, double base_s, double state_out_mb,
+                    double state_in_mb)
+{
+    if (!(p->ctx_switch_bps > 0))
+        return base_s;
+    return base_s + (state_out_mb + state_in_mb) * 1e6 / p->ctx_switch_bps;
 }

@@ -10,9 +10,17 @@
  * Keys (required unless marked optional):
  *   total_sms, memory_gb, hbm_bw_gbps, timeslice_us, switch_us,
  *   vgpu_slice_ms_le8, vgpu_slice_ms_gt8, vgpu_switch_us, mps_max_clients,
- *   mps_max_clients_cuda13_1 (opt), mps_recovery_s, mig_reconfig_s,
+ *   mps_max_clients_cuda13_1 (opt), mps_recovery_s, mig_create_s,
  *   rate_compute_exponent, rate_memory_exponent,
  *   gpu_hour_usd (opt), power_kw (opt),
+ *   mem_bw_sm_curve (opt): [{"sms", "bw_fraction"}, …] — the memory bandwidth (fraction of
+ *     the GPU's) that `sms` SMs can pull, increasing sms, the last point all SMs at 1;
+ *     without it bandwidth is never limited by the SMs in use,
+ *   mps_bw_contention_loss (opt, default 0), gpu_reset_s (opt, default 0),
+ *   ctx_switch_gbps, context_state_mb (opt; without them a switch costs switch_us alone),
+ *   vgpu_types (opt): [{"name", "fb_gb", "max_per_gpu"}] — the time-sliced vGPU types,
+ *   vgpu_overhead_compute, vgpu_overhead_memory (opt, default 0): the speed a time-sliced
+ *     vGPU loses to the hypervisor, by class,
  *   mig_sms_7g (opt), mig_compute_slices (opt), mig_memory_slices (opt), mig_profiles (opt):
  *     [{"name", "compute_slices", "memory_slices", "sm_count", "memory_gb",
  *       "max_instances", "starts": [..], "size"}]   (size/starts in memory slices)
@@ -26,6 +34,15 @@
 
 #define CAL_MAX_MIG 16
 #define CAL_MAX_STARTS 8
+#define CAL_MAX_CURVE 32
+#define CAL_MAX_VGPU 16
+
+/* A time-sliced vGPU type (VGPU_UG): its frame buffer and how many fit one GPU. */
+struct vgpu_type {
+    char name[32];
+    double fb_gb;
+    int max_per_gpu;
+};
 
 struct mig_profile {
     char name[32];
@@ -46,25 +63,41 @@ struct gpu_profile {
     int total_sms;
     double memory_gb;
     double hbm_bw_gbps;
-    double timeslice_s; /* driver default per-context time slice */
-    double switch_s;    /* context-switch cost, no work done */
+    double timeslice_s;      /* driver default per-context time slice */
+    double switch_s;         /* a context switch's base cost, no work done (switch_us) */
+    double ctx_switch_bps;   /* bytes/s at which a switch saves and restores contexts' state */
+    double context_state_mb; /* default state of a context (work.context_state_mb) */
     double vgpu_slice_le8_s;
     double vgpu_slice_gt8_s;
     double vgpu_switch_s;
     int mps_max_clients;
     int mps_max_clients_cuda13_1;
     double mps_recovery_s;
-    double mig_reconfig_s;
+    double mig_create_s;          /* time to create a MIG instance (no public measurement) */
+    double gpu_reset_s;           /* a card fault's outage (gpu_reset_s, optional, default 0) */
     double rate_compute_exponent; /* speed = share^exponent for compute-class work */
     double rate_memory_exponent;  /* speed = share^exponent for memory-class work */
-    double gpu_hour_usd;          /* < 0 when the profile has none */
-    double power_kw;              /* < 0 when the profile has none */
+    /* Achievable bandwidth against SMs in use (mem_bw_sm_curve): n points (sm fraction,
+     * bandwidth fraction), increasing, the last (1, 1); n = 0: SMs never limit bandwidth. */
+    int n_bw_curve;
+    double bw_curve_sm[CAL_MAX_CURVE], bw_curve_bw[CAL_MAX_CURVE];
+    double mps_bw_loss; /* mps_bw_contention_loss: default of the MPS co-run loss */
+    int n_vgpu_types;
+    struct vgpu_type vgpu_types[CAL_MAX_VGPU];
+    double vgpu_overhead_compute, vgpu_overhead_memory; /* time-sliced vGPU speed lost */
+    double gpu_hour_usd;                                /* < 0 when the profile has none */
+    double power_kw;                                    /* < 0 when the profile has none */
     int mig_sms_7g;
     int mig_compute_slices;
     int mig_memory_slices;
     int n_mig;
     struct mig_profile mig[CAL_MAX_MIG];
 };
+
+/* A time-slice switch from a context holding state_out_mb to one holding state_in_mb: the base
+ * cost plus both states over the save/restore bandwidth (docs/scenario.md#timeslice). */
+double cal_switch_s(const struct gpu_profile *p, double base_s, double state_out_mb,
+                    double state_in_mb);
 
 /* Directory holding the shipped profiles; overridable with $SHARESIM_PROFILES. */
 const char *cal_profile_dir(void);
@@ -78,5 +111,9 @@ int cal_load_file(const char *path, struct gpu_profile *out, char *err, size_t e
 
 /* The MIG profile with this name, or NULL. */
 const struct mig_profile *cal_mig_find(const struct gpu_profile *p, const char *name);
+/* The vGPU type with this name (case-insensitive), or NULL. */
+const struct vgpu_type *cal_vgpu_type(const struct gpu_profile *p, const char *name);
+/* The vGPU type whose frame buffer is fb_gb, or NULL. */
+const struct vgpu_type *cal_vgpu_type_fb(const struct gpu_profile *p, double fb_gb);
 
 #endif

@@ -51,6 +51,7 @@ const char *prof_unit(const char *key)
         {"_ms", "ms"},
         {"_s", "s"},
         {"_gb", "GB"},
+        {"_mb", "MB"},
         {"_gbps", "GB/s"},
         {"_kw", "kW"},
         {"_gflops", "GFLOP/s"},

@@ -49,7 +49,7 @@ int cl_mig_parse(const struct jv *j, const struct cJSON *obj, const char *path,
                        gpu);
     m->g = c->mig_gpu;
     if (m->reconfig_s < 0)
-        m->reconfig_s = m->g->mig_reconfig_s;
+        m->reconfig_s = m->g->mig_create_s; /* the time to create the new instances */
     const cJSON *stat = cJSON_GetObjectItemCaseSensitive(obj, "static_layout");
     jv_path_key(p, sizeof p, path, "static_layout");
     if (m->layout == CL_MIG_STATIC) {

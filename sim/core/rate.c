@@ -1,4 +1,5 @@
-/* rate — see rate.h for the model and why the mixed blend is harmonic. */
+/* rate — see rate.h for the model, why speeds are relative to the whole GPU and why the mixed
+ * blend is harmonic. */
 #include "core/rate.h"
 
 #include <math.h>
@@ -19,22 +20,82 @@ static inline double power(double x, double e)
     return e == 1.0 ? x : pow(x, e);
 }
 
+double rate_occupancy(const struct tenant_cfg *t)
+{
+    double s = t->work.max_sm_fraction;
+    return s > 0 && s <= 1 ? s : 1.0;
+}
+
+double rate_bw_curve(const struct gpu_profile *g, double f)
+{
+    if (g->n_bw_curve == 0 || f >= 1)
+        return 1.0;
+    if (!(f > 0))
+        return 0.0;
+    double x0 = 0, y0 = 0;
+    for (int k = 0; k < g->n_bw_curve; k++) {
+        double x1 = g->bw_curve_sm[k], y1 = g->bw_curve_bw[k];
+        if (f <= x1)
+            return f == x1 ? y1 : y0 + (y1 - y0) * (f - x0) / (x1 - x0);
+        x0 = x1;
+        y0 = y1;
+    }
+    return 1.0;
+}
+
+/* Compute-class speed of a request that keeps u = min(f, s) of the SMs busy: (u / s)^α. */
+static inline double compute_speed(const struct gpu_profile *g, double u, double s)
+{
+    return u == s ? 1.0 : power(u / s, g->rate_compute_exponent);
+}
+
+/* Memory-class speed: the bandwidth b it is given, as far as its u SMs can pull it, against
+ * what it pulls alone on the whole GPU (C(s)): (min(b, C(u)) / C(s))^β. */
+static inline double memory_speed(const struct gpu_profile *g, double b, double u, double s)
+{
+    double pull = rate_bw_curve(g, u), alone = rate_bw_curve(g, s);
+    double a = b < pull ? b : pull;
+    return a == alone ? 1.0 : power(a / alone, g->rate_memory_exponent);
+}
+
 double rate_speed(const struct gpu_profile *g, const struct tenant_cfg *t, double sm_share,
                   double bw_share)
 {
-    double f = clamp01(sm_share), b = clamp01(bw_share);
+    double f = clamp01(sm_share), b = clamp01(bw_share), s = rate_occupancy(t);
     if (!(f > 0) || !(b > 0))
         return 0.0;
+    double u = f < s ? f : s;
+    /* Only the speed the class needs: the MPS benchmark calls this for every busy client at
+     * every arrival and completion. */
     switch (t->wclass) {
     case CLASS_COMPUTE:
-        return power(f, g->rate_compute_exponent);
+        return compute_speed(g, u, s);
     case CLASS_MEMORY:
-        return power(b, g->rate_memory_exponent);
+        return memory_speed(g, b, u, s);
     case CLASS_MIXED:
         break;
     }
-    double sc = power(f, g->rate_compute_exponent);
-    double sm = power(b, g->rate_memory_exponent);
+    double sc = compute_speed(g, u, s), sm = memory_speed(g, b, u, s);
     double c = t->compute_share;
     return 1.0 / (c / sc + (1.0 - c) / sm);
+}
+
+double rate_speed_n(const struct gpu_profile *g, const struct tenant_cfg *t, double sm_share,
+                    double bw_share, int n)
+{
+    return n <= 1 ? rate_speed(g, t, sm_share, bw_share)
+                  : rate_speed(g, t, sm_share / n, bw_share / n);
+}
+
+double rate_saturated(const struct gpu_profile *g, const struct tenant_cfg *t, double sm_share,
+                      double bw_share)
+{
+    int n = t->work.concurrency > 1 ? t->work.concurrency : 1;
+    return n * rate_speed_n(g, t, sm_share, bw_share, n);
+}
+
+double rate_sm_in_use(const struct tenant_cfg *t, double sm_share, int n)
+{
+    double busy = n * rate_occupancy(t);
+    return busy < sm_share ? busy : sm_share;
 }

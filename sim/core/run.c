@@ -16,6 +16,12 @@
  * - fairness: Jain's index of throughput/weight over tenants.
  * - gpu_utilization, switch_overhead and cost count the GPUs the strategy
  *   occupies (gpus_used), not idle GPUs of the pool it leaves free.
+ * - Percentiles over replications: the percentile of all replications' samples together
+ *   (their histograms merged), not the mean of each replication's percentile — a p99.9 of
+ *   200 samples is their maximum, and averaging maxima is biased low; the 95 % interval is
+ *   the Student half-width of the per-replication percentiles around it. tail counts the
+ *   samples beyond each percentile's rank (of the merged samples): fewer than
+ *   TAIL_MIN_SAMPLES and the figure rests on a handful of requests.
  */
 #include "core/run.h"
 #include "core/engine.h"
@@ -33,6 +39,8 @@ const char *const tm_names[TM_N] = {
     "arrived",        "completed",    "rejected",     "failed",   "in_flight", "throughput_per_s",
     "mean",           "p50",          "p95",          "p99",      "p999",      "wait_mean",
     "sla_attainment", "slowdown_p99", "availability", "work_mean"};
+const double tail_p[TAIL_N] = {0.50, 0.95, 0.99, 0.999};
+
 const char *const sm_names[SM_N] = {"gpu_utilization",
                                     "switch_overhead",
                                     "fragmentation",
@@ -50,6 +58,7 @@ static void result_alloc(struct strategy_result *r, const char *name, const char
     r->n_tenants = n;
     r->t = ss_xcalloc((size_t)n * TM_N, sizeof *r->t);
     r->t_ci = ss_xcalloc((size_t)n * TM_N, sizeof *r->t_ci);
+    r->tail = ss_xcalloc((size_t)(n ? n : 1) * TAIL_N, sizeof *r->tail);
     for (int k = 0; k < SM_N; k++)
         r->m_ci[k] = NAN;
     for (size_t k = 0; k < (size_t)n * TM_N; k++)
@@ -62,6 +71,7 @@ void strategy_result_free(struct strategy_result *r)
     free(r->t_ci);
     free(r->load);
     free(r->capacity);
+    free(r->tail);
     cJSON_Delete(r->details);
     memset(r, 0, sizeof *r);
 }
@@ -77,8 +87,30 @@ static double cost_per_hour(const struct scenario *sc, int gpus, int licensed_vg
     return c;
 }
 
-int run_one(const struct scenario *sc, const struct strategy_cfg *st, int rep,
-            struct strategy_result *out, char *err, size_t errlen)
+/* Samples above the p-quantile's nearest rank (st_hist_quantile's rule) among n. */
+static double beyond(uint64_t n, double p)
+{
+    if (n == 0)
+        return 0;
+    uint64_t rank = (uint64_t)ceil(p * (double)n);
+    if (rank < 1)
+        rank = 1;
+    return (double)(n - (rank > n ? n : rank));
+}
+
+/* Sets a tenant's percentiles and tail counts from a histogram. */
+static void set_percentiles(struct strategy_result *out, int i, const struct st_hist *h)
+{
+    double *t = res_t(out, i);
+    for (int k = 0; k < TAIL_N; k++) {
+        t[TM_LAT_P50 + k] = st_hist_quantile(h, tail_p[k]);
+        out->tail[(size_t)i * TAIL_N + k] = beyond(h->n, tail_p[k]);
+    }
+}
+
+/* run_one, merging each tenant's latency histogram into pool[i] when pool is not NULL. */
+static int run_one_pool(const struct scenario *sc, const struct strategy_cfg *st, int rep,
+                        struct strategy_result *out, struct st_hist *pool, char *err, size_t errlen)
 {
     struct sim s;
     eng_init(&s, sc, st, rep);
@@ -104,10 +136,9 @@ int run_one(const struct scenario *sc, const struct strategy_cfg *st, int rep,
         t[TM_IN_FLIGHT] = (double)(ts->arrived - ts->completed - ts->rejected - ts->failed);
         t[TM_THROUGHPUT] = window > 0 ? (double)ts->completed_in_window / window : NAN;
         t[TM_LAT_MEAN] = ts->completed ? ts->sum_latency_s / (double)ts->completed : NAN;
-        t[TM_LAT_P50] = st_hist_quantile(&ts->lat, 0.50);
-        t[TM_LAT_P95] = st_hist_quantile(&ts->lat, 0.95);
-        t[TM_LAT_P99] = st_hist_quantile(&ts->lat, 0.99);
-        t[TM_LAT_P999] = st_hist_quantile(&ts->lat, 0.999);
+        set_percentiles(out, i, &ts->lat);
+        if (pool)
+            st_hist_merge(&pool[i], &ts->lat);
         t[TM_WAIT_MEAN] = ts->completed ? ts->sum_wait_s / (double)ts->completed : NAN;
         t[TM_WORK_MEAN] = ts->completed ? ts->sum_work_s / (double)ts->completed : NAN;
         long ended = ts->completed + ts->rejected + ts->failed;
@@ -132,6 +163,12 @@ int run_one(const struct scenario *sc, const struct strategy_cfg *st, int rep,
     free(norm);
     eng_free(&s);
     return 0;
+}
+
+int run_one(const struct scenario *sc, const struct strategy_cfg *st, int rep,
+            struct strategy_result *out, char *err, size_t errlen)
+{
+    return run_one_pool(sc, st, rep, out, NULL, err, errlen);
 }
 
 /* Builds the implicit "alone" baseline: the baseline policy's default configuration on
@@ -225,20 +262,41 @@ int run_scenario(const struct scenario *sc_in, const struct run_opts *o, struct 
     int have_alone = o->slowdown && base < 0 && alone_baseline(&sc, &alone_sc, &alone_st) == 0;
     int rc = 0;
     double events = 0;
-    for (int r = 0; r < R && rc == 0; r++) {
-        for (int k = 0; k < S && rc == 0; k++) {
+    /* Strategy by strategy, so one strategy's pooled histograms are held at a time. */
+    struct st_hist *pool = ss_xcalloc((size_t)(sc.n_tenants ? sc.n_tenants : 1), sizeof *pool);
+    for (int i = 0; i < sc.n_tenants; i++)
+        st_hist_init(&pool[i]);
+    out->s = ss_xcalloc((size_t)S, sizeof *out->s);
+    for (int k = 0; k < S && rc == 0; k++) {
+        for (int i = 0; i < sc.n_tenants; i++)
+            st_hist_reset(&pool[i]);
+        for (int r = 0; r < R && rc == 0; r++) {
             if (o->progress)
-                fprintf(stderr, "\r%s: replication %d/%d, strategy %d/%d (%s)   ", sc.name, r + 1,
-                        R, k + 1, S, sc.strategies[k].name);
-            rc = run_one(&sc, &sc.strategies[k], r, &reps[(size_t)k * R + r], err, errlen);
+                fprintf(stderr, "\r%s: strategy %d/%d (%s), replication %d/%d   ", sc.name, k + 1,
+                        S, sc.strategies[k].name, r + 1, R);
+            rc = run_one_pool(&sc, &sc.strategies[k], r, &reps[(size_t)k * R + r], pool, err,
+                              errlen);
             events += reps[(size_t)k * R + r].m[SM_EVENTS];
         }
+        if (rc == 0) {
+            struct strategy_result *agg = &out->s[k];
+            result_alloc(agg, sc.strategies[k].name, sc.strategies[k].ops->kind, sc.n_tenants);
+            aggregate(&reps[(size_t)k * R], R, agg);
+            for (int i = 0; i < sc.n_tenants; i++)
+                set_percentiles(agg, i, &pool[i]);
+            stab_fill(&sc, &sc.strategies[k], agg);
+        }
+    }
+    for (int i = 0; i < sc.n_tenants; i++)
+        st_hist_free(&pool[i]);
+    free(pool);
+    /* slowdown_p99, per replication against its baseline, then its mean and interval. */
+    for (int r = 0; r < R && rc == 0; r++) {
         struct strategy_result alone;
         memset(&alone, 0, sizeof alone);
         const struct strategy_result *b = NULL;
         if (have_alone) {
-            if (rc == 0)
-                rc = run_one(&alone_sc, &alone_st, r, &alone, err, errlen);
+            rc = run_one(&alone_sc, &alone_st, r, &alone, err, errlen);
             b = &alone;
         } else if (base >= 0) {
             b = &reps[(size_t)base * R + r];
@@ -256,25 +314,32 @@ int run_scenario(const struct scenario *sc_in, const struct run_opts *o, struct 
         if (have_alone)
             strategy_result_free(&alone);
     }
+    double *v = ss_xmalloc((size_t)R * sizeof *v);
+    for (int k = 0; k < S && rc == 0; k++)
+        for (int i = 0; i < sc.n_tenants; i++) {
+            for (int r = 0; r < R; r++)
+                v[r] = res_t(&reps[(size_t)k * R + r], i)[TM_SLOWDOWN_P99];
+            st_mean_ci95(v, R, &res_t(&out->s[k], i)[TM_SLOWDOWN_P99],
+                         &out->s[k].t_ci[(size_t)i * TM_N + TM_SLOWDOWN_P99]);
+        }
+    free(v);
     if (o->progress)
         fprintf(stderr, "\r%*s\r", 78, "");
     if (have_alone)
         alone_st.ops->free_cfg(alone_st.cfg);
     if (rc) {
         free_reps(reps, (size_t)S * (size_t)R);
+        for (int k = 0; k < S; k++)
+            if (out->s[k].t)
+                strategy_result_free(&out->s[k]);
+        free(out->s);
+        memset(out, 0, sizeof *out);
         return -1;
     }
     out->n = S;
     out->replications = R;
     out->seed = (unsigned long)sc.seed;
     out->sim_events = events;
-    out->s = ss_xcalloc((size_t)S, sizeof *out->s);
-    for (int k = 0; k < S; k++) {
-        struct strategy_result *agg = &out->s[k];
-        result_alloc(agg, sc.strategies[k].name, sc.strategies[k].ops->kind, sc.n_tenants);
-        aggregate(&reps[(size_t)k * R], R, agg);
-        stab_fill(&sc, &sc.strategies[k], agg);
-    }
     free_reps(reps, (size_t)S * (size_t)R);
     return 0;
 }

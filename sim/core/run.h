@@ -44,7 +44,14 @@ enum strategy_metric {
     SM_N
 };
 
-/* One replication (also used for the aggregate: mean in m/t, half-widths in m_ci/t_ci). */
+/* The latency percentiles (TM_LAT_P50 … TM_LAT_P999) and the samples beyond each. */
+enum { TAIL_P50, TAIL_P95, TAIL_P99, TAIL_P999, TAIL_N };
+extern const double tail_p[TAIL_N];
+/* A percentile resting on fewer samples beyond it than this is flagged (table, JSON). */
+#define TAIL_MIN_SAMPLES 10
+
+/* One replication (also used for the aggregate: mean in m/t, half-widths in m_ci/t_ci;
+ * the aggregate's percentiles are those of all replications' samples together). */
 struct strategy_result {
     char name[SCN_NAME_MAX];
     const char *kind;
@@ -53,6 +60,7 @@ struct strategy_result {
     double m_ci[SM_N];
     double *t;          /* n_tenants × TM_N */
     double *t_ci;       /* idem */
+    double *tail;       /* n_tenants × TAIL_N: measured samples above each percentile's rank */
     int licensed_vgpus; /* set by the vGPU policy for the licence cost */
     int gpus_used;      /* GPUs the strategy occupies (set by finish(); 0 = all of the pool) */
     cJSON *details;     /* policy-specific extras (per-instance utilisation…), may be NULL */

@@ -195,7 +195,34 @@ static int parse_arrival(const struct jv *j, const cJSON *obj, const char *path,
 
 /* ---- work ---------------------------------------------------------------- */
 
+/* The keys every "dist" takes besides its own (docs/scenario.md#work). */
+#define WORK_COMMON_KEYS "max_sm_fraction", "concurrency", "context_state_mb"
+
+/* Occupancy: read after the dist's own keys were checked by jv_object. */
+static int parse_work_occupancy(const struct jv *j, const cJSON *obj, const char *path,
+                                struct work_cfg *w)
+{
+    long conc = 1;
+    w->max_sm_fraction = 1;
+    w->context_state_mb = -1; /* the profile's */
+    if (jv_num_gt(j, obj, path, "max_sm_fraction", 0, 0, 1, &w->max_sm_fraction) < 0 ||
+        jv_int(j, obj, path, "concurrency", 0, 1, 4096, &conc) < 0 ||
+        jv_num(j, obj, path, "context_state_mb", 0, 0, 1e5, &w->context_state_mb) < 0)
+        return -1;
+    w->concurrency = (int)conc;
+    return 0;
+}
+
+static int parse_work_dist(const struct jv *j, const cJSON *obj, const char *path,
+                           struct work_cfg *w);
+
 static int parse_work(const struct jv *j, const cJSON *obj, const char *path, struct work_cfg *w)
+{
+    return parse_work_dist(j, obj, path, w) || parse_work_occupancy(j, obj, path, w);
+}
+
+static int parse_work_dist(const struct jv *j, const cJSON *obj, const char *path,
+                           struct work_cfg *w)
 {
     static const char *const dists[] = {"exponential", "deterministic", "lognormal",
                                         "tokens",      "trace",         NULL};
@@ -208,21 +235,21 @@ static int parse_work(const struct jv *j, const cJSON *obj, const char *path, st
     w->kind = (enum work_kind)k;
     switch (w->kind) {
     case WORK_EXPONENTIAL: {
-        static const char *const keys[] = {"dist", "mean_ms", NULL};
+        static const char *const keys[] = {"dist", "mean_ms", WORK_COMMON_KEYS, NULL};
         if (jv_object(j, obj, path, keys) || jv_num_gt(j, obj, path, "mean_ms", 1, 0, 1e9, &ms))
             return -1;
         w->mean_s = ms * 1e-3;
         return 0;
     }
     case WORK_DETERMINISTIC: {
-        static const char *const keys[] = {"dist", "ms", NULL};
+        static const char *const keys[] = {"dist", "ms", WORK_COMMON_KEYS, NULL};
         if (jv_object(j, obj, path, keys) || jv_num_gt(j, obj, path, "ms", 1, 0, 1e9, &ms))
             return -1;
         w->mean_s = ms * 1e-3;
         return 0;
     }
     case WORK_LOGNORMAL: {
-        static const char *const keys[] = {"dist", "mean_ms", "cv", NULL};
+        static const char *const keys[] = {"dist", "mean_ms", "cv", WORK_COMMON_KEYS, NULL};
         if (jv_object(j, obj, path, keys) || jv_num_gt(j, obj, path, "mean_ms", 1, 0, 1e9, &ms) ||
             jv_num_gt(j, obj, path, "cv", 1, 0, 100, &w->cv))
             return -1;
@@ -231,7 +258,7 @@ static int parse_work(const struct jv *j, const cJSON *obj, const char *path, st
     }
     case WORK_TOKENS: {
         static const char *const keys[] = {"dist", "prefill_ms_per_token", "decode_ms_per_token",
-                                           NULL};
+                                           WORK_COMMON_KEYS, NULL};
         double pre, dec;
         if (jv_object(j, obj, path, keys) ||
             jv_num(j, obj, path, "prefill_ms_per_token", 1, 0, 1e6, &pre) ||
@@ -246,7 +273,7 @@ static int parse_work(const struct jv *j, const cJSON *obj, const char *path, st
         return 0;
     }
     case WORK_TRACE: {
-        static const char *const keys[] = {"dist", NULL};
+        static const char *const keys[] = {"dist", WORK_COMMON_KEYS, NULL};
         return jv_object(j, obj, path, keys);
     }
     }
@@ -441,9 +468,9 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
                         struct tenant_cfg *t)
 {
     static const char *const keys[] = {
-        "name",          "arrival",          "work",        "class",
-        "compute_share", "memory_gb",        "sla",         "priority",
-        "weight",        "fault_rate_per_h", "queue_limit", NULL};
+        "name",        "arrival",   "work",      "class",         "compute_share",
+        "memory_gb",   "sla",       "priority",  "weight",        "fault_rate_per_h",
+        "queue_limit", "startup_s", "restart_s", "memory_growth", NULL};
     static const char *const classes[] = {"compute", "memory", "mixed", NULL};
     char p[512];
     const char *name;
@@ -468,14 +495,32 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
                        "only meaningful with \"class\": \"mixed\"");
     t->memory_gb = 0;
     t->weight = 1;
-    long prio = 0, qlim = 0;
+    long qlim = 0;
+    /* No strategy schedules by priority: accepting one would promise an effect that does
+     * not exist. Refused by name (a strategy that used it would read it itself). */
+    if (cJSON_GetObjectItemCaseSensitive(obj, "priority"))
+        return jv_fail(j, jv_path_key(p, sizeof p, path, "priority"),
+                       "no strategy uses a priority (none of %s schedules by it, so it would "
+                       "change nothing): remove it",
+                       policy_kinds());
     if (jv_num(j, obj, path, "memory_gb", 0, 0, 1e5, &t->memory_gb) < 0 ||
-        jv_int(j, obj, path, "priority", 0, -1000, 1000, &prio) < 0 ||
         jv_num_gt(j, obj, path, "weight", 0, 0, 1e6, &t->weight) < 0 ||
         jv_num(j, obj, path, "fault_rate_per_h", 0, 0, 1e7, &t->fault_rate_per_h) < 0 ||
-        jv_int(j, obj, path, "queue_limit", 0, 1, LONG_MAX / 2, &qlim) < 0)
+        jv_int(j, obj, path, "queue_limit", 0, 1, LONG_MAX / 2, &qlim) < 0 ||
+        jv_num(j, obj, path, "startup_s", 0, 0, 1e6, &t->startup_s) < 0)
         return -1;
-    t->priority = (int)prio;
+    t->restart_s = t->startup_s; /* a restart loads the model again */
+    if (jv_num(j, obj, path, "restart_s", 0, 0, 1e6, &t->restart_s) < 0)
+        return -1;
+    const cJSON *mg = cJSON_GetObjectItemCaseSensitive(obj, "memory_growth");
+    if (mg) {
+        static const char *const gkeys[] = {"at_s", "gb", "for_s", NULL};
+        jv_path_key(p, sizeof p, path, "memory_growth");
+        if (jv_object(j, mg, p, gkeys) || jv_num(j, mg, p, "at_s", 1, 0, 1e9, &t->growth_at_s) ||
+            jv_num_gt(j, mg, p, "gb", 1, 0, 1e5, &t->growth_gb) ||
+            jv_num_gt(j, mg, p, "for_s", 1, 0, 1e9, &t->growth_for_s))
+            return -1;
+    }
     t->queue_limit = qlim;
     const cJSON *sla = cJSON_GetObjectItemCaseSensitive(obj, "sla");
     if (sla) {
@@ -705,8 +750,9 @@ int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned
                         struct scenario *sc, char *err, size_t errlen)
 {
     static const char *const keys[] = {
-        "name",         "description", "gpu",        "gpus", "seed", "stop",   "warmup",
-        "replications", "tenants",     "strategies", "cost", "plan", "limits", NULL};
+        "name",   "description",          "gpu",     "gpus",       "seed", "stop",
+        "warmup", "replications",         "tenants", "strategies", "cost", "plan",
+        "limits", "gpu_fault_rate_per_h", NULL};
     memset(sc, 0, sizeof *sc);
     sc->path = ss_xstrdup(file);
     struct jv j = {file, err, errlen};
@@ -720,7 +766,8 @@ int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned
         copy_name(&j, "name", name, sc->name) || parse_gpu(&j, root, sc) ||
         jv_int(&j, root, "", "gpus", 0, 1, 100000, &gpus) < 0 ||
         jv_int(&j, root, "", "seed", 0, 0, 4294967295L, &seed) < 0 ||
-        jv_int(&j, root, "", "replications", 0, 1, 10000, &reps) < 0)
+        jv_int(&j, root, "", "replications", 0, 1, 10000, &reps) < 0 ||
+        jv_num(&j, root, "", "gpu_fault_rate_per_h", 0, 0, 1e7, &sc->gpu_fault_rate_per_h) < 0)
         return -1;
     sc->gpus = (int)gpus;
     sc->seed = (uint64_t)seed;

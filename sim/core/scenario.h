@@ -96,6 +96,14 @@ struct work_cfg {
     double cv;     /* lognormal */
     double prefill_s_per_token;
     double decode_s_per_token;
+    /* Occupancy (docs/scenario.md#work): the largest fraction of the whole GPU's SMs one
+     * request keeps busy, (0, 1], default 1; and how many of the tenant's requests its server
+     * runs at once (they share the tenant's share), default 1. */
+    double max_sm_fraction;
+    int concurrency;
+    /* Registers and shared memory its kernels hold, saved and restored at a time-slice
+     * switch; < 0: the profile's context_state_mb. */
+    double context_state_mb;
 };
 
 struct tenant_cfg {
@@ -106,10 +114,14 @@ struct tenant_cfg {
     double compute_share; /* mixed: fraction of the work that is compute-bound */
     double memory_gb;
     double sla_p99_s; /* <= 0: no SLA */
-    int priority;
     double weight;
     double fault_rate_per_h;
     long queue_limit; /* waiting requests beyond this are rejected; 0 = unlimited */
+    double startup_s; /* a process's start until it serves (the model load), default 0 */
+    double restart_s; /* an OOM-killed process's restart until it serves; default startup_s */
+    /* memory_growth: the footprint grows by growth_gb at growth_at_s for growth_for_s
+     * (growth_gb 0: none), e.g. a KV cache filling up under a burst. */
+    double growth_at_s, growth_gb, growth_for_s;
 };
 
 struct policy_ops;
@@ -137,9 +149,10 @@ struct scenario {
     struct strategy_cfg *strategies;
     double gpu_hour_usd; /* < 0: unknown */
     double vgpu_license_usd_per_vgpu_year;
-    double power_usd_per_kwh; /* 0 = power not billed separately */
-    long max_in_system;       /* limits.in_system; <= 0 means SCN_DEFAULT_IN_SYSTEM */
-    cJSON *json;              /* the parsed document, kept for policies and sweeps */
+    double power_usd_per_kwh;    /* 0 = power not billed separately */
+    double gpu_fault_rate_per_h; /* card faults per GPU and hour (gpufault.h); 0 = none */
+    long max_in_system;          /* limits.in_system; <= 0 means SCN_DEFAULT_IN_SYSTEM */
+    cJSON *json;                 /* the parsed document, kept for policies and sweeps */
     /* Tenant names → indices, an open-addressing hash table of name_slots entries (-1 =
      * empty), so a name lookup (every "assign", "tenants" list of every strategy) is O(1), not
      * O(tenants). NULL (a scenario built by hand): scn_tenant_index searches. */

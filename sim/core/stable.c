@@ -45,6 +45,21 @@ double stab_fair_share(int n, const double *demand, const double *w, int i, doub
     return wi * hi;
 }
 
+/*
+ * The fraction of the time a GPU serves under card faults (gpu_fault_rate_per_h, core/
+ * gpufault.h): up an exponential time of mean 1/rate, then down gpu_reset_s (a fault during a
+ * reset does not restart it), so up gap / (gap + reset) of the time (alternating renewal).
+ * Every GPU faults alike, so every share loses that fraction; MIG's startup_s after a reset is
+ * not counted (its capacity errs high by it).
+ */
+static double card_up_fraction(const struct scenario *sc)
+{
+    if (!(sc->gpu_fault_rate_per_h > 0))
+        return 1;
+    double gap = 3600.0 / sc->gpu_fault_rate_per_h;
+    return gap / (gap + sc->gpu.gpu_reset_s);
+}
+
 void stab_fill(const struct scenario *sc, const struct strategy_cfg *st, struct strategy_result *r)
 {
     int n = sc->n_tenants;
@@ -54,8 +69,16 @@ void stab_fill(const struct scenario *sc, const struct strategy_cfg *st, struct 
         r->load[i] = stab_offered(&sc->tenants[i]);
         r->capacity[i] = NAN;
     }
+    /* While the GPUs are up the others need load / up of their time: the policy's capacity of
+     * a share under those loads, for the fraction up of the time. */
+    double up = card_up_fraction(sc), *busy = ss_xcalloc((size_t)n, sizeof *busy);
+    for (int i = 0; i < n; i++)
+        busy[i] = r->load[i] / up;
     if (st->ops->capacity)
-        st->ops->capacity(sc, st->cfg, r->load, r->capacity);
+        st->ops->capacity(sc, st->cfg, busy, r->capacity);
+    for (int i = 0; i < n; i++)
+        r->capacity[i] *= up;
+    free(busy);
 }
 
 int stab_state(const struct strategy_result *r, int tenant)

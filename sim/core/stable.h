@@ -26,7 +26,8 @@ double stab_offered(const struct tenant_cfg *t);
  */
 double stab_fair_share(int n, const double *demand, const double *w, int i, double supply);
 
-/* Fills r->load and r->capacity (allocated here, per tenant) for strategy st. */
+/* Fills r->load and r->capacity (allocated here, per tenant) for strategy st: the policy's
+ * capacities, times the fraction of the time card faults leave the GPUs up. */
 void stab_fill(const struct scenario *sc, const struct strategy_cfg *st, struct strategy_result *r);
 
 /* 1 stable, 0 unstable, -1 unknown (no capacity model, or the load is not known). */

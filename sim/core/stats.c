@@ -39,6 +39,17 @@ void st_hist_reset(struct st_hist *h)
     memset(h->counts, 0, ST_NBUCKETS * sizeof *h->counts);
 }
 
+void st_hist_merge(struct st_hist *dst, const struct st_hist *src)
+{
+    if (src->n == 0)
+        return;
+    for (int b = 0; b < ST_NBUCKETS; b++)
+        dst->counts[b] += src->counts[b];
+    dst->min = src->min < dst->min ? src->min : dst->min; /* empty: ±INFINITY */
+    dst->max = src->max > dst->max ? src->max : dst->max;
+    dst->n += src->n;
+}
+
 double st_bucket_lo(int b)
 {
     int e = ST_EXP_MIN + (b >> ST_SUB_BITS);

@@ -42,6 +42,9 @@ void st_hist_init(struct st_hist *h);
 void st_hist_init_at(struct st_hist *h, uint64_t *counts);
 void st_hist_free(struct st_hist *h);
 void st_hist_reset(struct st_hist *h);
+/* Adds the samples of src to dst: counts summed, the extremes of both (pooled replications,
+ * run.c; pooled tenants, report/cdf.c). */
+void st_hist_merge(struct st_hist *dst, const struct st_hist *src);
 
 static inline int st_bucket(double x)
 {

@@ -170,8 +170,12 @@ static void shared_plan(struct plan_ctx *x, const struct shared_kind *sk)
 static void ts_plan(struct plan_ctx *x)
 {
     const struct shared_kind sk = {
-        &policy_timeslice, an_ts_capacity_fraction(x->sc->gpu.timeslice_s, x->sc->gpu.switch_s), 16,
-        1, 0};
+        &policy_timeslice,
+        an_ts_capacity_fraction(x->sc->gpu.timeslice_s,
+                                cal_switch_s(&x->sc->gpu, x->sc->gpu.switch_s,
+                                             x->sc->gpu.context_state_mb,
+                                             x->sc->gpu.context_state_mb)),
+        16, 1, 0};
     shared_plan(x, &sk);
 }
 

@@ -12,30 +12,43 @@
 #include <math.h>
 #include <stdio.h>
 
-/* One VM per tenant with an equal frame-buffer quota, equal_share; the layout is
- * applied to every GPU of the pool (vgpu policy), so with G GPUs each tenant has G VMs
- * and G × T licences are billed. */
+/* The largest vGPU type of which n fit one GPU (VGPU_UG: one type per GPU), or NULL. */
+static const struct vgpu_type *type_for(const struct gpu_profile *g, int n)
+{
+    const struct vgpu_type *best = NULL;
+    for (int i = 0; i < g->n_vgpu_types; i++)
+        if (g->vgpu_types[i].max_per_gpu >= n && (!best || g->vgpu_types[i].fb_gb > best->fb_gb))
+            best = &g->vgpu_types[i];
+    return best;
+}
+
+/* One VM per tenant, all of the largest vGPU type of which T fit a GPU, best_effort (NVIDIA's
+ * default, work-conserving); the layout is applied to every GPU of the pool (vgpu policy), so
+ * with G GPUs each tenant has G VMs and G × T licences are billed. */
 static void vg_plan(struct plan_ctx *x)
 {
     const struct scenario *sc = x->sc;
     int T = sc->n_tenants;
     if (T < 2)
         return;
-    double quota = floor(sc->gpu.memory_gb / T);
+    const struct vgpu_type *type = type_for(&sc->gpu, T);
     for (int G = 1; G <= 3 && G <= x->max_gpus; G++) {
         cJSON *st = pc_strategy("vgpu", "vgpu");
-        cJSON_AddStringToObject(st, "scheduler", "equal_share");
+        cJSON_AddStringToObject(st, "scheduler", "best_effort");
         cJSON *vms = cJSON_AddArrayToObject(st, "vgpus");
         char why[256] = "";
         double load = 0;
+        if (!type)
+            snprintf(why, sizeof why, "%d VMs per GPU: no vGPU type of the %s allows that many", T,
+                     sc->gpu.name);
         for (int i = 0; i < T; i++) {
             const struct tenant_cfg *t = &sc->tenants[i];
-            if (t->memory_gb > quota && !why[0])
-                snprintf(why, sizeof why, "%s needs %g GB, a 1/%d frame-buffer quota is %g GB",
-                         t->name, t->memory_gb, T, quota);
+            if (type && t->memory_gb > type->fb_gb && !why[0])
+                snprintf(why, sizeof why, "%s needs %g GB, a %s vGPU has %g GB", t->name,
+                         t->memory_gb, type->name, type->fb_gb);
             load += pc_load(t);
             cJSON *vm = cJSON_CreateObject();
-            cJSON_AddNumberToObject(vm, "fb_gb", quota);
+            cJSON_AddStringToObject(vm, "type", type ? type->name : "none");
             cJSON *tn = cJSON_AddArrayToObject(vm, "tenants");
             cJSON_AddItemToArray(tn, cJSON_CreateString(t->name));
             cJSON_AddItemToArray(vms, vm);
@@ -46,7 +59,8 @@ static void vg_plan(struct plan_ctx *x)
             snprintf(why, sizeof why, "load %.2f >= capacity %d × %.3f", load, G, gamma);
         if (!why[0])
             pc_sla_below_work(sc, 1.0, why, sizeof why);
-        struct plan_cand *c = pc_add(x, "vgpu", G, st, "vgpu %d VMs per GPU, equal_share", T);
+        struct plan_cand *c = pc_add(x, "vgpu", G, st, "vgpu %d x %s per GPU, best_effort", T,
+                                     type ? type->name : "-");
         snprintf(c->pruned, sizeof c->pruned, "%s", why);
         if (isfinite(c->cost_per_hour))
             c->cost_per_hour += G * T * sc->vgpu_license_usd_per_vgpu_year / (365.0 * 24.0);
@@ -59,16 +73,20 @@ static int vg_deploy(struct dp_ctx *d)
 {
     dp_readme(d,
               "vGPU is configured in the hypervisor, not in Kubernetes: create, on each of the "
-              "%d GPU%s, one VM per tenant with the frame buffer below, each VM a Kubernetes "
-              "node whose device plugin sees one GPU.\n\n",
+              "%d GPU%s, one VM per tenant with the NVIDIA vGPU type below (scheduler: best "
+              "effort, the default), each VM a Kubernetes node whose device plugin sees one "
+              "GPU.\n\n",
               d->c->gpus, d->c->gpus > 1 ? "s" : "");
     const cJSON *vm;
     cJSON_ArrayForEach(vm, cJSON_GetObjectItemCaseSensitive(d->c->strategy, "vgpus"))
     {
         const cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(vm, "tenants"), 0);
+        const cJSON *ty = cJSON_GetObjectItemCaseSensitive(vm, "type");
+        const struct vgpu_type *vt =
+            cJSON_IsString(ty) ? cal_vgpu_type(&d->sc->gpu, ty->valuestring) : NULL;
         int i = t ? scn_tenant_index(d->sc, t->valuestring) : -1;
-        dp_readme(d, "- %s: %g GB frame buffer\n", t ? t->valuestring : "?",
-                  cJSON_GetObjectItemCaseSensitive(vm, "fb_gb")->valuedouble);
+        dp_readme(d, "- %s: %s (%g GB frame buffer)\n", t ? t->valuestring : "?",
+                  vt ? vt->name : "?", vt ? vt->fb_gb : 0.0);
         if (i >= 0)
             dp_limit(d, i, "nvidia.com/gpu", 1);
     }

@@ -30,6 +30,10 @@
  *   its precision over long runs. Cost O(log n) per event plus O(GPUs of the
  *   tenant) to pick the least-loaded GPU.
  *
+ * Card faults (gpu_fault_rate_per_h, core/gpufault.h): the GPU's requests in service fail
+ * and it serves nothing for the reset; the tenant's other GPUs go on, and it is unavailable
+ * while all of its GPUs are down.
+ *
  * Saturated tenants: the engine refills their queue without announcing it, so
  * a GPU that frees up (FIFO) or empties (PS) pulls from the queue, and an
  * announced arrival fills every idle GPU of the tenant. Under PS a saturated
@@ -37,15 +41,18 @@
  * GPU would have no steady state).
  */
 #include "core/engine.h"
+#include "core/gpufault.h"
 #include "core/policy.h"
 #include "core/run.h"
+#include "core/rate.h"
 #include "policy/assign.h"
+#include "policy/units/rgroup.h"
 #include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { EV_DONE = EV_POLICY };
+enum { EV_DONE = EV_POLICY, EV_CARD, EV_CARD_UP };
 enum { DISC_FIFO, DISC_PS };
 
 struct excl_cfg {
@@ -62,9 +69,12 @@ struct ps_job {
 };
 
 struct server {
-    struct request req; /* FIFO: the request in service */
-    double t_start;     /* start of the current busy period (utilisation) */
+    struct rgroup g; /* FIFO: the requests in service (up to work.concurrency) */
+    double speed1;   /* FIFO: one request's speed alone on the GPU (rate_speed_n, cached) */
+    double used1;    /* FIFO: the SMs one request keeps busy (rate_sm_in_use, cached) */
+    double t_start;  /* start of the current busy period (utilisation) */
     int busy;
+    int down; /* resetting after a card fault */
     int tenant;
     uint32_t version; /* bumped when the pending completion becomes stale */
     /* PS only: min-heap of the requests present, by (finish_v, order). */
@@ -79,11 +89,15 @@ struct excl {
     int n_ten;
     int n_srv;
     int discipline;
+    int fifo_one; /* FIFO and every tenant's concurrency 1: start_one / done_one everywhere */
     struct server *srv;
     int **free_stack; /* per tenant: indices of its idle GPUs (FIFO) */
     int *n_free;
     int *n_own;
     int **own; /* per tenant: its GPUs in increasing index (PS placement) */
+    struct gpufault gf;
+    int *n_up;           /* per tenant: its GPUs not resetting */
+    double *all_down_at; /* per tenant: since when all of them are (n_up 0) */
 };
 
 static int excl_parse(const struct jv *j, const cJSON *obj, const char *path,
@@ -117,6 +131,13 @@ static int excl_parse(const struct jv *j, const cJSON *obj, const char *path,
                 c->owner[g] = i;
         }
     }
+    for (int i = 0; i < sc->n_tenants && c->discipline == DISC_PS; i++)
+        if (sc->tenants[i].work.concurrency > 1)
+            return jv_fail(j, path,
+                           "tenant \"%s\" has work.concurrency %d, but \"discipline\": \"ps\" "
+                           "already serves every request at once: use \"fifo\" with a "
+                           "concurrency, or \"ps\" without one",
+                           sc->tenants[i].name, sc->tenants[i].work.concurrency);
     for (int i = 0; i < sc->n_tenants; i++)
         if (sc->tenants[i].memory_gb > sc->gpu.memory_gb)
             return jv_fail(j, path, "tenant \"%s\" needs %g GB, a %s has %g GB",
@@ -159,46 +180,159 @@ static void *excl_init(struct sim *s, const void *cfgp)
     /* Pushed in reverse so the lowest-numbered GPU is used first. */
     for (int g = c->gpus - 1; g >= 0; g--) {
         x->srv[g].tenant = c->owner[g];
+        rg_init(&x->srv[g].g, c->owner[g] >= 0 ? s->sc->tenants[c->owner[g]].work.concurrency : 1);
+        if (c->owner[g] >= 0) {
+            const struct tenant_cfg *t = &s->sc->tenants[c->owner[g]];
+            x->srv[g].speed1 = rate_speed_n(&s->sc->gpu, t, 1, 1, 1);
+            x->srv[g].used1 = rate_sm_in_use(t, 1.0, 1);
+        }
         if (c->owner[g] >= 0)
             x->free_stack[c->owner[g]][x->n_free[c->owner[g]]++] = g;
     }
+    x->fifo_one = c->discipline == DISC_FIFO;
+    for (int i = 0; i < s->n_ten; i++)
+        x->fifo_one &= s->sc->tenants[i].work.concurrency <= 1;
+    x->n_up = ss_xmalloc((size_t)s->n_ten * sizeof *x->n_up);
+    x->all_down_at = ss_xcalloc((size_t)s->n_ten, sizeof *x->all_down_at);
+    for (int i = 0; i < s->n_ten; i++)
+        x->n_up[i] = x->n_own[i];
+    gf_start(&x->gf, s, EV_CARD);
     return x;
 }
 
 /* ---- FIFO ---------------------------------------------------------------- */
 
+/*
+ * A GPU runs up to its tenant's work.concurrency requests at once, sharing the GPU equally
+ * (each at rate_speed_n(1, 1, n): 1 while n·s ≤ 1, s the occupancy). With concurrency 1
+ * (the default) a GPU is one server and its idle GPUs wait on a stack (the lowest index
+ * first), as before concurrency; with more, a request joins the tenant's GPU with room that
+ * holds the fewest (lowest index on ties).
+ */
+
+static const struct tenant_cfg *srv_tenant(const struct sim *s, const struct server *sv)
+{
+    return &s->sc->tenants[sv->tenant];
+}
+
+/* Books the busy time since t_start at the SMs the requests in service keep busy. */
+static void fifo_book(struct sim *s, struct server *sv)
+{
+    if (sv->g.n > 0)
+        eng_busy(s, rate_sm_in_use(srv_tenant(s, sv), 1.0, sv->g.n), sv->t_start, s->now);
+    sv->t_start = s->now;
+}
+
+/* The group changed: its new speed, and the next completion. */
+static void fifo_resched(struct sim *s, struct server *sv, int g)
+{
+    sv->busy = sv->g.n > 0;
+    if (!sv->busy) {
+        rg_set_speed(&sv->g, s->now, 0);
+        return;
+    }
+    sv->version++;
+    rg_set_speed(&sv->g, s->now, rate_speed_n(&s->sc->gpu, srv_tenant(s, sv), 1, 1, sv->g.n));
+    eng_schedule(s, s->now + rg_next_s(&sv->g), EV_DONE, (uint32_t)g, sv->version, 0);
+}
+
 static inline void start_service(struct sim *s, struct excl *x, int g)
 {
     struct server *sv = &x->srv[g];
-    eng_pop(s, sv->tenant, &sv->req);
-    sv->busy = 1;
-    sv->t_start = s->now;
-    eng_schedule(s, s->now + sv->req.work, EV_DONE, (uint32_t)g, sv->version, 0);
+    struct request r;
+    eng_pop(s, sv->tenant, &r);
+    fifo_book(s, sv);
+    rg_advance(&sv->g, s->now);
+    rg_add(&sv->g, &r);
+    fifo_resched(s, sv, g);
 }
 
-/* GPU g became idle: take the next request of its tenant or park the GPU. */
-static inline void next_or_park(struct sim *s, struct excl *x, int g)
+/*
+ * Concurrency 1 for every tenant (the default, and every benchmark; x->fifo_one): one request
+ * per GPU, at the speed and SM share cached at init, idle GPUs on the stack. The same engine
+ * calls in the same order, so the same numbers, as the general path (fifo_book, rgroup,
+ * fifo_resched), which serves any concurrency, without a rate-model call and a group update
+ * per request. One call site each, so the compiler inlines them into the policy's arrive and
+ * event functions (which the M/M/4 benchmark's instruction count shows it does not do for
+ * helpers called from several places). Faults and card resets take the general path; a
+ * request it starts completes here all the same.
+ */
+static inline void start_one(struct sim *s, struct server *sv, int g)
 {
-    struct server *sv = &x->srv[g];
+    struct request *r = &sv->g.r[0];
+    eng_pop(s, sv->tenant, r);
+    sv->g.n = 1;
+    sv->busy = 1;
+    sv->t_start = s->now;
+    double left = sv->speed1 == 1.0 ? r->work : r->work / sv->speed1;
+    eng_schedule(s, s->now + left, EV_DONE, (uint32_t)g, sv->version, 0);
+}
+
+static inline void done_one(struct sim *s, struct excl *x, struct server *sv, int g)
+{
+    eng_busy(s, sv->used1, sv->t_start, s->now);
+    sv->g.n = 0;
     sv->busy = 0;
+    sv->g.r[0].work = 0;
+    eng_complete(s, &sv->g.r[0]);
     if (eng_qlen(s, sv->tenant) > 0)
-        start_service(s, x, g);
+        start_one(s, sv, g);
     else
         x->free_stack[sv->tenant][x->n_free[sv->tenant]++] = g;
 }
 
+/* The tenant's GPU that takes its next request, or -1 when all are full. */
+static int fifo_pick(const struct excl *x, int tenant)
+{
+    if (x->srv[x->own[tenant][0]].g.cap == 1)
+        return x->n_free[tenant] > 0 ? x->free_stack[tenant][x->n_free[tenant] - 1] : -1;
+    int best = -1;
+    for (int k = 0; k < x->n_own[tenant]; k++) {
+        const struct server *sv = &x->srv[x->own[tenant][k]];
+        if (!sv->down && !rg_full(&sv->g) && (best < 0 || sv->g.n < x->srv[best].g.n))
+            best = x->own[tenant][k];
+    }
+    return best;
+}
+
+/* One pass for an ordinary arrival; a saturated tenant's refills fill every idle GPU. */
+static inline void arrive_one(struct sim *s, struct excl *x, int tenant)
+{
+    while (x->n_free[tenant] > 0 && eng_qlen(s, tenant) > 0) {
+        int g = x->free_stack[tenant][--x->n_free[tenant]];
+        start_one(s, &x->srv[g], g);
+    }
+}
+
 static inline void fifo_arrive(struct sim *s, struct excl *x, int tenant)
 {
-    /* One pass for an ordinary arrival; a saturated tenant's refills fill every idle GPU. */
-    while (x->n_free[tenant] > 0 && eng_qlen(s, tenant) > 0)
-        start_service(s, x, x->free_stack[tenant][--x->n_free[tenant]]);
+    for (int g; eng_qlen(s, tenant) > 0 && (g = fifo_pick(x, tenant)) >= 0;) {
+        if (x->srv[g].g.cap == 1)
+            x->n_free[tenant]--;
+        start_service(s, x, g);
+    }
+}
+
+/* GPU g has room again: take the tenant's next requests, or park it (concurrency 1). */
+static inline void next_or_park(struct sim *s, struct excl *x, int g)
+{
+    struct server *sv = &x->srv[g];
+    while (!rg_full(&sv->g) && eng_qlen(s, sv->tenant) > 0)
+        start_service(s, x, g);
+    if (sv->g.cap == 1 && sv->g.n == 0)
+        x->free_stack[sv->tenant][x->n_free[sv->tenant]++] = g;
 }
 
 static inline void fifo_done(struct sim *s, struct excl *x, int g)
 {
     struct server *sv = &x->srv[g];
-    eng_busy(s, 1.0, sv->t_start, s->now);
-    eng_complete(s, &sv->req);
+    fifo_book(s, sv);
+    rg_advance(&sv->g, s->now);
+    struct request r;
+    rg_remove(&sv->g, rg_first(&sv->g), &r);
+    r.work = 0;
+    eng_complete(s, &r);
+    fifo_resched(s, sv, g);
     next_or_park(s, x, g);
 }
 
@@ -207,9 +341,14 @@ static void fifo_fault(struct sim *s, struct excl *x, int tenant)
     for (int g = 0; g < x->n_srv; g++) {
         struct server *sv = &x->srv[g];
         if (sv->tenant == tenant && sv->busy) {
-            eng_busy(s, 1.0, sv->t_start, s->now);
-            eng_fail(s, &sv->req);
+            fifo_book(s, sv);
+            while (sv->g.n > 0) { /* the serving process crashed: all it held fails */
+                struct request r;
+                rg_remove(&sv->g, 0, &r);
+                eng_fail(s, &r);
+            }
             sv->version++;
+            fifo_resched(s, sv, g);
             next_or_park(s, x, g);
             return;
         }
@@ -261,11 +400,22 @@ static struct ps_job jobs_pop(struct server *sv)
     return top;
 }
 
-/* Charges the service done since t_last to every request present (each got dt/n). */
+/* The n requests of a PS GPU each progress at 1 / max(1, n·s): 1/n with the default
+ * occupancy s = 1, and no slower than alone while their n·s SMs fit the GPU. */
+static double ps_divisor(const struct sim *s, const struct server *sv)
+{
+    double s_occ = rate_occupancy(srv_tenant(s, sv)), n = (double)sv->n_jobs;
+    return s_occ >= 1 ? n : n * s_occ > 1 ? n * s_occ : 1;
+}
+
+/* Charges the service done since t_last to every request present (each got dt/divisor),
+ * and books the SM time: min(1, n·s) of the GPU (all of it with the default occupancy). */
 static void ps_advance(struct sim *s, struct server *sv)
 {
-    if (sv->n_jobs > 0)
-        sv->v += (s->now - sv->t_last) / (double)sv->n_jobs;
+    if (sv->n_jobs > 0) {
+        sv->v += (s->now - sv->t_last) / ps_divisor(s, sv);
+        eng_busy(s, rate_sm_in_use(srv_tenant(s, sv), 1.0, (int)sv->n_jobs), sv->t_last, s->now);
+    }
     sv->t_last = s->now;
 }
 
@@ -278,7 +428,7 @@ static void ps_reschedule(struct sim *s, struct server *sv, int g)
     double left = sv->jobs[0].finish_v - sv->v;
     if (left < 0)
         left = 0;
-    eng_schedule(s, s->now + left * (double)sv->n_jobs, EV_DONE, (uint32_t)g, sv->version, 0);
+    eng_schedule(s, s->now + left * ps_divisor(s, sv), EV_DONE, (uint32_t)g, sv->version, 0);
 }
 
 /* Takes the head of the tenant's queue into service on GPU g. */
@@ -302,21 +452,24 @@ static void ps_admit(struct sim *s, struct excl *x, int g)
 /* The tenant's GPU with the fewest requests (lowest index on ties). */
 static int ps_least_loaded(const struct excl *x, int tenant)
 {
-    int best = x->own[tenant][0];
-    for (int k = 1; k < x->n_own[tenant]; k++) {
+    int best = -1;
+    for (int k = 0; k < x->n_own[tenant]; k++) {
         int g = x->own[tenant][k];
-        if (x->srv[g].n_jobs < x->srv[best].n_jobs)
+        if (!x->srv[g].down && (best < 0 || x->srv[g].n_jobs < x->srv[best].n_jobs))
             best = g;
     }
-    return best;
+    return best; /* -1: every GPU of the tenant is resetting (the request waits) */
 }
 
 static void ps_arrive(struct sim *s, struct excl *x, int tenant)
 {
-    ps_admit(s, x, ps_least_loaded(x, tenant));
+    int g = ps_least_loaded(x, tenant);
+    if (g < 0)
+        return;
+    ps_admit(s, x, g);
     /* A saturated tenant's refill also goes to each GPU that is still empty. */
     for (int k = 0; k < x->n_own[tenant] && eng_qlen(s, tenant) > 0; k++)
-        if (x->srv[x->own[tenant][k]].n_jobs == 0)
+        if (x->srv[x->own[tenant][k]].n_jobs == 0 && !x->srv[x->own[tenant][k]].down)
             ps_admit(s, x, x->own[tenant][k]);
 }
 
@@ -324,8 +477,7 @@ static void ps_arrive(struct sim *s, struct excl *x, int tenant)
 static void ps_emptied(struct sim *s, struct excl *x, int g)
 {
     struct server *sv = &x->srv[g];
-    eng_busy(s, 1.0, sv->t_start, s->now);
-    sv->busy = 0;
+    sv->busy = 0; /* its busy time was booked interval by interval (ps_advance) */
     sv->v = 0;
     if (eng_qlen(s, sv->tenant) > 0)
         ps_admit(s, x, g);
@@ -357,6 +509,7 @@ static void ps_fault(struct sim *s, struct excl *x, int tenant)
         struct server *sv = &x->srv[g];
         if (sv->n_jobs == 0)
             continue;
+        ps_advance(s, sv);
         while (sv->n_jobs > 0) {
             struct ps_job jb = jobs_pop(sv);
             eng_fail(s, &jb.req);
@@ -367,12 +520,67 @@ static void ps_fault(struct sim *s, struct excl *x, int tenant)
     }
 }
 
+/* ---- card faults --------------------------------------------------------- */
+
+/* GPU g faults: what it holds fails, it leaves the free stack, and it is down. */
+SS_COLD static void card_fault(struct sim *s, struct excl *x, int g)
+{
+    struct server *sv = &x->srv[g];
+    if (!gf_fault(&x->gf, s, g) || sv->tenant < 0 || sv->down)
+        return;
+    int t = sv->tenant;
+    if (x->discipline == DISC_PS) {
+        ps_advance(s, sv);
+        while (sv->n_jobs > 0) {
+            struct ps_job jb = jobs_pop(sv);
+            eng_fail(s, &jb.req);
+        }
+        sv->busy = 0;
+        sv->v = 0;
+    } else {
+        fifo_book(s, sv);
+        while (sv->g.n > 0) {
+            struct request r;
+            rg_remove(&sv->g, 0, &r);
+            eng_fail(s, &r);
+        }
+        fifo_resched(s, sv, g);
+        for (int k = 0; k < x->n_free[t]; k++) /* an idle GPU is on its tenant's stack */
+            if (x->free_stack[t][k] == g)
+                x->free_stack[t][k] = x->free_stack[t][--x->n_free[t]];
+    }
+    sv->version++;
+    sv->down = 1;
+    if (--x->n_up[t] == 0)
+        x->all_down_at[t] = s->now;
+    eng_schedule(s, s->now + x->gf.reset_s, EV_CARD_UP, (uint32_t)g, 0, 0);
+}
+
+SS_COLD static void card_up(struct sim *s, struct excl *x, int g)
+{
+    struct server *sv = &x->srv[g];
+    int t = sv->tenant;
+    sv->down = 0;
+    if (x->n_up[t]++ == 0)
+        eng_down(s, t, x->all_down_at[t], s->now);
+    if (x->discipline == DISC_PS) {
+        /* Requests that waited while every GPU of the tenant was down join at once (a
+         * saturated tenant has one waiting: it keeps one per GPU). */
+        for (size_t n = eng_qlen(s, t); n > 0 && eng_qlen(s, t) > 0; n--)
+            ps_admit(s, x, ps_least_loaded(x, t));
+    } else {
+        next_or_park(s, x, g);
+    }
+}
+
 /* ---- dispatch ------------------------------------------------------------ */
 
 static void excl_arrive(struct sim *s, void *st, int tenant)
 {
     struct excl *x = st;
-    if (x->discipline == DISC_PS)
+    if (x->fifo_one)
+        arrive_one(s, x, tenant);
+    else if (x->discipline == DISC_PS)
         ps_arrive(s, x, tenant);
     else
         fifo_arrive(s, x, tenant);
@@ -381,11 +589,20 @@ static void excl_arrive(struct sim *s, void *st, int tenant)
 static void excl_on_event(struct sim *s, void *st, const struct event *ev)
 {
     struct excl *x = st;
+    if (ev->kind != EV_DONE) {
+        if (ev->kind == EV_CARD)
+            card_fault(s, x, (int)ev->target);
+        else
+            card_up(s, x, (int)ev->target);
+        return;
+    }
     struct server *sv = &x->srv[ev->target];
     /* A completion made stale by a fault, or (PS) by an arrival or departure since. */
     if (!sv->busy || ev->version != sv->version)
         return;
-    if (x->discipline == DISC_PS)
+    if (x->fifo_one)
+        done_one(s, x, sv, (int)ev->target);
+    else if (x->discipline == DISC_PS)
         ps_done(s, x, (int)ev->target);
     else
         fifo_done(s, x, (int)ev->target);
@@ -404,12 +621,19 @@ static void excl_finish(struct sim *s, void *st, struct strategy_result *res)
 {
     struct excl *x = st;
     for (int g = 0; g < x->n_srv; g++)
-        if (x->srv[g].busy)
-            eng_busy(s, 1.0, x->srv[g].t_start, s->now);
+        if (x->srv[g].busy) {
+            if (x->discipline == DISC_PS)
+                ps_advance(s, &x->srv[g]);
+            else
+                fifo_book(s, &x->srv[g]);
+        }
     int used = 0;
     for (int g = 0; g < x->n_srv; g++)
         used += x->srv[g].tenant >= 0;
     res->gpus_used = used;
+    for (int i = 0; i < x->n_ten; i++)
+        if (x->n_up[i] == 0)
+            eng_down(s, i, x->all_down_at[i], s->now);
 }
 
 static void excl_destroy(void *st)
@@ -419,17 +643,24 @@ static void excl_destroy(void *st)
         free(x->free_stack[i]);
         free(x->own[i]);
     }
-    for (int g = 0; g < x->n_srv; g++)
+    for (int g = 0; g < x->n_srv; g++) {
         free(x->srv[g].jobs);
+        rg_free(&x->srv[g].g);
+    }
     free(x->free_stack);
     free(x->own);
+    free(x->n_up);
+    free(x->all_down_at);
+    gf_free(&x->gf);
     free(x->n_free);
     free(x->n_own);
     free(x->srv);
     free(x);
 }
 
-/* Stability (core/stable.h): a tenant's share is its own GPUs, whatever the others do. */
+/* Stability (core/stable.h): a tenant's share is its own GPUs, whatever the others do. A FIFO
+ * GPU sustains its whole work.concurrency in service (rate_saturated: min(n, 1 / s) with
+ * occupancy s); a PS GPU serves n requests at n / max(1, n·s), at most 1 / s. */
 static void excl_capacity(const struct scenario *sc, const void *cfgp, const double *load,
                           double *cap)
 {
@@ -437,9 +668,14 @@ static void excl_capacity(const struct scenario *sc, const void *cfgp, const dou
     (void)load;
     for (int i = 0; i < sc->n_tenants; i++)
         cap[i] = 0;
-    for (int g = 0; g < c->gpus; g++)
-        if (c->owner[g] >= 0)
-            cap[c->owner[g]] += 1;
+    for (int g = 0; g < c->gpus; g++) {
+        int i = c->owner[g];
+        if (i < 0)
+            continue;
+        const struct tenant_cfg *t = &sc->tenants[i];
+        cap[i] +=
+            c->discipline == DISC_PS ? 1 / rate_occupancy(t) : rate_saturated(&sc->gpu, t, 1, 1);
+    }
 }
 
 const struct policy_ops policy_exclusive = {

@@ -135,6 +135,10 @@ static int fr_parse(const struct jv *j, const cJSON *obj, const char *path,
     free(own);
     if (rc)
         return -1;
+    if (sc->gpu_fault_rate_per_h > 0)
+        return jv_fail(j, path,
+                       "card faults (gpu_fault_rate_per_h) are not modelled for fractional GPUs "
+                       "yet: leave them out of a scenario with this strategy");
     c->window_s = window_ms / 1e3;
     for (int i = 0; i < T; i++) {
         int alone = 1;

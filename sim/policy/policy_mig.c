@@ -23,10 +23,18 @@
  * Memory is isolated per instance: a tenant larger than its instance is an error,
  * or with "oom": "simulate" its requests fail there — only that instance.
  * In "layouts" an empty list leaves that GPU of the pool unused (not billed).
- * "reconfigure": [{"at_s", "gpu"?, "layout"}] destroys and re-creates every
- * instance of the GPU: requests in service on it fail and the GPU serves nothing
- * for reconfig_s (profile default; no public measurement exists).
- * A fault (fault_rate_per_h) fails the tenant's own in-flight request only.
+ * "reconfigure": [{"at_s", "gpu"?, "layout"}] changes a GPU's layout one instance at a
+ * time, as NVIDIA documents it (creating or destroying a GPU instance does not disturb
+ * the others, K8S_DP issue #992): an instance of the new layout that is the same as one
+ * of the old (profile, tenants, nested server and its parameters) is kept where it is,
+ * running; the old instances not kept are destroyed at at_s (their requests in service
+ * fail); the new ones serve after create_s (profile mig_create_s; no public measurement)
+ * plus the largest startup_s of their tenants (the model load). The new layout is placed
+ * with the kept instances pinned at their memory slices; when that is not a legal
+ * placement it is placed afresh and only the instances that land where they were are kept.
+ * A fault (fault_rate_per_h) fails the tenant's own in-flight request only. A card fault
+ * (gpu_fault_rate_per_h) destroys every instance of the GPU (their requests in service
+ * fail); they serve again after the profile's gpu_reset_s plus their tenants' startup_s.
  *
  * Run time: every unit ever built lives in one array whose index is its event id;
  * a reconfiguration appends the new GPU's units and marks the old ones not live, so
@@ -34,6 +42,7 @@
  */
 #include "base/jsonv.h"
 #include "core/engine.h"
+#include "core/gpufault.h"
 #include "mig/mig.h"
 #include "core/policy.h"
 #include "core/rate.h"
@@ -48,7 +57,7 @@
 #include <stdlib.h>
 
 /* EV_UNIT: a timer of some instance's unit, which the target names (units/unit.h). */
-enum { EV_UNIT = EV_POLICY, EV_RECONF_DONE, EV_RECONF };
+enum { EV_UNIT = EV_POLICY, EV_INST_UP, EV_RECONF, EV_CARD };
 
 /* What an instance gives its server: shares of the GPU's SMs and bandwidth, memory. */
 struct inst_shape {
@@ -88,20 +97,31 @@ struct layout_cfg {
     struct mig_layout placed;
 };
 
+/* What a change does to a GPU whose layout was `prev`: the layout after it (the change's
+ * instances, placed with the kept ones pinned) and, per instance of it, the index of the
+ * instance of prev it keeps, or -1 for one to create. */
+struct reconf_res {
+    const struct layout_cfg *prev;
+    struct layout_cfg next; /* shares tenant arrays with the change's layout */
+    int keep[MIG_MAX_INST];
+};
+
 struct reconf_cfg {
     double at_s;
     int gpu; /* -1: every GPU */
     struct layout_cfg layout;
+    int n_res; /* one per distinct previous layout of the GPUs it changes */
+    struct reconf_res *res;
 };
 
 struct mig_cfg {
     int gpus;
-    struct layout_cfg *layouts; /* [gpus] (copies share tenant arrays with owned[]) */
+    struct layout_cfg **layouts; /* [gpus]: each GPU's first layout, one of owned[] */
     int n_owned;
     struct layout_cfg **owned;
     int n_reconf;
     struct reconf_cfg *reconf;
-    double reconfig_s;
+    double create_s;
     int oom_simulate;
 };
 
@@ -114,7 +134,7 @@ static int parse_nested_mps(const struct jv *j, const cJSON *o, const char *path
                                        NULL};
     const struct mig_profile *mp = &sc->gpu.mig[ic->prof];
     ic->recovery_s = sc->gpu.mps_recovery_s;
-    ic->bw_loss = 0;
+    ic->bw_loss = sc->gpu.mps_bw_loss; /* as for the mps strategy: the profile's co-run loss */
     if (jv_object(j, o, path, keys) ||
         jv_num(j, o, path, "recovery_s", 0, 0, 1e6, &ic->recovery_s) < 0 ||
         jv_num(j, o, path, "bw_contention_loss", 0, 0, 1, &ic->bw_loss) < 0)
@@ -147,27 +167,22 @@ static int parse_nested_ts(const struct jv *j, const cJSON *o, const char *path,
     return 0;
 }
 
-/* One tenant alone: FIFO at its speed in the instance. */
+/* One tenant alone: FIFO at its speed in the instance (up to work.concurrency at once). */
 static struct unit build_plain(const struct scenario *sc, const struct inst_cfg *ic,
                                const struct inst_shape *sh, struct unit_addr ev)
 {
-    double speed = rate_speed(&sc->gpu, &sc->tenants[ic->ten[0]], sh->sm, sh->bw);
-    return pu_new(sc, ev, 1, ic->ten, &speed, sh->sm, sh->memory_gb);
+    return pu_new(sc, ev, 1, ic->ten, sh->sm, sh->bw, sh->sm, sh->memory_gb);
 }
 
 static struct unit build_ts(const struct scenario *sc, const struct inst_cfg *ic,
                             const struct inst_shape *sh, struct unit_addr ev)
 {
-    double *speed = ss_xcalloc((size_t)ic->n_ten, sizeof *speed);
     double *mem = ss_xcalloc((size_t)ic->n_ten, sizeof *mem);
-    for (int m = 0; m < ic->n_ten; m++) {
-        speed[m] = rate_speed(&sc->gpu, &sc->tenants[ic->ten[m]], sh->sm, sh->bw);
+    for (int m = 0; m < ic->n_ten; m++)
         mem[m] = sc->tenants[ic->ten[m]].memory_gb;
-    }
     struct ts_unit *u = ss_xmalloc(sizeof *u);
-    ts_unit_init(u, ev, ic->n_ten, ic->ten, speed, mem, ic->slice_s, ic->switch_s,
+    ts_unit_init(u, sc, ev, ic->n_ten, ic->ten, sh->sm, sh->bw, mem, ic->slice_s, ic->switch_s,
                  ic->release_on_idle, sh->sm, sh->oom_simulate, sh->memory_gb);
-    free(speed);
     free(mem);
     return (struct unit){&ts_unit_ops, u};
 }
@@ -192,8 +207,9 @@ static double capacity_plain(const struct scenario *sc, const struct inst_cfg *i
 static double capacity_ts(const struct scenario *sc, const struct inst_cfg *ic, double f, double b,
                           const double *speed, const double *share, int m)
 {
-    (void)sc, (void)f, (void)b;
-    return ts_capacity(ic->n_ten, speed, share, m, ic->slice_s, ic->switch_s);
+    (void)f, (void)b;
+    return ts_capacity(ic->n_ten, speed, share, m, ic->slice_s,
+                       ts_mean_switch_s(sc, ic->n_ten, ic->ten, ic->switch_s));
 }
 
 static double capacity_mps(const struct scenario *sc, const struct inst_cfg *ic, double f, double b,
@@ -274,9 +290,11 @@ static int parse_instance(const struct jv *j, const cJSON *o, const char *path,
                        "%d tenants share one %s instance: give \"nested\": {\"kind\": "
                        "\"timeslice\"} or {\"kind\": \"mps\"} to say how",
                        ic->n_ten, mp->name);
-    if (nested && !oom_sim && mem > mp->memory_gb)
-        return jv_fail(j, path, "tenants need %g GB together, a %s instance has %g GB", mem,
-                       mp->name, mp->memory_gb);
+    if (nested && mem > mp->memory_gb)
+        return jv_fail(j, path,
+                       "tenants need %g GB together, a %s instance has %g GB (their memory is "
+                       "resident from their start)",
+                       mem, mp->name, mp->memory_gb);
     return 0;
 }
 
@@ -339,20 +357,102 @@ static int parse_reconf(const struct jv *j, const cJSON *arr, const char *path,
     return 0;
 }
 
+/* The same instance, as a reconfiguration sees it: same profile, tenants and server. */
+static int inst_same(const struct inst_cfg *a, const struct inst_cfg *b)
+{
+    if (a->prof != b->prof || a->n_ten != b->n_ten || a->server != b->server ||
+        a->recovery_s != b->recovery_s || a->bw_loss != b->bw_loss || a->slice_s != b->slice_s ||
+        a->switch_s != b->switch_s || a->release_on_idle != b->release_on_idle)
+        return 0;
+    for (int m = 0; m < a->n_ten; m++)
+        if (a->ten[m] != b->ten[m] || (a->cap && b->cap && a->cap[m] != b->cap[m]))
+            return 0;
+    return 1;
+}
+
+/* What change r does to a GPU whose layout was prev: keep the instances that stay the same
+ * where they are (each old instance at most once, in order), create the others. */
+static void plan_change(const struct scenario *sc, const struct layout_cfg *prev,
+                        const struct reconf_cfg *r, struct reconf_res *res)
+{
+    const struct layout_cfg *lc = &r->layout;
+    int used[MIG_MAX_INST] = {0}, pin[MIG_MAX_INST], prof[MIG_MAX_INST];
+    char why[512];
+    res->prev = prev;
+    res->next = *lc;
+    for (int k = 0; k < lc->n; k++) {
+        res->keep[k] = -1;
+        pin[k] = -1;
+        prof[k] = lc->inst[k].prof;
+        for (int m = 0; m < prev->n && res->keep[k] < 0; m++)
+            if (!used[m] && inst_same(&lc->inst[k], &prev->inst[m])) {
+                used[m] = 1;
+                res->keep[k] = m;
+                pin[k] = prev->placed.start[m];
+            }
+    }
+    if (lc->n > 0 &&
+        mig_place(&sc->gpu, prof, pin, lc->n, NULL, &res->next.placed, why, sizeof why) == 0)
+        return;
+    /* The kept instances cannot all stay where they are: the layout as parsed, keeping only
+     * those that land on their old slices. */
+    res->next.placed = lc->placed;
+    for (int k = 0; k < lc->n; k++)
+        if (res->keep[k] >= 0 && lc->placed.start[k] != prev->placed.start[res->keep[k]])
+            res->keep[k] = -1;
+}
+
+/* Follows every GPU through the changes in order, planning each change once per distinct
+ * previous layout (a "layout" applied to every GPU is one). */
+static void plan_changes(const struct scenario *sc, struct mig_cfg *c)
+{
+    const struct layout_cfg **cur = ss_xmalloc((size_t)c->gpus * sizeof *cur);
+    int *which = ss_xmalloc((size_t)c->gpus * sizeof *which);
+    for (int g = 0; g < c->gpus; g++)
+        cur[g] = c->layouts[g];
+    for (int i = 0; i < c->n_reconf; i++) {
+        struct reconf_cfg *r = &c->reconf[i];
+        for (int g = 0; g < c->gpus; g++) {
+            which[g] = -1;
+            if (r->gpu >= 0 && r->gpu != g)
+                continue;
+            int k = 0;
+            while (k < r->n_res && r->res[k].prev != cur[g])
+                k++;
+            if (k == r->n_res) {
+                r->res = ss_xrealloc(r->res, (size_t)(r->n_res + 1) * sizeof *r->res);
+                plan_change(sc, cur[g], r, &r->res[r->n_res++]);
+            }
+            which[g] = k;
+        }
+        /* Only now: r->res moved while it grew. */
+        for (int g = 0; g < c->gpus; g++)
+            if (which[g] >= 0)
+                cur[g] = &r->res[which[g]].next;
+    }
+    free(which);
+    free(cur);
+}
+
 static int mig_p_parse(const struct jv *j, const cJSON *obj, const char *path,
                        const struct scenario *sc, void **out)
 {
-    static const char *const keys[] = {"name",        "kind",       "layout", "layouts",
-                                       "reconfigure", "reconfig_s", "oom",    NULL};
+    static const char *const keys[] = {"name",        "kind",     "layout", "layouts",
+                                       "reconfigure", "create_s", "oom",    NULL};
     static const char *const ooms[] = {"error", "simulate", NULL};
     char p[512], q[600];
     struct mig_cfg *c = ss_xcalloc(1, sizeof *c);
     *out = c;
     c->gpus = sc->gpus;
-    c->reconfig_s = sc->gpu.mig_reconfig_s;
+    c->create_s = sc->gpu.mig_create_s;
     int oom = 0;
+    if (cJSON_GetObjectItemCaseSensitive(obj, "reconfig_s"))
+        return jv_fail(j, jv_path_key(p, sizeof p, path, "reconfig_s"),
+                       "a reconfiguration no longer takes the whole GPU down: the time until a "
+                       "created instance exists is \"create_s\" (instances kept by the change "
+                       "go on running)");
     if (jv_object(j, obj, path, keys) || jv_enum(j, obj, path, "oom", 0, ooms, &oom) < 0 ||
-        jv_num(j, obj, path, "reconfig_s", 0, 0, 1e6, &c->reconfig_s) < 0)
+        jv_num(j, obj, path, "create_s", 0, 0, 1e6, &c->create_s) < 0)
         return -1;
     c->oom_simulate = oom == 1;
     if (sc->gpu.n_mig == 0)
@@ -370,7 +470,7 @@ static int mig_p_parse(const struct jv *j, const cJSON *obj, const char *path,
                          lc))
             return -1;
         for (int g = 0; g < sc->gpus; g++)
-            c->layouts[g] = *lc;
+            c->layouts[g] = lc;
     } else {
         jv_path_key(p, sizeof p, path, "layouts");
         if (!cJSON_IsArray(per) || cJSON_GetArraySize(per) != sc->gpus)
@@ -380,15 +480,15 @@ static int mig_p_parse(const struct jv *j, const cJSON *obj, const char *path,
             struct layout_cfg *lc = new_layout(c);
             if (parse_layout(j, item, jv_path_idx(q, sizeof q, p, g), sc, c->oom_simulate, 1, lc))
                 return -1;
-            c->layouts[g] = *lc;
+            c->layouts[g] = lc;
         }
     }
     /* one pass over the instances, not one per tenant */
     char *served = ss_xcalloc((size_t)sc->n_tenants, 1);
     for (int g = 0; g < sc->gpus; g++)
-        for (int k = 0; k < c->layouts[g].n; k++)
-            for (int m = 0; m < c->layouts[g].inst[k].n_ten; m++)
-                served[c->layouts[g].inst[k].ten[m]] = 1;
+        for (int k = 0; k < c->layouts[g]->n; k++)
+            for (int m = 0; m < c->layouts[g]->inst[k].n_ten; m++)
+                served[c->layouts[g]->inst[k].ten[m]] = 1;
     for (int i = 0; i < sc->n_tenants; i++)
         if (!served[i]) {
             free(served);
@@ -398,6 +498,7 @@ static int mig_p_parse(const struct jv *j, const cJSON *obj, const char *path,
     const cJSON *rc = cJSON_GetObjectItemCaseSensitive(obj, "reconfigure");
     if (rc && parse_reconf(j, rc, jv_path_key(p, sizeof p, path, "reconfigure"), sc, c))
         return -1;
+    plan_changes(sc, c);
     return 0;
 }
 
@@ -416,8 +517,10 @@ static void mig_p_free_cfg(void *p)
         free_layout(c->owned[i]);
         free(c->owned[i]);
     }
-    for (int i = 0; i < c->n_reconf; i++)
+    for (int i = 0; i < c->n_reconf; i++) {
         free_layout(&c->reconf[i].layout);
+        free(c->reconf[i].res);
+    }
     free(c->owned);
     free(c->reconf);
     free(c->layouts);
@@ -434,15 +537,16 @@ struct slot {
 
 struct inst_rt {
     int prof;
-    int unit; /* index in mig_st.units */
+    int unit;     /* index in mig_st.units; -1 while it is being created */
+    double up_at; /* while being created: when it serves */
 };
 
 struct gpu_rt {
     const struct layout_cfg *layout;
     int n;
     struct inst_rt inst[MIG_MAX_INST];
-    int down;
-    double down_since;
+    uint32_t epoch;     /* version of its pending creations (a later change voids them) */
+    double reset_until; /* the end of its card reset: a fault meanwhile is not another */
 };
 
 struct mig_st {
@@ -453,8 +557,10 @@ struct mig_st {
     int *live;          /* per unit: 0 once torn down (its events are dropped) */
     struct gpu_rt *gpu;
     int *n_slots;
-    struct slot **slots; /* per tenant */
+    struct slot **slots;  /* per tenant */
+    double *no_slot_from; /* per tenant: since when it has no instance serving it; < 0: has */
     int next_reconf;
+    struct gpufault gf;
 };
 
 static int add_unit(struct mig_st *x)
@@ -468,25 +574,34 @@ static int add_unit(struct mig_st *x)
     return x->n_units++;
 }
 
-/* Creates the instances of a layout on GPU g. */
-static void build_gpu(struct sim *s, struct mig_st *x, int g, const struct layout_cfg *lc)
+/* Builds the server of instance k of GPU g's layout. */
+static void build_inst(struct sim *s, struct mig_st *x, int g, int k)
 {
     const struct scenario *sc = s->sc;
     struct gpu_rt *G = &x->gpu[g];
-    G->layout = lc;
-    G->n = lc->n;
-    for (int k = 0; k < lc->n; k++) {
-        const struct inst_cfg *ic = &lc->inst[k];
-        const struct inst_shape sh = {mig_compute_share(&sc->gpu, ic->prof),
-                                      mig_memory_share(&sc->gpu, ic->prof),
-                                      sc->gpu.mig[ic->prof].memory_gb, x->cfg->oom_simulate};
-        int id = add_unit(x);
-        x->units[id] = ic->server->build(sc, ic, &sh, unit_addr(EV_UNIT, id));
-        G->inst[k] = (struct inst_rt){ic->prof, id};
-    }
+    const struct inst_cfg *ic = &G->layout->inst[k];
+    const struct inst_shape sh = {mig_compute_share(&sc->gpu, ic->prof),
+                                  mig_memory_share(&sc->gpu, ic->prof),
+                                  sc->gpu.mig[ic->prof].memory_gb, x->cfg->oom_simulate};
+    int id = add_unit(x);
+    x->units[id] = ic->server->build(sc, ic, &sh, unit_addr(EV_UNIT, id));
+    if (x->units[id].ops->start)
+        x->units[id].ops->start(s, x->units[id].self);
+    G->inst[k] = (struct inst_rt){ic->prof, id, s->now};
 }
 
-/* Rebuilds every tenant's list of slots from the live instances, by unit rank. */
+/* Creates the instances of a layout on GPU g. */
+static void build_gpu(struct sim *s, struct mig_st *x, int g, const struct layout_cfg *lc)
+{
+    struct gpu_rt *G = &x->gpu[g];
+    G->layout = lc;
+    G->n = lc->n;
+    for (int k = 0; k < lc->n; k++)
+        build_inst(s, x, g, k);
+}
+
+/* Rebuilds every tenant's list of slots from the instances that serve, by unit rank, and
+ * books the time a tenant had none (its availability). */
 static void index_slots(struct sim *s, struct mig_st *x)
 {
     for (int i = 0; i < s->n_ten; i++)
@@ -494,11 +609,9 @@ static void index_slots(struct sim *s, struct mig_st *x)
     for (int rank = 0; rank < UNIT_RANKS; rank++)
         for (int g = 0; g < s->sc->gpus; g++) {
             const struct gpu_rt *G = &x->gpu[g];
-            if (G->down)
-                continue;
             for (int k = 0; k < G->n; k++) {
                 int id = G->inst[k].unit;
-                if (x->units[id].ops->rank != rank)
+                if (id < 0 || x->units[id].ops->rank != rank)
                     continue;
                 const struct inst_cfg *ic = &G->layout->inst[k];
                 for (int m = 0; m < ic->n_ten; m++) {
@@ -507,6 +620,14 @@ static void index_slots(struct sim *s, struct mig_st *x)
                 }
             }
         }
+    for (int t = 0; t < s->n_ten; t++) {
+        if (x->n_slots[t] == 0 && x->no_slot_from[t] < 0) {
+            x->no_slot_from[t] = s->now;
+        } else if (x->n_slots[t] > 0 && x->no_slot_from[t] >= 0) {
+            eng_down(s, t, x->no_slot_from[t], s->now);
+            x->no_slot_from[t] = -1;
+        }
+    }
 }
 
 static void kick(struct sim *s, struct mig_st *x, int tenant)
@@ -527,13 +648,17 @@ static void *mig_p_init(struct sim *s, const void *cfgp)
     x->gpu = ss_xcalloc((size_t)c->gpus, sizeof *x->gpu);
     x->n_slots = ss_xcalloc((size_t)s->n_ten, sizeof *x->n_slots);
     x->slots = ss_xcalloc((size_t)s->n_ten, sizeof *x->slots);
-    for (int i = 0; i < s->n_ten; i++) /* at most one slot per instance of the pool */
+    x->no_slot_from = ss_xmalloc((size_t)s->n_ten * sizeof *x->no_slot_from);
+    for (int i = 0; i < s->n_ten; i++) { /* at most one slot per instance of the pool */
         x->slots[i] = ss_xcalloc((size_t)c->gpus * MIG_MAX_INST, sizeof **x->slots);
+        x->no_slot_from[i] = -1;
+    }
     for (int g = 0; g < c->gpus; g++)
-        build_gpu(s, x, g, &c->layouts[g]);
+        build_gpu(s, x, g, c->layouts[g]);
     index_slots(s, x);
     if (c->n_reconf > 0)
         eng_schedule(s, c->reconf[0].at_s, EV_RECONF, 0, 0, 0);
+    gf_start(&x->gf, s, EV_CARD);
     return x;
 }
 
@@ -542,19 +667,53 @@ static void mig_p_arrive(struct sim *s, void *st, int tenant)
     kick(s, st, tenant);
 }
 
-/* Tears down GPU g: in-flight work fails, its instances stop. */
-static void gpu_down(struct sim *s, struct mig_st *x, int g)
+/* The largest startup_s of an instance's tenants: it serves once all have loaded. */
+static double startup_s(const struct scenario *sc, const struct inst_cfg *ic)
+{
+    double t = 0;
+    for (int m = 0; m < ic->n_ten; m++)
+        if (sc->tenants[ic->ten[m]].startup_s > t)
+            t = sc->tenants[ic->ten[m]].startup_s;
+    return t;
+}
+
+/* Change r on GPU g: destroy the instances it does not keep (their requests in service
+ * fail), keep the others running, and create the new ones after create_s + startup. */
+static void reconf_gpu(struct sim *s, struct mig_st *x, const struct reconf_cfg *r, int g)
 {
     struct gpu_rt *G = &x->gpu[g];
-    if (G->down)
-        return;
-    for (int k = 0; k < G->n; k++) {
-        const struct unit *u = &x->units[G->inst[k].unit];
-        u->ops->abort(s, u->self);
-        x->live[G->inst[k].unit] = 0; /* its pending events are ignored from now on */
+    const struct reconf_res *res = NULL;
+    for (int k = 0; k < r->n_res && !res; k++)
+        if (r->res[k].prev == G->layout)
+            res = &r->res[k];
+    SS_ASSERT(res != NULL);
+    int kept[MIG_MAX_INST] = {0};
+    struct inst_rt next[MIG_MAX_INST];
+    G->epoch++; /* creations still pending are planned again below */
+    for (int k = 0; k < res->next.n; k++) {
+        int m = res->keep[k];
+        if (m >= 0) {
+            kept[m] = 1;
+            next[k] = G->inst[m];
+        } else {
+            const struct inst_cfg *ic = &res->next.inst[k];
+            next[k] =
+                (struct inst_rt){ic->prof, -1, s->now + x->cfg->create_s + startup_s(s->sc, ic)};
+        }
+        if (next[k].unit < 0)
+            eng_schedule(s, next[k].up_at, EV_INST_UP, (uint32_t)g, G->epoch, (uint32_t)k);
     }
-    G->down = 1;
-    G->down_since = s->now;
+    for (int m = 0; m < G->n; m++) {
+        int id = G->inst[m].unit;
+        if (kept[m] || id < 0)
+            continue;
+        x->units[id].ops->abort(s, x->units[id].self);
+        x->live[id] = 0; /* its pending events are ignored from now on */
+    }
+    G->layout = &res->next;
+    G->n = res->next.n;
+    for (int k = 0; k < G->n; k++)
+        G->inst[k] = next[k];
     index_slots(s, x);
 }
 
@@ -563,27 +722,46 @@ static void on_reconf(struct sim *s, struct mig_st *x)
     const struct mig_cfg *c = x->cfg;
     const struct reconf_cfg *r = &c->reconf[x->next_reconf++];
     for (int g = 0; g < c->gpus; g++)
-        if (r->gpu < 0 || r->gpu == g) {
-            gpu_down(s, x, g);
-            x->gpu[g].layout = &r->layout;
-            eng_schedule(s, s->now + c->reconfig_s, EV_RECONF_DONE, (uint32_t)g, 0, 0);
-        }
+        if (r->gpu < 0 || r->gpu == g)
+            reconf_gpu(s, x, r, g);
     if (x->next_reconf < c->n_reconf)
         eng_schedule(s, c->reconf[x->next_reconf].at_s, EV_RECONF, 0, 0, 0);
 }
 
-static void on_reconf_done(struct sim *s, struct mig_st *x, int g)
+/* A card fault: the reset takes every instance of GPU g down (their requests in service
+ * fail); each serves again after the reset plus its tenants' startup_s, as if created. */
+SS_COLD static void card_fault(struct sim *s, struct mig_st *x, int g)
 {
     struct gpu_rt *G = &x->gpu[g];
-    /* A tenant with no slot on another GPU was unavailable for the whole outage. */
-    for (int t = 0; t < s->n_ten; t++)
-        if (x->n_slots[t] == 0)
-            eng_down(s, t, G->down_since, s->now);
-    G->down = 0;
-    build_gpu(s, x, g, G->layout);
+    if (!gf_fault(&x->gf, s, g) || s->now < G->reset_until)
+        return;
+    G->reset_until = s->now + x->gf.reset_s;
+    G->epoch++;
+    for (int k = 0; k < G->n; k++) {
+        int id = G->inst[k].unit;
+        if (id >= 0) {
+            x->units[id].ops->abort(s, x->units[id].self);
+            x->live[id] = 0;
+        }
+        G->inst[k].unit = -1;
+        G->inst[k].up_at = s->now + x->gf.reset_s + startup_s(s->sc, &G->layout->inst[k]);
+        eng_schedule(s, G->inst[k].up_at, EV_INST_UP, (uint32_t)g, G->epoch, (uint32_t)k);
+    }
     index_slots(s, x);
-    for (int t = 0; t < s->n_ten; t++)
-        kick(s, x, t);
+}
+
+/* Instance k of GPU g has been created and its tenants have loaded: it serves. */
+static void on_inst_up(struct sim *s, struct mig_st *x, int g, const struct event *ev)
+{
+    struct gpu_rt *G = &x->gpu[g];
+    int k = (int)ev->aux;
+    if (ev->version != G->epoch || k >= G->n || G->inst[k].unit >= 0)
+        return; /* voided by a later change */
+    build_inst(s, x, g, k);
+    index_slots(s, x);
+    const struct inst_cfg *ic = &G->layout->inst[k];
+    for (int m = 0; m < ic->n_ten; m++)
+        kick(s, x, ic->ten[m]);
 }
 
 static void mig_p_event(struct sim *s, void *st, const struct event *ev)
@@ -599,8 +777,11 @@ static void mig_p_event(struct sim *s, void *st, const struct event *ev)
     case EV_RECONF:
         on_reconf(s, x);
         return;
-    case EV_RECONF_DONE:
-        on_reconf_done(s, x, (int)ev->target);
+    case EV_INST_UP:
+        on_inst_up(s, x, (int)ev->target, ev);
+        return;
+    case EV_CARD:
+        card_fault(s, x, (int)ev->target);
         return;
     default:
         SS_FATAL("mig: unexpected event kind %u", ev->kind);
@@ -626,6 +807,9 @@ static void mig_p_finish(struct sim *s, void *st, struct strategy_result *res)
     const struct scenario *sc = s->sc;
     double window = s->t_stop - s->t_warm, frag_sum = 0;
     cJSON *gpus = cJSON_CreateArray();
+    for (int t = 0; t < s->n_ten; t++)
+        if (x->no_slot_from[t] >= 0)
+            eng_down(s, t, x->no_slot_from[t], s->now);
     for (int g = 0; g < sc->gpus; g++) {
         struct gpu_rt *G = &x->gpu[g];
         if (G->n == 0) { /* unused GPU: nothing to report, not counted as fragmented */
@@ -635,9 +819,12 @@ static void mig_p_finish(struct sim *s, void *st, struct strategy_result *res)
         cJSON *go = cJSON_CreateObject(), *insts = cJSON_AddArrayToObject(go, "instances");
         int profs[MIG_MAX_INST];
         for (int k = 0; k < G->n; k++) {
-            const struct unit *u = &x->units[G->inst[k].unit];
-            u->ops->finish(s, u->self);
-            double busy = u->ops->busy_s(u->self);
+            double busy = 0; /* an instance still being created has served nothing */
+            if (G->inst[k].unit >= 0) {
+                const struct unit *u = &x->units[G->inst[k].unit];
+                u->ops->finish(s, u->self);
+                busy = u->ops->busy_s(u->self);
+            }
             profs[k] = G->inst[k].prof;
             cJSON *io = cJSON_CreateObject();
             cJSON_AddStringToObject(io, "profile", sc->gpu.mig[G->inst[k].prof].name);
@@ -682,14 +869,17 @@ static void mig_p_destroy(void *st)
         free(x->slots[i]);
     free(x->slots);
     free(x->n_slots);
+    free(x->no_slot_from);
+    gf_free(&x->gf);
     free(x);
 }
 
 /* ---- stability ------------------------------------------------------------ */
 
 /*
- * What instance ic sustains for its m-th tenant (core/stable.h): its speed alone in a plain
- * instance, ts_capacity or mu_capacity in a nested one. share[] is each tenant's load in this
+ * What instance ic sustains for its m-th tenant (core/stable.h): its work rate alone in a plain
+ * instance (rate_saturated: its whole concurrency in service), ts_capacity or mu_capacity in a
+ * nested one. share[] is each tenant's load in this
  * instance (a tenant served by several instances spreads its load in proportion to its speed
  * in each). With load NULL: the m-th tenant's speed alone there.
  */
@@ -700,7 +890,7 @@ static double inst_capacity(const struct scenario *sc, const struct inst_cfg *ic
     double *speed = ss_xcalloc((size_t)ic->n_ten, sizeof *speed);
     double *share = ss_xcalloc((size_t)ic->n_ten, sizeof *share);
     for (int k = 0; k < ic->n_ten; k++) {
-        speed[k] = rate_speed(&sc->gpu, &sc->tenants[ic->ten[k]], f, b);
+        speed[k] = rate_saturated(&sc->gpu, &sc->tenants[ic->ten[k]], f, b);
         if (load)
             share[k] = alone[ic->ten[k]] > 0 ? load[ic->ten[k]] * speed[k] / alone[ic->ten[k]] : 0;
     }
@@ -722,8 +912,8 @@ static void mig_p_capacity(const struct scenario *sc, const void *cfgp, const do
             if (pass == 1)
                 cap[i] = 0;
         for (int g = 0; g < c->gpus; g++)
-            for (int k = 0; k < c->layouts[g].n; k++) {
-                const struct inst_cfg *ic = &c->layouts[g].inst[k];
+            for (int k = 0; k < c->layouts[g]->n; k++) {
+                const struct inst_cfg *ic = &c->layouts[g]->inst[k];
                 for (int m = 0; m < ic->n_ten; m++) {
                     if (pass == 0)
                         alone[ic->ten[m]] += inst_capacity(sc, ic, NULL, NULL, m);

@@ -6,18 +6,21 @@
  * run concurrently.
  *
  * Rates (docs/mps-vgpu.md has the derivation), over the busy clients of a GPU:
- * - SM share: sm_i = cap_i × min(1, 1 / Σ cap), cap_i = thread_pct_i / 100. A
- *   client never exceeds its cap, even alone (that is what
- *   CUDA_MPS_ACTIVE_THREAD_PERCENTAGE does); oversubscribed caps scale down in
- *   proportion.
- * - Bandwidth is not partitioned. A client's memory weight w_i is 1 (memory
- *   class), 0 (compute) or 1 − compute_share (mixed): the fraction of its time
- *   it touches memory. While in its memory phase client i shares the bus with
- *   the others' expected presence: bw_i = η / (1 + Σ_{j≠i} w_j). Memory-bound
- *   clients get exactly 1/n each; η = 1 − bw_contention_loss · min(1, W − 1)
- *   (W = Σ w) is the aggregate efficiency lost to co-running memory streams
- *   (default loss 0: fair sharing, nothing lost).
- * - speed_i = rate_speed(class_i, sm_i, bw_i).
+ * - SM share by demand: client i asks for dem_i = min(cap_i, n_i · s_i), its thread cap
+ *   (cap_i = thread_pct_i / 100) or what its n_i requests in service of occupancy s_i
+ *   (work.max_sm_fraction) keep busy; sm_i = dem_i × min(1, 1 / Σ dem). A client never
+ *   exceeds its cap, even alone (that is what CUDA_MPS_ACTIVE_THREAD_PERCENTAGE does),
+ *   and clients slow each other only when their demands exceed the GPU.
+ * - Bandwidth is not partitioned; it follows the SMs. Client i's SMs can pull
+ *   d_i = C(sm_i) (the profile's mem_bw_sm_curve). A client's memory weight w_i is 1
+ *   (memory class), 0 (compute) or 1 − compute_share (mixed): the fraction of its time
+ *   it touches memory. While in its memory phase client i shares the bus with the
+ *   others' expected demands: bw_i = η · d_i · min(1, 1 / (d_i + Σ_{j≠i} w_j d_j)).
+ *   Memory-bound clients whose SMs could pull the whole bus get exactly 1/n each;
+ *   η = 1 − bw_contention_loss · min(1, W − 1) (W = Σ w) is the aggregate efficiency
+ *   lost to co-running memory streams (default: the profile's mps_bw_contention_loss,
+ *   0.3 from VILLARRUBIA, low confidence).
+ * - speed of each of client i's n_i requests = rate_speed(class_i, sm_i / n_i, bw_i / n_i).
  * Whenever the busy set of a GPU changes, the work done so far is charged at the
  * old speeds, speeds are recomputed, and a client whose speed changed gets a new
  * completion event with a bumped version (older events are skipped).
@@ -34,6 +37,7 @@
  * read by policy/assign.c, as for time-slicing.
  */
 #include "core/engine.h"
+#include "core/gpufault.h"
 #include "policy/assign.h"
 #include "policy/units/mpsunit.h"
 #include "core/policy.h"
@@ -43,8 +47,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The units' timers: the event names the GPU's unit (units/unit.h). */
-enum { EV_UNIT = EV_POLICY };
+/* The units' timers: the event names the GPU's unit (units/unit.h); a card fault names the
+ * GPU (the unit is down for the reset as after a client fault, with its own duration). */
+enum { EV_UNIT = EV_POLICY, EV_CARD };
 
 struct mps_cfg {
     double *cap; /* per tenant: thread_pct / 100 */
@@ -59,6 +64,8 @@ struct mps {
     int n_gpu;
     struct mu_unit *gpu; /* one MPS server per GPU */
     int *slot;           /* per tenant: its client index in its GPU's unit */
+    struct gpufault gf;
+    double *reset_until; /* per GPU: the end of its card reset (0: none yet) */
 };
 
 /* ---- parse --------------------------------------------------------------- */
@@ -122,6 +129,7 @@ static int mps_parse(const struct jv *j, const cJSON *obj, const char *path,
     c->cap = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->cap);
     c->gpu_of = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->gpu_of);
     c->recovery_s = sc->gpu.mps_recovery_s;
+    c->bw_loss = sc->gpu.mps_bw_loss; /* the profile's published co-run loss (VILLARRUBIA) */
     if (jv_object(j, obj, path, keys) ||
         jv_num(j, obj, path, "recovery_s", 0, 0, 1e6, &c->recovery_s) < 0 ||
         jv_num(j, obj, path, "bw_contention_loss", 0, 0, 0.99, &c->bw_loss) < 0)
@@ -171,6 +179,8 @@ static void *mps_init(struct sim *s, const void *cfgp)
     free(fill);
     free(ten);
     free(cap);
+    m->reset_until = ss_xcalloc((size_t)m->n_gpu, sizeof *m->reset_until);
+    gf_start(&m->gf, s, EV_CARD);
     return m;
 }
 
@@ -180,10 +190,22 @@ static void mps_arrive(struct sim *s, void *st, int tenant)
     mu_arrive(s, &m->gpu[m->cfg->gpu_of[tenant]], m->slot[tenant]);
 }
 
+/* A card fault of GPU g; a GPU already resetting is not reset again. */
+SS_COLD static void card_fault(struct sim *s, struct mps *m, int g)
+{
+    if (gf_fault(&m->gf, s, g) && s->now >= m->reset_until[g]) {
+        mu_down(s, &m->gpu[g], m->gf.reset_s);
+        m->reset_until[g] = s->now + m->gf.reset_s;
+    }
+}
+
 static void mps_on_event(struct sim *s, void *st, const struct event *ev)
 {
     struct mps *m = st;
-    mu_event(s, &m->gpu[unit_ev_id(ev)], ev);
+    if (ev->kind == EV_CARD)
+        card_fault(s, m, (int)ev->target);
+    else
+        mu_event(s, &m->gpu[unit_ev_id(ev)], ev);
 }
 
 static void mps_fault(struct sim *s, void *st, int tenant)
@@ -219,6 +241,8 @@ static void mps_destroy(void *st)
         mu_free(&m->gpu[g]);
     free(m->gpu);
     free(m->slot);
+    gf_free(&m->gf);
+    free(m->reset_until);
     free(m);
 }
 

@@ -12,8 +12,10 @@
  * that does not fit fails every in-flight request on the card.
  */
 #include "core/engine.h"
+#include "core/gpufault.h"
 #include "core/policy.h"
 #include "core/run.h"
+#include "core/rate.h"
 #include "policy/assign.h"
 #include "policy/units/tsunit.h"
 #include "base/util.h"
@@ -21,8 +23,9 @@
 #include <cJSON.h>
 #include <stdlib.h>
 
-/* The units' timers: the event names the GPU's unit (units/unit.h). */
-enum { EV_UNIT = EV_POLICY };
+/* The units' timers: the event names the GPU's unit (units/unit.h); a card fault and the
+ * end of its reset name the GPU. */
+enum { EV_UNIT = EV_POLICY, EV_CARD, EV_CARD_UP };
 
 struct ts_cfg {
     double slice_s, switch_s;
@@ -36,6 +39,8 @@ struct ts_state {
     int n_units;
     struct ts_unit *units;
     int *unit_of, *ctx_of; /* per tenant */
+    struct gpufault gf;
+    double *down_since; /* per GPU: the card fault it is resetting from; < 0: up */
 };
 
 static int check_gpu(const struct jv *j, const char *path, const struct scenario *sc,
@@ -78,10 +83,12 @@ static int check_gpu(const struct jv *j, const char *path, const struct scenario
     if (biggest > sc->gpu.memory_gb)
         return jv_fail(j, path, "a tenant on GPU %d needs %g GB, a %s has %g GB", g, biggest,
                        sc->gpu.name, sc->gpu.memory_gb);
-    if (!c->oom_simulate && mem > sc->gpu.memory_gb)
+    if (mem > sc->gpu.memory_gb)
         return jv_fail(j, path,
                        "tenants on GPU %d need %g GB together, a %s has %g GB (time-slicing "
-                       "does not isolate memory; use \"oom\": \"simulate\" to see the OOMs)",
+                       "does not isolate memory, and a process's memory is resident from its "
+                       "start; \"oom\": \"simulate\" simulates a tenant growing past what is "
+                       "free, its memory_growth)",
                        g, mem, sc->gpu.name, sc->gpu.memory_gb);
     return 0;
 }
@@ -130,7 +137,6 @@ static void *ts_init(struct sim *s, const void *cfgp)
     x->unit_of = ss_xcalloc((size_t)sc->n_tenants, sizeof *x->unit_of);
     x->ctx_of = ss_xcalloc((size_t)sc->n_tenants, sizeof *x->ctx_of);
     int *ten = ss_xcalloc((size_t)sc->n_tenants, sizeof *ten);
-    double *speed = ss_xcalloc((size_t)sc->n_tenants, sizeof *speed);
     double *mem = ss_xcalloc((size_t)sc->n_tenants, sizeof *mem);
     /* The tenants of each GPU, in tenant order, by a counting sort: O(gpus + tenants). */
     int *first = ss_xcalloc((size_t)sc->gpus + 1, sizeof *first), *order = ten;
@@ -144,31 +150,71 @@ static void *ts_init(struct sim *s, const void *cfgp)
         x->unit_of[i] = g;
         x->ctx_of[i] = n;
         order[first[g] + n] = i;
-        speed[first[g] + n] = 1.0; /* a context owns the whole GPU during its slice */
         mem[first[g] + n] = sc->tenants[i].memory_gb;
     }
-    for (int g = 0; g < sc->gpus; g++)
-        ts_unit_init(&x->units[g], unit_addr(EV_UNIT, g), first[g + 1] - first[g], order + first[g],
-                     speed + first[g], mem + first[g], c->slice_s, c->switch_s, c->release_on_idle,
-                     1.0, c->oom_simulate, sc->gpu.memory_gb);
+    for (int g = 0; g < sc->gpus; g++) {
+        /* A context owns the whole GPU during its slice: all SMs, all the bandwidth. */
+        ts_unit_init(&x->units[g], sc, unit_addr(EV_UNIT, g), first[g + 1] - first[g],
+                     order + first[g], 1.0, 1.0, mem + first[g], c->slice_s, c->switch_s,
+                     c->release_on_idle, 1.0, c->oom_simulate, sc->gpu.memory_gb);
+        ts_start(s, &x->units[g]);
+    }
     free(first);
     free(fill);
     free(ten);
-    free(speed);
     free(mem);
+    x->down_since = ss_xmalloc((size_t)sc->gpus * sizeof *x->down_since);
+    for (int g = 0; g < sc->gpus; g++)
+        x->down_since[g] = -1;
+    gf_start(&x->gf, s, EV_CARD);
     return x;
 }
 
 static void ts_p_arrive(struct sim *s, void *st, int tenant)
 {
     struct ts_state *x = st;
-    ts_arrive(s, &x->units[x->unit_of[tenant]], x->ctx_of[tenant]);
+    if (x->down_since[x->unit_of[tenant]] < 0)
+        ts_arrive(s, &x->units[x->unit_of[tenant]], x->ctx_of[tenant]);
+}
+
+/* Books GPU g's reset as downtime of its tenants. */
+static void book_reset(struct sim *s, struct ts_state *x, int g)
+{
+    const struct ts_unit *u = &x->units[g];
+    for (int k = 0; k < u->n; k++)
+        eng_down(s, u->ctx[k].tenant, x->down_since[g], s->now);
+}
+
+/* A card fault: every context's requests in service fail and the GPU is down for the
+ * reset; afterwards every context starts again with its resident memory. */
+SS_COLD static void card_fault(struct sim *s, struct ts_state *x, int g)
+{
+    if (!gf_fault(&x->gf, s, g) || x->down_since[g] >= 0)
+        return;
+    ts_abort(s, &x->units[g]);
+    ts_reset(s, &x->units[g]);
+    x->down_since[g] = s->now;
+    eng_schedule(s, s->now + x->gf.reset_s, EV_CARD_UP, (uint32_t)g, 0, 0);
+}
+
+SS_COLD static void card_up(struct sim *s, struct ts_state *x, int g)
+{
+    book_reset(s, x, g);
+    x->down_since[g] = -1;
+    struct ts_unit *u = &x->units[g];
+    for (int k = 0; k < u->n; k++)
+        ts_arrive(s, u, k);
 }
 
 static void ts_p_event(struct sim *s, void *st, const struct event *ev)
 {
     struct ts_state *x = st;
-    ts_event(s, &x->units[unit_ev_id(ev)], ev);
+    if (ev->kind == EV_UNIT)
+        ts_event(s, &x->units[unit_ev_id(ev)], ev);
+    else if (ev->kind == EV_CARD)
+        card_fault(s, x, (int)ev->target);
+    else
+        card_up(s, x, (int)ev->target);
 }
 
 static void ts_p_fault(struct sim *s, void *st, int tenant)
@@ -185,6 +231,8 @@ static void ts_p_finish(struct sim *s, void *st, struct strategy_result *res)
     for (int g = 0; g < x->n_units; g++) {
         struct ts_unit *u = &x->units[g];
         ts_finish(s, u);
+        if (x->down_since[g] >= 0)
+            book_reset(s, x, g);
         res->gpus_used += u->n > 0;
         cJSON *o = cJSON_CreateObject();
         cJSON *names = cJSON_AddArrayToObject(o, "tenants");
@@ -192,6 +240,7 @@ static void ts_p_finish(struct sim *s, void *st, struct strategy_result *res)
             cJSON_AddItemToArray(names, cJSON_CreateString(s->sc->tenants[u->ctx[k].tenant].name));
         cJSON_AddNumberToObject(o, "switches", (double)u->switches);
         cJSON_AddNumberToObject(o, "ooms", (double)u->ooms);
+        cJSON_AddNumberToObject(o, "restarts", (double)u->restarts);
         cJSON_AddItemToArray(gpus, o);
     }
     res->details = cJSON_CreateObject();
@@ -206,10 +255,13 @@ static void ts_destroy(void *st)
     free(x->units);
     free(x->unit_of);
     free(x->ctx_of);
+    free(x->down_since);
+    gf_free(&x->gf);
     free(x);
 }
 
-/* Stability (core/stable.h): each GPU is one time-sliced unit of its tenants (ts_capacity). */
+/* Stability (core/stable.h): each GPU is one time-sliced unit of its tenants (ts_capacity); a
+ * context that holds the GPU serves its whole work.concurrency at once (rate_saturated). */
 static void ts_capacity_all(const struct scenario *sc, const void *cfgp, const double *load,
                             double *cap)
 {
@@ -223,11 +275,12 @@ static void ts_capacity_all(const struct scenario *sc, const void *cfgp, const d
         for (int i = 0; i < n_ten; i++)
             if (c->gpu_of[i] == g) {
                 ten[n] = i;
-                speed[n] = 1;
+                speed[n] = rate_saturated(&sc->gpu, &sc->tenants[i], 1, 1);
                 l[n++] = load[i];
             }
         for (int k = 0; k < n; k++)
-            cap[ten[k]] = ts_capacity(n, speed, l, k, c->slice_s, c->switch_s);
+            cap[ten[k]] =
+                ts_capacity(n, speed, l, k, c->slice_s, ts_mean_switch_s(sc, n, ten, c->switch_s));
     }
     free(ten);
     free(speed);

@@ -6,24 +6,34 @@
  *
  * - A vGPU (VM) holds at most one request in service, taken FIFO by arrival time
  *   over the queues of the tenants inside that VM.
- * - Time-sliced backing (default): one VM runs at a time. A turn lasts up to
- *   slice × weight of run time; loading another VM's context first costs the
- *   switch time (no work done; reported as switch_overhead). At the end of a turn
- *   the request in service is preempted and keeps its remaining work (preemptive
- *   resume). The very first context needs no switch.
- *     best_effort  round robin over the VMs with work; a VM that runs out of
- *                  work ends its turn at once; a lone VM with work keeps the GPU
- *                  without switching.
- *     equal_share  the same, with every VM's turn one slice (weights are refused:
- *                  an equal share has none).
- *     fixed_share  a fixed time-division cycle over all VMs (slot = slice ×
- *                  weight, in vgpus order), whether a VM has work or not: a VM
- *                  without work leaves its slot idle, and the switch into a VM
- *                  is taken out of its own slot.
+ * - Time-sliced backing (default): every vGPU is of a vGPU type of the GPU's profile
+ *   ("type", or an "fb_gb" that is a type's), all of one type per GPU, at most the
+ *   type's max_per_gpu (VGPU_UG, equal-size mode). One VM runs at a time, at the
+ *   hypervisor's speed for its class (vgpu_overhead_compute / _memory, COLFAX). A turn
+ *   lasts up to one slice of run time; loading another VM's context first costs the
+ *   switch time (no work done; reported as switch_overhead). At the end of a turn the
+ *   request in service is preempted and keeps its remaining work (preemptive resume).
+ *   The very first context needs no switch. NVIDIA's schedulers (VGPU_UG, NVAIE):
+ *     best_effort  work-conserving round robin over the VMs with work; a VM that
+ *                  runs out of work ends its turn at once; a lone VM with work keeps
+ *                  the GPU without switching.
+ *     equal_share  every running vGPU gets 1/N of the time, N the vGPUs on the GPU,
+ *                  whether it has work or not: a fixed cycle of N slots (strict round
+ *                  robin), a VM without work leaving its slot idle.
+ *     fixed_share  every vGPU gets 1 / (its type's max_per_gpu) whatever else runs: a
+ *                  cycle of max_per_gpu slots, those no vGPU owns idle.
+ *   In the fixed cycles the switch into a VM is taken out of its own slot. Weights are
+ *   not an NVIDIA setting: "hypothetical_weighted" is best_effort with turns of
+ *   slice × weight (the article's weighted round robin), and weights are refused
+ *   under every other scheduler.
  * - MIG-backed ("backing": "mig"): each vGPU is a MIG instance with its profile's
- *   SMs and memory slices, isolated and running concurrently; no time slicing.
+ *   SMs and memory slices, isolated and running concurrently; no time slicing, no
+ *   hypervisor overhead (Colfax's reference).
  * - Faults: only the faulting tenant's request in service in its VM fails (the
- *   VM's own in-flight work); the VM is usable again at once.
+ *   VM's own in-flight work); the VM is usable again at once. A card fault
+ *   (gpu_fault_rate_per_h) fails every VM's requests in service on that GPU, which serves
+ *   nothing for the reset; every tenant has a vGPU on every GPU, so it is unavailable only
+ *   while all GPUs are down.
  *
  * This file parses the strategy and dispatches; each backing is a file of its own
  * (vgpu.h: vgpu_time.c, vgpu_mig.c) that parses its per-vGPU keys and builds the
@@ -32,6 +42,7 @@
  * GPU (the backing says which unit and client), tried in GPU order.
  */
 #include "core/engine.h"
+#include "core/gpufault.h"
 #include "core/policy.h"
 #include "core/run.h"
 #include "policy/units/unit.h"
@@ -45,7 +56,7 @@
 #include <stdlib.h>
 
 /* EV_UNIT: a timer of some GPU's unit, which the target names (units/unit.h). */
-enum { EV_UNIT = EV_POLICY };
+enum { EV_UNIT = EV_POLICY, EV_CARD, EV_CARD_UP };
 
 /* In the order of the values of "backing". */
 static const char *const backing_names[] = {"time", "mig", NULL};
@@ -57,6 +68,10 @@ struct vg {
     struct unit *units; /* n_gpu × per_gpu, GPU-major: index = event id */
     int *unit_k;        /* per tenant: its unit among each GPU's */
     int *client;        /* per tenant: its client index in that unit */
+    struct gpufault gf;
+    int *down;          /* per GPU: resetting after a card fault */
+    int n_up;           /* GPUs not resetting */
+    double all_down_at; /* since when none is up (n_up 0) */
 };
 
 /* ---- parse --------------------------------------------------------------- */
@@ -87,6 +102,12 @@ static int parse_vm_tenants(const struct jv *j, const cJSON *o, const char *p,
                            "tenant \"%s\" needs %g GB but this vGPU's frame buffer is %g GB: "
                            "rejected at load (the hypervisor enforces fb_gb)",
                            it->valuestring, sc->tenants[ti].memory_gb, d->fb_gb);
+        if (sc->tenants[ti].work.concurrency > 1)
+            return jv_fail(j, r,
+                           "tenant \"%s\" has work.concurrency %d: a vGPU serves one request "
+                           "at a time in this model (use exclusive, timeslice, mps or mig for "
+                           "concurrent requests)",
+                           it->valuestring, sc->tenants[ti].work.concurrency);
         c->vm_of[ti] = v;
         d->ten[d->n_ten++] = ti;
     }
@@ -96,7 +117,7 @@ static int parse_vm_tenants(const struct jv *j, const cJSON *o, const char *p,
 static int parse_vm(const struct jv *j, const cJSON *o, const char *p, const struct scenario *sc,
                     struct vgpu_cfg *c, int v)
 {
-    static const char *const keys[] = {"fb_gb", "weight", "tenants", "profile", NULL};
+    static const char *const keys[] = {"type", "fb_gb", "weight", "tenants", "profile", NULL};
     struct vg_def *d = &c->vm[v];
     d->weight = 1;
     if (jv_object(j, o, p, keys) || c->backing->parse_vm(j, o, p, sc, c, d))
@@ -104,7 +125,8 @@ static int parse_vm(const struct jv *j, const cJSON *o, const char *p, const str
     return parse_vm_tenants(j, o, p, sc, c, v);
 }
 
-/* Coverage and frame-buffer quotas, then the backing's own checks. */
+/* Coverage, the backing's own checks (vGPU types and counts, MIG slices), then the
+ * frame-buffer quotas. */
 static int check_layout(const struct jv *j, const char *p, const struct scenario *sc,
                         const struct vgpu_cfg *c)
 {
@@ -114,10 +136,12 @@ static int check_layout(const struct jv *j, const char *p, const struct scenario
     for (int i = 0; i < sc->n_tenants; i++)
         if (c->vm_of[i] < 0)
             return jv_fail(j, p, "tenant \"%s\" is in no vGPU", sc->tenants[i].name);
+    if (c->backing->check_layout && c->backing->check_layout(j, p, sc, c))
+        return -1;
     if (fb > sc->gpu.memory_gb)
         return jv_fail(j, p, "frame-buffer quotas add up to %g GB, a %s has %g GB", fb,
                        sc->gpu.name, sc->gpu.memory_gb);
-    return c->backing->check_layout ? c->backing->check_layout(j, p, sc, c) : 0;
+    return 0;
 }
 
 static int parse_vms(const struct jv *j, const cJSON *obj, const char *path,
@@ -203,6 +227,9 @@ static void *vg_init(struct sim *s, const void *cfgp)
     x->client = ss_xcalloc((size_t)s->n_ten, sizeof *x->client);
     for (int t = 0; t < s->n_ten; t++)
         b->slot(c, t, &x->unit_k[t], &x->client[t]);
+    x->down = ss_xcalloc((size_t)x->n_gpu, sizeof *x->down);
+    x->n_up = x->n_gpu;
+    gf_start(&x->gf, s, EV_CARD);
     return x;
 }
 
@@ -215,14 +242,56 @@ static void vg_arrive(struct sim *s, void *st, int tenant)
 {
     struct vg *x = st;
     for (int g = 0; g < x->n_gpu && eng_qlen(s, tenant) > 0; g++) {
+        if (x->down[g])
+            continue;
         const struct unit *u = unit_on(x, g, tenant);
         u->ops->arrive(s, u->self, x->client[tenant]);
     }
 }
 
+/* A card fault: every unit of GPU g drops what it holds; the GPU is down for the reset. */
+SS_COLD static void card_fault(struct sim *s, struct vg *x, int g)
+{
+    if (!gf_fault(&x->gf, s, g) || x->down[g])
+        return;
+    for (int k = 0; k < x->per_gpu; k++) {
+        const struct unit *u = &x->units[g * x->per_gpu + k];
+        u->ops->abort(s, u->self);
+    }
+    x->down[g] = 1;
+    if (--x->n_up == 0)
+        x->all_down_at = s->now;
+    eng_schedule(s, s->now + x->gf.reset_s, EV_CARD_UP, (uint32_t)g, 0, 0);
+}
+
+SS_COLD static void card_up(struct sim *s, struct vg *x, int g)
+{
+    for (int k = 0; k < x->per_gpu; k++) {
+        const struct unit *u = &x->units[g * x->per_gpu + k];
+        u->ops->resume(s, u->self);
+    }
+    x->down[g] = 0;
+    if (x->n_up++ == 0)
+        for (int t = 0; t < s->n_ten; t++)
+            eng_down(s, t, x->all_down_at, s->now);
+    for (int t = 0; t < s->n_ten; t++)
+        if (eng_qlen(s, t) > 0) {
+            const struct unit *u = unit_on(x, g, t);
+            u->ops->arrive(s, u->self, x->client[t]);
+        }
+}
+
 static void vg_on_event(struct sim *s, void *st, const struct event *ev)
 {
     struct vg *x = st;
+    if (ev->kind == EV_CARD) {
+        card_fault(s, x, (int)ev->target);
+        return;
+    }
+    if (ev->kind == EV_CARD_UP) {
+        card_up(s, x, (int)ev->target);
+        return;
+    }
     const struct unit *u = &x->units[unit_ev_id(ev)];
     u->ops->event(s, u->self, ev);
 }
@@ -245,6 +314,9 @@ static void vg_finish(struct sim *s, void *st, struct strategy_result *res)
     int n = x->n_gpu * x->per_gpu;
     for (int i = 0; i < n; i++)
         x->units[i].ops->finish(s, x->units[i].self);
+    if (x->n_up == 0)
+        for (int t = 0; t < s->n_ten; t++)
+            eng_down(s, t, x->all_down_at, s->now);
     res->licensed_vgpus = c->n_vm * x->n_gpu;
     cJSON *d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "backing", c->backing->name);
@@ -262,6 +334,8 @@ static void vg_destroy(void *st)
     free(x->units);
     free(x->unit_k);
     free(x->client);
+    free(x->down);
+    gf_free(&x->gf);
     free(x);
 }
 
@@ -270,46 +344,29 @@ static void vg_destroy(void *st)
 /*
  * Stability (core/stable.h). A tenant has one slot per GPU (its VM's vGPU there), so its load
  * spreads evenly over the pool. On one GPU, VM v gets a fraction T_v of the time: all of it
- * when MIG-backed (its own instance, at the instance's speed) or alone; its slot, less the
- * switch into it, under fixed_share; under best_effort and equal_share the fair share
- * (weighted by turn length) of the time the GPU works when every turn ends in a switch,
- * Σ turn / (Σ turn + vGPUs × switch), left by the other VMs' demands. Inside a VM the tenants
- * are served FIFO, one request at a time: a tenant keeps what its VM mates leave of T_v.
+ * when MIG-backed (its own instance, at the instance's speed), else what its scheduler gives
+ * it, at the hypervisor's speed for the tenant's class (the backing's time_share and speed). Inside
+ * a VM the tenants are served FIFO, one request at a time: a tenant keeps what its VM mates leave
+ * of T_v.
  */
 static void vg_capacity(const struct scenario *sc, const void *cfgp, const double *load,
                         double *cap)
 {
     const struct vgpu_cfg *c = cfgp;
-    const struct gpu_profile *gpu = &sc->gpu;
     int V = c->n_vm, G = sc->gpus;
     double *speed = ss_xcalloc((size_t)sc->n_tenants, sizeof *speed);
-    double *demand = ss_xcalloc((size_t)V, sizeof *demand),
-           *turn = ss_xcalloc((size_t)V, sizeof *turn);
-    /* The turns as the time-sliced scheduler sets them (vgpu_time.c): slice × weight, or the
-     * slice alone under equal_share; fixed_share's cycle is their sum. */
-    double turns = 0;
+    double *demand = ss_xcalloc((size_t)V, sizeof *demand);
     for (int v = 0; v < V; v++) {
         const struct vg_def *d = &c->vm[v];
         for (int k = 0; k < d->n_ten; k++) {
             int i = d->ten[k];
-            speed[i] =
-                d->mig ? rate_speed(gpu, &sc->tenants[i], (double)d->mig->sm_count / gpu->total_sms,
-                                    (double)d->mig->memory_slices / gpu->mig_memory_slices)
-                       : 1;
+            speed[i] = c->backing->speed(sc, d, &sc->tenants[i]);
             demand[v] += load[i] / G / speed[i]; /* the VM's time, on one GPU */
         }
-        turn[v] = c->slice_s * (c->sched == SCH_EQUAL_SHARE ? 1 : d->weight);
-        turns += turn[v];
     }
     for (int v = 0; v < V; v++) {
         const struct vg_def *d = &c->vm[v];
-        double t = 1; /* MIG-backed, or alone on the GPU */
-        if (c->backing->owns_hardware || V == 1)
-            ;
-        else if (c->sched == SCH_FIXED_SHARE)
-            t = fmax(0, turn[v] - c->switch_s) / turns;
-        else
-            t = stab_fair_share(V, demand, turn, v, turns / (turns + V * c->switch_s));
+        double t = c->backing->time_share(c, v, demand);
         for (int k = 0; k < d->n_ten; k++) {
             int i = d->ten[k];
             double left = t;
@@ -321,7 +378,6 @@ static void vg_capacity(const struct scenario *sc, const void *cfgp, const doubl
     }
     free(speed);
     free(demand);
-    free(turn);
 }
 
 const struct policy_ops policy_vgpu = {

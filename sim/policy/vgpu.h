@@ -13,17 +13,19 @@
 #include "core/scenario.h"
 #include "policy/units/unit.h"
 
-/* Time-sliced schedulers ("scheduler"), in the order of vgt_schedulers. */
-enum { SCH_BEST_EFFORT, SCH_EQUAL_SHARE, SCH_FIXED_SHARE };
+/* Time-sliced schedulers ("scheduler"), in the order of vgt_schedulers: NVIDIA's three
+ * (VGPU_UG) and the article's weighted round robin, which NVIDIA does not offer. */
+enum { SCH_BEST_EFFORT, SCH_EQUAL_SHARE, SCH_FIXED_SHARE, SCH_HYPOTHETICAL_WEIGHTED };
 extern const char *const vgt_schedulers[];
 
 /* One vGPU (a VM) of the "vgpus" layout, the same on every GPU of the pool. */
 struct vg_def {
     double fb_gb;
-    double weight;
+    double weight; /* hypothetical_weighted only */
     int n_ten;
     int *ten;
     const struct mig_profile *mig; /* MIG-backed only */
+    const struct vgpu_type *type;  /* time-sliced only: its vGPU type */
 };
 
 struct vgpu_backing;
@@ -39,9 +41,6 @@ struct vgpu_cfg {
 
 struct vgpu_backing {
     const char *name; /* its value of "backing" */
-    /* Each vGPU owns its hardware (a MIG instance) rather than taking turns on the GPU: the
-     * stability estimate (core/stable.h) then gives a vGPU all of its share's time. */
-    int owns_hardware;
     /* Strategy keys that mean nothing with this backing, and why (NULL: none). */
     const char *const *refused;
     const char *refused_why;
@@ -56,6 +55,12 @@ struct vgpu_backing {
     int (*units_per_gpu)(const struct vgpu_cfg *c);
     struct unit (*build)(const struct scenario *sc, const struct vgpu_cfg *c, int k,
                          struct unit_addr ev);
+    /* Stability (core/stable.h): the fraction of a GPU's time VM v's vGPU serves when it
+     * always has work and VM w needs demand[w] of the GPU's time. */
+    double (*time_share)(const struct vgpu_cfg *c, int v, const double *demand);
+    /* Tenant t's work per second on VM d's vGPU while the vGPU serves it: the hypervisor's
+     * speed for its class, or its rate on the MIG instance (the stability estimate's). */
+    double (*speed)(const struct scenario *sc, const struct vg_def *d, const struct tenant_cfg *t);
     /* The unit k (on every GPU) serving a tenant, and the tenant's client index there. */
     void (*slot)(const struct vgpu_cfg *c, int tenant, int *k, int *client);
     /* Adds the backing's own figures to the strategy's details (NULL: none); units are

@@ -30,12 +30,16 @@ static int vgm_parse_vm(const struct jv *j, const cJSON *o, const char *p,
         return jv_fail(j, jv_path_key(q, sizeof q, p, "profile"),
                        "the %s has no MIG profile \"%s\"", sc->gpu.name, name);
     d->fb_gb = d->mig->memory_gb;
-    if (jv_num_gt(j, o, p, "fb_gb", 0, 0, 1e5, &d->fb_gb) < 0)
-        return -1;
-    if (d->fb_gb > d->mig->memory_gb)
+    /* VGPU_UG: a MIG-backed vGPU type is named by its GPU-instance profile and has the
+     * instance's memory as its frame buffer: there is nothing else to choose. */
+    if (cJSON_GetObjectItemCaseSensitive(o, "fb_gb"))
         return jv_fail(j, jv_path_key(q, sizeof q, p, "fb_gb"),
-                       "%g GB does not fit MIG instance %s (%g GB)", d->fb_gb, d->mig->name,
-                       d->mig->memory_gb);
+                       "a MIG-backed vGPU's frame buffer is its %s instance's memory (%g GB): "
+                       "remove \"fb_gb\"",
+                       d->mig->name, d->mig->memory_gb);
+    if (cJSON_GetObjectItemCaseSensitive(o, "type"))
+        return jv_fail(j, jv_path_key(q, sizeof q, p, "type"),
+                       "a MIG-backed vGPU's type is its \"profile\": remove \"type\"");
     if (cJSON_GetObjectItemCaseSensitive(o, "weight"))
         return jv_fail(j, jv_path_key(q, sizeof q, p, "weight"),
                        "a MIG-backed vGPU is not time-sliced: weight has no effect");
@@ -78,16 +82,26 @@ static struct unit vgm_build(const struct scenario *sc, const struct vgpu_cfg *c
 {
     const struct vg_def *d = &c->vm[k];
     const struct gpu_profile *gpu = &sc->gpu;
-    double *speed = ss_xmalloc((size_t)d->n_ten * sizeof *speed);
-    for (int m = 0; m < d->n_ten; m++)
-        speed[m] =
-            rate_speed(gpu, &sc->tenants[d->ten[m]], (double)d->mig->sm_count / gpu->total_sms,
-                       (double)d->mig->memory_slices / gpu->mig_memory_slices);
-    /* Utilisation weight: the instance's fraction of the GPU's compute slices. */
-    double share = (double)d->mig->compute_slices / gpu->mig_compute_slices;
-    struct unit u = pu_new(sc, ev, d->n_ten, d->ten, speed, share, d->fb_gb);
-    free(speed);
-    return u;
+    /* Utilisation weight: the instance's SMs, as a MIG instance of the MIG policy (one
+     * utilisation, SM time, in every strategy). */
+    double sm = (double)d->mig->sm_count / gpu->total_sms;
+    return pu_new(sc, ev, d->n_ten, d->ten, sm,
+                  (double)d->mig->memory_slices / gpu->mig_memory_slices, sm, d->fb_gb);
+}
+
+/* Each vGPU owns its instance: all of its time, whatever the others do. */
+static double vgm_time_share(const struct vgpu_cfg *c, int v, const double *demand)
+{
+    (void)c, (void)v, (void)demand;
+    return 1;
+}
+
+static double vgm_speed(const struct scenario *sc, const struct vg_def *d,
+                        const struct tenant_cfg *t)
+{
+    const struct gpu_profile *gpu = &sc->gpu;
+    return rate_speed(gpu, t, (double)d->mig->sm_count / gpu->total_sms,
+                      (double)d->mig->memory_slices / gpu->mig_memory_slices);
 }
 
 static void vgm_slot(const struct vgpu_cfg *c, int tenant, int *k, int *client)
@@ -101,13 +115,14 @@ static void vgm_slot(const struct vgpu_cfg *c, int tenant, int *k, int *client)
 
 const struct vgpu_backing vgm_backing = {
     .name = "mig",
-    .owns_hardware = 1,
     .refused = time_keys,
     .refused_why = "a MIG-backed vGPU is not time-sliced",
     .parse_vm = vgm_parse_vm,
     .check_layout = vgm_check_layout,
     .units_per_gpu = vgm_units_per_gpu,
     .build = vgm_build,
+    .time_share = vgm_time_share,
+    .speed = vgm_speed,
     .slot = vgm_slot,
     .details = NULL,
 };

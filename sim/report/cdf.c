@@ -44,19 +44,6 @@ double cdf_prob(int k)
     return grid_units(k) / 10000.0;
 }
 
-static void hist_merge(struct st_hist *dst, const struct st_hist *src)
-{
-    if (src->n == 0)
-        return;
-    for (int b = 0; b < ST_NBUCKETS; b++)
-        dst->counts[b] += src->counts[b];
-    if (dst->n == 0 || src->min < dst->min)
-        dst->min = src->min;
-    if (dst->n == 0 || src->max > dst->max)
-        dst->max = src->max;
-    dst->n += src->n;
-}
-
 double cdf_quantile(const struct cdf_result *r, int strategy, int row, int k)
 {
     size_t np = (size_t)cdf_n_probs();
@@ -75,8 +62,8 @@ static int collect_strategy(const struct scenario *sc, const struct strategy_cfg
             return -1;
         }
         for (int i = 0; i < sc->n_tenants; i++) {
-            hist_merge(&hists[i], &s.ten[i].st.lat);
-            hist_merge(&hists[sc->n_tenants], &s.ten[i].st.lat);
+            st_hist_merge(&hists[i], &s.ten[i].st.lat);
+            st_hist_merge(&hists[sc->n_tenants], &s.ten[i].st.lat);
         }
         eng_free(&s);
     }

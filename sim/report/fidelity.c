@@ -411,15 +411,21 @@ cJSON *fid_scenario(const struct fid_summary *s, const cJSON *doc, const struct 
     double work = s->work_ms;
     cJSON *strategies = cJSON_CreateArray();
     if (s->mode == FID_TIMESLICE) {
-        add_timeslice(strategies, "timeslice", g->timeslice_s * 1e3, g->switch_s * 1e6);
+        /* The whole switch on the strategy, the tenants carrying no context state: the
+         * profile's base plus two default contexts' state (cal_switch_s), or the heavy
+         * round's measured switch as it is. */
+        double sw = cal_switch_s(g, g->switch_s, g->context_state_mb, g->context_state_mb);
+        add_timeslice(strategies, "timeslice", g->timeslice_s * 1e3, sw * 1e6);
         double hs = doc_value(doc, "timeslice_us_heavy"), hw = doc_value(doc, "switch_us_heavy");
         int heavy = hs > 0 && hw >= 0;
         if (heavy)
             add_timeslice(strategies, "timeslice-heavy", hs / 1e3, hw);
         snprintf(why, sizeof why,
-                 "%d contexts time-sliced, slice %.6g us and switch %.6g us (timeslice_us, "
-                 "switch_us of %s)%s",
-                 s->tenants, g->timeslice_s * 1e6, g->switch_s * 1e6, g->name,
+                 "%d contexts time-sliced, slice %.6g us and switch %.6g us (timeslice_us of %s; "
+                 "switch_us %.6g plus two contexts of context_state_mb %.6g MB over "
+                 "ctx_switch_gbps %.6g)%s",
+                 s->tenants, g->timeslice_s * 1e6, sw * 1e6, g->name, g->switch_s * 1e6,
+                 g->context_state_mb, g->ctx_switch_bps / 1e9,
                  heavy ? "; timeslice-heavy: timeslice_us_heavy, switch_us_heavy" : "");
     } else {
         int k = fid_mig_choice(g, s->part_sms, s->tenants);
@@ -495,6 +501,8 @@ cJSON *fid_scenario(const struct fid_summary *s, const cJSON *doc, const struct 
         cJSON_AddItemToObject(t, "arrival", a);
         cJSON_AddStringToObject(w, "dist", "deterministic");
         jv_out_add(w, "ms", work);
+        if (s->mode == FID_TIMESLICE)
+            cJSON_AddNumberToObject(w, "context_state_mb", 0); /* the switch is the strategy's */
         cJSON_AddItemToObject(t, "work", w);
         cJSON_AddStringToObject(t, "class", "compute");
         cJSON_AddItemToArray(tenants, t);

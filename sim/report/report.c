@@ -75,6 +75,11 @@ static cJSON *tenant_json(const struct strategy_result *s, int i, const struct t
     jv_out_add(t, "slowdown_p99", v[TM_SLOWDOWN_P99]);
     jv_out_add(t, "availability", v[TM_AVAILABILITY]);
     add_stable(t, s, i);
+    /* Samples beyond each percentile (all replications together): under TAIL_MIN_SAMPLES the
+     * figure rests on its last few requests. */
+    cJSON *tail = cJSON_AddObjectToObject(t, "tail_samples");
+    for (int k = 0; k < TAIL_N; k++)
+        add_count(tail, tm_names[TM_LAT_P50 + k], s->tail[(size_t)i * TAIL_N + k]);
     if (with_ci) {
         char key[64];
         for (int k = 0; k <= TM_THROUGHPUT; k++) {
@@ -149,12 +154,28 @@ static const char *const rt_head[RT_COLS] = {"strategy", "tenant", "done",    "t
                                              "slow",     "fail",   "rejected"};
 static const int rt_min[RT_COLS] = {12, 12, 9, 9, 8, 8, 8, 8, 8, 6, 6, 6, 8};
 
-/* The cells of one (strategy, tenant) row: the mean, and (ci) the ± row of a replicated run. */
+/* A percentile's cell (k: TAIL_P50 …), marked with '*' when fewer than TAIL_MIN_SAMPLES samples
+ * lie beyond it; *thin is set then. */
+static void fmt_pct(char *buf, size_t n, const struct strategy_result *s, int i, int k, int *thin)
+{
+    double v = s->t[(size_t)i * TM_N + TM_LAT_P50 + k];
+    int few = !isnan(v) && s->tail[(size_t)i * TAIL_N + k] < TAIL_MIN_SAMPLES;
+    if (isnan(v))
+        snprintf(buf, n, "-");
+    else if (isinf(v)) /* past the histogram's range (stats.h) */
+        snprintf(buf, n, ">= 24 days%s", few ? "*" : "");
+    else
+        snprintf(buf, n, "%.3f%s", v * 1e3, few ? "*" : "");
+    *thin |= few;
+}
+
+/* The cells of one (strategy, tenant) row: the mean, and (ci) the ± row of a replicated run;
+ * *thin is set when a percentile rests on its last few samples (NULL: not asked). */
 static void row_cells(const struct scenario *sc, const struct strategy_result *s, int i, int ci,
-                      char c[RT_COLS][RT_CELL])
+                      char c[RT_COLS][RT_CELL], int *thin)
 {
     const double *v = (ci ? s->t_ci : s->t) + (size_t)i * TM_N;
-    static const int lat[5] = {TM_LAT_MEAN, TM_LAT_P50, TM_LAT_P95, TM_LAT_P99, TM_LAT_P999};
+    int thin_here = 0;
     for (int k = 0; k < RT_COLS; k++)
         c[k][0] = '\0';
     if (ci) {
@@ -167,9 +188,12 @@ static void row_cells(const struct scenario *sc, const struct strategy_result *s
     snprintf(c[1], RT_CELL, "%s", sc->tenants[i].name);
     fmt(c[2], RT_CELL, v[TM_COMPLETED], "%.0f");
     fmt(c[3], RT_CELL, v[TM_THROUGHPUT], "%.1f");
-    for (int k = 0; k < 5; k++) /* +inf: past the histogram's range (stats.h) */
-        isinf(v[lat[k]]) ? (void)snprintf(c[4 + k], RT_CELL, ">= 24 days")
-                         : fmt(c[4 + k], RT_CELL, v[lat[k]] * 1e3, "%.3f");
+    isinf(v[TM_LAT_MEAN]) ? (void)snprintf(c[4], RT_CELL, ">= 24 days") /* stats.h's range */
+                          : fmt(c[4], RT_CELL, v[TM_LAT_MEAN] * 1e3, "%.3f");
+    for (int k = 0; k < TAIL_N; k++)
+        fmt_pct(c[5 + k], RT_CELL, s, i, k, &thin_here);
+    if (thin)
+        *thin |= thin_here;
     fmt(c[9], RT_CELL, v[TM_SLA_ATTAINMENT] * 100, "%.1f");
     fmt(c[10], RT_CELL, v[TM_SLOWDOWN_P99], "%.2f");
     snprintf(c[11], RT_CELL, "%.0f", v[TM_FAILED]);
@@ -212,14 +236,14 @@ void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r)
 {
     /* Columns as wide as their widest cell: an overloaded tenant's p99 of 1268000.000 ms
      * widens its column instead of pushing the rest of the row out of line. */
-    int w[RT_COLS], unstable = 0;
+    int w[RT_COLS], unstable = 0, thin = 0;
     char c[RT_COLS][RT_CELL];
     for (int k = 0; k < RT_COLS; k++)
         w[k] = rt_min[k] > text_cols(rt_head[k]) ? rt_min[k] : text_cols(rt_head[k]);
     for (int k = 0; k < r->n; k++)
         for (int i = 0; i < r->s[k].n_tenants; i++)
             for (int ci = 0; ci <= (r->replications > 1); ci++) {
-                row_cells(sc, &r->s[k], i, ci, c);
+                row_cells(sc, &r->s[k], i, ci, c, NULL);
                 for (int m = 0; m < RT_COLS; m++)
                     if (text_cols(c[m]) > w[m])
                         w[m] = text_cols(c[m]);
@@ -235,10 +259,10 @@ void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r)
         for (int i = 0; i < s->n_tenants; i++) {
             int st = stab_state(s, i);
             unstable += st == 0;
-            row_cells(sc, s, i, 0, c);
+            row_cells(sc, s, i, 0, c, &thin);
             put_row(fp, c, w, st == 0 ? "  unstable" : "");
             if (r->replications > 1) {
-                row_cells(sc, s, i, 1, c);
+                row_cells(sc, s, i, 1, c, NULL);
                 put_row(fp, c, w, "");
             }
         }
@@ -260,6 +284,14 @@ void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r)
         fprintf(fp, "  unstable = the tenant offers more work than its share can serve: its queue "
                     "grows as long as\n  arrivals last, so its latencies grow with the run length "
                     "(docs/scenario.md#stability)\n");
+    if (r->replications > 1)
+        fprintf(fp, "  percentiles: of all replications' requests together, ± from their spread "
+                    "across replications\n");
+    if (thin)
+        fprintf(fp,
+                "warning: * marks a percentile with fewer than %d samples beyond it: it rests on "
+                "the last few requests (run longer, or more replications; JSON tail_samples)\n",
+                TAIL_MIN_SAMPLES);
 }
 
 static void csv_num(FILE *fp, double x)

@@ -98,10 +98,16 @@ static char *xprintf(const char *fmt, ...)
     return s;
 }
 
-static const char *const work_exp = "{\"dist\": \"exponential\", \"mean_ms\": 1}";
-static const char *const work_det = "{\"dist\": \"deterministic\", \"ms\": 1}";
-static const char *const work_logn = "{\"dist\": \"lognormal\", \"mean_ms\": 1, \"cv\": 2}";
-static const char *const work_det03 = "{\"dist\": \"deterministic\", \"ms\": 0.3}";
+/* context_state_mb 0: a time-slice switch then costs exactly switch_us, the s of the formulas
+ * (the other cases do not switch). */
+static const char *const work_exp =
+    "{\"dist\": \"exponential\", \"mean_ms\": 1, \"context_state_mb\": 0}";
+static const char *const work_det =
+    "{\"dist\": \"deterministic\", \"ms\": 1, \"context_state_mb\": 0}";
+static const char *const work_logn =
+    "{\"dist\": \"lognormal\", \"mean_ms\": 1, \"cv\": 2, \"context_state_mb\": 0}";
+static const char *const work_det03 =
+    "{\"dist\": \"deterministic\", \"ms\": 0.3, \"context_state_mb\": 0}";
 
 static struct val_case *add_case(struct val_grid *g, const char *family, int reps, double cost,
                                  const char *config_fmt, ...) __attribute__((format(printf, 5, 6)));

@@ -71,21 +71,43 @@ void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, 
     u->n = n;
     u->cli = ss_xcalloc((size_t)(n ? n : 1), sizeof *u->cli);
     for (int k = 0; k < n; k++) {
+        const struct tenant_cfg *t = &sc->tenants[tenants[k]];
         u->cli[k].tenant = tenants[k];
         u->cli[k].cap = caps[k];
-        u->cli[k].mem_w = mu_memory_weight(&sc->tenants[tenants[k]]);
+        u->cli[k].mem_w = mu_memory_weight(t);
+        rg_init(&u->cli[k].g, t->work.concurrency > 0 ? t->work.concurrency : 1);
     }
     u->sm_scale = sm_scale;
     u->bw_scale = bw_scale;
     u->share = share;
     u->bw_loss = bw_loss;
     u->recovery_s = recovery_s;
+    u->speed = ss_xcalloc((size_t)(n ? n : 1), sizeof *u->speed);
+    int one = n <= MU_MEMO_CLIENTS;
+    for (int k = 0; k < n; k++)
+        one &= u->cli[k].g.cap == 1;
+    if (one) { /* 2^n sets × n clients × (share, speed): 32 KB at 8 clients */
+        u->memo = ss_xcalloc((size_t)1 << n, 2 * (size_t)n * sizeof *u->memo);
+        u->memo_set = ss_xcalloc((size_t)1 << n, 1);
+    }
 }
 
 void mu_free(struct mu_unit *u)
 {
+    for (int k = 0; k < u->n; k++)
+        rg_free(&u->cli[k].g);
     free(u->cli);
+    free(u->speed);
+    free(u->memo);
+    free(u->memo_set);
     u->cli = NULL;
+    u->speed = u->memo = NULL;
+    u->memo_set = NULL;
+}
+
+static int busy(const struct mu_client *c)
+{
+    return c->g.n > 0;
 }
 
 /* Charges the work done since t_acct at the current speeds and books the busy time. */
@@ -95,11 +117,9 @@ static void account(struct sim *s, struct mu_unit *u)
     if (dt > 0) {
         for (int k = 0; k < u->n; k++) {
             struct mu_client *c = &u->cli[k];
-            if (!c->busy)
+            if (!busy(c))
                 continue;
-            c->req.work -= c->speed * dt;
-            if (c->req.work < 0) /* rounding at the completion instant */
-                c->req.work = 0;
+            rg_advance(&c->g, s->now);
             sm += c->sm;
         }
         eng_busy(s, (sm > 1 ? 1 : sm) * u->share, u->t_acct, s->now);
@@ -109,62 +129,137 @@ static void account(struct sim *s, struct mu_unit *u)
     u->t_acct = s->now;
 }
 
-/* Recomputes every busy client's shares and speed; reschedules those that changed. */
-static void reshare(struct sim *s, struct mu_unit *u)
+/*
+ * Every busy client's shares and speed under the model, into c->sm and u->speed[k].
+ * SMs by demand: a client asks for min(cap, n·s) — its thread cap, or what its n requests
+ * of occupancy s keep busy — and the demands shrink in proportion when they exceed the unit.
+ * Bandwidth by demand: a client's SMs can pull d = C(its SM share of the GPU); in its memory
+ * phase it shares the unit's bandwidth with the others' expected demands (weighted by how
+ * often they touch memory), bw = η·d·min(1, bw_scale / (d + Σ_{j≠i} w_j d_j)).
+ */
+static void model(struct sim *s, struct mu_unit *u)
 {
-    double caps = 0, w = 0;
-    for (int k = 0; k < u->n; k++)
-        if (u->cli[k].busy) {
-            caps += u->cli[k].cap;
-            w += u->cli[k].mem_w;
-        }
-    double scale = caps > 1 ? 1 / caps : 1;
+    const struct gpu_profile *gpu = &s->sc->gpu;
+    double dem_sum = 0, w = 0, wd = 0;
+    for (int k = 0; k < u->n; k++) {
+        struct mu_client *c = &u->cli[k];
+        if (!busy(c))
+            continue;
+        const struct tenant_cfg *t = &s->sc->tenants[c->tenant];
+        double want = c->g.n * rate_occupancy(t) / u->sm_scale;
+        c->sm = c->cap < want ? c->cap : want;
+        dem_sum += c->sm;
+        w += c->mem_w;
+    }
+    double scale = dem_sum > 1 ? 1 / dem_sum : 1;
     double eta = w > 1 ? 1 - u->bw_loss * (w - 1 < 1 ? w - 1 : 1) : 1;
     for (int k = 0; k < u->n; k++) {
         struct mu_client *c = &u->cli[k];
-        if (!c->busy)
+        if (busy(c)) {
+            c->sm *= scale;
+            wd += c->mem_w * rate_bw_curve(gpu, c->sm * u->sm_scale);
+        }
+    }
+    for (int k = 0; k < u->n; k++) {
+        struct mu_client *c = &u->cli[k];
+        if (!busy(c))
             continue;
-        c->sm = c->cap * scale;
-        double v = rate_speed(&s->sc->gpu, &s->sc->tenants[c->tenant], c->sm * u->sm_scale,
-                              eta / (1 + w - c->mem_w) * u->bw_scale);
-        SS_ASSERT(v > 0);
-        if (v == c->speed)
-            continue; /* same speed: the pending completion is still right */
-        c->speed = v;
-        c->version++;
-        unit_schedule(s, u->ev, s->now + c->req.work / v, MU_T_DONE, c->version, (uint32_t)k);
+        const struct tenant_cfg *t = &s->sc->tenants[c->tenant];
+        double f = c->sm * u->sm_scale, d = rate_bw_curve(gpu, f);
+        double room = d + wd - c->mem_w * d;
+        double bw = eta * d * (room > u->bw_scale ? u->bw_scale / room : 1);
+        u->speed[k] = rate_speed_n(gpu, t, f, bw, c->g.n);
+        SS_ASSERT(u->speed[k] > 0);
     }
 }
 
-static void start(struct sim *s, struct mu_client *c)
+/* model(), or its memo for the busy set (the same numbers: it is a function of the set). */
+static void shares(struct sim *s, struct mu_unit *u)
 {
-    eng_pop(s, c->tenant, &c->req);
-    c->busy = 1;
-    c->speed = 0;
+    if (!u->memo) {
+        model(s, u);
+        return;
+    }
+    unsigned set = 0;
+    for (int k = 0; k < u->n; k++)
+        set |= (unsigned)busy(&u->cli[k]) << k;
+    double *row = &u->memo[(size_t)set * 2 * (size_t)u->n];
+    if (!u->memo_set[set]) {
+        model(s, u);
+        for (int k = 0; k < u->n; k++) {
+            row[2 * k] = u->cli[k].sm;
+            row[2 * k + 1] = u->speed[k];
+        }
+        u->memo_set[set] = 1;
+        return;
+    }
+    for (int k = 0; k < u->n; k++)
+        if (set >> k & 1) {
+            u->cli[k].sm = row[2 * k];
+            u->speed[k] = row[2 * k + 1];
+        }
+}
+
+/* Recomputes every busy client's shares and speed; reschedules those that changed. */
+static void reshare(struct sim *s, struct mu_unit *u)
+{
+    shares(s, u);
+    for (int k = 0; k < u->n; k++) {
+        struct mu_client *c = &u->cli[k];
+        if (!busy(c))
+            continue;
+        double v = u->speed[k];
+        if (v == c->g.speed && !c->stale)
+            continue; /* same speed, same group: the pending completion is still right */
+        rg_set_speed(&c->g, s->now, v);
+        c->stale = 0;
+        c->version++;
+        unit_schedule(s, u->ev, s->now + rg_next_s(&c->g), MU_T_DONE, c->version, (uint32_t)k);
+    }
+}
+
+/* Takes the client's waiting requests into service while its group has room. Its callers
+ * charged the unit to now (account), so the requests go straight into the group: reshare()
+ * sets its speed from now on. */
+static void fill(struct sim *s, struct mu_client *c)
+{
+    while (!rg_full(&c->g) && eng_qlen(s, c->tenant) > 0) {
+        eng_pop(s, c->tenant, &c->g.r[c->g.n]);
+        c->g.n++;
+        c->stale = 1;
+    }
 }
 
 void mu_arrive(struct sim *s, struct mu_unit *u, int k)
 {
     struct mu_client *c = &u->cli[k];
-    if (c->busy || u->down || eng_qlen(s, c->tenant) == 0)
+    if (rg_full(&c->g) || u->down || eng_qlen(s, c->tenant) == 0)
         return;
     account(s, u);
-    start(s, c);
+    fill(s, c);
     reshare(s, u);
 }
 
 static void on_done(struct sim *s, struct mu_unit *u, const struct event *ev)
 {
     struct mu_client *c = &u->cli[ev->aux];
-    if (!c->busy || ev->version != c->version)
+    if (!busy(c) || ev->version != c->version)
         return; /* rescheduled since, or failed by a fault */
     account(s, u);
-    c->req.work = 0;
-    eng_complete(s, &c->req);
-    c->busy = 0;
-    c->speed = 0;
-    if (eng_qlen(s, c->tenant) > 0)
-        start(s, c);
+    if (c->g.n == 1) { /* the group empties: no search, no copy */
+        c->g.n = 0;
+        c->g.r[0].work = 0;
+        eng_complete(s, &c->g.r[0]);
+    } else {
+        struct request r;
+        rg_remove(&c->g, rg_first(&c->g), &r);
+        r.work = 0;
+        eng_complete(s, &r);
+    }
+    c->stale = 1;
+    if (!busy(c))
+        c->g.speed = 0;
+    fill(s, c);
     reshare(s, u);
 }
 
@@ -183,8 +278,7 @@ static void on_recovered(struct sim *s, struct mu_unit *u, const struct event *e
     u->down = 0;
     account(s, u);
     for (int k = 0; k < u->n; k++)
-        if (eng_qlen(s, u->cli[k].tenant) > 0)
-            start(s, &u->cli[k]);
+        fill(s, &u->cli[k]);
     reshare(s, u);
 }
 
@@ -201,25 +295,35 @@ void mu_abort(struct sim *s, struct mu_unit *u)
     account(s, u);
     for (int k = 0; k < u->n; k++) {
         struct mu_client *c = &u->cli[k];
-        if (!c->busy)
+        if (!busy(c))
             continue;
-        eng_fail(s, &c->req);
-        c->busy = 0;
-        c->speed = 0;
+        while (c->g.n > 0) {
+            struct request r;
+            rg_remove(&c->g, 0, &r);
+            eng_fail(s, &r);
+        }
+        c->g.speed = 0;
         c->version++;
     }
 }
 
+void mu_down(struct sim *s, struct mu_unit *u, double dur_s)
+{
+    mu_abort(s, u);
+    if (!u->down) {
+        u->down = 1;
+        u->down_since = s->now;
+    }
+    u->epoch++; /* a recovery already pending is replaced by this one */
+    unit_schedule(s, u->ev, s->now + dur_s, MU_T_RECOVERED, u->epoch, 0);
+}
+
 int mu_fault(struct sim *s, struct mu_unit *u, int k)
 {
-    if (!u->cli[k].busy)
+    if (!busy(&u->cli[k]))
         return 0; /* faults come from running kernels */
-    mu_abort(s, u);
-    u->down = 1;
-    u->down_since = s->now;
-    u->epoch++;
+    mu_down(s, u, u->recovery_s);
     u->faults++;
-    unit_schedule(s, u->ev, s->now + u->recovery_s, MU_T_RECOVERED, u->epoch, 0);
     return 1;
 }
 
@@ -241,41 +345,62 @@ static void mu_teardown(struct sim *s, struct mu_unit *u)
 }
 
 UNIT_OPS_OVER(mu_unit_ops, struct mu_unit, UNIT_RANK_MPS, mu_arrive, mu_event, mu_fault,
-              mu_teardown, mu_finish, mu_free);
+              mu_teardown, mu_finish, mu_free, NULL, NULL);
 
-/* The clients of one server as the stability estimate sees them. */
+/* The clients of one server as the stability estimate sees them. A busy client holds its
+ * whole work.concurrency in service (the state an overloaded client is in; for the others it
+ * overstates what they take, so the estimate errs low). */
 struct mu_cap {
     const struct scenario *sc;
     int n;
     const int *tenants;
-    const double *caps;
+    double *dem; /* SM demand while busy, as reshare() asks: min(cap, n·s), of the unit */
+    double *w;   /* memory weight */
     double sm_scale, bw_scale, bw_loss;
 };
 
-/* Client k's speed while the clients in `busy` (k among them) are busy: policy_mps.c's rate
- * model as reshare() applies it. */
+/* Client k's work rate (its n requests at their speed) given its SM share of the unit, the
+ * weighted bandwidth demands of the busy clients (wd, k's own included) and the co-run
+ * efficiency: reshare()'s formula. */
+static double client_rate(const struct mu_cap *m, int k, double sm, double wd, double eta)
+{
+    const struct gpu_profile *gpu = &m->sc->gpu;
+    const struct tenant_cfg *t = &m->sc->tenants[m->tenants[k]];
+    double f = sm * m->sm_scale, d = rate_bw_curve(gpu, f);
+    double room = d + wd - m->w[k] * d;
+    double bw = eta * d * (room > m->bw_scale ? m->bw_scale / room : 1);
+    return rate_saturated(gpu, t, f, bw);
+}
+
+static double co_run_eta(const struct mu_cap *m, double w)
+{
+    return w > 1 ? 1 - m->bw_loss * (w - 1 < 1 ? w - 1 : 1) : 1;
+}
+
+/* Client k's work rate while the clients in `busy` (k among them) are busy: policy_mps.c's
+ * rate model as reshare() applies it. */
 static double speed_in(const struct mu_cap *m, const unsigned char *busy, int k)
 {
-    double c = 0, w = 0;
+    double dem = 0, w = 0, wd = 0;
     for (int j = 0; j < m->n; j++)
         if (busy[j]) {
-            c += m->caps[j];
-            w += mu_memory_weight(&m->sc->tenants[m->tenants[j]]);
+            dem += m->dem[j];
+            w += m->w[j];
         }
-    double eta = w > 1 ? 1 - m->bw_loss * (w - 1 < 1 ? w - 1 : 1) : 1;
-    double wk = mu_memory_weight(&m->sc->tenants[m->tenants[k]]);
-    double sm = m->caps[k] * (c > 1 ? 1 / c : 1);
-    return rate_speed(&m->sc->gpu, &m->sc->tenants[m->tenants[k]], sm * m->sm_scale,
-                      eta / (1 + w - wk) * m->bw_scale);
+    double scale = dem > 1 ? 1 / dem : 1;
+    for (int j = 0; j < m->n; j++)
+        if (busy[j])
+            wd += m->w[j] * rate_bw_curve(&m->sc->gpu, m->dem[j] * scale * m->sm_scale);
+    return client_rate(m, k, m->dem[k] * scale, wd, co_run_eta(m, w));
 }
 
 /* Up to this many other clients the expectation runs over every busy set (2^n of them);
- * beyond, the mean field stands in (expected caps and weights in place of the set). */
+ * beyond, the mean field stands in (expected demands and weights in place of the set). */
 #define MU_EXACT_OTHERS 10
 
 /*
- * Client k's expected speed when it is always busy and every other client j is busy with
- * probability p[j], independently: the time average of its speed, hence its throughput.
+ * Client k's expected work rate when it is always busy and every other client j is busy with
+ * probability p[j], independently: the time average of its rate, hence its throughput.
  */
 static double expected_speed(const struct mu_cap *m, const double *p, int k)
 {
@@ -299,17 +424,17 @@ static double expected_speed(const struct mu_cap *m, const double *p, int k)
                 v += pr * speed_in(m, busy, k);
         }
     } else {
-        double c = m->caps[k], wo = 0;
+        double dem = m->dem[k], w = m->w[k], wd = 0;
         for (int j = 0; j < m->n; j++)
             if (j != k) {
-                c += p[j] * m->caps[j];
-                wo += p[j] * mu_memory_weight(&m->sc->tenants[m->tenants[j]]);
+                dem += p[j] * m->dem[j];
+                w += p[j] * m->w[j];
             }
-        double w = mu_memory_weight(&m->sc->tenants[m->tenants[k]]) + wo;
-        double eta = w > 1 ? 1 - m->bw_loss * (w - 1 < 1 ? w - 1 : 1) : 1;
-        double sm = m->caps[k] * (c > 1 ? 1 / c : 1);
-        v = rate_speed(&m->sc->gpu, &m->sc->tenants[m->tenants[k]], sm * m->sm_scale,
-                       eta / (1 + wo) * m->bw_scale);
+        double scale = dem > 1 ? 1 / dem : 1;
+        for (int j = 0; j < m->n; j++)
+            wd += (j == k ? 1 : p[j]) * m->w[j] *
+                  rate_bw_curve(&m->sc->gpu, m->dem[j] * scale * m->sm_scale);
+        v = client_rate(m, k, m->dem[k] * scale, wd, co_run_eta(m, w));
     }
     free(busy);
     return v;
@@ -318,10 +443,19 @@ static double expected_speed(const struct mu_cap *m, const double *p, int k)
 double mu_capacity(const struct scenario *sc, int n, const int *tenants, const double *caps,
                    double sm_scale, double bw_scale, double bw_loss, const double *load, int k)
 {
-    struct mu_cap m = {sc, n, tenants, caps, sm_scale, bw_scale, bw_loss};
     for (int j = 0; j < n; j++)
         if (j != k && isnan(load[j]))
             return NAN;
+    struct mu_cap m = {sc, n, tenants, NULL, NULL, sm_scale, bw_scale, bw_loss};
+    m.dem = ss_xcalloc((size_t)n, sizeof *m.dem);
+    m.w = ss_xcalloc((size_t)n, sizeof *m.w);
+    for (int j = 0; j < n; j++) {
+        const struct tenant_cfg *t = &sc->tenants[tenants[j]];
+        double want =
+            (t->work.concurrency > 1 ? t->work.concurrency : 1) * rate_occupancy(t) / sm_scale;
+        m.dem[j] = caps[j] < want ? caps[j] : want;
+        m.w[j] = mu_memory_weight(t);
+    }
     /* Each other client is busy for load / its speed; its speed depends on who else is busy,
      * so the busy fractions are iterated from "everyone busy" (the slowest, hence the
      * largest fractions) down to their fixed point; a few rounds settle them. */
@@ -346,5 +480,7 @@ double mu_capacity(const struct scenario *sc, int n, const int *tenants, const d
     double cap = expected_speed(&m, p, k);
     free(p);
     free(q);
+    free(m.dem);
+    free(m.w);
     return cap;
 }

@@ -4,27 +4,29 @@
  * interface: mu_unit_ops, unit.h). The rate model is the one
  * documented in policy_mps.c, with the unit's own SM and bandwidth shares of the
  * GPU as the ceiling: a client's SM share of the GPU is its share of the unit ×
- * sm_scale, its bandwidth share likewise × bw_scale (1 and 1 on a whole GPU).
+ * sm_scale, and the bandwidth the clients split is bw_scale (1 and 1 on a whole GPU).
+ * A client runs up to its tenant's work.concurrency requests at once (a request group,
+ * rgroup.h), all at one speed.
  *
  * Invariants: t_acct is the time up to which the clients' work and the unit's
- * busy time are accounted; a busy client's speed > 0 and its pending completion
- * event (aux = client index) carries its current version; a unit that is down
- * has no busy client.
+ * busy time are accounted; a busy client (requests in its group) has speed > 0 and its
+ * pending completion event (aux = client index) carries its current version; a unit
+ * that is down has no busy client.
  */
 #ifndef SS_MPSUNIT_H
 #define SS_MPSUNIT_H
 
 #include "core/engine.h"
+#include "policy/units/rgroup.h"
 #include "policy/units/unit.h"
 
 struct mu_client {
     int tenant;
-    struct request req;
-    double cap;   /* thread_pct / 100 */
-    double mem_w; /* memory weight: fraction of its time the client touches memory */
-    double sm;    /* share of the unit's SMs while busy */
-    double speed; /* 0 when idle or just started (forces a new completion event) */
-    int busy;
+    struct rgroup g; /* its requests in service (up to work.concurrency) */
+    double cap;      /* thread_pct / 100 */
+    double mem_w;    /* memory weight: fraction of its time the client touches memory */
+    double sm;       /* share of the unit's SMs while busy */
+    int stale;       /* its group changed: the pending completion must be rescheduled */
     uint32_t version;
 };
 
@@ -42,7 +44,16 @@ struct mu_unit {
     uint32_t epoch; /* version of the pending recovery event */
     long faults;
     double busy_s; /* unit-time with a client busy, inside the measurement window */
+    double *speed; /* [n]: each busy client's speed, as reshare() last computed it */
+    /* With every client at concurrency 1 and at most MU_MEMO_CLIENTS of them, the shares and
+     * speeds depend on the busy set alone: memo[set × 2n + 2k] is client k's SM share and
+     * memo[… + 1] its speed in that set, computed the first time the set occurs (memo_set
+     * marks it); NULL otherwise. */
+    double *memo;
+    unsigned char *memo_set;
 };
+
+#define MU_MEMO_CLIENTS 8
 
 void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, int n,
              const int *tenants, const double *caps, double sm_scale, double bw_scale, double share,
@@ -58,6 +69,9 @@ void mu_event(struct sim *s, struct mu_unit *u, const struct event *ev);
 int mu_fault(struct sim *s, struct mu_unit *u, int k);
 /* Fails every in-flight request at once (a fault, or the unit is torn down). */
 void mu_abort(struct sim *s, struct mu_unit *u);
+/* Fails every in-flight request and takes the unit down for dur_s (its clients' requests
+ * wait): a client fault's recovery, or a card reset. */
+void mu_down(struct sim *s, struct mu_unit *u, double dur_s);
 /* Closes the open accounting interval at the end of the run. */
 void mu_finish(struct sim *s, struct mu_unit *u);
 
@@ -82,9 +96,11 @@ extern const struct unit_ops mu_unit_ops;
  * sustains when it always has work and client j offers load[j] (whole-GPU Erlangs; +INFINITY:
  * saturated). Clients run concurrently, so k's speed depends on who else is busy: each other
  * client is taken to be busy, independently, for the fraction load / its expected speed (a
- * fixed point, found by iterating from everyone busy), and k's capacity is its speed averaged
- * over those busy sets under policy_mps.c's rate model — exactly for up to 10 other clients,
- * by the mean field (expected caps and memory weights) beyond.
+ * fixed point, found by iterating from everyone busy), and k's capacity is its work rate
+ * averaged over those busy sets under reshare()'s model (SMs by demand, bandwidth by the
+ * demands of the busy clients' SMs, the co-run loss), a busy client holding its whole
+ * work.concurrency — exactly for up to 10 other clients, by the mean field (expected demands
+ * and memory weights) beyond.
  */
 double mu_capacity(const struct scenario *sc, int n, const int *tenants, const double *caps,
                    double sm_scale, double bw_scale, double bw_loss, const double *load, int k);

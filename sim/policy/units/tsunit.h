@@ -4,47 +4,76 @@
  * holds it through the unit interface (ts_unit_ops, unit.h).
  *
  * Semantics (docs/scenario.md and the hand-computed test follow these exactly):
- * - Each tenant on the unit is one context holding at most one request in
- *   service ("cur"); further requests wait in the tenant's FIFO queue.
+ * - Each tenant on the unit is one context holding up to work.concurrency requests
+ *   in service (its group, rgroup.h; one by default); further requests wait in the
+ *   tenant's FIFO queue. While its context runs, the n requests of a group share the
+ *   unit equally, each at rate_speed_n(sm, bw, n) (core/rate.h).
  * - One context runs at a time, round robin in the fixed context order. A slice
  *   lasts q; a context running while no other context has work keeps renewing
  *   its slice (slice ends are only scheduled when someone else is waiting), so a
  *   lone context never switches and one tenant time-sliced is exactly exclusive.
  * - At a slice end the request in service is preempted (its remaining work is
  *   kept: preemptive resume) and, if another context has work, the unit switches
- *   to the next such context in round-robin order, paying s with no work done.
+ *   to the next such context in round-robin order, paying with no work done the
+ *   base cost s plus both contexts' state over the save/restore bandwidth
+ *   (cal_switch_s: work.context_state_mb, default the profile's).
  * - Starting a context other than the last one that ran costs a switch too,
  *   also after the unit was idle; the very first context runs without one.
  * - release_on_idle = true: a context whose queue empties gives up the rest of
  *   its slice at once. false: it holds the unit until the slice ends (docs/domain.md),
  *   and that idle time shows up as lower utilisation.
- * - Speeds: a context processes work at `speed` (1 on a whole GPU, the rate
- *   model's value inside a MIG instance).
- * - Memory (oom_simulate): a context's memory is allocated while it holds a
- *   request in service and freed when it has none. When starting a request
- *   would exceed the unit's memory, an OOM fails the in-flight request of every
- *   context on the unit (the card-wide failure), then work continues.
- * - Faults: only the faulting context's in-flight request fails.
+ * - Speeds: the unit holds the fractions sm and bw of the GPU's SMs and bandwidth (1 and
+ *   1 on a whole GPU, the instance's inside a MIG instance); a request alone runs at
+ *   rate_speed(sm, bw).
+ * - Memory: every context's memory_gb is resident from its start (the owner refuses at
+ *   load contexts that do not fit together). With oom_simulate a tenant's memory_growth
+ *   adds gb at at_s for for_s — it always succeeds, and may over-commit the unit. An
+ *   allocation on an over-committed unit fails and OOM-kills the process that makes it:
+ *   starting a request (its working memory), or a restart (its resident memory, which
+ *   fails if it does not fit what is free). A killed context's requests in service fail
+ *   (the one it was starting too), its memory (growth included) is freed, and it restarts
+ *   after the tenant's restart_s, serving nothing meanwhile (its arrivals queue).
+ * - Faults: only the faulting context's in-flight requests fail.
+ * - Utilisation: `share` of the GPU while a context runs, times the fraction of the
+ *   unit's SMs its requests keep busy (min(1, n·s / sm), s the tenant's occupancy).
  */
 #ifndef SS_TSUNIT_H
 #define SS_TSUNIT_H
 
 #include "core/engine.h"
+#include "policy/units/rgroup.h"
 #include "policy/units/unit.h"
 
+/* What every event reads of a context, in 64 bytes (has_work walks them at every event: a
+ * power-of-two stride, its fields on one cache line); its memory is in struct ts_mem. */
 struct ts_ctx {
     int tenant;
-    double speed;
+    int down;        /* OOM-killed, restarting */
+    struct rgroup g; /* its requests in service */
+    double speed1;   /* one request's speed on the unit (the common case, cached) */
+    double used1;    /* the fraction of the unit's SMs one request keeps busy */
+    double state_mb; /* saved and restored at a switch */
+};
+
+/* A context's memory (resident memory, growth, OOM restarts): read at OOM events only. */
+struct ts_mem {
     double memory_gb;
-    int has_cur;
-    struct request cur;
+    double grown_gb; /* memory_growth currently held */
+    double down_since;
+    uint32_t ver; /* version of its pending restart and growth end */
 };
 
 struct ts_unit {
     struct unit_addr ev; /* its three timers: completion, slice end, switch end */
     int n;
     struct ts_ctx *ctx;
+    struct ts_mem *mem; /* [n] */
+    double sm, bw;      /* the unit's fractions of the GPU's SMs and bandwidth */
     double q, sw;
+    /* Every context holds the same state: each switch costs sw_cost (cal_switch_s, cached:
+     * it runs at every switch). Otherwise the cost is computed per pair. */
+    int same_state;
+    double sw_cost;
     int release_on_idle;
     double share; /* fraction of the GPU this unit is (utilisation) */
     int oom_simulate;
@@ -53,30 +82,38 @@ struct ts_unit {
     int cur;          /* running context, or the one being switched to */
     int last;         /* last context that ran; -1 before any */
     double seg_start; /* start of the current service segment; < 0 when not serving */
+    double seg_used;  /* fraction of the unit's SMs the segment's requests keep busy */
     double slice_start;
     double sw_start;
     int slice_pending;
     uint32_t done_ver, slice_ver, sw_ver;
     long switches;
     double busy_s; /* time serving requests inside the measurement window */
-    long ooms;
+    long ooms;     /* processes OOM-killed (a failed restart counts again) */
+    long restarts; /* restarts that came back */
 };
 
 enum { TS_IDLE, TS_RUN, TS_SWITCH };
 
-void ts_unit_init(struct ts_unit *u, struct unit_addr ev, int n, const int *tenants,
-                  const double *speeds, const double *memory_gb, double q, double sw,
-                  int release_on_idle, double share, int oom_simulate, double memory_cap_gb);
+void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr ev, int n,
+                  const int *tenants, double sm, double bw, const double *memory_gb, double q,
+                  double sw, int release_on_idle, double share, int oom_simulate,
+                  double memory_cap_gb);
 void ts_unit_free(struct ts_unit *u);
 
+/* Right after init, in the run: schedules the tenants' memory growth (oom_simulate). */
+void ts_start(struct sim *s, struct ts_unit *u);
 void ts_arrive(struct sim *s, struct ts_unit *u, int ctx);
 void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev);
-/* 1 if context ctx had a request in service (it fails), 0 if it had none. */
+/* 1 if context ctx had requests in service (they fail), 0 if it had none. */
 int ts_fault(struct sim *s, struct ts_unit *u, int ctx);
 /* Closes the open busy/switch interval at the end of the run. */
 void ts_finish(struct sim *s, struct ts_unit *u);
-/* Teardown: closes the open interval and fails every context's request in service. */
+/* Teardown: closes the open interval and fails every context's requests in service. */
 void ts_abort(struct sim *s, struct ts_unit *u);
+/* After ts_abort: the unit starts again, idle, every context restarted with its resident
+ * memory and no growth (a card reset); timers left in the heap are void. */
+void ts_reset(struct sim *s, struct ts_unit *u);
 
 /* The unit interface over a ts_unit allocated with ss_xmalloc and ts_unit_init();
  * its destroy frees the unit too. */
@@ -92,5 +129,11 @@ extern const struct unit_ops ts_unit_ops;
  * Conservative by at most s/(q+s) when the others are nearly idle (fewer switches then).
  */
 double ts_capacity(int n, const double *speed, const double *load, int k, double q, double sw);
+
+/* The s that ts_capacity takes for a unit of these n tenants with base switch base_s: the mean
+ * switch of a round robin over all of them, each context's state saved once and restored once
+ * a cycle (a switch costs base + both contexts' state over the save/restore bandwidth,
+ * cal_switch_s): base + 2 × mean state / bandwidth. Exact while every context has work. */
+double ts_mean_switch_s(const struct scenario *sc, int n, const int *tenants, double base_s);
 
 #endif

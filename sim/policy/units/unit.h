@@ -35,6 +35,10 @@ enum { UNIT_RANK_PLAIN, UNIT_RANK_TIMESLICE, UNIT_RANK_MPS, UNIT_RANKS };
 
 struct unit_ops {
     int rank; /* UNIT_RANK_* */
+    /* Optional (NULL: nothing to do): called once by the owner right after building the
+     * unit, inside the run, to schedule timers it needs from the start (time-slicing's
+     * memory growth). */
+    void (*start)(struct sim *s, void *self);
     /* Client k's tenant has a request waiting (the unit may take it or leave it). */
     void (*arrive)(struct sim *s, void *self, int client);
     /* One of this unit's timers fired (stale versions are the unit's to skip). */
@@ -44,6 +48,9 @@ struct unit_ops {
     int (*fault)(struct sim *s, void *self, int client);
     /* The unit is torn down: close its accounting, fail every request it holds. */
     void (*abort)(struct sim *s, void *self);
+    /* Optional (NULL: an aborted unit stays down): after an abort, the unit serves again
+     * from scratch, idle, its contexts loaded anew (a card reset). */
+    void (*resume)(struct sim *s, void *self);
     /* End of the run: close the open busy (and switching) intervals. */
     void (*finish)(struct sim *s, void *self);
     /* Time the unit served requests inside the measurement window, in seconds. */
@@ -61,9 +68,11 @@ struct unit {
  * arrive(s, u, client), event(s, u, ev), fault(s, u, client) returning 1 or 0, abort(s, u),
  * finish(s, u), and free_(u), which frees what the unit holds (destroy then frees the unit,
  * allocated with ss_xmalloc); busy_s reads T's busy_s member. The owner of a whole GPU
- * calls the typed functions directly; the ops only forward to them.
+ * calls the typed functions directly; the ops only forward to them. start_ and resume_ are
+ * the optional ops as struct unit_ops declares them (taking void *self), or NULL.
  */
-#define UNIT_OPS_OVER(name, T, rank_, arrive_, event_, fault_, abort_, finish_, free_)             \
+#define UNIT_OPS_OVER(name, T, rank_, arrive_, event_, fault_, abort_, finish_, free_, start_,     \
+                      resume_)                                                                     \
     static void name##_arrive(struct sim *s, void *self, int client)                               \
     {                                                                                              \
         arrive_(s, (T *)self, client);                                                             \
@@ -95,10 +104,12 @@ struct unit {
     }                                                                                              \
     const struct unit_ops name = {                                                                 \
         .rank = (rank_),                                                                           \
+        .start = (start_),                                                                         \
         .arrive = name##_arrive,                                                                   \
         .event = name##_event,                                                                     \
         .fault = name##_fault,                                                                     \
         .abort = name##_abort,                                                                     \
+        .resume = (resume_),                                                                       \
         .finish = name##_finish,                                                                   \
         .busy_s = name##_busy_s,                                                                   \
         .destroy = name##_destroy,                                                                 \
