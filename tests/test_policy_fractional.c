@@ -84,6 +84,9 @@ static void test_loader_refuses(void)
                             "{\"strategies.0.cores\": {\"A\": 30}}");
     tu_expect_fixture_error("expected one of", "policy_fractional/pair.json",
                             "{\"strategies.0.core_policy\": \"sometimes\"}");
+    /* Card faults are not modelled for this strategy: refused rather than left out. */
+    tu_expect_fixture_error("card faults (gpu_fault_rate_per_h) are not modelled",
+                            "policy_fractional/pair.json", "{\"gpu_fault_rate_per_h\": 1}");
 }
 
 void test_policy_fractional_register(void)
