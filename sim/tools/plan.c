@@ -7,6 +7,7 @@
 #include "tools/plan.h"
 #include "base/jsonv.h"
 #include "core/deploy.h"
+#include "core/llmstats.h"
 #include "core/policy.h"
 #include "report/report.h"
 #include "base/util.h"
@@ -35,6 +36,20 @@ static int kind_wanted(const struct pctx *x, const char *kind)
 }
 
 /* ---- simulation ------------------------------------------------------------ */
+
+/* One target (sla <= 0: none) against its p99: the candidate's worst margin, feasibility. */
+static void check_sla(struct plan_cand *c, const char *tenant, double sla, double p99)
+{
+    if (sla <= 0)
+        return;
+    double m = isfinite(p99) ? (sla - p99) / sla : -INFINITY;
+    if (m < c->worst_margin) {
+        c->worst_margin = m;
+        snprintf(c->worst_tenant, sizeof c->worst_tenant, "%s", tenant);
+    }
+    if (!(p99 <= sla))
+        c->feasible = 0;
+}
 
 /* Loads and runs one strategy object on c->gpus GPUs: 0 with the result in *res (the caller
  * frees it), 1 when the loader rejects it (its reason in c->pruned), -1 when the run failed. */
@@ -117,28 +132,26 @@ static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, s
             c->cost_per_hour = res.m[SM_COST_PER_HOUR];
             c->cost_per_mreq = res.m[SM_COST_PER_MREQ];
         }
-        double worst = INFINITY;
-        const char *worst_t = "";
+        /* This placement's own verdict, folded into the candidate's below. */
+        struct plan_cand one = {.feasible = 1, .worst_margin = INFINITY};
         for (int i = 0; i < sc->n_tenants; i++) {
             const double *t = res_t(&res, i);
+            const struct lsv_cfg *l = sc->tenants[i].llm;
             if (!(t[TM_LAT_P99] <= c->p99_s[i]))
                 c->p99_s[i] = t[TM_LAT_P99];
             if (t[TM_FAILED] > 0 || t[TM_REJECTED] > 0)
-                c->feasible = 0;
-            double sla = sc->tenants[i].sla_p99_s;
-            if (sla <= 0)
-                continue;
-            double m = isfinite(t[TM_LAT_P99]) ? (sla - t[TM_LAT_P99]) / sla : -INFINITY;
-            if (m < worst) {
-                worst = m;
-                worst_t = sc->tenants[i].name;
+                one.feasible = 0;
+            check_sla(&one, sc->tenants[i].name, sc->tenants[i].sla_p99_s, t[TM_LAT_P99]);
+            if (l && res.llm) { /* an LLM tenant's TTFT and TPOT targets count alike */
+                const double *m = res.llm + (size_t)i * LM_N;
+                check_sla(&one, sc->tenants[i].name, l->sla_ttft_p99_s, m[LM_TTFT_P99]);
+                check_sla(&one, sc->tenants[i].name, l->sla_tpot_p99_s, m[LM_TPOT_P99]);
             }
-            if (!(t[TM_LAT_P99] <= sla))
-                c->feasible = 0;
         }
-        if (worst < c->worst_margin || v == 0) {
-            c->worst_margin = worst;
-            snprintf(c->worst_tenant, sizeof c->worst_tenant, "%s", worst_t);
+        c->feasible &= one.feasible;
+        if (one.worst_margin < c->worst_margin || v == 0) {
+            c->worst_margin = one.worst_margin;
+            snprintf(c->worst_tenant, sizeof c->worst_tenant, "%s", one.worst_tenant);
             if (c->placements)
                 placement_text(sc, st, c->gpus, c->worst_placement, sizeof c->worst_placement);
         }
