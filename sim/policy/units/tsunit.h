@@ -64,7 +64,7 @@ struct ts_mem {
 };
 
 struct ts_unit {
-    struct unit_addr ev; /* its three timers: completion, slice end, switch end */
+    struct unit_addr ev; /* its timers: the run timer (tsunit.c), switch end, memory */
     int n;
     struct ts_ctx *ctx;
     struct ts_mem *mem; /* [n] */
@@ -84,9 +84,12 @@ struct ts_unit {
     double seg_start; /* start of the current service segment; < 0 when not serving */
     double seg_used;  /* fraction of the unit's SMs the segment's requests keep busy */
     double slice_start;
+    double slice_end; /* slice_start + q, when slice_pending */
     double sw_start;
     int slice_pending;
-    uint32_t done_ver, slice_ver, sw_ver;
+    double done_t;  /* the running group's next completion; INFINITY when not serving */
+    double armed_t; /* the time of the live run timer in the heap; INFINITY when none */
+    uint32_t run_ver, sw_ver;
     long switches;
     double busy_s; /* time serving requests inside the measurement window */
     long ooms;     /* processes OOM-killed (a failed restart counts again) */
