@@ -71,6 +71,14 @@ void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr
     u->sw_cost = n ? cal_switch_s(&sc->gpu, sw, u->ctx[0].state_mb, u->ctx[0].state_mb) : sw;
 }
 
+void ts_fold_switches(struct ts_unit *u, const struct scenario *sc)
+{
+    u->fold = !u->oom_simulate;
+    for (int c = 0; c < u->n; c++)
+        u->fold &= u->ctx[c].g.cap == 1 && sc->tenants[u->ctx[c].tenant].queue_limit <= 0 &&
+                   sc->tenants[u->ctx[c].tenant].arrival.kind != ARR_SATURATED;
+}
+
 void ts_start(struct sim *s, struct ts_unit *u)
 {
     for (int c = 0; c < u->n && u->oom_simulate; c++) {
@@ -139,6 +147,10 @@ static void charge(struct sim *s, struct ts_unit *u)
 {
     if (u->seg_start < 0)
         return;
+    if (u->sw_open) { /* booked at the first charge after it ended, as its end event did */
+        eng_switching(s, u->share, u->sw_start, u->sw_end);
+        u->sw_open = 0;
+    }
     struct ts_ctx *c = &u->ctx[u->cur];
     rg_advance(&c->g, s->now);
     eng_busy(s, u->share * u->seg_used, u->seg_start, s->now);
@@ -305,6 +317,66 @@ static void run_ctx(struct sim *s, struct ts_unit *u, int c)
     maybe_schedule_slice(s, u);
 }
 
+/* A folded switch is in progress: the running context's request is not in service yet. */
+static int folding(const struct sim *s, const struct ts_unit *u)
+{
+    return u->state == TS_RUN && u->seg_start > s->now;
+}
+
+/* switch_to with u->fold: context c (which has work) runs from the end of the switch, its
+ * completion or slice end the next event (ts_fold_switches). */
+static void fold_switch(struct sim *s, struct ts_unit *u, int c, double cost)
+{
+    struct ts_ctx *x = &u->ctx[c];
+    double t0 = s->now + cost;
+    u->state = TS_RUN;
+    u->cur = c;
+    u->last = c;
+    u->switches++;
+    u->sw_start = s->now;
+    u->sw_end = t0;
+    u->sw_open = 1;
+    u->slice_start = t0;
+    u->slice_pending = 0;
+    u->fold_popped = x->g.n == 0;
+    u->fold_fresh = 0;
+    if (u->fold_popped) {
+        const struct rqueue *q = &s->ten[x->tenant].q;
+        u->fold_fresh = q->buf[q->head].start < 0;
+        eng_pop(s, x->tenant, &x->g.r[0]);
+        if (u->fold_fresh)
+            x->g.r[0].start = t0; /* its service starts when the switch ends */
+        x->g.n = 1;
+    }
+    u->seg_start = t0;
+    u->seg_used = x->used1;
+    x->g.t = t0;
+    x->g.speed = x->speed1;
+    u->done_t = t0 + x->g.r[0].work / x->speed1;
+    arm(s, u);
+    maybe_schedule_slice(s, u);
+}
+
+/* A fault or a teardown during a folded switch: the unit is put in the state it would be in
+ * without folding (switching, the request it took back at the head of its queue, the
+ * switch's end an event), and the fault or teardown goes on from there. Rare: an event more. */
+static void unfold(struct sim *s, struct ts_unit *u)
+{
+    struct ts_ctx *x = &u->ctx[u->cur];
+    if (u->fold_popped) {
+        struct request r = x->g.r[0];
+        if (u->fold_fresh)
+            r.start = -1;
+        x->g.n = 0;
+        eng_push_front(s, &r);
+    }
+    pause_cur(u);
+    u->state = TS_SWITCH;
+    u->slice_pending = 0;
+    u->sw_open = 0; /* booked at the switch's end, or by ts_finish */
+    sched(s, u, u->sw_end, TS_TIMER_SWITCHED, ++u->sw_ver);
+}
+
 static void switch_to(struct sim *s, struct ts_unit *u, int c)
 {
     double cost = u->last < 0     ? 0
@@ -313,6 +385,10 @@ static void switch_to(struct sim *s, struct ts_unit *u, int c)
                                                  u->ctx[c].state_mb);
     if (u->last < 0 || c == u->last || cost <= 0) {
         run_ctx(s, u, c);
+        return;
+    }
+    if (u->fold) {
+        fold_switch(s, u, c, cost);
         return;
     }
     u->state = TS_SWITCH;
@@ -505,6 +581,8 @@ void ts_arrive(struct sim *s, struct ts_unit *u, int c)
 
 int ts_fault(struct sim *s, struct ts_unit *u, int c)
 {
+    if (c == u->cur && folding(s, u))
+        unfold(s, u);
     if (!has_cur(u, c))
         return 0;
     int running = u->state == TS_RUN && u->cur == c;
@@ -520,8 +598,12 @@ int ts_fault(struct sim *s, struct ts_unit *u, int c)
 
 void ts_finish(struct sim *s, struct ts_unit *u)
 {
-    if (u->state == TS_RUN && u->seg_start >= 0)
+    if (folding(s, u)) {
+        eng_switching(s, u->share, u->sw_start, s->now);
+        u->sw_open = 0;
+    } else if (u->state == TS_RUN && u->seg_start >= 0) {
         charge(s, u);
+    }
     if (u->state == TS_SWITCH)
         eng_switching(s, u->share, u->sw_start, s->now);
     for (int c = 0; c < u->n; c++)
@@ -533,6 +615,8 @@ void ts_finish(struct sim *s, struct ts_unit *u)
 
 void ts_abort(struct sim *s, struct ts_unit *u)
 {
+    if (folding(s, u))
+        unfold(s, u);
     ts_finish(s, u);
     for (int c = 0; c < u->n; c++)
         fail_cur(s, u, c);
@@ -543,6 +627,7 @@ void ts_reset(struct sim *s, struct ts_unit *u)
     u->state = TS_IDLE;
     u->seg_start = -1;
     u->slice_pending = 0;
+    u->sw_open = 0;
     u->last = -1; /* the reset wiped every context: the first to run needs no switch */
     u->done_t = INFINITY;
     u->armed_t = INFINITY;
