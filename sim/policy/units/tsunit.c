@@ -128,8 +128,10 @@ static void sched(struct sim *s, struct ts_unit *u, double t, unsigned timer, ui
     unit_schedule(s, u->ev, t, timer, ver, 0);
 }
 
-/* Keeps the run timer at the earlier of the completion and the pending slice end. */
-static void arm(struct sim *s, struct ts_unit *u)
+/* Keeps the run timer at the earlier of the completion and the pending slice end. Inline
+ * (it runs twice per request, from five places, so the compiler kept it out of line): the
+ * call's register saves were a third of its cost (ts4 benchmark, callgrind). */
+static inline __attribute__((always_inline)) void arm(struct sim *s, struct ts_unit *u)
 {
     double t = u->done_t;
     if (u->slice_pending && u->slice_end < t)
