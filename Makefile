@@ -20,7 +20,7 @@ LDLIBS  += $(PKG_LIBS) -lm
 
 B       := build
 # sim/ is in layers (docs/architecture.md); the library is every layer but cli/.
-LAYERS  := base calib mig io core cluster policy policy/units report tools
+LAYERS  := base calib mig io llm core cluster policy policy/units report tools
 LIB_SRC := $(sort $(foreach l,$(LAYERS),$(wildcard sim/$(l)/*.c)))
 CLI_SRC := $(sort $(wildcard sim/cli/*.c))
 # The test runner links the CLI helpers too (signal handling, option parsing), not main().
@@ -168,9 +168,10 @@ golden: all
 PREFIX ?= /usr/local
 SHARE  := $(DESTDIR)$(PREFIX)/share/sharesim
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/kernels/profiles $(SHARE)/workloads $(SHARE)/traces
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/kernels/profiles/models $(SHARE)/workloads $(SHARE)/traces
 	install -m 755 $(B)/sharesim $(DESTDIR)$(PREFIX)/bin/sharesim
 	install -m 644 kernels/profiles/*.json $(SHARE)/kernels/profiles/
+	install -m 644 kernels/profiles/models/*.json $(SHARE)/kernels/profiles/models/
 	install -m 644 workloads/*.json workloads/README.md $(SHARE)/workloads/
 	install -m 644 traces/*.csv traces/*.md traces/LICENSE.* traces/SHA256SUMS $(SHARE)/traces/
 	@echo "install: $(DESTDIR)$(PREFIX)/bin/sharesim (profiles, workloads, traces in $(SHARE))"

@@ -107,6 +107,26 @@ static void test_k8s_mig_parted(void)
     free(y);
 }
 
+/* An LLM tenant's TPOT target counts like a p99 target: Llama-2-7B FP16 on an A100-80GB
+ * decodes no faster than its bandwidth bound (6.6 ms a token at batch 1), so a 5 ms TPOT p99 is
+ * missed whatever the pool, while 30 ms is met on one GPU. */
+static void test_llm_tpot(void)
+{
+    cJSON *doc = plan_json_of("llm-tpot.json", 0);
+    const cJSON *rec = cJSON_GetObjectItem(doc, "recommendation");
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(rec, "gpus")->valueint, 1);
+    double m = cJSON_GetObjectItem(rec, "worst_sla_margin")->valuedouble;
+    CU_ASSERT(m > 0 && m < 1); /* a finite margin: the TPOT target was measured */
+    cJSON_Delete(doc);
+    const char *p = tu_fixture_write("llm-tpot-5.json", "plan/llm-tpot.json",
+                                     "{\"tenants.0.sla.tpot_p99_ms\": %d}", 5);
+    char cmd[1200], out[8192];
+    snprintf(cmd, sizeof cmd, "plan %s", p);
+    CU_ASSERT_EQUAL(tu_cli(cmd, out, sizeof out, NULL, 0), 1);
+    TU_CHECK_CONTAINS(out, "closest");
+    TU_CHECK_CONTAINS(out, "(chat)");
+}
+
 void test_plan_register(void)
 {
     static const struct tu_test t[] = {
@@ -115,6 +135,7 @@ void test_plan_register(void)
         {"an impossible SLA exits 1 with the closest candidate", test_impossible_sla},
         {"time-slicing ConfigMap for Kubernetes", test_k8s_timeslice_configmap},
         {"mig-parted config for a MIG plan", test_k8s_mig_parted},
+        {"an LLM tenant's TPOT target decides the plan", test_llm_tpot},
         {NULL, NULL},
     };
     tu_add_suite("plan", t);

@@ -116,7 +116,7 @@ static void h_run_until(struct harness *h, double t)
 static void h_put(struct harness *h, int i, double work, int k)
 {
     struct tenant_rt *t = &h->s.ten[i];
-    struct request r = {h->s.now, work, work, -1.0, i, 1};
+    struct request r = {h->s.now, work, work, -1.0, i, 1, 0, 0};
     t->q.buf[(t->q.head + t->q.n) & (t->q.cap - 1)] = r;
     t->q.n++;
     t->st.arrived++;

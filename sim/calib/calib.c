@@ -343,6 +343,8 @@ int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t err
     const cJSON *mig = cJSON_GetObjectItemCaseSensitive(root, "mig_profiles");
     if (mig && parse_mig(path, cJSON_GetObjectItemCaseSensitive(mig, "value"), p, err, errlen))
         goto out;
+    if (roof_parse(path, root, &p->roof, err, errlen))
+        goto out;
     rc = 0;
 out:
     cJSON_Delete(root);

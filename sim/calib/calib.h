@@ -24,11 +24,14 @@
  *   mig_sms_7g (opt), mig_compute_slices (opt), mig_memory_slices (opt), mig_profiles (opt):
  *     [{"name", "compute_slices", "memory_slices", "sm_count", "memory_gb",
  *       "max_instances", "starts": [..], "size"}]   (size/starts in memory slices)
+ *   dense_tflops_* and llm_*_efficiency (opt): calib/roof.h
  * Unknown keys are kept (profiles written by kernels/ may carry extra measured values)
  * but must still be value objects with a source.
  */
 #ifndef SS_CALIB_H
 #define SS_CALIB_H
+
+#include "calib/roof.h"
 
 #include <stddef.h>
 
@@ -60,6 +63,7 @@ struct gpu_profile {
     char name[48];
     char path[512]; /* file the profile came from */
     int measured;
+    struct gpu_roof roof; /* LLM serving: dense peaks and efficiencies (calib/roof.h) */
     int total_sms;
     double memory_gb;
     double hbm_bw_gbps;

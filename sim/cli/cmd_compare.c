@@ -112,7 +112,10 @@ static void print_tenant(const struct scenario *sc, const struct run_result *r, 
             if ((int)strlen(cell[k][c]) > w[c])
                 w[c] = (int)strlen(cell[k][c]);
         }
-    printf("\ntenant %s%s\n", sc->tenants[i].name, sc->tenants[i].sla_p99_s > 0 ? "" : " (no SLA)");
+    const struct lsv_cfg *l = sc->tenants[i].llm;
+    int sla =
+        sc->tenants[i].sla_p99_s > 0 || (l && (l->sla_ttft_p99_s > 0 || l->sla_tpot_p99_s > 0));
+    printf("\ntenant %s%s\n", sc->tenants[i].name, sla ? "" : " (no SLA)");
     printf("  %-14s", "strategy");
     for (int c = 0; c < CMP_COLS; c++)
         printf(" %*s", w[c], head[c]);

@@ -7,6 +7,7 @@
  * server plus one per tenant), so the hot path is a sift of two or three levels.
  */
 #include "core/engine.h"
+#include "core/llmstats.h"
 #include "core/policy.h"
 #include "core/tenant.h"
 #include "base/util.h"
@@ -261,8 +262,9 @@ static int warm_up_over(struct sim *s, long idx)
     return over;
 }
 
-/* Admits one request of tenant i at s->now. Returns 0 if it was rejected. */
-static inline int admit(struct sim *s, int i, double work)
+/* Admits one request of tenant i at s->now (LLM tenants: with its tokens). Returns 0 if it was
+ * rejected. */
+static inline int admit(struct sim *s, int i, double work, long in_tokens, long out_tokens)
 {
     struct tenant_rt *t = &s->ten[i];
     long idx = s->arrivals_total++;
@@ -283,8 +285,8 @@ static inline int admit(struct sim *s, int i, double work)
     }
     if (q->n == q->cap)
         rq_grow(q);
-    q->buf[(q->head + q->n++) & (q->cap - 1)] =
-        (struct request){s->now, work, work, -1.0, i, (uint8_t)measured};
+    q->buf[(q->head + q->n++) & (q->cap - 1)] = (struct request){
+        s->now, work, work, -1.0, i, (uint8_t)measured, (int32_t)in_tokens, (int32_t)out_tokens};
     t->in_system++;
     s->in_system++;
     return 1;
@@ -296,6 +298,7 @@ static void on_arrival(struct sim *s)
     int i = s->arr_heap[0].tenant;
     struct tenant_rt *t = &s->ten[i];
     double work = t->next_work;
+    long in = t->next_in, out = t->next_out; /* this arrival's; ten_next draws the next's */
     double t_next, w_next;
     /* Draw the next arrival before admitting this one: the stream's order is fixed. */
     int more = ten_next(t, s->now, &t_next, &w_next);
@@ -310,7 +313,7 @@ static void on_arrival(struct sim *s)
         arr_pop_top(s);
         tenant_ended(s, t);
     }
-    if (admit(s, i, work))
+    if (admit(s, i, work, in, out))
         s->ops->arrive(s, s->pst, i);
 }
 
@@ -318,8 +321,10 @@ static void on_arrival(struct sim *s)
 static void refill_saturated(struct sim *s, int i)
 {
     struct tenant_rt *t = &s->ten[i];
-    if (!s->arrivals_done && t->q.n == 0)
-        admit(s, i, ten_draw_work(t));
+    if (s->arrivals_done || t->q.n != 0)
+        return;
+    double work = ten_draw_work(t); /* an LLM tenant's tokens into next_in, next_out */
+    admit(s, i, work, t->next_in, t->next_out);
 }
 
 /* ---- request ledger ------------------------------------------------------ */
@@ -393,6 +398,10 @@ void eng_init(struct sim *s, const struct scenario *sc, const struct strategy_cf
         struct tenant_rt *t = &s->ten[i];
         ten_init(t, &sc->tenants[i], sc->path, sc->seed, i, rep);
         st_hist_init_at(&t->st.lat, s->hist_counts + (size_t)i * ST_NBUCKETS);
+        if (t->cfg->llm) {
+            t->llm = ss_xmalloc(sizeof *t->llm);
+            lst_init(t->llm);
+        }
         /* Limits as plain compares on the hot path: "none" is a bound never reached. */
         t->queue_limit = t->cfg->queue_limit > 0 ? t->cfg->queue_limit : LONG_MAX;
         t->sla_s = t->cfg->sla_p99_s > 0 ? t->cfg->sla_p99_s : -INFINITY; /* lat >= 0 */
@@ -531,6 +540,10 @@ void eng_free(struct sim *s)
         s->ops->destroy(s->pst);
     for (int i = 0; i < s->n_ten; i++) {
         ten_free(&s->ten[i]);
+        if (s->ten[i].llm) {
+            lst_free(s->ten[i].llm);
+            free(s->ten[i].llm);
+        }
         free(s->ten[i].q.buf);
     }
     free(s->hist_counts);

@@ -63,7 +63,9 @@ struct request {
     double work0;   /* the work it arrived with */
     double start;   /* first time in service (s), < 0 until then */
     int32_t tenant;
-    uint8_t measured; /* arrived after the warm-up: counts in the statistics */
+    uint8_t measured;   /* arrived after the warm-up: counts in the statistics */
+    int32_t in_tokens;  /* LLM tenants: prompt tokens (>= 1); 0 for other tenants */
+    int32_t out_tokens; /* LLM tenants: tokens to generate (>= 1) */
 };
 
 /* FIFO ring of waiting requests. */
@@ -89,6 +91,7 @@ struct arr_ent {
 };
 
 struct trace_src;
+struct lst_stats;
 struct tenant_rt {
     const struct tenant_cfg *cfg;
     struct rng rng;       /* arrivals and work: common random numbers across strategies */
@@ -105,10 +108,12 @@ struct tenant_rt {
     double gap_mean_s;  /* 1 / rate (poisson) */
     double work_mean_s; /* mean work (exponential) */
     struct trace_src *trace;
-    double next_work; /* work of the arrival already scheduled (its time: in s->arr_heap) */
-    long in_system;   /* all requests (measured or not) in queue or in service */
-    long queue_limit; /* cfg's, LONG_MAX when unlimited */
-    double sla_s;     /* cfg's SLA, -INFINITY when none */
+    double next_work;       /* work of the arrival already scheduled (its time: in s->arr_heap) */
+    long next_in, next_out; /* LLM tenants: that arrival's tokens */
+    struct lst_stats *llm;  /* LLM tenants: token figures (core/llmstats.h); NULL otherwise */
+    long in_system;         /* all requests (measured or not) in queue or in service */
+    long queue_limit;       /* cfg's, LONG_MAX when unlimited */
+    double sla_s;           /* cfg's SLA, -INFINITY when none */
 };
 
 struct sim {

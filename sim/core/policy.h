@@ -52,6 +52,9 @@ struct policy_ops {
      * load[j] (same unit; +INFINITY: saturated; NaN: unknown). cap[i] stays NaN where the
      * policy cannot say. NULL: unknown for every tenant. */
     void (*capacity)(const struct scenario *sc, const void *cfg, const double *load, double *cap);
+    /* Non-zero when its servers run LLM tenants' engines (docs/llm.md); the loader refuses a
+     * scenario with an LLM tenant under a strategy without it. */
+    int serves_llm;
 };
 
 /*
@@ -97,6 +100,8 @@ int policy_is_baseline(const struct policy_ops *ops);
 const struct policy_ops *policy_baseline(void);
 /* Comma-separated list of known kinds, for messages. */
 const char *policy_kinds(void);
+/* The same for the kinds that serve LLM tenants (serves_llm). */
+const char *policy_llm_kinds(void);
 
 extern const struct policy_ops policy_exclusive;
 extern const struct policy_ops policy_timeslice;

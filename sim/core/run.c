@@ -25,6 +25,7 @@
  */
 #include "core/run.h"
 #include "core/engine.h"
+#include "core/llmstats.h"
 #include "core/policy.h"
 #include "core/stable.h"
 #include "core/stats.h"
@@ -65,10 +66,29 @@ static void result_alloc(struct strategy_result *r, const char *name, const char
         r->t_ci[k] = NAN;
 }
 
+int run_has_llm(const struct scenario *sc)
+{
+    for (int i = 0; i < sc->n_tenants; i++)
+        if (sc->tenants[i].llm)
+            return 1;
+    return 0;
+}
+
+static void llm_alloc(struct strategy_result *r)
+{
+    size_t n = (size_t)r->n_tenants * LM_N;
+    r->llm = ss_xmalloc(n * sizeof *r->llm);
+    r->llm_ci = ss_xmalloc(n * sizeof *r->llm_ci);
+    for (size_t k = 0; k < n; k++)
+        r->llm[k] = r->llm_ci[k] = NAN;
+}
+
 void strategy_result_free(struct strategy_result *r)
 {
     free(r->t);
     free(r->t_ci);
+    free(r->llm);
+    free(r->llm_ci);
     free(r->load);
     free(r->capacity);
     free(r->tail);
@@ -121,6 +141,8 @@ static int run_one_pool(const struct scenario *sc, const struct strategy_cfg *st
     }
     result_alloc(out, st->name, st->ops->kind, sc->n_tenants);
     out->m[SM_FRAGMENTATION] = NAN;
+    if (run_has_llm(sc))
+        llm_alloc(out);
     st->ops->finish(&s, s.pst, out);
     double window = s.t_stop - s.t_warm;
     double total_tp = 0;
@@ -148,6 +170,8 @@ static int run_one_pool(const struct scenario *sc, const struct strategy_cfg *st
         t[TM_AVAILABILITY] = window > 0 ? 1.0 - ts->downtime_s / window : NAN;
         total_tp += t[TM_THROUGHPUT];
         norm[i] = t[TM_THROUGHPUT] / tc->weight;
+        if (s.ten[i].llm)
+            lst_figures(s.ten[i].llm, tc, ended, window, out->llm + (size_t)i * LM_N);
     }
     if (out->gpus_used <= 0)
         out->gpus_used = sc->gpus;
@@ -210,6 +234,8 @@ static void aggregate(struct strategy_result *reps, int R, struct strategy_resul
             agg->m[k] = 0.0 + reps[0].m[k];
         for (size_t k = 0; k < (size_t)agg->n_tenants * TM_N; k++)
             agg->t[k] = 0.0 + reps[0].t[k];
+        for (size_t k = 0; agg->llm && k < (size_t)agg->n_tenants * LM_N; k++)
+            agg->llm[k] = 0.0 + reps[0].llm[k];
         agg->licensed_vgpus = reps[0].licensed_vgpus;
         agg->gpus_used = reps[0].gpus_used;
         agg->details = reps[0].details;
@@ -228,6 +254,11 @@ static void aggregate(struct strategy_result *reps, int R, struct strategy_resul
                 v[r] = res_t(&reps[r], i)[k];
             st_mean_ci95(v, R, &res_t(agg, i)[k], &agg->t_ci[(size_t)i * TM_N + k]);
         }
+    for (size_t k = 0; agg->llm && k < (size_t)agg->n_tenants * LM_N; k++) {
+        for (int r = 0; r < R; r++)
+            v[r] = reps[r].llm[k];
+        st_mean_ci95(v, R, &agg->llm[k], &agg->llm_ci[k]);
+    }
     agg->licensed_vgpus = reps[0].licensed_vgpus;
     agg->gpus_used = reps[0].gpus_used;
     agg->details = reps[0].details; /* structure, not statistics: the first replication's */
@@ -281,6 +312,8 @@ int run_scenario(const struct scenario *sc_in, const struct run_opts *o, struct 
         if (rc == 0) {
             struct strategy_result *agg = &out->s[k];
             result_alloc(agg, sc.strategies[k].name, sc.strategies[k].ops->kind, sc.n_tenants);
+            if (run_has_llm(&sc))
+                llm_alloc(agg);
             aggregate(&reps[(size_t)k * R], R, agg);
             for (int i = 0; i < sc.n_tenants; i++)
                 set_percentiles(agg, i, &pool[i]);

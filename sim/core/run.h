@@ -58,9 +58,12 @@ struct strategy_result {
     int n_tenants;
     double m[SM_N];
     double m_ci[SM_N];
-    double *t;          /* n_tenants × TM_N */
-    double *t_ci;       /* idem */
-    double *tail;       /* n_tenants × TAIL_N: measured samples above each percentile's rank */
+    double *t;    /* n_tenants × TM_N */
+    double *t_ci; /* idem */
+    double *tail; /* n_tenants × TAIL_N: measured samples above each percentile's rank */
+    /* LLM tenants' token figures (core/llmstats.h): n_tenants × LM_N, NaN for other tenants;
+     * NULL when the scenario has no LLM tenant. */
+    double *llm, *llm_ci;
     int licensed_vgpus; /* set by the vGPU policy for the licence cost */
     int gpus_used;      /* GPUs the strategy occupies (set by finish(); 0 = all of the pool) */
     cJSON *details;     /* policy-specific extras (per-instance utilisation…), may be NULL */
@@ -73,6 +76,9 @@ static inline double *res_t(struct strategy_result *r, int tenant)
 {
     return r->t + (size_t)tenant * TM_N;
 }
+
+/* Whether the scenario has an LLM tenant (then every result carries the LM_* figures). */
+int run_has_llm(const struct scenario *sc);
 
 struct run_opts {
     int replications; /* 0 = from the scenario */

@@ -276,6 +276,8 @@ static int parse_work_dist(const struct jv *j, const cJSON *obj, const char *pat
         static const char *const keys[] = {"dist", WORK_COMMON_KEYS, NULL};
         return jv_object(j, obj, path, keys);
     }
+    case WORK_LLM: /* not a "dist": an LLM tenant has no "work" (parse_llm) */
+        break;
     }
     SS_FATAL("unhandled work dist %d", k);
 }
@@ -400,6 +402,7 @@ static int check_stream(const struct jv *j, const char *apath, const char *wpath
     char p[512], msg[SS_ERRLEN], cols[128];
     const struct arrival_cfg *a = &t->arrival;
     const char *dist = t->work.kind == WORK_TOKENS ? "tokens" : "trace";
+    int llm_trace = t->llm && !t->llm->has_tokens; /* an LLM tenant's tokens from the trace */
     int needs_trace = t->work.kind == WORK_TOKENS || t->work.kind == WORK_TRACE;
     if (needs_trace && a->kind != ARR_TRACE)
         return jv_fail(j, jv_path_key(p, sizeof p, wpath, "dist"),
@@ -414,9 +417,17 @@ static int check_stream(const struct jv *j, const char *apath, const char *wpath
         return jv_fail(j, jv_path_key(p, sizeof p, apath, "path"), "%s", msg);
     unsigned have = tr_columns(r);
     tr_close(r);
-    unsigned need = t->work.kind == WORK_TOKENS  ? TR_COL_INPUT_TOKENS | TR_COL_OUTPUT_TOKENS
+    unsigned need = t->work.kind == WORK_TOKENS || llm_trace
+                        ? TR_COL_INPUT_TOKENS | TR_COL_OUTPUT_TOKENS
                     : t->work.kind == WORK_TRACE ? TR_COL_WORK_MS
                                                  : 0;
+    if (llm_trace && (have & need) != need)
+        return jv_fail(j, wpath,
+                       "missing: an LLM tenant's requests take their tokens from \"tokens\" or "
+                       "from the trace's input_tokens and output_tokens, but %s (format %s) has "
+                       "%s",
+                       a->trace_path, tr_format_name(a->trace_format),
+                       column_list(have, cols, sizeof cols));
     if ((have & need) != need)
         return jv_fail(j, jv_path_key(p, sizeof p, wpath, "dist"),
                        "\"%s\" work needs the column%s %s, but %s (format %s) has %s", dist,
@@ -460,9 +471,84 @@ void scn_tenant_free(struct tenant_cfg *t)
 {
     free(t->arrival.trace_path);
     t->arrival.trace_path = NULL;
+    free(t->llm);
+    t->llm = NULL;
+}
+
+/*
+ * An LLM tenant (docs/llm.md): "serving" instead of "work", its requests' tokens drawn from
+ * "tokens" or read from its trace. Keys that describe a plain request's work or footprint do
+ * not apply: its work is the engine's steps and its memory what its strategy gives it.
+ */
+static int parse_llm(const struct jv *j, const cJSON *obj, const char *path, struct tenant_cfg *t)
+{
+    static const char *const not_llm[] = {"work", "class", "compute_share", "memory_gb", NULL};
+    char p[512], ap[512], tp[512];
+    for (int k = 0; not_llm[k]; k++)
+        if (cJSON_GetObjectItemCaseSensitive(obj, not_llm[k]))
+            return jv_fail(j, jv_path_key(p, sizeof p, path, not_llm[k]),
+                           "not for an LLM tenant (it has \"serving\"): its work is its "
+                           "engine's steps and its memory what its strategy gives it "
+                           "(docs/llm.md)");
+    t->llm = ss_xcalloc(1, sizeof *t->llm);
+    if (lsv_parse(j, cJSON_GetObjectItemCaseSensitive(obj, "serving"),
+                  jv_path_key(p, sizeof p, path, "serving"), NULL, t->llm))
+        return -1;
+    const cJSON *tok = cJSON_GetObjectItemCaseSensitive(obj, "tokens");
+    jv_path_key(tp, sizeof tp, path, "tokens");
+    if (tok && lsv_parse_tokens(j, tok, tp, t->llm))
+        return -1;
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, "arrival");
+    jv_path_key(ap, sizeof ap, path, "arrival");
+    if (!arr)
+        return jv_fail(j, ap, "missing (expected {\"process\": …})");
+    if (parse_arrival(j, arr, ap, &t->arrival))
+        return -1;
+    t->work.kind = WORK_LLM;
+    /* The engine holds every request it takes; a plain server's occupancy keys do not apply. */
+    t->work.max_sm_fraction = 1;
+    t->work.concurrency = 1;
+    t->work.context_state_mb = -1;
+    /* A saturated tenant keeps one request waiting; an engine takes every request waiting
+     * into its own queue, so it would take them without end. */
+    if (t->arrival.kind == ARR_SATURATED)
+        return jv_fail(j, jv_path_key(p, sizeof p, ap, "process"),
+                       "\"saturated\" is not for an LLM tenant: its engine takes every waiting "
+                       "request at once, so a closed loop of one waiting request never ends; use "
+                       "a high rate instead");
+    if (!tok && t->arrival.kind != ARR_TRACE)
+        return jv_fail(j, tp,
+                       "missing: an LLM tenant's requests take their tokens from \"tokens\": "
+                       "{\"input\": {…}, \"output\": {…}} or from a trace (arrival.process "
+                       "\"trace\"), got arrival.process \"%s\"",
+                       arrival_names[t->arrival.kind]);
+    return check_stream(j, ap, tp, t);
 }
 
 /* ---- tenant -------------------------------------------------------------- */
+
+/* "sla": p99_ms for every tenant; an LLM tenant's TTFT and TPOT targets too (at least one). */
+static int parse_sla(const struct jv *j, const cJSON *sla, const char *p, struct tenant_cfg *t)
+{
+    static const char *const skeys[] = {"p99_ms", "ttft_p99_ms", "tpot_p99_ms", NULL};
+    static const char *const plain[] = {"p99_ms", NULL};
+    double ms = 0, ttft = 0, tpot = 0;
+    if (jv_object(j, sla, p, t->llm ? skeys : plain))
+        return -1;
+    if (jv_num_gt(j, sla, p, "p99_ms", !t->llm, 0, 1e9, &ms) < 0)
+        return -1;
+    t->sla_p99_s = ms * 1e-3;
+    if (!t->llm)
+        return 0;
+    if (jv_num_gt(j, sla, p, "ttft_p99_ms", 0, 0, 1e9, &ttft) < 0 ||
+        jv_num_gt(j, sla, p, "tpot_p99_ms", 0, 0, 1e9, &tpot) < 0)
+        return -1;
+    if (ms == 0 && ttft == 0 && tpot == 0)
+        return jv_fail(j, p, "expected at least one of p99_ms, ttft_p99_ms, tpot_p99_ms");
+    t->llm->sla_ttft_p99_s = ttft * 1e-3;
+    t->llm->sla_tpot_p99_s = tpot * 1e-3;
+    return 0;
+}
 
 static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
                         struct tenant_cfg *t)
@@ -470,7 +556,8 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
     static const char *const keys[] = {
         "name",        "arrival",   "work",      "class",         "compute_share",
         "memory_gb",   "sla",       "priority",  "weight",        "fault_rate_per_h",
-        "queue_limit", "startup_s", "restart_s", "memory_growth", NULL};
+        "queue_limit", "startup_s", "restart_s", "memory_growth", "serving",
+        "tokens",      NULL};
     static const char *const classes[] = {"compute", "memory", "mixed", NULL};
     char p[512];
     const char *name;
@@ -478,11 +565,19 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
         copy_name(j, jv_path_key(p, sizeof p, path, "name"), name, t->name))
         return -1;
     char ap[512], wp[512];
-    if (parse_stream(j, cJSON_GetObjectItemCaseSensitive(obj, "arrival"),
-                     jv_path_key(ap, sizeof ap, path, "arrival"),
-                     cJSON_GetObjectItemCaseSensitive(obj, "work"),
-                     jv_path_key(wp, sizeof wp, path, "work"), t))
+    if (cJSON_GetObjectItemCaseSensitive(obj, "serving")) {
+        if (parse_llm(j, obj, path, t))
+            return -1;
+    } else if (cJSON_GetObjectItemCaseSensitive(obj, "tokens")) {
+        return jv_fail(j, jv_path_key(p, sizeof p, path, "tokens"),
+                       "only for an LLM tenant (with \"serving\"); a plain tenant's work is "
+                       "\"work\"");
+    } else if (parse_stream(j, cJSON_GetObjectItemCaseSensitive(obj, "arrival"),
+                            jv_path_key(ap, sizeof ap, path, "arrival"),
+                            cJSON_GetObjectItemCaseSensitive(obj, "work"),
+                            jv_path_key(wp, sizeof wp, path, "work"), t)) {
         return -1;
+    }
     int cls = CLASS_COMPUTE;
     if (jv_enum(j, obj, path, "class", 0, classes, &cls) < 0)
         return -1;
@@ -523,14 +618,8 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
     }
     t->queue_limit = qlim;
     const cJSON *sla = cJSON_GetObjectItemCaseSensitive(obj, "sla");
-    if (sla) {
-        static const char *const skeys[] = {"p99_ms", NULL};
-        double ms;
-        jv_path_key(p, sizeof p, path, "sla");
-        if (jv_object(j, sla, p, skeys) || jv_num_gt(j, sla, p, "p99_ms", 1, 0, 1e9, &ms))
-            return -1;
-        t->sla_p99_s = ms * 1e-3;
-    }
+    if (sla && parse_sla(j, sla, jv_path_key(p, sizeof p, path, "sla"), t))
+        return -1;
     return 0;
 }
 
@@ -733,6 +822,12 @@ static int parse_strategies(const struct jv *j, const cJSON *root, struct scenar
             return jv_fail(j, jv_path_key(q, sizeof q, p, "kind"), "expected one of %s, got \"%s\"",
                            policy_kinds(), kind);
         sc->n_strategies = i + 1; /* so scn_free releases what parse() allocates */
+        for (int k = 0; k < sc->n_tenants && !st->ops->serves_llm; k++)
+            if (sc->tenants[k].llm)
+                return jv_fail(j, jv_path_key(q, sizeof q, p, "kind"),
+                               "\"%s\" does not serve LLM tenants yet (tenants[%d] \"%s\" has "
+                               "\"serving\"); the kinds that do: %s (docs/llm.md)",
+                               kind, k, sc->tenants[k].name, policy_llm_kinds());
         if (st->ops->parse(j, o, p, sc, &st->cfg))
             return -1;
         i++;

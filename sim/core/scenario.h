@@ -9,6 +9,7 @@
 
 #include "calib/calib.h"
 #include "io/trace.h"
+#include "llm/serving.h"
 
 #include <cJSON.h>
 #include <stddef.h>
@@ -62,7 +63,15 @@ enum arr_kind {
     ARR_TRACE,
     ARR_SATURATED
 };
-enum work_kind { WORK_EXPONENTIAL, WORK_DETERMINISTIC, WORK_LOGNORMAL, WORK_TOKENS, WORK_TRACE };
+/* WORK_LLM: an LLM tenant's work is its engine's steps (docs/llm.md); a request carries tokens. */
+enum work_kind {
+    WORK_EXPONENTIAL,
+    WORK_DETERMINISTIC,
+    WORK_LOGNORMAL,
+    WORK_TOKENS,
+    WORK_TRACE,
+    WORK_LLM
+};
 enum work_class { CLASS_COMPUTE, CLASS_MEMORY, CLASS_MIXED };
 
 struct arrival_cfg {
@@ -110,6 +119,7 @@ struct tenant_cfg {
     char name[SCN_NAME_MAX];
     struct arrival_cfg arrival;
     struct work_cfg work;
+    struct lsv_cfg *llm; /* an LLM service (docs/llm.md): its engine; NULL for other tenants */
     enum work_class wclass;
     double compute_share; /* mixed: fraction of the work that is compute-bound */
     double memory_gb;

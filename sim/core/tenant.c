@@ -133,6 +133,13 @@ double ten_draw_work(struct tenant_rt *t)
         return w->mean_s;
     case WORK_LOGNORMAL:
         return gsl_ran_lognormal(&t->rng_gsl, t->lognorm_mu, t->lognorm_sigma);
+    case WORK_LLM:
+        /* The engine's steps are the work (docs/llm.md); the request carries its tokens. */
+        if (!t->cfg->llm->has_tokens)
+            break;
+        t->next_in = ltk_draw(&t->cfg->llm->input, &t->rng);
+        t->next_out = ltk_draw(&t->cfg->llm->output, &t->rng);
+        return 0;
     case WORK_TOKENS:
     case WORK_TRACE:
         break;
@@ -219,7 +226,12 @@ static int trace_next(struct tenant_rt *t, double now, double *t_next, double *w
                              cfg->arrival.trace_count);
     SS_ASSERT(rec.time_s >= now); /* the reader refuses times that go backwards */
     *t_next = rec.time_s;
-    if (work_from_trace(&cfg->work)) {
+    if (cfg->llm && !cfg->llm->has_tokens) {
+        /* At least the start token, and at least one generated (docs/llm.md#the-serving-object). */
+        t->next_in = rec.input_tokens > 1 ? (long)rec.input_tokens : 1;
+        t->next_out = rec.output_tokens > 1 ? (long)rec.output_tokens : 1;
+        *work = 0;
+    } else if (work_from_trace(&cfg->work)) {
         *work = record_work(&cfg->work, &rec);
         if (!(*work >= 0))
             return trace_changed(t, "line %ld has no usable work", rec.line);
@@ -284,7 +296,16 @@ int ten_trace_check(struct tenant_cfg *cfg, char *err, size_t errlen)
         else
             ss_mom_add(&gaps, rec.time_s - prev);
         prev = rec.time_s;
-        if (work_from_trace(&cfg->work)) {
+        if (cfg->llm && !cfg->llm->has_tokens) {
+            if (rec.input_tokens < 0 || rec.output_tokens < 0) {
+                ss_errf(err, errlen,
+                        "%s:%ld: an LLM tenant's request needs input_tokens and output_tokens, "
+                        "got %lld and %lld: expected token counts >= 0",
+                        a->trace_path, rec.line, rec.input_tokens, rec.output_tokens);
+                rc = -1;
+                break;
+            }
+        } else if (work_from_trace(&cfg->work)) {
             /* Zero work is a valid request (it waits in the queue and is counted); only a
              * row without the columns the work needs has none at all. */
             double w = record_work(&cfg->work, &rec);
@@ -350,6 +371,8 @@ double ten_mean_work(const struct tenant_cfg *cfg)
     case WORK_TOKENS:
     case WORK_TRACE:
         return cfg->arrival.trace_work_mean_s;
+    case WORK_LLM: /* steps of a batch, not one job's time: no mean work in advance */
+        break;
     }
     return NAN;
 }
@@ -366,6 +389,8 @@ double ten_work_scv(const struct tenant_cfg *cfg)
     case WORK_TOKENS:
     case WORK_TRACE:
         return cfg->arrival.trace_work_scv;
+    case WORK_LLM:
+        break;
     }
     return NAN;
 }

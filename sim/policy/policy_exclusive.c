@@ -33,6 +33,11 @@
  * Card faults (gpu_fault_rate_per_h, core/gpufault.h): the GPU's requests in service fail
  * and it serves nothing for the reset; the tenant's other GPUs go on, and it is unavailable
  * while all of its GPUs are down.
+ * An LLM tenant (docs/llm.md) runs one serving engine per GPU (policy/units/llmunit.c) on the
+ * whole GPU (SM and bandwidth shares 1) with the KV cache the GPU's memory leaves; "discipline"
+ * does not apply to it. An arrival joins the engine holding the fewest requests (ties: lowest
+ * index), as a load balancer in front of replicas would route it; a fault kills one engine
+ * holding requests, and every request in it fails.
  *
  * Saturated tenants: the engine refills their queue without announcing it, so
  * a GPU that frees up (FIFO) or empties (PS) pulls from the queue, and an
@@ -46,13 +51,14 @@
 #include "core/run.h"
 #include "core/rate.h"
 #include "policy/assign.h"
+#include "policy/units/llmunit.h"
 #include "policy/units/rgroup.h"
 #include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { EV_DONE = EV_POLICY, EV_CARD, EV_CARD_UP };
+enum { EV_DONE = EV_POLICY, EV_CARD, EV_CARD_UP, EV_LLM };
 enum { DISC_FIFO, DISC_PS };
 
 struct excl_cfg {
@@ -96,9 +102,31 @@ struct excl {
     int *n_own;
     int **own; /* per tenant: its GPUs in increasing index (PS placement) */
     struct gpufault gf;
-    int *n_up;           /* per tenant: its GPUs not resetting */
-    double *all_down_at; /* per tenant: since when all of them are (n_up 0) */
+    int *n_up;            /* per tenant: its GPUs not resetting */
+    double *all_down_at;  /* per tenant: since when all of them are (n_up 0) */
+    struct llm_unit **lu; /* per GPU of an LLM tenant: its engine; NULL elsewhere */
 };
+
+/* An LLM tenant's KV blocks on a whole GPU into *blocks (may be NULL); 0 for other tenants.
+ * With j: -1 with the message at path when its weights do not fit. */
+static int llm_kv_blocks(const struct jv *j, const char *path, const struct scenario *sc, int i,
+                         long *blocks)
+{
+    const struct tenant_cfg *t = &sc->tenants[i];
+    char where[128], msg[SS_ERRLEN];
+    long b = 0;
+    if (!t->llm)
+        return 0;
+    snprintf(where, sizeof where, "a whole %s's %g GB", sc->gpu.name, sc->gpu.memory_gb);
+    if (lsv_kv_blocks(t->llm, sc->gpu.memory_gb, where, &b, msg, sizeof msg)) {
+        if (!j)
+            SS_FATAL("tenant %s: %s (parse() should have refused it)", t->name, msg);
+        return jv_fail(j, path, "tenant \"%s\": %s", t->name, msg);
+    }
+    if (blocks)
+        *blocks = b;
+    return 0;
+}
 
 static int excl_parse(const struct jv *j, const cJSON *obj, const char *path,
                       const struct scenario *sc, void **out)
@@ -138,6 +166,16 @@ static int excl_parse(const struct jv *j, const cJSON *obj, const char *path,
                            "already serves every request at once: use \"fifo\" with a "
                            "concurrency, or \"ps\" without one",
                            sc->tenants[i].name, sc->tenants[i].work.concurrency);
+    for (int i = 0; i < sc->n_tenants; i++) {
+        if (llm_kv_blocks(j, path, sc, i, NULL))
+            return -1;
+        /* A card reset would have to stop and restart the engine: not modelled yet. */
+        if (sc->tenants[i].llm && sc->gpu_fault_rate_per_h > 0)
+            return jv_fail(j, path,
+                           "tenant \"%s\" is an LLM tenant: card faults (gpu_fault_rate_per_h) "
+                           "are not modelled for its engines yet",
+                           sc->tenants[i].name);
+    }
     for (int i = 0; i < sc->n_tenants; i++)
         if (sc->tenants[i].memory_gb > sc->gpu.memory_gb)
             return jv_fail(j, path, "tenant \"%s\" needs %g GB, a %s has %g GB",
@@ -177,6 +215,16 @@ static void *excl_init(struct sim *s, const void *cfgp)
         if (c->owner[g] >= 0)
             x->own[c->owner[g]][n_listed[c->owner[g]]++] = g;
     free(n_listed);
+    x->lu = ss_xcalloc((size_t)c->gpus, sizeof *x->lu);
+    for (int g = 0; g < c->gpus; g++) {
+        int i = c->owner[g];
+        long blocks;
+        if (i < 0 || !s->sc->tenants[i].llm)
+            continue;
+        llm_kv_blocks(NULL, NULL, s->sc, i, &blocks);
+        x->lu[g] =
+            lu_new(i, s->sc->tenants[i].llm, blocks, &s->sc->gpu, 1.0, 1.0, unit_addr(EV_LLM, g));
+    }
     /* Pushed in reverse so the lowest-numbered GPU is used first. */
     for (int g = c->gpus - 1; g >= 0; g--) {
         x->srv[g].tenant = c->owner[g];
@@ -520,6 +568,27 @@ static void ps_fault(struct sim *s, struct excl *x, int tenant)
     }
 }
 
+/* ---- LLM tenants --------------------------------------------------------- */
+
+/* The tenant's engine holding the fewest requests (lowest index on ties). */
+static struct llm_unit *llm_least_loaded(const struct excl *x, int tenant)
+{
+    struct llm_unit *best = x->lu[x->own[tenant][0]];
+    for (int k = 1; k < x->n_own[tenant]; k++) {
+        struct llm_unit *u = x->lu[x->own[tenant][k]];
+        if (lu_load(u) < lu_load(best))
+            best = u;
+    }
+    return best;
+}
+
+static void llm_fault(struct sim *s, struct excl *x, int tenant)
+{
+    for (int k = 0; k < x->n_own[tenant]; k++)
+        if (lu_fault(s, x->lu[x->own[tenant][k]]))
+            return;
+}
+
 /* ---- card faults --------------------------------------------------------- */
 
 /* GPU g faults: what it holds fails, it leaves the free stack, and it is down. */
@@ -575,9 +644,19 @@ SS_COLD static void card_up(struct sim *s, struct excl *x, int g)
 
 /* ---- dispatch ------------------------------------------------------------ */
 
+static int is_llm(const struct excl *x, int tenant)
+{
+    return x->n_own[tenant] > 0 && x->lu[x->own[tenant][0]];
+}
+
 static void excl_arrive(struct sim *s, void *st, int tenant)
 {
     struct excl *x = st;
+    if (is_llm(x, tenant)) {
+        while (eng_qlen(s, tenant) > 0)
+            lu_take(s, llm_least_loaded(x, tenant));
+        return;
+    }
     if (x->fifo_one)
         arrive_one(s, x, tenant);
     else if (x->discipline == DISC_PS)
@@ -589,6 +668,10 @@ static void excl_arrive(struct sim *s, void *st, int tenant)
 static void excl_on_event(struct sim *s, void *st, const struct event *ev)
 {
     struct excl *x = st;
+    if (ev->kind == EV_LLM) {
+        lu_event(s, x->lu[unit_ev_id(ev)], ev);
+        return;
+    }
     if (ev->kind != EV_DONE) {
         if (ev->kind == EV_CARD)
             card_fault(s, x, (int)ev->target);
@@ -611,7 +694,9 @@ static void excl_on_event(struct sim *s, void *st, const struct event *ev)
 static void excl_fault(struct sim *s, void *st, int tenant)
 {
     struct excl *x = st;
-    if (x->discipline == DISC_PS)
+    if (is_llm(x, tenant))
+        llm_fault(s, x, tenant);
+    else if (x->discipline == DISC_PS)
         ps_fault(s, x, tenant);
     else
         fifo_fault(s, x, tenant);
@@ -626,6 +711,8 @@ static void excl_finish(struct sim *s, void *st, struct strategy_result *res)
                 ps_advance(s, &x->srv[g]);
             else
                 fifo_book(s, &x->srv[g]);
+        } else if (x->lu[g]) {
+            lu_finish(s, x->lu[g]);
         }
     int used = 0;
     for (int g = 0; g < x->n_srv; g++)
@@ -646,7 +733,9 @@ static void excl_destroy(void *st)
     for (int g = 0; g < x->n_srv; g++) {
         free(x->srv[g].jobs);
         rg_free(&x->srv[g].g);
+        lu_free(x->lu[g]);
     }
+    free(x->lu);
     free(x->free_stack);
     free(x->own);
     free(x->n_up);
@@ -690,4 +779,5 @@ const struct policy_ops policy_exclusive = {
     .destroy = excl_destroy,
     .hooks = &policy_hooks_exclusive,
     .capacity = excl_capacity,
+    .serves_llm = 1,
 };

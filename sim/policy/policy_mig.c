@@ -47,6 +47,7 @@
 #include "core/policy.h"
 #include "core/rate.h"
 #include "core/run.h"
+#include "policy/units/llmunit.h"
 #include "policy/units/mpsunit.h"
 #include "policy/units/plainunit.h"
 #include "policy/units/tsunit.h"
@@ -219,7 +220,29 @@ static double capacity_mps(const struct scenario *sc, const struct inst_cfg *ic,
     return mu_capacity(sc, ic->n_ten, ic->ten, ic->cap, f, b, ic->bw_loss, share, m);
 }
 
+/* An LLM tenant alone in an instance (docs/llm.md): its engine on the instance's SM and
+ * memory-slice shares, with the KV cache the instance's memory leaves (checked at parse). */
+static struct unit build_llm(const struct scenario *sc, const struct inst_cfg *ic,
+                             const struct inst_shape *sh, struct unit_addr ev)
+{
+    const struct lsv_cfg *l = sc->tenants[ic->ten[0]].llm;
+    long blocks;
+    char err[SS_ERRLEN];
+    if (lsv_kv_blocks(l, sh->memory_gb, "the instance", &blocks, err, sizeof err))
+        SS_FATAL("%s (parse_instance should have refused it)", err);
+    return (struct unit){&lu_unit_ops, lu_new(ic->ten[0], l, blocks, &sc->gpu, sh->sm, sh->bw, ev)};
+}
+
+/* An engine's capacity is not a work rate: its load is not known in advance (no mean work). */
+static double capacity_llm(const struct scenario *sc, const struct inst_cfg *ic, double f, double b,
+                           const double *speed, const double *share, int m)
+{
+    (void)sc, (void)ic, (void)f, (void)b, (void)speed, (void)share, (void)m;
+    return NAN;
+}
+
 static const struct server_kind plain_server = {NULL, build_plain, capacity_plain};
+static const struct server_kind llm_server = {NULL, build_llm, capacity_llm};
 static const struct server_kind ts_server = {parse_nested_ts, build_ts, capacity_ts};
 static const struct server_kind mps_server = {parse_nested_mps, build_mps, capacity_mps};
 
@@ -290,6 +313,22 @@ static int parse_instance(const struct jv *j, const cJSON *o, const char *path,
                        "%d tenants share one %s instance: give \"nested\": {\"kind\": "
                        "\"timeslice\"} or {\"kind\": \"mps\"} to say how",
                        ic->n_ten, mp->name);
+    for (int m = 0; m < ic->n_ten; m++) {
+        const struct tenant_cfg *t = &sc->tenants[ic->ten[m]];
+        char where[96], msg[SS_ERRLEN];
+        long blocks;
+        if (!t->llm)
+            continue;
+        if (nested)
+            return jv_fail(j, jv_path_key(p, sizeof p, path, "nested"),
+                           "tenant \"%s\" is an LLM tenant: it needs an instance of its own "
+                           "(nested time-slicing and MPS do not serve LLM engines yet)",
+                           t->name);
+        snprintf(where, sizeof where, "the %s instance's %g GB", mp->name, mp->memory_gb);
+        if (lsv_kv_blocks(t->llm, mp->memory_gb, where, &blocks, msg, sizeof msg))
+            return jv_fail(j, path, "tenant \"%s\": %s", t->name, msg);
+        ic->server = &llm_server;
+    }
     if (nested && mem > mp->memory_gb)
         return jv_fail(j, path,
                        "tenants need %g GB together, a %s instance has %g GB (their memory is "
@@ -484,18 +523,33 @@ static int mig_p_parse(const struct jv *j, const cJSON *obj, const char *path,
         }
     }
     /* one pass over the instances, not one per tenant */
-    char *served = ss_xcalloc((size_t)sc->n_tenants, 1);
+    int *served = ss_xcalloc((size_t)sc->n_tenants, sizeof *served);
     for (int g = 0; g < sc->gpus; g++)
         for (int k = 0; k < c->layouts[g]->n; k++)
             for (int m = 0; m < c->layouts[g]->inst[k].n_ten; m++)
-                served[c->layouts[g]->inst[k].ten[m]] = 1;
-    for (int i = 0; i < sc->n_tenants; i++)
-        if (!served[i]) {
+                served[c->layouts[g]->inst[k].ten[m]]++;
+    for (int i = 0; i < sc->n_tenants; i++) {
+        int n = served[i];
+        if (n == 0 || (sc->tenants[i].llm && n > 1)) {
             free(served);
-            return jv_fail(j, path, "tenant \"%s\" is in no instance", sc->tenants[i].name);
+            if (n == 0)
+                return jv_fail(j, path, "tenant \"%s\" is in no instance", sc->tenants[i].name);
+            /* An instance's engine takes every waiting request: a second one would get none. */
+            return jv_fail(j, path,
+                           "LLM tenant \"%s\" is in %d instances: an engine takes every request "
+                           "waiting, so it is served by one instance (routing between replicas "
+                           "is not modelled under MIG yet)",
+                           sc->tenants[i].name, n);
         }
+    }
     free(served);
     const cJSON *rc = cJSON_GetObjectItemCaseSensitive(obj, "reconfigure");
+    for (int i = 0; i < sc->n_tenants && (rc || sc->gpu_fault_rate_per_h > 0); i++)
+        if (sc->tenants[i].llm)
+            return jv_fail(j, path,
+                           "LLM tenant \"%s\": reconfigurations and card faults restart "
+                           "engines, which is not modelled yet",
+                           sc->tenants[i].name);
     if (rc && parse_reconf(j, rc, jv_path_key(p, sizeof p, path, "reconfigure"), sc, c))
         return -1;
     plan_changes(sc, c);
@@ -937,4 +991,5 @@ const struct policy_ops policy_mig = {
     .destroy = mig_p_destroy,
     .hooks = &policy_hooks_mig,
     .capacity = mig_p_capacity,
+    .serves_llm = 1,
 };

@@ -52,3 +52,16 @@ const char *policy_kinds(void)
         }
     return buf;
 }
+
+const char *policy_llm_kinds(void)
+{
+    static char buf[256];
+    if (!buf[0])
+        for (int i = 0, n = 0; registry[i]; i++) {
+            if (!registry[i]->serves_llm)
+                continue;
+            size_t l = strlen(buf);
+            snprintf(buf + l, sizeof buf - l, "%s\"%s\"", n++ ? ", " : "", registry[i]->kind);
+        }
+    return buf;
+}

@@ -4,6 +4,7 @@
  */
 #include "base/jsonv.h"
 #include "report/report.h"
+#include "report/llmreport.h"
 #include "core/stable.h"
 #include "core/tenant.h"
 #include "base/util.h"
@@ -48,9 +49,10 @@ static void add_stable(cJSON *obj, const struct strategy_result *s, int i)
         cJSON_AddBoolToObject(obj, "stable", st);
 }
 
-static cJSON *tenant_json(const struct strategy_result *s, int i, const struct tenant_cfg *tc,
+static cJSON *tenant_json(const struct scenario *sc, const struct strategy_result *s, int i,
                           int with_ci)
 {
+    const struct tenant_cfg *tc = &sc->tenants[i];
     cJSON *t = cJSON_CreateObject();
     const double *v = s->t + (size_t)i * TM_N;
     const double *ci = s->t_ci + (size_t)i * TM_N;
@@ -95,6 +97,7 @@ static cJSON *tenant_json(const struct strategy_result *s, int i, const struct t
         jv_out_add(t, "slowdown_p99_ci95", ci[TM_SLOWDOWN_P99]);
         jv_out_add(t, "availability_ci95", ci[TM_AVAILABILITY]);
     }
+    lrep_json(t, sc, s, i, with_ci);
     return t;
 }
 
@@ -130,7 +133,7 @@ cJSON *rep_json(const struct scenario *sc, const struct run_result *r)
             add_count(o, "licensed_vgpus", s->licensed_vgpus);
         cJSON *ts = cJSON_AddArrayToObject(o, "tenants");
         for (int i = 0; i < s->n_tenants; i++)
-            cJSON_AddItemToArray(ts, tenant_json(s, i, &sc->tenants[i], with_ci));
+            cJSON_AddItemToArray(ts, tenant_json(sc, s, i, with_ci));
         if (s->details)
             cJSON_AddItemToObject(o, "details", cJSON_Duplicate(s->details, 1));
         cJSON_AddItemToArray(arr, o);
@@ -265,6 +268,7 @@ void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r)
                 row_cells(sc, s, i, 1, c, NULL);
                 put_row(fp, c, w, "");
             }
+            lrep_table_line(fp, sc, s, i, w[0]);
         }
         char u[32], sw[32], cost[32], cpm[32];
         fmt(u, 32, s->m[SM_UTIL] * 100, "%.1f%%");
@@ -316,7 +320,9 @@ void rep_csv(FILE *fp, const struct scenario *sc, const struct run_result *r)
     for (int m = 0; m < SM_N; m++)
         fprintf(fp, ",%s%s", m == SM_THROUGHPUT ? "total_" : "", sm_names[m]);
     /* Last, so that the columns before it keep their places. */
-    fprintf(fp, ",stable\n");
+    fprintf(fp, ",stable");
+    lrep_csv_head(fp, r->n > 0 ? &r->s[0] : NULL); /* LLM tenants' columns, after the rest */
+    fputc('\n', fp);
     for (int k = 0; k < r->n; k++) {
         const struct strategy_result *s = &r->s[k];
         for (int i = 0; i < s->n_tenants; i++) {
@@ -328,7 +334,9 @@ void rep_csv(FILE *fp, const struct scenario *sc, const struct run_result *r)
             for (int m = 0; m < SM_N; m++)
                 csv_num(fp, s->m[m]);
             int st = stab_state(s, i);
-            fprintf(fp, ",%s\n", st < 0 ? "" : st ? "true" : "false");
+            fprintf(fp, ",%s", st < 0 ? "" : st ? "true" : "false");
+            lrep_csv_row(fp, s, i);
+            fputc('\n', fp);
         }
     }
 }
@@ -355,7 +363,7 @@ int rep_sla_misses(FILE *fp, const char *cmd, const struct scenario *sc, const s
                 fprintf(fp, "%s: SLA missed: strategy \"%s\", tenant \"%s\": nothing completed\n",
                         cmd, r->s[k].name, sc->tenants[i].name);
         }
-    return n;
+    return n + lrep_sla_misses(fp, cmd, sc, r);
 }
 
 int rep_warn_unstable(FILE *fp, const char *cmd, const struct scenario *sc,

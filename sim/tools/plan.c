@@ -6,6 +6,7 @@
  */
 #include "tools/plan.h"
 #include "base/jsonv.h"
+#include "core/llmstats.h"
 #include "core/policy.h"
 #include "report/report.h"
 #include "base/util.h"
@@ -37,6 +38,20 @@ static int kind_wanted(const struct pctx *x, const char *kind)
 
 /* Simulates one candidate: 0, or -1 with the message when the run failed (eng_run). A
  * candidate the loader rejects is pruned, not an error. */
+/* One target (sla <= 0: none) against its p99: the candidate's worst margin, feasibility. */
+static void check_sla(struct plan_cand *c, const char *tenant, double sla, double p99)
+{
+    if (sla <= 0)
+        return;
+    double m = isfinite(p99) ? (sla - p99) / sla : -INFINITY;
+    if (m < c->worst_margin) {
+        c->worst_margin = m;
+        snprintf(c->worst_tenant, sizeof c->worst_tenant, "%s", tenant);
+    }
+    if (!(p99 <= sla))
+        c->feasible = 0;
+}
+
 static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, size_t errlen)
 {
     cJSON *doc = cJSON_Duplicate(sc->json, 1);
@@ -74,19 +89,16 @@ static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, s
     c->cost_per_mreq = res.m[SM_COST_PER_MREQ];
     for (int i = 0; i < sc->n_tenants; i++) {
         const double *t = res_t(&res, i);
+        const struct lsv_cfg *l = sc->tenants[i].llm;
         c->p99_s[i] = t[TM_LAT_P99];
         if (t[TM_FAILED] > 0 || t[TM_REJECTED] > 0)
             c->feasible = 0;
-        double sla = sc->tenants[i].sla_p99_s;
-        if (sla <= 0)
-            continue;
-        double m = isfinite(t[TM_LAT_P99]) ? (sla - t[TM_LAT_P99]) / sla : -INFINITY;
-        if (m < c->worst_margin) {
-            c->worst_margin = m;
-            snprintf(c->worst_tenant, sizeof c->worst_tenant, "%s", sc->tenants[i].name);
+        check_sla(c, sc->tenants[i].name, sc->tenants[i].sla_p99_s, t[TM_LAT_P99]);
+        if (l && res.llm) { /* an LLM tenant's TTFT and TPOT targets count alike */
+            const double *m = res.llm + (size_t)i * LM_N;
+            check_sla(c, sc->tenants[i].name, l->sla_ttft_p99_s, m[LM_TTFT_P99]);
+            check_sla(c, sc->tenants[i].name, l->sla_tpot_p99_s, m[LM_TPOT_P99]);
         }
-        if (!(t[TM_LAT_P99] <= sla))
-            c->feasible = 0;
     }
     strategy_result_free(&res);
     scn_free(&s2);

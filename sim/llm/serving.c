@@ -1,0 +1,150 @@
+/*
+ * serving — an LLM tenant's engine configuration and KV capacity (serving.h).
+ */
+#include "llm/serving.h"
+
+#include "base/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int parse_model(const struct jv *j, const cJSON *obj, const char *path,
+                       const char *table_path, struct lm_model *m)
+{
+    char p[512];
+    jv_path_key(p, sizeof p, path, "model");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "model");
+    if (!v)
+        return jv_fail(j, p, "missing (expected a model name or an object {\"params\", …})");
+    if (cJSON_IsObject(v))
+        return lm_parse(j, v, p, 0, m);
+    if (!cJSON_IsString(v))
+        return jv_fail(j, p, "expected a model name or an object {\"params\", …}");
+    char msg[SS_ERRLEN];
+    if (lm_find(table_path, v->valuestring, m, msg, sizeof msg))
+        return jv_fail(j, p, "%s", msg);
+    return 0;
+}
+
+int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char *table_path,
+              struct lsv_cfg *c)
+{
+    static const char *const keys[] = {"engine",
+                                       "model",
+                                       "dtype",
+                                       "kv_dtype",
+                                       "max_num_seqs",
+                                       "max_batched_tokens",
+                                       "chunked_prefill",
+                                       "step_overhead_ms",
+                                       "block_size",
+                                       "gpu_memory_utilization",
+                                       "activation_reserve_gb",
+                                       NULL};
+    static const char *const engines[] = {"llm", NULL};
+    int engine, dt = RD_FP16, kv = -1;
+    if (!cJSON_IsObject(obj))
+        return jv_fail(j, path, "expected an object {\"engine\": \"llm\", \"model\": …}");
+    memset(c, 0, sizeof *c);
+    if (jv_object(j, obj, path, keys) || jv_enum(j, obj, path, "engine", 1, engines, &engine) ||
+        parse_model(j, obj, path, table_path, &c->model) ||
+        jv_enum(j, obj, path, "dtype", 0, roof_dtype_names, &dt) < 0 ||
+        jv_enum(j, obj, path, "kv_dtype", 0, roof_dtype_names, &kv) < 0)
+        return -1;
+    c->dtype = (enum roof_dtype)dt;
+    /* vLLM's kv_cache_dtype "auto" is the activations' type; weight-only and W8A8 formats
+     * keep 16-bit activations. */
+    c->kv_dtype = kv >= 0 ? (enum roof_dtype)kv : c->dtype == RD_BF16 ? RD_BF16 : RD_FP16;
+    if (c->kv_dtype == RD_INT4) {
+        char p[512];
+        return jv_fail(j, jv_path_key(p, sizeof p, path, "kv_dtype"),
+                       "expected fp16, bf16, fp8 or int8 (no engine keeps a 4-bit KV cache)");
+    }
+    long seqs = 256, bs = 16;
+    double ms = 0;
+    c->max_batched_tokens = 2048;
+    c->chunked_prefill = 1;
+    c->gpu_memory_utilization = 0.9;
+    c->activation_reserve_gb = -1;
+    if (jv_int(j, obj, path, "max_num_seqs", 0, 1, 65536, &seqs) < 0 ||
+        jv_int(j, obj, path, "max_batched_tokens", 0, 1, 10000000, &c->max_batched_tokens) < 0 ||
+        jv_bool(j, obj, path, "chunked_prefill", 0, &c->chunked_prefill) < 0 ||
+        jv_num(j, obj, path, "step_overhead_ms", 0, 0, 1e6, &ms) < 0 ||
+        jv_int(j, obj, path, "block_size", 0, 1, 4096, &bs) < 0 ||
+        jv_num_gt(j, obj, path, "gpu_memory_utilization", 0, 0, 1, &c->gpu_memory_utilization) <
+            0 ||
+        jv_num(j, obj, path, "activation_reserve_gb", 0, 0, 1e5, &c->activation_reserve_gb) < 0)
+        return -1;
+    c->max_num_seqs = (int)seqs;
+    c->block_size = (int)bs;
+    c->step_overhead_s = ms * 1e-3;
+    if (c->activation_reserve_gb < 0)
+        c->activation_reserve_gb = lsv_activation_estimate_gb(c);
+    return 0;
+}
+
+int lsv_parse_tokens(const struct jv *j, const cJSON *obj, const char *path, struct lsv_cfg *c)
+{
+    static const char *const keys[] = {"input", "output", NULL};
+    char p[512];
+    if (!cJSON_IsObject(obj))
+        return jv_fail(j, path, "expected an object {\"input\": {…}, \"output\": {…}}");
+    if (jv_object(j, obj, path, keys))
+        return -1;
+    const char *names[2] = {"input", "output"};
+    struct ltk_dist *d[2] = {&c->input, &c->output};
+    for (int i = 0; i < 2; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, names[i]);
+        jv_path_key(p, sizeof p, path, names[i]);
+        if (!v)
+            return jv_fail(j, p, "missing (expected {\"dist\": …})");
+        if (ltk_parse(j, v, p, d[i]))
+            return -1;
+    }
+    c->has_tokens = 1;
+    return 0;
+}
+
+double lsv_activation_estimate_gb(const struct lsv_cfg *c)
+{
+    /* One step's largest live tensors at max_batched_tokens tokens, in 16-bit activations:
+     * the residual, the attention input and output and the query (4 × hidden) and the gated
+     * MLP's two intermediate tensors (2 × intermediate); plus fp32 logits for every running
+     * sequence (max_num_seqs × vocab × 4 bytes). */
+    const struct lm_model *m = &c->model;
+    double act = (double)c->max_batched_tokens * (4.0 * m->hidden + 2.0 * m->intermediate) * 2;
+    double logits = (double)c->max_num_seqs * m->vocab * 4;
+    return (act + logits) * 1e-9;
+}
+
+int lsv_kv_blocks(const struct lsv_cfg *c, double memory_gb, const char *where, long *blocks,
+                  char *err, size_t errlen)
+{
+    double usable = memory_gb * c->gpu_memory_utilization;
+    double weights = lm_weight_bytes(&c->model, c->dtype) * 1e-9;
+    double block = lm_kv_bytes_per_token(&c->model, c->kv_dtype) * c->block_size * 1e-9;
+    double kv = usable - weights - c->activation_reserve_gb;
+    if (weights > usable)
+        return ss_errf(err, errlen,
+                       "%.2f GB of %s %s weights do not fit %s (× gpu_memory_utilization %g = "
+                       "%.2f GB)",
+                       weights, roof_dtype_names[c->dtype], c->model.name, where,
+                       c->gpu_memory_utilization, usable);
+    if (kv < block)
+        return ss_errf(err, errlen,
+                       "%.2f GB of %s %s weights and a %.2f GB activation reserve leave %.3f GB "
+                       "of %s (× gpu_memory_utilization %g = %.2f GB) for the KV cache, less "
+                       "than one block of %d tokens (%.4f GB)",
+                       weights, roof_dtype_names[c->dtype], c->model.name, c->activation_reserve_gb,
+                       kv > 0 ? kv : 0, where, c->gpu_memory_utilization, usable, c->block_size,
+                       block);
+    *blocks = (long)floor(kv / block);
+    return 0;
+}
+
+void lsv_sched_cfg(const struct lsv_cfg *c, long kv_blocks, struct ls_cfg *out)
+{
+    *out = (struct ls_cfg){kv_blocks, c->block_size, c->max_num_seqs, c->max_batched_tokens,
+                           c->chunked_prefill};
+}

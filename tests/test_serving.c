@@ -1,0 +1,127 @@
+/*
+ * serving (llm/serving.c): the "serving" object's defaults and errors (JSON paths), and the
+ * KV capacity by hand — Llama-2-7B FP16 on a whole A100-80GB: 80 GB × 0.9 less 13.48 GB of
+ * weights and the activation estimate, in blocks of 16 × 0.5 MiB; and the load error that
+ * names the numbers when the weights do not fit (a 1g.10gb instance's 9.75 GB).
+ */
+#include "llm/serving.h"
+#include "testutil.h"
+
+#include <cJSON.h>
+#include <math.h>
+
+static int parse(const char *text, struct lsv_cfg *c, char *err, size_t n)
+{
+    struct jv j = {"s.json", err, n};
+    cJSON *o = cJSON_Parse(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    int rc = lsv_parse(&j, o, "tenants[0].serving", NULL, c);
+    cJSON_Delete(o);
+    return rc;
+}
+
+static void test_defaults(void)
+{
+    char err[512];
+    struct lsv_cfg c;
+    CU_ASSERT_EQUAL_FATAL(parse("{\"engine\": \"llm\", \"model\": \"Llama-2-7B\"}", &c, err, 512),
+                          0);
+    CU_ASSERT_EQUAL(c.dtype, RD_FP16);
+    CU_ASSERT_EQUAL(c.kv_dtype, RD_FP16);
+    CU_ASSERT_EQUAL(c.max_num_seqs, 256);
+    CU_ASSERT_EQUAL(c.max_batched_tokens, 2048);
+    CU_ASSERT_EQUAL(c.chunked_prefill, 1);
+    CU_ASSERT_EQUAL(c.block_size, 16);
+    CU_ASSERT_DOUBLE_EQUAL(c.step_overhead_s, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(c.gpu_memory_utilization, 0.9, 0);
+    /* 2048 × (4 × 4096 + 2 × 11008) × 2 bytes + 256 × 32000 × 4 bytes. */
+    CU_ASSERT_DOUBLE_EQUAL(c.activation_reserve_gb, (2048.0 * 38400 * 2 + 256.0 * 32000 * 4) * 1e-9,
+                           1e-15);
+    CU_ASSERT_EQUAL_FATAL(parse("{\"engine\": \"llm\", \"model\": \"Qwen2.5-7B\", \"dtype\": "
+                                "\"bf16\", \"max_num_seqs\": 8, \"max_batched_tokens\": 512, "
+                                "\"chunked_prefill\": false, \"step_overhead_ms\": 1.5, "
+                                "\"activation_reserve_gb\": 2}",
+                                &c, err, 512),
+                          0);
+    CU_ASSERT_EQUAL(c.kv_dtype, RD_BF16); /* the activations' type */
+    CU_ASSERT_EQUAL(c.max_num_seqs, 8);
+    CU_ASSERT_EQUAL(c.chunked_prefill, 0);
+    CU_ASSERT_DOUBLE_EQUAL(c.step_overhead_s, 0.0015, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(c.activation_reserve_gb, 2, 0);
+    CU_ASSERT_EQUAL_FATAL(parse("{\"engine\": \"llm\", \"model\": \"Llama-3-8B\", \"dtype\": "
+                                "\"int4\"}",
+                                &c, err, 512),
+                          0);
+    CU_ASSERT_EQUAL(c.kv_dtype, RD_FP16); /* weight-only int4 keeps 16-bit activations */
+}
+
+static void test_errors(void)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"{\"model\": \"Llama-2-7B\"}", "tenants[0].serving.engine: missing"},
+        {"{\"engine\": \"vllm\", \"model\": \"Llama-2-7B\"}", "tenants[0].serving.engine"},
+        {"{\"engine\": \"llm\"}", "tenants[0].serving.model: missing"},
+        {"{\"engine\": \"llm\", \"model\": \"GPT-5\"}",
+         "tenants[0].serving.model: unknown model \"GPT-5\""},
+        {"{\"engine\": \"llm\", \"model\": 7}", "tenants[0].serving.model: expected a model name"},
+        {"{\"engine\": \"llm\", \"model\": \"Llama-2-7B\", \"dtype\": \"fp4\"}",
+         "tenants[0].serving.dtype"},
+        {"{\"engine\": \"llm\", \"model\": \"Llama-2-7B\", \"kv_dtype\": \"int4\"}",
+         "tenants[0].serving.kv_dtype: expected fp16, bf16, fp8 or int8"},
+        {"{\"engine\": \"llm\", \"model\": \"Llama-2-7B\", \"max_num_seqs\": 0}",
+         "tenants[0].serving.max_num_seqs"},
+        {"{\"engine\": \"llm\", \"model\": \"Llama-2-7B\", \"chunked_prefill\": 1}",
+         "tenants[0].serving.chunked_prefill: expected true or false"},
+        {"{\"engine\": \"llm\", \"model\": \"Llama-2-7B\", \"gpu_memory_utilization\": 1.2}",
+         "tenants[0].serving.gpu_memory_utilization"},
+        {"{\"engine\": \"llm\", \"model\": \"Llama-2-7B\", \"batch\": 8}",
+         "tenants[0].serving.batch"},
+        {"{\"engine\": \"llm\", \"model\": {\"params\": 1e9}}", "tenants[0].serving.model.layers"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char err[512];
+        struct lsv_cfg c;
+        CU_ASSERT_EQUAL(parse(cases[i].text, &c, err, sizeof err), -1);
+        TU_CHECK_CONTAINS(err, cases[i].want);
+    }
+}
+
+static void test_kv_capacity(void)
+{
+    char err[512];
+    struct lsv_cfg c;
+    long blocks;
+    CU_ASSERT_EQUAL_FATAL(parse("{\"engine\": \"llm\", \"model\": \"Llama-2-7B\"}", &c, err, 512),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(lsv_kv_blocks(&c, 80, "the A100-80GB's 80 GB", &blocks, err, 512), 0);
+    double kv_gb = 80 * 0.9 - 13.476831232 - c.activation_reserve_gb;
+    CU_ASSERT_EQUAL(blocks, (long)floor(kv_gb / (16 * 524288e-9)));
+    CU_ASSERT_EQUAL(blocks, 6953);
+    /* The weights do not fit a 1g.10gb instance. */
+    CU_ASSERT_EQUAL(lsv_kv_blocks(&c, 9.75, "the 1g.10gb instance's 9.75 GB", &blocks, err, 512),
+                    -1);
+    TU_CHECK_CONTAINS(err, "13.48 GB of fp16 Llama-2-7B weights do not fit the 1g.10gb "
+                           "instance's 9.75 GB (× gpu_memory_utilization 0.9 = 8.78 GB)");
+    /* In 15 GB (13.5 usable) the weights fit, but with the reserve they leave no block. */
+    CU_ASSERT_EQUAL(lsv_kv_blocks(&c, 15, "15 GB", &blocks, err, 512), -1);
+    TU_CHECK_CONTAINS(err, "leave 0.000 GB");
+    /* In fp8 (weight-only on an A100) the weights fit the 1g.10gb instance. */
+    c.dtype = RD_FP8;
+    CU_ASSERT_EQUAL(lsv_kv_blocks(&c, 9.75, "the 1g.10gb instance's 9.75 GB", &blocks, err, 512),
+                    0);
+    CU_ASSERT_EQUAL(blocks, (long)floor((9.75 * 0.9 - 6.738415616 - c.activation_reserve_gb) /
+                                        (16 * 524288e-9)));
+}
+
+void test_serving_register(void)
+{
+    static const struct tu_test t[] = {
+        {"defaults are vLLM's, the KV type follows the activations", test_defaults},
+        {"bad serving objects name their path", test_errors},
+        {"KV blocks by hand, weights that do not fit name the numbers", test_kv_capacity},
+        {NULL, NULL},
+    };
+    tu_add_suite("serving", t);
+}
