@@ -9,7 +9,7 @@ CC      ?= cc
 # wrapper: mpicc would replace $(CC), and the ASan build, the clang fuzz build and nvcc's
 # host code all need their own compiler with the same flags.
 MPI     ?= 1
-PKGS    := gsl libcjson cunit $(if $(filter 1,$(MPI)),ompi-c)
+PKGS    := gsl libcjson yaml-0.1 cunit $(if $(filter 1,$(MPI)),ompi-c)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L

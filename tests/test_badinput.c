@@ -111,7 +111,8 @@ static const struct bad_case cases[] = {
                                                                     ", \"priority\": 2}], " STRATS,
      0,
      "tenants[0].priority: no strategy uses a priority (none of \"exclusive\", "
-     "\"timeslice\", \"mig\", \"mps\", \"vgpu\" schedules by it, so it would change "
+     "\"timeslice\", \"mig\", \"mps\", \"vgpu\", \"fractional\" schedules by it, so it would "
+     "change "
      "nothing): remove it"},
     {NULL, MK_TEXT, "{\"gpu\": \"no/such/profile.json\"}", 0, "cannot open"},
     /* traces: empty, header only, BOM, line endings */

@@ -20,9 +20,8 @@
 static char out[CAP], errb[1 << 16];
 
 /* Commands whose output is not a result, and why (docs/cli.md says the same). */
-static const char *const no_json[] = {"report md",    "report summary", "report mig",
-                                      "report index", "report html",    "report check",
-                                      NULL};
+static const char *const no_json[] = {"report md",   "report summary", "report mig", "report index",
+                                      "report html", "report check",   NULL};
 
 /* Two light tenants; "a" has an SLA it meets, "b" one it misses (2 ms work, 1 ms p99). */
 static const char *scn_text =
@@ -168,6 +167,9 @@ static const struct conv_case exit_cases[] = {
     {"plan", "@S --quiet", 0},
     {"plan", "@M --quiet", 1}, /* no configuration meets a 1 ms p99 on 2 ms of work */
     {"plan", "@D/no-such.json", 2},
+    {"plan", "@S --quiet --k8s @D/conv-k8s/new --namespace team-gpu", 0}, /* DIR created */
+    {"plan", "@M --quiet --k8s @D/conv-k8s-none", 1}, /* all pruned: no files, still a no */
+    {"plan", "@S --quiet --namespace Not_A_Name", 2},
     {"sweep", "@S --set seed=1 --out @D/conv-sweep2 --no-plot --quiet", 0},
     {"sweep", "@S --set nosuch.key=1 --out @D/conv-sweep3", 2},
     {"validate", "--quick --quiet", 0},

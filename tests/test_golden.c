@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const fixtures[] = {"exclusive", "timeslice", "mps", "mig", "vgpu", NULL};
+static const char *const fixtures[] = {"exclusive", "timeslice",  "mps", "mig",
+                                       "vgpu",      "fractional", NULL};
 
 static void check_fixture(const char *name)
 {

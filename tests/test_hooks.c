@@ -4,6 +4,7 @@
  * every policy's own parser accepts, deploy files, compare labels, and the rule of
  * thumb the planner assembles from the policies' claims.
  */
+#include "core/deploy.h"
 #include "core/plancand.h"
 #include "core/policy.h"
 #include "core/run.h"
@@ -49,10 +50,8 @@ static int load(const char *text, unsigned flags, struct scenario *sc)
 
 static void free_cands(struct plan_ctx *x)
 {
-    for (int i = 0; i < x->n; i++) {
-        cJSON_Delete(x->c[i].strategy);
-        free(x->c[i].p99_s);
-    }
+    for (int i = 0; i < x->n; i++)
+        pc_free_cand(&x->c[i]);
     free(x->c);
     x->c = NULL;
     x->n = x->cap = 0;
@@ -163,6 +162,14 @@ static void test_plan_deploy_label(void)
                 continue;
             }
             CU_ASSERT_PTR_EQUAL(s2.strategies[0].ops, ops);
+            /* Every placement the candidate is simulated in parses too. */
+            const cJSON *pl;
+            cJSON_ArrayForEach(pl, c->placements)
+            {
+                struct scenario s3;
+                CU_ASSERT_EQUAL(load_with(&sc, pl, c->gpus, &s3), 0);
+                scn_free(&s3);
+            }
             if (!policy_is_baseline(ops)) {
                 CU_ASSERT_PTR_NOT_NULL_FATAL(h->label);
                 const char *l = h->label(s2.strategies[0].cfg);
@@ -170,11 +177,20 @@ static void test_plan_deploy_label(void)
             }
             scn_free(&s2);
             if (h->deploy && !deployed) {
+                /* The hook writes its tool's files (none for a strategy configured
+                 * outside Kubernetes), says how to apply them, and what every tenant's
+                 * pod requests. */
                 char dir[600], err[SS_ERRLEN];
                 snprintf(dir, sizeof dir, "%s/deploy-%s", tu_tmpdir(), ops->kind);
                 mkdir(dir, 0777);
-                CU_ASSERT_EQUAL(h->deploy(dir, &sc, c, err, sizeof err), 0);
-                CU_ASSERT(files_in(dir) > 0);
+                struct dp_ctx d;
+                dp_init(&d, dir, "gpu-operator", &sc, c, 0, err, sizeof err);
+                CU_ASSERT_EQUAL(h->deploy(&d), 0);
+                CU_ASSERT_EQUAL(files_in(dir), d.n_files);
+                CU_ASSERT(d.readme_n > 0);
+                for (int t = 0; t < sc.n_tenants; t++)
+                    CU_ASSERT(d.n_limit[t] > 0);
+                dp_free(&d);
                 deployed = 1;
             }
         }

@@ -277,6 +277,64 @@ static void test_timeslice_fault_and_abort(void)
     h_free(&h);
 }
 
+/*
+ * A switch folded into the next context's start (ts_fold_switches) schedules the same as a
+ * switch with an event at its end, also when a fault or a teardown comes during the switch;
+ * each case runs without folding and with it.
+ */
+static void test_timeslice_folded_switch(void)
+{
+    for (int fold = 0; fold <= 1; fold++) {
+        struct harness h;
+        struct ts_unit *u = h_init_ts(&h);
+        if (fold)
+            ts_fold_switches(u, &h.sc);
+        CU_ASSERT_EQUAL(u->fold, fold);
+        check_ab_schedule(&h, 0, 1);
+        CLOSE(st(&h, B)->sum_wait_s, 1.1 * MS);
+        CU_ASSERT_EQUAL(u->switches, 5);
+        h_free(&h);
+
+        /* A runs [0, 1], then the switch [1, 1.1] to B. At 1.05 ms B has nothing in service
+         * yet (a fault of B misses), A's preempted request fails with A's fault; B then runs
+         * [1.1, 4.1] alone, its wait 1.1 ms. */
+        u = h_init_ts(&h);
+        if (fold)
+            ts_fold_switches(u, &h.sc);
+        h_put(&h, A, 3 * MS, 0);
+        h_put(&h, B, 3 * MS, 1);
+        h_run_until(&h, 1.05 * MS);
+        CU_ASSERT_EQUAL(h.u.ops->fault(&h.s, h.u.self, 1), 0);
+        CU_ASSERT_EQUAL(h.u.ops->fault(&h.s, h.u.self, 0), 1);
+        h_run_until(&h, 10 * MS);
+        CU_ASSERT_EQUAL(st(&h, A)->failed, 1);
+        CU_ASSERT_EQUAL(st(&h, B)->failed, 0);
+        CLOSE(st(&h, B)->sum_latency_s, 4.1 * MS);
+        CLOSE(st(&h, B)->sum_wait_s, 1.1 * MS);
+        h.u.ops->finish(&h.s, h.u.self);
+        CLOSE(h.u.ops->busy_s(h.u.self), 4 * MS);
+        CLOSE(h.s.switch_acc, 0.1 * MS);
+        h_free(&h);
+
+        /* The same up to 1.05 ms, then a teardown: A's preempted request fails, B's is still
+         * waiting (back at the head of its queue, never served), the switch so far booked. */
+        u = h_init_ts(&h);
+        if (fold)
+            ts_fold_switches(u, &h.sc);
+        h_put(&h, A, 3 * MS, 0);
+        h_put(&h, B, 3 * MS, 1);
+        h_run_until(&h, 1.05 * MS);
+        h.u.ops->abort(&h.s, h.u.self);
+        CU_ASSERT_EQUAL(st(&h, A)->failed, 1);
+        CU_ASSERT_EQUAL(st(&h, B)->failed, 0);
+        CU_ASSERT_EQUAL_FATAL(h.s.ten[B].q.n, 1);
+        CU_ASSERT(h.s.ten[B].q.buf[h.s.ten[B].q.head].start < 0);
+        CLOSE(h.u.ops->busy_s(h.u.self), 1 * MS);
+        CLOSE(h.s.switch_acc, 0.05 * MS);
+        h_free(&h);
+    }
+}
+
 static void test_mps_through_ops(void)
 {
     /* Two compute clients at thread_pct 100 on a whole GPU. A alone at speed 1 from 0;
@@ -391,6 +449,8 @@ void test_units_register(void)
         {"plain unit: memory, faults, teardown", test_plain_fault_memory_abort},
         {"time-slicing unit through its ops (exact)", test_timeslice_through_ops},
         {"time-slicing unit: fault and teardown", test_timeslice_fault_and_abort},
+        {"time-slicing: a folded switch schedules as one with an end event",
+         test_timeslice_folded_switch},
         {"MPS unit through its ops: rate change, fault, recovery", test_mps_through_ops},
         {"time-sliced vGPU unit through its ops (exact)", test_vgpu_time_through_ops},
         {"\"assign\" reads the same in timeslice, mps and exclusive", test_assign_same_words},

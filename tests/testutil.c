@@ -471,3 +471,117 @@ int tu_mig_placed_at(const char *file, int line, const struct gpu_profile *g, co
     free(pin);
     return rc;
 }
+
+/* ---- YAML read back (libyaml's parser) --------------------------------------------- */
+
+#include <yaml.h>
+
+/* YAML 1.1's core resolution of a plain scalar, for the cases the artefacts hold. */
+static cJSON *yaml_plain(const char *s)
+{
+    static const char *const t[] = {"true", "True", "TRUE", "yes", "Yes", "on", "On", NULL};
+    static const char *const f[] = {"false", "False", "FALSE", "no", "No", "off", "Off", NULL};
+    for (int i = 0; t[i]; i++)
+        if (strcmp(s, t[i]) == 0)
+            return cJSON_CreateTrue();
+    for (int i = 0; f[i]; i++)
+        if (strcmp(s, f[i]) == 0)
+            return cJSON_CreateFalse();
+    if (!s[0] || strcmp(s, "~") == 0 || strcmp(s, "null") == 0)
+        return cJSON_CreateNull();
+    char *end;
+    double v = strtod(s, &end);
+    if (end != s && !*end)
+        return cJSON_CreateNumber(v);
+    return cJSON_CreateString(s);
+}
+
+/* The node that starts with event ev (already parsed); NULL on a parse error. */
+static cJSON *yaml_node(yaml_parser_t *p, yaml_event_t *ev)
+{
+    if (ev->type == YAML_SCALAR_EVENT) {
+        const char *v = (const char *)ev->data.scalar.value;
+        return ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? yaml_plain(v)
+                                                                : cJSON_CreateString(v);
+    }
+    int map = ev->type == YAML_MAPPING_START_EVENT;
+    if (!map && ev->type != YAML_SEQUENCE_START_EVENT)
+        return NULL;
+    cJSON *o = map ? cJSON_CreateObject() : cJSON_CreateArray();
+    for (;;) {
+        yaml_event_t k;
+        if (!yaml_parser_parse(p, &k))
+            break;
+        if (k.type == YAML_MAPPING_END_EVENT || k.type == YAML_SEQUENCE_END_EVENT) {
+            yaml_event_delete(&k);
+            return o;
+        }
+        if (!map) {
+            cJSON *item = yaml_node(p, &k);
+            yaml_event_delete(&k);
+            if (!item)
+                break;
+            cJSON_AddItemToArray(o, item);
+            continue;
+        }
+        char *key = k.type == YAML_SCALAR_EVENT ? strdup((const char *)k.data.scalar.value) : NULL;
+        yaml_event_delete(&k);
+        yaml_event_t v;
+        if (!key || !yaml_parser_parse(p, &v)) {
+            free(key);
+            break;
+        }
+        cJSON *val = yaml_node(p, &v);
+        yaml_event_delete(&v);
+        if (!val) {
+            free(key);
+            break;
+        }
+        cJSON_AddItemToObject(o, key, val);
+        free(key);
+    }
+    cJSON_Delete(o);
+    return NULL;
+}
+
+cJSON *tu_yaml_at(const char *file, int line, const char *path, const char *text)
+{
+    char *own = path ? tu_slurp(path) : NULL;
+    const char *src = path ? own : text;
+    if (!src) {
+        fprintf(stderr, "\n  %s:%d: %s: cannot be read\n", file, line, path);
+        CU_ASSERT_FATAL(0);
+    }
+    yaml_parser_t p;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (const unsigned char *)src, strlen(src));
+    cJSON *docs = cJSON_CreateArray();
+    int ok = 1;
+    for (int done = 0; ok && !done;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev)) {
+            ok = 0;
+            break;
+        }
+        done = ev.type == YAML_STREAM_END_EVENT;
+        if (ev.type == YAML_DOCUMENT_START_EVENT) {
+            yaml_event_t root;
+            ok = yaml_parser_parse(&p, &root);
+            cJSON *node = ok ? yaml_node(&p, &root) : NULL;
+            if (ok)
+                yaml_event_delete(&root);
+            ok = node != NULL;
+            if (node)
+                cJSON_AddItemToArray(docs, node);
+        }
+        yaml_event_delete(&ev);
+    }
+    if (!ok)
+        fprintf(stderr, "\n  %s:%d: %s: YAML does not parse: %s at line %zu column %zu\n", file,
+                line, path ? path : "(text)", p.problem ? p.problem : "?", p.problem_mark.line + 1,
+                p.problem_mark.column + 1);
+    yaml_parser_delete(&p);
+    free(own);
+    CU_ASSERT_FATAL(ok);
+    return docs;
+}

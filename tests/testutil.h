@@ -156,6 +156,19 @@ int tu_mig_list_at(const char *file, int line, const struct gpu_profile *g, cons
 int tu_mig_placed_at(const char *file, int line, const struct gpu_profile *g, const char *text,
                      struct mig_layout *l, char *why);
 
+/*
+ * YAML read back with libyaml's parser, as the tools that consume the artefacts read them:
+ * the documents of a file or a string as a cJSON array, one element a document (a mapping
+ * an object, a sequence an array). A plain scalar that YAML 1.1 resolves to a number, a
+ * boolean or a null becomes one; a quoted or block scalar stays a string, so a test can tell
+ * `replicas: 3` from `replicas: "3"`. A parse error fails the test at the caller's line
+ * (fatally) with libyaml's message and position: one assertion.
+ */
+struct cJSON;
+#define tu_yaml_file(path) tu_yaml_at(__FILE__, __LINE__, (path), NULL)
+#define tu_yaml_text(text) tu_yaml_at(__FILE__, __LINE__, NULL, (text))
+struct cJSON *tu_yaml_at(const char *file, int line, const char *path, const char *text);
+
 /* One assertion that hay contains needle; on failure both are printed. */
 #define TU_CHECK_CONTAINS(hay, needle)                                                             \
     do {                                                                                           \

@@ -437,3 +437,29 @@ int ss_ends_with(const char *s, const char *suffix)
     size_t a = strlen(s), b = strlen(suffix);
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
+
+static int make_dir(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return ss_errf(err, errlen, "%s: cannot create directory: %s", path, strerror(errno));
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return ss_errf(err, errlen, "%s: exists and is not a directory", path);
+    return 0;
+}
+
+int ss_mkdirs(const char *dir, char *err, size_t errlen)
+{
+    char *p = ss_xstrdup(dir);
+    int rc = 0;
+    /* Each parent in turn (the leading '/' of an absolute path is skipped). */
+    for (char *s = p + 1; rc == 0 && (s = strchr(s, '/')); s++) {
+        *s = '\0';
+        rc = make_dir(p, err, errlen);
+        *s = '/';
+    }
+    if (rc == 0)
+        rc = make_dir(p, err, errlen);
+    free(p);
+    return rc;
+}

@@ -74,6 +74,10 @@ void ss_in_forget_all(void);
  *    directory or a block device is refused;
  *  - a target that is a noted input is refused (run s.json --json s.json).
  */
+/* mkdir -p: dir and its missing parents; an existing directory is fine. 0, or -1 with err
+ * (a component that exists and is not a directory, no permission). */
+int ss_mkdirs(const char *dir, char *err, size_t errlen);
+
 struct ss_out {
     FILE *fp;
     char *path;   /* as given, for messages */

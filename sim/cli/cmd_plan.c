@@ -3,6 +3,7 @@
  */
 #include "cli/cli.h"
 #include "report/html.h"
+#include "core/deploy.h"
 #include "tools/plan.h"
 #include "core/scenario.h"
 #include "base/util.h"
@@ -10,35 +11,75 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static void usage(FILE *fp)
 {
-    fprintf(fp,
-            "usage: sharesim plan SCENARIO [--json FILE|-] [--csv FILE|-] [--html FILE] [--k8s DIR]\n"
-            "                     [--quiet]\n\n"
-            "Finds the cheapest configuration (strategy kind, parameters, GPU count) under\n"
-            "which every tenant meets its p99 SLA. The scenario's tenants and GPU are the\n"
-            "input; its strategies are ignored (and may be left out); an optional \"plan\": "
-            "{\"kinds\": [...],\n"
-            "\"max_gpus\": N, \"max_simulations\": N} limits the search. Candidates are pruned\n"
-            "with queueing theory, then simulated cheapest first.\n\n"
-            "  --json FILE  recommendation and ranked candidates as JSON; - for stdout\n"
-            "  --csv FILE   the ranked candidates, one row each (p99_ms.TENANT when simulated)\n"
-            "  --html FILE  the candidates as a self-contained page (docs/report.md)\n"
-            "  --k8s DIR    write the Kubernetes artefact of the recommendation into DIR\n"
-            "  --quiet      no table on stdout\n"
-            "exit: 0 a configuration meets every SLA, 1 none does (closest shown), 2 bad input\n");
+    fprintf(
+        fp,
+        "usage: sharesim plan SCENARIO [--json FILE|-] [--csv FILE|-] [--html FILE] [--k8s DIR]\n"
+        "                     [--namespace NS] [--quiet]\n\n"
+        "Finds the cheapest configuration (strategy kind, parameters, GPU count) under\n"
+        "which every tenant meets its p99 SLA. The scenario's tenants and GPU are the\n"
+        "input; its strategies are ignored (and may be left out); an optional \"plan\": "
+        "{\"kinds\": [...],\n"
+        "\"max_gpus\": N, \"max_simulations\": N} limits the search. Candidates are pruned\n"
+        "with queueing theory, then simulated cheapest first.\n\n"
+        "  --json FILE  recommendation and ranked candidates as JSON; - for stdout\n"
+        "  --csv FILE   the ranked candidates, one row each (p99_ms.TENANT when simulated)\n"
+        "  --html FILE  the candidates as a self-contained page (docs/report.md)\n"
+        "  --k8s DIR    write the Kubernetes artefacts of the recommendation into DIR\n"
+        "               (created): the sharing config, the pods' limits, a README; when\n"
+        "               nothing meets the SLAs, those of the closest candidate, marked\n"
+        "  --namespace NS  the GPU Operator's namespace, where the ConfigMaps go\n"
+        "               (default gpu-operator)\n"
+        "  --quiet      no table on stdout\n"
+        "exit: 0 a configuration meets every SLA, 1 none does (closest shown), 2 bad input\n");
+}
+
+/* --k8s: the artefacts, then what was written (stderr, as every message of this command:
+ * stdout may be the JSON), and, when nothing met the SLAs, that these are the closest's. */
+static int write_k8s(const char *dir, const char *ns, const struct scenario *sc,
+                     const struct plan_result *r)
+{
+    if (r->best < 0 && r->closest < 0) {
+        /* Every candidate was pruned: the answer is still "none meets the SLAs" (exit 1),
+         * there is just no configuration to hand over. */
+        fprintf(stderr,
+                "sharesim plan: --k8s %s: every candidate was pruned before simulation, "
+                "no artefacts written\n",
+                dir);
+        return 0;
+    }
+    char err[SS_ERRLEN];
+    struct dp_ctx d;
+    fflush(stdout); /* the table first, when both go to one terminal or file */
+    int rc = plan_write_k8s(dir, ns, sc, r, &d, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "sharesim plan: --k8s %s: %s\n", dir, err);
+    if (d.n_files) {
+        fprintf(stderr, "sharesim plan: wrote %d file%s into %s:", d.n_files,
+                d.n_files > 1 ? "s" : "", dir);
+        for (int k = 0; k < d.n_files; k++)
+            fprintf(stderr, " %s", d.files[k]);
+        fputc('\n', stderr);
+    }
+    if (!rc && r->best < 0)
+        fprintf(stderr,
+                "sharesim plan: no configuration meets every SLA; %s holds the closest "
+                "candidate (%s, %s misses by %.1f%%), marked as such in every file\n",
+                dir, d.c->label, d.c->worst_tenant, -100 * d.c->worst_margin);
+    dp_free(&d);
+    return rc;
 }
 
 int cmd_plan(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"json", required_argument, 0, 'j'}, {"csv", required_argument, 0, 'c'},
-        {"k8s", required_argument, 0, 'k'},  {"html", required_argument, 0, 'H'},
-        {"quiet", no_argument, 0, 'q'},      {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    const char *json = NULL, *csv = NULL, *k8s = NULL, *html = NULL;
+        {"json", required_argument, 0, 'j'},      {"csv", required_argument, 0, 'c'},
+        {"k8s", required_argument, 0, 'k'},       {"html", required_argument, 0, 'H'},
+        {"quiet", no_argument, 0, 'q'},           {"help", no_argument, 0, 'h'},
+        {"namespace", required_argument, 0, 'n'}, {0, 0, 0, 0}};
+    const char *json = NULL, *csv = NULL, *k8s = NULL, *html = NULL, *ns = "gpu-operator";
     int quiet = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "j:c:k:qh", opts, NULL)) != -1) {
@@ -55,6 +96,9 @@ int cmd_plan(int argc, char **argv)
         case 'H':
             html = optarg;
             break;
+        case 'n':
+            ns = optarg;
+            break;
         case 'q':
             quiet = 1;
             break;
@@ -68,6 +112,15 @@ int cmd_plan(int argc, char **argv)
     }
     if (optind != argc - 1) {
         usage(stderr);
+        return SS_EXIT_BADINPUT;
+    }
+    char ns_ok[64];
+    dp_k8s_name(ns, ns_ok, sizeof ns_ok);
+    if (strcmp(ns, ns_ok) != 0) {
+        fprintf(stderr,
+                "sharesim plan: --namespace: \"%s\" is not a Kubernetes namespace name "
+                "(lower-case letters, digits and '-', at most 40 here)\n",
+                ns);
         return SS_EXIT_BADINPUT;
     }
     struct scenario sc;
@@ -112,13 +165,8 @@ int cmd_plan(int argc, char **argv)
         }
         cJSON_Delete(doc);
     }
-    if (k8s && r.best >= 0) {
-        mkdir(k8s, 0777);
-        if (plan_write_k8s(k8s, &sc, &r, err, sizeof err)) {
-            fprintf(stderr, "sharesim: %s\n", err);
-            rc = SS_EXIT_BADINPUT;
-        }
-    }
+    if (k8s && write_k8s(k8s, ns, &sc, &r))
+        rc = SS_EXIT_BADINPUT;
     plan_result_free(&r);
     scn_free(&sc);
     return rc;

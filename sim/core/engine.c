@@ -366,11 +366,6 @@ void eng_fail_queue(struct sim *s, int tenant)
     }
 }
 
-void eng_switching(struct sim *s, double share, double t0, double t1)
-{
-    s->switch_acc += share * eng_clip(s, t0, t1);
-}
-
 void eng_down(struct sim *s, int tenant, double t0, double t1)
 {
     s->ten[tenant].st.downtime_s += eng_clip(s, t0, t1);

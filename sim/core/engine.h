@@ -260,8 +260,12 @@ static inline void eng_busy(struct sim *s, double share, double t0, double t1)
     s->busy_acc += share * eng_clip(s, t0, t1);
 }
 
-/* Utilisation bookkeeping: `share` of one GPU busy (or switching) over [t0, t1]. */
-void eng_switching(struct sim *s, double share, double t0, double t1);
+/* Utilisation bookkeeping: `share` of one GPU switching over [t0, t1]. Inline, as eng_busy:
+ * time-slicing books a switch for about every request. */
+static inline void eng_switching(struct sim *s, double share, double t0, double t1)
+{
+    s->switch_acc += share * eng_clip(s, t0, t1);
+}
 /* Tenant unavailable over [t0, t1] (for its availability figure). */
 void eng_down(struct sim *s, int tenant, double t0, double t1);
 

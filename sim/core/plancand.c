@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct plan_cand *pc_add(struct plan_ctx *x, const char *kind, int gpus, cJSON *strategy,
@@ -31,6 +32,7 @@ struct plan_cand *pc_add(struct plan_ctx *x, const char *kind, int gpus, cJSON *
     c->cost_per_hour = sc->gpu_hour_usd >= 0 ? gpus * sc->gpu_hour_usd : NAN;
     c->cost_per_mreq = NAN;
     c->worst_margin = NAN;
+    c->free_gpus = NAN;
     return c;
 }
 
@@ -88,13 +90,67 @@ double pc_min_sla_s(const struct scenario *sc)
     return min_sla;
 }
 
-int pc_write_file(const char *dir, const char *name, const char *text, char *err, size_t errlen)
+void pc_free_cand(struct plan_cand *c)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    struct ss_out o;
-    if (ss_out_open(&o, path, err, errlen))
-        return -1;
-    fputs(text, o.fp);
-    return ss_out_commit(&o, err, errlen);
+    cJSON_Delete(c->strategy);
+    cJSON_Delete(c->placements);
+    free(c->p99_s);
+    c->strategy = c->placements = NULL;
+    c->p99_s = NULL;
+}
+
+/* Whether gpu_of[0..T) is a restricted growth string within G blocks of at most r. */
+static int placement_ok(int T, int G, int r, const int *gpu_of)
+{
+    int cnt[64] = {0}, used = 0;
+    for (int i = 0; i < T; i++) {
+        if (gpu_of[i] > used || gpu_of[i] >= G || ++cnt[gpu_of[i]] > r)
+            return 0;
+        used += gpu_of[i] == used;
+    }
+    return 1;
+}
+
+/* Steps gpu_of to the next restricted growth string (ignoring the limits); 0 after the last. */
+static int rgs_next(int T, int G, int *gpu_of)
+{
+    for (int i = T - 1; i > 0; i--) {
+        int max = 0;
+        for (int k = 0; k < i; k++)
+            max = gpu_of[k] + 1 > max ? gpu_of[k] + 1 : max;
+        if (gpu_of[i] < max && gpu_of[i] + 1 < G) {
+            gpu_of[i]++;
+            for (int k = i + 1; k < T; k++)
+                gpu_of[k] = 0;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int pc_placement_next(int T, int G, int r, int *gpu_of)
+{
+    SS_ASSERT(T >= 1 && T <= 64 && G >= 1);
+    while (rgs_next(T, G, gpu_of))
+        if (placement_ok(T, G, r, gpu_of))
+            return 1;
+    return 0;
+}
+
+int pc_placement_first(int T, int G, int r, int *gpu_of)
+{
+    for (int i = 0; i < T; i++)
+        gpu_of[i] = 0;
+    return placement_ok(T, G, r, gpu_of) || pc_placement_next(T, G, r, gpu_of);
+}
+
+long pc_placement_count(int T, int G, int r, long limit)
+{
+    int *g = ss_xcalloc((size_t)T, sizeof *g);
+    long n = 0;
+    for (int ok = pc_placement_first(T, G, r, g); ok && n <= limit;
+         ok = pc_placement_next(T, G, r, g))
+        n++;
+    free(g);
+    return n;
 }

@@ -27,7 +27,19 @@ struct plan_cand {
     int feasible;
     double worst_margin; /* min over tenants with an SLA of (sla − p99) / sla */
     char worst_tenant[SCN_NAME_MAX];
-    double *p99_s; /* per tenant, when simulated */
+    double *p99_s; /* per tenant, when simulated: the worst over the placements */
+    /* Placements. When the artefact does not fix which tenants share a GPU (a device plugin
+     * hands out replicas of any GPU), `placements` holds one strategy object per way the
+     * scheduler may place the pods, up to swapping identical GPUs, and the candidate meets
+     * the SLAs only if it does in every one; `strategy` is the first. NULL: the strategy as
+     * it is. `variants` counts them, `worst_placement` names the one with the worst margin. */
+    cJSON *placements;
+    int variants;
+    /* Capacity the configuration leaves unallocated, in whole GPUs (MIG compute slices
+     * unused, cores not promised to any pod, replicas no pod takes); NaN: not known. At equal
+     * cost the planner prefers more. */
+    double free_gpus;
+    char worst_placement[160];
 };
 
 /* What a plan hook sees: the scenario, the search bound, and the list it appends to. */
@@ -46,6 +58,8 @@ struct plan_ctx {
  */
 struct plan_cand *pc_add(struct plan_ctx *x, const char *kind, int gpus, cJSON *strategy,
                          const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Frees what a candidate owns (its strategy, placements, figures). */
+void pc_free_cand(struct plan_cand *c);
 /* {"name": name, "kind": kind}: the start of every candidate's strategy object. */
 cJSON *pc_strategy(const char *name, const char *kind);
 
@@ -72,7 +86,16 @@ enum pc_rule {
     PC_RULE_OTHERWISE,    /* none of the above */
 };
 
-/* Writes text to dir/name atomically (for deploy hooks); 0, or -1 with err. */
-int pc_write_file(const char *dir, const char *name, const char *text, char *err, size_t errlen);
+/*
+ * Placements of T tenants on G identical GPUs, at most r a GPU, up to swapping GPUs: every
+ * set partition of the tenants into at most G blocks of at most r (restricted growth
+ * strings: tenant 0 on GPU 0, each next tenant on a GPU already used or the first unused).
+ * pc_placement_first fills gpu_of[T] with the first and returns 1; pc_placement_next steps
+ * to the next and returns 0 after the last. pc_placement_count counts them, stopping at
+ * limit + 1.
+ */
+int pc_placement_first(int T, int G, int r, int *gpu_of);
+int pc_placement_next(int T, int G, int r, int *gpu_of);
+long pc_placement_count(int T, int G, int r, long limit);
 
 #endif

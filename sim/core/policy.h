@@ -25,6 +25,7 @@ struct event;
 struct strategy_result;
 struct plan_ctx;
 struct plan_cand;
+struct dp_ctx;
 struct policy_hooks;
 
 struct policy_ops {
@@ -75,11 +76,17 @@ struct policy_hooks {
      * the ones worth simulating, and the ones the analytic pre-filter rules out, each
      * with the reason in ->pruned. The planner prices, simulates and ranks them. */
     void (*plan)(struct plan_ctx *x);
-    /* plan --k8s: writes into dir what deploys `best` (one of this strategy's candidates,
-     * the recommendation): a Kubernetes ConfigMap, a mig-parted config, or a note when the
-     * setting lives outside Kubernetes. Files go through pc_write_file. 0, or -1 with err. */
-    int (*deploy)(const char *dir, const struct scenario *sc, const struct plan_cand *best,
-                  char *err, size_t errlen);
+    /* plan --k8s: writes what deploys d->c (one of this strategy's candidates: the
+     * recommendation, or the closest when none meets the SLAs) through core/deploy.h: its
+     * tool's files (a device plugin ConfigMap, a mig-manager ConfigMap, ...), what each
+     * tenant's pod must request (dp_limit) and how to apply the files (dp_readme). The
+     * planner then writes the pods' patches and the README. 0, or -1 with d->err. */
+    int (*deploy)(struct dp_ctx *d);
+    /* plan: candidate x->c[i] of this strategy was simulated and misses an SLA; may append
+     * candidates that try again with more for the tenants that missed (a larger MIG
+     * instance), which the planner simulates in cost order like the others. Must not add a
+     * configuration already in the list (the search ends when nothing new is proposed). */
+    void (*refine)(struct plan_ctx *x, int i);
     /* plan: the first of the articles' rules of thumb (enum pc_rule, core/plancand.h)
      * that applies to sc and picks this strategy, with its wording in rule; -1 if none
      * does. The planner reports the earliest rule any strategy claims next to what the
@@ -108,11 +115,13 @@ extern const struct policy_ops policy_timeslice;
 extern const struct policy_ops policy_mig;
 extern const struct policy_ops policy_mps;
 extern const struct policy_ops policy_vgpu;
+extern const struct policy_ops policy_fractional;
 
 extern const struct policy_hooks policy_hooks_exclusive;
 extern const struct policy_hooks policy_hooks_timeslice;
 extern const struct policy_hooks policy_hooks_mig;
 extern const struct policy_hooks policy_hooks_mps;
 extern const struct policy_hooks policy_hooks_vgpu;
+extern const struct policy_hooks policy_hooks_fractional;
 
 #endif

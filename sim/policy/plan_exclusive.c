@@ -4,6 +4,7 @@
  * Erlang C, and the note on what to request in Kubernetes.
  */
 #include "core/analytic.h"
+#include "core/deploy.h"
 #include "core/plancand.h"
 #include "core/policy.h"
 #include "core/tenant.h"
@@ -97,23 +98,22 @@ static void excl_plan(struct plan_ctx *x)
     free(need);
 }
 
-/* Whole GPUs need no sharing configuration: the note says how many each tenant requests. */
-static int excl_deploy(const char *dir, const struct scenario *sc, const struct plan_cand *b,
-                       char *err, size_t errlen)
+/* Whole GPUs need no sharing configuration: each tenant requests its GPUs. */
+static int excl_deploy(struct dp_ctx *d)
 {
-    (void)sc;
-    char buf[4096];
-    int n = snprintf(buf, sizeof buf,
-                     "# sharesim plan: exclusive GPUs, no sharing configuration needed.\n"
-                     "# Request whole GPUs per tenant (resources.limits nvidia.com/gpu):\n");
-    const cJSON *as = cJSON_GetObjectItemCaseSensitive(b->strategy, "assign"), *it;
+    const cJSON *as = cJSON_GetObjectItemCaseSensitive(d->c->strategy, "assign"), *it;
     cJSON_ArrayForEach(it, as)
     {
-        if (n < (int)sizeof buf)
-            n += snprintf(buf + n, sizeof buf - (size_t)n, "#   %s: %d\n", it->string,
-                          cJSON_GetArraySize(it));
+        int i = scn_tenant_index(d->sc, it->string);
+        if (i >= 0)
+            dp_limit(d, i, "nvidia.com/gpu", cJSON_GetArraySize(it));
     }
-    return pc_write_file(dir, "exclusive.txt", buf, err, errlen);
+    dp_readme(d, "Whole GPUs: the device plugin's default configuration (no sharing) is what "
+                 "was simulated; nothing to configure besides the pods' requests. A tenant given "
+                 "several GPUs is simulated as that many replicas behind one queue: run as many "
+                 "pods of one GPU each behind a load balancer, or one pod that spreads its "
+                 "requests over its GPUs.\n\n");
+    return 0;
 }
 
 const struct policy_hooks policy_hooks_exclusive = {

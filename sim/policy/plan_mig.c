@@ -4,6 +4,7 @@
  * tenant, packed, the mig-parted config that lays them out, and two rules of thumb.
  */
 #include "core/analytic.h"
+#include "core/deploy.h"
 #include "core/plancand.h"
 #include "core/policy.h"
 #include "core/rate.h"
@@ -57,8 +58,63 @@ static int mig_profile_for(const struct scenario *sc, const struct tenant_cfg *t
     return -1;
 }
 
-/* One instance per tenant, the smallest that works (or one size up), packed onto as
- * few GPUs as possible by sim/mig/mig_pack.c (FGD policy). */
+/* Whether a MIG candidate with these layouts is already listed. */
+static int layout_known(const struct plan_ctx *x, const cJSON *layouts)
+{
+    for (int i = 0; i < x->n; i++)
+        if (x->c[i].strategy && strcmp(x->c[i].kind, "mig") == 0 &&
+            cJSON_Compare(cJSON_GetObjectItemCaseSensitive(x->c[i].strategy, "layouts"), layouts,
+                          1))
+            return 1;
+    return 0;
+}
+
+/* Packs one instance per tenant (req[i]: its profile) onto as few GPUs as possible
+ * (sim/mig/mig_pack.c, FGD policy) and appends the candidate, with the compute left free;
+ * `why` (a suffix for the label, may be "") says what this size tried. Returns it, or NULL
+ * when a candidate with the same layout exists. */
+static struct plan_cand *add_packed(struct plan_ctx *x, const int *req, const char *why)
+{
+    const struct scenario *sc = x->sc;
+    int T = sc->n_tenants;
+    struct mig_pack_opts po = {MIG_PACK_FGD, 0, 0, NULL};
+    struct mig_pack pk;
+    mig_pack(&sc->gpu, req, T, &po, &pk);
+    cJSON *st = pc_strategy("mig", "mig");
+    cJSON *lays = cJSON_AddArrayToObject(st, "layouts");
+    char label[160];
+    int l = snprintf(label, sizeof label, "mig"), used = 0;
+    for (int g = 0; g < pk.n_gpus; g++) {
+        cJSON *lay = cJSON_CreateArray();
+        for (int k = 0; k < pk.gpu[g].n; k++) {
+            const struct mig_profile *m = &sc->gpu.mig[pk.gpu[g].prof[k]];
+            cJSON *inst = cJSON_CreateObject();
+            cJSON_AddStringToObject(inst, "profile", m->name);
+            cJSON *tn = cJSON_AddArrayToObject(inst, "tenants");
+            for (int i = 0; i < T; i++)
+                if (pk.gpu_of[i] == g && pk.slot_of[i] == k)
+                    cJSON_AddItemToArray(tn, cJSON_CreateString(sc->tenants[i].name));
+            cJSON_AddItemToArray(lay, inst);
+            used += m->compute_slices;
+            if (l < (int)sizeof label)
+                l += snprintf(label + l, sizeof label - (size_t)l, "%s%s",
+                              k ? "+" : (g ? " | " : " "), m->name);
+        }
+        cJSON_AddItemToArray(lays, lay);
+    }
+    int n_gpus = pk.n_gpus;
+    mig_pack_free(&pk);
+    if (layout_known(x, lays)) {
+        cJSON_Delete(st);
+        return NULL;
+    }
+    struct plan_cand *c = pc_add(x, "mig", n_gpus, st, "%s%s", label, why);
+    int slices = sc->gpu.mig_compute_slices > 0 ? sc->gpu.mig_compute_slices : 7;
+    c->free_gpus = n_gpus - (double)used / slices;
+    return c;
+}
+
+/* One instance per tenant, the smallest that works (or one size up), packed. */
 static void mig_plan(struct plan_ctx *x)
 {
     const struct scenario *sc = x->sc;
@@ -85,51 +141,113 @@ static void mig_plan(struct plan_ctx *x)
                 return;
             continue;
         }
-        struct mig_pack_opts po = {MIG_PACK_FGD, 0, 0, NULL};
-        struct mig_pack pk;
-        mig_pack(&sc->gpu, req, T, &po, &pk);
-        cJSON *st = pc_strategy("mig", "mig");
-        cJSON *lays = cJSON_AddArrayToObject(st, "layouts");
-        char label[160];
-        int l = snprintf(label, sizeof label, "mig");
-        for (int g = 0; g < pk.n_gpus; g++) {
-            cJSON *lay = cJSON_CreateArray();
-            for (int k = 0; k < pk.gpu[g].n; k++) {
-                cJSON *inst = cJSON_CreateObject();
-                cJSON_AddStringToObject(inst, "profile", sc->gpu.mig[pk.gpu[g].prof[k]].name);
-                cJSON *tn = cJSON_AddArrayToObject(inst, "tenants");
-                for (int i = 0; i < T; i++)
-                    if (pk.gpu_of[i] == g && pk.slot_of[i] == k)
-                        cJSON_AddItemToArray(tn, cJSON_CreateString(sc->tenants[i].name));
-                cJSON_AddItemToArray(lay, inst);
-                if (l < (int)sizeof label)
-                    l += snprintf(label + l, sizeof label - (size_t)l, "%s%s",
-                                  k ? "+" : (g ? " | " : " "), sc->gpu.mig[pk.gpu[g].prof[k]].name);
-            }
-            cJSON_AddItemToArray(lays, lay);
-        }
-        pc_add(x, "mig", pk.n_gpus, st, "%s", label);
-        mig_pack_free(&pk);
+        add_packed(x, req, "");
         free(req);
     }
 }
 
-/* mig-parted config: one entry per GPU with that GPU's instance counts. */
-static int mig_deploy(const char *dir, const struct scenario *sc, const struct plan_cand *b,
-                      char *err, size_t errlen)
+/* The next profile after `cur` with more compute slices that holds the tenant's memory (the
+ * order of mig_profile_for: compute, then memory), or -1. */
+static int next_larger(const struct gpu_profile *g, int cur, const struct tenant_cfg *t)
 {
-    char buf[8192];
-    int n = snprintf(buf, sizeof buf,
-                     "# NVIDIA mig-parted config generated by sharesim plan (scenario %s, %s)\n"
-                     "version: v1\nmig-configs:\n  sharesim:\n",
-                     sc->name, sc->gpu.name);
+    int best = -1;
+    for (int k = 0; k < g->n_mig; k++) {
+        const struct mig_profile *m = &g->mig[k];
+        if (mig_profile_is_me(m) || m->compute_slices <= g->mig[cur].compute_slices ||
+            t->memory_gb > m->memory_gb)
+            continue;
+        if (best < 0 || m->compute_slices < g->mig[best].compute_slices ||
+            (m->compute_slices == g->mig[best].compute_slices &&
+             m->memory_slices < g->mig[best].memory_slices))
+            best = k;
+    }
+    return best;
+}
+
+/* A MIG candidate missed: the same layout with the next larger instance for every tenant
+ * that missed its SLA (the others keep theirs), packed again. Nothing when none can grow. */
+static void mig_refine(struct plan_ctx *x, int idx)
+{
+    const struct scenario *sc = x->sc;
+    int T = sc->n_tenants;
+    int *req = ss_xcalloc((size_t)T, sizeof *req);
+    for (int i = 0; i < T; i++)
+        req[i] = -1;
+    const cJSON *lay, *inst, *t;
+    cJSON_ArrayForEach(lay, cJSON_GetObjectItemCaseSensitive(x->c[idx].strategy, "layouts"))
+    {
+        cJSON_ArrayForEach(inst, lay)
+        {
+            const struct mig_profile *m = cal_mig_find(
+                &sc->gpu, cJSON_GetObjectItemCaseSensitive(inst, "profile")->valuestring);
+            cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(inst, "tenants"))
+            {
+                int i = scn_tenant_index(sc, t->valuestring);
+                if (i >= 0 && m)
+                    req[i] = (int)(m - sc->gpu.mig);
+            }
+        }
+    }
+    char why[160] = " (larger for";
+    size_t n = strlen(why);
+    int grown = 0;
+    for (int i = 0; i < T; i++) {
+        double sla = sc->tenants[i].sla_p99_s, p99 = x->c[idx].p99_s[i];
+        if (req[i] < 0 || sla <= 0 || p99 <= sla)
+            continue;
+        int up = next_larger(&sc->gpu, req[i], &sc->tenants[i]);
+        if (up < 0)
+            continue;
+        req[i] = up;
+        grown++;
+        n += (size_t)snprintf(why + n, n < sizeof why ? sizeof why - n : 0, " %s",
+                              sc->tenants[i].name);
+    }
+    for (int i = 0; i < T; i++)
+        grown = req[i] < 0 ? 0 : grown; /* a tenant in no instance: not one of ours */
+    if (grown && n + 2 < sizeof why) {
+        snprintf(why + n, sizeof why - n, ")");
+        add_packed(x, req, why);
+    }
+    free(req);
+}
+
+/* The mig-parted config (MIGPARTED, docs/domain.md) the mig-manager applies: a config named
+ * `name` with one entry per GPU index (the plan's GPUs as devices 0..G-1 of one node) and
+ * its instance counts, and `all-disabled` so that the node can be returned to whole GPUs
+ * (a custom config replaces the operator's default one, which has it). */
+static char *mig_parted_text(const struct scenario *sc, const struct plan_cand *b, const char *name,
+                             char *err, size_t errlen)
+{
+    struct yw w;
+    yw_open_string(&w);
+    yw_doc_begin(&w);
+    yw_map_begin(&w);
+    yw_kv_str(&w, "version", "v1");
+    yw_str(&w, "mig-configs");
+    yw_map_begin(&w);
+    yw_str(&w, "all-disabled");
+    yw_seq_begin(&w, 0);
+    yw_map_begin(&w);
+    yw_kv_str(&w, "devices", "all");
+    yw_kv_bool(&w, "mig-enabled", 0);
+    yw_map_end(&w);
+    yw_seq_end(&w);
+    yw_str(&w, name);
+    yw_seq_begin(&w, 0);
     const cJSON *lay;
     int g = 0;
     cJSON_ArrayForEach(lay, cJSON_GetObjectItemCaseSensitive(b->strategy, "layouts"))
     {
-        n += snprintf(buf + n, sizeof buf - (size_t)n,
-                      "    - devices: [%d]\n      mig-enabled: true\n      mig-devices:\n", g++);
-        for (int k = 0; k < sc->gpu.n_mig && n < (int)sizeof buf; k++) {
+        yw_map_begin(&w);
+        yw_str(&w, "devices");
+        yw_seq_begin(&w, 1);
+        yw_int(&w, g++);
+        yw_seq_end(&w);
+        yw_kv_bool(&w, "mig-enabled", 1);
+        yw_str(&w, "mig-devices");
+        yw_map_begin(&w);
+        for (int k = 0; k < sc->gpu.n_mig; k++) {
             int count = 0;
             const cJSON *inst;
             cJSON_ArrayForEach(inst, lay)
@@ -138,13 +256,125 @@ static int mig_deploy(const char *dir, const struct scenario *sc, const struct p
                 count += strcmp(p->valuestring, sc->gpu.mig[k].name) == 0;
             }
             if (count)
-                n += snprintf(buf + n, sizeof buf - (size_t)n, "        \"%s\": %d\n",
-                              sc->gpu.mig[k].name, count);
+                yw_kv_int(&w, sc->gpu.mig[k].name, count);
         }
-        if (n >= (int)sizeof buf)
-            return ss_errf(err, errlen, "mig-parted config too long");
+        yw_map_end(&w);
+        yw_map_end(&w);
     }
-    return pc_write_file(dir, "mig-parted-config.yaml", buf, err, errlen);
+    yw_seq_end(&w);
+    yw_map_end(&w);
+    yw_map_end(&w);
+    yw_doc_end(&w);
+    char *text = NULL;
+    return yw_close(&w, &text, err, errlen) ? NULL : text;
+}
+
+/* The node's label that tells mig-manager which config to apply, as a patch of the Node. */
+static int write_node_label(struct dp_ctx *d, const char *name)
+{
+    struct dp_file f;
+    if (dp_yaml_open(d, &f, "node-mig-label.yaml", "Node label for the GPU Operator's mig-manager"))
+        return -1;
+    yw_doc_begin(&f.w);
+    yw_map_begin(&f.w);
+    yw_str(&f.w, "metadata");
+    yw_map_begin(&f.w);
+    yw_str(&f.w, "labels");
+    yw_map_begin(&f.w);
+    yw_kv_str(&f.w, "nvidia.com/mig.config", name);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_doc_end(&f.w);
+    return dp_yaml_commit(d, &f);
+}
+
+/* Helm values: the mixed strategy (each profile its own resource) and the custom config. */
+static int write_mig_values(struct dp_ctx *d, const char *cm_name)
+{
+    struct dp_file f;
+    if (dp_yaml_open(d, &f, "gpu-operator-values.yaml", "NVIDIA GPU Operator Helm values"))
+        return -1;
+    yw_doc_begin(&f.w);
+    yw_map_begin(&f.w);
+    yw_str(&f.w, "mig");
+    yw_map_begin(&f.w);
+    yw_kv_str(&f.w, "strategy", "mixed");
+    yw_map_end(&f.w);
+    yw_str(&f.w, "migManager");
+    yw_map_begin(&f.w);
+    yw_str(&f.w, "config");
+    yw_map_begin(&f.w);
+    yw_kv_str(&f.w, "name", cm_name);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_doc_end(&f.w);
+    return dp_yaml_commit(d, &f);
+}
+
+/* Each tenant requests its instance's profile as the mixed strategy advertises it. */
+static void mig_limits(struct dp_ctx *d)
+{
+    const cJSON *lay, *inst, *t;
+    cJSON_ArrayForEach(lay, cJSON_GetObjectItemCaseSensitive(d->c->strategy, "layouts"))
+    {
+        cJSON_ArrayForEach(inst, lay)
+        {
+            char res[64];
+            snprintf(res, sizeof res, "nvidia.com/mig-%s",
+                     cJSON_GetObjectItemCaseSensitive(inst, "profile")->valuestring);
+            cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(inst, "tenants"))
+            {
+                int i = scn_tenant_index(d->sc, t->valuestring);
+                if (i >= 0)
+                    dp_limit(d, i, res, 1);
+            }
+        }
+    }
+}
+
+/* The GPU Operator's mig-manager (GPUOP_MIG): a ConfigMap holding the mig-parted config, the
+ * node label naming it, the device plugin's mixed strategy, the pods' MIG resources. */
+static int mig_deploy(struct dp_ctx *d)
+{
+    static const char cm_name[] = "sharesim-mig-config";
+    char name[64];
+    dp_plan_name(d, name, sizeof name);
+    char *cfg = mig_parted_text(d->sc, d->c, name, d->err, d->errlen);
+    if (!cfg)
+        return -1;
+    struct dp_file f;
+    int rc = dp_yaml_open(d, &f, "mig-manager-config.yaml",
+                          "GPU Operator mig-manager config (mig-parted)");
+    if (!rc) {
+        dp_configmap_begin(d, &f.w, cm_name);
+        yw_str(&f.w, "config.yaml");
+        yw_literal(&f.w, cfg);
+        dp_configmap_end(&f.w);
+        rc = dp_yaml_commit(d, &f);
+    }
+    free(cfg);
+    if (rc || write_node_label(d, name) || write_mig_values(d, cm_name))
+        return -1;
+    mig_limits(d);
+    dp_readme(d,
+              "The %d GPU%s of one node are partitioned by the GPU Operator's mig-manager; the "
+              "device plugin's `mixed` strategy advertises each instance as "
+              "`nvidia.com/mig-<profile>`, which the tenants' pods request.\n\n"
+              "1. `kubectl apply -f mig-manager-config.yaml` (the ConfigMap `%s` in namespace "
+              "`%s`; its `config.yaml` holds the mig-parted config `%s`, devices 0..%d).\n"
+              "2. Install or upgrade the operator with `-f gpu-operator-values.yaml` (Helm "
+              "values `mig.strategy=mixed`, `migManager.config.name=%s`), or set the "
+              "ClusterPolicy fields `spec.mig.strategy: mixed` and "
+              "`spec.migManager.config.name: %s`.\n"
+              "3. Label the node: `kubectl label node NODE nvidia.com/mig.config=%s "
+              "--overwrite` (or `kubectl patch node NODE --patch-file node-mig-label.yaml`). "
+              "mig-manager reports `nvidia.com/mig.config.state=success` when the instances "
+              "exist; it needs the GPUs free of workloads while it reconfigures them.\n\n",
+              d->c->gpus, d->c->gpus > 1 ? "s" : "", cm_name, d->ns, name, d->c->gpus - 1, cm_name,
+              cm_name, name);
+    return 0;
 }
 
 /* Isolation for tight SLAs; and MIG (with time-slicing inside) when no other rule applies. */
@@ -169,5 +399,6 @@ const struct policy_hooks policy_hooks_mig = {
     .label = mig_label,
     .plan = mig_plan,
     .deploy = mig_deploy,
+    .refine = mig_refine,
     .rule_of_thumb = mig_rule,
 };

@@ -7,6 +7,7 @@
  * has a rule of thumb.
  */
 #include "core/analytic.h"
+#include "core/deploy.h"
 #include "core/plancand.h"
 #include "core/policy.h"
 #include "base/util.h"
@@ -15,14 +16,103 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The placements a candidate is simulated in are enumerated (pc_placement_*); past these
+ * bounds there are too many to simulate and the candidate is pruned, saying so. */
+#define SHARED_MAX_TENANTS 12
+#define SHARED_MAX_PLACEMENTS 64
+
 struct shared_kind {
     const struct policy_ops *ops;
     double gamma;    /* capacity bound: the fraction of a GPU the tenants' work can use */
     int max_per_gpu; /* tenants per GPU */
     int replicas;    /* the strategy object has "replicas" (time-slicing's device-plugin view) */
+    /* MPS through the device plugin: every client is capped at 100/replicas % of the
+     * threads (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE) and total memory / replicas of pinned
+     * device memory, whoever else shares its GPU (PLUGIN_MPS, docs/domain.md). */
+    int plugin_caps;
 };
 
-/* r tenants per GPU, balanced by load (longest first): one candidate per GPU count. */
+/* "chat+embed | rerank": which tenants share which GPU. */
+static void describe(const struct scenario *sc, int G, const int *gpu_of, char *out, size_t n)
+{
+    size_t k = 0;
+    out[0] = '\0';
+    for (int g = 0; g < G; g++) {
+        int first = 1;
+        for (int i = 0; i < sc->n_tenants && k < n; i++)
+            if (gpu_of[i] == g) {
+                k += (size_t)snprintf(out + k, n - k, "%s%s", first ? (g ? " | " : "") : "+",
+                                      sc->tenants[i].name);
+                first = 0;
+            }
+    }
+}
+
+/* Why this placement cannot work, analytically (memory that does not fit, a GPU past the
+ * capacity bound), in why; "" when it may. */
+static void placement_check(const struct scenario *sc, const struct shared_kind *sk, int G,
+                            const int *gpu_of, char *why, size_t n)
+{
+    for (int g = 0; g < G && !why[0]; g++) {
+        double mem = 0, load = 0;
+        for (int i = 0; i < sc->n_tenants; i++)
+            if (gpu_of[i] == g) {
+                mem += sc->tenants[i].memory_gb;
+                load += pc_load(&sc->tenants[i]);
+            }
+        char who[160];
+        describe(sc, G, gpu_of, who, sizeof who);
+        if (!sk->plugin_caps && mem > sc->gpu.memory_gb)
+            snprintf(why, n,
+                     "the scheduler may place %.100s: GPU %d needs %g GB > %g GB (memory is not "
+                     "isolated)",
+                     who, g, mem, sc->gpu.memory_gb);
+        else if (load >= sk->gamma)
+            snprintf(why, n, "the scheduler may place %.100s: GPU %d load %.2f >= capacity %.3f",
+                     who, g, load, sk->gamma);
+    }
+}
+
+/* The strategy object of one placement: the assignment, and what the artefact imposes. */
+static cJSON *placement_strategy(const struct scenario *sc, const struct shared_kind *sk, int r,
+                                 const int *gpu_of)
+{
+    const char *kind = sk->ops->kind;
+    char name[32];
+    snprintf(name, sizeof name, "%s-x%d", kind, r);
+    cJSON *st = pc_strategy(name, kind);
+    if (sk->replicas)
+        cJSON_AddNumberToObject(st, "replicas", r);
+    if (sk->plugin_caps) {
+        cJSON *tp = cJSON_AddObjectToObject(st, "thread_pct");
+        for (int i = 0; i < sc->n_tenants; i++)
+            cJSON_AddNumberToObject(tp, sc->tenants[i].name, 100 / r);
+    }
+    cJSON *as = cJSON_AddObjectToObject(st, "assign");
+    for (int i = 0; i < sc->n_tenants; i++)
+        cJSON_AddNumberToObject(as, sc->tenants[i].name, gpu_of[i]);
+    return st;
+}
+
+/* MPS through the plugin: a tenant above total memory / replicas cannot run at all. */
+static void plugin_memory_check(const struct scenario *sc, int r, char *why, size_t n)
+{
+    double cap = sc->gpu.memory_gb / r;
+    for (int i = 0; i < sc->n_tenants && !why[0]; i++)
+        if (sc->tenants[i].memory_gb > cap)
+            snprintf(why, n,
+                     "%s needs %g GB; the device plugin caps each of %d MPS clients at %.1f GB "
+                     "of pinned device memory (%g GB / %d)",
+                     sc->tenants[i].name, sc->tenants[i].memory_gb, r, cap, sc->gpu.memory_gb, r);
+}
+
+/*
+ * r = ⌈T/G⌉ replicas per GPU, one candidate per GPU count. The device plugin's config says
+ * only `replicas`: Kubernetes may put any r pods on one GPU, so the candidate is simulated
+ * in every placement of the tenants on G GPUs with at most r each (up to swapping GPUs) and
+ * meets the SLAs only if it does in all of them; one that cannot work analytically rules
+ * the candidate out, named in the reason.
+ */
 static void shared_plan(struct plan_ctx *x, const struct shared_kind *sk)
 {
     const struct scenario *sc = x->sc;
@@ -30,66 +120,50 @@ static void shared_plan(struct plan_ctx *x, const struct shared_kind *sk)
     int T = sc->n_tenants;
     if (T < 2)
         return; /* one tenant sharing a GPU is exactly exclusive */
-    double gamma = sk->gamma;
-    int *order = ss_xcalloc((size_t)T, sizeof *order);
-    for (int i = 0; i < T; i++)
-        order[i] = i;
-    for (int i = 1; i < T; i++) /* insertion sort by load, descending; stable */
-        for (int j = i;
-             j > 0 && pc_load(&sc->tenants[order[j]]) > pc_load(&sc->tenants[order[j - 1]]); j--) {
-            int t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
-    /* One candidate per GPU count: r = ⌈T/G⌉ tenants per GPU (a larger cap with the
-     * same G would give the same balanced assignment). */
+    int *gpu_of = ss_xcalloc((size_t)T, sizeof *gpu_of);
     for (int G = 1; G < T && G <= x->max_gpus; G++) {
         int r = (T + G - 1) / G;
         if (r > sk->max_per_gpu || (G > 1 && (T + G - 2) / (G - 1) == r))
             continue; /* over the tenant limit, or the same r as G − 1 GPUs */
-        double *load = ss_xcalloc((size_t)G, sizeof *load),
-               *mem = ss_xcalloc((size_t)G, sizeof *mem);
-        int *cnt = ss_xcalloc((size_t)G, sizeof *cnt), *gpu = ss_xcalloc((size_t)T, sizeof *gpu);
         char why[256] = "";
-        for (int k = 0; k < T && !why[0]; k++) {
-            const struct tenant_cfg *t = &sc->tenants[order[k]];
-            int best = -1;
-            for (int g = 0; g < G; g++)
-                if (cnt[g] < r && mem[g] + t->memory_gb <= sc->gpu.memory_gb &&
-                    (best < 0 || load[g] < load[best]))
-                    best = g;
-            if (best < 0) {
-                snprintf(why, sizeof why, "%s does not fit: memory is not isolated and adds up",
-                         t->name);
-                break;
-            }
-            gpu[order[k]] = best;
-            cnt[best]++;
-            load[best] += pc_load(t);
-            mem[best] += t->memory_gb;
+        long count = 0;
+        if (sk->plugin_caps)
+            plugin_memory_check(sc, r, why, sizeof why);
+        if (!why[0] && T > SHARED_MAX_TENANTS)
+            snprintf(why, sizeof why,
+                     "%d tenants: too many placements of their pods to simulate them all", T);
+        if (!why[0]) {
+            count = pc_placement_count(T, G, r, SHARED_MAX_PLACEMENTS);
+            if (count > SHARED_MAX_PLACEMENTS)
+                snprintf(why, sizeof why,
+                         "more than %d placements of the pods on %d GPUs: too many to simulate",
+                         SHARED_MAX_PLACEMENTS, G);
         }
-        for (int g = 0; g < G && !why[0]; g++)
-            if (load[g] >= gamma)
-                snprintf(why, sizeof why, "GPU %d load %.2f >= capacity %.3f = q/(q+s)", g, load[g],
-                         gamma);
+        cJSON *pl = cJSON_CreateArray();
+        for (int ok = !why[0] && pc_placement_first(T, G, r, gpu_of); ok && !why[0];
+             ok = pc_placement_next(T, G, r, gpu_of)) {
+            placement_check(sc, sk, G, gpu_of, why, sizeof why);
+            cJSON_AddItemToArray(pl, placement_strategy(sc, sk, r, gpu_of));
+        }
         if (!why[0])
             pc_sla_below_work(sc, 1.0, why, sizeof why);
-        char name[32];
-        snprintf(name, sizeof name, "%s-x%d", kind, r);
-        cJSON *st = pc_strategy(name, kind);
-        if (sk->replicas)
-            cJSON_AddNumberToObject(st, "replicas", r);
-        cJSON *as = cJSON_AddObjectToObject(st, "assign");
-        for (int i = 0; i < T; i++)
-            cJSON_AddNumberToObject(as, sc->tenants[i].name, gpu[i]);
-        struct plan_cand *c = pc_add(x, kind, G, st, "%s %d per GPU", kind, r);
+        if (cJSON_GetArraySize(pl) == 0) { /* pruned before any placement: its first */
+            pc_placement_first(T, G, r, gpu_of);
+            cJSON_AddItemToArray(pl, placement_strategy(sc, sk, r, gpu_of));
+        }
+        char label[64] = "";
+        if (count > 1)
+            snprintf(label, sizeof label, ", %ld placements", count);
+        struct plan_cand *c = pc_add(x, kind, G, cJSON_Duplicate(cJSON_GetArrayItem(pl, 0), 1),
+                                     "%s %d per GPU%s", kind, r, label);
         snprintf(c->pruned, sizeof c->pruned, "%s", why);
-        free(load);
-        free(mem);
-        free(cnt);
-        free(gpu);
+        c->variants = count > 1 ? (int)count : 1;
+        if (count > 1)
+            c->placements = pl;
+        else
+            cJSON_Delete(pl);
     }
-    free(order);
+    free(gpu_of);
 }
 
 /* Time-slicing: the switch cost leaves q/(q+s) of the GPU to work; up to 16 replicas. */
@@ -101,67 +175,158 @@ static void ts_plan(struct plan_ctx *x)
                                 cal_switch_s(&x->sc->gpu, x->sc->gpu.switch_s,
                                              x->sc->gpu.context_state_mb,
                                              x->sc->gpu.context_state_mb)),
-        16, 1};
+        16, 1, 0};
     shared_plan(x, &sk);
 }
 
-/* MPS: no switch cost, so the capacity bound is the whole GPU; the client limit caps r. */
+/* MPS: no switch cost, so the capacity bound is the whole GPU; the client limit caps r; the
+ * device plugin's per-client caps are part of the candidate. */
 static void mps_plan(struct plan_ctx *x)
 {
-    const struct shared_kind sk = {&policy_mps, 1.0, x->sc->gpu.mps_max_clients, 0};
+    const struct shared_kind sk = {&policy_mps, 1.0, x->sc->gpu.mps_max_clients, 0, 1};
     shared_plan(x, &sk);
 }
 
-/* A k8s-device-plugin ConfigMap that advertises each GPU as `replicas` GPUs. */
+/*
+ * The NVIDIA k8s-device-plugin's sharing config (PLUGIN_CFG, docs/domain.md): every GPU is
+ * advertised as `replicas` GPUs, time-sliced or MPS clients. Two flags are set on purpose:
+ * - renameByDefault: true — the replicas are advertised as nvidia.com/gpu.shared, so only
+ *   pods that ask for a shared replica (the tenants' patches) land on these GPUs; a pod
+ *   asking for nvidia.com/gpu cannot join them unplanned and change what was simulated.
+ * - failRequestsGreaterThanOne: true — a pod asking for two replicas would get two slices of
+ *   possibly one GPU, not twice the compute; the plan gives each tenant one replica, so more
+ *   is refused (for MPS the plugin sets it to true itself, PLUGIN_REL 0.15.0).
+ */
 struct plugin_config {
-    const char *file;         /* in the --k8s folder */
-    const char *what;         /* the config, in its header comment */
-    const char *up_to, *unit; /* the header counts "<up_to><replicas> <unit> each" */
-    const char *name;         /* the ConfigMap's */
-    const char *flags;        /* the config's flags block, or "" */
-    const char *sharing;      /* its sharing key */
+    const char *file;    /* in the --k8s folder */
+    const char *what;    /* the file's header */
+    const char *cm_name; /* the ConfigMap's */
+    const char *sharing; /* its sharing key */
+    const char *how;     /* how the replicas share a GPU, for the README */
 };
 
-static int write_plugin_config(const char *dir, const struct plugin_config *pc,
-                               const struct scenario *sc, int gpus, int replicas, char *err,
-                               size_t errlen)
+/* The config the plugin reads (the ConfigMap's value), as YAML text. */
+static char *plugin_config_text(const struct plugin_config *pc, int replicas, char *err,
+                                size_t errlen)
 {
-    char buf[4096];
-    snprintf(buf, sizeof buf,
-             "# NVIDIA k8s-device-plugin %s config generated by sharesim plan\n"
-             "# scenario: %s — %d GPU(s) %s, %s%d %s each\n"
-             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
-             "  namespace: gpu-operator\ndata:\n  any: |-\n    version: v1\n%s    sharing:\n"
-             "      %s:\n        resources:\n        - name: nvidia.com/gpu\n"
-             "          replicas: %d\n",
-             pc->what, sc->name, gpus, sc->gpu.name, pc->up_to, replicas, pc->unit, pc->name,
-             pc->flags, pc->sharing, replicas);
-    return pc_write_file(dir, pc->file, buf, err, errlen);
+    struct yw w;
+    yw_open_string(&w);
+    yw_doc_begin(&w);
+    yw_map_begin(&w);
+    yw_kv_str(&w, "version", "v1");
+    yw_str(&w, "flags");
+    yw_map_begin(&w);
+    yw_kv_str(&w, "migStrategy", "none");
+    yw_map_end(&w);
+    yw_str(&w, "sharing");
+    yw_map_begin(&w);
+    yw_str(&w, pc->sharing);
+    yw_map_begin(&w);
+    yw_kv_bool(&w, "renameByDefault", 1);
+    yw_kv_bool(&w, "failRequestsGreaterThanOne", 1);
+    yw_str(&w, "resources");
+    yw_seq_begin(&w, 0);
+    yw_map_begin(&w);
+    yw_kv_str(&w, "name", "nvidia.com/gpu");
+    yw_kv_int(&w, "replicas", replicas);
+    yw_map_end(&w);
+    yw_seq_end(&w);
+    yw_map_end(&w);
+    yw_map_end(&w);
+    yw_map_end(&w);
+    yw_doc_end(&w);
+    char *text = NULL;
+    return yw_close(&w, &text, err, errlen) ? NULL : text;
+}
+
+/* Helm values of the GPU Operator that select the config (GPUOP_SHARING). */
+static int write_values(struct dp_ctx *d, const char *cm_name, const char *key)
+{
+    struct dp_file f;
+    if (dp_yaml_open(d, &f, "gpu-operator-values.yaml", "NVIDIA GPU Operator Helm values"))
+        return -1;
+    yw_doc_begin(&f.w);
+    yw_map_begin(&f.w);
+    yw_str(&f.w, "devicePlugin");
+    yw_map_begin(&f.w);
+    yw_str(&f.w, "config");
+    yw_map_begin(&f.w);
+    yw_kv_str(&f.w, "name", cm_name);
+    yw_kv_str(&f.w, "default", key);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_doc_end(&f.w);
+    return dp_yaml_commit(d, &f);
+}
+
+/* The replicas per GPU the candidate was planned with: time-slicing's strategy says so,
+ * MPS's is ⌈T/G⌉, the most tenants shared_plan puts on one GPU. */
+static int shared_replicas(const struct scenario *sc, const struct plan_cand *c)
+{
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(c->strategy, "replicas");
+    return cJSON_IsNumber(r) ? r->valueint : (sc->n_tenants + c->gpus - 1) / c->gpus;
+}
+
+static int deploy_plugin(struct dp_ctx *d, const struct plugin_config *pc)
+{
+    int replicas = shared_replicas(d->sc, d->c);
+    char key[64];
+    dp_plan_name(d, key, sizeof key);
+    char *cfg = plugin_config_text(pc, replicas, d->err, d->errlen);
+    if (!cfg)
+        return -1;
+    struct dp_file f;
+    int rc = dp_yaml_open(d, &f, pc->file, pc->what);
+    if (!rc) {
+        dp_configmap_begin(d, &f.w, pc->cm_name);
+        yw_str(&f.w, key);
+        yw_literal(&f.w, cfg);
+        dp_configmap_end(&f.w);
+        rc = dp_yaml_commit(d, &f);
+    }
+    free(cfg);
+    if (rc || write_values(d, pc->cm_name, key))
+        return -1;
+    for (int i = 0; i < d->sc->n_tenants; i++)
+        dp_limit(d, i, "nvidia.com/gpu.shared", 1);
+    dp_readme(d,
+              "Each of the %d GPU%s is advertised as %d `nvidia.com/gpu.shared` replicas, %s; "
+              "each tenant's pod asks for one.\n\n"
+              "1. `kubectl apply -f %s` (the ConfigMap `%s` in namespace `%s`, key `%s`).\n"
+              "2. Point the GPU Operator at it: `helm upgrade --install gpu-operator "
+              "nvidia/gpu-operator -n %s -f gpu-operator-values.yaml` (Helm values "
+              "`devicePlugin.config.name=%s`, `devicePlugin.config.default=%s`), or on a "
+              "running operator set the ClusterPolicy fields `spec.devicePlugin.config.name` and "
+              "`spec.devicePlugin.config.default` to the same values (`kubectl patch "
+              "clusterpolicies.nvidia.com/cluster-policy --type merge -p "
+              "'{\"spec\": {\"devicePlugin\": {\"config\": {\"name\": \"%s\", \"default\": "
+              "\"%s\"}}}}'`). The operator does not watch the ConfigMap: after changing it, "
+              "restart the device plugin pods.\n\n",
+              d->c->gpus, d->c->gpus > 1 ? "s" : "", replicas, pc->how, pc->file, pc->cm_name,
+              d->ns, key, d->ns, pc->cm_name, key, pc->cm_name, key);
+    return 0;
 }
 
 /* NVIDIA k8s-device-plugin time-slicing: each GPU advertised as `replicas` GPUs. */
-static int ts_deploy(const char *dir, const struct scenario *sc, const struct plan_cand *b,
-                     char *err, size_t errlen)
+static int ts_deploy(struct dp_ctx *d)
 {
-    static const struct plugin_config ts = {"time-slicing-config.yaml",
-                                            "time-slicing",
-                                            "",
-                                            "replicas",
-                                            "sharesim-time-slicing",
-                                            "    flags:\n      migStrategy: none\n",
-                                            "timeSlicing"};
-    int replicas = cJSON_GetObjectItemCaseSensitive(b->strategy, "replicas")->valueint;
-    return write_plugin_config(dir, &ts, sc, b->gpus, replicas, err, errlen);
+    static const struct plugin_config ts = {
+        "time-slicing-config.yaml", "NVIDIA k8s-device-plugin time-slicing config",
+        "sharesim-time-slicing", "timeSlicing",
+        "time-sliced by the driver (no memory or fault isolation)"};
+    return deploy_plugin(d, &ts);
 }
 
-/* NVIDIA k8s-device-plugin MPS sharing: as many clients per GPU as the plan puts there. */
-static int mps_deploy(const char *dir, const struct scenario *sc, const struct plan_cand *b,
-                      char *err, size_t errlen)
+/* NVIDIA k8s-device-plugin MPS sharing: each replica an MPS client with 1/replicas of the
+ * threads and of the memory, the caps the candidate was simulated with. */
+static int mps_deploy(struct dp_ctx *d)
 {
     static const struct plugin_config mps = {
-        "mps-config.yaml", "MPS sharing", "up to ", "clients", "sharesim-mps", "", "mps"};
-    int per_gpu = (sc->n_tenants + b->gpus - 1) / b->gpus;
-    return write_plugin_config(dir, &mps, sc, b->gpus, per_gpu, err, errlen);
+        "mps-config.yaml", "NVIDIA k8s-device-plugin MPS sharing config", "sharesim-mps", "mps",
+        "each an MPS client capped by the plugin at 1/replicas of the GPU's threads and of its "
+        "memory"};
+    return deploy_plugin(d, &mps);
 }
 
 static int ts_rule(const struct scenario *sc, char *rule, size_t n)

@@ -5,6 +5,7 @@
  * Kubernetes), and the many-tenants rule of thumb.
  */
 #include "core/analytic.h"
+#include "core/deploy.h"
 #include "core/plancand.h"
 #include "core/policy.h"
 
@@ -66,28 +67,31 @@ static void vg_plan(struct plan_ctx *x)
     }
 }
 
-/* The VMs and quotas to create in the hypervisor, one line per VM of one GPU's layout. */
-static int vg_deploy(const char *dir, const struct scenario *sc, const struct plan_cand *b,
-                     char *err, size_t errlen)
+/* vGPU lives in the hypervisor: the README says which VMs to create; in each VM the vGPU is
+ * one GPU to the VM's own device plugin, so each tenant's pod requests one. */
+static int vg_deploy(struct dp_ctx *d)
 {
-    char buf[4096];
-    int n = snprintf(buf, sizeof buf,
-                     "# sharesim plan: vGPU is configured in the hypervisor, not in Kubernetes.\n"
-                     "# Create, on each of %d GPU(s), one VM per tenant with these vGPU types\n"
-                     "# (scheduler: best effort, the default):\n",
-                     b->gpus);
+    dp_readme(d,
+              "vGPU is configured in the hypervisor, not in Kubernetes: create, on each of the "
+              "%d GPU%s, one VM per tenant with the NVIDIA vGPU type below (scheduler: best "
+              "effort, the default), each VM a Kubernetes node whose device plugin sees one "
+              "GPU.\n\n",
+              d->c->gpus, d->c->gpus > 1 ? "s" : "");
     const cJSON *vm;
-    cJSON_ArrayForEach(vm, cJSON_GetObjectItemCaseSensitive(b->strategy, "vgpus"))
+    cJSON_ArrayForEach(vm, cJSON_GetObjectItemCaseSensitive(d->c->strategy, "vgpus"))
     {
         const cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(vm, "tenants"), 0);
         const cJSON *ty = cJSON_GetObjectItemCaseSensitive(vm, "type");
         const struct vgpu_type *vt =
-            cJSON_IsString(ty) ? cal_vgpu_type(&sc->gpu, ty->valuestring) : NULL;
-        if (n < (int)sizeof buf)
-            n += snprintf(buf + n, sizeof buf - (size_t)n, "#   %s: %s (%g GB frame buffer)\n",
-                          t ? t->valuestring : "?", vt ? vt->name : "?", vt ? vt->fb_gb : 0.0);
+            cJSON_IsString(ty) ? cal_vgpu_type(&d->sc->gpu, ty->valuestring) : NULL;
+        int i = t ? scn_tenant_index(d->sc, t->valuestring) : -1;
+        dp_readme(d, "- %s: %s (%g GB frame buffer)\n", t ? t->valuestring : "?",
+                  vt ? vt->name : "?", vt ? vt->fb_gb : 0.0);
+        if (i >= 0)
+            dp_limit(d, i, "nvidia.com/gpu", 1);
     }
-    return pc_write_file(dir, "vgpu.txt", buf, err, errlen);
+    dp_readme(d, "\n");
+    return 0;
 }
 
 static int vg_rule(const struct scenario *sc, char *rule, size_t n)

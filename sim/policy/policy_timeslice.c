@@ -157,6 +157,7 @@ static void *ts_init(struct sim *s, const void *cfgp)
         ts_unit_init(&x->units[g], sc, unit_addr(EV_UNIT, g), first[g + 1] - first[g],
                      order + first[g], 1.0, 1.0, mem + first[g], c->slice_s, c->switch_s,
                      c->release_on_idle, 1.0, c->oom_simulate, sc->gpu.memory_gb);
+        ts_fold_switches(&x->units[g], sc); /* a tenant is a context here, on one GPU */
         ts_start(s, &x->units[g]);
     }
     free(first);

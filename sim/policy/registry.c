@@ -8,7 +8,8 @@
 #include <string.h>
 
 static const struct policy_ops *const registry[] = {
-    &policy_exclusive, &policy_timeslice, &policy_mig, &policy_mps, &policy_vgpu, NULL,
+    &policy_exclusive, &policy_timeslice,  &policy_mig, &policy_mps,
+    &policy_vgpu,      &policy_fractional, NULL,
 };
 
 int policy_count(void)

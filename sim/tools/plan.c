@@ -6,6 +6,7 @@
  */
 #include "tools/plan.h"
 #include "base/jsonv.h"
+#include "core/deploy.h"
 #include "core/llmstats.h"
 #include "core/policy.h"
 #include "report/report.h"
@@ -36,8 +37,6 @@ static int kind_wanted(const struct pctx *x, const char *kind)
 
 /* ---- simulation ------------------------------------------------------------ */
 
-/* Simulates one candidate: 0, or -1 with the message when the run failed (eng_run). A
- * candidate the loader rejects is pruned, not an error. */
 /* One target (sla <= 0: none) against its p99: the candidate's worst margin, feasibility. */
 static void check_sla(struct plan_cand *c, const char *tenant, double sla, double p99)
 {
@@ -52,7 +51,10 @@ static void check_sla(struct plan_cand *c, const char *tenant, double sla, doubl
         c->feasible = 0;
 }
 
-static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, size_t errlen)
+/* Loads and runs one strategy object on c->gpus GPUs: 0 with the result in *res (the caller
+ * frees it), 1 when the loader rejects it (its reason in c->pruned), -1 when the run failed. */
+static int run_strategy(const struct scenario *sc, struct plan_cand *c, const cJSON *strategy,
+                        struct strategy_result *res, char *err, size_t errlen)
 {
     cJSON *doc = cJSON_Duplicate(sc->json, 1);
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "plan");
@@ -60,7 +62,7 @@ static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, s
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "gpus");
     cJSON_AddNumberToObject(doc, "gpus", c->gpus);
     cJSON *arr = cJSON_CreateArray();
-    cJSON_AddItemToArray(arr, cJSON_Duplicate(c->strategy, 1));
+    cJSON_AddItemToArray(arr, cJSON_Duplicate(strategy, 1));
     if (cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
         cJSON_ReplaceItemInObjectCaseSensitive(doc, "strategies", arr);
     else
@@ -73,36 +75,90 @@ static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, s
         snprintf(c->pruned, sizeof c->pruned, "rejected by the loader: %.200s", why);
         free(text);
         scn_free(&s2);
-        return 0;
+        return 1;
     }
     free(text);
-    struct strategy_result res;
-    if (run_one(&s2, &s2.strategies[0], 0, &res, err, errlen)) {
-        scn_free(&s2);
-        return -1;
+    int rc = run_one(&s2, &s2.strategies[0], 0, res, err, errlen);
+    scn_free(&s2);
+    return rc ? -1 : 0;
+}
+
+/* "chat+embed | rerank": the strategy's "assign", GPU by GPU. */
+static void placement_text(const struct scenario *sc, const cJSON *strategy, int gpus, char *out,
+                           size_t n)
+{
+    const cJSON *as = cJSON_GetObjectItemCaseSensitive(strategy, "assign");
+    size_t k = 0;
+    out[0] = '\0';
+    for (int g = 0; g < gpus && k < n; g++) {
+        int first = 1;
+        for (int i = 0; i < sc->n_tenants && k < n; i++) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(as, sc->tenants[i].name);
+            if (cJSON_IsNumber(v) && v->valueint == g) {
+                k += (size_t)snprintf(out + k, n - k, "%s%s", first ? (g && k ? " | " : "") : "+",
+                                      sc->tenants[i].name);
+                first = 0;
+            }
+        }
     }
-    c->simulated = 1;
+}
+
+/*
+ * Simulates one candidate in each of its placements (one when it has none): a tenant's p99
+ * is its worst over them, the candidate meets the SLAs only if it does in every one. Returns
+ * the number of runs (0 when the loader rejected it: pruned, not an error), or -1 with the
+ * message when a run failed (eng_run).
+ */
+static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, size_t errlen)
+{
+    int n = c->placements ? cJSON_GetArraySize(c->placements) : 1;
     c->feasible = 1;
     c->worst_margin = INFINITY;
     c->p99_s = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->p99_s);
-    c->cost_per_hour = res.m[SM_COST_PER_HOUR];
-    c->cost_per_mreq = res.m[SM_COST_PER_MREQ];
-    for (int i = 0; i < sc->n_tenants; i++) {
-        const double *t = res_t(&res, i);
-        const struct lsv_cfg *l = sc->tenants[i].llm;
-        c->p99_s[i] = t[TM_LAT_P99];
-        if (t[TM_FAILED] > 0 || t[TM_REJECTED] > 0)
+    for (int i = 0; i < sc->n_tenants; i++)
+        c->p99_s[i] = -INFINITY;
+    for (int v = 0; v < n; v++) {
+        const cJSON *st = c->placements ? cJSON_GetArrayItem(c->placements, v) : c->strategy;
+        struct strategy_result res;
+        int rc = run_strategy(sc, c, st, &res, err, errlen);
+        if (rc) {
+            free(c->p99_s);
+            c->p99_s = NULL;
             c->feasible = 0;
-        check_sla(c, sc->tenants[i].name, sc->tenants[i].sla_p99_s, t[TM_LAT_P99]);
-        if (l && res.llm) { /* an LLM tenant's TTFT and TPOT targets count alike */
-            const double *m = res.llm + (size_t)i * LM_N;
-            check_sla(c, sc->tenants[i].name, l->sla_ttft_p99_s, m[LM_TTFT_P99]);
-            check_sla(c, sc->tenants[i].name, l->sla_tpot_p99_s, m[LM_TPOT_P99]);
+            c->worst_margin = NAN;
+            return rc < 0 ? -1 : 0;
         }
+        if (v == 0) {
+            c->cost_per_hour = res.m[SM_COST_PER_HOUR];
+            c->cost_per_mreq = res.m[SM_COST_PER_MREQ];
+        }
+        /* This placement's own verdict, folded into the candidate's below. */
+        struct plan_cand one = {.feasible = 1, .worst_margin = INFINITY};
+        for (int i = 0; i < sc->n_tenants; i++) {
+            const double *t = res_t(&res, i);
+            const struct lsv_cfg *l = sc->tenants[i].llm;
+            if (!(t[TM_LAT_P99] <= c->p99_s[i]))
+                c->p99_s[i] = t[TM_LAT_P99];
+            if (t[TM_FAILED] > 0 || t[TM_REJECTED] > 0)
+                one.feasible = 0;
+            check_sla(&one, sc->tenants[i].name, sc->tenants[i].sla_p99_s, t[TM_LAT_P99]);
+            if (l && res.llm) { /* an LLM tenant's TTFT and TPOT targets count alike */
+                const double *m = res.llm + (size_t)i * LM_N;
+                check_sla(&one, sc->tenants[i].name, l->sla_ttft_p99_s, m[LM_TTFT_P99]);
+                check_sla(&one, sc->tenants[i].name, l->sla_tpot_p99_s, m[LM_TPOT_P99]);
+            }
+        }
+        c->feasible &= one.feasible;
+        if (one.worst_margin < c->worst_margin || v == 0) {
+            c->worst_margin = one.worst_margin;
+            snprintf(c->worst_tenant, sizeof c->worst_tenant, "%s", one.worst_tenant);
+            if (c->placements)
+                placement_text(sc, st, c->gpus, c->worst_placement, sizeof c->worst_placement);
+        }
+        strategy_result_free(&res);
     }
-    strategy_result_free(&res);
-    scn_free(&s2);
-    return 0;
+    c->simulated = 1;
+    return n;
 }
 
 static double cost_key(const struct plan_cand *c)
@@ -125,6 +181,20 @@ static int by_cost(const void *pa, const void *pb)
     return a->gpus - b->gpus;
 }
 
+/* The cheapest candidate (by_cost's order) still to simulate, or -1. */
+static int next_to_simulate(const struct plan_ctx *x)
+{
+    int best = -1;
+    for (int i = 0; i < x->n; i++) {
+        const struct plan_cand *c = &x->c[i];
+        if (c->simulated || c->pruned[0] || !c->strategy)
+            continue;
+        if (best < 0 || by_cost(c, &x->c[best]) < 0)
+            best = i;
+    }
+    return best;
+}
+
 /* Output order: feasible by cost (then margin), simulated infeasible by margin,
  * unsimulated by cost, pruned last. */
 static int rank_of(const struct plan_cand *c)
@@ -140,6 +210,11 @@ static int by_rank(const void *pa, const void *pb)
         return ra - rb;
     if (ra == 0 && cost_key(a) != cost_key(b))
         return cost_key(a) < cost_key(b) ? -1 : 1;
+    /* Equal cost: the one that leaves more capacity free (room to grow, for a new tenant),
+     * when both say how much. */
+    if (ra == 0 && isfinite(a->free_gpus) && isfinite(b->free_gpus) &&
+        fabs(a->free_gpus - b->free_gpus) > 1e-9)
+        return a->free_gpus > b->free_gpus ? -1 : 1;
     if (ra <= 1 && a->worst_margin != b->worst_margin)
         return a->worst_margin > b->worst_margin ? -1 : 1;
     return by_cost(pa, pb);
@@ -165,6 +240,49 @@ static void rule_of_thumb(const struct scenario *sc, struct plan_result *r)
             snprintf(r->rule_text, sizeof r->rule_text, "%s", text);
         }
     }
+}
+
+/* Why the recommendation beat the candidates that cost as much (by_rank's tie-breaks), in
+ * r->reason: more capacity left free, or a larger worst SLA margin. */
+static void explain_choice(struct plan_result *r)
+{
+    if (r->best < 0) {
+        snprintf(r->reason, sizeof r->reason,
+                 "no candidate meets every SLA: the closest is the one with the largest worst "
+                 "margin");
+        return;
+    }
+    const struct plan_cand *b = &r->c[r->best];
+    int ties = 0;
+    const struct plan_cand *next = NULL;
+    for (int i = 0; i < r->n; i++)
+        if (i != r->best && r->c[i].feasible && cost_key(&r->c[i]) == cost_key(b)) {
+            ties++;
+            if (!next)
+                next = &r->c[i];
+        }
+    if (!ties) {
+        snprintf(r->reason, sizeof r->reason,
+                 "the cheapest configuration the simulation confirms meets every tenant's p99 "
+                 "SLA");
+        return;
+    }
+    int n = snprintf(r->reason, sizeof r->reason,
+                     "the cheapest confirmed, tied in cost with %d other%s; chosen ", ties,
+                     ties > 1 ? "s" : "");
+    if (isfinite(b->free_gpus) && isfinite(next->free_gpus) &&
+        fabs(b->free_gpus - next->free_gpus) > 1e-9)
+        snprintf(r->reason + n, sizeof r->reason - (size_t)n,
+                 "because it leaves more capacity free (%.2f GPUs against %.2f for %s)",
+                 b->free_gpus, next->free_gpus, next->label);
+    else if (b->worst_margin > next->worst_margin)
+        snprintf(r->reason + n, sizeof r->reason - (size_t)n,
+                 "for its larger worst SLA margin (%+.1f%% against %+.1f%% for %s)",
+                 100 * b->worst_margin, 100 * next->worst_margin, next->label);
+    else
+        snprintf(r->reason + n, sizeof r->reason - (size_t)n,
+                 "first by name: %s has the same worst SLA margin (%+.1f%%)", next->label,
+                 100 * next->worst_margin);
 }
 
 /* ---- entry ------------------------------------------------------------------- */
@@ -219,24 +337,28 @@ int plan_run(const struct scenario *sc, int progress, struct plan_result *out, c
         if (ops->hooks && ops->hooks->plan && kind_wanted(&x, ops->kind))
             ops->hooks->plan(&x.pc);
     }
-    struct plan_cand *cand = x.pc.c;
-    int n = x.pc.n;
-    qsort(cand, (size_t)n, sizeof *cand, by_cost);
-    int feasible = 0, rc = 0;
-    for (int i = 0; i < n && feasible < PLAN_ENOUGH_FEASIBLE; i++) {
-        struct plan_cand *c = &cand[i];
-        if (c->pruned[0] || !c->strategy)
-            continue;
+    int feasible = 0, rc = 0, i;
+    /* Cheapest first; a strategy may add candidates after one of its own misses (refine: a
+     * larger size for the tenants that missed), which join the queue at their price. */
+    while (feasible < PLAN_ENOUGH_FEASIBLE && (i = next_to_simulate(&x.pc)) >= 0) {
         if (out->simulations >= x.max_sims)
             break;
+        struct plan_cand *c = &x.pc.c[i];
         if (progress)
             fprintf(stderr, "\rplan: simulating %d: %-60.60s", out->simulations + 1, c->label);
-        rc = simulate(sc, c, err, errlen);
-        if (rc)
+        int runs = simulate(sc, c, err, errlen);
+        if (runs < 0) {
+            rc = -1;
             break;
-        out->simulations++;
+        }
+        out->simulations += runs;
         feasible += c->feasible;
+        const struct policy_ops *ops = policy_find(c->kind);
+        if (c->simulated && !c->feasible && ops && ops->hooks && ops->hooks->refine)
+            ops->hooks->refine(&x.pc, i);
     }
+    struct plan_cand *cand = x.pc.c;
+    int n = x.pc.n;
     if (progress)
         fprintf(stderr, "\r%*s\r", 80, "");
     out->n = n;
@@ -252,16 +374,15 @@ int plan_run(const struct scenario *sc, int progress, struct plan_result *out, c
         if (cand[i].simulated &&
             (out->closest < 0 || cand[i].worst_margin > cand[out->closest].worst_margin))
             out->closest = i;
+    explain_choice(out);
     rule_of_thumb(sc, out);
     return 0;
 }
 
 void plan_result_free(struct plan_result *r)
 {
-    for (int i = 0; i < r->n; i++) {
-        cJSON_Delete(r->c[i].strategy);
-        free(r->c[i].p99_s);
-    }
+    for (int i = 0; i < r->n; i++)
+        pc_free_cand(&r->c[i]);
     free(r->c);
     memset(r, 0, sizeof *r);
 }
@@ -294,6 +415,10 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
             snprintf(rank, sizeof rank, "%d", i + 1);
         if (c->pruned[0])
             snprintf(margin, sizeof margin, "%s", c->pruned);
+        else if (c->simulated && c->placements)
+            snprintf(margin, sizeof margin, "%+.1f%% (%s, worst of %d placements: %s)",
+                     100 * c->worst_margin, c->worst_tenant[0] ? c->worst_tenant : "no SLA",
+                     c->variants, c->worst_placement);
         else if (c->simulated)
             snprintf(margin, sizeof margin, "%+.1f%% (%s)", 100 * c->worst_margin,
                      c->worst_tenant[0] ? c->worst_tenant : "no SLA");
@@ -315,10 +440,9 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
         if (isfinite(b->cost_per_hour))
             snprintf(cost, sizeof cost, "$%.2f/hour", b->cost_per_hour);
         fprintf(fp,
-                "recommendation: %s on %d GPU%s, %s — the cheapest configuration the "
-                "simulation confirms; every tenant meets its p99 SLA (tightest: %s, %+.1f%% "
-                "margin).\n",
-                b->label, b->gpus, b->gpus > 1 ? "s" : "", cost,
+                "recommendation: %s on %d GPU%s, %s — %s; every tenant meets its p99 SLA "
+                "(tightest: %s, %+.1f%% margin).\n",
+                b->label, b->gpus, b->gpus > 1 ? "s" : "", cost, r->reason,
                 b->worst_tenant[0] ? b->worst_tenant : "-", 100 * b->worst_margin);
     } else if (r->closest >= 0) {
         const struct plan_cand *b = &r->c[r->closest];
@@ -357,8 +481,14 @@ static cJSON *cand_json(const struct scenario *sc, const struct plan_cand *c)
     cJSON_AddBoolToObject(o, "simulated", c->simulated);
     cJSON_AddBoolToObject(o, "meets_sla", c->feasible);
     jv_out_add(o, "worst_sla_margin", c->worst_margin);
+    jv_out_add(o, "free_gpus", c->free_gpus);
     if (c->pruned[0])
         cJSON_AddStringToObject(o, "pruned", c->pruned);
+    cJSON_AddNumberToObject(o, "placements", c->variants > 1 ? c->variants : 1);
+    if (c->placements)
+        cJSON_AddItemToObject(o, "placement_strategies", cJSON_Duplicate(c->placements, 1));
+    if (c->placements && c->simulated)
+        cJSON_AddStringToObject(o, "worst_placement", c->worst_placement);
     if (c->p99_s) {
         cJSON *p = cJSON_AddObjectToObject(o, "p99_ms");
         for (int i = 0; i < sc->n_tenants; i++)
@@ -381,9 +511,7 @@ cJSON *plan_json(const struct scenario *sc, const struct plan_result *r)
         jv_out_add(rec, "cost_per_million_requests_usd", b->cost_per_mreq);
         cJSON_AddBoolToObject(rec, "meets_sla", 1);
         jv_out_add(rec, "worst_sla_margin", b->worst_margin);
-        cJSON_AddStringToObject(rec, "reason",
-                                "cheapest configuration confirmed by simulation to meet every "
-                                "tenant's p99 SLA");
+        cJSON_AddStringToObject(rec, "reason", r->reason);
     } else {
         cJSON_AddNullToObject(root, "recommendation");
         if (r->closest >= 0)
@@ -406,14 +534,155 @@ cJSON *plan_json(const struct scenario *sc, const struct plan_result *r)
     return root;
 }
 
-int plan_write_k8s(const char *dir, const struct scenario *sc, const struct plan_result *r,
-                   char *err, size_t errlen)
+/* ---- Kubernetes artefacts ------------------------------------------------------ */
+
+/* Tenant i's pod patch: a strategic-merge patch of its Deployment (named after the tenant,
+ * one container of the same name) that sets the container's resources.limits. */
+/* Tenant i's Kubernetes name: its name reduced to [a-z0-9-], with "-<i>" when that is empty
+ * or an earlier tenant reduces to the same ("Chat" and "chat"), so no two pods share a file. */
+static void pod_name(const struct scenario *sc, int i, char *out, size_t n)
 {
-    if (r->best < 0)
-        return ss_errf(err, errlen, "no recommendation to write Kubernetes artefacts for");
-    const struct plan_cand *b = &r->c[r->best];
+    char mine[48], other[48];
+    dp_k8s_name(sc->tenants[i].name, mine, sizeof mine);
+    int clash = !mine[0];
+    for (int k = 0; k < i && !clash; k++) {
+        dp_k8s_name(sc->tenants[k].name, other, sizeof other);
+        clash = strcmp(mine, other) == 0;
+    }
+    if (clash)
+        snprintf(out, n, "%s%s%d", mine[0] ? mine : "tenant", "-", i);
+    else
+        snprintf(out, n, "%s", mine);
+}
+
+static int write_pod_patch(struct dp_ctx *d, int i, char *file, size_t n)
+{
+    char name[64];
+    pod_name(d->sc, i, name, sizeof name);
+    snprintf(file, n, "pod-%s.yaml", name);
+    struct dp_file f;
+    char what[160];
+    snprintf(what, sizeof what, "Resource limits of tenant %s's pod (a patch of its Deployment)",
+             d->sc->tenants[i].name);
+    if (dp_yaml_open(d, &f, file, what))
+        return -1;
+    yw_doc_begin(&f.w);
+    yw_map_begin(&f.w);
+    yw_str(&f.w, "spec");
+    yw_map_begin(&f.w);
+    yw_str(&f.w, "template");
+    yw_map_begin(&f.w);
+    yw_str(&f.w, "spec");
+    yw_map_begin(&f.w);
+    yw_str(&f.w, "containers");
+    yw_seq_begin(&f.w, 0);
+    yw_map_begin(&f.w);
+    yw_kv_str(&f.w, "name", name);
+    yw_str(&f.w, "resources");
+    yw_map_begin(&f.w);
+    yw_str(&f.w, "limits");
+    yw_map_begin(&f.w);
+    for (int k = 0; k < d->n_limit[i]; k++)
+        yw_kv_int(&f.w, d->limit[i][k].resource, d->limit[i][k].quantity);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_seq_end(&f.w);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_doc_end(&f.w);
+    return dp_yaml_commit(d, &f);
+}
+
+/* The folder's README.md: what the plan is, every file, how to apply them. */
+static int write_readme(struct dp_ctx *d)
+{
+    const struct scenario *sc = d->sc;
+    const struct plan_cand *c = d->c;
+    size_t cap = 16384 + (d->readme_n) + 512 * (size_t)sc->n_tenants;
+    char *b = ss_xmalloc(cap);
+    size_t n = 0;
+#define APPEND(...) n += (size_t)snprintf(b + n, n < cap ? cap - n : 0, __VA_ARGS__)
+    APPEND("# Kubernetes artefacts: %s\n\n", sc->name);
+    APPEND("Written by `sharesim plan` for scenario `%s` on %s GPUs: **%s** on %d GPU%s", sc->name,
+           sc->gpu.name, c->label, c->gpus, c->gpus > 1 ? "s" : "");
+    if (isfinite(c->cost_per_hour))
+        APPEND(", $%.2f/hour", c->cost_per_hour);
+    if (d->closest)
+        APPEND(".\n\n**This is the closest candidate, not a recommendation: no configuration "
+               "within the plan's limits met every p99 SLA** (here %s misses by %.1f%%). Every "
+               "file says so in its first lines.\n\n",
+               c->worst_tenant, -100 * c->worst_margin);
+    else
+        APPEND(", which the simulation confirms meets every tenant's p99 SLA (tightest: %s, "
+               "%+.1f%% margin).\n\n",
+               c->worst_tenant[0] ? c->worst_tenant : "-", 100 * c->worst_margin);
+    if (c->variants > 1)
+        APPEND("The configuration does not fix which pods share a GPU, so all %d ways the "
+               "scheduler may place them (up to swapping identical GPUs) were simulated; the "
+               "p99 below is each tenant's worst over them.\n\n",
+               c->variants);
+    APPEND(
+        "| tenant | requests (resources.limits) | simulated p99 | p99 SLA |\n|---|---|---|---|\n");
+    for (int i = 0; i < sc->n_tenants; i++) {
+        APPEND("| %s | ", sc->tenants[i].name);
+        for (int k = 0; k < d->n_limit[i]; k++)
+            APPEND("%s`%s: %ld`", k ? ", " : "", d->limit[i][k].resource, d->limit[i][k].quantity);
+        if (c->p99_s && isfinite(c->p99_s[i]))
+            APPEND(" | %.1f ms", c->p99_s[i] * 1e3);
+        else
+            APPEND(" | -");
+        if (sc->tenants[i].sla_p99_s > 0)
+            APPEND(" | %.0f ms |\n", sc->tenants[i].sla_p99_s * 1e3);
+        else
+            APPEND(" | none |\n");
+    }
+    APPEND("\n## Files\n\n");
+    for (int k = 0; k < d->n_files; k++)
+        APPEND("- `%s` — %s\n", d->files[k], d->what[k]);
+    APPEND("- `README.md` — this file\n\n");
+    APPEND("## Applying the sharing configuration\n\n%s", d->readme ? d->readme : "");
+    APPEND("## The tenants' pods\n\n"
+           "Each tenant is taken to run as a Deployment named after it whose container has the "
+           "same name; its `pod-<tenant>.yaml` is a strategic-merge patch that sets the "
+           "container's `resources.limits`:\n\n"
+           "```\nkubectl -n APP_NAMESPACE patch deployment TENANT --patch-file pod-TENANT.yaml\n"
+           "```\n\n"
+           "ConfigMaps go to namespace `%s` (`sharesim plan --namespace`), the GPU Operator's; "
+           "the tenants' pods may live in any namespace.\n",
+           d->ns);
+#undef APPEND
+    if (n >= cap) {
+        free(b);
+        return ss_errf(d->err, d->errlen, "README.md too long");
+    }
+    int rc = dp_text(d, "README.md", "how to apply the files", b);
+    free(b);
+    return rc;
+}
+
+int plan_write_k8s(const char *dir, const char *ns, const struct scenario *sc,
+                   const struct plan_result *r, struct dp_ctx *d, char *err, size_t errlen)
+{
+    int idx = r->best >= 0 ? r->best : r->closest;
+    memset(d, 0, sizeof *d);
+    if (idx < 0)
+        return ss_errf(err, errlen, "no candidate was simulated: no Kubernetes artefacts to write");
+    const struct plan_cand *b = &r->c[idx];
     const struct policy_ops *ops = policy_find(b->kind);
     if (!ops || !ops->hooks || !ops->hooks->deploy)
         return ss_errf(err, errlen, "strategy kind \"%s\" has no deployment artefacts", b->kind);
-    return ops->hooks->deploy(dir, sc, b, err, errlen);
+    if (ss_mkdirs(dir, err, errlen))
+        return -1;
+    dp_init(d, dir, ns, sc, b, r->best < 0, err, errlen);
+    if (ops->hooks->deploy(d))
+        return -1;
+    for (int i = 0; i < sc->n_tenants; i++) {
+        char file[DP_NAME_MAX];
+        if (d->n_limit[i] && write_pod_patch(d, i, file, sizeof file))
+            return -1;
+    }
+    return write_readme(d);
 }

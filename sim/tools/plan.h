@@ -30,6 +30,7 @@ struct plan_result {
     int best;            /* index of the recommendation, -1 if none */
     int closest;         /* when none is feasible: the simulated one with the best margin */
     int simulations;
+    char reason[400]; /* why the recommendation (or closest) was chosen among its peers */
     char rule_kind[32];
     char rule_text[200];
 };
@@ -42,8 +43,15 @@ void plan_result_free(struct plan_result *r);
 
 void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r);
 cJSON *plan_json(const struct scenario *sc, const struct plan_result *r);
-/* Writes the Kubernetes artefacts for the recommendation into dir. */
-int plan_write_k8s(const char *dir, const struct scenario *sc, const struct plan_result *r,
-                   char *err, size_t errlen);
+/*
+ * Writes the Kubernetes artefacts of the recommendation into dir (created with its parents),
+ * or, when no candidate meets the SLAs, of the closest one, marked as such in every file:
+ * the strategy's own files (its deploy hook), one pod patch per tenant, README.md. The
+ * ConfigMaps go to namespace ns. d lists what was written (even after a failure); the caller
+ * releases it with dp_free. 0, or -1 with err.
+ */
+struct dp_ctx;
+int plan_write_k8s(const char *dir, const char *ns, const struct scenario *sc,
+                   const struct plan_result *r, struct dp_ctx *d, char *err, size_t errlen);
 
 #endif

@@ -569,16 +569,6 @@ int sw_point_run(const struct sw_grid *g, const char *dir, long idx, const struc
     return rc;
 }
 
-static int make_dir(const char *path, char *err, size_t errlen)
-{
-    struct stat st;
-    if (mkdir(path, 0777) != 0 && errno != EEXIST)
-        return ss_errf(err, errlen, "%s: cannot create directory: %s", path, strerror(errno));
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return ss_errf(err, errlen, "%s: exists and is not a directory", path);
-    return 0;
-}
-
 int sw_lock_dir(const char *dir, char *err, size_t errlen)
 {
     char path[4096];
@@ -612,22 +602,11 @@ int sw_lock_dir(const char *dir, char *err, size_t errlen)
 
 int sw_make_dirs(const char *dir, char *err, size_t errlen)
 {
-    size_t n = strlen(dir);
-    char *p = ss_xmalloc(n + 16);
-    int rc = 0;
-    strcpy(p, dir);
-    /* mkdir -p: each parent in turn (the leading '/' of an absolute path is skipped). */
-    for (char *s = p + 1; rc == 0 && (s = strchr(s, '/')); s++) {
-        *s = '\0';
-        rc = make_dir(p, err, errlen);
-        *s = '/';
-    }
-    if (rc == 0)
-        rc = make_dir(p, err, errlen);
-    if (rc == 0) {
-        snprintf(p, n + 16, "%s/points", dir);
-        rc = make_dir(p, err, errlen);
-    }
+    if (ss_mkdirs(dir, err, errlen))
+        return -1;
+    char *p = ss_xmalloc(strlen(dir) + 16);
+    sprintf(p, "%s/points", dir);
+    int rc = ss_mkdirs(p, err, errlen);
     free(p);
     return rc;
 }

@@ -1,8 +1,16 @@
 /*
  * tsunit — round-robin time-slicing of contexts on one unit; the semantics
- * are in tsunit.h. Three timers per unit (completion, slice end, switch end),
- * each with its own version counter, so cancelling one (a preemption cancels the
- * completion) leaves the others valid. The unit-interface wrappers are at the end.
+ * are in tsunit.h. The unit-interface wrappers are at the end.
+ *
+ * Timers: one run timer for the running context, at the earlier of its group's next
+ * completion (done_t) and the end of its slice (slice_end, once another context waits),
+ * then the switch end and memory events. One timer for both, rather than one each,
+ * because they cancel each other: a completion before the slice end used to leave the
+ * slice's event stale in the heap, and a preemption the completion's (ts4 benchmark: 4.8
+ * events per request, a fifth of the completions stale). Its handler tests which of the
+ * two is due (the completion first when both are), so an event that is due for nothing
+ * (its completion was cancelled by a fault) is harmless; arm() keeps it at the earlier
+ * time and re-schedules, bumping run_ver, only when that time moves.
  */
 #include "policy/units/tsunit.h"
 #include "core/analytic.h"
@@ -14,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { TS_TIMER_DONE, TS_TIMER_SLICE, TS_TIMER_SWITCHED, TS_TIMER_MEM, TS_TIMERS };
+enum { TS_TIMER_RUN, TS_TIMER_SWITCHED, TS_TIMER_MEM, TS_TIMERS };
 /* What a TS_TIMER_MEM event of context c is: aux = c × 4 + one of these. */
 enum { MEM_GROW, MEM_SHRINK, MEM_RESTART };
 _Static_assert(sizeof(struct ts_ctx) == 64, "struct ts_ctx: the layout tsunit.h describes");
@@ -53,12 +61,22 @@ void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr
     u->state = TS_IDLE;
     u->last = -1;
     u->seg_start = -1;
+    u->done_t = INFINITY;
+    u->armed_t = INFINITY;
     for (int i = 0; i < n; i++) /* resident from the start */
         u->memory_active_gb += u->mem[i].memory_gb;
     u->same_state = 1;
     for (int i = 1; i < n; i++)
         u->same_state &= u->ctx[i].state_mb == u->ctx[0].state_mb;
     u->sw_cost = n ? cal_switch_s(&sc->gpu, sw, u->ctx[0].state_mb, u->ctx[0].state_mb) : sw;
+}
+
+void ts_fold_switches(struct ts_unit *u, const struct scenario *sc)
+{
+    u->fold = !u->oom_simulate;
+    for (int c = 0; c < u->n; c++)
+        u->fold &= u->ctx[c].g.cap == 1 && sc->tenants[u->ctx[c].tenant].queue_limit <= 0 &&
+                   sc->tenants[u->ctx[c].tenant].arrival.kind != ARR_SATURATED;
 }
 
 void ts_start(struct sim *s, struct ts_unit *u)
@@ -110,11 +128,31 @@ static void sched(struct sim *s, struct ts_unit *u, double t, unsigned timer, ui
     unit_schedule(s, u->ev, t, timer, ver, 0);
 }
 
+/* Keeps the run timer at the earlier of the completion and the pending slice end. Inline
+ * (it runs twice per request, from five places, so the compiler kept it out of line): the
+ * call's register saves were a third of its cost (ts4 benchmark, callgrind). */
+static inline __attribute__((always_inline)) void arm(struct sim *s, struct ts_unit *u)
+{
+    double t = u->done_t;
+    if (u->slice_pending && u->slice_end < t)
+        t = u->slice_end;
+    /* Unchanged: the event in the heap is the one. Nothing due: the one in the heap, if
+     * any, finds nothing to do when it pops. */
+    if (t == u->armed_t || t == INFINITY)
+        return;
+    u->armed_t = t;
+    sched(s, u, t, TS_TIMER_RUN, ++u->run_ver);
+}
+
 /* Charges the work done in the open service segment and books it at the group's width. */
 static void charge(struct sim *s, struct ts_unit *u)
 {
     if (u->seg_start < 0)
         return;
+    if (u->sw_open) { /* booked at the first charge after it ended, as its end event did */
+        eng_switching(s, u->share, u->sw_start, u->sw_end);
+        u->sw_open = 0;
+    }
     struct ts_ctx *c = &u->ctx[u->cur];
     rg_advance(&c->g, s->now);
     eng_busy(s, u->share * u->seg_used, u->seg_start, s->now);
@@ -126,6 +164,7 @@ static void charge(struct sim *s, struct ts_unit *u)
 static void pause_cur(struct ts_unit *u)
 {
     u->seg_start = -1;
+    u->done_t = INFINITY;
     u->ctx[u->cur].g.speed = 0;
 }
 
@@ -162,7 +201,7 @@ static void oom_kill(struct sim *s, struct ts_unit *u, int c)
     int running = u->state == TS_RUN && u->cur == c;
     if (running) {
         charge(s, u);
-        u->done_ver++;
+        u->done_t = INFINITY;
     }
     fail_cur(s, u, c);
     if (!x->down) {
@@ -201,7 +240,8 @@ static int serve_general(struct sim *s, struct ts_unit *u)
         u->seg_used = c->used1;
         c->g.t = s->now;
         c->g.speed = c->speed1;
-        sched(s, u, s->now + c->g.r[0].work / c->speed1, TS_TIMER_DONE, ++u->done_ver);
+        u->done_t = s->now + c->g.r[0].work / c->speed1;
+        arm(s, u);
         return 0;
     } else {
         /* SMs in use, min(sm, n s), as a fraction of the unit's */
@@ -210,7 +250,8 @@ static int serve_general(struct sim *s, struct ts_unit *u)
         rg_set_speed(&c->g, s->now,
                      rate_speed_n(&s->sc->gpu, &s->sc->tenants[c->tenant], u->sm, u->bw, c->g.n));
     }
-    sched(s, u, s->now + rg_next_s(&c->g), TS_TIMER_DONE, ++u->done_ver);
+    u->done_t = s->now + rg_next_s(&c->g);
+    arm(s, u);
     return 0;
 }
 
@@ -238,7 +279,8 @@ static int serve(struct sim *s, struct ts_unit *u)
     u->seg_used = c->used1;
     c->g.t = s->now; /* charged to now (no work since): the speed for what follows */
     c->g.speed = c->speed1;
-    sched(s, u, s->now + c->g.r[0].work / c->speed1, TS_TIMER_DONE, ++u->done_ver);
+    u->done_t = s->now + c->g.r[0].work / c->speed1;
+    arm(s, u);
     return 0;
 }
 
@@ -256,7 +298,8 @@ static void maybe_schedule_slice(struct sim *s, struct ts_unit *u)
         u->slice_start += (k - 1) * u->q;
     }
     u->slice_pending = 1;
-    sched(s, u, u->slice_start + u->q, TS_TIMER_SLICE, ++u->slice_ver);
+    u->slice_end = u->slice_start + u->q;
+    arm(s, u);
 }
 
 static void run_ctx(struct sim *s, struct ts_unit *u, int c)
@@ -266,7 +309,6 @@ static void run_ctx(struct sim *s, struct ts_unit *u, int c)
     u->last = c;
     u->slice_start = s->now;
     u->slice_pending = 0;
-    u->slice_ver++;
     if (serve(s, u))
         return;
     /* Another unit serving the same tenant may have taken the request first. */
@@ -277,6 +319,66 @@ static void run_ctx(struct sim *s, struct ts_unit *u, int c)
     maybe_schedule_slice(s, u);
 }
 
+/* A folded switch is in progress: the running context's request is not in service yet. */
+static int folding(const struct sim *s, const struct ts_unit *u)
+{
+    return u->state == TS_RUN && u->seg_start > s->now;
+}
+
+/* switch_to with u->fold: context c (which has work) runs from the end of the switch, its
+ * completion or slice end the next event (ts_fold_switches). */
+static void fold_switch(struct sim *s, struct ts_unit *u, int c, double cost)
+{
+    struct ts_ctx *x = &u->ctx[c];
+    double t0 = s->now + cost;
+    u->state = TS_RUN;
+    u->cur = c;
+    u->last = c;
+    u->switches++;
+    u->sw_start = s->now;
+    u->sw_end = t0;
+    u->sw_open = 1;
+    u->slice_start = t0;
+    u->slice_pending = 0;
+    u->fold_popped = x->g.n == 0;
+    u->fold_fresh = 0;
+    if (u->fold_popped) {
+        const struct rqueue *q = &s->ten[x->tenant].q;
+        u->fold_fresh = q->buf[q->head].start < 0;
+        eng_pop(s, x->tenant, &x->g.r[0]);
+        if (u->fold_fresh)
+            x->g.r[0].start = t0; /* its service starts when the switch ends */
+        x->g.n = 1;
+    }
+    u->seg_start = t0;
+    u->seg_used = x->used1;
+    x->g.t = t0;
+    x->g.speed = x->speed1;
+    u->done_t = t0 + x->g.r[0].work / x->speed1;
+    arm(s, u);
+    maybe_schedule_slice(s, u);
+}
+
+/* A fault or a teardown during a folded switch: the unit is put in the state it would be in
+ * without folding (switching, the request it took back at the head of its queue, the
+ * switch's end an event), and the fault or teardown goes on from there. Rare: an event more. */
+static void unfold(struct sim *s, struct ts_unit *u)
+{
+    struct ts_ctx *x = &u->ctx[u->cur];
+    if (u->fold_popped) {
+        struct request r = x->g.r[0];
+        if (u->fold_fresh)
+            r.start = -1;
+        x->g.n = 0;
+        eng_push_front(s, &r);
+    }
+    pause_cur(u);
+    u->state = TS_SWITCH;
+    u->slice_pending = 0;
+    u->sw_open = 0; /* booked at the switch's end, or by ts_finish */
+    sched(s, u, u->sw_end, TS_TIMER_SWITCHED, ++u->sw_ver);
+}
+
 static void switch_to(struct sim *s, struct ts_unit *u, int c)
 {
     double cost = u->last < 0     ? 0
@@ -285,6 +387,10 @@ static void switch_to(struct sim *s, struct ts_unit *u, int c)
                                                  u->ctx[c].state_mb);
     if (u->last < 0 || c == u->last || cost <= 0) {
         run_ctx(s, u, c);
+        return;
+    }
+    if (u->fold) {
+        fold_switch(s, u, c, cost);
         return;
     }
     u->state = TS_SWITCH;
@@ -300,7 +406,6 @@ static void go_idle(struct ts_unit *u)
     if (u->seg_start >= 0)
         pause_cur(u);
     u->slice_pending = 0;
-    u->slice_ver++;
 }
 
 /* Switches to the next context after c that has work, or goes idle when none has. */
@@ -362,8 +467,7 @@ SS_NOINLINE static void on_slice(struct sim *s, struct ts_unit *u)
         return;
     }
     charge(s, u);
-    pause_cur(u);
-    u->done_ver++; /* preempted: the requests keep their remaining work */
+    pause_cur(u); /* preempted: the requests keep their remaining work */
     switch_to(s, u, next);
 }
 
@@ -433,13 +537,18 @@ void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev)
     case TS_TIMER_MEM:
         on_mem(s, u, ev);
         break;
-    case TS_TIMER_DONE:
-        if (ev->version == u->done_ver && u->state == TS_RUN)
+    case TS_TIMER_RUN:
+        if (ev->version != u->run_ver)
+            break;
+        u->armed_t = INFINITY;
+        if (u->state != TS_RUN)
+            break;
+        if (u->done_t <= s->now)
             on_done(s, u);
-        break;
-    case TS_TIMER_SLICE:
-        if (ev->version == u->slice_ver && u->state == TS_RUN && u->slice_pending)
+        else if (u->slice_pending && u->slice_end <= s->now)
             on_slice(s, u);
+        if (u->state == TS_RUN)
+            arm(s, u); /* the other of the two, still due later */
         break;
     case TS_TIMER_SWITCHED:
         if (ev->version == u->sw_ver && u->state == TS_SWITCH)
@@ -474,12 +583,14 @@ void ts_arrive(struct sim *s, struct ts_unit *u, int c)
 
 int ts_fault(struct sim *s, struct ts_unit *u, int c)
 {
+    if (c == u->cur && folding(s, u))
+        unfold(s, u);
     if (!has_cur(u, c))
         return 0;
     int running = u->state == TS_RUN && u->cur == c;
     if (running) {
         charge(s, u);
-        u->done_ver++;
+        u->done_t = INFINITY;
     }
     fail_cur(s, u, c);
     if (running)
@@ -489,8 +600,12 @@ int ts_fault(struct sim *s, struct ts_unit *u, int c)
 
 void ts_finish(struct sim *s, struct ts_unit *u)
 {
-    if (u->state == TS_RUN && u->seg_start >= 0)
+    if (folding(s, u)) {
+        eng_switching(s, u->share, u->sw_start, s->now);
+        u->sw_open = 0;
+    } else if (u->state == TS_RUN && u->seg_start >= 0) {
         charge(s, u);
+    }
     if (u->state == TS_SWITCH)
         eng_switching(s, u->share, u->sw_start, s->now);
     for (int c = 0; c < u->n; c++)
@@ -502,6 +617,8 @@ void ts_finish(struct sim *s, struct ts_unit *u)
 
 void ts_abort(struct sim *s, struct ts_unit *u)
 {
+    if (folding(s, u))
+        unfold(s, u);
     ts_finish(s, u);
     for (int c = 0; c < u->n; c++)
         fail_cur(s, u, c);
@@ -512,9 +629,11 @@ void ts_reset(struct sim *s, struct ts_unit *u)
     u->state = TS_IDLE;
     u->seg_start = -1;
     u->slice_pending = 0;
+    u->sw_open = 0;
     u->last = -1; /* the reset wiped every context: the first to run needs no switch */
-    u->done_ver++;
-    u->slice_ver++;
+    u->done_t = INFINITY;
+    u->armed_t = INFINITY;
+    u->run_ver++;
     u->sw_ver++;
     u->memory_active_gb = 0;
     for (int c = 0; c < u->n; c++) {

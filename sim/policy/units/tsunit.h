@@ -64,7 +64,7 @@ struct ts_mem {
 };
 
 struct ts_unit {
-    struct unit_addr ev; /* its three timers: completion, slice end, switch end */
+    struct unit_addr ev; /* its timers: the run timer (tsunit.c), switch end, memory */
     int n;
     struct ts_ctx *ctx;
     struct ts_mem *mem; /* [n] */
@@ -84,9 +84,20 @@ struct ts_unit {
     double seg_start; /* start of the current service segment; < 0 when not serving */
     double seg_used;  /* fraction of the unit's SMs the segment's requests keep busy */
     double slice_start;
+    double slice_end; /* slice_start + q, when slice_pending */
     double sw_start;
     int slice_pending;
-    uint32_t done_ver, slice_ver, sw_ver;
+    double done_t;  /* the running group's next completion; INFINITY when not serving */
+    double armed_t; /* the time of the live run timer in the heap; INFINITY when none */
+    uint32_t run_ver, sw_ver;
+    /* Switches folded into the start of the context switched to (ts_fold_switches): its
+     * request is taken when the switch starts, its service segment starts when the switch
+     * ends (seg_start > now meanwhile), and no event marks the switch's end. */
+    int fold;
+    int sw_open; /* the folded switch [sw_start, sw_end] is not booked yet */
+    double sw_end;
+    int fold_popped; /* the folded switch took its request from the queue */
+    int fold_fresh;  /* … and the request had not been served before (its start stamp) */
     long switches;
     double busy_s; /* time serving requests inside the measurement window */
     long ooms;     /* processes OOM-killed (a failed restart counts again) */
@@ -100,6 +111,19 @@ void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr
                   double sw, int release_on_idle, double share, int oom_simulate,
                   double memory_cap_gb);
 void ts_unit_free(struct ts_unit *u);
+
+/*
+ * For an owner that serves every client's tenant on this unit alone (policy_timeslice, where a
+ * tenant is a context on one GPU): a switch is folded into the start of the context switched
+ * to, one event fewer per switch. Its request leaves the queue when the switch starts but is
+ * in service only from the switch's end, as without folding: a fault meanwhile misses it, a
+ * card fault puts it back at the head of its queue, its wait ends at the switch's end. Not
+ * where taking it early could be seen: another unit serving the tenant (MIG, vGPU), a group
+ * of more than one (it would take requests that arrive during the switch), "oom": "simulate"
+ * (starting a request allocates), a saturated tenant (its queue refills when it empties).
+ * Otherwise the unit stays as it was. Call after ts_unit_init.
+ */
+void ts_fold_switches(struct ts_unit *u, const struct scenario *sc);
 
 /* Right after init, in the run: schedules the tenants' memory growth (oom_simulate). */
 void ts_start(struct sim *s, struct ts_unit *u);

@@ -1,0 +1,175 @@
+/*
+ * deploy — the artefact folder's bookkeeping (see deploy.h): headers, the files written,
+ * the tenants' limits and the README section a hook contributes.
+ */
+#include "core/deploy.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dp_init(struct dp_ctx *d, const char *dir, const char *ns, const struct scenario *sc,
+             const struct plan_cand *c, int closest, char *err, size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    d->dir = dir;
+    d->ns = ns;
+    d->sc = sc;
+    d->c = c;
+    d->closest = closest;
+    d->err = err;
+    d->errlen = errlen;
+    d->limit = ss_xcalloc((size_t)sc->n_tenants, sizeof *d->limit);
+    d->n_limit = ss_xcalloc((size_t)sc->n_tenants, sizeof *d->n_limit);
+}
+
+void dp_free(struct dp_ctx *d)
+{
+    free(d->limit);
+    free(d->n_limit);
+    free(d->readme);
+    d->limit = NULL;
+    d->n_limit = NULL;
+    d->readme = NULL;
+}
+
+void dp_limit(struct dp_ctx *d, int tenant, const char *resource, long quantity)
+{
+    SS_ASSERT(tenant >= 0 && tenant < d->sc->n_tenants && d->n_limit[tenant] < DP_MAX_LIMITS);
+    struct dp_limit *l = &d->limit[tenant][d->n_limit[tenant]++];
+    snprintf(l->resource, sizeof l->resource, "%s", resource);
+    l->quantity = quantity;
+}
+
+void dp_readme(struct dp_ctx *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (d->readme_n + (size_t)need + 1 > d->readme_cap) {
+        d->readme_cap = 2 * (d->readme_n + (size_t)need + 1);
+        d->readme = ss_xrealloc(d->readme, d->readme_cap);
+    }
+    va_start(ap, fmt);
+    vsnprintf(d->readme + d->readme_n, (size_t)need + 1, fmt, ap);
+    va_end(ap);
+    d->readme_n += (size_t)need;
+}
+
+/* The header every file starts with: what it is, for which plan, and whether that plan
+ * meets the SLAs. A comment, so the tools that read the files ignore it. */
+static void header(const struct dp_ctx *d, FILE *fp, const char *what)
+{
+    const struct plan_cand *c = d->c;
+    fprintf(fp, "# %s, written by sharesim plan for scenario %s (%s)\n", what, d->sc->name,
+            d->sc->gpu.name);
+    fprintf(fp, "# candidate: %s on %d GPU%s\n", c->label, c->gpus, c->gpus > 1 ? "s" : "");
+    if (d->closest)
+        fprintf(fp,
+                "# CLOSEST CANDIDATE, NOT A RECOMMENDATION: no configuration met every p99 "
+                "SLA;\n# here %s misses its SLA by %.1f%%.\n",
+                c->worst_tenant[0] ? c->worst_tenant : "a tenant",
+                isfinite(c->worst_margin) ? -100 * c->worst_margin : INFINITY);
+}
+
+static int record(struct dp_ctx *d, const char *name, const char *what)
+{
+    if (d->n_files == DP_MAX_FILES)
+        return ss_errf(d->err, d->errlen, "more than %d artefact files", DP_MAX_FILES);
+    snprintf(d->what[d->n_files], sizeof d->what[0], "%s", what);
+    snprintf(d->files[d->n_files++], DP_NAME_MAX, "%s", name);
+    return 0;
+}
+
+static int open_in_dir(struct dp_ctx *d, struct ss_out *o, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", d->dir, name);
+    return ss_out_open(o, path, d->err, d->errlen);
+}
+
+int dp_yaml_open(struct dp_ctx *d, struct dp_file *f, const char *name, const char *what)
+{
+    memset(f, 0, sizeof *f);
+    snprintf(f->name, sizeof f->name, "%s", name);
+    snprintf(f->what, sizeof f->what, "%s", what);
+    if (open_in_dir(d, &f->out, name))
+        return -1;
+    header(d, f->out.fp, what);
+    yw_open_file(&f->w, f->out.fp);
+    return 0;
+}
+
+int dp_yaml_commit(struct dp_ctx *d, struct dp_file *f)
+{
+    if (yw_close(&f->w, NULL, d->err, d->errlen)) {
+        ss_out_abort(&f->out);
+        return -1;
+    }
+    if (ss_out_commit(&f->out, d->err, d->errlen))
+        return -1;
+    return record(d, f->name, f->what);
+}
+
+int dp_text(struct dp_ctx *d, const char *name, const char *what, const char *text)
+{
+    struct ss_out o;
+    if (open_in_dir(d, &o, name))
+        return -1;
+    fputs(text, o.fp);
+    if (ss_out_commit(&o, d->err, d->errlen))
+        return -1;
+    return record(d, name, what);
+}
+
+void dp_configmap_begin(struct dp_ctx *d, struct yw *w, const char *name)
+{
+    yw_doc_begin(w);
+    yw_map_begin(w);
+    yw_kv_str(w, "apiVersion", "v1");
+    yw_kv_str(w, "kind", "ConfigMap");
+    yw_str(w, "metadata");
+    yw_map_begin(w);
+    yw_kv_str(w, "name", name);
+    yw_kv_str(w, "namespace", d->ns);
+    yw_str(w, "annotations");
+    yw_map_begin(w);
+    yw_kv_str(w, "sharesim.io/candidate", d->c->label);
+    yw_kv_str(w, "sharesim.io/meets-slas", d->closest ? "false" : "true");
+    yw_map_end(w);
+    yw_map_end(w);
+    yw_str(w, "data");
+    yw_map_begin(w);
+}
+
+void dp_configmap_end(struct yw *w)
+{
+    yw_map_end(w); /* data */
+    yw_map_end(w);
+    yw_doc_end(w);
+}
+
+void dp_k8s_name(const char *src, char *out, size_t n)
+{
+    size_t k = 0, max = n - 1 < 40 ? n - 1 : 40;
+    for (const char *p = src; *p && k < max; p++) {
+        char ch = (char)tolower((unsigned char)*p);
+        if (isalnum((unsigned char)ch))
+            out[k++] = ch;
+        else if (k > 0 && out[k - 1] != '-')
+            out[k++] = '-';
+    }
+    while (k > 0 && out[k - 1] == '-')
+        k--;
+    out[k] = '\0';
+}
+
+void dp_plan_name(const struct dp_ctx *d, char *out, size_t n)
+{
+    char name[41];
+    dp_k8s_name(d->sc->name, name, sizeof name);
+    snprintf(out, n, "sharesim%s%s", name[0] ? "-" : "", name);
+}

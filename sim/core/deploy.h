@@ -1,0 +1,91 @@
+/*
+ * deploy — what a strategy's deploy hook (core/policy.h) writes the Kubernetes artefacts of
+ * a plan with (`sharesim plan --k8s DIR`, docs/plan.md#kubernetes-artefacts). Prefix dp_.
+ *
+ * The hook knows its tool's files (a device plugin ConfigMap, a mig-manager ConfigMap, a
+ * hypervisor note); what every plan needs besides — each tenant's pod `resources.limits`,
+ * the README that says how to apply the files, the list of what was written — is gathered
+ * here and written by the planner (tools/plan.c) after the hook, so a hook only declares
+ * what its tenants must request (dp_limit) and how its files are applied (dp_readme).
+ *
+ * Every file starts with a comment naming the scenario and the candidate, and, when no
+ * candidate met every SLA, says in capitals that this is the closest one and by how much
+ * it misses: the marking travels with the files, not only with the command's output.
+ */
+#ifndef SS_DEPLOY_H
+#define SS_DEPLOY_H
+
+#include "base/yamlw.h"
+#include "base/util.h"
+#include "core/plancand.h"
+#include "core/scenario.h"
+
+#include <stddef.h>
+
+#define DP_MAX_FILES 64
+#define DP_MAX_LIMITS 4
+#define DP_NAME_MAX 96
+
+/* One resource a tenant's container must request: "nvidia.com/gpu" and its quantity. */
+struct dp_limit {
+    char resource[64];
+    long quantity;
+};
+
+struct dp_ctx {
+    const char *dir; /* the --k8s folder (created by the planner) */
+    const char *ns;  /* the GPU Operator's namespace, where its ConfigMaps live */
+    const struct scenario *sc;
+    const struct plan_cand *c; /* the candidate deployed: the recommendation, or the closest */
+    int closest;               /* no candidate meets every SLA: c is the closest one */
+    char files[DP_MAX_FILES][DP_NAME_MAX]; /* written so far, in order */
+    char what[DP_MAX_FILES][160];          /* each one's header: what it is */
+    int n_files;
+    struct dp_limit (*limit)[DP_MAX_LIMITS]; /* per tenant */
+    int *n_limit;                            /* per tenant */
+    char *readme;                            /* the hook's "how to apply" section (Markdown) */
+    size_t readme_n, readme_cap;
+    char *err;
+    size_t errlen;
+};
+
+/* A context for deploying c of sc into dir; dp_free releases it. */
+void dp_init(struct dp_ctx *d, const char *dir, const char *ns, const struct scenario *sc,
+             const struct plan_cand *c, int closest, char *err, size_t errlen);
+void dp_free(struct dp_ctx *d);
+
+/* Tenant i's container requests `quantity` of `resource` (resources.limits). */
+void dp_limit(struct dp_ctx *d, int tenant, const char *resource, long quantity);
+/* Appends Markdown to the README's section on applying the hook's files. */
+void dp_readme(struct dp_ctx *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * A YAML file of the folder: dp_yaml_open writes the header comment and opens the writer on
+ * it, dp_yaml_commit closes it, renames it into place and records the name (-1 with d->err
+ * if anything failed, the file then removed).
+ */
+struct dp_file {
+    struct ss_out out;
+    struct yw w;
+    char name[DP_NAME_MAX];
+    char what[160];
+};
+int dp_yaml_open(struct dp_ctx *d, struct dp_file *f, const char *name, const char *what);
+int dp_yaml_commit(struct dp_ctx *d, struct dp_file *f);
+/* A plain text file of the folder (the README), recorded like the others. */
+int dp_text(struct dp_ctx *d, const char *name, const char *what, const char *text);
+
+/* The first lines of a ConfigMap in d->ns with a metadata.name and the sharesim
+ * annotations (the candidate, whether it meets the SLAs); leaves the writer inside `data`,
+ * which the caller fills and closes with dp_configmap_end. */
+void dp_configmap_begin(struct dp_ctx *d, struct yw *w, const char *name);
+void dp_configmap_end(struct yw *w);
+
+/* src reduced to a Kubernetes name ([a-z0-9-], starting and ending alphanumeric, at most
+ * n − 1 and 40 characters): a container's, a ConfigMap key's. "" when nothing is left. */
+void dp_k8s_name(const char *src, char *out, size_t n);
+/* The name tools may use for this plan (a ConfigMap key, a mig config): "sharesim-" and the
+ * scenario name reduced to what Kubernetes allows in a name ([a-z0-9-], 40 at most). */
+void dp_plan_name(const struct dp_ctx *d, char *out, size_t n);
+
+#endif
