@@ -133,8 +133,11 @@ int cli_stderr_is_tty(void)
  */
 static void on_signal(int sig)
 {
-    pool_stop_workers_signal_safe();
+    /* Temporaries first: stopping the workers waits for them, and a SIGKILL that follows the
+     * SIGTERM (mpirun sends one when a rank died and the others are slow to end) must not
+     * find this process's temporaries still there. */
     ss_out_abort_all_signal_safe();
+    pool_stop_workers_signal_safe();
     _exit(128 + sig);
 }
 
