@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include <cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -602,6 +603,16 @@ static void test_llm_mig(void)
      * a margin of at most (25 − 15.6) / 25. */
     double m = cJSON_GetObjectItem(rec, "worst_sla_margin")->valuedouble;
     CU_ASSERT(m > 0 && m < (25 - 15.55) / 25);
+    /* The margin is the worse tenant's TPOT against its 25 ms, as the candidate reports it. */
+    const cJSON *best = cand_labelled(doc, "mig 3g.40gb+3g.40gb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(best);
+    const cJSON *tpot = cJSON_GetObjectItem(best, "tpot_p99_ms");
+    double worst = fmax(cJSON_GetObjectItem(tpot, "chat")->valuedouble,
+                        cJSON_GetObjectItem(tpot, "summarise")->valuedouble);
+    CU_ASSERT(worst >= 15.55);
+    TU_CHECK_CLOSE_REL(m, (25 - worst) / 25, 1e-4);
+    CU_ASSERT(cJSON_GetObjectItem(cJSON_GetObjectItem(best, "ttft_p99_ms"), "chat")->valuedouble >
+              0);
     const cJSON *ex = cand_labelled(doc, "exclusive chatx1 summarisex1");
     CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
     CU_ASSERT_EQUAL(cJSON_GetObjectItem(ex, "gpus")->valueint, 2);
