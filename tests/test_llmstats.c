@@ -97,6 +97,13 @@ static void test_run_pools_replications(void)
     TU_CHECK_CLOSE_REL(
         m[LM_TTFT_MEAN],
         (r0.llm[chat * LM_N + LM_TTFT_MEAN] + r1.llm[chat * LM_N + LM_TTFT_MEAN]) / 2, 1e-12);
+    /* The tail counts are those of the pooled samples: n − ⌈p n⌉ beyond each nearest rank. */
+    const double *tail = r.s[0].llm_tail + (size_t)chat * LM_TAIL_N;
+    uint64_t n = pool.ttft.n;
+    CU_ASSERT_DOUBLE_EQUAL(tail[2], (double)(n - (uint64_t)ceil(0.99 * (double)n)), 0);
+    n = pool.itl.n;
+    CU_ASSERT_DOUBLE_EQUAL(tail[6], (double)(n - (uint64_t)ceil(0.50 * (double)n)), 0);
+    CU_ASSERT(tail[6] > tail[8]);
     strategy_result_free(&r0);
     strategy_result_free(&r1);
     lst_free(&pool);
@@ -108,7 +115,8 @@ void test_llmstats_register(void)
 {
     static const struct tu_test t[] = {
         {"two replications by hand: the pooled nearest-rank percentile", test_merge_by_hand},
-        {"run pools the replications' TTFT, TPOT and ITL samples", test_run_pools_replications},
+        {"run pools the replications' TTFT, TPOT and ITL samples, and counts their tails",
+         test_run_pools_replications},
         {NULL, NULL},
     };
     tu_add_suite("llmstats", t);

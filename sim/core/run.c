@@ -80,6 +80,7 @@ static void llm_alloc(struct strategy_result *r)
     size_t n = (size_t)r->n_tenants * LM_N;
     r->llm = ss_xmalloc(n * sizeof *r->llm);
     r->llm_ci = ss_xmalloc(n * sizeof *r->llm_ci);
+    r->llm_tail = ss_xcalloc((size_t)r->n_tenants * LM_TAIL_N + 1, sizeof *r->llm_tail);
     for (size_t k = 0; k < n; k++)
         r->llm[k] = r->llm_ci[k] = NAN;
 }
@@ -90,6 +91,7 @@ void strategy_result_free(struct strategy_result *r)
     free(r->t_ci);
     free(r->llm);
     free(r->llm_ci);
+    free(r->llm_tail);
     free(r->load);
     free(r->capacity);
     free(r->tail);
@@ -136,6 +138,16 @@ struct run_pool {
     struct lst_stats **llm;
 };
 
+/* An LLM tenant's tail counts (run.h, LM_TAIL_N) from its TTFT, TPOT and ITL samples. */
+static void set_llm_tails(struct strategy_result *out, int i, const struct lst_stats *l)
+{
+    const struct st_hist *h[3] = {&l->ttft, &l->tpot, &l->itl};
+    double *tail = out->llm_tail + (size_t)i * LM_TAIL_N;
+    for (int k = 0; k < 3; k++)
+        for (int q = 0; q < 3; q++)
+            tail[3 * k + q] = beyond(h[k]->n, tail_p[q]); /* p50, p95, p99 */
+}
+
 /* run_one, merging each tenant's samples into pool when pool is not NULL. */
 static int run_one_pool(const struct scenario *sc, const struct strategy_cfg *st, int rep,
                         struct strategy_result *out, struct run_pool *pool, char *err,
@@ -179,8 +191,10 @@ static int run_one_pool(const struct scenario *sc, const struct strategy_cfg *st
         t[TM_AVAILABILITY] = window > 0 ? 1.0 - ts->downtime_s / window : NAN;
         total_tp += t[TM_THROUGHPUT];
         norm[i] = t[TM_THROUGHPUT] / tc->weight;
-        if (s.ten[i].llm)
+        if (s.ten[i].llm) {
             lst_figures(s.ten[i].llm, tc, ended, window, out->llm + (size_t)i * LM_N);
+            set_llm_tails(out, i, s.ten[i].llm);
+        }
         if (s.ten[i].llm && pool && pool->llm[i])
             lst_merge(pool->llm[i], s.ten[i].llm);
     }
@@ -341,8 +355,10 @@ int run_scenario(const struct scenario *sc_in, const struct run_opts *o, struct 
                 set_percentiles(agg, i, &pool.lat[i]);
                 /* An LLM tenant's TTFT, TPOT and ITL percentiles likewise of all replications'
                  * samples; their means and intervals stay those of aggregate(). */
-                if (pool.llm[i] && agg->llm)
+                if (pool.llm[i] && agg->llm) {
                     lst_percentiles(pool.llm[i], agg->llm + (size_t)i * LM_N);
+                    set_llm_tails(agg, i, pool.llm[i]);
+                }
             }
             stab_fill(&sc, &sc.strategies[k], agg);
         }
