@@ -9,6 +9,8 @@
  *   (TRTLLM_PERF_V1): N requests of fixed input and output lengths queued at once, total output
  *   tokens per second. llmunit/trtllm-fp8.json sends them (Poisson at 10⁷/s: all within 3 ms)
  *   and the prediction is N × output / the last completion.
+ * - Lambda's vLLM benchmark (LAMBDA_VLLM): ten prompts of recorded lengths at once,
+ *   Llama-3-8B-Instruct BF16 on an A100 and an H100: TTFT, TPOT and output tokens per second.
  *
  * Nothing is fitted: the shipped efficiencies, step overhead 0. The tolerance is a factor 2 of
  * each measurement: the efficiencies are uncalibrated estimates and per-step costs are left
@@ -20,6 +22,7 @@
  * TensorRT-LLM's throughput.
  */
 #include "core/engine.h"
+#include "core/llmstats.h"
 #include "core/run.h"
 #include "core/scenario.h"
 #include "testutil.h"
@@ -136,6 +139,61 @@ static void test_trtllm_fp8_throughput(void)
     }
 }
 
+/*
+ * Lambda's vLLM benchmark (LAMBDA_VLLM): ten ShareGPT prompts sent at once (request rate
+ * "inf") to Llama-3-8B-Instruct in BF16 on one A100-80GB SXM and one H100-80GB SXM, with every
+ * request's input and output length recorded (llmunit/lambda-*-10.csv), vLLM's defaults of the
+ * time (no chunked prefill, 256 sequences, max_model_len 2048 as the token budget). Measured:
+ * TTFT mean, TPOT median (the mean is dominated by three-token requests and the streaming's
+ * chunks), output tokens per second over the run. TTFT by hand: the first request prefills
+ * alone (13 tokens), the other nine in the next step, prefill only.
+ */
+static double a100_prefill(const long *in, int from, int to)
+{
+    double flops = 0, bytes = 2 * 8030261248.0;
+    for (int k = from; k < to; k++) {
+        double n = (double)in[k];
+        flops += 2 * 8030261248.0 * n + 4.0 * 32 * 32 * 128 * (n * (n + 1) / 2);
+        bytes += 131072.0 * n;
+    }
+    return fmax(flops / (312e12 * 0.70), bytes / (2039e9 * 0.85));
+}
+
+static void test_lambda_vllm(void)
+{
+    static const struct {
+        const char *fixture;
+        long out_total;
+        double tps, ttft_mean_s, tpot_p50_s;
+    } rows[] = {
+        {"llmunit/lambda-a100.json", 1945, 226.547, 0.126869, 0.0120137},
+        {"llmunit/lambda-h100.json", 1867, 347.892, 0.0624264, 0.00755826},
+    };
+    static const long in[10] = {13, 25, 27, 10, 329, 29, 399, 328, 4, 205};
+    for (int k = 0; k < 2; k++) {
+        struct scenario sc;
+        struct run_result r;
+        tu_run_file(tu_fixture(rows[k].fixture), &sc, &r);
+        const double *m = r.s[0].llm;
+        if (k == 0) {
+            double t1 = a100_prefill(in, 0, 1), t2 = a100_prefill(in, 1, 10);
+            TU_CHECK_CLOSE_REL(m[LM_TTFT_MEAN], (t1 + 9 * (t1 + t2)) / 10, 1e-9);
+        }
+        double done, span = makespan_s(&sc, &done);
+        CU_ASSERT_DOUBLE_EQUAL(done, 10, 0);
+        double pred[3] = {rows[k].out_total / span, m[LM_TTFT_MEAN], m[LM_TPOT_P50]};
+        double meas[3] = {rows[k].tps, rows[k].ttft_mean_s, rows[k].tpot_p50_s};
+        for (int q = 0; q < 3; q++) {
+            double ratio = pred[q] / meas[q];
+            CU_ASSERT(ratio > 0.5 && ratio < 2);
+            /* Optimistic: more tokens per second, shorter times. */
+            CU_ASSERT(q == 0 ? ratio > 1 : ratio < 1);
+        }
+        run_result_free(&r);
+        scn_free(&sc);
+    }
+}
+
 void test_llmpublished_register(void)
 {
     static const struct tu_test t[] = {
@@ -143,6 +201,8 @@ void test_llmpublished_register(void)
          test_vllm_h200_batch8},
         {"TensorRT-LLM Llama 3.1 8B FP8 on H100 and H200 within a factor 2",
          test_trtllm_fp8_throughput},
+        {"Lambda's vLLM runs on A100 and H100: TTFT by hand, each figure within a factor 2",
+         test_lambda_vllm},
         {NULL, NULL},
     };
     tu_add_suite("llmpublished", t);
