@@ -8,10 +8,13 @@
 #include "testutil.h"
 
 #include <cJSON.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define GRID "--set tenants.0.arrival.rate_per_s=50,100 --set strategies.1.slice_ms=1,2,5"
 
@@ -272,11 +275,113 @@ static void test_cli_range_and_plot(void)
     TU_CHECK_CONTAINS(err, "--plot: \"p98_ms\" is not a metric");
 }
 
+/* Field `col` (by the header's name) of data row `row` (0-based) of a CSV text; NaN if absent. */
+static double csv_field(const char *text, const char *col, int row)
+{
+    const char *eol = strchr(text, '\n');
+    int idx = -1, k = 0;
+    for (const char *c = text; c && c < eol; k++) {
+        const char *e = strpbrk(c, ",\n");
+        if ((size_t)(e - c) == strlen(col) && strncmp(c, col, strlen(col)) == 0)
+            idx = k;
+        c = *e == ',' ? e + 1 : NULL;
+    }
+    const char *line = eol + 1;
+    for (int r = 0; r < row && line; r++) {
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    if (idx < 0 || !line)
+        return NAN;
+    for (int f = 0; f < idx && line; f++) {
+        line = strchr(line, ',');
+        line = line ? line + 1 : NULL;
+    }
+    return line && *line != ',' && *line != '\n' ? atof(line) : NAN;
+}
+
+/*
+ * A sweep over an LLM tenant's serving key: the four requests of llmunit/alone.csv run alone,
+ * so the TTFT p99 is the 2000-token prefill by the roofline (28.0 TFLOP at 70 % of an A100's
+ * 312 TFLOP/s: 128.2 ms) plus the swept step overhead, exactly (the histogram keeps its
+ * maximum). The CSV carries the LLM columns after `sharesim run --csv`'s own.
+ */
+static void test_cli_llm_overhead(void)
+{
+    /* The copy lives in the temporary directory: the trace by its full path. */
+    char cwd[PATH_MAX], trace[PATH_MAX + 600], cmd[4096], err[4096];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof cwd));
+    snprintf(trace, sizeof trace, "%s/%s", cwd, tu_fixture("llmunit/alone.csv"));
+    const char *p = tu_fixture_write("sweep-llm-alone.json", "llmunit/alone.json",
+                                     "{\"tenants.0.arrival.path\": \"%s\"}", trace);
+    const char *dir = tmp_path("sweep-llm-overhead");
+    snprintf(cmd, sizeof cmd,
+             "sweep '%s' --set tenants.0.serving.step_overhead_ms=0,3,10 --out '%s' --no-plot "
+             "--quiet --jobs 2",
+             p, dir);
+    int rc = tu_cli(cmd, NULL, 0, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\n  %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    char path[700];
+    snprintf(path, sizeof path, "%s/sweep.csv", dir);
+    char *csv = tu_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    TU_CHECK_CONTAINS(csv,
+                      "point,tenants.0.serving.step_overhead_ms,scenario,strategy,kind,tenant,");
+    TU_CHECK_CONTAINS(csv, ",ttft_ms_p99,");
+    TU_CHECK_CONTAINS(csv, ",output_tokens_per_s,preemptions,kv_utilization,");
+    double P = 6738415616.0, n = 2000;
+    double flops = 2 * P * n + 4.0 * 32 * 32 * 128 * (n * (n + 1) / 2);
+    double prefill_ms = flops / (312e12 * 0.70) * 1e3;
+    static const double over[3] = {0, 3, 10};
+    for (int k = 0; k < 3; k++)
+        TU_CHECK_CLOSE_REL(csv_field(csv, "ttft_ms_p99", k), prefill_ms + over[k], 1e-5);
+    free(csv);
+}
+
+/* Arrival rate × max_num_seqs over an LLM tenant beside a plain one: the same bytes with
+ * --jobs 1 and --jobs 2, a row per point and tenant, and at the higher rate fewer running
+ * sequences make the TTFT p99 longer (requests wait for a slot; common random numbers). */
+static void test_cli_llm_jobs(void)
+{
+    const char *p = tu_fixture_write("sweep-llm-mixed.json", "llmunit/mixed.json",
+                                     "{\"stop.duration_s\": %d}", 10);
+    const char *d1 = tmp_path("sweep-llm-j1"), *d2 = tmp_path("sweep-llm-j2");
+    char cmd[2048], err[4096], a[700], b[700];
+    const char *grid = "--set tenants.1.arrival.rate_per_s=2,8 --set "
+                       "tenants.1.serving.max_num_seqs=2,256";
+    for (int j = 1; j <= 2; j++) {
+        snprintf(cmd, sizeof cmd, "sweep '%s' %s --out '%s' --no-plot --quiet --jobs %d", p, grid,
+                 j == 1 ? d1 : d2, j);
+        CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, err, sizeof err), 0);
+    }
+    const char *files[] = {"sweep.csv", "points/p0000.json", "points/p0003.json",
+                           "points/p0003.csv"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(a, sizeof a, "%s/%s", d1, files[i]);
+        snprintf(b, sizeof b, "%s/%s", d2, files[i]);
+        check_files_equal(a, b);
+    }
+    snprintf(a, sizeof a, "%s/sweep.csv", d1);
+    CU_ASSERT_EQUAL(count_lines(a), 1 + 4 * 2);
+    char *csv = tu_slurp(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    /* Rows: p0000 (2/s, 2 seqs) embed, chat; p0001 (2/s, 256); p0002 (8/s, 2); p0003 (8/s,
+     * 256). The plain tenant has no LLM figures. */
+    CU_ASSERT(isnan(csv_field(csv, "ttft_ms_p99", 0)));
+    double slow = csv_field(csv, "ttft_ms_p99", 5), fast = csv_field(csv, "ttft_ms_p99", 7);
+    CU_ASSERT(isfinite(slow) && isfinite(fast) && slow > fast);
+    free(csv);
+}
+
 void test_cmd_sweep_register(void)
 {
     static const struct tu_test t[] = {
         {"cli: 2x3 grid, point = sharesim run", test_cli_grid},
         {"cli: --jobs 1 = --jobs 2, resume", test_cli_jobs_and_resume},
+        {"cli: an LLM tenant's step overhead swept, TTFT p99 by hand", test_cli_llm_overhead},
+        {"cli: LLM rate x max_num_seqs, --jobs 1 = --jobs 2", test_cli_llm_jobs},
         {"cli: bad path/value writes nothing", test_cli_bad},
         {"cli: range and plot", test_cli_range_and_plot},
         {NULL, NULL},

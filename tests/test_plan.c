@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include <cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -567,6 +568,77 @@ static void test_llm_tpot(void)
     TU_CHECK_CONTAINS(out, "(chat)");
 }
 
+/* The candidate labelled `label` in a plan's JSON, or NULL. */
+static const cJSON *cand_labelled(const cJSON *doc, const char *label)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "candidates"))
+    {
+        const cJSON *l = cJSON_GetObjectItem(c, "label");
+        if (cJSON_IsString(l) && strcmp(l->valuestring, label) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+/*
+ * MIG candidates for LLM tenants, by hand. Two Llama-2-7B FP16 services with a 25 ms TPOT p99
+ * target on an A100-80GB: the 13.48 GB of weights do not fit a 1g.10gb (0.9 × 9.75 = 8.78 GB
+ * usable); a 1g.20gb or 2g.20gb has 2 of the 8 memory slices, so even a one-token decode step
+ * reads the weights at 2039 × 2/8 × 0.85 = 433 GB/s: 31.1 ms, above 25 ms whatever the batch.
+ * Each is ruled out with those numbers. A 3g.40gb (4 slices: 15.6 ms a step) meets the target,
+ * and two fit one GPU: the plan is one GPU of MIG against two of exclusive. The strategies that
+ * do not serve LLM tenants are listed as such, not tried.
+ */
+static void test_llm_mig(void)
+{
+    cJSON *doc = plan_json_of("llm-mig.json", 0);
+    const cJSON *rec = cJSON_GetObjectItem(doc, "recommendation");
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(rec, "gpus")->valueint, 1);
+    const cJSON *lay = cJSON_GetArrayItem(
+        cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(rec, "strategy"), "layouts"), 0),
+        0);
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(lay, "profile")->valuestring, "3g.40gb");
+    /* The TPOT p99 is at least the 3g.40gb's one-token step, 13.48 GB at 866.6 GB/s = 15.6 ms:
+     * a margin of at most (25 − 15.6) / 25. */
+    double m = cJSON_GetObjectItem(rec, "worst_sla_margin")->valuedouble;
+    CU_ASSERT(m > 0 && m < (25 - 15.55) / 25);
+    /* The margin is the worse tenant's TPOT against its 25 ms, as the candidate reports it. */
+    const cJSON *best = cand_labelled(doc, "mig 3g.40gb+3g.40gb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(best);
+    const cJSON *tpot = cJSON_GetObjectItem(best, "tpot_p99_ms");
+    double worst = fmax(cJSON_GetObjectItem(tpot, "chat")->valuedouble,
+                        cJSON_GetObjectItem(tpot, "summarise")->valuedouble);
+    CU_ASSERT(worst >= 15.55);
+    TU_CHECK_CLOSE_REL(m, (25 - worst) / 25, 1e-4);
+    CU_ASSERT(cJSON_GetObjectItem(cJSON_GetObjectItem(best, "ttft_p99_ms"), "chat")->valuedouble >
+              0);
+    const cJSON *ex = cand_labelled(doc, "exclusive chatx1 summarisex1");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ex);
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(ex, "gpus")->valueint, 2);
+    CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(ex, "meets_sla")));
+    const cJSON *c10 = cand_labelled(doc, "mig 1g.10gb for chat");
+    const cJSON *c20 = cand_labelled(doc, "mig 1g.20gb for chat");
+    const cJSON *ts = cand_labelled(doc, "timeslice");
+    CU_ASSERT_FATAL(c10 && c20 && ts);
+    TU_CHECK_CONTAINS(cJSON_GetObjectItem(c10, "pruned")->valuestring,
+                      "13.48 GB of fp16 Llama-2-7B weights do not fit the 1g.10gb instance's 9.75 "
+                      "GB (× gpu_memory_utilization 0.9 = 8.78 GB)");
+    TU_CHECK_CONTAINS(cJSON_GetObjectItem(c20, "pruned")->valuestring,
+                      "at 433 GB/s (2/8 of the bandwidth × efficiency 0.85): TPOT at least 31.1 ms "
+                      "> SLA 25 ms");
+    TU_CHECK_CONTAINS(cJSON_GetObjectItem(ts, "pruned")->valuestring,
+                      "timeslice does not serve LLM tenants yet (chat has \"serving\")");
+    /* Nothing was refused by the loader: every ruled-out instance was ruled out by its numbers. */
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "candidates"))
+    {
+        const cJSON *pr = cJSON_GetObjectItem(c, "pruned");
+        CU_ASSERT(!cJSON_IsString(pr) || !strstr(pr->valuestring, "rejected by the loader"));
+    }
+    cJSON_Delete(doc);
+}
+
 void test_plan_register(void)
 {
     static const struct tu_test t[] = {
@@ -588,6 +660,8 @@ void test_plan_register(void)
         {"two tenants with one Kubernetes name get two pods", test_k8s_names_do_not_clash},
         {"vGPU: real vGPU types in the README, one GPU a pod", test_k8s_vgpu_types},
         {"an LLM tenant's TPOT target decides the plan", test_llm_tpot},
+        {"LLM tenants under MIG: instances ruled out by their numbers, 3g.40gb x2 on one GPU",
+         test_llm_mig},
         {NULL, NULL},
     };
     tu_add_suite("plan", t);

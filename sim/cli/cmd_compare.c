@@ -1,7 +1,8 @@
 /*
  * sharesim compare — strategies side by side per tenant, the best value of each
- * column marked, and one line per strategy saying what dominated its latency; the same
- * figures as JSON (--json) and CSV rows (--csv).
+ * column marked (an LLM tenant's also by its TTFT and TPOT p99, tokens/s and goodput), and
+ * one line per strategy saying what dominated its latency; the same figures as JSON (--json)
+ * and CSV rows (--csv).
  *
  * Latency decomposition (means over completed requests): latency = wait before
  * first service (queueing) + the request's work on a whole GPU (service) + the
@@ -11,6 +12,7 @@
  */
 #include "base/jsonv.h"
 #include "cli/cli.h"
+#include "core/llmstats.h"
 #include "core/policy.h"
 #include "report/report.h"
 #include "core/run.h"
@@ -30,8 +32,10 @@ static void usage(FILE *fp)
             "                        [--json FILE|-] [--csv FILE|-] [--quiet] [--check-sla]\n\n"
             "Runs the scenario and prints, per tenant, each strategy's p99, throughput, SLA\n"
             "attainment, p99 slowdown against the baseline strategy (default: the first\n"
-            "exclusive one, else the first) and cost per million requests; * marks the best\n"
-            "value of each column. Then one line per strategy on what dominated latency.\n\n"
+            "exclusive one, else the first) and cost per million requests, and for an LLM\n"
+            "tenant its TTFT and TPOT p99, output tokens/s and goodput; * marks the best\n"
+            "value of each column. Then one line per strategy on what dominated the plain\n"
+            "tenants' latency.\n\n"
             "  --baseline NAME   the strategy slowdowns are measured against\n"
             "  --seed N          override the scenario's seed\n"
             "  --replications R  override the scenario's replications\n"
@@ -53,40 +57,66 @@ static const char *excess_name(const struct strategy_cfg *st)
     return h && h->label ? h->label(st->cfg) : "slowed service";
 }
 
+/*
+ * The columns of a tenant's table and their keys in --json/--csv. The first CMP_PLAIN are every
+ * tenant's; the rest an LLM tenant's token figures (core/llmstats.h), in its table and, when the
+ * scenario has an LLM tenant, in every row of --json/--csv (null for a plain tenant) so that the
+ * CSV's columns do not depend on the tenants' order.
+ */
+#define CMP_PLAIN 5
+#define CMP_COLS 9
+#define CMP_MAX 64
+static const struct {
+    const char *key, *head, *fmt;
+    int width, higher_better;
+} cols[CMP_COLS] = {
+    {"p99_ms", "p99_ms", "%.3f", 11, 0},
+    {"throughput_per_s", "thr/s", "%.1f", 11, 1},
+    {"sla_attainment", "SLA%", "%.1f", 9, 1},
+    {"slowdown", "slowdown", "%.2f", 10, 0},
+    {"cost_per_million_requests_usd", "$/Mreq", "%.3f", 11, 0},
+    {"ttft_p99_ms", "TTFT_p99", "%.1f", 10, 0},
+    {"tpot_p99_ms", "TPOT_p99", "%.2f", 10, 0},
+    {"output_tokens_per_s", "tok/s", "%.0f", 9, 1},
+    {"goodput_per_s", "good/s", "%.2f", 9, 1},
+};
+
 static int better(int col, double a, double b)
 {
     if (!isfinite(a))
         return 0;
     if (!isfinite(b))
         return 1;
-    return col == 1 || col == 2 ? a > b : a < b; /* throughput and SLA: higher is better */
+    return cols[col].higher_better ? a > b : a < b;
 }
 
-#define CMP_COLS 5
-#define CMP_MAX 64
-/* The columns of a tenant's table and their keys in --json/--csv. */
-static const char *const col_key[CMP_COLS] = {"p99_ms", "throughput_per_s", "sla_attainment",
-                                              "slowdown", "cost_per_million_requests_usd"};
-
-/* One tenant's table: v[k][c] for strategy k, column c (SLA in %), best[c] its best row. */
+/* One tenant's table: v[k][c] for strategy k, column c (SLA in %), best[c] its best row;
+ * n_cols: CMP_PLAIN, or CMP_COLS for an LLM tenant. */
 struct cmp_tenant {
-    int n;
+    int n, n_cols;
     double v[CMP_MAX][CMP_COLS];
     int best[CMP_COLS];
 };
 
-static void tenant_cells(const struct run_result *r, int i, int base, struct cmp_tenant *ct)
+static void tenant_cells(const struct scenario *sc, const struct run_result *r, int i, int base,
+                         struct cmp_tenant *ct)
 {
     ct->n = r->n < CMP_MAX ? r->n : CMP_MAX;
+    ct->n_cols = sc->tenants[i].llm ? CMP_COLS : CMP_PLAIN;
     memset(ct->best, 0, sizeof ct->best);
     for (int k = 0; k < ct->n; k++) {
         const double *t = r->s[k].t + (size_t)i * TM_N;
+        const double *m = r->s[k].llm && sc->tenants[i].llm ? r->s[k].llm + (size_t)i * LM_N : NULL;
         double bp99 = r->s[base].t[(size_t)i * TM_N + TM_LAT_P99];
         ct->v[k][0] = t[TM_LAT_P99] * 1e3;
         ct->v[k][1] = t[TM_THROUGHPUT];
         ct->v[k][2] = t[TM_SLA_ATTAINMENT] * 100;
         ct->v[k][3] = t[TM_LAT_P99] / bp99;
         ct->v[k][4] = r->s[k].m[SM_COST_PER_MREQ];
+        ct->v[k][5] = m ? m[LM_TTFT_P99] * 1e3 : NAN;
+        ct->v[k][6] = m ? m[LM_TPOT_P99] * 1e3 : NAN;
+        ct->v[k][7] = m ? m[LM_OUTPUT_TPS] : NAN;
+        ct->v[k][8] = m ? m[LM_GOODPUT] : NAN;
         for (int c = 0; c < CMP_COLS; c++)
             if (k == 0 || better(c, ct->v[k][c], ct->v[ct->best[c]][c]))
                 ct->best[c] = k;
@@ -96,16 +126,16 @@ static void tenant_cells(const struct run_result *r, int i, int base, struct cmp
 static void print_tenant(const struct scenario *sc, const struct run_result *r, int i, int base)
 {
     struct cmp_tenant ct;
-    tenant_cells(r, i, base, &ct);
-    static const char *const fmt[CMP_COLS] = {"%.3f", "%.1f", "%.1f", "%.2f", "%.3f"};
-    static const char *const head[CMP_COLS] = {"p99_ms", "thr/s", "SLA%", "slowdown", "$/Mreq"};
+    tenant_cells(sc, r, i, base, &ct);
     /* Columns widen for large numbers (an overloaded tenant's p99) rather than run together. */
-    int w[CMP_COLS] = {11, 11, 9, 10, 11};
+    int w[CMP_COLS];
+    for (int c = 0; c < CMP_COLS; c++)
+        w[c] = cols[c].width;
     char(*cell)[CMP_COLS][32] = ss_xcalloc((size_t)(ct.n ? ct.n : 1), sizeof *cell);
     for (int k = 0; k < ct.n; k++)
-        for (int c = 0; c < CMP_COLS; c++) {
+        for (int c = 0; c < ct.n_cols; c++) {
             int n = isfinite(ct.v[k][c])
-                        ? snprintf(cell[k][c], sizeof cell[k][c], fmt[c], ct.v[k][c])
+                        ? snprintf(cell[k][c], sizeof cell[k][c], cols[c].fmt, ct.v[k][c])
                         : snprintf(cell[k][c], sizeof cell[k][c], "-");
             if (isfinite(ct.v[k][c]) && ct.best[c] == k && n < 30)
                 strcat(cell[k][c], "*");
@@ -117,12 +147,12 @@ static void print_tenant(const struct scenario *sc, const struct run_result *r, 
         sc->tenants[i].sla_p99_s > 0 || (l && (l->sla_ttft_p99_s > 0 || l->sla_tpot_p99_s > 0));
     printf("\ntenant %s%s\n", sc->tenants[i].name, sla ? "" : " (no SLA)");
     printf("  %-14s", "strategy");
-    for (int c = 0; c < CMP_COLS; c++)
-        printf(" %*s", w[c], head[c]);
+    for (int c = 0; c < ct.n_cols; c++)
+        printf(" %*s", w[c], cols[c].head);
     putchar('\n');
     for (int k = 0; k < ct.n; k++) {
         printf("  %-14s", r->s[k].name);
-        for (int c = 0; c < CMP_COLS; c++)
+        for (int c = 0; c < ct.n_cols; c++)
             printf(" %*s", w[c], cell[k][c]);
         printf("%s\n", stab_state(&r->s[k], i) == 0 ? "  unstable" : "");
     }
@@ -135,14 +165,15 @@ struct cmp_dom {
     const char *dom;            /* what dominates: "queueing", "service" or the excess label */
 };
 
-/* s is the result of st. */
-static void dominant(const struct strategy_cfg *st, const struct strategy_result *s,
-                     struct cmp_dom *d)
+/* s is the result of st. An LLM tenant has no work on a whole GPU to split its latency by (its
+ * time is the engine's steps: its TTFT and TPOT columns), so only plain tenants count here. */
+static void dominant(const struct scenario *sc, const struct strategy_cfg *st,
+                     const struct strategy_result *s, struct cmp_dom *d)
 {
     double q = 0, w = 0, l = 0, n = 0;
     for (int i = 0; i < s->n_tenants; i++) {
         const double *t = s->t + (size_t)i * TM_N;
-        if (!isfinite(t[TM_LAT_MEAN]) || t[TM_COMPLETED] <= 0)
+        if (sc->tenants[i].llm || !isfinite(t[TM_LAT_MEAN]) || t[TM_COMPLETED] <= 0)
             continue;
         q += t[TM_COMPLETED] * t[TM_WAIT_MEAN];
         w += t[TM_COMPLETED] * t[TM_WORK_MEAN];
@@ -165,12 +196,14 @@ static void dominant(const struct strategy_cfg *st, const struct strategy_result
     d->dom = q >= w && q >= ex ? "queueing" : ex >= w ? excess_name(st) : "service";
 }
 
-static void print_dominant(const struct strategy_cfg *st, const struct strategy_result *s)
+static void print_dominant(const struct scenario *sc, const struct strategy_cfg *st,
+                           const struct strategy_result *s)
 {
     struct cmp_dom d;
-    dominant(st, s, &d);
+    dominant(sc, st, s, &d);
     if (d.n == 0) {
-        printf("  %-14s nothing completed\n", s->name);
+        printf("  %-14s %s\n", s->name,
+               run_has_llm(sc) ? "no plain tenant's request completed" : "nothing completed");
         return;
     }
     printf("  %-14s mean %.3f ms = queueing %.0f%% + service %.0f%% + %s %.0f%%", s->name,
@@ -184,17 +217,18 @@ static void print_dominant(const struct strategy_cfg *st, const struct strategy_
 static cJSON *compare_rows(const struct scenario *sc, const struct run_result *r, int base)
 {
     cJSON *rows = cJSON_CreateArray();
+    int n_cols = run_has_llm(sc) ? CMP_COLS : CMP_PLAIN;
     for (int i = 0; i < sc->n_tenants; i++) {
         struct cmp_tenant ct;
-        tenant_cells(r, i, base, &ct);
+        tenant_cells(sc, r, i, base, &ct);
         for (int k = 0; k < ct.n; k++) {
             cJSON *o = cJSON_CreateObject(), *best = cJSON_CreateArray();
             cJSON_AddStringToObject(o, "tenant", sc->tenants[i].name);
             cJSON_AddStringToObject(o, "strategy", r->s[k].name);
-            for (int c = 0; c < CMP_COLS; c++) {
-                jv_out_add(o, col_key[c], c == 2 ? ct.v[k][c] / 100 : ct.v[k][c]);
+            for (int c = 0; c < n_cols; c++) {
+                jv_out_add(o, cols[c].key, c == 2 ? ct.v[k][c] / 100 : ct.v[k][c]);
                 if (ct.best[c] == k && isfinite(ct.v[k][c]))
-                    cJSON_AddItemToArray(best, cJSON_CreateString(col_key[c]));
+                    cJSON_AddItemToArray(best, cJSON_CreateString(cols[c].key));
             }
             cJSON_AddItemToObject(o, "best", best);
             int st = stab_state(&r->s[k], i);
@@ -221,7 +255,7 @@ static cJSON *compare_json(const struct scenario *sc, const struct run_result *r
     cJSON *lat = cJSON_AddArrayToObject(doc, "latency");
     for (int k = 0; k < r->n; k++) {
         struct cmp_dom d;
-        dominant(&sc->strategies[k], &r->s[k], &d);
+        dominant(sc, &sc->strategies[k], &r->s[k], &d);
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "strategy", r->s[k].name);
         jv_out_add(o, "mean_ms", d.n > 0 ? d.mean_s * 1e3 : NAN);
@@ -327,9 +361,12 @@ int cmd_compare(int argc, char **argv)
                sc.gpu.name, sc.strategies[base].name);
         for (int i = 0; i < sc.n_tenants; i++)
             print_tenant(&sc, &r, i, base);
-        printf("\nwhat dominated latency (all tenants, weighted by completions):\n");
+        printf("\nwhat dominated latency (%s):\n",
+               run_has_llm(&sc) ? "plain tenants, weighted by completions; an LLM tenant's is "
+                                  "in its TTFT and TPOT columns"
+                                : "all tenants, weighted by completions");
         for (int k = 0; k < r.n; k++)
-            print_dominant(&sc.strategies[k], &r.s[k]); /* run_scenario keeps the order */
+            print_dominant(&sc, &sc.strategies[k], &r.s[k]); /* run_scenario keeps the order */
     }
     rep_warn_unstable(stderr, cmd, &sc, &r);
     int rc = SS_EXIT_OK;

@@ -100,6 +100,33 @@ void lst_kv(struct sim *s, int tenant, double held, double blocks, double t0, do
     l->kv_cap_acc += blocks * dt;
 }
 
+void lst_merge(struct lst_stats *dst, const struct lst_stats *src)
+{
+    st_hist_merge(&dst->ttft, &src->ttft);
+    st_hist_merge(&dst->tpot, &src->tpot);
+    st_hist_merge(&dst->itl, &src->itl);
+    dst->sum_ttft += src->sum_ttft;
+    dst->sum_tpot += src->sum_tpot;
+    dst->sum_itl += src->sum_itl;
+    dst->n_tpot_met += src->n_tpot_met;
+    dst->n_ttft_met += src->n_ttft_met;
+    dst->good_in_window += src->good_in_window;
+    dst->tokens_in_window += src->tokens_in_window;
+    dst->preemptions_in_window += src->preemptions_in_window;
+    dst->kv_held_acc += src->kv_held_acc;
+    dst->kv_cap_acc += src->kv_cap_acc;
+}
+
+void lst_percentiles(const struct lst_stats *l, double *m)
+{
+    const struct st_hist *h[3] = {&l->ttft, &l->tpot, &l->itl};
+    for (int k = 0; k < 3; k++) {
+        m[4 * k + 1] = st_hist_quantile(h[k], 0.50);
+        m[4 * k + 2] = st_hist_quantile(h[k], 0.95);
+        m[4 * k + 3] = st_hist_quantile(h[k], 0.99);
+    }
+}
+
 static double mean_or_nan(double sum, uint64_t n)
 {
     return n ? sum / (double)n : NAN;
@@ -108,14 +135,10 @@ static double mean_or_nan(double sum, uint64_t n)
 void lst_figures(const struct lst_stats *l, const struct tenant_cfg *tc, long ended, double window,
                  double *m)
 {
-    const struct st_hist *h[3] = {&l->ttft, &l->tpot, &l->itl};
-    const double sums[3] = {l->sum_ttft, l->sum_tpot, l->sum_itl};
-    for (int k = 0; k < 3; k++) {
-        m[4 * k] = mean_or_nan(sums[k], h[k]->n);
-        m[4 * k + 1] = st_hist_quantile(h[k], 0.50);
-        m[4 * k + 2] = st_hist_quantile(h[k], 0.95);
-        m[4 * k + 3] = st_hist_quantile(h[k], 0.99);
-    }
+    m[LM_TTFT_MEAN] = mean_or_nan(l->sum_ttft, l->ttft.n);
+    m[LM_TPOT_MEAN] = mean_or_nan(l->sum_tpot, l->tpot.n);
+    m[LM_ITL_MEAN] = mean_or_nan(l->sum_itl, l->itl.n);
+    lst_percentiles(l, m);
     m[LM_OUTPUT_TPS] = window > 0 ? (double)l->tokens_in_window / window : NAN;
     m[LM_PREEMPTIONS] = (double)l->preemptions_in_window;
     m[LM_KV_UTIL] = l->kv_cap_acc > 0 ? l->kv_held_acc / l->kv_cap_acc : NAN;

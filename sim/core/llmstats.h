@@ -63,6 +63,13 @@ void lst_preempted(struct sim *s, int tenant, long n);
 /* A server of `blocks` blocks held `held` of them over [t0, t1]. */
 void lst_kv(struct sim *s, int tenant, double held, double blocks, double t0, double t1);
 
+/* Adds src's samples to dst: the three histograms merged, the sums and counts added (the
+ * pooled replications of run.c, as a plain tenant's latency histogram is pooled). */
+void lst_merge(struct lst_stats *dst, const struct lst_stats *src);
+/* The TTFT, TPOT and ITL percentiles (LM_*_P50, _P95, _P99) of l's samples into m; the other
+ * figures of m are left as they are. */
+void lst_percentiles(const struct lst_stats *l, double *m);
+
 /* The LM_* figures of one tenant of one replication (NaN where they do not apply). */
 void lst_figures(const struct lst_stats *l, const struct tenant_cfg *tc, long ended, double window,
                  double *m);

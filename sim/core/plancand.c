@@ -95,8 +95,12 @@ void pc_free_cand(struct plan_cand *c)
     cJSON_Delete(c->strategy);
     cJSON_Delete(c->placements);
     free(c->p99_s);
+    free(c->missed);
+    free(c->ttft_s);
+    free(c->tpot_s);
     c->strategy = c->placements = NULL;
-    c->p99_s = NULL;
+    c->p99_s = c->ttft_s = c->tpot_s = NULL;
+    c->missed = NULL;
 }
 
 /* Whether gpu_of[0..T) is a restricted growth string within G blocks of at most r. */

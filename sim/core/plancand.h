@@ -28,6 +28,12 @@ struct plan_cand {
     double worst_margin; /* min over tenants with an SLA of (sla − p99) / sla */
     char worst_tenant[SCN_NAME_MAX];
     double *p99_s; /* per tenant, when simulated: the worst over the placements */
+    /* per tenant, when simulated: an LLM tenant's worst TTFT and TPOT p99 (NaN for others) */
+    double *ttft_s, *tpot_s;
+    /* per tenant, when simulated: non-zero when it missed one of its targets (p99, an LLM
+     * tenant's TTFT or TPOT p99, or an LLM request that failed) in some placement; what a
+     * refine hook grows */
+    unsigned char *missed;
     /* Placements. When the artefact does not fix which tenants share a GPU (a device plugin
      * hands out replicas of any GPU), `placements` holds one strategy object per way the
      * scheduler may place the pods, up to swapping identical GPUs, and the candidate meets

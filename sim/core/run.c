@@ -21,7 +21,8 @@
  *   200 samples is their maximum, and averaging maxima is biased low; the 95 % interval is
  *   the Student half-width of the per-replication percentiles around it. tail counts the
  *   samples beyond each percentile's rank (of the merged samples): fewer than
- *   TAIL_MIN_SAMPLES and the figure rests on a handful of requests.
+ *   TAIL_MIN_SAMPLES and the figure rests on a handful of requests. An LLM tenant's TTFT,
+ *   TPOT and ITL percentiles are pooled the same way (their histograms, core/llmstats.h).
  */
 #include "core/run.h"
 #include "core/engine.h"
@@ -79,6 +80,7 @@ static void llm_alloc(struct strategy_result *r)
     size_t n = (size_t)r->n_tenants * LM_N;
     r->llm = ss_xmalloc(n * sizeof *r->llm);
     r->llm_ci = ss_xmalloc(n * sizeof *r->llm_ci);
+    r->llm_tail = ss_xcalloc((size_t)r->n_tenants * LM_TAIL_N + 1, sizeof *r->llm_tail);
     for (size_t k = 0; k < n; k++)
         r->llm[k] = r->llm_ci[k] = NAN;
 }
@@ -89,6 +91,7 @@ void strategy_result_free(struct strategy_result *r)
     free(r->t_ci);
     free(r->llm);
     free(r->llm_ci);
+    free(r->llm_tail);
     free(r->load);
     free(r->capacity);
     free(r->tail);
@@ -128,9 +131,27 @@ static void set_percentiles(struct strategy_result *out, int i, const struct st_
     }
 }
 
-/* run_one, merging each tenant's latency histogram into pool[i] when pool is not NULL. */
+/* The pooled samples of one strategy's replications, per tenant: the latency histogram of
+ * every tenant, and an LLM tenant's TTFT, TPOT and ITL histograms (llm[i] NULL for others). */
+struct run_pool {
+    struct st_hist *lat;
+    struct lst_stats **llm;
+};
+
+/* An LLM tenant's tail counts (run.h, LM_TAIL_N) from its TTFT, TPOT and ITL samples. */
+static void set_llm_tails(struct strategy_result *out, int i, const struct lst_stats *l)
+{
+    const struct st_hist *h[3] = {&l->ttft, &l->tpot, &l->itl};
+    double *tail = out->llm_tail + (size_t)i * LM_TAIL_N;
+    for (int k = 0; k < 3; k++)
+        for (int q = 0; q < 3; q++)
+            tail[3 * k + q] = beyond(h[k]->n, tail_p[q]); /* p50, p95, p99 */
+}
+
+/* run_one, merging each tenant's samples into pool when pool is not NULL. */
 static int run_one_pool(const struct scenario *sc, const struct strategy_cfg *st, int rep,
-                        struct strategy_result *out, struct st_hist *pool, char *err, size_t errlen)
+                        struct strategy_result *out, struct run_pool *pool, char *err,
+                        size_t errlen)
 {
     struct sim s;
     eng_init(&s, sc, st, rep);
@@ -160,7 +181,7 @@ static int run_one_pool(const struct scenario *sc, const struct strategy_cfg *st
         t[TM_LAT_MEAN] = ts->completed ? ts->sum_latency_s / (double)ts->completed : NAN;
         set_percentiles(out, i, &ts->lat);
         if (pool)
-            st_hist_merge(&pool[i], &ts->lat);
+            st_hist_merge(&pool->lat[i], &ts->lat);
         t[TM_WAIT_MEAN] = ts->completed ? ts->sum_wait_s / (double)ts->completed : NAN;
         t[TM_WORK_MEAN] = ts->completed ? ts->sum_work_s / (double)ts->completed : NAN;
         long ended = ts->completed + ts->rejected + ts->failed;
@@ -170,8 +191,12 @@ static int run_one_pool(const struct scenario *sc, const struct strategy_cfg *st
         t[TM_AVAILABILITY] = window > 0 ? 1.0 - ts->downtime_s / window : NAN;
         total_tp += t[TM_THROUGHPUT];
         norm[i] = t[TM_THROUGHPUT] / tc->weight;
-        if (s.ten[i].llm)
+        if (s.ten[i].llm) {
             lst_figures(s.ten[i].llm, tc, ended, window, out->llm + (size_t)i * LM_N);
+            set_llm_tails(out, i, s.ten[i].llm);
+        }
+        if (s.ten[i].llm && pool && pool->llm[i])
+            lst_merge(pool->llm[i], s.ten[i].llm);
     }
     if (out->gpus_used <= 0)
         out->gpus_used = sc->gpus;
@@ -294,18 +319,29 @@ int run_scenario(const struct scenario *sc_in, const struct run_opts *o, struct 
     int rc = 0;
     double events = 0;
     /* Strategy by strategy, so one strategy's pooled histograms are held at a time. */
-    struct st_hist *pool = ss_xcalloc((size_t)(sc.n_tenants ? sc.n_tenants : 1), sizeof *pool);
-    for (int i = 0; i < sc.n_tenants; i++)
-        st_hist_init(&pool[i]);
+    size_t nt = (size_t)(sc.n_tenants ? sc.n_tenants : 1);
+    struct run_pool pool = {ss_xcalloc(nt, sizeof *pool.lat), ss_xcalloc(nt, sizeof *pool.llm)};
+    for (int i = 0; i < sc.n_tenants; i++) {
+        st_hist_init(&pool.lat[i]);
+        if (sc.tenants[i].llm) {
+            pool.llm[i] = ss_xmalloc(sizeof *pool.llm[i]);
+            lst_init(pool.llm[i]);
+        }
+    }
     out->s = ss_xcalloc((size_t)S, sizeof *out->s);
     for (int k = 0; k < S && rc == 0; k++) {
-        for (int i = 0; i < sc.n_tenants; i++)
-            st_hist_reset(&pool[i]);
+        for (int i = 0; i < sc.n_tenants; i++) {
+            st_hist_reset(&pool.lat[i]);
+            if (pool.llm[i]) {
+                lst_free(pool.llm[i]);
+                lst_init(pool.llm[i]);
+            }
+        }
         for (int r = 0; r < R && rc == 0; r++) {
             if (o->progress)
                 fprintf(stderr, "\r%s: strategy %d/%d (%s), replication %d/%d   ", sc.name, k + 1,
                         S, sc.strategies[k].name, r + 1, R);
-            rc = run_one_pool(&sc, &sc.strategies[k], r, &reps[(size_t)k * R + r], pool, err,
+            rc = run_one_pool(&sc, &sc.strategies[k], r, &reps[(size_t)k * R + r], &pool, err,
                               errlen);
             events += reps[(size_t)k * R + r].m[SM_EVENTS];
         }
@@ -315,14 +351,27 @@ int run_scenario(const struct scenario *sc_in, const struct run_opts *o, struct 
             if (run_has_llm(&sc))
                 llm_alloc(agg);
             aggregate(&reps[(size_t)k * R], R, agg);
-            for (int i = 0; i < sc.n_tenants; i++)
-                set_percentiles(agg, i, &pool[i]);
+            for (int i = 0; i < sc.n_tenants; i++) {
+                set_percentiles(agg, i, &pool.lat[i]);
+                /* An LLM tenant's TTFT, TPOT and ITL percentiles likewise of all replications'
+                 * samples; their means and intervals stay those of aggregate(). */
+                if (pool.llm[i] && agg->llm) {
+                    lst_percentiles(pool.llm[i], agg->llm + (size_t)i * LM_N);
+                    set_llm_tails(agg, i, pool.llm[i]);
+                }
+            }
             stab_fill(&sc, &sc.strategies[k], agg);
         }
     }
-    for (int i = 0; i < sc.n_tenants; i++)
-        st_hist_free(&pool[i]);
-    free(pool);
+    for (int i = 0; i < sc.n_tenants; i++) {
+        st_hist_free(&pool.lat[i]);
+        if (pool.llm[i]) {
+            lst_free(pool.llm[i]);
+            free(pool.llm[i]);
+        }
+    }
+    free(pool.lat);
+    free(pool.llm);
     /* slowdown_p99, per replication against its baseline, then its mean and interval. */
     for (int r = 0; r < R && rc == 0; r++) {
         struct strategy_result alone;

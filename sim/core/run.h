@@ -47,6 +47,9 @@ enum strategy_metric {
 /* The latency percentiles (TM_LAT_P50 … TM_LAT_P999) and the samples beyond each. */
 enum { TAIL_P50, TAIL_P95, TAIL_P99, TAIL_P999, TAIL_N };
 extern const double tail_p[TAIL_N];
+/* An LLM tenant's percentiles with a tail count: TTFT, TPOT, ITL × p50, p95, p99, in the
+ * order of enum llm_metric (core/llmstats.h) without the means. */
+#define LM_TAIL_N 9
 /* A percentile resting on fewer samples beyond it than this is flagged (table, JSON). */
 #define TAIL_MIN_SAMPLES 10
 
@@ -64,6 +67,10 @@ struct strategy_result {
     /* LLM tenants' token figures (core/llmstats.h): n_tenants × LM_N, NaN for other tenants;
      * NULL when the scenario has no LLM tenant. */
     double *llm, *llm_ci;
+    /* n_tenants × LM_TAIL_N: an LLM tenant's measured samples beyond its TTFT, TPOT and ITL
+     * p50, p95 and p99 (of all replications' samples in the aggregate, as `tail`); NULL with
+     * llm. */
+    double *llm_tail;
     int licensed_vgpus; /* set by the vGPU policy for the licence cost */
     int gpus_used;      /* GPUs the strategy occupies (set by finish(); 0 = all of the pool) */
     cJSON *details;     /* policy-specific extras (per-instance utilisation…), may be NULL */

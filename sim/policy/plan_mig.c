@@ -9,6 +9,8 @@
 #include "core/policy.h"
 #include "core/rate.h"
 #include "core/tenant.h"
+#include "llm/roofline.h"
+#include "llm/serving.h"
 #include "mig/mig.h"
 #include "base/util.h"
 
@@ -17,9 +19,51 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Why profile k cannot serve LLM tenant t, in why; 0 when it can (or t is not an LLM tenant).
+ * Either its weights and activation reserve leave no KV cache in the instance's memory (the
+ * loader's own check, serving.h), or even the fastest decode step there — one sequence, one
+ * token, the weights read once at the instance's memory-slice share of the bandwidth (the
+ * roofline of docs/llm.md#step-time, plus the step overhead) — is slower than the tenant's TPOT
+ * target: no batch decodes faster than that.
+ */
+static int llm_unfit(const struct gpu_profile *g, const struct tenant_cfg *t, int k, char *why,
+                     size_t n)
+{
+    const struct lsv_cfg *l = t->llm;
+    if (!l)
+        return 0;
+    const struct mig_profile *m = &g->mig[k];
+    char where[96];
+    long blocks;
+    snprintf(where, sizeof where, "the %s instance's %g GB", m->name, m->memory_gb);
+    if (lsv_kv_blocks(l, m->memory_gb, where, &blocks, why, n))
+        return 1;
+    if (l->sla_tpot_p99_s <= 0)
+        return 0;
+    struct rf_model rm;
+    struct rf_gpu rg;
+    struct rf_cost c;
+    rf_model_init(&rm, &l->model, l->dtype, l->kv_dtype);
+    rf_gpu_init(&rg, &g->roof, g->hbm_bw_gbps, l->dtype);
+    rf_cost_start(&rm, &c);
+    rf_cost_add(&rm, &c, 0, 1);
+    double bw = mig_memory_share(g, k);
+    double step = rf_time_s(&rg, &c, mig_compute_share(g, k), bw, l->step_overhead_s);
+    if (step <= l->sla_tpot_p99_s)
+        return 0;
+    snprintf(why, n,
+             "a decode step in the %s instance reads %.2f GB of %s weights at %.0f GB/s (%d/%d of "
+             "the bandwidth × efficiency %.2f): TPOT at least %.1f ms > SLA %g ms",
+             m->name, rm.weight_bytes * 1e-9, roof_dtype_names[l->dtype],
+             rg.bw_bytes_per_s * bw * rg.bandwidth_eff * 1e-9, m->memory_slices,
+             g->mig_memory_slices, rg.bandwidth_eff, step * 1e3, l->sla_tpot_p99_s * 1e3);
+    return 1;
+}
+
 /* The smallest MIG profile (fewest compute slices, then memory) that holds the
- * tenant's memory and keeps it stable with its p99 SLA reachable, skipping the first
- * `bump` that do; -1 if none. */
+ * tenant's memory (an LLM tenant's weights, reserve and a cache; llm_unfit) and keeps it
+ * stable with its p99 SLA reachable, skipping the first `bump` that do; -1 if none. */
 static int mig_profile_for(const struct scenario *sc, const struct tenant_cfg *t, int bump)
 {
     const struct gpu_profile *g = &sc->gpu;
@@ -39,7 +83,8 @@ static int mig_profile_for(const struct scenario *sc, const struct tenant_cfg *t
         }
     for (int k = 0; k < n; k++) {
         const struct mig_profile *m = &g->mig[order[k]];
-        if (t->memory_gb > m->memory_gb)
+        char why[256];
+        if (t->memory_gb > m->memory_gb || llm_unfit(g, t, order[k], why, sizeof why))
             continue;
         double sp = rate_speed(g, t, mig_compute_share(g, order[k]), mig_memory_share(g, order[k]));
         double lam = ten_mean_rate(t), w = ten_mean_work(t);
@@ -121,6 +166,18 @@ static void mig_plan(struct plan_ctx *x)
     int T = sc->n_tenants;
     if (sc->gpu.n_mig == 0)
         return;
+    /* An LLM tenant's instances that cannot serve it, each named with its reason (the numbers),
+     * rather than left for the loader to refuse. */
+    for (int i = 0; i < T; i++)
+        for (int k = 0; k < sc->gpu.n_mig; k++) {
+            char why[256];
+            if (mig_profile_is_me(&sc->gpu.mig[k]) ||
+                !llm_unfit(&sc->gpu, &sc->tenants[i], k, why, sizeof why))
+                continue;
+            struct plan_cand *c = pc_add(x, "mig", 1, NULL, "mig %s for %s", sc->gpu.mig[k].name,
+                                         sc->tenants[i].name);
+            snprintf(c->pruned, sizeof c->pruned, "%s", why);
+        }
     for (int bump = 0; bump <= 1; bump++) {
         int *req = ss_xcalloc((size_t)T, sizeof *req);
         char why[256] = "";
@@ -153,8 +210,9 @@ static int next_larger(const struct gpu_profile *g, int cur, const struct tenant
     int best = -1;
     for (int k = 0; k < g->n_mig; k++) {
         const struct mig_profile *m = &g->mig[k];
+        char why[256];
         if (mig_profile_is_me(m) || m->compute_slices <= g->mig[cur].compute_slices ||
-            t->memory_gb > m->memory_gb)
+            t->memory_gb > m->memory_gb || llm_unfit(g, t, k, why, sizeof why))
             continue;
         if (best < 0 || m->compute_slices < g->mig[best].compute_slices ||
             (m->compute_slices == g->mig[best].compute_slices &&
@@ -165,7 +223,8 @@ static int next_larger(const struct gpu_profile *g, int cur, const struct tenant
 }
 
 /* A MIG candidate missed: the same layout with the next larger instance for every tenant
- * that missed its SLA (the others keep theirs), packed again. Nothing when none can grow. */
+ * that missed one of its targets (the others keep theirs), packed again. Nothing when none can
+ * grow. */
 static void mig_refine(struct plan_ctx *x, int idx)
 {
     const struct scenario *sc = x->sc;
@@ -192,8 +251,8 @@ static void mig_refine(struct plan_ctx *x, int idx)
     size_t n = strlen(why);
     int grown = 0;
     for (int i = 0; i < T; i++) {
-        double sla = sc->tenants[i].sla_p99_s, p99 = x->c[idx].p99_s[i];
-        if (req[i] < 0 || sla <= 0 || p99 <= sla)
+        /* Every tenant that missed one of its targets (an LLM tenant's TTFT or TPOT too). */
+        if (req[i] < 0 || !x->c[idx].missed || !x->c[idx].missed[i])
             continue;
         int up = next_larger(&sc->gpu, req[i], &sc->tenants[i]);
         if (up < 0)

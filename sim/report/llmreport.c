@@ -56,6 +56,16 @@ void lrep_json(cJSON *t, const struct scenario *sc, const struct strategy_result
     add_all(o, row(s->llm, i), "");
     if (with_ci)
         add_all(o, row(s->llm_ci, i), "_ci95");
+    /* As a tenant's tail_samples: how many measured samples lie beyond each percentile's rank
+     * (of all replications together); under TAIL_MIN_SAMPLES it rests on a handful. */
+    if (s->llm_tail) {
+        static const char *const name[LM_TAIL_N] = {"ttft_p50", "ttft_p95", "ttft_p99",
+                                                    "tpot_p50", "tpot_p95", "tpot_p99",
+                                                    "itl_p50",  "itl_p95",  "itl_p99"};
+        cJSON *tl = cJSON_AddObjectToObject(o, "tail_samples");
+        for (int k = 0; k < LM_TAIL_N; k++)
+            cJSON_AddNumberToObject(tl, name[k], s->llm_tail[(size_t)i * LM_TAIL_N + k]);
+    }
 }
 
 static void csv_num(FILE *fp, double x)

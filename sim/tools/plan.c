@@ -37,11 +37,12 @@ static int kind_wanted(const struct pctx *x, const char *kind)
 
 /* ---- simulation ------------------------------------------------------------ */
 
-/* One target (sla <= 0: none) against its p99: the candidate's worst margin, feasibility. */
-static void check_sla(struct plan_cand *c, const char *tenant, double sla, double p99)
+/* One target (sla <= 0: none) against its p99: the candidate's worst margin, feasibility.
+ * Returns 1 when the target is missed. */
+static int check_sla(struct plan_cand *c, const char *tenant, double sla, double p99)
 {
     if (sla <= 0)
-        return;
+        return 0;
     double m = isfinite(p99) ? (sla - p99) / sla : -INFINITY;
     if (m < c->worst_margin) {
         c->worst_margin = m;
@@ -49,6 +50,7 @@ static void check_sla(struct plan_cand *c, const char *tenant, double sla, doubl
     }
     if (!(p99 <= sla))
         c->feasible = 0;
+    return !(p99 <= sla);
 }
 
 /* Loads and runs one strategy object on c->gpus GPUs: 0 with the result in *res (the caller
@@ -115,15 +117,24 @@ static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, s
     c->feasible = 1;
     c->worst_margin = INFINITY;
     c->p99_s = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->p99_s);
-    for (int i = 0; i < sc->n_tenants; i++)
+    c->missed = ss_xcalloc((size_t)(sc->n_tenants ? sc->n_tenants : 1), sizeof *c->missed);
+    c->ttft_s = ss_xcalloc((size_t)(sc->n_tenants ? sc->n_tenants : 1), sizeof *c->ttft_s);
+    c->tpot_s = ss_xcalloc((size_t)(sc->n_tenants ? sc->n_tenants : 1), sizeof *c->tpot_s);
+    for (int i = 0; i < sc->n_tenants; i++) {
         c->p99_s[i] = -INFINITY;
+        c->ttft_s[i] = c->tpot_s[i] = sc->tenants[i].llm ? -INFINITY : NAN;
+    }
     for (int v = 0; v < n; v++) {
         const cJSON *st = c->placements ? cJSON_GetArrayItem(c->placements, v) : c->strategy;
         struct strategy_result res;
         int rc = run_strategy(sc, c, st, &res, err, errlen);
         if (rc) {
             free(c->p99_s);
-            c->p99_s = NULL;
+            free(c->missed);
+            free(c->ttft_s);
+            free(c->tpot_s);
+            c->p99_s = c->ttft_s = c->tpot_s = NULL;
+            c->missed = NULL;
             c->feasible = 0;
             c->worst_margin = NAN;
             return rc < 0 ? -1 : 0;
@@ -139,14 +150,24 @@ static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, s
             const struct lsv_cfg *l = sc->tenants[i].llm;
             if (!(t[TM_LAT_P99] <= c->p99_s[i]))
                 c->p99_s[i] = t[TM_LAT_P99];
-            if (t[TM_FAILED] > 0 || t[TM_REJECTED] > 0)
+            int failed = t[TM_FAILED] > 0 || t[TM_REJECTED] > 0;
+            if (failed)
                 one.feasible = 0;
-            check_sla(&one, sc->tenants[i].name, sc->tenants[i].sla_p99_s, t[TM_LAT_P99]);
+            int miss =
+                check_sla(&one, sc->tenants[i].name, sc->tenants[i].sla_p99_s, t[TM_LAT_P99]);
             if (l && res.llm) { /* an LLM tenant's TTFT and TPOT targets count alike */
                 const double *m = res.llm + (size_t)i * LM_N;
-                check_sla(&one, sc->tenants[i].name, l->sla_ttft_p99_s, m[LM_TTFT_P99]);
-                check_sla(&one, sc->tenants[i].name, l->sla_tpot_p99_s, m[LM_TPOT_P99]);
+                /* The worst over the placements, as the p99 (NaN, nothing measured, is worst). */
+                if (!(m[LM_TTFT_P99] <= c->ttft_s[i]))
+                    c->ttft_s[i] = m[LM_TTFT_P99];
+                if (!(m[LM_TPOT_P99] <= c->tpot_s[i]))
+                    c->tpot_s[i] = m[LM_TPOT_P99];
+                miss |= check_sla(&one, sc->tenants[i].name, l->sla_ttft_p99_s, m[LM_TTFT_P99]);
+                miss |= check_sla(&one, sc->tenants[i].name, l->sla_tpot_p99_s, m[LM_TPOT_P99]);
+                /* Requests that failed on an engine did not fit its cache: more memory helps. */
+                miss |= failed;
             }
+            c->missed[i] |= (unsigned char)miss;
         }
         c->feasible &= one.feasible;
         if (one.worst_margin < c->worst_margin || v == 0) {
@@ -332,10 +353,26 @@ int plan_run(const struct scenario *sc, int progress, struct plan_result *out, c
     out->best = out->closest = -1;
     if (parse_plan(sc, &x, err, errlen))
         return -1;
+    int llm = -1; /* the first LLM tenant, if any */
+    for (int i = 0; i < sc->n_tenants && llm < 0; i++)
+        if (sc->tenants[i].llm)
+            llm = i;
     for (int k = 0; k < policy_count(); k++) {
         const struct policy_ops *ops = policy_at(k);
-        if (ops->hooks && ops->hooks->plan && kind_wanted(&x, ops->kind))
-            ops->hooks->plan(&x.pc);
+        if (!ops->hooks || !ops->hooks->plan || !kind_wanted(&x, ops->kind))
+            continue;
+        /* A strategy that does not serve LLM tenants would only be refused by the loader: one
+         * line says so instead, and its candidates appear once the strategy serves them. */
+        if (llm >= 0 && !ops->serves_llm) {
+            struct plan_cand *c = pc_add(&x.pc, ops->kind, 1, NULL, "%s", ops->kind);
+            c->cost_per_hour = NAN;
+            snprintf(c->pruned, sizeof c->pruned,
+                     "%s does not serve LLM tenants yet (%s has \"serving\"); the kinds that do: "
+                     "%s",
+                     ops->kind, sc->tenants[llm].name, policy_llm_kinds());
+            continue;
+        }
+        ops->hooks->plan(&x.pc);
     }
     int feasible = 0, rc = 0, i;
     /* Cheapest first; a strategy may add candidates after one of its own misses (refine: a
@@ -493,6 +530,16 @@ static cJSON *cand_json(const struct scenario *sc, const struct plan_cand *c)
         cJSON *p = cJSON_AddObjectToObject(o, "p99_ms");
         for (int i = 0; i < sc->n_tenants; i++)
             jv_out_add(p, sc->tenants[i].name, c->p99_s[i] * 1e3);
+    }
+    /* An LLM tenant's TTFT and TPOT p99, the targets the margin also weighs. */
+    if (c->ttft_s && run_has_llm(sc)) {
+        cJSON *a = cJSON_AddObjectToObject(o, "ttft_p99_ms"),
+              *b = cJSON_AddObjectToObject(o, "tpot_p99_ms");
+        for (int i = 0; i < sc->n_tenants; i++)
+            if (sc->tenants[i].llm) {
+                jv_out_add(a, sc->tenants[i].name, c->ttft_s[i] * 1e3);
+                jv_out_add(b, sc->tenants[i].name, c->tpot_s[i] * 1e3);
+            }
     }
     return o;
 }
