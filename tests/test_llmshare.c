@@ -251,12 +251,72 @@ static void test_mps_kv(void)
                            "(memory_gb), more than its 10 GB limit");
 }
 
+/*
+ * Time-slicing: alone, a context never switches and is exclusive (same figures). Against an
+ * always-busy plain context (1,000 ms of compute work from t = 1 µs) in q = 10 ms slices, the
+ * LLM tenant's one step of d = max(tc, tm) = 31.9 ms (a 512-token prefill) runs in its own
+ * slices only: preempted k = 3 times, each costing a switch out, the other's slice and a switch
+ * back, so it ends at d + 3 (q + 2 sw), sw = 40 µs + 2 × 2.8 MB / 560 GB/s (the profile's
+ * context state and save/restore bandwidth, docs/scenario.md#timeslice). The plain request
+ * then gets the GPU after one more switch and ends at T + sw + (1 s − 3 q).
+ */
+static void test_ts_slices(void)
+{
+    struct scenario sc;
+    struct run_result r;
+    tu_run_file(tu_fixture("llmshare/alone.json"), &sc, &r);
+    struct strategy_result *ex = named(&r, 0, "excl"), *ts = named(&r, 3, "ts");
+    check_alone(ts, 1, 1);
+    for (int k = 0; k < LM_N; k++)
+        CU_ASSERT(ex->llm[k] == ts->llm[k] || (isnan(ex->llm[k]) && isnan(ts->llm[k])));
+    run_result_free(&r);
+    scn_free(&sc);
+
+    tu_run_file(tu_fixture("llmshare/ts-slice.json"), &sc, &r);
+    double tc, tm, q = 0.010, sw = 40e-6 + 2 * 2.8e6 / 560e9;
+    parts(0, 512, &tc, &tm);
+    double d = fmax(tc, tm);
+    CU_ASSERT(d > 3 * q && d < 4 * q);
+    double t_llm = d + 3 * (q + 2 * sw), t_plain = t_llm + sw + (1.0 - 3 * q);
+    TU_CHECK_CLOSE_REL(r.s[0].llm[LM_TTFT_MEAN], t_llm, 1e-9);
+    TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_LAT_MEAN], t_llm, 1e-9);
+    TU_CHECK_CLOSE_REL(res_t(&r.s[0], 1)[TM_LAT_MEAN], t_plain - 1e-6, 1e-9);
+    /* 3 preemptions × 2 switches, and the last one to the plain context. */
+    cJSON *g0 = cJSON_GetArrayItem(cJSON_GetObjectItem(r.s[0].details, "gpus"), 0);
+    CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(g0, "switches")->valuedouble, 7, 0);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+/* Time-slicing's KV capacity: what is free on the GPU after the plain tenant's 20 GB, split
+ * between the two LLM tenants: 30 GB each. "oom": "simulate" does not apply to an engine. */
+static void test_ts_kv(void)
+{
+    check_kv(blocks_in(30), "{\"name\": \"t\", \"kind\": \"timeslice\"}");
+    char *p = kv_scenario("kv-err.json", 10,
+                          "{\"name\": \"t\", \"kind\": \"timeslice\", \"oom\": \"simulate\"}");
+    tu_expect_run_error(p, "strategies[0].oom: \"simulate\" does not apply to LLM tenant \"a\"");
+    /* With 75 GB of plain memory, the two LLM tenants get 2.5 GB each: the weights do not fit. */
+    p = kv_scenario("kv-err.json", 10, "{\"name\": \"t\", \"kind\": \"timeslice\"}");
+    char *text = tu_slurp_in(tu_tmpdir(), "kv-err.json");
+    char *at = strstr(text, "\"memory_gb\": 20");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    memcpy(at, "\"memory_gb\": 75", 15);
+    p = tu_write("kv-err.json", text);
+    free(text);
+    tu_expect_run_error(p, "strategies[0]: tenant \"a\": 13.48 GB of fp16 Llama-2-7B weights do "
+                           "not fit the 2.50 GB it gets on GPU 0 (the A100-80GB's 80 GB less 75 "
+                           "GB of the others' memory, over 2 LLM tenants)");
+}
+
 void test_llmshare_register(void)
 {
     static const struct tu_test t[] = {
         {"MPS: alone, exclusive at its shares", test_mps_alone},
         {"MPS: a rate change mid-step by hand", test_mps_rate_change},
         {"MPS: KV capacity from the pinned limit or the free split", test_mps_kv},
+        {"time-slicing: alone, and one step preempted by hand", test_ts_slices},
+        {"time-slicing: KV capacity of what is free", test_ts_kv},
         {NULL, NULL},
     };
     tu_add_suite("llmshare", t);
