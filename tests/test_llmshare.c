@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Llama-2-7B in FP16 on an A100-80GB (docs/llm.md: the model table, the profile's peaks and
  * efficiencies 0.7 and 0.85). */
@@ -85,6 +86,8 @@ static void check_alone(struct strategy_result *r, double f, double b)
     TU_CHECK_CLOSE_REL(t[TM_LAT_P99], lat_max, 0.0039); /* the histogram's maximum */
     CU_ASSERT_DOUBLE_EQUAL(t[TM_WAIT_MEAN], 0, 0);
 }
+
+static const char *burst_path(void);
 
 /* Strategy k of a result by name (the fixtures list them in a known order; the name checks it). */
 static struct strategy_result *named(struct run_result *r, int k, const char *name)
@@ -309,6 +312,224 @@ static void test_ts_kv(void)
                            "GB of the others' memory, over 2 LLM tenants)");
 }
 
+/*
+ * vGPU: alone on a time-sliced vGPU, a step runs at the hypervisor's speeds on its parts, the
+ * roofline at shares (1 − 0.026, 1 − 0.16) (the profile's vgpu_overhead_compute and _memory);
+ * on a MIG-backed 3g.40gb at the instance's shares (42 of 108 SMs, 4 of 8 memory slices).
+ */
+static void test_vgpu_alone(void)
+{
+    struct scenario sc;
+    struct run_result r;
+    tu_run_file(tu_fixture("llmshare/alone.json"), &sc, &r);
+    check_alone(named(&r, 4, "vgpu"), 1 - 0.026, 1 - 0.16);
+    check_alone(named(&r, 5, "vgpu-mig"), 42.0 / 108, 4.0 / 8);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+/*
+ * vGPU schedulers with three VMs (chat's one step, an always-busy plain VM from t = 1 µs, an
+ * idle one), q = 10 ms slices, sw = 50 µs switches. The step lasts d = max(tc / 0.974,
+ * tm / 0.84) = 32.8 ms at the hypervisor's speeds; chat's VM runs first, without a switch.
+ * - equal_share: a cycle of N = 3 slots (one per vGPU, the idle VM's kept idle): chat gets q,
+ *   then q − sw of each later slot of its own (the switch is taken out of it); d needs three
+ *   more of them, so it ends at 3 N q + sw + (d − q − 2 (q − sw)) = d + 3 (N − 1) q + 3 sw.
+ * - fixed_share: a cycle of the type's max_per_gpu = 4 slots (A100DX-20C), the one no vGPU
+ *   owns idle: the same with N = 4.
+ * - best_effort: round robin over the VMs with work (the idle one skipped), a switch each way:
+ *   d + 3 (q + 2 sw), as time-slicing.
+ */
+static void test_vgpu_schedulers(void)
+{
+    struct scenario sc;
+    struct run_result r;
+    tu_run_file(tu_fixture("llmshare/vgpu-slots.json"), &sc, &r);
+    double tc, tm, q = 0.010, sw = 50e-6;
+    parts(0, 512, &tc, &tm);
+    double d = fmax(tc / 0.974, tm / 0.84);
+    CU_ASSERT(d > q + 2 * (q - sw) && d <= q + 3 * (q - sw));
+    const double want[3] = {d + 3 * 2 * q + 3 * sw, d + 3 * 3 * q + 3 * sw, d + 3 * (q + 2 * sw)};
+    static const char *const names[3] = {"equal", "fixed", "best"};
+    for (int k = 0; k < 3; k++) {
+        struct strategy_result *x = named(&r, k, names[k]);
+        TU_CHECK_CLOSE_REL(x->llm[LM_TTFT_MEAN], want[k], 1e-9);
+        TU_CHECK_CLOSE_REL(res_t(x, 0)[TM_LAT_MEAN], want[k], 1e-9);
+        CU_ASSERT_DOUBLE_EQUAL(res_t(x, 1)[TM_COMPLETED], 1, 0);
+    }
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+/*
+ * vGPU's KV capacity: the frame buffer of its type (A100DX-20C, 20 GB), whatever the other VMs
+ * hold. FP16 weights do not fit an A100DX-8C's 8 GB (the type that gives 10 vGPUs a GPU), an
+ * LLM tenant shares no VM, and runs on one GPU only.
+ */
+static void test_vgpu_kv(void)
+{
+    const char *vms = "{\"name\": \"v\", \"kind\": \"vgpu\", \"vgpus\": [{\"type\": "
+                      "\"A100DX-20C\", \"tenants\": [\"embed\"]}, {\"type\": \"A100DX-20C\", "
+                      "\"tenants\": [\"a\"]}, {\"type\": \"A100DX-20C\", \"tenants\": [\"b\"]}]}";
+    check_kv(blocks_in(20), vms);
+    char *p =
+        kv_scenario("kv-err.json", 10,
+                    "{\"name\": \"v\", \"kind\": \"vgpu\", \"vgpus\": [{\"type\": "
+                    "\"A100DX-8C\", \"tenants\": [\"embed\"]}, {\"type\": \"A100DX-8C\", "
+                    "\"tenants\": [\"a\"]}, {\"type\": \"A100DX-8C\", \"tenants\": [\"b\"]}]}");
+    tu_expect_run_error(p, "tenant \"embed\" needs 20 GB but this vGPU's frame buffer is 8 GB");
+    p = kv_scenario("kv-err.json", 10,
+                    "{\"name\": \"v\", \"kind\": \"vgpu\", \"vgpus\": [{\"type\": "
+                    "\"A100DX-20C\", \"tenants\": [\"embed\"]}, {\"type\": \"A100DX-8C\", "
+                    "\"tenants\": [\"a\"]}, {\"type\": \"A100DX-20C\", \"tenants\": [\"b\"]}]}");
+    tu_expect_run_error(p, "strategies[0].vgpus[1]: tenant \"a\": 13.48 GB of fp16 Llama-2-7B "
+                           "weights do not fit the A100DX-8C vGPU's 8 GB frame buffer (× "
+                           "gpu_memory_utilization 0.9 = 7.20 GB)");
+    p = kv_scenario("kv-err.json", 10,
+                    "{\"name\": \"v\", \"kind\": \"vgpu\", \"vgpus\": [{\"type\": "
+                    "\"A100DX-8C\", \"tenants\": [\"embed\", \"b\"]}, {\"type\": "
+                    "\"A100DX-8C\", \"tenants\": [\"a\"]}]}");
+    tu_expect_run_error(p, "tenant \"embed\" needs 20 GB but this vGPU's frame buffer is 8 GB");
+    /* The weights against the frame buffer (the plain tenant's memory made to fit). */
+    char *text = tu_slurp_in(tu_tmpdir(), "kv-err.json");
+    char *at = strstr(text, "\"memory_gb\": 20");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    memcpy(at, "\"memory_gb\": 02", 15);
+    p = tu_write("kv-err.json", text);
+    free(text);
+    tu_expect_run_error(p, "strategies[0].vgpus[0]: LLM tenant \"b\" shares this VM with 1 other "
+                           "tenant: an engine needs a vGPU of its own");
+    p = kv_scenario("kv-err.json", 10,
+                    "{\"name\": \"v\", \"kind\": \"vgpu\", \"vgpus\": [{\"type\": "
+                    "\"A100DX-20C\", \"tenants\": [\"embed\"]}, {\"type\": \"A100DX-20C\", "
+                    "\"tenants\": [\"a\", \"b\"]}]}");
+    tu_expect_run_error(p, "LLM tenant \"a\" shares this VM with 1 other tenant");
+    p = tu_fixture_write("kv-err.json", "llmshare/mixed.json",
+                         "{\"tenants.0.memory_gb\": 5, \"tenants.1.arrival.path\": \"%s\", "
+                         "\"strategies\": [{\"name\": "
+                         "\"v\", \"kind\": \"vgpu\", \"vgpus\": [{\"type\": \"A100DX-8C\", "
+                         "\"tenants\": [\"embed\"]}, {\"type\": \"A100DX-8C\", \"tenants\": "
+                         "[\"chat\"]}]}]}",
+                         burst_path());
+    tu_expect_run_error(p, "strategies[0].vgpus[1]: tenant \"chat\": 13.48 GB of fp16 Llama-2-7B "
+                           "weights do not fit the A100DX-8C vGPU's 8 GB frame buffer (× "
+                           "gpu_memory_utilization 0.22 = 1.76 GB)");
+    p = tu_fixture_write("kv-err.json", "llmshare/mixed.json",
+                         "{\"gpus\": 2, \"tenants.1.arrival.path\": \"%s\", \"strategies\": "
+                         "[{\"name\": \"v\", \"kind\": \"vgpu\", \"vgpus\": [{\"type\": "
+                         "\"A100DX-40C\", \"tenants\": [\"embed\"]}, {\"type\": "
+                         "\"A100DX-40C\", \"tenants\": [\"chat\"]}]}]}",
+                         burst_path());
+    tu_expect_run_error(p, "its VM has a vGPU on each of 2 GPUs");
+}
+
+/* The burst trace by its full path, for patched fixtures written elsewhere. */
+static const char *burst_path(void)
+{
+    static char path[1024];
+    char cwd[512];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof cwd));
+    snprintf(path, sizeof path, "%s/%s", cwd, tu_fixture("llmshare/burst.csv"));
+    return path;
+}
+
+/* Requests and tokens none vanish: every request of either tenant arrived is completed, failed
+ * or in flight, and every completed chat request sampled its 50 tokens, no more (preempted
+ * sequences recompute, they do not sample again), under every strategy. */
+static void check_conserved(struct strategy_result *x, int want_preempt)
+{
+    for (int i = 0; i < 2; i++) {
+        const double *t = res_t(x, i);
+        CU_ASSERT_DOUBLE_EQUAL(
+            t[TM_ARRIVED], t[TM_COMPLETED] + t[TM_FAILED] + t[TM_REJECTED] + t[TM_IN_FLIGHT], 0);
+    }
+    const double *t = res_t(x, 1), *m = x->llm + LM_N;
+    CU_ASSERT_DOUBLE_EQUAL(t[TM_ARRIVED], 80, 0);
+    if (t[TM_FAILED] == 0) {
+        CU_ASSERT_DOUBLE_EQUAL(t[TM_COMPLETED], 80, 0);
+        TU_CHECK_CLOSE_REL(m[LM_OUTPUT_TPS], 50 * t[TM_THROUGHPUT], 1e-12);
+    }
+    if (want_preempt)
+        CU_ASSERT(m[LM_PREEMPTIONS] > 0);
+    CU_ASSERT(res_t(x, 0)[TM_COMPLETED] > 300);
+}
+
+static void test_mixed_conserved(void)
+{
+    struct scenario sc;
+    struct run_result r;
+    const char *burst = tu_fixture("llmshare/burst.csv");
+    tu_run_fixture(&sc, &r, "llmshare/mixed.json", "{\"tenants.1.arrival.path\": \"%s\"}", burst);
+    check_conserved(named(&r, 0, "mps"), 1);
+    check_conserved(named(&r, 1, "ts"), 1);
+    run_result_free(&r);
+    scn_free(&sc);
+    /* vGPU: chat's 40 GB frame buffer at 0.385 holds about the cache 70 GB at 0.22 does. */
+    tu_run_fixture(&sc, &r, "llmshare/mixed.json",
+                   "{\"tenants.1.arrival.path\": \"%s\", "
+                   "\"tenants.1.serving.gpu_memory_utilization\": 0.385, \"strategies\": ["
+                   "{\"name\": \"v\", \"kind\": \"vgpu\", \"vgpus\": [{\"type\": "
+                   "\"A100DX-40C\", \"tenants\": [\"embed\"]}, {\"type\": \"A100DX-40C\", "
+                   "\"tenants\": [\"chat\"]}]}, {\"name\": \"vm\", \"kind\": \"vgpu\", "
+                   "\"backing\": \"mig\", \"vgpus\": [{\"profile\": \"3g.40gb\", \"tenants\": "
+                   "[\"embed\"]}, {\"profile\": \"4g.40gb\", \"tenants\": [\"chat\"]}]}]}",
+                   burst);
+    check_conserved(named(&r, 0, "v"), 1);
+    check_conserved(named(&r, 1, "vm"), 1);
+    run_result_free(&r);
+    scn_free(&sc);
+    /* Faults fail requests (an MPS fault every client's in flight, an engine's all it holds),
+     * and still none vanishes. */
+    tu_run_fixture(&sc, &r, "llmshare/mixed.json",
+                   "{\"tenants.1.arrival.path\": \"%s\", \"tenants.1.fault_rate_per_h\": 3600, "
+                   "\"tenants.0.fault_rate_per_h\": 3600}",
+                   burst);
+    for (int k = 0; k < 2; k++) {
+        check_conserved(&r.s[k], 0);
+        CU_ASSERT(res_t(&r.s[k], 1)[TM_FAILED] > 0);
+    }
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+/* The CLI on the mixed scenario under every sharing strategy: each tenant row, the chat row
+ * with its llm object. */
+static void test_cli_per_strategy(void)
+{
+    char *p = tu_fixture_write(
+        "llm-share-cli.json", "llmshare/mixed.json",
+        "{\"tenants.1.arrival.path\": \"%s\", \"tenants.1.serving.gpu_memory_utilization\": "
+        "0.5, \"strategies\": [{\"name\": \"mps\", \"kind\": \"mps\", \"thread_pct\": "
+        "{\"embed\": 30}}, {\"name\": \"ts\", \"kind\": \"timeslice\"}, {\"name\": "
+        "\"vgpu\", \"kind\": \"vgpu\", \"scheduler\": \"equal_share\", \"vgpus\": "
+        "[{\"type\": \"A100DX-40C\", \"tenants\": [\"embed\"]}, {\"type\": "
+        "\"A100DX-40C\", \"tenants\": [\"chat\"]}]}]}",
+        burst_path());
+    char args[1200], out[1 << 16], err[4096];
+    snprintf(args, sizeof args, "run '%s' --json - --quiet", p);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(args, out, sizeof out, err, sizeof err), 0);
+    cJSON *doc = cJSON_Parse(out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    cJSON *sts = cJSON_GetObjectItem(doc, "strategies");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(sts), 3);
+    const cJSON *st;
+    cJSON_ArrayForEach(st, sts)
+    {
+        cJSON *ts = cJSON_GetObjectItem(st, "tenants");
+        CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(cJSON_GetArrayItem(ts, 0), "llm"));
+        cJSON *chat = cJSON_GetArrayItem(ts, 1), *llm = cJSON_GetObjectItem(chat, "llm");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(llm);
+        CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(chat, "completed")->valuedouble, 80, 0);
+        CU_ASSERT(cJSON_GetObjectItem(cJSON_GetObjectItem(llm, "ttft_ms"), "p99")->valuedouble > 0);
+        CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(llm, "output_tokens_per_s")->valuedouble,
+                               4000.0 / 8, 1e-9);
+    }
+    cJSON_Delete(doc);
+    snprintf(args, sizeof args, "run '%s'", p);
+    CU_ASSERT_EQUAL(tu_cli(args, out, sizeof out, err, sizeof err), 0);
+    TU_CHECK_CONTAINS(out, "   llm: TTFT p50 ");
+}
+
 void test_llmshare_register(void)
 {
     static const struct tu_test t[] = {
@@ -317,6 +538,11 @@ void test_llmshare_register(void)
         {"MPS: KV capacity from the pinned limit or the free split", test_mps_kv},
         {"time-slicing: alone, and one step preempted by hand", test_ts_slices},
         {"time-slicing: KV capacity of what is free", test_ts_kv},
+        {"vGPU: alone, at the hypervisor's speeds and on a MIG-backed vGPU", test_vgpu_alone},
+        {"vGPU: equal_share, fixed_share, best_effort by hand", test_vgpu_schedulers},
+        {"vGPU: KV capacity of the frame buffer, load errors", test_vgpu_kv},
+        {"plain and LLM tenants mixed: requests and tokens conserved", test_mixed_conserved},
+        {"the CLI on a mixed scenario under each strategy", test_cli_per_strategy},
         {NULL, NULL},
     };
     tu_add_suite("llmshare", t);
