@@ -530,6 +530,55 @@ static void test_cli_per_strategy(void)
     TU_CHECK_CONTAINS(out, "   llm: TTFT p50 ");
 }
 
+/*
+ * The reference rows as LLM tenants (docs/llm.md#the-reference-table-as-llm-tenants). Time-
+ * slicing ×4: while the four contexts decode side by side each instance's step takes four
+ * exclusive steps and a switch per slice, 4 × exclusive TPOT × (q + sw) / q; an instance that
+ * decodes while another is done or still prefilling gets more, so every instance's TPOT lies
+ * between 4 × exclusive's and that. vGPU ×10 on A100DX-8C: FP16
+ * weights do not load, FP8 ones load but no request fits the cache, int4 (the file) serves
+ * every request.
+ */
+static void test_reference_rows(void)
+{
+    struct scenario sc;
+    struct run_result r;
+    tu_run_file("workloads/llm-reference-exclusive.json", &sc, &r);
+    double excl = r.s[0].llm[LM_TPOT_MEAN];
+    run_result_free(&r);
+    scn_free(&sc);
+    tu_run_file("workloads/llm-reference-ts4.json", &sc, &r);
+    double q = sc.gpu.timeslice_s, sw = 40e-6 + 2 * 2.8e6 / 560e9;
+    CU_ASSERT_DOUBLE_EQUAL(sc.gpu.switch_s, 40e-6, 1e-12);
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_DOUBLE_EQUAL(res_t(&r.s[0], i)[TM_COMPLETED], 8, 0);
+        double tpot = r.s[0].llm[i * LM_N + LM_TPOT_MEAN];
+        CU_ASSERT(tpot > 4 * excl && tpot <= 4 * excl * (q + sw) / q * (1 + 1e-6));
+    }
+    run_result_free(&r);
+    scn_free(&sc);
+    const char *vg = "../../workloads/llm-reference-vgpu10.json";
+    tu_expect_fixture_error("strategies[0].vgpus[0]: tenant \"inst-0\": 13.48 GB of fp16 "
+                            "Llama-2-7B weights do not fit the A100DX-8C vGPU's 8 GB frame buffer",
+                            vg, "{\"tenants.0.serving.dtype\": %s}", "\"fp16\"");
+    char patch[1024];
+    int n = snprintf(patch, sizeof patch, "{");
+    for (int i = 0; i < 10; i++)
+        n += snprintf(patch + n, sizeof patch - (size_t)n,
+                      "%s\"tenants.%d.serving.dtype\": \"fp8\"", i ? ", " : "", i);
+    snprintf(patch + n, sizeof patch - (size_t)n, "}");
+    tu_run_fixture(&sc, &r, vg, "%s", patch);
+    for (int i = 0; i < 10; i++) /* 272 tokens of cache: a 640-token request never fits */
+        CU_ASSERT_DOUBLE_EQUAL(res_t(&r.s[0], i)[TM_FAILED], 8, 0);
+    run_result_free(&r);
+    scn_free(&sc);
+    tu_run_file("workloads/llm-reference-vgpu10.json", &sc, &r);
+    for (int i = 0; i < 10; i++)
+        CU_ASSERT_DOUBLE_EQUAL(res_t(&r.s[0], i)[TM_COMPLETED], 8, 0);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
 void test_llmshare_register(void)
 {
     static const struct tu_test t[] = {
@@ -543,6 +592,7 @@ void test_llmshare_register(void)
         {"vGPU: KV capacity of the frame buffer, load errors", test_vgpu_kv},
         {"plain and LLM tenants mixed: requests and tokens conserved", test_mixed_conserved},
         {"the CLI on a mixed scenario under each strategy", test_cli_per_strategy},
+        {"the reference table's time-slicing and vGPU rows", test_reference_rows},
         {NULL, NULL},
     };
     tu_add_suite("llmshare", t);
