@@ -579,6 +579,36 @@ static void test_reference_rows(void)
     scn_free(&sc);
 }
 
+/* The planner's shared candidates for an LLM tenant load and are simulated; its MPS candidate
+ * gives the LLM client the device plugin's memory cap (80 GB / 2 replicas) as its limit. */
+static void test_plan_candidates(void)
+{
+    char args[600];
+    snprintf(args, sizeof args, "plan '%s'", tu_fixture("llmunit/mixed.json"));
+    cJSON *doc = tu_cli_json(args);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    int simulated[3] = {0, 0, 0};
+    static const char *const kinds[3] = {"mps", "timeslice", "vgpu"};
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "candidates"))
+    {
+        const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(c, "kind"));
+        const cJSON *st = cJSON_GetObjectItem(c, "strategy");
+        for (int k = 0; k < 3; k++)
+            if (kind && !strcmp(kind, kinds[k]) &&
+                cJSON_IsTrue(cJSON_GetObjectItem(c, "simulated")))
+                simulated[k]++;
+        if (kind && !strcmp(kind, "mps")) {
+            const cJSON *pm = cJSON_GetObjectItem(st, "pinned_memory_gb");
+            CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(pm, "chat")), 40, 0);
+            CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(pm, "embed"));
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        CU_ASSERT(simulated[k] > 0);
+    cJSON_Delete(doc);
+}
+
 void test_llmshare_register(void)
 {
     static const struct tu_test t[] = {
@@ -593,6 +623,7 @@ void test_llmshare_register(void)
         {"plain and LLM tenants mixed: requests and tokens conserved", test_mixed_conserved},
         {"the CLI on a mixed scenario under each strategy", test_cli_per_strategy},
         {"the reference table's time-slicing and vGPU rows", test_reference_rows},
+        {"plan: shared candidates for an LLM tenant", test_plan_candidates},
         {NULL, NULL},
     };
     tu_add_suite("llmshare", t);
