@@ -490,6 +490,34 @@ static void test_mixed_conserved(void)
     }
     run_result_free(&r);
     scn_free(&sc);
+    /* Card faults: every engine on the card loses what it holds, serves again after the reset
+     * (MPS, time-slicing, time-sliced vGPU); an engine in a MIG-backed vGPU is refused them. */
+    const char *vms = "\"vgpus\": [{\"type\": \"A100DX-40C\", \"tenants\": [\"embed\"]}, "
+                      "{\"type\": \"A100DX-40C\", \"tenants\": [\"chat\"]}]";
+    tu_run_fixture(
+        &sc, &r, "llmshare/mixed.json",
+        "{\"tenants.1.arrival.path\": \"%s\", \"gpu_fault_rate_per_h\": 3600, "
+        "\"tenants.1.serving.gpu_memory_utilization\": 0.385, \"strategies\": [{\"name\": "
+        "\"mps\", \"kind\": \"mps\"}, {\"name\": \"ts\", \"kind\": \"timeslice\"}, "
+        "{\"name\": \"v\", \"kind\": \"vgpu\", %s}]}",
+        burst, vms);
+    CU_ASSERT_EQUAL_FATAL(r.n, 3);
+    for (int k = 0; k < 3; k++) {
+        check_conserved(&r.s[k], 0);
+        CU_ASSERT(res_t(&r.s[k], 1)[TM_FAILED] > 0);
+        CU_ASSERT(res_t(&r.s[k], 1)[TM_COMPLETED] > 0);
+    }
+    run_result_free(&r);
+    scn_free(&sc);
+    tu_expect_fixture_error("LLM tenant \"chat\" on a MIG-backed vGPU: card faults",
+                            "llmshare/mixed.json",
+                            "{\"tenants.1.arrival.path\": \"%s\", \"gpu_fault_rate_per_h\": 1, "
+                            "\"tenants.1.serving.gpu_memory_utilization\": 0.5, "
+                            "\"strategies\": [{\"name\": \"vm\", \"kind\": \"vgpu\", "
+                            "\"backing\": \"mig\", \"vgpus\": [{\"profile\": \"3g.40gb\", "
+                            "\"tenants\": [\"embed\"]}, {\"profile\": \"4g.40gb\", "
+                            "\"tenants\": [\"chat\"]}]}]}",
+                            burst);
 }
 
 /* The CLI on the mixed scenario under every sharing strategy: each tenant row, the chat row
