@@ -363,8 +363,8 @@ static void test_vgpu_schedulers(void)
 
 /*
  * vGPU's KV capacity: the frame buffer of its type (A100DX-20C, 20 GB), whatever the other VMs
- * hold. FP16 weights do not fit an A100DX-8C's 8 GB (the type that gives 10 vGPUs a GPU), an
- * LLM tenant shares no VM, and runs on one GPU only.
+ * hold, or of its MIG instance. FP16 weights do not fit an A100DX-8C's 8 GB (the type that gives 10
+ * vGPUs a GPU), an LLM tenant shares no VM, and runs on one GPU only.
  */
 static void test_vgpu_kv(void)
 {
@@ -372,6 +372,12 @@ static void test_vgpu_kv(void)
                       "\"A100DX-20C\", \"tenants\": [\"embed\"]}, {\"type\": \"A100DX-20C\", "
                       "\"tenants\": [\"a\"]}, {\"type\": \"A100DX-20C\", \"tenants\": [\"b\"]}]}";
     check_kv(blocks_in(20), vms);
+    /* MIG-backed: the frame buffer is the instance's memory, 19.5 GB for a 2g.20gb. */
+    check_kv(blocks_in(19.5),
+             "{\"name\": \"v\", \"kind\": \"vgpu\", \"backing\": \"mig\", \"vgpus\": "
+             "[{\"profile\": \"3g.40gb\", \"tenants\": [\"embed\"]}, {\"profile\": "
+             "\"2g.20gb\", \"tenants\": [\"a\"]}, {\"profile\": \"2g.20gb\", \"tenants\": "
+             "[\"b\"]}]}");
     char *p =
         kv_scenario("kv-err.json", 10,
                     "{\"name\": \"v\", \"kind\": \"vgpu\", \"vgpus\": [{\"type\": "
