@@ -142,9 +142,9 @@ static void test_load_errors(void)
                             "llmunit/mixed.json", "{\"tenants.1.serving.model\": %s}",
                             "\"Llama-3-70B\"");
     tu_expect_fixture_error(
-        "strategies[0].kind: \"timeslice\" does not serve LLM tenants yet "
+        "strategies[0].kind: \"fractional\" does not serve LLM tenants yet "
         "(tenants[1] \"chat\" has \"serving\"); the kinds that do: \"exclusive\"",
-        "llmunit/mixed.json", "{\"strategies.0.kind\": %s}", "\"timeslice\"");
+        "llmunit/mixed.json", "{\"strategies.0.kind\": %s}", "\"fractional\"");
     tu_expect_fixture_error("tenants[1].work: not for an LLM tenant", "llmunit/mixed.json",
                             "{\"tenants.1.work\": %s}", "{\"dist\": \"deterministic\", \"ms\": 1}");
     tu_expect_fixture_error("tenants[1].memory_gb: not for an LLM tenant", "llmunit/mixed.json",

@@ -384,7 +384,7 @@ static void test_vgpu_time_through_ops(void)
     int ta[] = {A}, tb[] = {B};
     const struct vgpu_type *t20 = cal_vgpu_type(&h.sc.gpu, "A100DX-20C");
     CU_ASSERT_PTR_NOT_NULL_FATAL(t20);
-    struct vg_def vm[2] = {{20, 1, 1, ta, NULL, t20}, {20, 1, 1, tb, NULL, t20}};
+    struct vg_def vm[2] = {{20, 1, 1, ta, NULL, t20, 0, 0}, {20, 1, 1, tb, NULL, t20, 0, 0}};
     int vm_of[] = {0, 1, -1};
     struct vgpu_cfg c = {&vgt_backing, 2, vm, SCH_BEST_EFFORT, 1 * MS, 0.1 * MS, vm_of};
     CU_ASSERT_EQUAL(vgt_backing.units_per_gpu(&c), 1);

@@ -47,3 +47,9 @@ double rf_time_s(const struct rf_gpu *g, const struct rf_cost *c, double sm_shar
     double tm = c->bytes / (g->bw_bytes_per_s * bw_share * g->bandwidth_eff);
     return (tc > tm ? tc : tm) + overhead_s;
 }
+
+void rf_parts_s(const struct rf_gpu *g, const struct rf_cost *c, double *tc, double *tm)
+{
+    *tc = c->flops / (g->peak_flops * g->compute_eff);
+    *tm = c->bytes / (g->bw_bytes_per_s * g->bandwidth_eff);
+}

@@ -54,4 +54,9 @@ void rf_cost_add(const struct rf_model *r, struct rf_cost *c, long past, long n_
 double rf_time_s(const struct rf_gpu *g, const struct rf_cost *c, double sm_share, double bw_share,
                  double overhead_s);
 
+/* Its two parts on the whole GPU, in seconds: compute tc = FLOPs / (peak × compute_eff) and
+ * memory tm = bytes / (bandwidth × bandwidth_eff); rf_time_s is max(tc / sm, tm / bw) + overhead.
+ */
+void rf_parts_s(const struct rf_gpu *g, const struct rf_cost *c, double *tc, double *tm);
+
 #endif

@@ -31,6 +31,13 @@
  * queued. A fault while the client is idle hits nothing (faults come from
  * running kernels), as in the exclusive policy.
  *
+ * LLM tenants (docs/llm.md): an LLM tenant is a client like any other whose work is its
+ * engine's steps (mpsunit.h: a step's GPU part at the client's shares, the rest of it at the
+ * new rate when the busy set changes); its KV cache is the memory its client gets
+ * (policy/llmmem.h): "pinned_memory_gb" {"tenant": GB}, the client's pinned device-memory limit
+ * (CUDA_MPS_PINNED_DEVICE_MEM_LIMIT), or else an equal split of what the GPU's plain clients'
+ * memory_gb and the limits leave. A plain client's limit must hold its memory_gb.
+ *
  * The mechanics (accounting, resharing, faults, recovery) live in
  * sim/policy/units/mpsunit.c, shared with nested MPS inside MIG instances; each GPU
  * is one mu_unit, called directly as it is the only kind of server here. "assign" is
@@ -39,11 +46,13 @@
 #include "core/engine.h"
 #include "core/gpufault.h"
 #include "policy/assign.h"
+#include "policy/llmmem.h"
 #include "policy/units/mpsunit.h"
 #include "core/policy.h"
 #include "core/run.h"
 #include "base/util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -56,7 +65,10 @@ struct mps_cfg {
     int *gpu_of; /* per tenant */
     int max_clients;
     double recovery_s;
-    double bw_loss; /* fraction of aggregate bandwidth lost when memory streams co-run */
+    double bw_loss;    /* fraction of aggregate bandwidth lost when memory streams co-run */
+    double *pinned_gb; /* per tenant: its pinned-memory limit, < 0: none */
+    double *llm_gb;    /* per LLM tenant: the memory its engine gets */
+    long *kv_blocks;   /* per LLM tenant: its cache */
 };
 
 struct mps {
@@ -119,15 +131,51 @@ static int check_gpus(const struct jv *j, const char *path, const struct scenari
     return rc;
 }
 
+/* "pinned_memory_gb": {"tenant": GB}: a client's pinned device-memory limit. */
+static int parse_pinned(const struct jv *j, const cJSON *obj, const char *path,
+                        const struct scenario *sc, double *pinned)
+{
+    char p[512], q[600];
+    for (int i = 0; i < sc->n_tenants; i++)
+        pinned[i] = -1;
+    const cJSON *pm = cJSON_GetObjectItemCaseSensitive(obj, "pinned_memory_gb");
+    if (!pm)
+        return 0;
+    jv_path_key(p, sizeof p, path, "pinned_memory_gb");
+    if (!cJSON_IsObject(pm))
+        return jv_fail(j, p, "expected an object {\"tenant\": GB}");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, pm)
+    {
+        jv_path_key(q, sizeof q, p, it->string);
+        int ti = scn_tenant_index(sc, it->string);
+        if (ti < 0)
+            return jv_fail(j, q, "no tenant named \"%s\"", it->string);
+        if (!cJSON_IsNumber(it) || !(it->valuedouble > 0) || it->valuedouble > sc->gpu.memory_gb)
+            return jv_fail(j, q, "expected GB in (0, %g], the %s's memory", sc->gpu.memory_gb,
+                           sc->gpu.name);
+        if (!sc->tenants[ti].llm && sc->tenants[ti].memory_gb > it->valuedouble)
+            return jv_fail(j, q, "tenant \"%s\" needs %g GB (memory_gb), more than its %g GB limit",
+                           it->string, sc->tenants[ti].memory_gb, it->valuedouble);
+        pinned[ti] = it->valuedouble;
+    }
+    return 0;
+}
+
 static int mps_parse(const struct jv *j, const cJSON *obj, const char *path,
                      const struct scenario *sc, void **out)
 {
-    static const char *const keys[] = {"name",       "kind",   "thread_pct",         "cuda",
-                                       "recovery_s", "assign", "bw_contention_loss", NULL};
+    static const char *const keys[] = {
+        "name",       "kind",   "thread_pct",         "cuda",
+        "recovery_s", "assign", "bw_contention_loss", "pinned_memory_gb",
+        NULL};
     struct mps_cfg *c = ss_xcalloc(1, sizeof *c);
     *out = c;
     c->cap = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->cap);
     c->gpu_of = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->gpu_of);
+    c->pinned_gb = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->pinned_gb);
+    c->llm_gb = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->llm_gb);
+    c->kv_blocks = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->kv_blocks);
     c->recovery_s = sc->gpu.mps_recovery_s;
     c->bw_loss = sc->gpu.mps_bw_loss; /* the profile's published co-run loss (VILLARRUBIA) */
     if (jv_object(j, obj, path, keys) ||
@@ -136,7 +184,9 @@ static int mps_parse(const struct jv *j, const cJSON *obj, const char *path,
         return -1;
     return mu_parse_thread_pct(j, obj, path, sc, sc->n_tenants, NULL, c->cap) ||
            asg_parse_one(j, obj, path, sc, c->gpu_of) || parse_cuda(j, obj, path, sc, c) ||
-           check_gpus(j, path, sc, c);
+           parse_pinned(j, obj, path, sc, c->pinned_gb) || check_gpus(j, path, sc, c) ||
+           llmm_shared(j, path, sc, c->gpu_of, c->pinned_gb, "MPS clients", c->llm_gb,
+                       c->kv_blocks);
 }
 
 static void mps_free_cfg(void *cfg)
@@ -144,6 +194,9 @@ static void mps_free_cfg(void *cfg)
     struct mps_cfg *c = cfg;
     free(c->cap);
     free(c->gpu_of);
+    free(c->pinned_gb);
+    free(c->llm_gb);
+    free(c->kv_blocks);
     free(c);
 }
 
@@ -175,6 +228,9 @@ static void *mps_init(struct sim *s, const void *cfgp)
     for (int g = 0; g < m->n_gpu; g++) /* a whole GPU: the unit's shares of SMs, bandwidth are 1 */
         mu_init(&m->gpu[g], s->sc, unit_addr(EV_UNIT, g), first[g + 1] - first[g], ten + first[g],
                 cap + first[g], 1.0, 1.0, 1.0, c->bw_loss, c->recovery_s);
+    for (int i = 0; i < s->n_ten; i++)
+        if (s->sc->tenants[i].llm)
+            mu_set_llm(&m->gpu[c->gpu_of[i]], s->sc, m->slot[i], c->kv_blocks[i]);
     free(first);
     free(fill);
     free(ten);
@@ -263,8 +319,10 @@ static void mps_capacity(const struct scenario *sc, const void *cfgp, const doub
                 caps[n] = c->cap[i];
                 l[n++] = load[i];
             }
-        for (int k = 0; k < n; k++)
-            cap[ten[k]] = mu_capacity(sc, n, ten, caps, 1.0, 1.0, c->bw_loss, l, k);
+        for (int k = 0; k < n; k++) /* an LLM tenant's steps have no mean work in advance */
+            cap[ten[k]] = sc->tenants[ten[k]].llm
+                              ? NAN
+                              : mu_capacity(sc, n, ten, caps, 1.0, 1.0, c->bw_loss, l, k);
     }
     free(ten);
     free(caps);
@@ -283,4 +341,5 @@ const struct policy_ops policy_mps = {
     .destroy = mps_destroy,
     .hooks = &policy_hooks_mps,
     .capacity = mps_capacity,
+    .serves_llm = 1,
 };

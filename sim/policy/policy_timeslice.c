@@ -10,6 +10,13 @@
  * Memory is not isolated: the tenants' memory_gb add up per GPU. An
  * over-committed GPU is an error, unless "oom": "simulate", where an allocation
  * that does not fit fails every in-flight request on the card.
+ *
+ * An LLM tenant (docs/llm.md) is a context whose work is its engine's steps (tsunit.h): each
+ * runs in the context's slices at the whole GPU's shares, preempted at a slice end and resumed
+ * in its next. Its memory is what is free on its GPU: the GPU's less the other tenants'
+ * memory_gb, split equally among the GPU's LLM tenants (policy/llmmem.h), and its KV cache
+ * what that memory leaves after the weights. With "oom": "simulate" LLM tenants are refused:
+ * an engine allocates once, at its start, and its growth is not modelled.
  */
 #include "core/engine.h"
 #include "core/gpufault.h"
@@ -17,10 +24,12 @@
 #include "core/run.h"
 #include "core/rate.h"
 #include "policy/assign.h"
+#include "policy/llmmem.h"
 #include "policy/units/tsunit.h"
 #include "base/util.h"
 
 #include <cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 
 /* The units' timers: the event names the GPU's unit (units/unit.h); a card fault and the
@@ -32,7 +41,9 @@ struct ts_cfg {
     int release_on_idle;
     long replicas; /* 0 = no cap */
     int oom_simulate;
-    int *gpu_of; /* per tenant */
+    int *gpu_of;     /* per tenant */
+    double *llm_gb;  /* per LLM tenant: the memory its engine gets */
+    long *kv_blocks; /* per LLM tenant: its cache */
 };
 
 struct ts_state {
@@ -101,6 +112,7 @@ static int ts_parse(const struct jv *j, const cJSON *obj, const char *path,
         "replicas", "assign", "oom",      NULL};
     static const char *const ooms[] = {"error", "simulate", NULL};
     struct ts_cfg *c = ss_xcalloc(1, sizeof *c);
+    char p[512];
     *out = c;
     c->gpu_of = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->gpu_of);
     double slice_ms = sc->gpu.timeslice_s * 1e3, switch_us = sc->gpu.switch_s * 1e6;
@@ -117,13 +129,25 @@ static int ts_parse(const struct jv *j, const cJSON *obj, const char *path,
     c->slice_s = slice_ms * 1e-3;
     c->switch_s = switch_us * 1e-6;
     c->oom_simulate = oom == 1;
-    return asg_parse_one(j, obj, path, sc, c->gpu_of) || check_gpus(j, path, sc, c);
+    c->llm_gb = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->llm_gb);
+    c->kv_blocks = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->kv_blocks);
+    for (int i = 0; i < sc->n_tenants && c->oom_simulate; i++)
+        if (sc->tenants[i].llm)
+            return jv_fail(j, jv_path_key(p, sizeof p, path, "oom"),
+                           "\"simulate\" does not apply to LLM tenant \"%s\": an engine "
+                           "allocates its weights and KV cache once, at its start",
+                           sc->tenants[i].name);
+    return asg_parse_one(j, obj, path, sc, c->gpu_of) || check_gpus(j, path, sc, c) ||
+           llmm_shared(j, path, sc, c->gpu_of, NULL, "time-sliced tenants", c->llm_gb,
+                       c->kv_blocks);
 }
 
 static void ts_free_cfg(void *p)
 {
     struct ts_cfg *c = p;
     free(c->gpu_of);
+    free(c->llm_gb);
+    free(c->kv_blocks);
     free(c);
 }
 
@@ -150,13 +174,16 @@ static void *ts_init(struct sim *s, const void *cfgp)
         x->unit_of[i] = g;
         x->ctx_of[i] = n;
         order[first[g] + n] = i;
-        mem[first[g] + n] = sc->tenants[i].memory_gb;
+        mem[first[g] + n] = sc->tenants[i].llm ? c->llm_gb[i] : sc->tenants[i].memory_gb;
     }
     for (int g = 0; g < sc->gpus; g++) {
         /* A context owns the whole GPU during its slice: all SMs, all the bandwidth. */
         ts_unit_init(&x->units[g], sc, unit_addr(EV_UNIT, g), first[g + 1] - first[g],
                      order + first[g], 1.0, 1.0, mem + first[g], c->slice_s, c->switch_s,
                      c->release_on_idle, 1.0, c->oom_simulate, sc->gpu.memory_gb);
+        for (int k = first[g]; k < first[g + 1]; k++)
+            if (sc->tenants[order[k]].llm)
+                ts_set_llm(&x->units[g], sc, k - first[g], c->kv_blocks[order[k]]);
         ts_fold_switches(&x->units[g], sc); /* a tenant is a context here, on one GPU */
         ts_start(s, &x->units[g]);
     }
@@ -279,9 +306,11 @@ static void ts_capacity_all(const struct scenario *sc, const void *cfgp, const d
                 speed[n] = rate_saturated(&sc->gpu, &sc->tenants[i], 1, 1);
                 l[n++] = load[i];
             }
-        for (int k = 0; k < n; k++)
-            cap[ten[k]] =
-                ts_capacity(n, speed, l, k, c->slice_s, ts_mean_switch_s(sc, n, ten, c->switch_s));
+        for (int k = 0; k < n; k++) /* an LLM tenant's steps have no mean work in advance */
+            cap[ten[k]] = sc->tenants[ten[k]].llm
+                              ? NAN
+                              : ts_capacity(n, speed, l, k, c->slice_s,
+                                            ts_mean_switch_s(sc, n, ten, c->switch_s));
     }
     free(ten);
     free(speed);
@@ -300,4 +329,5 @@ const struct policy_ops policy_timeslice = {
     .destroy = ts_destroy,
     .hooks = &policy_hooks_timeslice,
     .capacity = ts_capacity_all,
+    .serves_llm = 1,
 };

@@ -35,6 +35,15 @@
  *   nothing for the reset; every tenant has a vGPU on every GPU, so it is unavailable only
  *   while all GPUs are down.
  *
+ * - LLM tenants (docs/llm.md): an LLM tenant has a VM of its own, whose work is its engine's
+ *   steps (vgpu_time.c: each step within the VM's turns or slots under the scheduler, at the
+ *   hypervisor's speed on each part of the step; vgpu_mig.c: the engine on the instance's
+ *   shares, as MIG serves it). Its KV cache is what the frame buffer leaves after the weights;
+ *   weights that do not fit are a load error naming the numbers. One GPU only (a VM has a
+ *   vGPU on every GPU, and the first engine would take every request: routing between
+ *   replicas is not modelled), and no card faults with the MIG backing (an engine there is
+ *   not restarted after a reset).
+ *
  * This file parses the strategy and dispatches; each backing is a file of its own
  * (vgpu.h: vgpu_time.c, vgpu_mig.c) that parses its per-vGPU keys and builds the
  * units of a GPU. The policy holds every GPU's units as {ops, self} (policy/units/
@@ -53,6 +62,7 @@
 #include "base/util.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* EV_UNIT: a timer of some GPU's unit, which the target names (units/unit.h). */
@@ -75,6 +85,38 @@ struct vg {
 };
 
 /* ---- parse --------------------------------------------------------------- */
+
+/* A VM holding an LLM tenant holds it alone; its cache is what the frame buffer leaves. */
+static int parse_vm_llm(const struct jv *j, const char *p, const struct scenario *sc,
+                        struct vg_def *d)
+{
+    for (int k = 0; k < d->n_ten; k++) {
+        const struct tenant_cfg *t = &sc->tenants[d->ten[k]];
+        if (!t->llm)
+            continue;
+        if (d->n_ten > 1)
+            return jv_fail(j, p,
+                           "LLM tenant \"%s\" shares this VM with %d other tenant%s: an engine "
+                           "needs a vGPU of its own (its VM serves its steps, not requests)",
+                           t->name, d->n_ten - 1, d->n_ten > 2 ? "s" : "");
+        if (sc->gpus > 1)
+            return jv_fail(j, p,
+                           "LLM tenant \"%s\": its VM has a vGPU on each of %d GPUs and the "
+                           "first engine would take every request (routing between replicas is "
+                           "not modelled): use \"gpus\": 1",
+                           t->name, sc->gpus);
+        char where[128], err[SS_ERRLEN];
+        if (d->mig)
+            snprintf(where, sizeof where, "the %s vGPU's %g GB", d->mig->name, d->fb_gb);
+        else
+            snprintf(where, sizeof where, "the %s vGPU's %g GB frame buffer", d->type->name,
+                     d->fb_gb);
+        if (lsv_kv_blocks(t->llm, d->fb_gb, where, &d->kv_blocks, err, sizeof err))
+            return jv_fail(j, p, "tenant \"%s\": %s", t->name, err);
+        d->llm = 1;
+    }
+    return 0;
+}
 
 static int parse_vm_tenants(const struct jv *j, const cJSON *o, const char *p,
                             const struct scenario *sc, struct vgpu_cfg *c, int v)
@@ -111,7 +153,7 @@ static int parse_vm_tenants(const struct jv *j, const cJSON *o, const char *p,
         c->vm_of[ti] = v;
         d->ten[d->n_ten++] = ti;
     }
-    return 0;
+    return parse_vm_llm(j, p, sc, d);
 }
 
 static int parse_vm(const struct jv *j, const cJSON *o, const char *p, const struct scenario *sc,
@@ -189,6 +231,12 @@ static int vg_parse(const struct jv *j, const cJSON *obj, const char *path,
                            "%s: remove \"%s\"", c->backing->refused_why, c->backing->refused[k]);
     if (parse_vms(j, obj, path, sc, c))
         return -1;
+    for (int v = 0; v < c->n_vm && sc->gpu_fault_rate_per_h > 0; v++)
+        if (c->vm[v].llm && c->backing == &vgm_backing)
+            return jv_fail(j, path,
+                           "LLM tenant \"%s\" on a MIG-backed vGPU: card faults (gpu_fault_rate_"
+                           "per_h) restart vGPUs, and an engine is not restarted after a reset",
+                           sc->tenants[c->vm[v].ten[0]].name);
     /* NVAIE: 2 ms with up to 8 vGPUs on the GPU, 1 ms with more. */
     c->slice_s = slice_ms > 0   ? slice_ms * 1e-3
                  : c->n_vm <= 8 ? sc->gpu.vgpu_slice_le8_s
@@ -392,4 +440,5 @@ const struct policy_ops policy_vgpu = {
     .destroy = vg_destroy,
     .hooks = &policy_hooks_vgpu,
     .capacity = vg_capacity,
+    .serves_llm = 1,
 };

@@ -26,6 +26,8 @@ struct vg_def {
     int *ten;
     const struct mig_profile *mig; /* MIG-backed only */
     const struct vgpu_type *type;  /* time-sliced only: its vGPU type */
+    long kv_blocks; /* its LLM tenant's cache in the frame buffer (llm: the VM's one tenant) */
+    int llm;        /* the VM is one LLM tenant's (docs/llm.md) */
 };
 
 struct vgpu_backing;

@@ -4,10 +4,13 @@
  * instance is a plain unit (policy/units/plainunit.h) whose clients are the VM's
  * tenants: one request in service, FIFO by arrival over their queues, at the
  * tenant's speed with the profile's SMs and memory slices; a fault fails the
- * faulting tenant's request in service only.
+ * faulting tenant's request in service only. An LLM tenant's VM (it alone) is its engine on
+ * the instance's SM and bandwidth shares, as the MIG policy serves it (policy/units/llmunit.h),
+ * with the cache the frame buffer (the instance's memory) leaves.
  */
 #include "calib/calib.h"
 #include "core/rate.h"
+#include "policy/units/llmunit.h"
 #include "policy/units/plainunit.h"
 #include "policy/vgpu.h"
 #include "base/util.h"
@@ -85,6 +88,10 @@ static struct unit vgm_build(const struct scenario *sc, const struct vgpu_cfg *c
     /* Utilisation weight: the instance's SMs, as a MIG instance of the MIG policy (one
      * utilisation, SM time, in every strategy). */
     double sm = (double)d->mig->sm_count / gpu->total_sms;
+    if (d->llm)
+        return (struct unit){&lu_unit_ops,
+                             lu_new(d->ten[0], sc->tenants[d->ten[0]].llm, d->kv_blocks, gpu, sm,
+                                    (double)d->mig->memory_slices / gpu->mig_memory_slices, ev)};
     return pu_new(sc, ev, d->n_ten, d->ten, sm,
                   (double)d->mig->memory_slices / gpu->mig_memory_slices, sm, d->fb_gb);
 }

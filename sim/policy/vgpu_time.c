@@ -15,6 +15,14 @@
  * A running VM processes work at the hypervisor's speed for its tenant's class (the
  * profile's vgpu_overhead_compute / _memory, COLFAX).
  *
+ * An LLM tenant's VM (its only tenant, vg_def.llm) runs its engine (policy/units/llmengine.h),
+ * which takes every request as it arrives: the VM's request is the engine's step in flight,
+ * lasting the roofline of the step at the hypervisor's speeds on each of its parts —
+ * max(tc / (1 − vgpu_overhead_compute), tm / (1 − vgpu_overhead_memory)) + overhead, the
+ * overheads a plain tenant's compute and memory work pay — run in the VM's turns or slots and
+ * preempted at their end (its remaining time kept) like any request; when it ends inside a
+ * turn the next step starts at once. A fault fails every request the engine holds.
+ *
  * Invariants: exactly one pending timer carries the unit's current version (older
  * ones are skipped); a unit in PH_IDLE has no VM with work; has_req marks a request
  * held by a VM (running or preempted); cur is -1 only in a cyclic slot no VM owns.
@@ -22,11 +30,13 @@
 #include "core/engine.h"
 #include "core/rate.h"
 #include "core/stable.h"
+#include "policy/units/llmengine.h"
 #include "policy/vgpu.h"
 #include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *const vgt_schedulers[] = {"best_effort", "equal_share", "fixed_share",
                                       "hypothetical_weighted", NULL};
@@ -36,8 +46,9 @@ enum { VGT_SWITCH_END, VGT_DONE, VGT_TURN_END, VGT_TIMERS };
 _Static_assert((int)VGT_TIMERS <= (int)UNIT_TIMERS, "a unit has at most UNIT_TIMERS timers");
 
 struct vgt_vm {
-    struct request req;
+    struct request req; /* an LLM VM's: its step in flight */
     int has_req;
+    struct llm_engine *llm; /* an LLM tenant's VM: its engine; NULL otherwise */
 };
 
 struct vgt_unit {
@@ -84,7 +95,27 @@ static double vgt_class_speed(const struct gpu_profile *g, const struct tenant_c
 static int vgt_vm_has_work(const struct sim *s, const struct vgt_unit *u, int v)
 {
     const struct vg_def *d = &u->c->vm[v];
-    return u->vm[v].has_req || unit_oldest(s, d->n_ten, d->ten) >= 0;
+    return u->vm[v].has_req || unit_oldest(s, d->n_ten, d->ten) >= 0 ||
+           (u->vm[v].llm && le_has_work(u->vm[v].llm));
+}
+
+/* The hypervisor's speed on a step's compute and memory parts (vgt_class_speed's). */
+static double vgt_llm_step_s(const struct gpu_profile *g, const struct llm_engine *e)
+{
+    return le_time_s(e, 1 - g->vgpu_overhead_compute, 1 - g->vgpu_overhead_memory);
+}
+
+/* An LLM VM's next step, as the request it holds; 0 when its engine has nothing to run. */
+static int vgt_llm_load(struct sim *s, struct vgt_vm *m)
+{
+    le_take_all(s, m->llm);
+    if (!le_begin(s, m->llm))
+        return 0;
+    memset(&m->req, 0, sizeof m->req);
+    m->req.tenant = m->llm->tenant;
+    m->req.work = vgt_llm_step_s(&s->sc->gpu, m->llm);
+    m->has_req = 1;
+    return 1;
 }
 
 /* Makes sure the VM holds a request; 0 if it has no work. */
@@ -93,6 +124,8 @@ static int vgt_vm_load(struct sim *s, struct vgt_unit *u, int v)
     struct vgt_vm *m = &u->vm[v];
     if (m->has_req)
         return 1;
+    if (m->llm)
+        return vgt_llm_load(s, m);
     const struct vg_def *d = &u->c->vm[v];
     int k = unit_oldest(s, d->n_ten, d->ten);
     if (k < 0)
@@ -246,7 +279,10 @@ static void vgt_event(struct sim *s, void *self, const struct event *ev)
         struct vgt_vm *m = &u->vm[u->cur];
         vgt_book_busy(s, u);
         m->req.work = 0;
-        eng_complete(s, &m->req);
+        if (m->llm)
+            le_end(s, m->llm); /* its step: tokens, finished requests */
+        else
+            eng_complete(s, &m->req);
         m->has_req = 0;
         vgt_after_request(s, u);
         break;
@@ -270,6 +306,8 @@ static void vgt_arrive(struct sim *s, void *self, int k)
 {
     struct vgt_unit *u = self;
     int v = u->c->vm_of[k];
+    if (u->vm[v].llm)
+        le_take_all(s, u->vm[v].llm); /* into its scheduler, whatever the GPU is doing */
     if (u->phase == PH_IDLE) {
         if (u->cyclic)
             vgt_cyclic_resync(s, u);
@@ -287,12 +325,15 @@ static int vgt_fault(struct sim *s, void *self, int k)
     struct vgt_unit *u = self;
     int v = u->c->vm_of[k];
     struct vgt_vm *m = &u->vm[v];
-    if (!m->has_req || m->req.tenant != k)
+    if (m->llm ? m->llm->held == 0 : !m->has_req || m->req.tenant != k)
         return 0;
-    int running = u->phase == PH_RUN && u->cur == v;
+    int running = u->phase == PH_RUN && u->cur == v && m->has_req;
     if (running)
         vgt_book_busy(s, u);
-    eng_fail(s, &m->req);
+    if (m->llm)
+        le_fail(s, m->llm); /* the engine process: every request it holds */
+    else
+        eng_fail(s, &m->req);
     m->has_req = 0;
     if (running)
         vgt_after_request(s, u);
@@ -302,6 +343,9 @@ static int vgt_fault(struct sim *s, void *self, int k)
 static void vgt_finish(struct sim *s, void *self)
 {
     struct vgt_unit *u = self;
+    for (int v = 0; v < u->c->n_vm; v++)
+        if (u->vm[v].llm)
+            le_kv_close(s, u->vm[v].llm);
     if (u->phase == PH_RUN)
         vgt_book_busy(s, u);
     else if (u->phase == PH_SWITCH)
@@ -312,11 +356,13 @@ static void vgt_abort(struct sim *s, void *self)
 {
     struct vgt_unit *u = self;
     vgt_finish(s, u);
-    for (int v = 0; v < u->c->n_vm; v++)
-        if (u->vm[v].has_req) {
+    for (int v = 0; v < u->c->n_vm; v++) {
+        if (u->vm[v].llm)
+            le_fail(s, u->vm[v].llm);
+        else if (u->vm[v].has_req)
             eng_fail(s, &u->vm[v].req);
-            u->vm[v].has_req = 0;
-        }
+        u->vm[v].has_req = 0;
+    }
     u->phase = PH_IDLE;
     u->version++; /* the pending timer is void */
 }
@@ -337,6 +383,11 @@ static double vgt_busy_s(const void *self)
 static void vgt_destroy(void *self)
 {
     struct vgt_unit *u = self;
+    for (int v = 0; v < u->c->n_vm; v++)
+        if (u->vm[v].llm) {
+            le_free(u->vm[v].llm);
+            free(u->vm[v].llm);
+        }
     free(u->vm);
     free(u->turn_s);
     free(u->speed);
@@ -451,8 +502,14 @@ static struct unit vgt_build(const struct scenario *sc, const struct vgpu_cfg *c
     u->speed = ss_xmalloc((size_t)sc->n_tenants * sizeof *u->speed);
     for (int v = 0; v < c->n_vm; v++)
         u->turn_s[v] = c->slice_s * (c->sched == SCH_HYPOTHETICAL_WEIGHTED ? c->vm[v].weight : 1);
-    for (int t = 0; t < sc->n_tenants; t++)
-        u->speed[t] = vgt_class_speed(&sc->gpu, &sc->tenants[t]);
+    for (int t = 0; t < sc->n_tenants; t++) /* an LLM step's time has the overheads already */
+        u->speed[t] = sc->tenants[t].llm ? 1 : vgt_class_speed(&sc->gpu, &sc->tenants[t]);
+    for (int v = 0; v < c->n_vm; v++)
+        if (c->vm[v].llm) {
+            int t = c->vm[v].ten[0];
+            u->vm[v].llm = ss_xcalloc(1, sizeof *u->vm[v].llm);
+            le_init(u->vm[v].llm, t, sc->tenants[t].llm, c->vm[v].kv_blocks, &sc->gpu);
+        }
     u->cyclic = vgt_is_cyclic(c->sched);
     u->n_slot = c->sched == SCH_FIXED_SHARE ? c->vm[0].type->max_per_gpu : c->n_vm;
     u->loaded = -1;

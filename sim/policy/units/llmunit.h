@@ -1,11 +1,8 @@
 /*
- * llmunit — an LLM tenant's serving engine on one share of a GPU (docs/llm.md): the unit of
- * work it issues is the engine's *step*, one at a time. Requests it takes join its scheduler
- * (llm/sched.h, vLLM's iteration-level scheduling); each step's time is the roofline of the
- * step on the unit's SM and bandwidth shares (llm/roofline.h); at a step's end its sampled
- * tokens, finished requests and preemptions are reported to the engine and to the tenant's
- * token figures (core/llmstats.h), and the next step starts at once while any sequence is
- * waiting or running.
+ * llmunit — an LLM tenant's serving engine (llmengine.h) on one fixed share of a GPU
+ * (docs/llm.md): exclusive's GPUs and MIG's instances. Its step runs as soon as it is built and
+ * lasts the roofline of the step on the unit's SM and bandwidth shares (le_time_s); at its end
+ * the next step starts at once while any sequence is waiting or running.
  *
  * Its one timer (the step's end) goes to the address its owner gives it (units/unit.h:
  * unit_addr, unit_ev_id decodes it); stale timers (after a fault) are skipped by a version
@@ -18,24 +15,13 @@
 #define SS_LLMUNIT_H
 
 #include "core/engine.h"
+#include "policy/units/llmengine.h"
 #include "policy/units/unit.h"
-#include "llm/roofline.h"
-#include "llm/sched.h"
-#include "llm/serving.h"
 
 struct llm_unit {
-    int tenant;
-    struct ls_sched sched;
-    struct ls_step step;
-    struct rf_model rm;
-    struct rf_gpu rg;
-    double sm_share, bw_share, overhead_s;
-    struct request *req; /* by scheduler handle */
-    int req_cap;
-    long held;    /* requests taken and not finished */
-    long taken;   /* requests taken so far: the scheduler's ids */
-    int stepping; /* a step is in flight */
-    double step_start, t_kv;
+    struct llm_engine e;
+    double sm_share, bw_share;
+    double step_start;
     double busy_s; /* stepping inside the measurement window */
     struct unit_addr ev;
     uint32_t version;
@@ -62,7 +48,7 @@ extern const struct unit_ops lu_unit_ops;
 /* Requests it holds: the owner routes an arrival to the least-loaded unit. */
 static inline long lu_load(const struct llm_unit *u)
 {
-    return u->held;
+    return u->e.held;
 }
 
 #endif

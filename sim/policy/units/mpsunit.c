@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MU_T_DONE, MU_T_RECOVERED, MU_TIMERS };
+enum { MU_T_DONE, MU_T_RECOVERED, MU_T_OVERHEAD, MU_TIMERS };
 _Static_assert((int)MU_TIMERS <= (int)UNIT_TIMERS, "a unit has at most UNIT_TIMERS timers");
 
 int mu_parse_thread_pct(const struct jv *j, const cJSON *obj, const char *path,
@@ -92,10 +92,27 @@ void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, 
     }
 }
 
+void mu_set_llm(struct mu_unit *u, const struct scenario *sc, int k, long kv_blocks)
+{
+    struct mu_client *c = &u->cli[k];
+    c->llm = ss_xcalloc(1, sizeof *c->llm);
+    le_init(c->llm, c->tenant, sc->tenants[c->tenant].llm, kv_blocks, &sc->gpu);
+    c->mem_w = 1;
+    /* A step's speed depends on the step, not on the busy set alone: no memo. */
+    free(u->memo);
+    free(u->memo_set);
+    u->memo = NULL;
+    u->memo_set = NULL;
+}
+
 void mu_free(struct mu_unit *u)
 {
-    for (int k = 0; k < u->n; k++)
+    for (int k = 0; k < u->n; k++) {
         rg_free(&u->cli[k].g);
+        if (u->cli[k].llm)
+            le_free(u->cli[k].llm);
+        free(u->cli[k].llm);
+    }
     free(u->cli);
     free(u->speed);
     free(u->memo);
@@ -168,7 +185,7 @@ static void model(struct sim *s, struct mu_unit *u)
         double f = c->sm * u->sm_scale, d = rate_bw_curve(gpu, f);
         double room = d + wd - c->mem_w * d;
         double bw = eta * d * (room > u->bw_scale ? u->bw_scale / room : 1);
-        u->speed[k] = rate_speed_n(gpu, t, f, bw, c->g.n);
+        u->speed[k] = c->llm ? le_speed(c->llm, f, bw) : rate_speed_n(gpu, t, f, bw, c->g.n);
         SS_ASSERT(u->speed[k] > 0);
     }
 }
@@ -218,11 +235,31 @@ static void reshare(struct sim *s, struct mu_unit *u)
     }
 }
 
+/* An LLM client takes every waiting request into its engine and, between steps, starts the
+ * next: its GPU part is the one request of its group, le_gpu_s() whole-GPU seconds of work. */
+static void fill_llm(struct sim *s, struct mu_client *c)
+{
+    le_take_all(s, c->llm);
+    if (c->g.n > 0 || c->in_overhead || !le_begin(s, c->llm))
+        return;
+    struct request *r = &c->g.r[0];
+    memset(r, 0, sizeof *r);
+    r->tenant = c->tenant;
+    r->work = le_gpu_s(c->llm);
+    c->g.n = 1;
+    c->g.t = s->now;
+    c->stale = 1;
+}
+
 /* Takes the client's waiting requests into service while its group has room. Its callers
  * charged the unit to now (account), so the requests go straight into the group: reshare()
  * sets its speed from now on. */
 static void fill(struct sim *s, struct mu_client *c)
 {
+    if (c->llm) {
+        fill_llm(s, c);
+        return;
+    }
     while (!rg_full(&c->g) && eng_qlen(s, c->tenant) > 0) {
         eng_pop(s, c->tenant, &c->g.r[c->g.n]);
         c->g.n++;
@@ -233,9 +270,43 @@ static void fill(struct sim *s, struct mu_client *c)
 void mu_arrive(struct sim *s, struct mu_unit *u, int k)
 {
     struct mu_client *c = &u->cli[k];
+    if (c->llm && !u->down && (c->g.n > 0 || c->in_overhead)) {
+        le_take_all(s, c->llm); /* mid-step: they join its scheduler, the busy set stays */
+        return;
+    }
     if (rg_full(&c->g) || u->down || eng_qlen(s, c->tenant) == 0)
         return;
     account(s, u);
+    fill(s, c);
+    reshare(s, u);
+}
+
+/* An LLM client's step ended its GPU part: its overhead follows, with the client idle, or
+ * (none) the step ends and the next starts. */
+static void on_step_gpu_done(struct sim *s, struct mu_unit *u, struct mu_client *c, int k)
+{
+    c->g.n = 0;
+    c->g.speed = 0;
+    c->stale = 1;
+    if (c->llm->overhead_s > 0) {
+        c->in_overhead = 1;
+        unit_schedule(s, u->ev, s->now + c->llm->overhead_s, MU_T_OVERHEAD, ++c->version,
+                      (uint32_t)k);
+    } else {
+        le_end(s, c->llm);
+        fill(s, c);
+    }
+    reshare(s, u);
+}
+
+static void on_overhead_done(struct sim *s, struct mu_unit *u, const struct event *ev)
+{
+    struct mu_client *c = &u->cli[ev->aux];
+    if (!c->in_overhead || ev->version != c->version)
+        return; /* failed by a fault meanwhile */
+    c->in_overhead = 0;
+    account(s, u);
+    le_end(s, c->llm);
     fill(s, c);
     reshare(s, u);
 }
@@ -246,6 +317,10 @@ static void on_done(struct sim *s, struct mu_unit *u, const struct event *ev)
     if (!busy(c) || ev->version != c->version)
         return; /* rescheduled since, or failed by a fault */
     account(s, u);
+    if (c->llm) {
+        on_step_gpu_done(s, u, c, (int)ev->aux);
+        return;
+    }
     if (c->g.n == 1) { /* the group empties: no search, no copy */
         c->g.n = 0;
         c->g.r[0].work = 0;
@@ -284,10 +359,17 @@ static void on_recovered(struct sim *s, struct mu_unit *u, const struct event *e
 
 void mu_event(struct sim *s, struct mu_unit *u, const struct event *ev)
 {
-    if (unit_ev_timer(ev) == MU_T_DONE)
+    switch (unit_ev_timer(ev)) {
+    case MU_T_DONE:
         on_done(s, u, ev);
-    else
+        break;
+    case MU_T_OVERHEAD:
+        on_overhead_done(s, u, ev);
+        break;
+    default:
         on_recovered(s, u, ev);
+        break;
+    }
 }
 
 void mu_abort(struct sim *s, struct mu_unit *u)
@@ -295,6 +377,14 @@ void mu_abort(struct sim *s, struct mu_unit *u)
     account(s, u);
     for (int k = 0; k < u->n; k++) {
         struct mu_client *c = &u->cli[k];
+        if (c->llm) { /* the engine process dies: every request it holds fails */
+            le_fail(s, c->llm);
+            c->g.n = 0;
+            c->g.speed = 0;
+            c->in_overhead = 0;
+            c->version++;
+            continue;
+        }
         if (!busy(c))
             continue;
         while (c->g.n > 0) {
@@ -320,8 +410,9 @@ void mu_down(struct sim *s, struct mu_unit *u, double dur_s)
 
 int mu_fault(struct sim *s, struct mu_unit *u, int k)
 {
-    if (!busy(&u->cli[k]))
-        return 0; /* faults come from running kernels */
+    const struct mu_client *c = &u->cli[k];
+    if (c->llm ? c->llm->held == 0 : !busy(c))
+        return 0; /* faults come from running kernels (an engine holding requests runs them) */
     mu_down(s, u, u->recovery_s);
     u->faults++;
     return 1;
@@ -330,6 +421,9 @@ int mu_fault(struct sim *s, struct mu_unit *u, int k)
 void mu_finish(struct sim *s, struct mu_unit *u)
 {
     account(s, u);
+    for (int k = 0; k < u->n; k++)
+        if (u->cli[k].llm)
+            le_kv_close(s, u->cli[k].llm);
     if (u->down)
         book_down(s, u, s->now);
 }

@@ -8,6 +8,22 @@
  * A client runs up to its tenant's work.concurrency requests at once (a request group,
  * rgroup.h), all at one speed.
  *
+ * An LLM tenant's client (mu_set_llm) runs its engine (llmengine.h) one step at a time: the
+ * step's GPU part is the client's work while it is busy, le_gpu_s() whole-GPU seconds at the
+ * speed le_speed() gives on the client's SM share f and bandwidth bw (the same f and bw as a
+ * plain client's, from the same busy set: thread caps, the bandwidth that follows SMs, the
+ * co-run loss), so the step lasts max(tc / f, tm / bw) while nobody else changes. When the busy
+ * set changes mid-step, the fraction of the step done so far is kept and the rest runs at the
+ * new speed: a step is the model's layers one after another, each with the same mix of compute
+ * and memory (the weights are the same size per layer), so what is left of it is the same
+ * fraction of both parts, and its time at the new shares is that fraction of the roofline
+ * there — the max of the two parts, not each part progressing on its own (within a layer the
+ * kernels overlap compute and memory, across layers they do not run ahead of each other).
+ * The step's fixed overhead (step_overhead_ms, the engine's CPU side) follows its GPU part,
+ * with the client idle in the busy set. An LLM client's memory weight is 1: its kernels read
+ * their weights and KV throughout. Its fault (an engine holding requests) takes the server down
+ * like a plain client's; every request the engine holds fails.
+ *
  * Invariants: t_acct is the time up to which the clients' work and the unit's
  * busy time are accounted; a busy client (requests in its group) has speed > 0 and its
  * pending completion event (aux = client index) carries its current version; a unit
@@ -17,6 +33,7 @@
 #define SS_MPSUNIT_H
 
 #include "core/engine.h"
+#include "policy/units/llmengine.h"
 #include "policy/units/rgroup.h"
 #include "policy/units/unit.h"
 
@@ -28,6 +45,10 @@ struct mu_client {
     double sm;       /* share of the unit's SMs while busy */
     int stale;       /* its group changed: the pending completion must be rescheduled */
     uint32_t version;
+    /* An LLM tenant's engine (mu_set_llm), NULL for a plain client: its group holds the
+     * step's GPU part as one request; in_overhead while the step's overhead runs. */
+    struct llm_engine *llm;
+    int in_overhead;
 };
 
 struct mu_unit {
@@ -59,6 +80,9 @@ void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, 
              const int *tenants, const double *caps, double sm_scale, double bw_scale, double share,
              double bw_loss, double recovery_s);
 void mu_free(struct mu_unit *u);
+/* Client k is an LLM tenant's engine with kv_blocks blocks of cache (after mu_init, before
+ * the run's first event); the unit frees it. */
+void mu_set_llm(struct mu_unit *u, const struct scenario *sc, int k, long kv_blocks);
 
 /* Client k's tenant has a request waiting. */
 void mu_arrive(struct sim *s, struct mu_unit *u, int k);

@@ -71,9 +71,27 @@ void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr
     u->sw_cost = n ? cal_switch_s(&sc->gpu, sw, u->ctx[0].state_mb, u->ctx[0].state_mb) : sw;
 }
 
+void ts_set_llm(struct ts_unit *u, const struct scenario *sc, int c, long kv_blocks)
+{
+    if (!u->llm)
+        u->llm = ss_xcalloc((size_t)u->n, sizeof *u->llm);
+    struct ts_ctx *x = &u->ctx[c];
+    u->llm[c] = ss_xcalloc(1, sizeof *u->llm[c]);
+    le_init(u->llm[c], x->tenant, sc->tenants[x->tenant].llm, kv_blocks, &sc->gpu);
+    x->speed1 = 1; /* its work is the step's time on the unit (le_time_s) */
+    x->used1 = 1;  /* a step keeps every SM of the unit busy */
+    u->fold = 0;   /* an engine takes its requests as they arrive, not at a switch */
+}
+
+/* Context c's LLM engine, or NULL. */
+static inline struct llm_engine *llm_of(const struct ts_unit *u, int c)
+{
+    return u->llm ? u->llm[c] : NULL;
+}
+
 void ts_fold_switches(struct ts_unit *u, const struct scenario *sc)
 {
-    u->fold = !u->oom_simulate;
+    u->fold = !u->oom_simulate && !u->llm;
     for (int c = 0; c < u->n; c++)
         u->fold &= u->ctx[c].g.cap == 1 && sc->tenants[u->ctx[c].tenant].queue_limit <= 0 &&
                    sc->tenants[u->ctx[c].tenant].arrival.kind != ARR_SATURATED;
@@ -90,8 +108,14 @@ void ts_start(struct sim *s, struct ts_unit *u)
 
 void ts_unit_free(struct ts_unit *u)
 {
-    for (int i = 0; i < u->n; i++)
+    for (int i = 0; i < u->n; i++) {
         rg_free(&u->ctx[i].g);
+        if (llm_of(u, i))
+            le_free(u->llm[i]);
+        free(llm_of(u, i));
+    }
+    free(u->llm);
+    u->llm = NULL;
     free(u->ctx);
     free(u->mem);
     u->ctx = NULL;
@@ -108,7 +132,8 @@ static int has_cur(const struct ts_unit *u, int c)
 static int has_work(const struct sim *s, const struct ts_unit *u, int c)
 {
     const struct ts_ctx *x = &u->ctx[c];
-    return x->g.n > 0 || (eng_qlen(s, x->tenant) > 0 && !x->down);
+    return x->g.n > 0 || (eng_qlen(s, x->tenant) > 0 && !x->down) ||
+           (u->llm && u->llm[c] && !x->down && le_has_work(u->llm[c]));
 }
 
 /* Next context after c (round robin, c itself last) that has work; -1 if none. */
@@ -173,10 +198,16 @@ static void drop_cur(struct ts_unit *u, int c)
     u->ctx[c].g.speed = 0;
 }
 
-/* Fails every request in service of context c. */
+/* Fails every request in service of context c (an LLM context's: every request its engine
+ * holds, the process being gone). */
 static void fail_cur(struct sim *s, struct ts_unit *u, int c)
 {
     drop_cur(u, c);
+    if (llm_of(u, c)) {
+        u->ctx[c].g.n = 0;
+        le_fail(s, u->llm[c]);
+        return;
+    }
     struct rgroup *g = &u->ctx[c].g;
     while (g->n > 0) {
         struct request r;
@@ -255,6 +286,31 @@ static int serve_general(struct sim *s, struct ts_unit *u)
     return 0;
 }
 
+/* serve() for an LLM context: its step in flight, or the next one (ts_set_llm). */
+static int serve_llm(struct sim *s, struct ts_unit *u)
+{
+    struct ts_ctx *c = &u->ctx[u->cur];
+    struct llm_engine *e = u->llm[u->cur];
+    if (c->g.n == 0) {
+        if (c->down || !le_begin(s, e)) {
+            pause_cur(u);
+            return 0;
+        }
+        struct request *r = &c->g.r[0]; /* the step, as the one request of the group */
+        memset(r, 0, sizeof *r);
+        r->tenant = c->tenant;
+        r->work = le_time_s(e, u->sm, u->bw);
+        c->g.n = 1;
+    }
+    u->seg_start = s->now;
+    u->seg_used = c->used1;
+    c->g.t = s->now;
+    c->g.speed = c->speed1;
+    u->done_t = s->now + c->g.r[0].work / c->speed1;
+    arm(s, u);
+    return 0;
+}
+
 /*
  * Starts or resumes service of the running context's requests, taking waiting ones while
  * its group has room. The open segment, if any, must have been charged. Returns 1 when
@@ -265,6 +321,8 @@ static int serve_general(struct sim *s, struct ts_unit *u)
 static int serve(struct sim *s, struct ts_unit *u)
 {
     struct ts_ctx *c = &u->ctx[u->cur];
+    if (u->llm && u->llm[u->cur])
+        return serve_llm(s, u);
     if (c->g.cap > 1 || u->oom_simulate)
         return serve_general(s, u);
     if (c->g.n == 0) {
@@ -438,6 +496,13 @@ SS_NOINLINE static void on_done(struct sim *s, struct ts_unit *u)
 {
     charge(s, u);
     struct ts_ctx *c = &u->ctx[u->cur];
+    if (llm_of(u, u->cur)) { /* the step ended: its tokens; the next starts in the slice */
+        drop_cur(u, u->cur);
+        c->g.n = 0;
+        le_end(s, u->llm[u->cur]);
+        after_cur_ended(s, u);
+        return;
+    }
     if (c->g.n == 1) { /* the common case: the group empties, no search, no copy */
         drop_cur(u, u->cur);
         c->g.n = 0;
@@ -563,6 +628,8 @@ void ts_arrive(struct sim *s, struct ts_unit *u, int c)
 {
     if (u->ctx[c].down)
         return; /* restarting: its requests wait */
+    if (u->llm && u->llm[c])
+        le_take_all(s, u->llm[c]); /* into its scheduler, whatever the unit is doing */
     switch (u->state) {
     case TS_IDLE:
         if (has_work(s, u, c))
@@ -585,7 +652,8 @@ int ts_fault(struct sim *s, struct ts_unit *u, int c)
 {
     if (c == u->cur && folding(s, u))
         unfold(s, u);
-    if (!has_cur(u, c))
+    /* An engine holding requests is hit even between steps (switching to it, say). */
+    if (!has_cur(u, c) && !(llm_of(u, c) && u->llm[c]->held > 0))
         return 0;
     int running = u->state == TS_RUN && u->cur == c;
     if (running) {
@@ -608,11 +676,14 @@ void ts_finish(struct sim *s, struct ts_unit *u)
     }
     if (u->state == TS_SWITCH)
         eng_switching(s, u->share, u->sw_start, s->now);
-    for (int c = 0; c < u->n; c++)
+    for (int c = 0; c < u->n; c++) {
+        if (llm_of(u, c))
+            le_kv_close(s, u->llm[c]);
         if (u->ctx[c].down) {
             eng_down(s, u->ctx[c].tenant, u->mem[c].down_since, s->now);
             u->mem[c].down_since = s->now;
         }
+    }
 }
 
 void ts_abort(struct sim *s, struct ts_unit *u)

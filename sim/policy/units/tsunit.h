@@ -33,6 +33,14 @@
  *   fails if it does not fit what is free). A killed context's requests in service fail
  *   (the one it was starting too), its memory (growth included) is freed, and it restarts
  *   after the tenant's restart_s, serving nothing meanwhile (its arrivals queue).
+ * - LLM tenants (ts_set_llm): the context runs its engine (llmengine.h), which takes every
+ *   request as it arrives; its work is the step in flight, one at a time, lasting the roofline
+ *   of the step on the unit's shares (le_time_s: the unit's SMs and bandwidth, the overhead
+ *   included, since the context holds the GPU while its engine is between kernels). The step
+ *   is preempted at a slice end like any request (its remaining time kept) and resumed in
+ *   the context's next slice; when it ends inside the slice, the next step starts at once.
+ *   A fault fails every request the engine holds. No "oom": "simulate" (the owner refuses it):
+ *   an engine allocates its memory once, at its start.
  * - Faults: only the faulting context's in-flight requests fail.
  * - Utilisation: `share` of the GPU while a context runs, times the fraction of the
  *   unit's SMs its requests keep busy (min(1, n·s / sm), s the tenant's occupancy).
@@ -41,6 +49,7 @@
 #define SS_TSUNIT_H
 
 #include "core/engine.h"
+#include "policy/units/llmengine.h"
 #include "policy/units/rgroup.h"
 #include "policy/units/unit.h"
 
@@ -68,7 +77,10 @@ struct ts_unit {
     int n;
     struct ts_ctx *ctx;
     struct ts_mem *mem; /* [n] */
-    double sm, bw;      /* the unit's fractions of the GPU's SMs and bandwidth */
+    /* [n]: context c's LLM engine, NULL for a plain context; the array is NULL when the unit
+     * has no LLM context (the plain paths test only that). */
+    struct llm_engine **llm;
+    double sm, bw; /* the unit's fractions of the GPU's SMs and bandwidth */
     double q, sw;
     /* Every context holds the same state: each switch costs sw_cost (cal_switch_s, cached:
      * it runs at every switch). Otherwise the cost is computed per pair. */
@@ -124,6 +136,10 @@ void ts_unit_free(struct ts_unit *u);
  * Otherwise the unit stays as it was. Call after ts_unit_init.
  */
 void ts_fold_switches(struct ts_unit *u, const struct scenario *sc);
+
+/* Context c is an LLM tenant's engine with kv_blocks blocks of cache (after init, before
+ * ts_fold_switches and the run); the unit frees it. */
+void ts_set_llm(struct ts_unit *u, const struct scenario *sc, int c, long kv_blocks);
 
 /* Right after init, in the run: schedules the tenants' memory growth (oom_simulate). */
 void ts_start(struct sim *s, struct ts_unit *u);

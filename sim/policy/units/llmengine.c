@@ -1,0 +1,149 @@
+/*
+ * llmengine — an LLM tenant's engine as work a host serves (llmengine.h).
+ */
+#include "policy/units/llmengine.h"
+
+#include "base/util.h"
+#include "core/llmstats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void le_init(struct llm_engine *e, int tenant, const struct lsv_cfg *c, long kv_blocks,
+             const struct gpu_profile *g)
+{
+    memset(e, 0, sizeof *e);
+    e->tenant = tenant;
+    struct ls_cfg sc;
+    lsv_sched_cfg(c, kv_blocks, &sc);
+    ls_init(&e->sched, &sc);
+    rf_model_init(&e->rm, &c->model, c->dtype, c->kv_dtype);
+    rf_gpu_init(&e->rg, &g->roof, g->hbm_bw_gbps, c->dtype);
+    e->overhead_s = c->step_overhead_s;
+}
+
+void le_free(struct llm_engine *e)
+{
+    ls_free(&e->sched);
+    ls_step_free(&e->step);
+    free(e->req);
+    e->req = NULL;
+}
+
+/* The KV cache held its blocks since t_kv. */
+static void kv_upto(struct sim *s, struct llm_engine *e)
+{
+    lst_kv(s, e->tenant, (double)ls_used_blocks(&e->sched), (double)e->sched.cfg.kv_blocks, e->t_kv,
+           s->now);
+    e->t_kv = s->now;
+}
+
+void le_kv_close(struct sim *s, struct llm_engine *e)
+{
+    kv_upto(s, e);
+}
+
+void le_take(struct sim *s, struct llm_engine *e)
+{
+    struct request r;
+    eng_pop(s, e->tenant, &r);
+    r.start = -1; /* it waits until the scheduler first gives it tokens */
+    int h = ls_add(&e->sched, e->taken++, r.in_tokens, r.out_tokens, s->now);
+    if (h < 0) {
+        eng_fail(s, &r);
+        return;
+    }
+    if (h >= e->req_cap) {
+        e->req_cap = e->sched.cap_slots;
+        e->req = ss_xrealloc(e->req, (size_t)e->req_cap * sizeof *e->req);
+    }
+    e->req[h] = r;
+    e->held++;
+}
+
+void le_take_all(struct sim *s, struct llm_engine *e)
+{
+    while (eng_qlen(s, e->tenant) > 0)
+        le_take(s, e);
+}
+
+int le_begin(struct sim *s, struct llm_engine *e)
+{
+    if (e->stepping)
+        return 1;
+    kv_upto(s, e);
+    if (ls_schedule(&e->sched, &e->step) == 0)
+        return 0;
+    if (e->step.preempted)
+        lst_preempted(s, e->tenant, e->step.preempted);
+    rf_cost_start(&e->rm, &e->cost);
+    for (int i = 0; i < e->step.n; i++) {
+        const struct ls_item *it = &e->step.items[i];
+        rf_cost_add(&e->rm, &e->cost, it->past, it->n_new);
+        struct request *r = &e->req[it->seq];
+        if (r->start < 0) /* its wait ends at its first step */
+            r->start = s->now;
+    }
+    e->stepping = 1;
+    return 1;
+}
+
+void le_end(struct sim *s, struct llm_engine *e)
+{
+    SS_ASSERT(e->stepping);
+    kv_upto(s, e);
+    e->stepping = 0;
+    ls_complete(&e->sched, &e->step, s->now);
+    for (int i = 0; i < e->step.n; i++) {
+        const struct ls_item *it = &e->step.items[i];
+        if (!it->emits)
+            continue;
+        struct request *r = &e->req[it->seq];
+        lst_token(s, r, it->first, it->gap_s);
+        if (it->done) {
+            const struct ls_seq *q = ls_seq_at(&e->sched, it->seq);
+            lst_done(s, r, q->output, q->first_token_s);
+            eng_complete(s, r);
+            e->held--;
+        }
+    }
+}
+
+int le_fail(struct sim *s, struct llm_engine *e)
+{
+    kv_upto(s, e);
+    if (e->held == 0)
+        return 0;
+    for (int h = 0; h < e->sched.n_slots; h++) {
+        const struct ls_seq *q = ls_seq_at(&e->sched, h);
+        if (q->state != LS_DONE)
+            eng_fail(s, &e->req[h]);
+    }
+    /* The process is gone: a fresh engine with an empty cache. */
+    struct ls_cfg c = e->sched.cfg;
+    ls_free(&e->sched);
+    ls_init(&e->sched, &c);
+    e->held = 0;
+    e->stepping = 0;
+    return 1;
+}
+
+double le_time_s(const struct llm_engine *e, double sm, double bw)
+{
+    return rf_time_s(&e->rg, &e->cost, sm, bw, e->overhead_s);
+}
+
+double le_gpu_s(const struct llm_engine *e)
+{
+    double tc, tm;
+    rf_parts_s(&e->rg, &e->cost, &tc, &tm);
+    return tc > tm ? tc : tm;
+}
+
+double le_speed(const struct llm_engine *e, double sm, double bw)
+{
+    double tc, tm;
+    rf_parts_s(&e->rg, &e->cost, &tc, &tm);
+    double w = tc > tm ? tc : tm, t = tc / sm > tm / bw ? tc / sm : tm / bw;
+    return w / t;
+}

@@ -1,0 +1,80 @@
+/*
+ * llmengine — an LLM tenant's serving engine without a clock (docs/llm.md#serving-under-the-
+ * strategies): the requests it took, vLLM's scheduler over them (llm/sched.h) and the step in
+ * flight, as a piece of work that a host serves. The host decides when the step runs and how
+ * fast: the standalone engine unit (llmunit.h) on a fixed share, a context of the time-slicer
+ * (tsunit.h), a client of an MPS server (mpsunit.h), a VM of the time-sliced vGPU scheduler.
+ *
+ * A step's cost is the roofline's (llm/roofline.h): its compute part tc = FLOPs / (peak ×
+ * compute_eff) and its memory part tm = bytes / (bandwidth × bandwidth_eff) on the whole GPU,
+ * plus the engine's fixed overhead. On shares (f, b) it lasts max(tc / f, tm / b) + overhead
+ * (le_time_s); a host whose shares change during the step (MPS) advances it as a fraction of
+ * its GPU part (le_gpu_s, le_speed: mpsunit.h says why a fraction).
+ *
+ * Life cycle: le_take as its tenant's requests arrive (each joins the scheduler, or fails at
+ * once when it could never run on this cache); le_begin builds the next step (1) or finds
+ * nothing to run (0); le_end reports the step's tokens, finished requests and preemptions when
+ * the host says it ended; le_fail when the engine process dies (a fault, a teardown). Between
+ * le_begin and le_end the step is `stepping`; the host holds it preempted or running.
+ * Invariant: held = requests taken and neither finished nor failed; stepping implies held > 0.
+ */
+#ifndef SS_LLMENGINE_H
+#define SS_LLMENGINE_H
+
+#include "core/engine.h"
+#include "llm/roofline.h"
+#include "llm/sched.h"
+#include "llm/serving.h"
+
+struct llm_engine {
+    int tenant;
+    struct ls_sched sched;
+    struct ls_step step;
+    struct rf_model rm;
+    struct rf_gpu rg;
+    struct rf_cost cost; /* of the step in flight */
+    double overhead_s;
+    struct request *req; /* by scheduler handle */
+    int req_cap;
+    long held;    /* requests taken and not finished */
+    long taken;   /* requests taken so far: the scheduler's ids */
+    int stepping; /* a step is in flight (begun, not ended) */
+    double t_kv;  /* the KV figures are booked up to here */
+};
+
+/* An engine serving `tenant` with kv_blocks blocks of cache, on the GPU g. */
+void le_init(struct llm_engine *e, int tenant, const struct lsv_cfg *c, long kv_blocks,
+             const struct gpu_profile *g);
+void le_free(struct llm_engine *e);
+
+/* Takes the head of its tenant's queue (there must be one) into the scheduler. */
+void le_take(struct sim *s, struct llm_engine *e);
+/* Takes every request waiting in its tenant's queue. */
+void le_take_all(struct sim *s, struct llm_engine *e);
+/* Builds the next step if none is in flight: 1 when a step is in flight afterwards, 0 when
+ * there is nothing to run. A request's wait ends at its first step. */
+int le_begin(struct sim *s, struct llm_engine *e);
+/* The step in flight ended now: its tokens and finished requests are reported. */
+void le_end(struct sim *s, struct llm_engine *e);
+/* The engine process dies: every request it holds fails, the cache is empty, no step is in
+ * flight. 1 if it held requests, 0 if not. */
+int le_fail(struct sim *s, struct llm_engine *e);
+/* Books the KV figures up to now (the end of the run). */
+void le_kv_close(struct sim *s, struct llm_engine *e);
+
+/* The step in flight on shares (sm, bw) of the GPU, in seconds, its overhead included. */
+double le_time_s(const struct llm_engine *e, double sm, double bw);
+/* Its GPU part on the whole GPU, max(tc, tm), in seconds: the step's work as a plain request's
+ * work is counted (whole-GPU seconds). */
+double le_gpu_s(const struct llm_engine *e);
+/* The rate at which that work progresses on shares (sm, bw): le_gpu_s / max(tc / sm, tm / bw),
+ * 1 on the whole GPU. */
+double le_speed(const struct llm_engine *e, double sm, double bw);
+
+/* Something to run: a step in flight, or sequences waiting or running in the scheduler. */
+static inline int le_has_work(const struct llm_engine *e)
+{
+    return e->stepping || ls_waiting(&e->sched) > 0 || ls_running(&e->sched) > 0;
+}
+
+#endif
