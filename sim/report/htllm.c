@@ -1,8 +1,8 @@
 /*
  * htllm — an LLM study's part of the page (htint.h, htpage.h): the token table (TTFT, TPOT,
  * their SLA attainment, tokens/s, goodput, preemptions, KV use; docs/llm.md#results) and the
- * figure that answers "which strategy meets which service's targets": one panel per LLM
- * service and target (TTFT p99, TPOT p99), the strategies across, each strategy's p99 as a
+ * figure that answers "which strategy meets which service's targets": one row per LLM
+ * service, a panel per target (TTFT p99, TPOT p99), the strategies across, each strategy's p99 as a
  * marker in its page style — hollow where it misses — beside the service's SLA line.
  *
  * An LLM service's SLA is on its tokens, not on the arrival-to-last-token latency the
@@ -139,12 +139,12 @@ int ht_llm_figure(FILE *fp, const struct page *pg, char *err, size_t errlen)
             snprintf(llm[n++], sizeof llm[0], "%s", pg->ten[i]);
     }
     struct svg_figure f;
-    int cols = n < 4 ? (n > 0 ? n : 1) : 4;
-    svg_fig_init(&f, "llm-sla", "TTFT and TPOT p99 of each LLM service under each strategy", cols,
-                 PANEL_W, PANEL_H);
+    /* One row per service, its two targets side by side: the page is three panels wide. */
+    svg_fig_init(&f, "llm-sla", "TTFT and TPOT p99 of each LLM service under each strategy",
+                 N_TARGETS, PANEL_W, PANEL_H);
     int drawn = 0;
-    for (int q = 0; q < N_TARGETS; q++)
-        for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++)
+        for (int q = 0; q < N_TARGETS; q++)
             drawn += llm_panel(&f, pg, llm[i], q);
     for (int k = 0; k < pg->n_strat; k++)
         svg_fig_legend(&f, pg->strat[k], ht_pg_style(pg, k, 0), 1);
@@ -152,8 +152,8 @@ int ht_llm_figure(FILE *fp, const struct page *pg, char *err, size_t errlen)
     if (drawn) {
         fputs("<h2 id=\"llm\">TTFT and TPOT of each service</h2>\n", fp);
         rc = ht_figure(fp, &f,
-                       "One panel per LLM service and target: time to first token (top) and time "
-                       "per output token after the first (bottom). Across: the strategies; up: "
+                       "One row per LLM service: its time to first token (left) and its time per "
+                       "output token after the first (right). Across: the strategies; up: "
                        "the service's p99 under each (a log scale where it spans decades). The "
                        "dashed black line is the service's target; a hollow marker misses it. A "
                        "strategy with no marker measured no such token.",
