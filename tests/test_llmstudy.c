@@ -2,12 +2,12 @@
  * The four-services LLM study (workloads/llm-four-services.json, results/llm-four-services.md)
  * through the CLI, scaled down: under every strategy of the study every request is accounted
  * for (arrived = completed + rejected + failed + in flight, per service, with the run cut off
- * before the services drain), and under every sharing strategy each service's KV cache holds
- * exactly the blocks left by its memory less the weights and the activation reserve, worked
- * out here by hand from the models' published shapes and the memory the strategy gives: a MIG
- * instance's (1g.20gb and 2g.20gb: 19.62 GB, docs/mig.md), or under MPS and time-slicing an
- * equal split of the 80 GB among the services on the GPU. A request of exactly that many
- * tokens is served, one token more fails on arrival (docs/llm.md#scheduler).
+ * before the services drain) and every output token sampled once; and under every sharing
+ * strategy each service's KV cache holds exactly the blocks left by its memory less the
+ * weights and the activation reserve, worked out here by hand from the models' published shapes and
+ * the memory the strategy gives: a MIG instance's (1g.20gb and 2g.20gb: 19.62 GB, docs/mig.md), or
+ * under MPS and time-slicing an equal split of the 80 GB among the services on the GPU. A request
+ * of exactly that many tokens is served, one token more fails on arrival (docs/llm.md#scheduler).
  */
 #include "testutil.h"
 
@@ -87,6 +87,59 @@ static void test_conservation(void)
 #undef AT
         }
     CU_ASSERT(in_flight > 0); /* the cut-off left work in the system: the last term is tested */
+    cJSON_Delete(r);
+}
+
+/* Tokens none vanish: every service replays 40 requests of known prompt and output lengths in
+ * its first 78 s, then one last request at 600 s that ends the measurement window (its one
+ * token comes after it). All 40 finish long before, so inside the window each service
+ * completed exactly 40 and sampled exactly the sum of their output tokens, under every
+ * strategy: throughput × 600 s = 40 and output tokens/s × 600 s = that sum. */
+static void test_tokens_conserved(void)
+{
+    cJSON *doc = study();
+    cJSON_DeleteItemFromObject(doc, "stop");
+    cJSON_DeleteItemFromObject(doc, "warmup");
+    int n_strat = cJSON_GetArraySize(cJSON_GetObjectItem(doc, "strategies"));
+    cJSON *t;
+    long sum[8] = {0};
+    int i = 0;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItem(doc, "tenants"))
+    {
+        char csv[4096] = "time_s,input_tokens,output_tokens\n", name[64], arr[1024];
+        for (int k = 0; k < 40; k++) {
+            long in = 200 + 37 * k + 100 * i, out = 5 + (13 * k + 7 * i) % 60;
+            sum[i] += out;
+            size_t len = strlen(csv);
+            snprintf(csv + len, sizeof csv - len, "%d,%ld,%ld\n", 2 * k, in, out);
+        }
+        size_t len = strlen(csv);
+        snprintf(csv + len, sizeof csv - len, "600,1,1\n");
+        snprintf(name, sizeof name, "llmstudy-tokens-%d.csv", i++);
+        snprintf(arr, sizeof arr,
+                 "{\"process\": \"trace\", \"path\": \"%s\", \"format\": \"sharesim\"}",
+                 tu_write(name, csv));
+        cJSON_ReplaceItemInObject(t, "arrival", cJSON_Parse(arr));
+        cJSON_DeleteItemFromObject(t, "tokens");
+    }
+    int n_ten = i;
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "run '%s' --quiet --no-slowdown",
+             write_doc("llmstudy-tokens.json", doc));
+    cJSON_Delete(doc);
+    cJSON *r = tu_cli_json(cmd);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    for (int k = 0; k < n_strat; k++)
+        for (int j = 0; j < n_ten; j++) {
+            char p[128];
+#define AT(key) (snprintf(p, sizeof p, "strategies.%d.tenants.%d.%s", k, j, key), tu_json_num(r, p))
+            CU_ASSERT_DOUBLE_EQUAL(AT("arrived"), 41, 0);
+            double done = AT("completed"), in_flight = AT("in_flight"); /* one AT at a time */
+            CU_ASSERT_DOUBLE_EQUAL(done + in_flight, 41, 0);
+            TU_CHECK_CLOSE_REL(AT("throughput_per_s") * 600, 40, 1e-5);
+            TU_CHECK_CLOSE_REL(AT("llm.output_tokens_per_s") * 600, (double)sum[j], 1e-5);
+#undef AT
+        }
     cJSON_Delete(r);
 }
 
@@ -222,6 +275,7 @@ void test_llmstudy_register(void)
 {
     static const struct tu_test t[] = {
         {"every strategy: requests conserved, cut off mid-run", test_conservation},
+        {"every strategy: output tokens conserved", test_tokens_conserved},
         {"each service's KV cache = its memory - weights - reserve, by hand", test_kv_capacity},
         {NULL, NULL},
     };
