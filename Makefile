@@ -19,6 +19,9 @@ CFLAGS  += $(CSTD) $(WARN) $(OPT) $(PKG_CFLAGS) -Isim -DSS_MPI=$(if $(filter 1,$
 LDLIBS  += $(PKG_LIBS) -lm
 
 B       := build
+# Parallel jobs for the builds and test runs that make run/test start themselves (every
+# core; CI has 2): `make test JOBS=1` runs everything one at a time.
+JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 # sim/ is in layers (docs/architecture.md); the library is every layer but cli/.
 LAYERS  := base calib mig io llm core cluster policy policy/units report tools
 LIB_SRC := $(sort $(foreach l,$(LAYERS),$(wildcard sim/$(l)/*.c)))
@@ -85,13 +88,14 @@ $(A)/run-tests: $(TEST_SRC:%.c=$(A)/%.o) $(A)/test_registry.o $(A)/tests/main.o 
 # computed by pkg-config when the Makefile is read, so they must be read after the packages
 # are installed, never before (the first `make run` on a fresh machine would stop at cJSON.h).
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	$(B)/sharesim run workloads/quickstart.json
 
 # Tests find the CLI under test through SHARESIM (for end-to-end checks).
 test: deps
 	@$(MAKE) --no-print-directory test-layers
 	@$(MAKE) --no-print-directory test-refs
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(B)/run-tests $(A)/run-tests
 	@$(MAKE) --no-print-directory test-unit
 	@$(MAKE) --no-print-directory test-install
 	@$(MAKE) --no-print-directory test-asan
@@ -104,12 +108,14 @@ test-layers:
 test-refs:
 	@tests/check-refs
 
+# Each suite is its own process, JOBS at a time (tests/run-suites); `build/run-tests SUITE`
+# runs one with CUnit's verbose listing.
 test-unit: all $(B)/run-tests
-	SHARESIM=$(B)/sharesim $(B)/run-tests
+	SHARESIM=$(B)/sharesim SUITE_TIMES=$(B)/suite-seconds tests/run-suites $(JOBS) $(B)/run-tests
 
 test-asan: $(A)/run-tests
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  SHARESIM=$(A)/sharesim SHARESIM_SANITIZED=1 $(A)/run-tests
+	  SHARESIM=$(A)/sharesim SHARESIM_SANITIZED=1 SUITE_TIMES=$(B)/suite-seconds tests/run-suites $(JOBS) $(A)/run-tests
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(B)/tightloop
@@ -151,7 +157,7 @@ VALGRIND := valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indir
 test-valgrind: all $(B)/run-tests
 	@rm -rf $(B)/valgrind && mkdir -p $(B)/valgrind
 	SHARESIM=tests/valgrind/sharesim SHARESIM_REAL=$(B)/sharesim SHARESIM_VG_LOGS=$(B)/valgrind \
-	  SHARESIM_SANITIZED=1 SHARESIM_UNDER_VALGRIND=1 $(VALGRIND) $(B)/run-tests
+	  SHARESIM_SANITIZED=1 SHARESIM_UNDER_VALGRIND=1 SUITE_TIMES=$(B)/suite-seconds tests/run-suites $(JOBS) $(B)/run-tests $(VALGRIND)
 	@bad=$$(find $(B)/valgrind -name '*.log' -size +0c); \
 	if [ -n "$$bad" ]; then cat $$bad; echo "test-valgrind: memcheck errors in: $$bad"; exit 1; fi; \
 	echo "test-valgrind: clean ($$(ls $(B)/valgrind | wc -l) sharesim processes checked)"

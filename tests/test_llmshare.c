@@ -363,8 +363,8 @@ static void test_vgpu_schedulers(void)
 
 /*
  * vGPU's KV capacity: the frame buffer of its type (A100DX-20C, 20 GB), whatever the other VMs
- * hold. FP16 weights do not fit an A100DX-8C's 8 GB (the type that gives 10 vGPUs a GPU), an
- * LLM tenant shares no VM, and runs on one GPU only.
+ * hold, or of its MIG instance. FP16 weights do not fit an A100DX-8C's 8 GB (the type that gives 10
+ * vGPUs a GPU), an LLM tenant shares no VM, and runs on one GPU only.
  */
 static void test_vgpu_kv(void)
 {
@@ -372,6 +372,12 @@ static void test_vgpu_kv(void)
                       "\"A100DX-20C\", \"tenants\": [\"embed\"]}, {\"type\": \"A100DX-20C\", "
                       "\"tenants\": [\"a\"]}, {\"type\": \"A100DX-20C\", \"tenants\": [\"b\"]}]}";
     check_kv(blocks_in(20), vms);
+    /* MIG-backed: the frame buffer is the instance's memory, 19.5 GB for a 2g.20gb. */
+    check_kv(blocks_in(19.5),
+             "{\"name\": \"v\", \"kind\": \"vgpu\", \"backing\": \"mig\", \"vgpus\": "
+             "[{\"profile\": \"3g.40gb\", \"tenants\": [\"embed\"]}, {\"profile\": "
+             "\"2g.20gb\", \"tenants\": [\"a\"]}, {\"profile\": \"2g.20gb\", \"tenants\": "
+             "[\"b\"]}]}");
     char *p =
         kv_scenario("kv-err.json", 10,
                     "{\"name\": \"v\", \"kind\": \"vgpu\", \"vgpus\": [{\"type\": "
@@ -490,6 +496,34 @@ static void test_mixed_conserved(void)
     }
     run_result_free(&r);
     scn_free(&sc);
+    /* Card faults: every engine on the card loses what it holds, serves again after the reset
+     * (MPS, time-slicing, time-sliced vGPU); an engine in a MIG-backed vGPU is refused them. */
+    const char *vms = "\"vgpus\": [{\"type\": \"A100DX-40C\", \"tenants\": [\"embed\"]}, "
+                      "{\"type\": \"A100DX-40C\", \"tenants\": [\"chat\"]}]";
+    tu_run_fixture(
+        &sc, &r, "llmshare/mixed.json",
+        "{\"tenants.1.arrival.path\": \"%s\", \"gpu_fault_rate_per_h\": 3600, "
+        "\"tenants.1.serving.gpu_memory_utilization\": 0.385, \"strategies\": [{\"name\": "
+        "\"mps\", \"kind\": \"mps\"}, {\"name\": \"ts\", \"kind\": \"timeslice\"}, "
+        "{\"name\": \"v\", \"kind\": \"vgpu\", %s}]}",
+        burst, vms);
+    CU_ASSERT_EQUAL_FATAL(r.n, 3);
+    for (int k = 0; k < 3; k++) {
+        check_conserved(&r.s[k], 0);
+        CU_ASSERT(res_t(&r.s[k], 1)[TM_FAILED] > 0);
+        CU_ASSERT(res_t(&r.s[k], 1)[TM_COMPLETED] > 0);
+    }
+    run_result_free(&r);
+    scn_free(&sc);
+    tu_expect_fixture_error("LLM tenant \"chat\" on a MIG-backed vGPU: card faults",
+                            "llmshare/mixed.json",
+                            "{\"tenants.1.arrival.path\": \"%s\", \"gpu_fault_rate_per_h\": 1, "
+                            "\"tenants.1.serving.gpu_memory_utilization\": 0.5, "
+                            "\"strategies\": [{\"name\": \"vm\", \"kind\": \"vgpu\", "
+                            "\"backing\": \"mig\", \"vgpus\": [{\"profile\": \"3g.40gb\", "
+                            "\"tenants\": [\"embed\"]}, {\"profile\": \"4g.40gb\", "
+                            "\"tenants\": [\"chat\"]}]}]}",
+                            burst);
 }
 
 /* The CLI on the mixed scenario under every sharing strategy: each tenant row, the chat row
@@ -530,6 +564,85 @@ static void test_cli_per_strategy(void)
     TU_CHECK_CONTAINS(out, "   llm: TTFT p50 ");
 }
 
+/*
+ * The reference rows as LLM tenants (docs/llm.md#the-reference-table-as-llm-tenants). Time-
+ * slicing ×4: while the four contexts decode side by side each instance's step takes four
+ * exclusive steps and a switch per slice, 4 × exclusive TPOT × (q + sw) / q; an instance that
+ * decodes while another is done or still prefilling gets more, so every instance's TPOT lies
+ * between 4 × exclusive's and that. vGPU ×10 on A100DX-8C: FP16
+ * weights do not load, FP8 ones load but no request fits the cache, int4 (the file) serves
+ * every request.
+ */
+static void test_reference_rows(void)
+{
+    struct scenario sc;
+    struct run_result r;
+    tu_run_file("workloads/llm-reference-exclusive.json", &sc, &r);
+    double excl = r.s[0].llm[LM_TPOT_MEAN];
+    run_result_free(&r);
+    scn_free(&sc);
+    tu_run_file("workloads/llm-reference-ts4.json", &sc, &r);
+    double q = sc.gpu.timeslice_s, sw = 40e-6 + 2 * 2.8e6 / 560e9;
+    CU_ASSERT_DOUBLE_EQUAL(sc.gpu.switch_s, 40e-6, 1e-12);
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_DOUBLE_EQUAL(res_t(&r.s[0], i)[TM_COMPLETED], 8, 0);
+        double tpot = r.s[0].llm[i * LM_N + LM_TPOT_MEAN];
+        CU_ASSERT(tpot > 4 * excl && tpot <= 4 * excl * (q + sw) / q * (1 + 1e-6));
+    }
+    run_result_free(&r);
+    scn_free(&sc);
+    const char *vg = "../../workloads/llm-reference-vgpu10.json";
+    tu_expect_fixture_error("strategies[0].vgpus[0]: tenant \"inst-0\": 13.48 GB of fp16 "
+                            "Llama-2-7B weights do not fit the A100DX-8C vGPU's 8 GB frame buffer",
+                            vg, "{\"tenants.0.serving.dtype\": %s}", "\"fp16\"");
+    char patch[1024];
+    int n = snprintf(patch, sizeof patch, "{");
+    for (int i = 0; i < 10; i++)
+        n += snprintf(patch + n, sizeof patch - (size_t)n,
+                      "%s\"tenants.%d.serving.dtype\": \"fp8\"", i ? ", " : "", i);
+    snprintf(patch + n, sizeof patch - (size_t)n, "}");
+    tu_run_fixture(&sc, &r, vg, "%s", patch);
+    for (int i = 0; i < 10; i++) /* 272 tokens of cache: a 640-token request never fits */
+        CU_ASSERT_DOUBLE_EQUAL(res_t(&r.s[0], i)[TM_FAILED], 8, 0);
+    run_result_free(&r);
+    scn_free(&sc);
+    tu_run_file("workloads/llm-reference-vgpu10.json", &sc, &r);
+    for (int i = 0; i < 10; i++)
+        CU_ASSERT_DOUBLE_EQUAL(res_t(&r.s[0], i)[TM_COMPLETED], 8, 0);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+/* The planner's shared candidates for an LLM tenant load and are simulated; its MPS candidate
+ * gives the LLM client the device plugin's memory cap (80 GB / 2 replicas) as its limit. */
+static void test_plan_candidates(void)
+{
+    char args[600];
+    snprintf(args, sizeof args, "plan '%s'", tu_fixture("llmunit/mixed.json"));
+    cJSON *doc = tu_cli_json(args);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    int simulated[3] = {0, 0, 0};
+    static const char *const kinds[3] = {"mps", "timeslice", "vgpu"};
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "candidates"))
+    {
+        const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(c, "kind"));
+        const cJSON *st = cJSON_GetObjectItem(c, "strategy");
+        for (int k = 0; k < 3; k++)
+            if (kind && !strcmp(kind, kinds[k]) &&
+                cJSON_IsTrue(cJSON_GetObjectItem(c, "simulated")))
+                simulated[k]++;
+        if (kind && !strcmp(kind, "mps")) {
+            const cJSON *pm = cJSON_GetObjectItem(st, "pinned_memory_gb");
+            CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(pm, "chat")), 40, 0);
+            CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(pm, "embed"));
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        CU_ASSERT(simulated[k] > 0);
+    cJSON_Delete(doc);
+}
+
 void test_llmshare_register(void)
 {
     static const struct tu_test t[] = {
@@ -543,6 +656,8 @@ void test_llmshare_register(void)
         {"vGPU: KV capacity of the frame buffer, load errors", test_vgpu_kv},
         {"plain and LLM tenants mixed: requests and tokens conserved", test_mixed_conserved},
         {"the CLI on a mixed scenario under each strategy", test_cli_per_strategy},
+        {"the reference table's time-slicing and vGPU rows", test_reference_rows},
+        {"plan: shared candidates for an LLM tenant", test_plan_candidates},
         {NULL, NULL},
     };
     tu_add_suite("llmshare", t);

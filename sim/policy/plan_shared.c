@@ -87,6 +87,15 @@ static cJSON *placement_strategy(const struct scenario *sc, const struct shared_
         cJSON *tp = cJSON_AddObjectToObject(st, "thread_pct");
         for (int i = 0; i < sc->n_tenants; i++)
             cJSON_AddNumberToObject(tp, sc->tenants[i].name, 100 / r);
+        /* The memory cap is what an LLM client's engine gets (its KV cache, docs/llm.md); a
+         * plain client's footprint is checked against it (plugin_memory_check). */
+        cJSON *pm = NULL;
+        for (int i = 0; i < sc->n_tenants; i++)
+            if (sc->tenants[i].llm) {
+                if (!pm)
+                    pm = cJSON_AddObjectToObject(st, "pinned_memory_gb");
+                cJSON_AddNumberToObject(pm, sc->tenants[i].name, sc->gpu.memory_gb / r);
+            }
     }
     cJSON *as = cJSON_AddObjectToObject(st, "assign");
     for (int i = 0; i < sc->n_tenants; i++)
