@@ -234,7 +234,7 @@ static void stop_arrivals(struct sim *s)
     s->arrivals_done = 1;
     s->arr_t = INFINITY;
     s->t_stop = s->now;
-    if (s->t_warm < 0) /* the warm-up never ended: measure nothing rather than garbage */
+    if (s->t_warm == INFINITY) /* the warm-up never ended: measure nothing rather than garbage */
         s->t_warm = s->t_stop;
 }
 
@@ -256,7 +256,7 @@ static int warm_up_over(struct sim *s, long idx)
         sc->warmup_duration_s > 0 ? s->now >= sc->warmup_duration_s : idx >= sc->warmup_requests;
     if (over) {
         s->measuring = 1;
-        if (s->t_warm < 0)
+        if (s->t_warm == INFINITY)
             s->t_warm = sc->warmup_duration_s > 0 ? sc->warmup_duration_s : s->now;
     }
     return over;
@@ -386,8 +386,8 @@ void eng_init(struct sim *s, const struct scenario *sc, const struct strategy_cf
     s->strat = strat;
     s->rep = rep;
     s->ops = strat->ops;
-    s->t_warm = -1;
-    s->t_stop = -1;
+    s->t_warm = INFINITY;
+    s->t_stop = INFINITY;
     s->arr_t = INFINITY;
     s->n_ten = sc->n_tenants;
     s->ten = ss_xcalloc((size_t)s->n_ten, sizeof *s->ten);

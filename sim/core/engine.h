@@ -139,8 +139,10 @@ struct sim {
     long in_system;
     int tenants_active;
     int arrivals_done;
-    double t_warm;     /* start of the measurement window; < 0 until known */
-    double t_stop;     /* end of arrivals; < 0 until known */
+    /* The measurement window [t_warm, t_stop]: +INFINITY until known, so that the clip to it
+     * (eng_clip, at every busy interval) is a max and a min, with no test of whether it is. */
+    double t_warm;     /* start of the measurement window */
+    double t_stop;     /* end of arrivals */
     double busy_acc;   /* Σ share × busy time inside the window (GPU-seconds) */
     double switch_acc; /* Σ share × switching time inside the window */
     /* A tenant whose stream failed (ten_next < 0): the run stopped there, eng_run() returns -1.
@@ -217,7 +219,7 @@ void eng_push_front(struct sim *s, const struct request *r);
 
 static inline int eng_in_window(const struct sim *s, double t)
 {
-    return s->t_warm >= 0 && t >= s->t_warm && (s->t_stop < 0 || t <= s->t_stop);
+    return t >= s->t_warm && t <= s->t_stop; /* false while t_warm is not known (+INFINITY) */
 }
 
 /* The request is done now. Inline: it runs once per request, from every policy. */
@@ -243,15 +245,12 @@ void eng_fail(struct sim *s, const struct request *r);
 /* Fails every waiting request of the tenant (its slot is gone). */
 void eng_fail_queue(struct sim *s, int tenant);
 
-/* Length of [t0, t1] inside the measurement window (warm-up end → stop). */
+/* Length of [t0, t1] inside the measurement window (warm-up end → stop); 0 until the window's
+ * start is known (t_warm +INFINITY). Branch-free: maxsd, minsd and a compare. */
 static inline double eng_clip(const struct sim *s, double t0, double t1)
 {
-    if (s->t_warm < 0)
-        return 0;
-    if (t0 < s->t_warm)
-        t0 = s->t_warm;
-    if (s->t_stop >= 0 && t1 > s->t_stop)
-        t1 = s->t_stop;
+    t0 = t0 < s->t_warm ? s->t_warm : t0;
+    t1 = t1 > s->t_stop ? s->t_stop : t1;
     return t1 > t0 ? t1 - t0 : 0;
 }
 
