@@ -334,8 +334,7 @@ static void refill_saturated(struct sim *s, int i)
 /* The rare part of eng_pop (engine.h): a saturated tenant's queue ran empty. */
 void eng_pop_refill(struct sim *s, int tenant)
 {
-    if (is_saturated(&s->ten[tenant]))
-        refill_saturated(s, tenant);
+    refill_saturated(s, tenant);
 }
 
 void eng_push_front(struct sim *s, const struct request *r)
@@ -407,6 +406,7 @@ void eng_init(struct sim *s, const struct scenario *sc, const struct strategy_cf
         /* Limits as plain compares on the hot path: "none" is a bound never reached. */
         t->queue_limit = t->cfg->queue_limit > 0 ? t->cfg->queue_limit : LONG_MAX;
         t->sla_s = t->cfg->sla_p99_s > 0 ? t->cfg->sla_p99_s : -INFINITY; /* lat >= 0 */
+        t->saturated = is_saturated(t);
     }
     s->stop_after = sc->stop_requests > 0 ? sc->stop_requests : LONG_MAX;
     s->tenants_active = s->n_ten;

@@ -113,6 +113,7 @@ struct tenant_rt {
     struct lst_stats *llm;  /* LLM tenants: token figures (core/llmstats.h); NULL otherwise */
     long in_system;         /* all requests (measured or not) in queue or in service */
     long queue_limit;       /* cfg's, LONG_MAX when unlimited */
+    int saturated;          /* cfg's arrival is "saturated": eng_pop refills its queue */
     double sla_s;           /* cfg's SLA, -INFINITY when none */
 };
 
@@ -209,7 +210,7 @@ static inline void eng_pop(struct sim *s, int tenant, struct request *r)
     t->q.n--;
     if (r->start < 0)
         r->start = s->now;
-    if (t->q.n == 0)
+    if (t->q.n == 0 && t->saturated)
         eng_pop_refill(s, tenant);
 }
 /* Puts a request back at the head of its queue (e.g. preempted by a reconfiguration). */
