@@ -55,6 +55,28 @@ static inline void heap_remove_top(struct sim *s)
     h[i] = *last;
 }
 
+/* The event at the top has been taken by the loop: the new one (the newest: a child at the
+ * same time goes first) sifts down from the top in its place. */
+void eng_replace_top(struct sim *s, double t, uint32_t kind, uint32_t target, uint32_t version,
+                     uint32_t aux)
+{
+    struct event e = {t, s->seq++, kind, target, version, aux}, *h = s->heap;
+    size_t n = s->heap_n, i = 0;
+    s->top_taken = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && ev_before(&h[c + 1], &h[c]))
+            c++;
+        if (!(h[c].t <= t))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = e;
+}
+
 /* ---- arrival heap (one entry per tenant with a pending arrival) ----------- */
 
 /* The entries carry their keys (not tenant indices into s->ten): a sift compares
@@ -502,11 +524,12 @@ int eng_run(struct sim *s, char *err, size_t errlen)
             if (s->stream_failed)
                 break;
         } else {
+            /* A copy: the handler's first eng_schedule overwrites the top (top_taken). */
             struct event ev = s->heap[0];
-            heap_remove_top(s);
             if ((++s->events & (ENG_CHECK_EVERY - 1)) == 0 && check_progress(s))
                 break;
             s->now = ev.t;
+            s->top_taken = 1;
             switch (ev.kind) {
             case EV_FAULT:
                 on_fault(s, &ev);
@@ -517,6 +540,10 @@ int eng_run(struct sim *s, char *err, size_t errlen)
             default:
                 s->ops->on_event(s, s->pst, &ev);
                 break;
+            }
+            if (s->top_taken) { /* it scheduled nothing */
+                s->top_taken = 0;
+                heap_remove_top(s);
             }
         }
         if (s->arrivals_done && (!drain || s->in_system == 0))

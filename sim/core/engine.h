@@ -10,6 +10,11 @@
  *   bumps a version number it owns and ignores popped events whose version is
  *   stale (as Redis's ae.c marks timers deleted instead of unlinking them): O(1)
  *   cancel, at the price of a few dead entries in the heap.
+ * - The loop leaves the event it is running at the top of the heap while the handler runs;
+ *   the handler's first eng_schedule takes its place (one sift down, not a removal and an
+ *   insertion), and the loop removes it only if the handler scheduled nothing. The handler
+ *   gets a copy of its event. Order is unchanged: the heap pops in (time, seq) order whatever
+ *   its layout.
  * - Each tenant's one pending arrival lives in a small heap of its own keyed the
  *   same way (time, seq): the next arrival replaces the current one at the top,
  *   one sift instead of a pop and a push on the main heap, and the main heap holds
@@ -126,6 +131,10 @@ struct sim {
     uint64_t events;
     struct event *heap;
     size_t heap_n, heap_cap;
+    /* The loop is running heap[0]'s handler and has not removed it yet: the handler's first
+     * eng_schedule takes its place (eng_replace_top), one sift instead of a removal and an
+     * insertion; if it schedules nothing the loop removes it after. */
+    int top_taken;
     struct arr_ent *arr_heap; /* tenants with a pending arrival, a min-heap on (t, seq) */
     int arr_n;
     double arr_t;     /* the top's t, INFINITY when no arrival is due (none, or stopped) */
@@ -168,14 +177,23 @@ void eng_free(struct sim *s);
 
 void eng_heap_grow(struct sim *s);
 
+void eng_replace_top(struct sim *s, double t, uint32_t kind, uint32_t target, uint32_t version,
+                     uint32_t aux);
+
 /*
  * Schedules an event. Inline: policies call it once or more per request. The new event has
  * the largest seq in the heap, so it goes above a parent only if strictly earlier: the sift
- * compares times alone and the (time, seq) order is kept exactly.
+ * compares times alone and the (time, seq) order is kept exactly. The first one scheduled by
+ * an event's handler replaces that event at the top (top_taken): the heap's order is the
+ * (time, seq) order whatever its layout, so events pop exactly as they would otherwise.
  */
 static inline void eng_schedule(struct sim *s, double t, uint32_t kind, uint32_t target,
                                 uint32_t version, uint32_t aux)
 {
+    if (s->top_taken) {
+        eng_replace_top(s, t, kind, target, version, aux);
+        return;
+    }
     if (s->heap_n == s->heap_cap)
         eng_heap_grow(s);
     struct event e = {t, s->seq++, kind, target, version, aux};
