@@ -284,13 +284,14 @@ static int serve(struct sim *s, struct ts_unit *u)
     return 0;
 }
 
-/* Schedules the end of the running slice once another context waits. */
-static void maybe_schedule_slice(struct sim *s, struct ts_unit *u)
+/* Sets the end of the running slice once another context waits; 1 if it did (the run timer
+ * is then to be armed). */
+static int slice_due(struct sim *s, struct ts_unit *u)
 {
     if (u->state != TS_RUN || u->slice_pending)
-        return;
+        return 0;
     if (next_with_work(s, u, u->cur, 0) < 0)
-        return;
+        return 0;
     /* A lone context renewed its slice every q since it started running. Within the first q
      * (the usual case) k is 1 and the slice start stays: no division, no ceil. */
     if (s->now - u->slice_start > u->q) {
@@ -299,7 +300,14 @@ static void maybe_schedule_slice(struct sim *s, struct ts_unit *u)
     }
     u->slice_pending = 1;
     u->slice_end = u->slice_start + u->q;
-    arm(s, u);
+    return 1;
+}
+
+/* Schedules the end of the running slice once another context waits. */
+static void maybe_schedule_slice(struct sim *s, struct ts_unit *u)
+{
+    if (slice_due(s, u))
+        arm(s, u);
 }
 
 static void run_ctx(struct sim *s, struct ts_unit *u, int c)
@@ -326,8 +334,9 @@ static int folding(const struct sim *s, const struct ts_unit *u)
 }
 
 /* switch_to with u->fold: context c (which has work) runs from the end of the switch, its
- * completion or slice end the next event (ts_fold_switches). */
-static void fold_switch(struct sim *s, struct ts_unit *u, int c, double cost)
+ * completion or slice end the next event (ts_fold_switches). others_wait: the caller knows
+ * another context has work (it preempted one), so the slice ends without a search. */
+static void fold_switch(struct sim *s, struct ts_unit *u, int c, double cost, int others_wait)
 {
     struct ts_ctx *x = &u->ctx[c];
     double t0 = s->now + cost;
@@ -355,8 +364,15 @@ static void fold_switch(struct sim *s, struct ts_unit *u, int c, double cost)
     x->g.t = t0;
     x->g.speed = x->speed1;
     u->done_t = t0 + x->g.r[0].work / x->speed1;
+    /* The slice end first, then one arm at the earlier of the two: arming the completion
+     * first left it stale in the heap whenever the slice ended before it. */
+    if (others_wait) {
+        u->slice_pending = 1;
+        u->slice_end = t0 + u->q; /* as slice_due: the slice starts at t0, after now */
+    } else {
+        slice_due(s, u);
+    }
     arm(s, u);
-    maybe_schedule_slice(s, u);
 }
 
 /* A fault or a teardown during a folded switch: the unit is put in the state it would be in
@@ -379,7 +395,8 @@ static void unfold(struct sim *s, struct ts_unit *u)
     sched(s, u, u->sw_end, TS_TIMER_SWITCHED, ++u->sw_ver);
 }
 
-static void switch_to(struct sim *s, struct ts_unit *u, int c)
+/* others_wait: as fold_switch's. */
+static void switch_to(struct sim *s, struct ts_unit *u, int c, int others_wait)
 {
     double cost = u->last < 0     ? 0
                   : u->same_state ? u->sw_cost
@@ -390,7 +407,7 @@ static void switch_to(struct sim *s, struct ts_unit *u, int c)
         return;
     }
     if (u->fold) {
-        fold_switch(s, u, c, cost);
+        fold_switch(s, u, c, cost, others_wait);
         return;
     }
     u->state = TS_SWITCH;
@@ -413,7 +430,7 @@ static void switch_next_or_idle(struct sim *s, struct ts_unit *u, int c)
 {
     int next = next_with_work(s, u, c, 0);
     if (next >= 0)
-        switch_to(s, u, next);
+        switch_to(s, u, next, 0);
     else
         go_idle(u);
 }
@@ -467,8 +484,8 @@ SS_NOINLINE static void on_slice(struct sim *s, struct ts_unit *u)
         return;
     }
     charge(s, u);
-    pause_cur(u); /* preempted: the requests keep their remaining work */
-    switch_to(s, u, next);
+    pause_cur(u);             /* preempted: the requests keep their remaining work */
+    switch_to(s, u, next, 1); /* the preempted context still has work */
 }
 
 SS_NOINLINE static void on_switched(struct sim *s, struct ts_unit *u)
@@ -566,7 +583,7 @@ void ts_arrive(struct sim *s, struct ts_unit *u, int c)
     switch (u->state) {
     case TS_IDLE:
         if (has_work(s, u, c))
-            switch_to(s, u, c);
+            switch_to(s, u, c, 0);
         break;
     case TS_RUN:
         if (u->cur == c && !rg_full(&u->ctx[c].g)) {
