@@ -115,8 +115,11 @@ static void account(struct sim *s, struct mu_unit *u)
 {
     double dt = s->now - u->t_acct, sm = 0;
     if (dt > 0) {
-        for (int k = 0; k < u->n; k++) {
-            struct mu_client *c = &u->cli[k];
+        /* In locals: the stores to the groups could alias *u, so the loop would reload them. */
+        struct mu_client *cli = u->cli;
+        const int n = u->n;
+        for (int k = 0; k < n; k++) {
+            struct mu_client *c = &cli[k];
             if (!busy(c))
                 continue;
             rg_advance(&c->g, s->now);
@@ -202,8 +205,10 @@ static const double *shares(struct sim *s, struct mu_unit *u)
 static void reshare(struct sim *s, struct mu_unit *u)
 {
     const double *row = shares(s, u);
-    for (int k = 0; k < u->n; k++) {
-        struct mu_client *c = &u->cli[k];
+    struct mu_client *cli = u->cli; /* in locals, as in account() */
+    const int n = u->n;
+    for (int k = 0; k < n; k++) {
+        struct mu_client *c = &cli[k];
         if (!busy(c))
             continue;
         double v;
