@@ -530,18 +530,13 @@ int eng_run(struct sim *s, char *err, size_t errlen)
                 break;
             s->now = ev.t;
             s->top_taken = 1;
-            switch (ev.kind) {
-            case EV_FAULT:
-                on_fault(s, &ev);
-                break;
-            case EV_STOP:
-                stop_arrivals(s);
-                break;
-            default:
+            if (ev.kind >= EV_POLICY) /* the policy's, first: nearly every event is */
                 s->ops->on_event(s, s->pst, &ev);
-                break;
-            }
-            if (s->top_taken) { /* it scheduled nothing */
+            else if (ev.kind == EV_FAULT)
+                on_fault(s, &ev);
+            else
+                stop_arrivals(s); /* EV_STOP */
+            if (s->top_taken) {   /* it scheduled nothing */
                 s->top_taken = 0;
                 heap_remove_top(s);
             }
