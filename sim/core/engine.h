@@ -10,6 +10,11 @@
  *   bumps a version number it owns and ignores popped events whose version is
  *   stale (as Redis's ae.c marks timers deleted instead of unlinking them): O(1)
  *   cancel, at the price of a few dead entries in the heap.
+ * - The loop leaves the event it is running at the top of the heap while the handler runs;
+ *   the handler's first eng_schedule takes its place (one sift down, not a removal and an
+ *   insertion), and the loop removes it only if the handler scheduled nothing. The handler
+ *   gets a copy of its event. Order is unchanged: the heap pops in (time, seq) order whatever
+ *   its layout.
  * - Each tenant's one pending arrival lives in a small heap of its own keyed the
  *   same way (time, seq): the next arrival replaces the current one at the top,
  *   one sift instead of a pop and a push on the main heap, and the main heap holds
@@ -113,6 +118,7 @@ struct tenant_rt {
     struct lst_stats *llm;  /* LLM tenants: token figures (core/llmstats.h); NULL otherwise */
     long in_system;         /* all requests (measured or not) in queue or in service */
     long queue_limit;       /* cfg's, LONG_MAX when unlimited */
+    int saturated;          /* cfg's arrival is "saturated": eng_pop refills its queue */
     double sla_s;           /* cfg's SLA, -INFINITY when none */
 };
 
@@ -125,6 +131,10 @@ struct sim {
     uint64_t events;
     struct event *heap;
     size_t heap_n, heap_cap;
+    /* The loop is running heap[0]'s handler and has not removed it yet: the handler's first
+     * eng_schedule takes its place (eng_replace_top), one sift instead of a removal and an
+     * insertion; if it schedules nothing the loop removes it after. */
+    int top_taken;
     struct arr_ent *arr_heap; /* tenants with a pending arrival, a min-heap on (t, seq) */
     int arr_n;
     double arr_t;     /* the top's t, INFINITY when no arrival is due (none, or stopped) */
@@ -139,8 +149,10 @@ struct sim {
     long in_system;
     int tenants_active;
     int arrivals_done;
-    double t_warm;     /* start of the measurement window; < 0 until known */
-    double t_stop;     /* end of arrivals; < 0 until known */
+    /* The measurement window [t_warm, t_stop]: +INFINITY until known, so that the clip to it
+     * (eng_clip, at every busy interval) is a max and a min, with no test of whether it is. */
+    double t_warm;     /* start of the measurement window */
+    double t_stop;     /* end of arrivals */
     double busy_acc;   /* Σ share × busy time inside the window (GPU-seconds) */
     double switch_acc; /* Σ share × switching time inside the window */
     /* A tenant whose stream failed (ten_next < 0): the run stopped there, eng_run() returns -1.
@@ -165,14 +177,23 @@ void eng_free(struct sim *s);
 
 void eng_heap_grow(struct sim *s);
 
+void eng_replace_top(struct sim *s, double t, uint32_t kind, uint32_t target, uint32_t version,
+                     uint32_t aux);
+
 /*
  * Schedules an event. Inline: policies call it once or more per request. The new event has
  * the largest seq in the heap, so it goes above a parent only if strictly earlier: the sift
- * compares times alone and the (time, seq) order is kept exactly.
+ * compares times alone and the (time, seq) order is kept exactly. The first one scheduled by
+ * an event's handler replaces that event at the top (top_taken): the heap's order is the
+ * (time, seq) order whatever its layout, so events pop exactly as they would otherwise.
  */
 static inline void eng_schedule(struct sim *s, double t, uint32_t kind, uint32_t target,
                                 uint32_t version, uint32_t aux)
 {
+    if (s->top_taken) {
+        eng_replace_top(s, t, kind, target, version, aux);
+        return;
+    }
     if (s->heap_n == s->heap_cap)
         eng_heap_grow(s);
     struct event e = {t, s->seq++, kind, target, version, aux};
@@ -207,7 +228,7 @@ static inline void eng_pop(struct sim *s, int tenant, struct request *r)
     t->q.n--;
     if (r->start < 0)
         r->start = s->now;
-    if (t->q.n == 0)
+    if (t->q.n == 0 && t->saturated)
         eng_pop_refill(s, tenant);
 }
 /* Puts a request back at the head of its queue (e.g. preempted by a reconfiguration). */
@@ -217,7 +238,7 @@ void eng_push_front(struct sim *s, const struct request *r);
 
 static inline int eng_in_window(const struct sim *s, double t)
 {
-    return s->t_warm >= 0 && t >= s->t_warm && (s->t_stop < 0 || t <= s->t_stop);
+    return t >= s->t_warm && t <= s->t_stop; /* false while t_warm is not known (+INFINITY) */
 }
 
 /* The request is done now. Inline: it runs once per request, from every policy. */
@@ -243,15 +264,12 @@ void eng_fail(struct sim *s, const struct request *r);
 /* Fails every waiting request of the tenant (its slot is gone). */
 void eng_fail_queue(struct sim *s, int tenant);
 
-/* Length of [t0, t1] inside the measurement window (warm-up end → stop). */
+/* Length of [t0, t1] inside the measurement window (warm-up end → stop); 0 until the window's
+ * start is known (t_warm +INFINITY). Branch-free: maxsd, minsd and a compare. */
 static inline double eng_clip(const struct sim *s, double t0, double t1)
 {
-    if (s->t_warm < 0)
-        return 0;
-    if (t0 < s->t_warm)
-        t0 = s->t_warm;
-    if (s->t_stop >= 0 && t1 > s->t_stop)
-        t1 = s->t_stop;
+    t0 = t0 < s->t_warm ? s->t_warm : t0;
+    t1 = t1 > s->t_stop ? s->t_stop : t1;
     return t1 > t0 ? t1 - t0 : 0;
 }
 

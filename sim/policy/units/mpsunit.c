@@ -132,8 +132,11 @@ static void account(struct sim *s, struct mu_unit *u)
 {
     double dt = s->now - u->t_acct, sm = 0;
     if (dt > 0) {
-        for (int k = 0; k < u->n; k++) {
-            struct mu_client *c = &u->cli[k];
+        /* In locals: the stores to the groups could alias *u, so the loop would reload them. */
+        struct mu_client *cli = u->cli;
+        const int n = u->n;
+        for (int k = 0; k < n; k++) {
+            struct mu_client *c = &cli[k];
             if (!busy(c))
                 continue;
             rg_advance(&c->g, s->now);
@@ -190,12 +193,14 @@ static void model(struct sim *s, struct mu_unit *u)
     }
 }
 
-/* model(), or its memo for the busy set (the same numbers: it is a function of the set). */
-static void shares(struct sim *s, struct mu_unit *u)
+/* model(), or its memo for the busy set (the same numbers: it is a function of the set).
+ * Returns the set's memo row (client k's SM share at 2k, its speed at 2k + 1) for reshare() to
+ * read, or NULL where there is no memo: model() then wrote c->sm and u->speed. */
+static const double *shares(struct sim *s, struct mu_unit *u)
 {
     if (!u->memo) {
         model(s, u);
-        return;
+        return NULL;
     }
     unsigned set = 0;
     for (int k = 0; k < u->n; k++)
@@ -208,24 +213,28 @@ static void shares(struct sim *s, struct mu_unit *u)
             row[2 * k + 1] = u->speed[k];
         }
         u->memo_set[set] = 1;
-        return;
     }
-    for (int k = 0; k < u->n; k++)
-        if (set >> k & 1) {
-            u->cli[k].sm = row[2 * k];
-            u->speed[k] = row[2 * k + 1];
-        }
+    return row;
 }
 
-/* Recomputes every busy client's shares and speed; reschedules those that changed. */
+/* Recomputes every busy client's shares and speed; reschedules those that changed. The memo
+ * row is read here rather than copied first (one pass over the clients instead of two). */
 static void reshare(struct sim *s, struct mu_unit *u)
 {
-    shares(s, u);
-    for (int k = 0; k < u->n; k++) {
-        struct mu_client *c = &u->cli[k];
+    const double *row = shares(s, u);
+    struct mu_client *cli = u->cli; /* in locals, as in account() */
+    const int n = u->n;
+    for (int k = 0; k < n; k++) {
+        struct mu_client *c = &cli[k];
         if (!busy(c))
             continue;
-        double v = u->speed[k];
+        double v;
+        if (row) {
+            c->sm = row[2 * k];
+            v = row[2 * k + 1];
+        } else {
+            v = u->speed[k];
+        }
         if (v == c->g.speed && !c->stale)
             continue; /* same speed, same group: the pending completion is still right */
         rg_set_speed(&c->g, s->now, v);
