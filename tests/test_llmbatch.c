@@ -9,13 +9,16 @@
  * documented formulas (docs/llm.md#step-time). Around it: a second group at 5 ms (mid-step: it
  * joins the next step) and at 5 s (the engine idle again), a simultaneous arrival the engine
  * refuses (its prompt is over the token budget) that leaves the step to begin, and requests
- * and tokens conserved: every first token and every inter-token gap counted.
+ * and tokens conserved: every first token and every inter-token gap counted. Under time-slicing
+ * the wait for the step changes neither the context picked nor the switches paid.
  */
 #include "core/engine.h"
 #include "core/llmstats.h"
 #include "core/run.h"
 #include "core/scenario.h"
 #include "testutil.h"
+
+#include <cJSON.h>
 
 #include <math.h>
 
@@ -69,11 +72,11 @@ struct figures {
     uint64_t firsts, gaps; /* first tokens, inter-token gaps */
 };
 
-static struct figures run_strategy(const struct scenario *sc, int k)
+static struct figures run_named(const struct scenario *sc, int k, const char *name)
 {
     struct sim s;
     char err[256];
-    CU_ASSERT_STRING_EQUAL_FATAL(sc->strategies[k].name, strategies[k].name);
+    CU_ASSERT_STRING_EQUAL_FATAL(sc->strategies[k].name, name);
     eng_init(&s, sc, &sc->strategies[k], 0);
     CU_ASSERT_EQUAL_FATAL(eng_run(&s, err, sizeof err), 0);
     const struct tenant_rt *t = &s.ten[0];
@@ -82,6 +85,11 @@ static struct figures run_strategy(const struct scenario *sc, int k)
                         t->llm->ttft.n,   t->llm->itl.n};
     eng_free(&s);
     return g;
+}
+
+static struct figures run_strategy(const struct scenario *sc, int k)
+{
+    return run_named(sc, k, strategies[k].name);
 }
 
 /* Every request completed with all its tokens: a first token each and 127 gaps after it. */
@@ -188,6 +196,35 @@ static void test_refused(void)
     }
 }
 
+/*
+ * Deferring the step does not change what the time-slicer does at that instant. The batch of
+ * eight and a plain context's one 5 ms compute request all arrive at t = 0, the LLM tenant's
+ * first: its context is picked (the GPU's first, no switch) and holds the GPU until its begin
+ * timer, so the plain arrival finds it running and waits for the slice's end at q = 10 ms, and
+ * no switch is paid for the wait. The step of all eight runs [0, q), the plain request
+ * [q + sw, q + sw + 5 ms), the step's rest after a switch back: it ends, with every TTFT, at
+ * pre + 5 ms + 2 sw (sw = 40 µs + 2 × 2.8 MB / 560 GB/s), then 127 decode steps alone. Two
+ * switches in all.
+ */
+static void test_ts_pick(void)
+{
+    struct scenario sc;
+    struct run_result r;
+    tu_run_file(tu_fixture("llmbatch/ts-plain.json"), &sc, &r);
+    double pre, dec, sw = 40e-6 + 2 * 2.8e6 / 560e9, q = 0.010, w = 0.005;
+    group_s(1, 1, &pre, &dec);
+    TU_CHECK_CLOSE_REL(res_t(&r.s[0], 1)[TM_LAT_MEAN], q + sw + w, 1e-9);
+    cJSON *g0 = cJSON_GetArrayItem(cJSON_GetObjectItem(r.s[0].details, "gpus"), 0);
+    CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(g0, "switches")->valuedouble, 2, 0);
+    run_result_free(&r);
+    struct figures g = run_named(&sc, 0, "ts");
+    check_conserved(&g, 8);
+    TU_CHECK_CLOSE_REL(g.ttft_min, pre + w + 2 * sw, 1e-9);
+    TU_CHECK_CLOSE_REL(g.ttft_max, pre + w + 2 * sw, 1e-9);
+    TU_CHECK_CLOSE_REL(g.lat_max, pre + w + 2 * sw + dec, 1e-9);
+    scn_free(&sc);
+}
+
 void test_llmbatch_register(void)
 {
     static const struct tu_test t[] = {
@@ -195,6 +232,7 @@ void test_llmbatch_register(void)
          test_batch8},
         {"two groups, at 0 and 5 ms (mid-step) and at 0 and 5 s (idle again)", test_two_groups},
         {"a refused simultaneous arrival leaves the step to begin", test_refused},
+        {"time-slicing: the same context picked, no switch paid for the wait", test_ts_pick},
         {NULL, NULL},
     };
     tu_add_suite("llmbatch", t);
