@@ -14,6 +14,10 @@
  *   same way (time, seq): the next arrival replaces the current one at the top,
  *   one sift instead of a pop and a push on the main heap, and the main heap holds
  *   only the policies' timers. Order is exactly as if arrivals were events.
+ * - A tenant's next arrival is drawn, and numbered, before the current one is admitted
+ *   (on_arrival), so an event a policy schedules at `now` while admitting an arrival runs
+ *   after every arrival due at that instant: an LLM engine's begin timer relies on it to
+ *   start one step for simultaneous arrivals (policy/units/llmengine.h, le_defer).
  * - No allocation per event in steady state: the heap and the tenant queues are
  *   arrays that only grow (to the high-water mark), and requests are values.
  * - Conservation: every request that arrives is completed, rejected, failed or
