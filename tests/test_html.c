@@ -275,6 +275,57 @@ static void test_results_pages(void)
         printf("(no results/*.html yet: `make results` writes them) ");
 }
 
+/* LLM services (tests/fixtures/html/llm.json): a page judges them on their TTFT and TPOT
+ * targets — the figure of both per service and strategy, the token table, the verdict naming
+ * the target missed — and a page without LLM tenants has none of it. */
+static void test_llm_page(void)
+{
+    char cmd[4096], err[2048], p[700];
+    const char *t = tu_tmpdir();
+    static const char *const scales[] = {"1", "2"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(cmd, sizeof cmd,
+                 "run tests/fixtures/html/llm.json --quiet --scale-load %s --json '%s/llm-%s.json'",
+                 scales[k], t, scales[k]);
+        CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    }
+    snprintf(cmd, sizeof cmd,
+             "report html '%s/llm-1.json' '%s/llm-2.json' --scenario tests/fixtures/html/llm.json "
+             "-o '%s/llm.html' --svg '%s/llm'",
+             t, t, t, t);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, err, sizeof err), 0);
+    snprintf(p, sizeof p, "%s/llm.html", t);
+    char *page = tu_slurp(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(page);
+    check_page(page, "llm");
+    TU_CHECK_CONTAINS(page, "id=\"llm-sla\"");
+    /* two services × two targets, each panel with its target's line */
+    CU_ASSERT_EQUAL(count(page, "data-title=\"chat: TTFT p99\""), 1);
+    TU_CHECK_CONTAINS(page, "SLA: TPOT p99 ≤ 12 ms");
+    TU_CHECK_CONTAINS(page, "SLA: TTFT p99 ≤ 1.00 s");
+    TU_CHECK_CONTAINS(page, "id=\"ttft-p99-vs-load\"");
+    TU_CHECK_CONTAINS(page, "id=\"tpot-p99-vs-load\"");
+    TU_CHECK_CONTAINS(page, "LLM services: tokens");
+    /* a 3g.40gb has 4 of 8 memory slices: decode takes twice as long as on the whole GPU, past
+     * chat's 12 ms TPOT target, which the verdict names */
+    TU_CHECK_CONTAINS(page, "<strong>mig</strong> misses (chat: TPOT p99 ");
+    TU_CHECK_CONTAINS(page, "ms &gt; 12 ms)");
+    snprintf(p, sizeof p, "%s/llm-llm-sla.svg", t);
+    CU_ASSERT(tu_exists(p));
+    free(page);
+    snprintf(cmd, sizeof cmd, "run " FIX " --quiet --json '%s/nollm.json'", t);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    snprintf(cmd, sizeof cmd, "report html '%s/nollm.json' --scenario " FIX " -o '%s/nollm.html'",
+             t, t);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, err, sizeof err), 0);
+    snprintf(p, sizeof p, "%s/nollm.html", t);
+    page = tu_slurp(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(page);
+    CU_ASSERT_PTR_NULL(strstr(page, "llm-sla"));
+    CU_ASSERT_PTR_NULL(strstr(page, "LLM services"));
+    free(page);
+}
+
 void test_html_register(void)
 {
     static const struct tu_test t[] = {
@@ -285,6 +336,7 @@ void test_html_register(void)
         {"sweep axes named from the scenario, with units", test_labels},
         {"a cluster result: allocation and fragmentation", test_cluster_section},
         {"plan --html", test_plan_page},
+        {"LLM services: TTFT and TPOT per service and strategy, token table", test_llm_page},
         {"results/*.html keep the promises", test_results_pages},
         {NULL, NULL},
     };

@@ -74,10 +74,43 @@ static void test_regen_script(void)
     CU_ASSERT_FALSE(tu_exists(p));
 }
 
+/* --only ID writes that study's files and no other's; an unknown id is an error. */
+static void test_only(void)
+{
+    char *scn = tu_fixture_write("small-only.json", "studies/small.json", NULL);
+    char *ix = write_index("index-only.json", scn);
+    char a[512], cmd[2048], p[600];
+    snprintf(a, sizeof a, "%s/regen-only", tu_tmpdir());
+    const char *bin = getenv("SHARESIM");
+    snprintf(cmd, sizeof cmd,
+             "SHARESIM='%s' scripts/regen-results --no-plots --index '%s' --out '%s' --only small "
+             ">/dev/null 2>&1",
+             bin ? bin : "build/sharesim", ix, a);
+    int rc = system(cmd);
+    CU_ASSERT_EQUAL_FATAL(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, 0);
+    static const char *const made[] = {"small.md", "small.csv", "small-load.csv"};
+    static const char *const not_made[] = {"ref.md", "ref.json", "ref.csv", "validation.md"};
+    for (size_t k = 0; k < sizeof made / sizeof made[0]; k++) {
+        snprintf(p, sizeof p, "%s/%s", a, made[k]);
+        CU_ASSERT(tu_exists(p));
+    }
+    for (size_t k = 0; k < sizeof not_made / sizeof not_made[0]; k++) {
+        snprintf(p, sizeof p, "%s/%s", a, not_made[k]);
+        CU_ASSERT_FALSE(tu_exists(p));
+    }
+    snprintf(cmd, sizeof cmd,
+             "SHARESIM='%s' scripts/regen-results --no-plots --index '%s' --out '%s' --only nope "
+             ">/dev/null 2>&1",
+             bin ? bin : "build/sharesim", ix, a);
+    rc = system(cmd);
+    CU_ASSERT_EQUAL(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, 2);
+}
+
 void test_regen_results_register(void)
 {
     static const struct tu_test t[] = {
         {"scripts/regen-results: every output, byte-identical twice", test_regen_script},
+        {"scripts/regen-results --only: one study's files alone", test_only},
         {NULL, NULL},
     };
     tu_add_suite("regen_results", t);

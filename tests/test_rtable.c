@@ -5,6 +5,8 @@
  */
 #include "testutil.h"
 
+#include <cJSON.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,12 +94,65 @@ static void test_mig(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "| lay | 0 | 3g.40gb@"));
 }
 
+/* An LLM service replaying four requests far apart (llmunit/alone.csv) beside a plain tenant,
+ * with TTFT and TPOT targets every request meets by a wide margin. */
+static const char *llm = "rtable/llm.json";
+
+static void test_llm(void)
+{
+    char scn[512], cmd[2048], out[16384];
+    char *res = run_json("llm", llm, scn, sizeof scn);
+    snprintf(cmd, sizeof cmd, "report md %s", res);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, out, sizeof out, NULL, 0), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "| strategy | tenant | TTFT p50 ms | TTFT p99 ms | TTFT "
+                                       "SLA % | TPOT p50 ms | TPOT p99 ms | TPOT SLA % |"));
+    /* The row has the JSON's figures at one decimal; all four requests meet both targets
+     * inside the 31 s window, so goodput is 4 / 31 = 0.129 per second. */
+    char *json = tu_slurp(res);
+    cJSON *doc = cJSON_Parse(json);
+    const cJSON *l = cJSON_GetObjectItem(
+        cJSON_GetArrayItem(
+            cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "strategies"), 0),
+                                "tenants"),
+            0),
+        "llm");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    double ttft50 = cJSON_GetObjectItem(cJSON_GetObjectItem(l, "ttft_ms"), "p50")->valuedouble;
+    double tpot99 = cJSON_GetObjectItem(cJSON_GetObjectItem(l, "tpot_ms"), "p99")->valuedouble;
+    char row[256];
+    snprintf(row, sizeof row, "| excl | chat | %.1f | ", ttft50);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, row));
+    snprintf(row, sizeof row, " | %.1f | 100.0 | ", tpot99); /* TPOT p99, then its SLA % */
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, row));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, " | 0.129 | 0 | "));
+    /* Only the LLM tenant has a row there: the plain one has none. */
+    CU_ASSERT_PTR_NULL(strstr(out, "| excl | plain | -"));
+    /* The summary's LLM columns: the worst service's p99s, attainments and summed goodput. */
+    snprintf(cmd, sizeof cmd, "report summary --x load 1=%s", res);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, out, sizeof out, NULL, 0), 0);
+    CU_ASSERT(tu_starts(out, "load,strategy,kind,tenants,gpus_used,tenants_per_gpu,gpu_utilization,"
+                             "switch_overhead,throughput_per_s,p99_ms_mean,p99_ms_max,"
+                             "sla_attainment_min,cost_per_million_requests_usd,ttft_p99_ms_max,"
+                             "tpot_p99_ms_max,ttft_sla_attainment_min,tpot_sla_attainment_min,"
+                             "goodput_per_s\n"));
+    snprintf(row, sizeof row, ",%g,1,1,0.129032\n", tpot99);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, row));
+    cJSON_Delete(doc);
+    free(json);
+    /* A result without LLM tenants keeps its tables exactly (test_md, test_summary). */
+    res = run_json("det3", det, scn, sizeof scn);
+    snprintf(cmd, sizeof cmd, "report md %s", res);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, out, sizeof out, NULL, 0), 0);
+    CU_ASSERT_PTR_NULL(strstr(out, "LLM services"));
+}
+
 void test_rtable_register(void)
 {
     static const struct tu_test t[] = {
         {"report md: header and exact tables", test_md},
         {"report summary: CSV with x column, Markdown", test_summary},
         {"report mig: instances with profile slices", test_mig},
+        {"report md and summary: LLM services' token columns", test_llm},
         {NULL, NULL},
     };
     tu_add_suite("rtable", t);

@@ -66,6 +66,9 @@ static void test_index_errors(void)
               "[\"p99-vs-load\"]}]}",
               "studies[0]: plot p99-vs-load needs \"load_scales\"");
     bad_index("{\"studies\": [{\"id\": \"a\", \"title\": \"t\", \"scenario\": \"x\", \"plots\": "
+              "[\"llm-sla\", \"llm-vs-load\"]}]}",
+              "studies[0]: plot llm-vs-load needs \"load_scales\"");
+    bad_index("{\"studies\": [{\"id\": \"a\", \"title\": \"t\", \"scenario\": \"x\", \"plots\": "
               "[\"pie\"]}]}",
               "studies[0].plots: expected plot names");
     bad_index("{\"studies\": [{\"id\": \"a\", \"title\": \"t\", \"scenario\": \"x\", "

@@ -252,7 +252,7 @@ static int do_summary(int n, char **args, const struct ropts *o)
         usage(stderr);
         return SS_EXIT_BADINPUT;
     }
-    rt_summary_header(stdout, o->x, o->md);
+    int llm = -1; /* the first result decides: every row has the same columns */
     for (int k = 0; k < n; k++) {
         const char *file = args[k], *label = NULL;
         char lab[256];
@@ -269,7 +269,11 @@ static int do_summary(int n, char **args, const struct ropts *o)
         cJSON *doc;
         if (rt_load(file, &doc, err, sizeof err))
             return bad(err);
-        rt_summary_rows(stdout, doc, o->x, label, o->md);
+        if (llm < 0) {
+            llm = rt_has_llm(doc);
+            rt_summary_header(stdout, o->x, o->md, llm);
+        }
+        rt_summary_rows(stdout, doc, o->x, label, o->md, llm);
         cJSON_Delete(doc);
     }
     return SS_EXIT_OK;

@@ -39,9 +39,9 @@ static const struct ht_metric metrics[] = {
     {"p95_ms", "p95 latency", "ms", HT_TENANT, "latency_ms.p95", 1, 1, "p99_ms", "p95"},
     {"p50_ms", "median latency", "ms", HT_TENANT, "latency_ms.p50", 1, 1, "p99_ms", "p50"},
     {"mean_ms", "mean latency", "ms", HT_TENANT, "latency_ms.mean", 1, 1, "p99_ms", "mean"},
-    {"ttft_p99_ms", "p99 time to first token", "ms", HT_TENANT, "ttft_ms.p99", 1, 1, "ttft_p99_ms",
-     "ttft-p99"},
-    {"tpot_p99_ms", "p99 time per output token", "ms", HT_TENANT, "tpot_ms.p99", 1, 1,
+    {"ttft_p99_ms", "p99 time to first token", "ms", HT_TENANT, "llm.ttft_ms.p99", 1, 1,
+     "ttft_p99_ms", "ttft-p99"},
+    {"tpot_p99_ms", "p99 time per output token", "ms", HT_TENANT, "llm.tpot_ms.p99", 1, 1,
      "tpot_p99_ms", "tpot-p99"},
     {"throughput", "throughput", "req/s", HT_TENANT, "throughput_per_s", 1, 0, NULL, "throughput"},
     {"sla_attainment", "requests within the SLA", "%", HT_TENANT, "sla_attainment", 100, 0, NULL,
@@ -125,20 +125,34 @@ void ht_judge(const struct scenario *sc, const cJSON *doc, const cJSON *strategy
     cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(strategy, "tenants"))
     {
         const char *name = ht_str(t, "name");
-        double p99 = ht_path_num(t, "latency_ms.p99"), sla = ht_sla_ms(sc, doc, name, "p99_ms");
+        double p99 = ht_path_num(t, "latency_ms.p99");
         int lost = rt_num(t, "failed") > 0 || rt_num(t, "rejected") > 0;
         int over = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(t, "stable"));
         if (isfinite(p99) && !(p99 <= j->worst_p99_ms))
             j->worst_p99_ms = p99;
         char why[160] = "";
-        if (isfinite(sla)) {
-            j->n_sla++;
-            double r = isfinite(p99) ? p99 / sla : INFINITY;
+        /* Every target the tenant sets: the latency p99 and an LLM service's TTFT and TPOT
+         * p99 (docs/llm.md#results); the first one missed is the reason. */
+        static const struct {
+            const char *key, *path, *what;
+        } targets[] = {{"p99_ms", "latency_ms.p99", "p99"},
+                       {"ttft_p99_ms", "llm.ttft_ms.p99", "TTFT p99"},
+                       {"tpot_p99_ms", "llm.tpot_ms.p99", "TPOT p99"}};
+        int has_sla = 0;
+        for (size_t q = 0; q < sizeof targets / sizeof targets[0]; q++) {
+            double sla = ht_sla_ms(sc, doc, name, targets[q].key);
+            if (!isfinite(sla))
+                continue;
+            has_sla = 1;
+            double v = ht_path_num(t, targets[q].path);
+            double r = isfinite(v) ? v / sla : INFINITY;
             if (!(r <= j->worst_ratio))
                 j->worst_ratio = r;
-            if (!(p99 <= sla))
-                snprintf(why, sizeof why, "%s: p99 %.0f ms > %.0f ms", name, p99, sla);
+            if (!(v <= sla) && !why[0])
+                snprintf(why, sizeof why, "%s: %s %.0f ms > %.0f ms", name, targets[q].what, v,
+                         sla);
         }
+        j->n_sla += has_sla;
         if (!why[0] && over)
             snprintf(why, sizeof why, "%s: overloaded", name);
         if (!why[0] && lost)

@@ -26,8 +26,11 @@ int ht_figure(FILE *fp, struct svg_figure *f, const char *caption_html, const ch
               char *err, size_t errlen);
 /* The header line under the title: scenario, GPUs, seed, replications, load, command. */
 void ht_meta(FILE *fp, const cJSON *doc, const char *command, const char *requests);
-/* The strategy × tenant, strategy and MIG tables of one result. */
+/* The strategy × tenant, LLM token (with LLM tenants), strategy and MIG tables of one result. */
 void ht_result_tables(FILE *fp, const cJSON *doc, const struct scenario *sc);
+/* The LLM services' token figures of one result, one row per (strategy, LLM tenant); nothing
+ * without LLM tenants (htllm.c). */
+void ht_llm_table(FILE *fp, const cJSON *doc, const struct scenario *sc);
 void ht_notes(FILE *fp, const cJSON *notes);
 
 /* ---- inputs (htdata.c) ---- */

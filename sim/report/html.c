@@ -238,6 +238,7 @@ void ht_result_tables(FILE *fp, const cJSON *doc, const struct scenario *sc)
 {
     fputs("<h3>Every tenant under every strategy</h3>\n", fp);
     tenant_table(fp, doc, sc);
+    ht_llm_table(fp, doc, sc);
     fputs("<h3>Every strategy</h3>\n", fp);
     strategy_table(fp, doc);
 }

@@ -3,6 +3,8 @@
  * sentence (htverdict.c), then
  *   - the latency distribution of every tenant, one panel per tenant (nothing pooled), each
  *     with its SLA line (from `run --cdf`);
+ *   - with LLM services, their TTFT and TPOT p99 under each strategy against their targets
+ *     (htllm.c);
  *   - for a sweep (several results: `--scale-load` or `sharesim sweep` points), each chosen
  *     metric against the swept value (htsweep.c);
  *   - utilisation and p99 against tenants per GPU when the strategies differ in density;
@@ -399,6 +401,8 @@ static void contents(FILE *fp, const struct page *pg, int mig, int density)
     fputs("<nav>Contents:", fp);
     if (pg->st->cdf_path)
         fputs(" <a href=\"#latency\">latency of each tenant</a>", fp);
+    if (rt_has_llm(pg->doc))
+        fputs(" <a href=\"#llm\">TTFT and TPOT</a>", fp);
     if (pg->sweep)
         fputs(" <a href=\"#sweep\">sweep</a>", fp);
     if (density)
@@ -467,6 +471,8 @@ int ht_study_page(FILE *fp, const struct ht_study *st, char *err, size_t errlen)
     contents(fp, &pg, mig, density);
     if (st->cdf_path)
         rc = cdf_figure(fp, &pg, err, errlen);
+    if (rc == 0)
+        rc = ht_llm_figure(fp, &pg, err, errlen);
     if (rc == 0 && pg.sweep)
         rc = ht_sweep_section(fp, &pg, err, errlen);
     if (rc == 0 && density)

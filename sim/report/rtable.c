@@ -58,7 +58,8 @@ static const char *str_of(const cJSON *obj, const char *key)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-/* A number of obj (a tenant, a strategy) by path "key" or "object.key"; NAN if none. */
+/* A number of obj (a tenant, a strategy) by path "key", "object.key" or deeper
+ * ("llm.ttft_ms.p99"); NAN if none. */
 static double value_at(const cJSON *t, const char *path)
 {
     const char *dot = strchr(path, '.');
@@ -66,7 +67,7 @@ static double value_at(const cJSON *t, const char *path)
         return rt_num(t, path);
     char head[64];
     snprintf(head, sizeof head, "%.*s", (int)(dot - path), path);
-    return rt_num(cJSON_GetObjectItemCaseSensitive(t, head), dot + 1);
+    return value_at(t ? cJSON_GetObjectItemCaseSensitive(t, head) : NULL, dot + 1);
 }
 
 double rt_tenant_mean(const cJSON *strategy, const char *path)
@@ -297,10 +298,64 @@ static void md_mig(FILE *fp, const cJSON *doc)
         fputc('\n', fp);
 }
 
+int rt_has_llm(const cJSON *doc)
+{
+    const cJSON *s, *t;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+    {
+        cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
+        {
+            if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(t, "llm")))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* The LLM services' token figures (docs/llm.md#results), one row per (strategy, LLM tenant):
+ * what an LLM SLA is judged on, which the request table's arrival-to-last-token latency is
+ * not. */
+static void md_llm(FILE *fp, const cJSON *doc)
+{
+    static const struct md_col cols[] = {
+        {"TTFT p50 ms", "llm.ttft_ms.p50", 1, "%.1f"},
+        {"TTFT p99 ms", "llm.ttft_ms.p99", 1, "%.1f"},
+        {"TTFT SLA %", "llm.ttft_sla_attainment", 100, "%.1f"},
+        {"TPOT p50 ms", "llm.tpot_ms.p50", 1, "%.1f"},
+        {"TPOT p99 ms", "llm.tpot_ms.p99", 1, "%.1f"},
+        {"TPOT SLA %", "llm.tpot_sla_attainment", 100, "%.1f"},
+        {"ITL p99 ms", "llm.itl_ms.p99", 1, "%.1f"},
+        {"tokens/s", "llm.output_tokens_per_s", 1, "%.1f"},
+        {"goodput/s", "llm.goodput_per_s", 1, "%.3f"},
+        {"preemptions", "llm.preemptions", 1, "%.0f"},
+        {"KV %", "llm.kv_utilization", 100, "%.1f"},
+    };
+    if (!rt_has_llm(doc))
+        return;
+    fputs("LLM services (TTFT: arrival to first token; TPOT: per output token after the first; "
+          "SLA %: requests within the tenant's `ttft_p99_ms` / `tpot_p99_ms`; goodput: requests "
+          "per second that met every target):\n\n",
+          fp);
+    md_head(fp, "strategy | tenant", 2, cols, sizeof cols / sizeof cols[0]);
+    const cJSON *s, *t;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+    {
+        cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
+        {
+            if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(t, "llm")))
+                continue;
+            fprintf(fp, "| %s | %s", str_of(s, "name"), str_of(t, "name"));
+            md_cells(fp, t, cols, sizeof cols / sizeof cols[0]);
+        }
+    }
+    fputc('\n', fp);
+}
+
 void rt_md_result(FILE *fp, const cJSON *doc, const struct rt_head *h)
 {
     md_header(fp, doc, h);
     md_tenants(fp, doc);
+    md_llm(fp, doc);
     md_strategies(fp, doc);
     md_mig(fp, doc);
 }
@@ -319,21 +374,47 @@ static const char *const summary_cols[] = {"strategy",
                                            "cost_per_million_requests_usd"};
 #define N_SUMMARY ((int)(sizeof summary_cols / sizeof summary_cols[0]))
 
-void rt_summary_header(FILE *fp, const char *xname, int markdown)
+/* With LLM services, the worst TTFT and TPOT p99, the worst attainment of their targets, and
+ * the goodput summed over tenants (docs/llm.md#results). */
+static const char *const summary_llm_cols[] = {"ttft_p99_ms_max", "tpot_p99_ms_max",
+                                               "ttft_sla_attainment_min", "tpot_sla_attainment_min",
+                                               "goodput_per_s"};
+#define N_SUMMARY_LLM ((int)(sizeof summary_llm_cols / sizeof summary_llm_cols[0]))
+
+void rt_summary_header(FILE *fp, const char *xname, int markdown, int llm)
 {
     const char *sep = markdown ? " | " : ",";
+    int n = N_SUMMARY + (llm ? N_SUMMARY_LLM : 0);
     if (markdown)
         fputs("| ", fp);
     if (xname)
         fprintf(fp, "%s%s", xname, sep);
-    for (int k = 0; k < N_SUMMARY; k++)
-        fprintf(fp, "%s%s", summary_cols[k], k + 1 < N_SUMMARY ? sep : "");
+    for (int k = 0; k < n; k++)
+        fprintf(fp, "%s%s", k < N_SUMMARY ? summary_cols[k] : summary_llm_cols[k - N_SUMMARY],
+                k + 1 < n ? sep : "");
     fputs(markdown ? " |\n|" : "\n", fp);
     if (markdown) {
-        for (int k = 0; k < N_SUMMARY + (xname != NULL); k++)
+        for (int k = 0; k < n + (xname != NULL); k++)
             fputs(k < 2 + (xname != NULL) && k >= (xname != NULL) ? "---|" : "---:|", fp);
         fputc('\n', fp);
     }
+}
+
+/* The sum of a tenant metric over a strategy's tenants that have it; NaN when none has. */
+static double tenant_sum(const cJSON *strategy, const char *path)
+{
+    double m = rt_tenant_mean(strategy, path);
+    if (!isfinite(m))
+        return NAN;
+    double sum = 0;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(strategy, "tenants"))
+    {
+        double v = value_at(t, path);
+        if (isfinite(v))
+            sum += v;
+    }
+    return sum;
 }
 
 /* One summary value: CSV with 6 significant digits, Markdown with fixed decimals. */
@@ -348,7 +429,8 @@ static void summary_value(FILE *fp, double v, int markdown, const char *md_fmt)
         fprintf(fp, "%.6g", v + 0.0);
 }
 
-void rt_summary_rows(FILE *fp, const cJSON *doc, const char *xname, const char *x, int markdown)
+void rt_summary_rows(FILE *fp, const cJSON *doc, const char *xname, const char *x, int markdown,
+                     int llm)
 {
     const cJSON *s;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
@@ -370,6 +452,13 @@ void rt_summary_rows(FILE *fp, const cJSON *doc, const char *xname, const char *
         summary_value(fp, tenant_extreme(s, "latency_ms.p99", 1), markdown, "%.2f");
         summary_value(fp, tenant_extreme(s, "sla_attainment", -1), markdown, "%.3f");
         summary_value(fp, rt_num(s, "cost_per_million_requests_usd"), markdown, "%.3f");
+        if (llm) {
+            summary_value(fp, tenant_extreme(s, "llm.ttft_ms.p99", 1), markdown, "%.1f");
+            summary_value(fp, tenant_extreme(s, "llm.tpot_ms.p99", 1), markdown, "%.1f");
+            summary_value(fp, tenant_extreme(s, "llm.ttft_sla_attainment", -1), markdown, "%.3f");
+            summary_value(fp, tenant_extreme(s, "llm.tpot_sla_attainment", -1), markdown, "%.3f");
+            summary_value(fp, tenant_sum(s, "llm.goodput_per_s"), markdown, "%.3f");
+        }
         fputs(markdown ? " |\n" : "\n", fp);
     }
 }

@@ -35,20 +35,27 @@ struct rt_head {
 
 /*
  * The Markdown section of one result: the header, the per (strategy, tenant)
- * table, the per-strategy table and, for strategies with MIG instances, the
- * layout table.
+ * table, the LLM services' token table (TTFT, TPOT, their SLA attainment,
+ * tokens/s, goodput, preemptions, KV use; only when a tenant has them), the
+ * per-strategy table and, for strategies with MIG instances, the layout table.
  */
 void rt_md_result(FILE *fp, const cJSON *doc, const struct rt_head *h);
+
+/* 1 when a tenant of the document has LLM figures (an "llm" object, docs/llm.md#results). */
+int rt_has_llm(const cJSON *doc);
 
 /*
  * Summary rows, one per strategy: strategy, kind, tenants, gpus_used,
  * tenants_per_gpu, gpu_utilization, switch_overhead, throughput_per_s,
  * p99_ms_mean (over tenants), p99_ms_max, sla_attainment_min,
- * cost_per_million_requests_usd. With xname, every row starts with x (the label
- * of the result, e.g. its load scale).
+ * cost_per_million_requests_usd; with llm (rt_has_llm of the first result),
+ * then ttft_p99_ms_max, tpot_p99_ms_max, ttft_sla_attainment_min,
+ * tpot_sla_attainment_min and goodput_per_s (summed over tenants). With xname,
+ * every row starts with x (the label of the result, e.g. its load scale).
  */
-void rt_summary_header(FILE *fp, const char *xname, int markdown);
-void rt_summary_rows(FILE *fp, const cJSON *doc, const char *xname, const char *x, int markdown);
+void rt_summary_header(FILE *fp, const char *xname, int markdown, int llm);
+void rt_summary_rows(FILE *fp, const cJSON *doc, const char *xname, const char *x, int markdown,
+                     int llm);
 
 /*
  * MIG occupancy, CSV: row,label,strategy,gpu,start,memory_slices,compute_slices,

@@ -15,8 +15,8 @@
 #include <string.h>
 
 const char *const sd_kind_names[] = {"scenario", "reference", "validation", NULL};
-static const char *const plot_names[] = {"cdf", "p99-vs-load", "util-vs-tenants", "mig-occupancy",
-                                         NULL};
+static const char *const plot_names[] = {
+    "cdf", "p99-vs-load", "util-vs-tenants", "mig-occupancy", "llm-sla", "llm-vs-load", NULL};
 
 void sd_plot_names(unsigned plots, char *buf, size_t n)
 {
@@ -48,7 +48,7 @@ static int parse_plots(const struct jv *j, const cJSON *o, const char *path, uns
         if (!plot_names[k])
             return jv_fail(j, p,
                            "expected plot names (cdf, p99-vs-load, util-vs-tenants, "
-                           "mig-occupancy), got %s",
+                           "mig-occupancy, llm-sla, llm-vs-load), got %s",
                            cJSON_IsString(it) ? it->valuestring : "a non-string");
         *plots |= 1u << k;
     }
@@ -176,6 +176,8 @@ static int parse_study(const struct jv *j, const cJSON *o, const char *path, str
                        "only a reference study has rows");
     if ((st->plots & SD_PLOT_P99_LOAD) && st->n_scales == 0)
         return jv_fail(j, path, "plot p99-vs-load needs \"load_scales\"");
+    if ((st->plots & SD_PLOT_LLM_LOAD) && st->n_scales == 0)
+        return jv_fail(j, path, "plot llm-vs-load needs \"load_scales\"");
     if (strpbrk(st->title, "\t\n"))
         return jv_fail(j, jv_path_key(p, sizeof p, path, "title"), "expected one line, no tabs");
     if (st->requests && strpbrk(st->requests, "\t\n"))

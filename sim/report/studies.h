@@ -6,7 +6,8 @@
  *   {"id": "a-z0-9-", "title": "…", "kind": "scenario" | "reference" | "validation",
  *    "scenario": "workloads/….json"   (kind scenario),
  *    "rows": [ROW, …]                 (kind reference),
- *    "plots": ["cdf", "p99-vs-load", "util-vs-tenants", "mig-occupancy"],
+ *    "plots": ["cdf", "p99-vs-load", "util-vs-tenants", "mig-occupancy", "llm-sla",
+ *              "llm-vs-load"],
  *    "load_scales": [x, …]            (needed by p99-vs-load),
  *    "requests": "…", "notes": ["Markdown paragraph", …],
  *    "question": "what the study answers (the first line of its HTML page)"}
@@ -32,7 +33,16 @@
 #define SD_MAX_ROWS 8
 
 enum sd_kind { SD_SCENARIO, SD_REFERENCE, SD_VALIDATION };
-enum sd_plot { SD_PLOT_CDF = 1, SD_PLOT_P99_LOAD = 2, SD_PLOT_UTIL_TENANTS = 4, SD_PLOT_MIG = 8 };
+/* llm-sla: TTFT and TPOT p99 per LLM service per strategy; llm-vs-load: TTFT and TPOT p99
+ * against the load scale (needs load_scales), docs/results.md. */
+enum sd_plot {
+    SD_PLOT_CDF = 1,
+    SD_PLOT_P99_LOAD = 2,
+    SD_PLOT_UTIL_TENANTS = 4,
+    SD_PLOT_MIG = 8,
+    SD_PLOT_LLM = 16,
+    SD_PLOT_LLM_LOAD = 32
+};
 
 struct sd_row {
     const char *mode; /* strings point into the index document */

@@ -1,0 +1,164 @@
+/*
+ * htllm — an LLM study's part of the page (htint.h, htpage.h): the token table (TTFT, TPOT,
+ * their SLA attainment, tokens/s, goodput, preemptions, KV use; docs/llm.md#results) and the
+ * figure that answers "which strategy meets which service's targets": one row per LLM
+ * service, a panel per target (TTFT p99, TPOT p99), the strategies across, each strategy's p99 as a
+ * marker in its page style — hollow where it misses — beside the service's SLA line.
+ *
+ * An LLM service's SLA is on its tokens, not on the arrival-to-last-token latency the
+ * latency distribution and the request table show (a long answer is slow by design), so
+ * without this figure a page would judge LLM strategies on a figure no one sets a target for.
+ * Nothing is drawn for results without LLM tenants: every other page stays as it was.
+ */
+#include "report/htint.h"
+#include "report/htpage.h"
+#include "report/rtable.h"
+
+#include <math.h>
+#include <string.h>
+
+static const cJSON *llm_of(const cJSON *t)
+{
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(t, "llm");
+    return cJSON_IsObject(l) ? l : NULL;
+}
+
+void ht_llm_table(FILE *fp, const cJSON *doc, const struct scenario *sc)
+{
+    if (!rt_has_llm(doc))
+        return;
+    fputs("<h3>LLM services: tokens</h3>\n<table class=\"llm\">\n<tr><th class=\"l\">strategy</th>"
+          "<th class=\"l\">tenant</th><th>TTFT p50 ms</th><th>TTFT p99 ms</th>"
+          "<th>SLA TTFT p99 ms</th><th>within TTFT SLA %</th><th>TPOT p50 ms</th>"
+          "<th>TPOT p99 ms</th><th>SLA TPOT p99 ms</th><th>within TPOT SLA %</th>"
+          "<th>ITL p99 ms</th><th>tokens/s</th><th>goodput/s</th><th>preemptions</th>"
+          "<th>KV %</th></tr>\n",
+          fp);
+    const cJSON *s, *t;
+    int k = 0;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+    {
+        cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
+        {
+            const cJSON *l = llm_of(t);
+            if (!l)
+                continue;
+            const char *name = ht_str(t, "name");
+            fputs("<tr><td class=\"l\">", fp);
+            svg_swatch(fp, k);
+            ht_esc(fp, ht_str(s, "name"));
+            fputs("</td><td class=\"l\">", fp);
+            ht_esc(fp, name);
+            fputs("</td>", fp);
+            ht_td(fp, ht_path_num(l, "ttft_ms.p50"), 1, "%.1f");
+            ht_td(fp, ht_path_num(l, "ttft_ms.p99"), 1, "%.1f");
+            ht_td(fp, ht_sla_ms(sc, doc, name, "ttft_p99_ms"), 1, "%.0f");
+            ht_td(fp, rt_num(l, "ttft_sla_attainment"), 100, "%.1f");
+            ht_td(fp, ht_path_num(l, "tpot_ms.p50"), 1, "%.1f");
+            ht_td(fp, ht_path_num(l, "tpot_ms.p99"), 1, "%.1f");
+            ht_td(fp, ht_sla_ms(sc, doc, name, "tpot_p99_ms"), 1, "%.0f");
+            ht_td(fp, rt_num(l, "tpot_sla_attainment"), 100, "%.1f");
+            ht_td(fp, ht_path_num(l, "itl_ms.p99"), 1, "%.1f");
+            ht_td(fp, rt_num(l, "output_tokens_per_s"), 1, "%.1f");
+            ht_td(fp, rt_num(l, "goodput_per_s"), 1, "%.3f");
+            ht_td(fp, rt_num(l, "preemptions"), 1, "%.0f");
+            ht_td(fp, rt_num(l, "kv_utilization"), 100, "%.1f");
+            fputs("</tr>\n", fp);
+        }
+        k++;
+    }
+    fputs("</table>\n", fp);
+}
+
+/* The two targets an LLM service sets, as the figure's rows. */
+static const struct {
+    const char *path, *sla_key, *what;
+} targets[] = {{"llm.ttft_ms.p99", "ttft_p99_ms", "TTFT p99"},
+               {"llm.tpot_ms.p99", "tpot_p99_ms", "TPOT p99"}};
+#define N_TARGETS ((int)(sizeof targets / sizeof targets[0]))
+
+/* One panel: service `tenant`, target q, every strategy of the main result across. */
+static int llm_panel(struct svg_figure *f, const struct page *pg, const char *tenant, int q)
+{
+    struct svg_panel *p = svg_fig_panel(f);
+    if (!p)
+        return 0;
+    snprintf(p->title, sizeof p->title, "%.60s: %s", tenant, targets[q].what);
+    snprintf(p->xlabel, sizeof p->xlabel, "strategy");
+    snprintf(p->ylabel, sizeof p->ylabel, "%s (ms)", targets[q].what);
+    p->xa = SVG_CAT;
+    p->latency = 1;
+    double sla = ht_sla_ms(pg->st->sc, pg->doc, tenant, targets[q].sla_key);
+    double all[MAX_NAMES + 1];
+    int n_all = 0, drawn = 0;
+    for (int k = 0; k < pg->n_strat; k++) {
+        svg_cat(p, pg->strat[k]);
+        const cJSON *t = ht_tenant_of(rt_strategy(pg->doc, pg->strat[k]), tenant);
+        double v = t ? ht_path_num(t, targets[q].path) : NAN;
+        if (isfinite(v) && v > 0)
+            all[n_all++] = v;
+    }
+    if (isfinite(sla))
+        all[n_all++] = sla;
+    p->ya = svg_auto_axis(all, n_all);
+    for (int k = 0; k < pg->n_strat; k++) {
+        const cJSON *t = ht_tenant_of(rt_strategy(pg->doc, pg->strat[k]), tenant);
+        double x = k, v = t ? ht_path_num(t, targets[q].path) : NAN;
+        unsigned char miss = isfinite(sla) && !(v <= sla);
+        struct svg_series *s = svg_add(p, pg->strat[k], ht_pg_style(pg, k, 0), 1, &x, &v, &miss);
+        if (s) {
+            s->points_only = 1;
+            drawn++;
+        }
+    }
+    if (isfinite(sla)) {
+        char w[64];
+        ht_sla_words(w, sizeof w, targets[q].what, sla);
+        svg_ref(p, 0, sla, SVG_REF_SLA, "%s", w);
+        snprintf(p->note, sizeof p->note, "%s; hollow: misses it", w);
+    } else {
+        snprintf(p->note, sizeof p->note, "no %s target in the scenario", targets[q].what);
+    }
+    return drawn;
+}
+
+int ht_llm_figure(FILE *fp, const struct page *pg, char *err, size_t errlen)
+{
+    if (!rt_has_llm(pg->doc))
+        return 0;
+    char llm[MAX_NAMES][64];
+    int n = 0;
+    for (int i = 0; i < pg->n_ten; i++) {
+        int is_llm = 0;
+        const cJSON *s;
+        cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pg->doc, "strategies"))
+        {
+            is_llm |= llm_of(ht_tenant_of(s, pg->ten[i])) != NULL;
+        }
+        if (is_llm)
+            snprintf(llm[n++], sizeof llm[0], "%s", pg->ten[i]);
+    }
+    struct svg_figure f;
+    /* One row per service, its two targets side by side: the page is three panels wide. */
+    svg_fig_init(&f, "llm-sla", "TTFT and TPOT p99 of each LLM service under each strategy",
+                 N_TARGETS, PANEL_W, PANEL_H);
+    int drawn = 0;
+    for (int i = 0; i < n; i++)
+        for (int q = 0; q < N_TARGETS; q++)
+            drawn += llm_panel(&f, pg, llm[i], q);
+    for (int k = 0; k < pg->n_strat; k++)
+        svg_fig_legend(&f, pg->strat[k], ht_pg_style(pg, k, 0), 1);
+    int rc = 0;
+    if (drawn) {
+        fputs("<h2 id=\"llm\">TTFT and TPOT of each service</h2>\n", fp);
+        rc = ht_figure(fp, &f,
+                       "One row per LLM service: its time to first token (left) and its time per "
+                       "output token after the first (right). Across: the strategies; up: "
+                       "the service's p99 under each (a log scale where it spans decades). The "
+                       "dashed black line is the service's target; a hollow marker misses it. A "
+                       "strategy with no marker measured no such token.",
+                       pg->st->svg_prefix, err, errlen);
+    }
+    svg_fig_free(&f);
+    return rc;
+}
