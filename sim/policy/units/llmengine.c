@@ -70,7 +70,10 @@ void le_take_all(struct sim *s, struct llm_engine *e)
 int le_defer(struct sim *s, struct llm_engine *e, struct unit_addr a, unsigned timer, uint32_t aux)
 {
     le_take_all(s, e);
-    if (e->stepping || !le_has_work(e))
+    /* An arrival with no other of its tenant at this instant, and no earlier one waiting (a
+     * pending timer), has nothing to wait for: the host begins now, and a run without ties
+     * schedules no timer at all. The last of simultaneous arrivals re-arms the timer. */
+    if (e->stepping || !le_has_work(e) || (!e->begin_pending && !eng_arrival_due_now(s, e->tenant)))
         return 0;
     e->begin_pending = 1;
     unit_schedule(s, a, s->now, timer, ++e->begin_ver, aux);

@@ -27,8 +27,11 @@
  * A host whose engine has no step in flight therefore does not begin one on an arrival: it
  * arms its "begin" timer at now (le_defer; each simultaneous arrival re-arms it, the earlier
  * ones go stale by the version), and when the live one pops (le_begin_due) it calls le_begin,
- * which builds one step holding all of them. An arrival mid-step joins the scheduler for the
- * next step, as in vLLM; a step that follows another (or a context switch) begins at once.
+ * which builds one step holding all of them. An arrival that is not one of several at its
+ * instant (its tenant's next is later, eng_arrival_due_now, and no timer is pending) has
+ * nothing to wait for: the host begins the step at once, as it would without the timer. An
+ * arrival mid-step joins the scheduler for the next step, as in vLLM; a step that follows another
+ * (or a context switch) begins at once.
  */
 #ifndef SS_LLMENGINE_H
 #define SS_LLMENGINE_H
@@ -71,9 +74,11 @@ void le_take_all(struct sim *s, struct llm_engine *e);
 /* Builds the next step if none is in flight: 1 when a step is in flight afterwards, 0 when
  * there is nothing to run. A request's wait ends at its first step. */
 int le_begin(struct sim *s, struct llm_engine *e);
-/* Takes every waiting request (le_take_all) and, with no step in flight and something to
- * run, arms the host's begin timer at now instead of beginning a step: `timer` of the host's
- * address `a`, with `aux`, carrying the version le_begin_due checks. 1 if it armed it. */
+/* Takes every waiting request (le_take_all) and, with no step in flight, something to run and
+ * another arrival of its tenant due at this instant or a begin timer pending, arms the host's
+ * begin timer at now instead of beginning a step: `timer` of the host's address `a`, with `aux`,
+ * carrying the version le_begin_due checks. 1 if it armed it (the host waits); 0 if not (the host
+ * begins a step now if it has none in flight, as for any other start). */
 int le_defer(struct sim *s, struct llm_engine *e, struct unit_addr a, unsigned timer, uint32_t aux);
 /* The host's begin timer of `version` popped: 1 when it is the last one armed and no step has
  * begun nor the engine failed since (the host then begins the step), 0 for a stale one. */

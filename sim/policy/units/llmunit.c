@@ -58,7 +58,8 @@ static void start_step(struct sim *s, struct llm_unit *u)
 void lu_take(struct sim *s, struct llm_unit *u)
 {
     le_take(s, &u->e);
-    le_defer(s, &u->e, u->ev, LU_T_BEGIN, 0);
+    if (!le_defer(s, &u->e, u->ev, LU_T_BEGIN, 0))
+        start_step(s, u);
 }
 
 void lu_event(struct sim *s, struct llm_unit *u, const struct event *ev)

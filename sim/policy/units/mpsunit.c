@@ -273,7 +273,11 @@ void mu_arrive(struct sim *s, struct mu_unit *u, int k)
     if (c->llm && !u->down) {
         /* They join its scheduler; mid-step the busy set stays, and between steps the client
          * stays idle until its begin timer, after every arrival of this instant (le_defer). */
-        le_defer(s, c->llm, u->ev, MU_T_BEGIN, (uint32_t)k);
+        if (le_defer(s, c->llm, u->ev, MU_T_BEGIN, (uint32_t)k) || c->g.n > 0 || c->in_overhead)
+            return;
+        account(s, u);
+        fill(s, c);
+        reshare(s, u);
         return;
     }
     if (rg_full(&c->g) || u->down || eng_qlen(s, c->tenant) == 0)

@@ -294,12 +294,12 @@ static int serve_llm(struct sim *s, struct ts_unit *u)
     struct ts_ctx *c = &u->ctx[u->cur];
     struct llm_engine *e = u->llm[u->cur];
     if (c->g.n == 0) {
-        if (c->down || u->arriving == u->cur || !le_begin(s, e)) {
+        /* Picked for an arrival (or holding its slice when one came), the context is the unit's;
+         * with another arrival of its tenant due now its step begins at the begin timer. */
+        if (c->down ||
+            (u->arriving == u->cur && le_defer(s, e, u->ev, TS_TIMER_BEGIN, (uint32_t)u->cur)) ||
+            !le_begin(s, e)) {
             pause_cur(u);
-            /* Picked for an arrival (or holding its slice when one came): the context is the
-             * unit's, its step begins at the begin timer, after every arrival of the instant. */
-            if (!c->down && u->arriving == u->cur)
-                le_defer(s, e, u->ev, TS_TIMER_BEGIN, (uint32_t)u->cur);
             return 0;
         }
         struct request *r = &c->g.r[0]; /* the step, as the one request of the group */
