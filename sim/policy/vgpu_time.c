@@ -22,8 +22,9 @@
  * overheads a plain tenant's compute and memory work pay — run in the VM's turns or slots and
  * preempted at their end (its remaining time kept) like any request; when it ends inside a
  * turn the next step starts at once. Simultaneous arrivals: a VM that gets the GPU on an arrival
- * (the same VM, the same switch as without it) with no switch to pay waits in PH_BEGIN for its
- * engine's begin timer, so its step holds every arrival of the instant; after a switch the
+ * (the same VM, the same switch as without it) with no switch to pay, other arrivals of its
+ * tenant being due at the instant, waits in PH_BEGIN for its engine's begin timer, so its step
+ * holds every arrival of the instant; after a switch the
  * step begins at the switch's end. A fault fails every request the engine holds.
  *
  * Invariants: exactly one pending timer carries the unit's current version (older

@@ -3,7 +3,8 @@
  * (docs/llm.md): exclusive's GPUs and MIG's instances. Its step runs as soon as it is built and
  * lasts the roofline of the step on the unit's SM and bandwidth shares (le_time_s); at its end
  * the next step starts at once while any sequence is waiting or running. Idle, it begins a
- * step at its begin timer, after every arrival of the instant (llmengine.h: le_defer).
+ * step on an arrival, or, when several arrive at that instant, at its begin timer after all of
+ * them (llmengine.h: le_defer).
  *
  * Its two timers (the step's end, the begin) go to the address its owner gives it
  * (units/unit.h: unit_addr, unit_ev_id decodes it); stale ones (after a fault, an earlier

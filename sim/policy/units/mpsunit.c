@@ -272,7 +272,8 @@ void mu_arrive(struct sim *s, struct mu_unit *u, int k)
     struct mu_client *c = &u->cli[k];
     if (c->llm && !u->down) {
         /* They join its scheduler; mid-step the busy set stays, and between steps the client
-         * stays idle until its begin timer, after every arrival of this instant (le_defer). */
+         * stays idle until its begin timer, after every arrival of this instant (le_defer), or
+         * starts the step now when the arrival is alone at its instant. */
         if (le_defer(s, c->llm, u->ev, MU_T_BEGIN, (uint32_t)k) || c->g.n > 0 || c->in_overhead)
             return;
         account(s, u);

@@ -41,8 +41,9 @@
  *   the context's next slice; when it ends inside the slice, the next step starts at once.
  *   Simultaneous arrivals (llmengine.h: le_defer): the time-slicer picks the context on an
  *   arrival as for any context (the same context, the same switch); when it starts running at
- *   once (no switch), its step begins at its begin timer, after every arrival of the instant,
- *   the context holding the unit meanwhile (no switch away and back); after a switch the step
+ *   once (no switch) with other arrivals of its tenant due at the instant, its step begins at
+ *   its begin timer after all of them, the context holding the unit meanwhile (no switch away
+ *   and back); after a switch the step
  *   begins at the switch's end with every request that arrived by then.
  *   A fault fails every request the engine holds. No "oom": "simulate" (the owner refuses it):
  *   an engine allocates its memory once, at its start.
