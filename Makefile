@@ -178,7 +178,7 @@ install: all
 	install -m 755 $(B)/sharesim $(DESTDIR)$(PREFIX)/bin/sharesim
 	install -m 644 kernels/profiles/*.json $(SHARE)/kernels/profiles/
 	install -m 644 kernels/profiles/models/*.json $(SHARE)/kernels/profiles/models/
-	install -m 644 workloads/*.json workloads/README.md $(SHARE)/workloads/
+	install -m 644 workloads/*.json workloads/*.csv workloads/README.md $(SHARE)/workloads/
 	install -m 644 traces/*.csv traces/*.md traces/LICENSE.* traces/SHA256SUMS $(SHARE)/traces/
 	@echo "install: $(DESTDIR)$(PREFIX)/bin/sharesim (profiles, workloads, traces in $(SHARE))"
 

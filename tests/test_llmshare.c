@@ -591,12 +591,17 @@ static void test_reference_rows(void)
     }
     run_result_free(&r);
     scn_free(&sc);
+    /* Patched as text, the file's batch (a trace beside it) is named from the repository root. */
     const char *vg = "../../workloads/llm-reference-vgpu10.json";
+    char patch[2048], paths[1024];
+    int n = 0;
+    for (int i = 0; i < 10; i++)
+        n += snprintf(paths + n, sizeof paths - (size_t)n,
+                      "\"tenants.%d.arrival.path\": \"workloads/llm-reference-batch8.csv\", ", i);
     tu_expect_fixture_error("strategies[0].vgpus[0]: tenant \"inst-0\": 13.48 GB of fp16 "
                             "Llama-2-7B weights do not fit the A100DX-8C vGPU's 8 GB frame buffer",
-                            vg, "{\"tenants.0.serving.dtype\": %s}", "\"fp16\"");
-    char patch[1024];
-    int n = snprintf(patch, sizeof patch, "{");
+                            vg, "{%s\"tenants.0.serving.dtype\": %s}", paths, "\"fp16\"");
+    n = snprintf(patch, sizeof patch, "{%s", paths);
     for (int i = 0; i < 10; i++)
         n += snprintf(patch + n, sizeof patch - (size_t)n,
                       "%s\"tenants.%d.serving.dtype\": \"fp8\"", i ? ", " : "", i);

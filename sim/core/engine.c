@@ -330,6 +330,7 @@ static void on_arrival(struct sim *s)
         s->stream_failed = t; /* eng_run() stops here */
         return;
     }
+    t->next_t = more ? t_next : INFINITY;
     if (more) {
         t->next_work = w_next;
         arr_retime_top(s, t_next);
@@ -458,6 +459,7 @@ static void start(struct sim *s)
         }
         if (more) {
             t->next_work = w_first;
+            t->next_t = t_first;
             arr_push(s, i, t_first);
         } else {
             tenant_ended(s, t);

@@ -19,6 +19,10 @@
  *   same way (time, seq): the next arrival replaces the current one at the top,
  *   one sift instead of a pop and a push on the main heap, and the main heap holds
  *   only the policies' timers. Order is exactly as if arrivals were events.
+ * - A tenant's next arrival is drawn, and numbered, before the current one is admitted
+ *   (on_arrival; its time in next_t), so an event a policy schedules at `now` while admitting
+ *   an arrival runs after every arrival due at that instant: an LLM engine's begin timer relies
+ *   on it to start one step for simultaneous arrivals (policy/units/llmengine.h, le_defer).
  * - No allocation per event in steady state: the heap and the tenant queues are
  *   arrays that only grow (to the high-water mark), and requests are values.
  * - Conservation: every request that arrives is completed, rejected, failed or
@@ -114,6 +118,7 @@ struct tenant_rt {
     double work_mean_s; /* mean work (exponential) */
     struct trace_src *trace;
     double next_work;       /* work of the arrival already scheduled (its time: in s->arr_heap) */
+    double next_t;          /* … and its time, INFINITY once the stream has ended */
     long next_in, next_out; /* LLM tenants: that arrival's tokens */
     struct lst_stats *llm;  /* LLM tenants: token figures (core/llmstats.h); NULL otherwise */
     long in_system;         /* all requests (measured or not) in queue or in service */
@@ -207,6 +212,13 @@ static inline void eng_schedule(struct sim *s, double t, uint32_t kind, uint32_t
         i = parent;
     }
     h[i] = e;
+}
+
+/* Another arrival of the tenant is due at this very instant: an LLM engine waits for it before
+ * it begins a step (policy/units/llmengine.h), and begins at once otherwise. */
+static inline int eng_arrival_due_now(const struct sim *s, int tenant)
+{
+    return !s->arrivals_done && s->ten[tenant].next_t <= s->now;
 }
 
 /* Tenant queue access for policies. */

@@ -21,11 +21,16 @@
  * max(tc / (1 − vgpu_overhead_compute), tm / (1 − vgpu_overhead_memory)) + overhead, the
  * overheads a plain tenant's compute and memory work pay — run in the VM's turns or slots and
  * preempted at their end (its remaining time kept) like any request; when it ends inside a
- * turn the next step starts at once. A fault fails every request the engine holds.
+ * turn the next step starts at once. Simultaneous arrivals: a VM that gets the GPU on an arrival
+ * (the same VM, the same switch as without it) with no switch to pay, other arrivals of its
+ * tenant being due at the instant, waits in PH_BEGIN for its engine's begin timer, so its step
+ * holds every arrival of the instant; after a switch the
+ * step begins at the switch's end. A fault fails every request the engine holds.
  *
  * Invariants: exactly one pending timer carries the unit's current version (older
- * ones are skipped); a unit in PH_IDLE has no VM with work; has_req marks a request
- * held by a VM (running or preempted); cur is -1 only in a cyclic slot no VM owns.
+ * ones are skipped), except in PH_BEGIN, where the engine's begin timer is the one due; a unit in
+ * PH_IDLE has no VM with work; has_req marks a request held by a VM (running or preempted); cur is
+ * -1 only in a cyclic slot no VM owns.
  */
 #include "core/engine.h"
 #include "core/rate.h"
@@ -41,8 +46,10 @@
 const char *const vgt_schedulers[] = {"best_effort", "equal_share", "fixed_share",
                                       "hypothetical_weighted", NULL};
 
-enum { PH_IDLE, PH_SWITCH, PH_RUN, PH_HOLD };
-enum { VGT_SWITCH_END, VGT_DONE, VGT_TURN_END, VGT_TIMERS };
+/* PH_BEGIN: the GPU is an LLM VM's, its context loaded, its step waiting for the engine's
+ * begin timer (VGT_BEGIN, versioned by the engine: llmengine.h, le_defer). */
+enum { PH_IDLE, PH_SWITCH, PH_RUN, PH_HOLD, PH_BEGIN };
+enum { VGT_SWITCH_END, VGT_DONE, VGT_TURN_END, VGT_BEGIN, VGT_TIMERS };
 _Static_assert((int)VGT_TIMERS <= (int)UNIT_TIMERS, "a unit has at most UNIT_TIMERS timers");
 
 struct vgt_vm {
@@ -64,7 +71,8 @@ struct vgt_unit {
     int loaded; /* VM whose context is on the GPU; -1 before any */
     double t_phase;
     double turn_end;
-    long slot; /* cyclic: slots since t = 0 */
+    long slot;    /* cyclic: slots since t = 0 */
+    int arriving; /* VM whose arrival vgt_arrive is handling; -1 otherwise */
     uint32_t version;
     long switches;
     double busy_s;
@@ -153,9 +161,17 @@ static void vgt_book_busy(struct sim *s, struct vgt_unit *u)
 
 static void vgt_next(struct sim *s, struct vgt_unit *u);
 
-/* Runs the current VM's request until it completes or the turn ends. */
+/* Runs the current VM's request until it completes or the turn ends; an LLM VM given the GPU
+ * on its arrival waits for its begin timer first. */
 static void vgt_run(struct sim *s, struct vgt_unit *u)
 {
+    struct vgt_vm *m = u->cur >= 0 ? &u->vm[u->cur] : NULL;
+    if (m && m->llm && !m->has_req && u->arriving == u->cur &&
+        le_defer(s, m->llm, u->ev, VGT_BEGIN, (uint32_t)u->cur)) {
+        u->loaded = u->cur;
+        u->phase = PH_BEGIN;
+        return;
+    }
     if (u->cur < 0 || !vgt_vm_load(s, u, u->cur)) {
         if (!u->cyclic || s->now >= u->turn_end) {
             vgt_next(s, u);
@@ -266,6 +282,12 @@ static void vgt_after_request(struct sim *s, struct vgt_unit *u)
 static void vgt_event(struct sim *s, void *self, const struct event *ev)
 {
     struct vgt_unit *u = self;
+    if (unit_ev_timer(ev) == VGT_BEGIN) { /* the engine's timer, its own version */
+        if (le_begin_due(u->vm[ev->aux].llm, ev->version) && u->phase == PH_BEGIN &&
+            u->cur == (int)ev->aux)
+            vgt_run(s, u);
+        return;
+    }
     if (ev->version != u->version)
         return;
     switch (unit_ev_timer(ev)) {
@@ -308,6 +330,7 @@ static void vgt_arrive(struct sim *s, void *self, int k)
     int v = u->c->vm_of[k];
     if (u->vm[v].llm)
         le_take_all(s, u->vm[v].llm); /* into its scheduler, whatever the GPU is doing */
+    u->arriving = v;                  /* an LLM VM given the GPU now defers its step (vgt_run) */
     if (u->phase == PH_IDLE) {
         if (u->cyclic)
             vgt_cyclic_resync(s, u);
@@ -316,7 +339,10 @@ static void vgt_arrive(struct sim *s, void *self, int k)
         vgt_begin(s, u);
     } else if (u->phase == PH_HOLD && u->cur == v) {
         vgt_begin(s, u);
+    } else if (u->phase == PH_BEGIN && u->cur == v) {
+        vgt_run(s, u); /* the begin timer re-armed, after this arrival too */
     }
+    u->arriving = -1;
 }
 
 /* Only the faulting tenant's request held by its VM fails; the VM goes on at once. */
@@ -328,6 +354,7 @@ static int vgt_fault(struct sim *s, void *self, int k)
     if (m->llm ? m->llm->held == 0 : !m->has_req || m->req.tenant != k)
         return 0;
     int running = u->phase == PH_RUN && u->cur == v && m->has_req;
+    int waiting = u->phase == PH_BEGIN && u->cur == v; /* its begin timer is stale now */
     if (running)
         vgt_book_busy(s, u);
     if (m->llm)
@@ -335,7 +362,7 @@ static int vgt_fault(struct sim *s, void *self, int k)
     else
         eng_fail(s, &m->req);
     m->has_req = 0;
-    if (running)
+    if (running || waiting)
         vgt_after_request(s, u);
     return 1;
 }
@@ -513,6 +540,7 @@ static struct unit vgt_build(const struct scenario *sc, const struct vgpu_cfg *c
     u->cyclic = vgt_is_cyclic(c->sched);
     u->n_slot = c->sched == SCH_FIXED_SHARE ? c->vm[0].type->max_per_gpu : c->n_vm;
     u->loaded = -1;
+    u->arriving = -1;
     u->slot = -1;
     return (struct unit){&vgt_ops, u};
 }

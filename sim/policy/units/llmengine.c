@@ -67,10 +67,24 @@ void le_take_all(struct sim *s, struct llm_engine *e)
         le_take(s, e);
 }
 
+int le_defer(struct sim *s, struct llm_engine *e, struct unit_addr a, unsigned timer, uint32_t aux)
+{
+    le_take_all(s, e);
+    /* An arrival with no other of its tenant at this instant, and no earlier one waiting (a
+     * pending timer), has nothing to wait for: the host begins now, and a run without ties
+     * schedules no timer at all. The last of simultaneous arrivals re-arms the timer. */
+    if (e->stepping || !le_has_work(e) || (!e->begin_pending && !eng_arrival_due_now(s, e->tenant)))
+        return 0;
+    e->begin_pending = 1;
+    unit_schedule(s, a, s->now, timer, ++e->begin_ver, aux);
+    return 1;
+}
+
 int le_begin(struct sim *s, struct llm_engine *e)
 {
     if (e->stepping)
         return 1;
+    e->begin_pending = 0; /* a step begun by another path: a pending begin timer is stale */
     kv_upto(s, e);
     if (ls_schedule(&e->sched, &e->step) == 0)
         return 0;
@@ -112,6 +126,7 @@ void le_end(struct sim *s, struct llm_engine *e)
 int le_fail(struct sim *s, struct llm_engine *e)
 {
     kv_upto(s, e);
+    e->begin_pending = 0;
     if (e->held == 0)
         return 0;
     for (int h = 0; h < e->sched.n_slots; h++) {

@@ -17,6 +17,21 @@
  * the host says it ended; le_fail when the engine process dies (a fault, a teardown). Between
  * le_begin and le_end the step is `stepping`; the host holds it preempted or running.
  * Invariant: held = requests taken and neither finished nor failed; stepping implies held > 0.
+ *
+ * Simultaneous arrivals (docs/llm.md#simultaneous-arrivals): vLLM's loop schedules every
+ * request that has arrived by the time it builds its next step, so requests that arrive at the
+ * same instant at an engine with no step in flight must start one step together. The engine's
+ * core draws (and numbers) a tenant's next arrival before it admits the current one, and
+ * simultaneous events run in the order they were scheduled (core/engine.h), so a zero-delay
+ * timer armed while this arrival is admitted pops after every arrival at the same instant.
+ * A host whose engine has no step in flight therefore does not begin one on an arrival: it
+ * arms its "begin" timer at now (le_defer; each simultaneous arrival re-arms it, the earlier
+ * ones go stale by the version), and when the live one pops (le_begin_due) it calls le_begin,
+ * which builds one step holding all of them. An arrival that is not one of several at its
+ * instant (its tenant's next is later, eng_arrival_due_now, and no timer is pending) has
+ * nothing to wait for: the host begins the step at once, as it would without the timer. An
+ * arrival mid-step joins the scheduler for the next step, as in vLLM; a step that follows another
+ * (or a context switch) begins at once.
  */
 #ifndef SS_LLMENGINE_H
 #define SS_LLMENGINE_H
@@ -25,6 +40,7 @@
 #include "llm/roofline.h"
 #include "llm/sched.h"
 #include "llm/serving.h"
+#include "policy/units/unit.h"
 
 struct llm_engine {
     int tenant;
@@ -40,6 +56,10 @@ struct llm_engine {
     long taken;   /* requests taken so far: the scheduler's ids */
     int stepping; /* a step is in flight (begun, not ended) */
     double t_kv;  /* the KV figures are booked up to here */
+    /* An arrival deferred the next step to the host's begin timer of version begin_ver; cleared
+     * when a step begins or the engine fails (a pending timer is then stale). */
+    int begin_pending;
+    uint32_t begin_ver;
 };
 
 /* An engine serving `tenant` with kv_blocks blocks of cache, on the GPU g. */
@@ -54,6 +74,21 @@ void le_take_all(struct sim *s, struct llm_engine *e);
 /* Builds the next step if none is in flight: 1 when a step is in flight afterwards, 0 when
  * there is nothing to run. A request's wait ends at its first step. */
 int le_begin(struct sim *s, struct llm_engine *e);
+/* Takes every waiting request (le_take_all) and, with no step in flight, something to run and
+ * another arrival of its tenant due at this instant or a begin timer pending, arms the host's
+ * begin timer at now instead of beginning a step: `timer` of the host's address `a`, with `aux`,
+ * carrying the version le_begin_due checks. 1 if it armed it (the host waits); 0 if not (the host
+ * begins a step now if it has none in flight, as for any other start). */
+int le_defer(struct sim *s, struct llm_engine *e, struct unit_addr a, unsigned timer, uint32_t aux);
+/* The host's begin timer of `version` popped: 1 when it is the last one armed and no step has
+ * begun nor the engine failed since (the host then begins the step), 0 for a stale one. */
+static inline int le_begin_due(struct llm_engine *e, uint32_t version)
+{
+    if (!e->begin_pending || version != e->begin_ver)
+        return 0;
+    e->begin_pending = 0;
+    return 1;
+}
 /* The step in flight ended now: its tokens and finished requests are reported. */
 void le_end(struct sim *s, struct llm_engine *e);
 /* The engine process dies: every request it holds fails, the cache is empty, no step is in

@@ -7,6 +7,10 @@
 
 #include <stdlib.h>
 
+/* Its timers: the step's end, and the begin timer an arrival arms (llmengine.h: le_defer). */
+enum { LU_T_STEP, LU_T_BEGIN, LU_TIMERS };
+_Static_assert((int)LU_TIMERS <= (int)UNIT_TIMERS, "a unit has at most UNIT_TIMERS timers");
+
 struct llm_unit *lu_new(int tenant, const struct lsv_cfg *c, long kv_blocks,
                         const struct gpu_profile *g, double sm_share, double bw_share,
                         struct unit_addr ev)
@@ -45,17 +49,26 @@ static void start_step(struct sim *s, struct llm_unit *u)
     if (u->e.stepping || !le_begin(s, &u->e))
         return;
     u->step_start = s->now;
-    unit_schedule(s, u->ev, s->now + le_time_s(&u->e, u->sm_share, u->bw_share), 0, u->version, 0);
+    unit_schedule(s, u->ev, s->now + le_time_s(&u->e, u->sm_share, u->bw_share), LU_T_STEP,
+                  u->version, 0);
 }
 
+/* Idle, the unit waits for every arrival of this instant before it begins a step (le_defer);
+ * mid-step the request joins the scheduler for the next one. */
 void lu_take(struct sim *s, struct llm_unit *u)
 {
     le_take(s, &u->e);
-    start_step(s, u);
+    if (!le_defer(s, &u->e, u->ev, LU_T_BEGIN, 0))
+        start_step(s, u);
 }
 
 void lu_event(struct sim *s, struct llm_unit *u, const struct event *ev)
 {
+    if (unit_ev_timer(ev) == LU_T_BEGIN) {
+        if (le_begin_due(&u->e, ev->version))
+            start_step(s, u);
+        return;
+    }
     if (!u->e.stepping || ev->version != u->version)
         return;
     step_busy(s, u);

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MU_T_DONE, MU_T_RECOVERED, MU_T_OVERHEAD, MU_TIMERS };
+enum { MU_T_DONE, MU_T_RECOVERED, MU_T_OVERHEAD, MU_T_BEGIN, MU_TIMERS };
 _Static_assert((int)MU_TIMERS <= (int)UNIT_TIMERS, "a unit has at most UNIT_TIMERS timers");
 
 int mu_parse_thread_pct(const struct jv *j, const cJSON *obj, const char *path,
@@ -279,8 +279,15 @@ static void fill(struct sim *s, struct mu_client *c)
 void mu_arrive(struct sim *s, struct mu_unit *u, int k)
 {
     struct mu_client *c = &u->cli[k];
-    if (c->llm && !u->down && (c->g.n > 0 || c->in_overhead)) {
-        le_take_all(s, c->llm); /* mid-step: they join its scheduler, the busy set stays */
+    if (c->llm && !u->down) {
+        /* They join its scheduler; mid-step the busy set stays, and between steps the client
+         * stays idle until its begin timer, after every arrival of this instant (le_defer), or
+         * starts the step now when the arrival is alone at its instant. */
+        if (le_defer(s, c->llm, u->ev, MU_T_BEGIN, (uint32_t)k) || c->g.n > 0 || c->in_overhead)
+            return;
+        account(s, u);
+        fill(s, c);
+        reshare(s, u);
         return;
     }
     if (rg_full(&c->g) || u->down || eng_qlen(s, c->tenant) == 0)
@@ -316,6 +323,17 @@ static void on_overhead_done(struct sim *s, struct mu_unit *u, const struct even
     c->in_overhead = 0;
     account(s, u);
     le_end(s, c->llm);
+    fill(s, c);
+    reshare(s, u);
+}
+
+/* An LLM client's begin timer: its step starts with every request that arrived by now. */
+static void on_begin(struct sim *s, struct mu_unit *u, const struct event *ev)
+{
+    struct mu_client *c = &u->cli[ev->aux];
+    if (!le_begin_due(c->llm, ev->version) || u->down)
+        return;
+    account(s, u);
     fill(s, c);
     reshare(s, u);
 }
@@ -374,6 +392,9 @@ void mu_event(struct sim *s, struct mu_unit *u, const struct event *ev)
         break;
     case MU_T_OVERHEAD:
         on_overhead_done(s, u, ev);
+        break;
+    case MU_T_BEGIN:
+        on_begin(s, u, ev);
         break;
     default:
         on_recovered(s, u, ev);

@@ -22,7 +22,10 @@
  * The step's fixed overhead (step_overhead_ms, the engine's CPU side) follows its GPU part,
  * with the client idle in the busy set. An LLM client's memory weight is 1: its kernels read
  * their weights and KV throughout. Its fault (an engine holding requests) takes the server down
- * like a plain client's; every request the engine holds fails.
+ * like a plain client's; every request the engine holds fails. Between steps the client is idle
+ * in the busy set; an arrival then starts the step, or, one of several at its instant, arms its
+ * begin timer (llmengine.h: le_defer), and the step starts, making it busy, when that pops:
+ * after every arrival of the same instant.
  *
  * Invariants: t_acct is the time up to which the clients' work and the unit's
  * busy time are accounted; a busy client (requests in its group) has speed > 0 and its

@@ -22,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { TS_TIMER_RUN, TS_TIMER_SWITCHED, TS_TIMER_MEM, TS_TIMERS };
+/* TS_TIMER_BEGIN: an LLM context's begin timer (aux = the context; llmengine.h: le_defer). */
+enum { TS_TIMER_RUN, TS_TIMER_SWITCHED, TS_TIMER_MEM, TS_TIMER_BEGIN, TS_TIMERS };
 /* What a TS_TIMER_MEM event of context c is: aux = c × 4 + one of these. */
 enum { MEM_GROW, MEM_SHRINK, MEM_RESTART };
 _Static_assert(sizeof(struct ts_ctx) == 64, "struct ts_ctx: the layout tsunit.h describes");
@@ -60,6 +61,7 @@ void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr
     u->memory_cap_gb = memory_cap_gb;
     u->state = TS_IDLE;
     u->last = -1;
+    u->arriving = -1;
     u->seg_start = -1;
     u->done_t = INFINITY;
     u->armed_t = INFINITY;
@@ -293,7 +295,11 @@ static int serve_llm(struct sim *s, struct ts_unit *u)
     struct ts_ctx *c = &u->ctx[u->cur];
     struct llm_engine *e = u->llm[u->cur];
     if (c->g.n == 0) {
-        if (c->down || !le_begin(s, e)) {
+        /* Picked for an arrival (or holding its slice when one came), the context is the unit's;
+         * with another arrival of its tenant due now its step begins at the begin timer. */
+        if (c->down ||
+            (u->arriving == u->cur && le_defer(s, e, u->ev, TS_TIMER_BEGIN, (uint32_t)u->cur)) ||
+            !le_begin(s, e)) {
             pause_cur(u);
             return 0;
         }
@@ -369,6 +375,12 @@ static void maybe_schedule_slice(struct sim *s, struct ts_unit *u)
         arm(s, u);
 }
 
+/* An LLM context waiting for its begin timer: it has work, though nothing in service yet. */
+static int deferred(const struct ts_unit *u, int c)
+{
+    return llm_of(u, c) && u->llm[c]->begin_pending;
+}
+
 static void run_ctx(struct sim *s, struct ts_unit *u, int c)
 {
     u->state = TS_RUN;
@@ -379,7 +391,7 @@ static void run_ctx(struct sim *s, struct ts_unit *u, int c)
     if (serve(s, u))
         return;
     /* Another unit serving the same tenant may have taken the request first. */
-    if (!has_cur(u, c) && u->release_on_idle) {
+    if (!has_cur(u, c) && !deferred(u, c) && u->release_on_idle) {
         after_cur_ended(s, u);
         return;
     }
@@ -567,6 +579,18 @@ SS_NOINLINE static void on_switched(struct sim *s, struct ts_unit *u)
     switch_next_or_idle(s, u, c);
 }
 
+/* Context c's begin timer: if the unit is still c's, its step begins with every request that
+ * arrived by now (a fault since made the timer stale; a slice end at this instant that passed
+ * the unit on leaves the requests to c's next slice). */
+static void on_begin(struct sim *s, struct ts_unit *u, int c, uint32_t version)
+{
+    if (!le_begin_due(u->llm[c], version) || u->state != TS_RUN || u->cur != c || has_cur(u, c))
+        return;
+    serve(s, u);
+    if (!has_cur(u, c))
+        after_cur_ended(s, u);
+}
+
 /* A restarted context comes back (its resident memory fits) or is killed again. */
 static void on_restart(struct sim *s, struct ts_unit *u, int c)
 {
@@ -637,6 +661,9 @@ void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev)
         if (ev->version == u->sw_ver && u->state == TS_SWITCH)
             on_switched(s, u);
         break;
+    case TS_TIMER_BEGIN:
+        on_begin(s, u, (int)ev->aux, ev->version);
+        break;
     default:
         SS_FATAL("timeslice unit %u: unexpected timer %u", u->ev.id, unit_ev_timer(ev));
     }
@@ -648,6 +675,7 @@ void ts_arrive(struct sim *s, struct ts_unit *u, int c)
         return; /* restarting: its requests wait */
     if (u->llm && u->llm[c])
         le_take_all(s, u->llm[c]); /* into its scheduler, whatever the unit is doing */
+    u->arriving = c;               /* an LLM context picked now defers its step (serve_llm) */
     switch (u->state) {
     case TS_IDLE:
         if (has_work(s, u, c))
@@ -664,6 +692,7 @@ void ts_arrive(struct sim *s, struct ts_unit *u, int c)
     case TS_SWITCH:
         break; /* the switch's end picks up whoever has work */
     }
+    u->arriving = -1;
 }
 
 int ts_fault(struct sim *s, struct ts_unit *u, int c)

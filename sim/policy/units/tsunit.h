@@ -39,6 +39,12 @@
  *   included, since the context holds the GPU while its engine is between kernels). The step
  *   is preempted at a slice end like any request (its remaining time kept) and resumed in
  *   the context's next slice; when it ends inside the slice, the next step starts at once.
+ *   Simultaneous arrivals (llmengine.h: le_defer): the time-slicer picks the context on an
+ *   arrival as for any context (the same context, the same switch); when it starts running at
+ *   once (no switch) with other arrivals of its tenant due at the instant, its step begins at
+ *   its begin timer after all of them, the context holding the unit meanwhile (no switch away
+ *   and back); after a switch the step
+ *   begins at the switch's end with every request that arrived by then.
  *   A fault fails every request the engine holds. No "oom": "simulate" (the owner refuses it):
  *   an engine allocates its memory once, at its start.
  * - Faults: only the faulting context's in-flight requests fail.
@@ -93,6 +99,7 @@ struct ts_unit {
     int state;        /* TS_IDLE, TS_RUN, TS_SWITCH */
     int cur;          /* running context, or the one being switched to */
     int last;         /* last context that ran; -1 before any */
+    int arriving;     /* context whose arrival ts_arrive is handling; -1 otherwise */
     double seg_start; /* start of the current service segment; < 0 when not serving */
     double seg_used;  /* fraction of the unit's SMs the segment's requests keep busy */
     double slice_start;
