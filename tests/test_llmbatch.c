@@ -225,6 +225,17 @@ static void test_ts_pick(void)
     scn_free(&sc);
 }
 
+/* Every request arrives at t = 0, so the measurement window has no length: the table says "-"
+ * for the rate and the KV time mean, as the JSON says null, never "nan" or a made-up 0 %. */
+static void test_zero_window_table(void)
+{
+    char out[1 << 14], err[4096];
+    CU_ASSERT_EQUAL_FATAL(
+        tu_cli("run workloads/llm-reference-exclusive.json", out, sizeof out, err, sizeof err), 0);
+    TU_CHECK_CONTAINS(out, "ITL p99 9.3 ms, - tokens/s, 0 preemptions, KV -\n");
+    CU_ASSERT_PTR_NULL(strstr(out, " nan")); /* ("tenant" has the letters) */
+}
+
 void test_llmbatch_register(void)
 {
     static const struct tu_test t[] = {
@@ -233,6 +244,7 @@ void test_llmbatch_register(void)
         {"two groups, at 0 and 5 ms (mid-step) and at 0 and 5 s (idle again)", test_two_groups},
         {"a refused simultaneous arrival leaves the step to begin", test_refused},
         {"time-slicing: the same context picked, no switch paid for the wait", test_ts_pick},
+        {"a batch at one instant: the table has no rate, not nan", test_zero_window_table},
         {NULL, NULL},
     };
     tu_add_suite("llmbatch", t);

@@ -107,23 +107,34 @@ static void fmt_ms(char *buf, size_t n, double s)
         snprintf(buf, n, "-");
 }
 
+/* A figure of the table with its format, "-" where there is none (a zero-length measurement
+ * window, as when every request arrives at one instant, has no rate and no time mean). */
+static void fmt_num(char *buf, size_t n, const char *fmt, double x)
+{
+    if (isfinite(x))
+        snprintf(buf, n, fmt, x);
+    else
+        snprintf(buf, n, "-");
+}
+
 void lrep_table_line(FILE *fp, const struct scenario *sc, const struct strategy_result *s, int i,
                      int indent)
 {
     if (!s->llm || !sc->tenants[i].llm)
         return;
     const double *v = row(s->llm, i);
-    char a[32], b[32], c[32], d[32], e[32];
+    char a[32], b[32], c[32], d[32], e[32], tps[32], kv[32];
     fmt_ms(a, sizeof a, v[LM_TTFT_P50]);
     fmt_ms(b, sizeof b, v[LM_TTFT_P99]);
     fmt_ms(c, sizeof c, v[LM_TPOT_P50]);
     fmt_ms(d, sizeof d, v[LM_TPOT_P99]);
     fmt_ms(e, sizeof e, v[LM_ITL_P99]);
+    fmt_num(tps, sizeof tps, "%.0f", v[LM_OUTPUT_TPS]);
+    fmt_num(kv, sizeof kv, "%.1f%%", v[LM_KV_UTIL] * 100);
     fprintf(fp,
-            "%*s   llm: TTFT p50 %s p99 %s ms, TPOT p50 %s p99 %s ms, ITL p99 %s ms, %.0f "
-            "tokens/s, %.0f preemptions, KV %.1f%%\n",
-            indent, "", a, b, c, d, e, v[LM_OUTPUT_TPS], v[LM_PREEMPTIONS],
-            isfinite(v[LM_KV_UTIL]) ? v[LM_KV_UTIL] * 100 : 0.0);
+            "%*s   llm: TTFT p50 %s p99 %s ms, TPOT p50 %s p99 %s ms, ITL p99 %s ms, %s "
+            "tokens/s, %.0f preemptions, KV %s\n",
+            indent, "", a, b, c, d, e, tps, v[LM_PREEMPTIONS], kv);
 }
 
 static int miss(FILE *fp, const char *cmd, const char *strategy, const char *tenant,
