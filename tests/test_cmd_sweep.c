@@ -338,6 +338,22 @@ static void test_cli_llm_overhead(void)
     for (int k = 0; k < 3; k++)
         TU_CHECK_CLOSE_REL(csv_field(csv, "ttft_ms_p99", k), prefill_ms + over[k], 1e-5);
     free(csv);
+    /* Rerun without --quiet (every point is done, so nothing runs again): under the p99 table
+     * the LLM service's TTFT / TPOT p99, each point's TTFT the prefill plus its overhead. */
+    static char out[1 << 14];
+    snprintf(cmd, sizeof cmd,
+             "sweep '%s' --set tenants.0.serving.step_overhead_ms=0,3,10 --out '%s' "
+             "--no-plot",
+             p, dir);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, out, sizeof out, err, sizeof err), 0);
+    TU_CHECK_CONTAINS(out, "p99 latency, ms (every figure: ");
+    const char *llm = strstr(out, "LLM services: TTFT p99 / TPOT p99, ms (every figure: ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(llm);
+    for (int k = 0; k < 3; k++) {
+        char cell[40];
+        snprintf(cell, sizeof cell, " %.1f/", prefill_ms + over[k]);
+        TU_CHECK_CONTAINS(llm, cell);
+    }
 }
 
 /* Arrival rate × max_num_seqs over an LLM tenant beside a plain one: the same bytes with

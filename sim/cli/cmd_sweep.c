@@ -108,7 +108,7 @@ static void usage(FILE *fp)
             "                     tpot_p99_ms, throughput, sla_attainment, cost,\n"
             "                     cost_per_hour, util, gpus\n"
             "  --no-plot          do not write DIR/sweep.html and its figures\n"
-            "  --quiet            no p99 table on stdout\n"
+            "  --quiet            no tables on stdout (p99; LLM services' TTFT/TPOT p99)\n"
             "  --json FILE        every point's result in one document, {\"points\": [<id>.json,\n"
             "                     …]} in point order; - for stdout (then no table)\n"
             "  --csv FILE         a copy of DIR/sweep.csv; - for stdout (then no table)\n"
@@ -603,8 +603,46 @@ static void plot(const struct sweep_cmd *c)
     free(docs);
 }
 
-/* The p99 of every point × strategy × tenant, read back from the point files. */
-static void print_table(const struct sweep_cmd *c)
+/* One cell of a stdout table: tenant t's figure in a strategy's result; 1 if it was overloaded. */
+typedef int (*sweep_cell_fn)(const cJSON *t);
+
+/* Latency p99, "!" after an overloaded tenant's (docs/scenario.md#stability: that p99 depends
+ * on the run length). */
+static int cell_p99(const cJSON *t)
+{
+    const cJSON *lat = cJSON_GetObjectItem(t, "latency_ms");
+    const cJSON *p99 = cJSON_GetObjectItem(lat, "p99");
+    int over = cJSON_IsFalse(cJSON_GetObjectItem(t, "stable"));
+    if (cJSON_IsNumber(p99))
+        printf(" %9.3f%s", p99->valuedouble, over ? "!" : "");
+    else if (cJSON_IsTrue(cJSON_GetObjectItem(lat, "p99_beyond_range")))
+        printf(" %9s%s", ">=24 days", over ? "!" : "");
+    else
+        printf(" %9s%s", "-", over ? "!" : "");
+    return over;
+}
+
+/* An LLM tenant's TTFT and TPOT p99 as "ttft/tpot" (docs/llm.md#results): the targets its SLA
+ * sets beside p99_ms, which the latency table alone does not show. */
+static int cell_llm(const cJSON *t)
+{
+    const cJSON *llm = cJSON_GetObjectItem(t, "llm");
+    const cJSON *ttft = cJSON_GetObjectItem(cJSON_GetObjectItem(llm, "ttft_ms"), "p99");
+    const cJSON *tpot = cJSON_GetObjectItem(cJSON_GetObjectItem(llm, "tpot_ms"), "p99");
+    char a[24] = "-", b[24] = "-", cell[52];
+    if (cJSON_IsNumber(ttft))
+        snprintf(a, sizeof a, "%.1f", ttft->valuedouble);
+    if (cJSON_IsNumber(tpot))
+        snprintf(b, sizeof b, "%.1f", tpot->valuedouble);
+    snprintf(cell, sizeof cell, "%s/%s", a, b);
+    printf(" %15s", cell);
+    return 0;
+}
+
+/* Every point × strategy, one column per tenant that `only_llm` selects (all, or the LLM
+ * tenants), the cells read back from the point files. */
+static void print_grid(const struct sweep_cmd *c, const char *title, int only_llm, int wcell,
+                       sweep_cell_fn cell)
 {
     const struct sw_grid *g = &c->grid;
     int wid = sw_id_width(g) + 1, wstrat = 8;
@@ -618,12 +656,13 @@ static void print_table(const struct sweep_cmd *c)
     for (int k = 0; k < c->base.n_strategies; k++)
         if ((int)strlen(c->base.strategies[k].name) > wstrat)
             wstrat = (int)strlen(c->base.strategies[k].name);
-    printf("p99 latency, ms (every figure: %s/sweep.csv)\n%-*s", c->dir, wid, "point");
+    printf("%s (every figure: %s/sweep.csv)\n%-*s", title, c->dir, wid, "point");
     for (int a = 0; a < g->n_axes; a++)
         printf("  %-*s", waxis[a], g->axes[a].path);
     printf("  %-*s", wstrat, "strategy");
     for (int i = 0; i < c->base.n_tenants; i++)
-        printf(" %9s", c->base.tenants[i].name);
+        if (!only_llm || c->base.tenants[i].llm)
+            printf(" %*s", wcell, c->base.tenants[i].name);
     putchar('\n');
     int unstable = 0;
     for (long p = 0; p < g->n_points; p++) {
@@ -643,20 +682,12 @@ static void print_table(const struct sweep_cmd *c)
                 printf("  %-*s", waxis[a], g->axes[a].labels[coords[a]]);
             printf("  %-*s", wstrat, cJSON_GetStringValue(cJSON_GetObjectItem(s, "name")));
             const cJSON *t;
+            int i = 0; /* the result lists the tenants in the scenario's order */
             cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
             {
-                const cJSON *lat = cJSON_GetObjectItem(t, "latency_ms");
-                const cJSON *p99 = cJSON_GetObjectItem(lat, "p99");
-                /* "!": overloaded (docs/scenario.md#stability), the p99 depends on the run length
-                 */
-                int over = cJSON_IsFalse(cJSON_GetObjectItem(t, "stable"));
-                if (cJSON_IsNumber(p99))
-                    printf(" %9.3f%s", p99->valuedouble, over ? "!" : "");
-                else if (cJSON_IsTrue(cJSON_GetObjectItem(lat, "p99_beyond_range")))
-                    printf(" %9s%s", ">=24 days", over ? "!" : "");
-                else
-                    printf(" %9s%s", "-", over ? "!" : "");
-                unstable += over;
+                if (i < c->base.n_tenants && (!only_llm || c->base.tenants[i].llm))
+                    unstable += cell(t);
+                i++;
             }
             putchar('\n');
         }
@@ -665,6 +696,19 @@ static void print_table(const struct sweep_cmd *c)
     if (unstable)
         printf("! = overloaded: the tenant offers more work than its share serves; that p99 grows "
                "with the run length\n");
+}
+
+/* The p99 of every point × strategy × tenant; then, when the scenario has LLM services, their
+ * TTFT and TPOT p99. */
+static void print_table(const struct sweep_cmd *c)
+{
+    print_grid(c, "p99 latency, ms", 0, 9, cell_p99);
+    for (int i = 0; i < c->base.n_tenants; i++)
+        if (c->base.tenants[i].llm) {
+            putchar('\n');
+            print_grid(c, "LLM services: TTFT p99 / TPOT p99, ms", 1, 15, cell_llm);
+            break;
+        }
 }
 
 /* --json: the point files in point order, as one document. */
