@@ -172,6 +172,20 @@ static inline __attribute__((always_inline)) void arm(struct sim *s, struct ts_u
     unit_schedule(s, u->ev, t, TS_TIMER_RUN, ++u->run_ver, 0);
 }
 
+/* Opens a service segment for the context's one request (a plain request, or an LLM step)
+ * at the speed and busy share cached for it: the group is charged to now, nothing was served
+ * since. The common case of serve, serve_general and serve_llm. */
+static inline __attribute__((always_inline)) void serve_one(struct sim *s, struct ts_unit *u,
+                                                            struct ts_ctx *c)
+{
+    u->seg_start = s->now;
+    u->seg_used = c->used1;
+    c->g.t = s->now;
+    c->g.speed = c->speed1;
+    u->done_t = s->now + c->g.r[0].work / c->speed1;
+    arm(s, u);
+}
+
 /* Charges the work done in the open service segment and books it at the group's width. */
 static void charge(struct sim *s, struct ts_unit *u)
 {
@@ -269,21 +283,16 @@ static int serve_general(struct sim *s, struct ts_unit *u)
         pause_cur(u);
         return 0;
     }
-    u->seg_start = s->now;
-    if (c->g.n == 1) { /* the common case, cached; charged to now (no work since) */
-        u->seg_used = c->used1;
-        c->g.t = s->now;
-        c->g.speed = c->speed1;
-        u->done_t = s->now + c->g.r[0].work / c->speed1;
-        arm(s, u);
+    if (c->g.n == 1) { /* the common case, cached */
+        serve_one(s, u, c);
         return 0;
-    } else {
-        /* SMs in use, min(sm, n s), as a fraction of the unit's */
-        double busy = c->g.n * rate_occupancy(&s->sc->tenants[c->tenant]);
-        u->seg_used = busy < u->sm ? busy / u->sm : 1.0;
-        rg_set_speed(&c->g, s->now,
-                     rate_speed_n(&s->sc->gpu, &s->sc->tenants[c->tenant], u->sm, u->bw, c->g.n));
     }
+    u->seg_start = s->now;
+    /* SMs in use, min(sm, n s), as a fraction of the unit's */
+    double busy = c->g.n * rate_occupancy(&s->sc->tenants[c->tenant]);
+    u->seg_used = busy < u->sm ? busy / u->sm : 1.0;
+    rg_set_speed(&c->g, s->now,
+                 rate_speed_n(&s->sc->gpu, &s->sc->tenants[c->tenant], u->sm, u->bw, c->g.n));
     u->done_t = s->now + rg_next_s(&c->g);
     arm(s, u);
     return 0;
@@ -309,12 +318,7 @@ static int serve_llm(struct sim *s, struct ts_unit *u)
         r->work = le_time_s(e, u->sm, u->bw);
         c->g.n = 1;
     }
-    u->seg_start = s->now;
-    u->seg_used = c->used1;
-    c->g.t = s->now;
-    c->g.speed = c->speed1;
-    u->done_t = s->now + c->g.r[0].work / c->speed1;
-    arm(s, u);
+    serve_one(s, u, c);
     return 0;
 }
 
@@ -340,12 +344,7 @@ static int serve(struct sim *s, struct ts_unit *u)
         eng_pop(s, c->tenant, &c->g.r[0]);
         c->g.n = 1;
     }
-    u->seg_start = s->now;
-    u->seg_used = c->used1;
-    c->g.t = s->now; /* charged to now (no work since): the speed for what follows */
-    c->g.speed = c->speed1;
-    u->done_t = s->now + c->g.r[0].work / c->speed1;
-    arm(s, u);
+    serve_one(s, u, c);
     return 0;
 }
 
