@@ -33,13 +33,23 @@ void eng_heap_grow(struct sim *s)
     s->heap = ss_xrealloc(s->heap, s->heap_cap * sizeof *s->heap);
 }
 
+/* The empty heap's top is a sentinel after every event, +INFINITY with the largest seq: the loop
+ * compares the next arrival with heap[0] without testing whether the heap holds anything (an
+ * arrival, or none due at INFINITY, comes first), and the first event scheduled overwrites it. */
+static void heap_set_empty(struct sim *s)
+{
+    s->heap[0] = (struct event){INFINITY, UINT64_MAX, 0, 0, 0, 0};
+}
+
 /* Removes the earliest event (the caller has copied it): the last one sifts down from the top. */
 static inline void heap_remove_top(struct sim *s)
 {
     struct event *h = s->heap;
     size_t n = --s->heap_n, i = 0;
-    if (n == 0)
+    if (n == 0) {
+        heap_set_empty(s);
         return;
+    }
     const struct event *last = &h[n];
     for (;;) {
         size_t c = 2 * i + 1;
@@ -132,6 +142,12 @@ static void arr_push(struct sim *s, int tenant, double t)
 /* The tenant at the top gets its next arrival time (it stays in the heap). */
 static void arr_retime_top(struct sim *s, double t)
 {
+    if (s->arr_n == 1) { /* one tenant's arrivals: nothing to sift, the cache is the entry */
+        uint64_t seq = s->seq++;
+        s->arr_heap[0].t = s->arr_t = t;
+        s->arr_heap[0].seq = s->arr_seq = seq;
+        return;
+    }
     struct arr_ent v = {t, s->seq++, s->arr_heap[0].tenant};
     arr_sift_down(s, v, 1);
     /* Arrivals are still on (this one is being processed): the cache is the new top. */
@@ -175,6 +191,7 @@ static int halt(struct sim *s, const char *fmt, ...)
     if (s->halt[0])
         return 1;
     s->stream_failed = &halted;
+    s->leave = 1;
     int n = snprintf(s->halt, sizeof s->halt, "%s: strategy \"%s\", replication %d: ",
                      s->sc->path ? s->sc->path : "scenario", s->strat->name, s->rep + 1);
     va_list ap;
@@ -254,6 +271,7 @@ static void stop_arrivals(struct sim *s)
     if (s->arrivals_done)
         return;
     s->arrivals_done = 1;
+    s->leave = 1;
     s->arr_t = INFINITY;
     s->t_stop = s->now;
     if (s->t_warm == INFINITY) /* the warm-up never ended: measure nothing rather than garbage */
@@ -328,6 +346,7 @@ static void on_arrival(struct sim *s)
     int more = ten_next(t, s->now, &t_next, &w_next);
     if (more < 0) {
         s->stream_failed = t; /* eng_run() stops here */
+        s->leave = 1;
         return;
     }
     t->next_t = more ? t_next : INFINITY;
@@ -435,6 +454,8 @@ void eng_init(struct sim *s, const struct scenario *sc, const struct strategy_cf
     s->tenants_active = s->n_ten;
     s->max_in_system = sc->max_in_system > 0 ? sc->max_in_system : SCN_DEFAULT_IN_SYSTEM;
     s->arr_heap = ss_xcalloc((size_t)s->n_ten, sizeof *s->arr_heap);
+    eng_heap_grow(s);
+    heap_set_empty(s);
     if (sc->warmup_requests == 0 && sc->warmup_duration_s <= 0)
         s->t_warm = 0;
     s->pst = s->ops->init(s, strat->cfg);
@@ -506,46 +527,66 @@ static void check_conservation(const struct sim *s)
                  s->in_system);
 }
 
+/* The event at the top of the heap happens now. */
+static inline void run_event(struct sim *s)
+{
+    /* A copy: the handler's first eng_schedule overwrites the top (top_taken). */
+    struct event ev = s->heap[0];
+    s->now = ev.t;
+    s->top_taken = 1;
+    if (ev.kind >= EV_POLICY) /* the policy's, first: nearly every event is */
+        s->ops->on_event(s, s->pst, &ev);
+    else if (ev.kind == EV_FAULT)
+        on_fault(s, &ev);
+    else
+        stop_arrivals(s); /* EV_STOP */
+    if (s->top_taken) {   /* it scheduled nothing */
+        s->top_taken = 0;
+        heap_remove_top(s);
+    }
+}
+
+/* Counts an event; every ENG_CHECK_EVERY, the progress check (before the event: at the time of
+ * the one before). 1: the run stops. The count is a local of the loop, stored back at the end. */
+static inline int count_event(struct sim *s, uint64_t *n)
+{
+    return (++*n & (ENG_CHECK_EVERY - 1)) == 0 && check_progress(s);
+}
+
 int eng_run(struct sim *s, char *err, size_t errlen)
 {
     start(s);
-    const int drain = s->sc->drain;
-    /* A failed stream (a trace that changed since load) stops the run: checked where it can
-     * happen, after start() and after an arrival, not on every event. */
-    while (!s->stream_failed) {
-        /* The earliest of the next arrival (s->arr_t, INFINITY if none is due: arrival times
-         * are always finite) and the heap's top, in (time, seq) order. */
-        if (s->heap_n == 0 || s->arr_t < s->heap[0].t ||
-            (s->arr_t == s->heap[0].t && s->arr_seq < s->heap[0].seq)) {
-            if (s->arr_t == INFINITY)
-                break;
-            if ((++s->events & (ENG_CHECK_EVERY - 1)) == 0 && check_progress(s))
-                break;
-            s->now = s->arr_t;
-            on_arrival(s);
-            if (s->stream_failed)
-                break;
-        } else {
-            /* A copy: the handler's first eng_schedule overwrites the top (top_taken). */
-            struct event ev = s->heap[0];
-            if ((++s->events & (ENG_CHECK_EVERY - 1)) == 0 && check_progress(s))
-                break;
-            s->now = ev.t;
-            s->top_taken = 1;
-            if (ev.kind >= EV_POLICY) /* the policy's, first: nearly every event is */
-                s->ops->on_event(s, s->pst, &ev);
-            else if (ev.kind == EV_FAULT)
-                on_fault(s, &ev);
-            else
-                stop_arrivals(s); /* EV_STOP */
-            if (s->top_taken) {   /* it scheduled nothing */
-                s->top_taken = 0;
-                heap_remove_top(s);
+    uint64_t n_ev = s->events;
+    /*
+     * Arrivals and events until arrivals stop (s->leave: also a failed stream or a halt, so
+     * that one flag is tested per iteration), then the drain, events alone (no arrival is due
+     * once they stopped). The first iteration runs even when start() stopped arrivals already,
+     * as the one loop did before the drain had its own.
+     */
+    if (!s->stream_failed) {
+        do {
+            /* The earliest of the next arrival (s->arr_t, INFINITY if none is due: arrival
+             * times are always finite) and the heap's top (the sentinel when empty), in
+             * (time, seq) order. */
+            const struct event *top = s->heap;
+            if (s->arr_t < top->t || (s->arr_t == top->t && s->arr_seq < top->seq)) {
+                if (s->arr_t == INFINITY)
+                    break;
+                if (count_event(s, &n_ev))
+                    break;
+                s->now = s->arr_t;
+                on_arrival(s);
+            } else {
+                if (count_event(s, &n_ev))
+                    break;
+                run_event(s);
             }
-        }
-        if (s->arrivals_done && (!drain || s->in_system == 0))
-            break;
+        } while (!s->leave);
+        if (s->sc->drain && s->arrivals_done)
+            while (!s->stream_failed && s->in_system > 0 && s->heap_n > 0 && !count_event(s, &n_ev))
+                run_event(s);
     }
+    s->events = n_ev;
     /* Time past the horizon is found by the periodic check, or here for the end of a run
      * shorter than its period (the last arrival, the drain's last completion). */
     if (!s->stream_failed && !(s->now <= SCN_CLOCK_HORIZON_S))

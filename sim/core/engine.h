@@ -140,6 +140,8 @@ struct sim {
      * eng_schedule takes its place (eng_replace_top), one sift instead of a removal and an
      * insertion; if it schedules nothing the loop removes it after. */
     int top_taken;
+    /* The loop's one test per iteration: arrivals stopped, a stream failed or the run halted. */
+    int leave;
     struct arr_ent *arr_heap; /* tenants with a pending arrival, a min-heap on (t, seq) */
     int arr_n;
     double arr_t;     /* the top's t, INFINITY when no arrival is due (none, or stopped) */
