@@ -266,6 +266,23 @@ static int is_saturated(const struct tenant_rt *t)
     return t->cfg->arrival.kind == ARR_SATURATED;
 }
 
+/* The window's start became known (t_warm): completions from now on count in it. */
+static void window_open(struct sim *s)
+{
+    for (int i = 0; i < s->n_ten; i++)
+        s->ten[i].done_at_warm = s->ten[i].done_all;
+}
+
+/* Time is about to pass t_stop, or the run ended: the window's completions are counted. */
+static void window_close(struct sim *s)
+{
+    if (s->window_closed)
+        return;
+    s->window_closed = 1;
+    for (int i = 0; i < s->n_ten; i++)
+        s->ten[i].st.completed_in_window = s->ten[i].done_all - s->ten[i].done_at_warm;
+}
+
 static void stop_arrivals(struct sim *s)
 {
     if (s->arrivals_done)
@@ -274,8 +291,10 @@ static void stop_arrivals(struct sim *s)
     s->leave = 1;
     s->arr_t = INFINITY;
     s->t_stop = s->now;
-    if (s->t_warm == INFINITY) /* the warm-up never ended: measure nothing rather than garbage */
+    if (s->t_warm == INFINITY) { /* the warm-up never ended: measure nothing rather than garbage */
         s->t_warm = s->t_stop;
+        window_open(s);
+    }
 }
 
 static void tenant_ended(struct sim *s, struct tenant_rt *t)
@@ -296,8 +315,10 @@ static int warm_up_over(struct sim *s, long idx)
         sc->warmup_duration_s > 0 ? s->now >= sc->warmup_duration_s : idx >= sc->warmup_requests;
     if (over) {
         s->measuring = 1;
-        if (s->t_warm == INFINITY)
+        if (s->t_warm == INFINITY) {
             s->t_warm = sc->warmup_duration_s > 0 ? sc->warmup_duration_s : s->now;
+            window_open(s);
+        }
     }
     return over;
 }
@@ -583,8 +604,12 @@ int eng_run(struct sim *s, char *err, size_t errlen)
             }
         } while (!s->leave);
         if (s->sc->drain && s->arrivals_done)
-            while (!s->stream_failed && s->in_system > 0 && s->heap_n > 0 && !count_event(s, &n_ev))
+            while (!s->stream_failed && s->in_system > 0 && s->heap_n > 0 &&
+                   !count_event(s, &n_ev)) {
+                if (s->heap[0].t > s->t_stop) /* past the window (the drain's completions) */
+                    window_close(s);
                 run_event(s);
+            }
     }
     s->events = n_ev;
     /* Time past the horizon is found by the periodic check, or here for the end of a run
@@ -597,6 +622,7 @@ int eng_run(struct sim *s, char *err, size_t errlen)
         return ss_errf(err, errlen, "%s", ten_error(s->stream_failed));
     if (!s->arrivals_done)
         stop_arrivals(s); /* the heap ran dry (every stream ended) */
+    window_close(s);
     check_conservation(s);
     return 0;
 }

@@ -83,6 +83,9 @@ struct rqueue {
     size_t cap, head, n;
 };
 
+/* Figures of a tenant's requests. completed_in_window is filled in at the end of eng_run() (from
+ * the window's two counts, tenant_rt): nothing reads it during a run, and a completion then
+ * costs no test of its time. */
 struct tenant_stats {
     long arrived, completed, rejected, failed; /* measured requests only */
     long completed_in_window;                  /* completions in [t_warm, t_stop], any request */
@@ -101,6 +104,8 @@ struct arr_ent {
 
 struct trace_src;
 struct lst_stats;
+/* 384 bytes (3 × 128): an index into s->ten is then two lea and a shift; a field more costs an
+ * imul at every tenant look-up on the hot paths (has_work, eng_complete, eng_pop). */
 struct tenant_rt {
     const struct tenant_cfg *cfg;
     struct rng rng;       /* arrivals and work: common random numbers across strategies */
@@ -114,17 +119,21 @@ struct tenant_rt {
     double gamma_shape, gamma_scale;
     double lognorm_mu, lognorm_sigma;
     int poisson_exp;    /* Poisson arrivals and exponential work: ten_next's inline case */
+    int saturated;      /* cfg's arrival is "saturated": eng_pop refills its queue */
     double gap_mean_s;  /* 1 / rate (poisson) */
     double work_mean_s; /* mean work (exponential) */
     struct trace_src *trace;
-    double next_work;       /* work of the arrival already scheduled (its time: in s->arr_heap) */
-    double next_t;          /* … and its time, INFINITY once the stream has ended */
-    long next_in, next_out; /* LLM tenants: that arrival's tokens */
-    struct lst_stats *llm;  /* LLM tenants: token figures (core/llmstats.h); NULL otherwise */
-    long in_system;         /* all requests (measured or not) in queue or in service */
-    long queue_limit;       /* cfg's, LONG_MAX when unlimited */
-    int saturated;          /* cfg's arrival is "saturated": eng_pop refills its queue */
-    double sla_s;           /* cfg's SLA, -INFINITY when none */
+    double next_work; /* work of the arrival already scheduled (its time: in s->arr_heap) */
+    double next_t;    /* … and its time, INFINITY once the stream has ended */
+    int32_t next_in, next_out; /* LLM tenants: that arrival's tokens (as struct request has them) */
+    struct lst_stats *llm;     /* LLM tenants: token figures (core/llmstats.h); NULL otherwise */
+    long in_system;            /* all requests (measured or not) in queue or in service */
+    /* Completions of any request, and their count when the window opened (t_warm known): those
+     * in the window are done_all at its close less done_at_warm (completions come in time
+     * order, so no completion needs a test of its time against the window). */
+    long done_all, done_at_warm;
+    long queue_limit; /* cfg's, LONG_MAX when unlimited */
+    double sla_s;     /* cfg's SLA, -INFINITY when none */
 };
 
 struct sim {
@@ -160,6 +169,7 @@ struct sim {
      * (eng_clip, at every busy interval) is a max and a min, with no test of whether it is. */
     double t_warm;     /* start of the measurement window */
     double t_stop;     /* end of arrivals */
+    int window_closed; /* time passed t_stop (or the run ended): completed_in_window is set */
     double busy_acc;   /* Σ share × busy time inside the window (GPU-seconds) */
     double switch_acc; /* Σ share × switching time inside the window */
     /* A tenant whose stream failed (ten_next < 0): the run stopped there, eng_run() returns -1.
@@ -261,8 +271,7 @@ static inline void eng_complete(struct sim *s, const struct request *r)
     struct tenant_rt *t = &s->ten[r->tenant];
     t->in_system--;
     s->in_system--;
-    if (eng_in_window(s, s->now))
-        t->st.completed_in_window++;
+    t->done_all++;
     if (!r->measured)
         return;
     double lat = s->now - r->arrival;
