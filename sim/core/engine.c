@@ -140,7 +140,7 @@ static void arr_push(struct sim *s, int tenant, double t)
 }
 
 /* The tenant at the top gets its next arrival time (it stays in the heap). */
-static void arr_retime_top(struct sim *s, double t)
+static inline __attribute__((always_inline)) void arr_retime_top(struct sim *s, double t)
 {
     if (s->arr_n == 1) { /* one tenant's arrivals: nothing to sift, the cache is the entry */
         uint64_t seq = s->seq++;
@@ -356,7 +356,7 @@ static inline __attribute__((always_inline)) int admit(struct sim *s, int i, dou
 }
 
 /* The arrival at the top of the arrival heap happens now. */
-static void on_arrival(struct sim *s)
+static inline __attribute__((always_inline)) void on_arrival(struct sim *s, int may_mute)
 {
     int i = s->arr_heap[0].tenant;
     struct tenant_rt *t = &s->ten[i];
@@ -378,7 +378,7 @@ static void on_arrival(struct sim *s)
         arr_pop_top(s);
         tenant_ended(s, t);
     }
-    if (admit(s, i, work, in, out))
+    if (admit(s, i, work, in, out) && (!may_mute || t->announce))
         s->ops->arrive(s, s->pst, i);
 }
 
@@ -469,7 +469,8 @@ void eng_init(struct sim *s, const struct scenario *sc, const struct strategy_cf
         /* Limits as plain compares on the hot path: "none" is a bound never reached. */
         t->queue_limit = t->cfg->queue_limit > 0 ? t->cfg->queue_limit : LONG_MAX;
         t->sla_s = t->cfg->sla_p99_s > 0 ? t->cfg->sla_p99_s : -INFINITY; /* lat >= 0 */
-        t->saturated = is_saturated(t);
+        t->saturated = (uint8_t)is_saturated(t);
+        t->announce = 1;
     }
     s->stop_after = sc->stop_requests > 0 ? sc->stop_requests : LONG_MAX;
     s->tenants_active = s->n_ten;
@@ -549,7 +550,7 @@ static void check_conservation(const struct sim *s)
 }
 
 /* The event at the top of the heap happens now. */
-static inline void run_event(struct sim *s)
+static inline __attribute__((always_inline)) void run_event(struct sim *s)
 {
     /* A copy: the handler's first eng_schedule overwrites the top (top_taken). */
     struct event ev = s->heap[0];
@@ -574,35 +575,46 @@ static inline int count_event(struct sim *s, uint64_t *n)
     return (++*n & (ENG_CHECK_EVERY - 1)) == 0 && check_progress(s);
 }
 
+/*
+ * Arrivals and events until arrivals stop (s->leave: also a failed stream or a halt, so that one
+ * flag is tested per iteration). The first iteration runs even when start() stopped arrivals
+ * already, as the one loop did before the drain had its own. may_mute (a constant where it is
+ * inlined): the policy turns announcements off (eng_may_mute), so each arrival tests its
+ * tenant's flag; two copies of the loop, so that the other policies' arrivals do not pay for it.
+ */
+static inline __attribute__((always_inline)) void run_arrivals(struct sim *s, uint64_t *n_ev,
+                                                               int may_mute)
+{
+    do {
+        /* The earliest of the next arrival (s->arr_t, INFINITY if none is due: arrival times
+         * are always finite) and the heap's top (the sentinel when empty), in (time, seq)
+         * order. */
+        const struct event *top = s->heap;
+        if (s->arr_t < top->t || (s->arr_t == top->t && s->arr_seq < top->seq)) {
+            if (s->arr_t == INFINITY)
+                break;
+            if (count_event(s, n_ev))
+                break;
+            s->now = s->arr_t;
+            on_arrival(s, may_mute);
+        } else {
+            if (count_event(s, n_ev))
+                break;
+            run_event(s);
+        }
+    } while (!s->leave);
+}
+
 int eng_run(struct sim *s, char *err, size_t errlen)
 {
     start(s);
     uint64_t n_ev = s->events;
-    /*
-     * Arrivals and events until arrivals stop (s->leave: also a failed stream or a halt, so
-     * that one flag is tested per iteration), then the drain, events alone (no arrival is due
-     * once they stopped). The first iteration runs even when start() stopped arrivals already,
-     * as the one loop did before the drain had its own.
-     */
+    /* Then the drain, events alone (no arrival is due once they stopped). */
     if (!s->stream_failed) {
-        do {
-            /* The earliest of the next arrival (s->arr_t, INFINITY if none is due: arrival
-             * times are always finite) and the heap's top (the sentinel when empty), in
-             * (time, seq) order. */
-            const struct event *top = s->heap;
-            if (s->arr_t < top->t || (s->arr_t == top->t && s->arr_seq < top->seq)) {
-                if (s->arr_t == INFINITY)
-                    break;
-                if (count_event(s, &n_ev))
-                    break;
-                s->now = s->arr_t;
-                on_arrival(s);
-            } else {
-                if (count_event(s, &n_ev))
-                    break;
-                run_event(s);
-            }
-        } while (!s->leave);
+        if (s->may_mute)
+            run_arrivals(s, &n_ev, 1);
+        else
+            run_arrivals(s, &n_ev, 0);
         if (s->sc->drain && s->arrivals_done)
             while (!s->stream_failed && s->in_system > 0 && s->heap_n > 0 &&
                    !count_event(s, &n_ev)) {

@@ -119,7 +119,8 @@ struct tenant_rt {
     double gamma_shape, gamma_scale;
     double lognorm_mu, lognorm_sigma;
     int poisson_exp;    /* Poisson arrivals and exponential work: ten_next's inline case */
-    int saturated;      /* cfg's arrival is "saturated": eng_pop refills its queue */
+    uint8_t saturated;  /* cfg's arrival is "saturated": eng_pop refills its queue */
+    uint8_t announce;   /* ops->arrive is called for its arrivals (eng_announce; 1 by default) */
     double gap_mean_s;  /* 1 / rate (poisson) */
     double work_mean_s; /* mean work (exponential) */
     struct trace_src *trace;
@@ -151,6 +152,7 @@ struct sim {
     int top_taken;
     /* The loop's one test per iteration: arrivals stopped, a stream failed or the run halted. */
     int leave;
+    int may_mute;             /* the policy may turn arrivals' announcements off (eng_may_mute) */
     struct arr_ent *arr_heap; /* tenants with a pending arrival, a min-heap on (t, seq) */
     int arr_n;
     double arr_t;     /* the top's t, INFINITY when no arrival is due (none, or stopped) */
@@ -231,6 +233,21 @@ static inline void eng_schedule(struct sim *s, double t, uint32_t kind, uint32_t
 static inline int eng_arrival_due_now(const struct sim *s, int tenant)
 {
     return !s->arrivals_done && s->ten[tenant].next_t <= s->now;
+}
+
+/* Whether the policy hears of the tenant's arrivals (ops->arrive after each one admitted; on
+ * unless the policy turns it off). A policy for which an arrival would do nothing for a while
+ * (exclusive: every GPU of the tenant busy, the common case under load) turns it off until that
+ * changes, and the engine then saves the call. The start's announcement of saturated tenants is
+ * made whatever it says. The flag is read only if the policy called eng_may_mute() from its
+ * init(): the engine then runs the copy of its loop that tests it (and no other pays for it). */
+static inline void eng_announce(struct sim *s, int tenant, int on)
+{
+    s->ten[tenant].announce = (uint8_t)(on != 0);
+}
+static inline void eng_may_mute(struct sim *s)
+{
+    s->may_mute = 1;
 }
 
 /* Tenant queue access for policies. */

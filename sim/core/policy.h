@@ -36,7 +36,8 @@ struct policy_ops {
     void (*free_cfg)(void *cfg);
     /* Builds the run-time state for one replication. Input errors are caught by parse(). */
     void *(*init)(struct sim *s, const void *cfg);
-    /* A request of `tenant` has been appended to its queue. */
+    /* A request of `tenant` has been appended to its queue (not called while the policy has
+     * turned the tenant's announcements off, eng_announce). */
     void (*arrive)(struct sim *s, void *st, int tenant);
     /* An event this policy scheduled (ev->kind >= EV_POLICY). */
     void (*on_event)(struct sim *s, void *st, const struct event *ev);

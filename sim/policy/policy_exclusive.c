@@ -192,6 +192,15 @@ static void excl_free_cfg(void *cfg)
     free(c);
 }
 
+/* With fifo_one an arrival does something only while one of its tenant's GPUs is idle: the
+ * engine announces arrivals only then (eng_announce), and an arrival that would wait costs no
+ * call. Set wherever a tenant's free stack changes. */
+static void sync_announce(struct sim *s, const struct excl *x, int tenant)
+{
+    if (x->fifo_one)
+        eng_announce(s, tenant, x->n_free[tenant] > 0);
+}
+
 static void *excl_init(struct sim *s, const void *cfgp)
 {
     const struct excl_cfg *c = cfgp;
@@ -245,6 +254,10 @@ static void *excl_init(struct sim *s, const void *cfgp)
     x->all_down_at = ss_xcalloc((size_t)s->n_ten, sizeof *x->all_down_at);
     for (int i = 0; i < s->n_ten; i++)
         x->n_up[i] = x->n_own[i];
+    if (x->fifo_one)
+        eng_may_mute(s);
+    for (int i = 0; i < s->n_ten; i++)
+        sync_announce(s, x, i);
     gf_start(&x->gf, s, EV_CARD);
     return x;
 }
@@ -324,10 +337,12 @@ static inline void done_one(struct sim *s, struct excl *x, struct server *sv, in
     sv->busy = 0;
     sv->g.r[0].work = 0;
     eng_complete(s, &sv->g.r[0]);
-    if (eng_qlen(s, sv->tenant) > 0)
+    if (eng_qlen(s, sv->tenant) > 0) {
         start_one(s, sv, g);
-    else
+    } else {
         x->free_stack[sv->tenant][x->n_free[sv->tenant]++] = g;
+        eng_announce(s, sv->tenant, 1);
+    }
 }
 
 /* The tenant's GPU that takes its next request, or -1 when all are full. */
@@ -351,6 +366,7 @@ SS_NOINLINE static void arrive_one(struct sim *s, struct excl *x, int tenant)
         int g = x->free_stack[tenant][--x->n_free[tenant]];
         start_one(s, &x->srv[g], g);
     }
+    sync_announce(s, x, tenant);
 }
 
 SS_NOINLINE static void fifo_arrive(struct sim *s, struct excl *x, int tenant)
@@ -370,6 +386,7 @@ static inline void next_or_park(struct sim *s, struct excl *x, int g)
         start_service(s, x, g);
     if (sv->g.cap == 1 && sv->g.n == 0)
         x->free_stack[sv->tenant][x->n_free[sv->tenant]++] = g;
+    sync_announce(s, x, sv->tenant);
 }
 
 SS_NOINLINE static void fifo_done(struct sim *s, struct excl *x, int g)
@@ -625,6 +642,7 @@ SS_COLD static void card_fault(struct sim *s, struct excl *x, int g)
         for (int k = 0; k < x->n_free[t]; k++) /* an idle GPU is on its tenant's stack */
             if (x->free_stack[t][k] == g)
                 x->free_stack[t][k] = x->free_stack[t][--x->n_free[t]];
+        sync_announce(s, x, t);
     }
     sv->version++;
     sv->down = 1;
@@ -668,7 +686,7 @@ static void excl_arrive(struct sim *s, void *st, int tenant)
 {
     struct excl *x = st;
     if (x->fifo_one) {             /* first: the M/M/4 benchmark's path, one test */
-        if (x->n_free[tenant] > 0) /* else it waits: out before any register is saved */
+        if (x->n_free[tenant] > 0) /* else it waits (only start()'s saturated announcement) */
             arrive_one(s, x, tenant);
         return;
     }
