@@ -27,6 +27,12 @@ static inline int ev_before(const struct event *a, const struct event *b)
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
+void eng_schedule_call(struct sim *s, double t, uint32_t kind, uint32_t target, uint32_t version,
+                       uint32_t aux)
+{
+    eng_schedule(s, t, kind, target, version, aux);
+}
+
 void eng_heap_grow(struct sim *s)
 {
     s->heap_cap = s->heap_cap ? 2 * s->heap_cap : 64;

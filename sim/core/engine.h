@@ -228,6 +228,22 @@ static inline void eng_schedule(struct sim *s, double t, uint32_t kind, uint32_t
     h[i] = e;
 }
 
+/* eng_schedule out of line (eng_schedule_last). */
+void eng_schedule_call(struct sim *s, double t, uint32_t kind, uint32_t target, uint32_t version,
+                       uint32_t aux);
+
+/* eng_schedule as the last statement of a handler's path: either case is a tail call, so a fast
+ * path that ends with it makes no call it returns from, and its function saves no register for
+ * one (exclusive's completion that starts the next request). */
+static inline void eng_schedule_last(struct sim *s, double t, uint32_t kind, uint32_t target,
+                                     uint32_t version, uint32_t aux)
+{
+    if (s->top_taken)
+        eng_replace_top(s, t, kind, target, version, aux);
+    else
+        eng_schedule_call(s, t, kind, target, version, aux);
+}
+
 /* Another arrival of the tenant is due at this very instant: an LLM engine waits for it before
  * it begins a step (policy/units/llmengine.h), and begins at once otherwise. */
 static inline int eng_arrival_due_now(const struct sim *s, int tenant)
@@ -271,6 +287,21 @@ static inline void eng_pop(struct sim *s, int tenant, struct request *r)
         r->start = s->now;
     if (t->q.n == 0 && t->saturated)
         eng_pop_refill(s, tenant);
+}
+/* eng_pop without a call: 1 with the head taken into *r when the queue has one and no refill is
+ * due after it (another waits, or the tenant is not saturated); 0, taking nothing, otherwise (the
+ * caller then takes the eng_pop path, out of line). */
+static inline int eng_pop_now(struct sim *s, int tenant, struct request *r)
+{
+    struct tenant_rt *t = &s->ten[tenant];
+    if (t->q.n == 0 || (t->q.n == 1 && t->saturated))
+        return 0;
+    *r = t->q.buf[t->q.head];
+    t->q.head = (t->q.head + 1) & (t->q.cap - 1);
+    t->q.n--;
+    if (r->start < 0)
+        r->start = s->now;
+    return 1;
 }
 /* Puts a request back at the head of its queue (e.g. preempted by a reconfiguration). */
 void eng_push_front(struct sim *s, const struct request *r);

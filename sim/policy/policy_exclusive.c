@@ -330,19 +330,35 @@ static inline void start_one(struct sim *s, struct server *sv, int g)
     eng_schedule(s, s->now + left, EV_DONE, (uint32_t)g, sv->version, 0);
 }
 
-static inline void done_one(struct sim *s, struct excl *x, struct server *sv, int g)
+/* The rest of done_one: the GPU empties, or takes a saturated tenant's last request (eng_pop
+ * refills the queue). Out of line, so that done_one's common path makes tail calls only. */
+SS_NOINLINE static void done_one_rest(struct sim *s, struct excl *x, struct server *sv, int g)
 {
-    eng_busy(s, sv->used1, sv->t_start, s->now);
     sv->g.n = 0;
     sv->busy = 0;
     sv->g.r[0].work = 0;
-    eng_complete(s, &sv->g.r[0]);
     if (eng_qlen(s, sv->tenant) > 0) {
         start_one(s, sv, g);
     } else {
         x->free_stack[sv->tenant][x->n_free[sv->tenant]++] = g;
         eng_announce(s, sv->tenant, 1);
     }
+}
+
+/* GPU g's request is done; the next waiting one starts at once (the same engine calls in the
+ * same order as start_one's: the GPU stays busy with one request, and its version stands). */
+static inline void done_one(struct sim *s, struct excl *x, struct server *sv, int g)
+{
+    eng_busy(s, sv->used1, sv->t_start, s->now);
+    eng_complete(s, &sv->g.r[0]);
+    struct request *r = &sv->g.r[0];
+    if (!eng_pop_now(s, sv->tenant, r)) {
+        done_one_rest(s, x, sv, g);
+        return;
+    }
+    sv->t_start = s->now;
+    double left = sv->speed1 == 1.0 ? r->work : r->work / sv->speed1;
+    eng_schedule_last(s, s->now + left, EV_DONE, (uint32_t)g, sv->version, 0);
 }
 
 /* The tenant's GPU that takes its next request, or -1 when all are full. */
