@@ -11,6 +11,7 @@
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Reference outputs of xoshiro256** from the state {1, 2, 3, 4} (computed from the authors'
  * C code transcribed to Python, independently of base/rng.h). */
@@ -219,6 +220,33 @@ static void test_exponential(void)
     free(x);
 }
 
+/* rng_exp1_pair is two rng_exp1 in a row, bit for bit, the slow paths (wedges, tail) included:
+ * 10^6 pairs from one seed take each path thousands of times, in either draw of a pair. */
+static void test_exp_pair(void)
+{
+    struct rng a, b;
+    rng_seed(&a, 7);
+    b = a;
+    long same = 0, slow1 = 0, slow2 = 0;
+    const long n = 1000000;
+    for (long k = 0; k < n; k++) {
+        struct rng c = a; /* the next output, read off a copy: does it leave the fast path? */
+        uint64_t u = rng_next(&c);
+        slow1 += (u >> 11) >= rng_zig_k[u & 0xff];
+        double x1 = rng_exp1(&a), x2;
+        c = a;
+        u = rng_next(&c);
+        slow2 += (u >> 11) >= rng_zig_k[u & 0xff];
+        x2 = rng_exp1(&a);
+        double y1, y2;
+        rng_exp1_pair(&b, &y1, &y2);
+        same += memcmp(&x1, &y1, sizeof x1) == 0 && memcmp(&x2, &y2, sizeof x2) == 0;
+    }
+    CU_ASSERT_EQUAL(same, n);
+    CU_ASSERT_EQUAL(memcmp(a.s, b.s, sizeof a.s), 0); /* the streams stay in step */
+    CU_ASSERT(slow1 > 10000 && slow2 > 10000);        /* 2.2 % of draws leave the fast path */
+}
+
 void test_rng_register(void)
 {
     static const struct tu_test t[] = {
@@ -228,6 +256,7 @@ void test_rng_register(void)
         {"gsl_ran_* through the gsl_rng view", test_gsl_view},
         {"ziggurat tables follow from r and v", test_zig_tables},
         {"ziggurat exponential: moments, KS, tail, layers", test_exponential},
+        {"rng_exp1_pair: two rng_exp1 in a row, bit for bit", test_exp_pair},
         {NULL, NULL},
     };
     tu_add_suite("rng", t);

@@ -85,4 +85,39 @@ static inline double rng_exp1(struct rng *r)
     return rng_exp1_slow(r, i, j);
 }
 
+/* One xoshiro256** step on a state held in locals (rng_exp1_pair). */
+static inline uint64_t rng_next_in(uint64_t *s0, uint64_t *s1, uint64_t *s2, uint64_t *s3)
+{
+    uint64_t out = rng_rotl(*s1 * 5, 7) * 9, t = *s1 << 17;
+    *s2 ^= *s0;
+    *s3 ^= *s1;
+    *s1 ^= *s2;
+    *s0 ^= *s3;
+    *s2 ^= t;
+    *s3 = rng_rotl(*s3, 45);
+    return out;
+}
+
+/* Two rng_exp1() in a row, the same values in the same order: the state stays in registers
+ * between them and is stored once, unless a draw leaves the fast path (rng_exp1_slow draws more
+ * from the stream in memory). A Poisson tenant draws its gap and its work so at every arrival. */
+static inline __attribute__((always_inline)) void rng_exp1_pair(struct rng *r, double *x1,
+                                                                double *x2)
+{
+    uint64_t s0 = r->s[0], s1 = r->s[1], s2 = r->s[2], s3 = r->s[3];
+    uint64_t u = rng_next_in(&s0, &s1, &s2, &s3), j = u >> 11;
+    unsigned i = (unsigned)(u & 0xff);
+    if (j < rng_zig_k[i]) {
+        *x1 = (double)j * rng_zig_w[i];
+    } else {
+        r->s[0] = s0, r->s[1] = s1, r->s[2] = s2, r->s[3] = s3;
+        *x1 = rng_exp1_slow(r, i, j);
+        s0 = r->s[0], s1 = r->s[1], s2 = r->s[2], s3 = r->s[3];
+    }
+    u = rng_next_in(&s0, &s1, &s2, &s3), j = u >> 11;
+    i = (unsigned)(u & 0xff);
+    r->s[0] = s0, r->s[1] = s1, r->s[2] = s2, r->s[3] = s3;
+    *x2 = j < rng_zig_k[i] ? (double)j * rng_zig_w[i] : rng_exp1_slow(r, i, j);
+}
+
 #endif
