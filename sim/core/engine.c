@@ -22,11 +22,6 @@
 
 /* ---- heap ---------------------------------------------------------------- */
 
-static inline int ev_before(const struct event *a, const struct event *b)
-{
-    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
-}
-
 void eng_schedule_call(struct sim *s, double t, uint32_t kind, uint32_t target, uint32_t version,
                        uint32_t aux)
 {
@@ -61,9 +56,9 @@ static inline void heap_remove_top(struct sim *s)
         size_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && ev_before(&h[c + 1], &h[c]))
+        if (c + 1 < n && eng_ev_before(&h[c + 1], &h[c]))
             c++;
-        if (!ev_before(&h[c], last))
+        if (!eng_ev_before(&h[c], last))
             break;
         h[i] = h[c];
         i = c;
@@ -71,26 +66,10 @@ static inline void heap_remove_top(struct sim *s)
     h[i] = *last;
 }
 
-/* The event at the top has been taken by the loop: the new one (the newest: a child at the
- * same time goes first) sifts down from the top in its place. */
 void eng_replace_top(struct sim *s, double t, uint32_t kind, uint32_t target, uint32_t version,
                      uint32_t aux)
 {
-    struct event e = {t, s->seq++, kind, target, version, aux}, *h = s->heap;
-    size_t n = s->heap_n, i = 0;
-    s->top_taken = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && ev_before(&h[c + 1], &h[c]))
-            c++;
-        if (!(h[c].t <= t))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = e;
+    eng_replace_top_in(s, t, kind, target, version, aux);
 }
 
 /* ---- arrival heap (one entry per tenant with a pending arrival) ----------- */

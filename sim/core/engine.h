@@ -199,6 +199,40 @@ void eng_heap_grow(struct sim *s);
 void eng_replace_top(struct sim *s, double t, uint32_t kind, uint32_t target, uint32_t version,
                      uint32_t aux);
 
+/* (time, seq) order of two events. */
+static inline int eng_ev_before(const struct event *a, const struct event *b)
+{
+    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+/*
+ * The body of eng_replace_top: the event at the top has been taken by the loop, and the new one
+ * (the newest: a child at the same time goes first) sifts down from the top in its place.
+ * eng_replace_top calls it out of line; eng_schedule_last has it inline (one call site, the
+ * exclusive completion that starts the next request: the call and its arguments' packing cost
+ * more there than the sift).
+ */
+static inline __attribute__((always_inline)) void eng_replace_top_in(struct sim *s, double t,
+                                                                     uint32_t kind, uint32_t target,
+                                                                     uint32_t version, uint32_t aux)
+{
+    struct event e = {t, s->seq++, kind, target, version, aux}, *h = s->heap;
+    size_t n = s->heap_n, i = 0;
+    s->top_taken = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && eng_ev_before(&h[c + 1], &h[c]))
+            c++;
+        if (!(h[c].t <= t))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = e;
+}
+
 /*
  * Schedules an event. Inline: policies call it once or more per request. The new event has
  * the largest seq in the heap, so it goes above a parent only if strictly earlier: the sift
@@ -239,7 +273,7 @@ static inline void eng_schedule_last(struct sim *s, double t, uint32_t kind, uin
                                      uint32_t version, uint32_t aux)
 {
     if (s->top_taken)
-        eng_replace_top(s, t, kind, target, version, aux);
+        eng_replace_top_in(s, t, kind, target, version, aux);
     else
         eng_schedule_call(s, t, kind, target, version, aux);
 }
