@@ -332,13 +332,18 @@ static inline void start_one(struct sim *s, struct server *sv, int g)
 
 /* The rest of done_one: the GPU empties, or takes a saturated tenant's last request (eng_pop
  * refills the queue). Out of line, so that done_one's common path makes tail calls only. */
+SS_NOINLINE static void done_one_refill(struct sim *s, struct server *sv, int g)
+{
+    start_one(s, sv, g);
+}
+
 SS_NOINLINE static void done_one_rest(struct sim *s, struct excl *x, struct server *sv, int g)
 {
     sv->g.n = 0;
     sv->busy = 0;
     sv->g.r[0].work = 0;
     if (eng_qlen(s, sv->tenant) > 0) {
-        start_one(s, sv, g);
+        done_one_refill(s, sv, g); /* a tail call: parking saves no register */
     } else {
         x->free_stack[sv->tenant][x->n_free[sv->tenant]++] = g;
         eng_announce(s, sv->tenant, 1);
