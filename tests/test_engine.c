@@ -51,6 +51,32 @@ static void test_conservation_without_drain(void)
     scn_free(&sc);
 }
 
+/*
+ * The measurement window's completions, at its edges (hand-computed): one GPU, arrivals every
+ * 0.25 s from 0.25 s, 0.5 s of work each, so request k completes at 0.25 + 0.5k s. The warm-up
+ * is 2 requests: the window opens at the third arrival, 0.75 s, just after request 1's
+ * completion at that instant (scheduled earlier, so it runs first, before the window is known:
+ * not counted). The stop at 2.25 s is an event scheduled at the start, so it runs before request
+ * 4's completion at 2.25 s, which counts (t <= t_stop) when the run drains and does not happen
+ * when it does not. Throughput: 3 completions (1.25, 1.75, 2.25 s) in the 1.5 s window with the
+ * drain, 2 without (the window counts every request, measured or not).
+ */
+static void test_window_edges(void)
+{
+    struct scenario sc;
+    struct run_result r;
+    tu_run_file(tu_fixture("engine/window-edges.json"), &sc, &r);
+    CU_ASSERT_DOUBLE_EQUAL(r.s[0].t[TM_THROUGHPUT], 3 / 1.5, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(r.s[0].t[TM_COMPLETED], 6, 0); /* requests 3-8, drained */
+    run_result_free(&r);
+    scn_free(&sc);
+    tu_run_file(tu_fixture("engine/window-edges-no-drain.json"), &sc, &r);
+    CU_ASSERT_DOUBLE_EQUAL(r.s[0].t[TM_THROUGHPUT], 2 / 1.5, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(r.s[0].t[TM_COMPLETED], 1, 0); /* request 3 (2 is the warm-up's) */
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
 /* A policy that only schedules: every event it receives must be the earliest pending one in
  * (time, seq) order, against a list of what it scheduled; each handler schedules 0 to 3 more
  * (some at the same time, some at now), so the top's replacement, the plain insertions after
@@ -146,6 +172,7 @@ void test_engine_register(void)
         {"common random numbers across strategies", test_common_random_numbers},
         {"conservation with requests left in flight", test_conservation_without_drain},
         {"events pop in (time, seq) order when handlers schedule", test_event_order},
+        {"the window's completions at its edges (hand-computed)", test_window_edges},
         {NULL, NULL},
     };
     tu_add_suite("engine", t);
