@@ -357,7 +357,9 @@ static inline void done_one(struct sim *s, struct excl *x, struct server *sv, in
     eng_busy(s, sv->used1, sv->t_start, s->now);
     eng_complete(s, &sv->g.r[0]);
     struct request *r = &sv->g.r[0];
-    if (!eng_pop_now(s, sv->tenant, r)) {
+    /* r->tenant is sv->tenant (a GPU serves its own tenant), and eng_complete has just looked
+     * it up: the compiler reuses that tenant_rt instead of computing it again from sv. */
+    if (!eng_pop_now(s, r->tenant, r)) {
         done_one_rest(s, x, sv, g);
         return;
     }
