@@ -70,14 +70,20 @@ struct mu_unit {
     double busy_s; /* unit-time with a client busy, inside the measurement window */
     double *speed; /* [n]: each busy client's speed, as reshare() last computed it */
     /* With every client at concurrency 1 and at most MU_MEMO_CLIENTS of them, the shares and
-     * speeds depend on the busy set alone: memo[set × 2n + 2k] is client k's SM share and
-     * memo[… + 1] its speed in that set, computed the first time the set occurs (memo_set
-     * marks it); NULL otherwise. */
+     * speeds depend on the busy set alone: in the set's row of MU_MEMO_ROW(n) doubles, [2k] is
+     * client k's SM share and [2k + 1] its speed (0 while idle), [2n] the unit's utilisation
+     * weight (min(1, Σ SM shares) × share) and [2n + 1] 1 if any client is busy, else 0;
+     * computed the first time the set occurs (memo_set marks it; the empty set's zeros are
+     * right from the start); NULL otherwise. */
     double *memo;
     unsigned char *memo_set;
+    /* With a memo: bit k is set while client k is busy, kept as its group fills and empties,
+     * so the row is found without a pass over the clients. */
+    unsigned set;
 };
 
 #define MU_MEMO_CLIENTS 8
+#define MU_MEMO_ROW(n) (2 * (size_t)(n) + 2)
 
 void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, int n,
              const int *tenants, const double *caps, double sm_scale, double bw_scale, double share,
