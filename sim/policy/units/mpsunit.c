@@ -3,8 +3,8 @@
  * server (see mpsunit.h; the rate model is derived in policy_mps.c and
  * docs/mps-vgpu.md). Whenever the busy set changes, the work done so far is
  * charged at the old speeds, speeds are recomputed, and a client whose speed
- * changed gets a new completion event with a bumped version. The unit-interface
- * wrappers are at the end.
+ * changed gets a new completion time; the unit's one timer sits at the earliest (arm()).
+ * The unit-interface wrappers are at the end.
  */
 #include "policy/units/mpsunit.h"
 #include "base/jsonv.h"
@@ -83,6 +83,11 @@ void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, 
     u->bw_loss = bw_loss;
     u->recovery_s = recovery_s;
     u->speed = ss_xcalloc((size_t)(n ? n : 1), sizeof *u->speed);
+    u->t_done = ss_xcalloc((size_t)(n ? n : 1), sizeof *u->t_done);
+    u->stamp = ss_xcalloc((size_t)(n ? n : 1), sizeof *u->stamp);
+    for (int k = 0; k < n; k++)
+        u->t_done[k] = INFINITY;
+    u->t_arm = INFINITY;
     int one = n <= MU_MEMO_CLIENTS;
     for (int k = 0; k < n; k++)
         one &= u->cli[k].g.cap == 1;
@@ -115,10 +120,13 @@ void mu_free(struct mu_unit *u)
     }
     free(u->cli);
     free(u->speed);
+    free(u->t_done);
+    free(u->stamp);
     free(u->memo);
     free(u->memo_set);
     u->cli = NULL;
-    u->speed = u->memo = NULL;
+    u->speed = u->memo = u->t_done = NULL;
+    u->stamp = NULL;
     u->memo_set = NULL;
 }
 
@@ -269,13 +277,34 @@ static const double *shares_memo(struct sim *s, struct mu_unit *u)
     return row;
 }
 
-/* Client k's speed changed, or its group did: a new completion event (the old one goes stale). */
+/* Client k's speed changed, or its group did: its completion time from now. The stamp orders
+ * completions that fall at one instant as their events' sequence numbers did when each client
+ * had an event of its own. */
 static void resched(struct sim *s, struct mu_unit *u, struct mu_client *c, int k, double v)
 {
     rg_set_speed(&c->g, s->now, v);
     c->stale = 0;
-    c->version++;
-    unit_schedule(s, u->ev, s->now + rg_next_s(&c->g), MU_T_DONE, c->version, (uint32_t)k);
+    u->t_done[k] = s->now + rg_next_s(&c->g);
+    u->stamp[k] = ++u->stamps;
+}
+
+/*
+ * The unit's one completion timer at its earliest client completion. It is re-armed only
+ * when that comes before the timer pending (the pending one goes stale); when it comes after
+ * (the client that was first slowed down), the pending timer fires early, finds nobody due and
+ * re-arms (on_timer): one sift there instead of an insertion now and a stale event's removal.
+ */
+static void arm(struct sim *s, struct mu_unit *u)
+{
+    const double *t = u->t_done;
+    const int n = u->n;
+    double m = INFINITY;
+    for (int k = 0; k < n; k++)
+        m = t[k] < m ? t[k] : m; /* minsd */
+    if (m < u->t_arm) {
+        u->t_arm = m;
+        unit_schedule(s, u->ev, m, MU_T_DONE, ++u->t_ver, 0);
+    }
 }
 
 /* reshare() with a memo: which busy clients changed speed or group, as a mask taken over every
@@ -292,6 +321,7 @@ static void reshare_memo(struct sim *s, struct mu_unit *u)
         int k = __builtin_ctz(due);
         resched(s, u, &cli[k], k, row[2 * k + 1]);
     }
+    arm(s, u);
 }
 
 /* Recomputes every busy client's shares and speed; reschedules those that changed. */
@@ -312,6 +342,7 @@ static void reshare(struct sim *s, struct mu_unit *u)
             continue; /* same speed, same group: the pending completion is still right */
         resched(s, u, c, k, u->speed[k]);
     }
+    arm(s, u);
 }
 
 /* An LLM client takes every waiting request into its engine and, between steps, starts the
@@ -411,14 +442,14 @@ static void on_begin(struct sim *s, struct mu_unit *u, const struct event *ev)
     reshare(s, u);
 }
 
-static void on_done(struct sim *s, struct mu_unit *u, const struct event *ev)
+/* Client k's first request (an LLM client's step, its GPU part) is done. */
+static void on_done(struct sim *s, struct mu_unit *u, int k)
 {
-    struct mu_client *c = &u->cli[ev->aux];
-    if (!busy(c) || ev->version != c->version)
-        return; /* rescheduled since, or failed by a fault */
+    struct mu_client *c = &u->cli[k];
+    u->t_done[k] = INFINITY;
     account(s, u);
     if (c->llm) {
-        on_step_gpu_done(s, u, c, (int)ev->aux);
+        on_step_gpu_done(s, u, c, k);
         return;
     }
     if (c->g.n == 1) { /* the group empties: no search, no copy */
@@ -434,8 +465,41 @@ static void on_done(struct sim *s, struct mu_unit *u, const struct event *ev)
     c->stale = 1;
     if (!busy(c))
         c->g.speed = 0;
-    fill(s, u, (int)ev->aux);
+    fill(s, u, k);
     reshare(s, u);
+}
+
+/* The client whose completion is due now (-1: none, the timer fired early): the one with the
+ * least stamp among those due at this instant, tested without a branch per client. */
+static int due_client(const struct mu_unit *u, double now)
+{
+    const double *t = u->t_done;
+    const int n = u->n;
+    int k = -1, ties = 0;
+    for (int j = n - 1; j >= 0; j--) {
+        int d = t[j] <= now;
+        ties += d;
+        k = d ? j : k;
+    }
+    if (ties > 1) /* simultaneous completions: the one scheduled first, as events popped */
+        for (int j = 0; j < n; j++)
+            if (t[j] <= now && u->stamp[j] < u->stamp[k])
+                k = j;
+    return k;
+}
+
+/* The completion timer: the due client completes (and reshare() re-arms the timer), or, fired
+ * early, the timer is re-armed at the earliest completion. */
+static void on_timer(struct sim *s, struct mu_unit *u, const struct event *ev)
+{
+    if (ev->version != u->t_ver)
+        return; /* re-armed earlier since */
+    u->t_arm = INFINITY;
+    int k = due_client(u, s->now);
+    if (k < 0)
+        arm(s, u);
+    else
+        on_done(s, u, k);
 }
 
 /* Books [down_since, t_end] as downtime for every tenant of the unit. */
@@ -461,7 +525,7 @@ void mu_event(struct sim *s, struct mu_unit *u, const struct event *ev)
 {
     switch (unit_ev_timer(ev)) {
     case MU_T_DONE:
-        on_done(s, u, ev);
+        on_timer(s, u, ev);
         break;
     case MU_T_OVERHEAD:
         on_overhead_done(s, u, ev);
@@ -486,6 +550,7 @@ void mu_abort(struct sim *s, struct mu_unit *u)
             c->g.speed = 0;
             c->in_overhead = 0;
             c->version++;
+            u->t_done[k] = INFINITY;
             continue;
         }
         if (!busy(c))
@@ -497,6 +562,7 @@ void mu_abort(struct sim *s, struct mu_unit *u)
         }
         c->g.speed = 0;
         c->version++;
+        u->t_done[k] = INFINITY;
     }
     u->set = 0;
 }

@@ -29,8 +29,10 @@
  *
  * Invariants: t_acct is the time up to which the clients' work and the unit's
  * busy time are accounted; a busy client (requests in its group) has speed > 0 and its
- * pending completion event (aux = client index) carries its current version; a unit
- * that is down has no busy client.
+ * completion time t_done[k] at that speed (an idle client INFINITY); the unit's one completion
+ * timer is pending at t_arm, at or before the earliest t_done (a client's speed that changes
+ * moves its t_done, and the timer only when the earliest comes sooner); a unit that is down has
+ * no busy client.
  */
 #ifndef SS_MPSUNIT_H
 #define SS_MPSUNIT_H
@@ -69,6 +71,14 @@ struct mu_unit {
     long faults;
     double busy_s; /* unit-time with a client busy, inside the measurement window */
     double *speed; /* [n]: each busy client's speed, as reshare() last computed it */
+    /* One completion timer for the unit (MU_T_DONE, version t_ver) at t_arm (INFINITY: none
+     * pending), never after the earliest t_done[k], client k's completion time (INFINITY while
+     * idle); stamp[k] numbers the t_done[k] in the order they were set (ties). */
+    double *t_done;
+    uint64_t *stamp;
+    uint64_t stamps;
+    double t_arm;
+    uint32_t t_ver;
     /* With every client at concurrency 1 and at most MU_MEMO_CLIENTS of them, the shares and
      * speeds depend on the busy set alone: in the set's row of MU_MEMO_ROW(n) doubles, [2k] is
      * client k's SM share and [2k + 1] its speed (0 while idle), [2n] the unit's utilisation
