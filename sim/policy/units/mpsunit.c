@@ -94,6 +94,8 @@ void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, 
     if (one) { /* 2^n sets × n clients × (share, speed): 32 KB at 8 clients */
         u->memo = ss_xcalloc((size_t)1 << n, MU_MEMO_ROW(n) * sizeof *u->memo);
         u->memo_set = ss_xcalloc((size_t)1 << n, 1);
+        u->work = ss_xcalloc((size_t)n, sizeof *u->work);
+        u->v = ss_xcalloc((size_t)n, sizeof *u->v);
     }
 }
 
@@ -106,7 +108,9 @@ void mu_set_llm(struct mu_unit *u, const struct scenario *sc, int k, long kv_blo
     /* A step's speed depends on the step, not on the busy set alone: no memo. */
     free(u->memo);
     free(u->memo_set);
-    u->memo = NULL;
+    free(u->work);
+    free(u->v);
+    u->memo = u->work = u->v = NULL;
     u->memo_set = NULL;
 }
 
@@ -124,7 +128,10 @@ void mu_free(struct mu_unit *u)
     free(u->stamp);
     free(u->memo);
     free(u->memo_set);
+    free(u->work);
+    free(u->v);
     u->cli = NULL;
+    u->work = u->v = NULL;
     u->speed = u->memo = u->t_done = NULL;
     u->stamp = NULL;
     u->memo_set = NULL;
@@ -135,11 +142,22 @@ static int busy(const struct mu_client *c)
     return c->g.n > 0;
 }
 
-/* Client k's group filled or emptied: its bit in the busy set (units with a memo). */
+/* With a memo, client k's group changed (stale: filled or emptied): its bit in the busy set,
+ * its request's work (0 idle) and its speed (0 idle; a new request's is set by reshare(), which
+ * the bit in `changed` calls for). */
 static void mark(struct mu_unit *u, int k)
 {
-    if (u->memo)
-        u->set = (u->set & ~(1u << k)) | (unsigned)busy(&u->cli[k]) << k;
+    struct mu_client *c = &u->cli[k];
+    if (!u->memo || !c->stale)
+        return;
+    /* Without a branch on whether it is busy (after a completion, whether its queue refilled
+     * it): products by 0 or 1 are exact. */
+    const int on = busy(c);
+    u->set = (u->set & ~(1u << k)) | (unsigned)on << k;
+    u->work[k] = c->g.r[0].work * on;
+    u->v[k] *= on;
+    u->changed |= 1u << k;
+    c->stale = 0;
 }
 
 static double *memo_row(const struct mu_unit *u)
@@ -159,27 +177,24 @@ static inline double nonneg(double w)
 }
 
 /*
- * account() with a memo: every client at once, busy or not, with no branch on which are (an
- * idle client's speed is 0, so its work stays; a busy client's group was charged up to t_acct,
- * so (now - t_acct) × speed is what rg_advance would charge), and the utilisation weight from
- * the set's row: the same numbers as the general path, without a mispredicted test per client.
+ * account() with a memo: every client at once, busy or not, from the two arrays, with no branch
+ * on which are busy (an idle client's speed is 0, so its work stays 0; a busy one's is charged
+ * (now - t_acct) × speed, what rg_advance charges a group charged up to t_acct), and the
+ * utilisation weight from the set's row: the same numbers as the general path.
  */
 static void account_memo(struct sim *s, struct mu_unit *u)
 {
     const double now = s->now, dt = now - u->t_acct;
     if (dt > 0) {
-        struct mu_client *cli = u->cli;
+        double *work = u->work;
+        const double *v = u->v;
         const int n = u->n;
-        for (int k = 0; k < n; k++) {
-            struct rgroup *g = &cli[k].g;
-            double w = g->r[0].work - dt * g->speed;
-            g->r[0].work = nonneg(w); /* rounding at the completion instant */
-            g->t = now;
-        }
+        for (int k = 0; k < n; k++)
+            work[k] = nonneg(work[k] - dt * v[k]); /* rounding at the completion instant */
         const double *row = memo_row(u);
         double clip = eng_clip(s, u->t_acct, now);
-        s->busy_acc += row[2 * n] * clip; /* eng_busy */
-        u->busy_s += row[2 * n + 1] * clip;
+        s->busy_acc += row[n] * clip; /* eng_busy */
+        u->busy_s += row[n + 1] * clip;
     }
     u->t_acct = now;
 }
@@ -266,12 +281,11 @@ static const double *shares_memo(struct sim *s, struct mu_unit *u)
         model(s, u);
         for (int k = 0; k < n; k++)
             if (busy(&u->cli[k])) {
-                row[2 * k] = u->cli[k].sm;
-                row[2 * k + 1] = u->speed[k];
+                row[k] = u->speed[k];
                 sm += u->cli[k].sm;
             }
-        row[2 * n] = (sm > 1 ? 1 : sm) * u->share;
-        row[2 * n + 1] = sm > 0;
+        row[n] = (sm > 1 ? 1 : sm) * u->share;
+        row[n + 1] = sm > 0;
         u->memo_set[u->set] = 1;
     }
     return row;
@@ -308,18 +322,21 @@ static void arm(struct sim *s, struct mu_unit *u)
 }
 
 /* reshare() with a memo: which busy clients changed speed or group, as a mask taken over every
- * client without a branch, then a pass over those alone (usually one or two). */
+ * client without a branch, then a pass over those alone (usually one or two), each given its
+ * completion time as resched() would (rg_next_s of one request: work / speed). */
 static void reshare_memo(struct sim *s, struct mu_unit *u)
 {
-    const double *row = shares_memo(s, u);
-    struct mu_client *cli = u->cli; /* in locals, as in account() */
+    const double *row = shares_memo(s, u), *v = u->v;
     const int n = u->n;
-    unsigned due = 0;
+    unsigned due = u->changed;
     for (int k = 0; k < n; k++)
-        due |= (unsigned)((row[2 * k + 1] != cli[k].g.speed) | cli[k].stale) << k;
+        due |= (unsigned)(row[k] != v[k]) << k;
+    u->changed = 0;
     for (due &= u->set; due; due &= due - 1) {
         int k = __builtin_ctz(due);
-        resched(s, u, &cli[k], k, row[2 * k + 1]);
+        u->v[k] = row[k];
+        u->t_done[k] = s->now + u->work[k] / row[k];
+        u->stamp[k] = ++u->stamps;
     }
     arm(s, u);
 }
@@ -564,7 +581,11 @@ void mu_abort(struct sim *s, struct mu_unit *u)
         c->version++;
         u->t_done[k] = INFINITY;
     }
-    u->set = 0;
+    if (u->memo) {
+        u->set = u->changed = 0;
+        memset(u->work, 0, (size_t)u->n * sizeof *u->work);
+        memset(u->v, 0, (size_t)u->n * sizeof *u->v);
+    }
 }
 
 void mu_down(struct sim *s, struct mu_unit *u, double dur_s)

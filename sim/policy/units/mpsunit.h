@@ -80,20 +80,24 @@ struct mu_unit {
     double t_arm;
     uint32_t t_ver;
     /* With every client at concurrency 1 and at most MU_MEMO_CLIENTS of them, the shares and
-     * speeds depend on the busy set alone: in the set's row of MU_MEMO_ROW(n) doubles, [2k] is
-     * client k's SM share and [2k + 1] its speed (0 while idle), [2n] the unit's utilisation
-     * weight (min(1, Σ SM shares) × share) and [2n + 1] 1 if any client is busy, else 0;
-     * computed the first time the set occurs (memo_set marks it; the empty set's zeros are
-     * right from the start); NULL otherwise. */
+     * speeds depend on the busy set alone: in the set's row of MU_MEMO_ROW(n) doubles, [k] is
+     * client k's speed (0 while idle), [n] the unit's utilisation weight (min(1, Σ SM shares) ×
+     * share) and [n + 1] 1 if any client is busy, else 0; computed the first time the set
+     * occurs (memo_set marks it; the empty set's zeros are right from the start); NULL
+     * otherwise. */
     double *memo;
     unsigned char *memo_set;
-    /* With a memo: bit k is set while client k is busy, kept as its group fills and empties,
-     * so the row is found without a pass over the clients. */
-    unsigned set;
+    /* With a memo, the clients' state in arrays, which account() and reshare() run through
+     * without a branch per client: bit k of `set` while client k is busy, kept as its group
+     * fills and empties (the row is found without a pass over the clients); work[k] and v[k]
+     * its request's work left and speed, 0 while idle (its group holds the request, but not its
+     * work or speed); bit k of `changed` once its group changed, until reshare(). */
+    unsigned set, changed;
+    double *work, *v;
 };
 
 #define MU_MEMO_CLIENTS 8
-#define MU_MEMO_ROW(n) (2 * (size_t)(n) + 2)
+#define MU_MEMO_ROW(n) ((size_t)(n) + 2)
 
 void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, int n,
              const int *tenants, const double *caps, double sm_scale, double bw_scale, double share,
