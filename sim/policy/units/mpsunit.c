@@ -83,19 +83,20 @@ void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, 
     u->bw_loss = bw_loss;
     u->recovery_s = recovery_s;
     u->speed = ss_xcalloc((size_t)(n ? n : 1), sizeof *u->speed);
-    u->t_done = ss_xcalloc((size_t)(n ? n : 1), sizeof *u->t_done);
-    u->stamp = ss_xcalloc((size_t)(n ? n : 1), sizeof *u->stamp);
-    for (int k = 0; k < n; k++)
+    u->nq = (n + MU_LANES - 1) / MU_LANES * MU_LANES;
+    u->t_done = ss_xcalloc((size_t)(u->nq ? u->nq : 1), sizeof *u->t_done);
+    u->stamp = ss_xcalloc((size_t)(u->nq ? u->nq : 1), sizeof *u->stamp);
+    for (int k = 0; k < u->nq; k++)
         u->t_done[k] = INFINITY;
     u->t_arm = INFINITY;
     int one = n <= MU_MEMO_CLIENTS;
     for (int k = 0; k < n; k++)
         one &= u->cli[k].g.cap == 1;
     if (one) { /* 2^n sets × n clients × (share, speed): 32 KB at 8 clients */
-        u->memo = ss_xcalloc((size_t)1 << n, MU_MEMO_ROW(n) * sizeof *u->memo);
+        u->memo = ss_xcalloc((size_t)1 << n, MU_MEMO_ROW(u->nq) * sizeof *u->memo);
         u->memo_set = ss_xcalloc((size_t)1 << n, 1);
-        u->work = ss_xcalloc((size_t)n, sizeof *u->work);
-        u->v = ss_xcalloc((size_t)n, sizeof *u->v);
+        u->work = ss_xcalloc((size_t)(u->nq ? u->nq : 1), sizeof *u->work);
+        u->v = ss_xcalloc((size_t)(u->nq ? u->nq : 1), sizeof *u->v);
     }
 }
 
@@ -162,18 +163,61 @@ static void mark(struct mu_unit *u, int k)
 
 static double *memo_row(const struct mu_unit *u)
 {
-    return &u->memo[(size_t)u->set * MU_MEMO_ROW(u->n)];
+    return &u->memo[(size_t)u->set * MU_MEMO_ROW(u->nq)];
 }
 
-/* max(w, +0) for a number w, in integer operations: GCC compiles `w < 0 ? 0 : w` in a loop to a
- * branch, which the completing client's work (±1 ulp around 0) mispredicts half the time. */
-static inline double nonneg(double w)
+/*
+ * The loops over the padded arrays below take MU_LANES clients at a time from restrict
+ * parameters, the form GCC -O2 turns into SSE pairs with no test per client: with one client at
+ * a time it compiles a clamp or a select to a branch, which the clients' order of completion
+ * mispredicts.
+ */
+
+/* work[k] -= dt × v[k], clamped at +0 (rounding at the completion instant; +0 also for -0, which
+ * divides and adds as -0 does). */
+static void charge(double *restrict work, const double *restrict v, double dt, int nq)
 {
-    int64_t b;
-    memcpy(&b, &w, sizeof b);
-    b &= ~(b >> 63); /* all ones for a negative sign, so the bits clear: +0 */
-    memcpy(&w, &b, sizeof w);
-    return w;
+    for (int k = 0; k < nq; k += MU_LANES)
+        for (int j = 0; j < MU_LANES; j++) {
+            double w = work[k + j] - dt * v[k + j];
+            work[k + j] = w > 0 ? w : 0;
+        }
+}
+
+/* The least of t[0 … nq): a minimum per lane (minpd), then theirs, exact in any order. */
+static double least(const double *restrict t, int nq)
+{
+    double l[MU_LANES];
+    for (int j = 0; j < MU_LANES; j++)
+        l[j] = INFINITY;
+    for (int k = 0; k < nq; k += MU_LANES)
+        for (int j = 0; j < MU_LANES; j++)
+            l[j] = t[k + j] < l[j] ? t[k + j] : l[j];
+    double a = l[0] < l[1] ? l[0] : l[1], b = l[2] < l[3] ? l[2] : l[3];
+    return a < b ? a : b;
+}
+_Static_assert(MU_LANES == 4, "least(), differ() and at_or_before() take four lanes");
+
+/* Bit k set where a[k] != b[k] (nq <= 32). */
+static unsigned differ(const double *restrict a, const double *restrict b, int nq)
+{
+    unsigned m = 0;
+    for (int k = 0; k < nq; k += MU_LANES) /* written out: GCC keeps an inner loop of these */
+        m |= ((unsigned)(a[k] != b[k]) | (unsigned)(a[k + 1] != b[k + 1]) << 1 |
+              (unsigned)(a[k + 2] != b[k + 2]) << 2 | (unsigned)(a[k + 3] != b[k + 3]) << 3)
+             << k;
+    return m;
+}
+
+/* Bit k set where t[k] <= now (nq <= 64). */
+static uint64_t at_or_before(const double *restrict t, double now, int nq)
+{
+    uint64_t m = 0;
+    for (int k = 0; k < nq; k += MU_LANES) /* as in differ() */
+        m |= (uint64_t)((unsigned)(t[k] <= now) | (unsigned)(t[k + 1] <= now) << 1 |
+                        (unsigned)(t[k + 2] <= now) << 2 | (unsigned)(t[k + 3] <= now) << 3)
+             << k;
+    return m;
 }
 
 /*
@@ -186,15 +230,12 @@ static void account_memo(struct sim *s, struct mu_unit *u)
 {
     const double now = s->now, dt = now - u->t_acct;
     if (dt > 0) {
-        double *work = u->work;
-        const double *v = u->v;
-        const int n = u->n;
-        for (int k = 0; k < n; k++)
-            work[k] = nonneg(work[k] - dt * v[k]); /* rounding at the completion instant */
+        const int nq = u->nq;
+        charge(u->work, u->v, dt, nq);
         const double *row = memo_row(u);
         double clip = eng_clip(s, u->t_acct, now);
-        s->busy_acc += row[n] * clip; /* eng_busy */
-        u->busy_s += row[n + 1] * clip;
+        s->busy_acc += row[nq] * clip; /* eng_busy */
+        u->busy_s += row[nq + 1] * clip;
     }
     u->t_acct = now;
 }
@@ -284,8 +325,8 @@ static const double *shares_memo(struct sim *s, struct mu_unit *u)
                 row[k] = u->speed[k];
                 sm += u->cli[k].sm;
             }
-        row[n] = (sm > 1 ? 1 : sm) * u->share;
-        row[n + 1] = sm > 0;
+        row[u->nq] = (sm > 1 ? 1 : sm) * u->share;
+        row[u->nq + 1] = sm > 0;
         u->memo_set[u->set] = 1;
     }
     return row;
@@ -310,11 +351,7 @@ static void resched(struct sim *s, struct mu_unit *u, struct mu_client *c, int k
  */
 static void arm(struct sim *s, struct mu_unit *u)
 {
-    const double *t = u->t_done;
-    const int n = u->n;
-    double m = INFINITY;
-    for (int k = 0; k < n; k++)
-        m = t[k] < m ? t[k] : m; /* minsd */
+    double m = least(u->t_done, u->nq);
     if (m < u->t_arm) {
         u->t_arm = m;
         unit_schedule(s, u->ev, m, MU_T_DONE, ++u->t_ver, 0);
@@ -326,11 +363,8 @@ static void arm(struct sim *s, struct mu_unit *u)
  * completion time as resched() would (rg_next_s of one request: work / speed). */
 static void reshare_memo(struct sim *s, struct mu_unit *u)
 {
-    const double *row = shares_memo(s, u), *v = u->v;
-    const int n = u->n;
-    unsigned due = u->changed;
-    for (int k = 0; k < n; k++)
-        due |= (unsigned)(row[k] != v[k]) << k;
+    const double *row = shares_memo(s, u);
+    unsigned due = u->changed | differ(row, u->v, u->nq);
     u->changed = 0;
     for (due &= u->set; due; due &= due - 1) {
         int k = __builtin_ctz(due);
@@ -487,21 +521,29 @@ static void on_done(struct sim *s, struct mu_unit *u, int k)
 }
 
 /* The client whose completion is due now (-1: none, the timer fired early): the one with the
- * least stamp among those due at this instant, tested without a branch per client. */
+ * least stamp among those due at this instant, tested without a branch per client (a mask by
+ * lanes, the lowest bit; more than 64 clients, a plain search). */
 static int due_client(const struct mu_unit *u, double now)
 {
     const double *t = u->t_done;
-    const int n = u->n;
-    int k = -1, ties = 0;
-    for (int j = n - 1; j >= 0; j--) {
-        int d = t[j] <= now;
-        ties += d;
-        k = d ? j : k;
+    const int nq = u->nq;
+    int k = -1;
+    if (nq <= 64) {
+        uint64_t due = at_or_before(t, now, nq);
+        if (!due)
+            return -1;
+        k = __builtin_ctzll(due);
+        if (!(due & (due - 1)))
+            return k;
+    } else {
+        for (int j = nq - 1; j >= 0; j--)
+            k = t[j] <= now ? j : k;
+        if (k < 0)
+            return -1;
     }
-    if (ties > 1) /* simultaneous completions: the one scheduled first, as events popped */
-        for (int j = 0; j < n; j++)
-            if (t[j] <= now && u->stamp[j] < u->stamp[k])
-                k = j;
+    for (int j = k + 1; j < nq; j++) /* simultaneous completions: the one scheduled first */
+        if (t[j] <= now && u->stamp[j] < u->stamp[k])
+            k = j;
     return k;
 }
 

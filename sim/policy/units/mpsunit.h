@@ -76,6 +76,8 @@ struct mu_unit {
      * idle); stamp[k] numbers the t_done[k] in the order they were set (ties). */
     double *t_done;
     uint64_t *stamp;
+    int nq; /* n rounded up to MU_LANES: the length of t_done, stamp, work, v and a row's speeds,
+             * padded as an idle client (INFINITY, 0) */
     uint64_t stamps;
     double t_arm;
     uint32_t t_ver;
@@ -97,6 +99,9 @@ struct mu_unit {
 };
 
 #define MU_MEMO_CLIENTS 8
+/* The per-client arrays are taken in groups of this many, which the compiler turns into SSE
+ * pairs without a loop test per client. */
+#define MU_LANES 4
 #define MU_MEMO_ROW(n) ((size_t)(n) + 2)
 
 void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, int n,
