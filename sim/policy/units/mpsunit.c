@@ -97,6 +97,7 @@ void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, 
         u->memo_set = ss_xcalloc((size_t)1 << n, 1);
         u->work = ss_xcalloc((size_t)(u->nq ? u->nq : 1), sizeof *u->work);
         u->v = ss_xcalloc((size_t)(u->nq ? u->nq : 1), sizeof *u->v);
+        u->row = u->memo; /* the empty set's */
     }
 }
 
@@ -111,7 +112,7 @@ void mu_set_llm(struct mu_unit *u, const struct scenario *sc, int k, long kv_blo
     free(u->memo_set);
     free(u->work);
     free(u->v);
-    u->memo = u->work = u->v = NULL;
+    u->memo = u->work = u->v = u->row = NULL;
     u->memo_set = NULL;
 }
 
@@ -143,27 +144,19 @@ static int busy(const struct mu_client *c)
     return c->g.n > 0;
 }
 
-/* With a memo, client k's group changed (stale: filled or emptied): its bit in the busy set,
- * its request's work (0 idle) and its speed (0 idle; a new request's is set by reshare(), which
- * the bit in `changed` calls for). */
-static void mark(struct mu_unit *u, int k)
+/* With a memo, the busy set changed: its row. */
+static void set_changed(struct mu_unit *u)
 {
-    struct mu_client *c = &u->cli[k];
-    if (!u->memo || !c->stale)
-        return;
-    /* Without a branch on whether it is busy (after a completion, whether its queue refilled
-     * it): products by 0 or 1 are exact. */
-    const int on = busy(c);
-    u->set = (u->set & ~(1u << k)) | (unsigned)on << k;
-    u->work[k] = c->g.r[0].work * on;
-    u->v[k] *= on;
-    u->changed |= 1u << k;
-    c->stale = 0;
+    u->row = &u->memo[(size_t)u->set * MU_MEMO_ROW(u->nq)];
 }
 
-static double *memo_row(const struct mu_unit *u)
+/* With a memo, client k's request is done: it is idle (work and speed 0; a new request's speed
+ * differs from 0, so reshare() sets it). */
+static void memo_idle(struct mu_unit *u, int k)
 {
-    return &u->memo[(size_t)u->set * MU_MEMO_ROW(u->nq)];
+    u->set &= ~(1u << k);
+    u->work[k] = u->v[k] = 0;
+    set_changed(u);
 }
 
 /*
@@ -232,7 +225,7 @@ static void account_memo(struct sim *s, struct mu_unit *u)
     if (dt > 0) {
         const int nq = u->nq;
         charge(u->work, u->v, dt, nq);
-        const double *row = memo_row(u);
+        const double *row = u->row;
         double clip = eng_clip(s, u->t_acct, now);
         s->busy_acc += row[nq] * clip; /* eng_busy */
         u->busy_s += row[nq + 1] * clip;
@@ -315,7 +308,7 @@ static void model(struct sim *s, struct mu_unit *u)
  * busy clients in order, so either path books the same bits. */
 static const double *shares_memo(struct sim *s, struct mu_unit *u)
 {
-    double *row = memo_row(u);
+    double *row = u->row;
     if (!u->memo_set[u->set]) {
         const int n = u->n;
         double sm = 0;
@@ -364,8 +357,7 @@ static void arm(struct sim *s, struct mu_unit *u)
 static void reshare_memo(struct sim *s, struct mu_unit *u)
 {
     const double *row = shares_memo(s, u);
-    unsigned due = u->changed | differ(row, u->v, u->nq);
-    u->changed = 0;
+    unsigned due = differ(row, u->v, u->nq);
     for (due &= u->set; due; due &= due - 1) {
         int k = __builtin_ctz(due);
         u->v[k] = row[k];
@@ -412,13 +404,30 @@ static void fill_llm(struct sim *s, struct mu_client *c)
     c->stale = 1;
 }
 
+/* fill() with a memo: an idle client takes its queue's head, busy in the set, its work in the
+ * array (its speed is still 0: reshare() sets it). */
+static void fill_one(struct sim *s, struct mu_unit *u, int k)
+{
+    struct mu_client *c = &u->cli[k];
+    if (c->g.n > 0 || eng_qlen(s, c->tenant) == 0)
+        return;
+    eng_pop(s, c->tenant, &c->g.r[0]);
+    c->g.n = 1;
+    u->work[k] = c->g.r[0].work;
+    u->set |= 1u << k;
+    set_changed(u);
+}
+
 /* Takes client k's waiting requests into service while its group has room. Its callers
  * charged the unit to now (account), so the requests go straight into the group: reshare()
- * sets its speed from now on. The busy set is brought up to date here, also for a group that
- * emptied just before (a completion). */
+ * sets its speed from now on. */
 static void fill(struct sim *s, struct mu_unit *u, int k)
 {
     struct mu_client *c = &u->cli[k];
+    if (u->memo) {
+        fill_one(s, u, k);
+        return;
+    }
     if (c->llm) {
         fill_llm(s, c);
         return;
@@ -428,7 +437,6 @@ static void fill(struct sim *s, struct mu_unit *u, int k)
         c->g.n++;
         c->stale = 1;
     }
-    mark(u, k);
 }
 
 void mu_arrive(struct sim *s, struct mu_unit *u, int k)
@@ -513,9 +521,13 @@ static void on_done(struct sim *s, struct mu_unit *u, int k)
         r.work = 0;
         eng_complete(s, &r);
     }
-    c->stale = 1;
-    if (!busy(c))
-        c->g.speed = 0;
+    if (u->memo) {
+        memo_idle(u, k);
+    } else {
+        c->stale = 1;
+        if (!busy(c))
+            c->g.speed = 0;
+    }
     fill(s, u, k);
     reshare(s, u);
 }
@@ -624,7 +636,8 @@ void mu_abort(struct sim *s, struct mu_unit *u)
         u->t_done[k] = INFINITY;
     }
     if (u->memo) {
-        u->set = u->changed = 0;
+        u->set = 0;
+        set_changed(u);
         memset(u->work, 0, (size_t)u->n * sizeof *u->work);
         memset(u->v, 0, (size_t)u->n * sizeof *u->v);
     }

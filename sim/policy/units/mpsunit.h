@@ -91,10 +91,10 @@ struct mu_unit {
     unsigned char *memo_set;
     /* With a memo, the clients' state in arrays, which account() and reshare() run through
      * without a branch per client: bit k of `set` while client k is busy, kept as its group
-     * fills and empties (the row is found without a pass over the clients); work[k] and v[k]
-     * its request's work left and speed, 0 while idle (its group holds the request, but not its
-     * work or speed); bit k of `changed` once its group changed, until reshare(). */
-    unsigned set, changed;
+     * fills and empties, and the set's row; work[k] and v[k] its request's work left and speed,
+     * 0 while idle (its group holds the request, but not its work or speed). */
+    unsigned set;
+    double *row;
     double *work, *v;
 };
 
