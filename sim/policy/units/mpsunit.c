@@ -303,26 +303,31 @@ static void model(struct sim *s, struct mu_unit *u)
     }
 }
 
-/* The busy set's memo row, from model() the first time the set occurs (the same numbers: they
- * are a function of the set). The utilisation weight is summed as account() sums it, over the
- * busy clients in order, so either path books the same bits. */
-static const double *shares_memo(struct sim *s, struct mu_unit *u)
+/* The busy set's memo row from model(), the first time the set occurs (out of line: at most
+ * 2^n times a run). The utilisation weight is summed as account() sums it, over the busy
+ * clients in order, so either path books the same bits. */
+SS_COLD static void memo_fill(struct sim *s, struct mu_unit *u)
 {
     double *row = u->row;
-    if (!u->memo_set[u->set]) {
-        const int n = u->n;
-        double sm = 0;
-        model(s, u);
-        for (int k = 0; k < n; k++)
-            if (busy(&u->cli[k])) {
-                row[k] = u->speed[k];
-                sm += u->cli[k].sm;
-            }
-        row[u->nq] = (sm > 1 ? 1 : sm) * u->share;
-        row[u->nq + 1] = sm > 0;
-        u->memo_set[u->set] = 1;
-    }
-    return row;
+    const int n = u->n;
+    double sm = 0;
+    model(s, u);
+    for (int k = 0; k < n; k++)
+        if (busy(&u->cli[k])) {
+            row[k] = u->speed[k];
+            sm += u->cli[k].sm;
+        }
+    row[u->nq] = (sm > 1 ? 1 : sm) * u->share;
+    row[u->nq + 1] = sm > 0;
+    u->memo_set[u->set] = 1;
+}
+
+/* The busy set's memo row (the same numbers as model(): they are a function of the set). */
+static inline const double *shares_memo(struct sim *s, struct mu_unit *u)
+{
+    if (!u->memo_set[u->set])
+        memo_fill(s, u);
+    return u->row;
 }
 
 /* Client k's speed changed, or its group did: its completion time from now. The stamp orders
@@ -342,7 +347,7 @@ static void resched(struct sim *s, struct mu_unit *u, struct mu_client *c, int k
  * (the client that was first slowed down), the pending timer fires early, finds nobody due and
  * re-arms (on_timer): one sift there instead of an insertion now and a stale event's removal.
  */
-static void arm(struct sim *s, struct mu_unit *u)
+static inline void arm(struct sim *s, struct mu_unit *u)
 {
     double m = least(u->t_done, u->nq);
     if (m < u->t_arm) {
