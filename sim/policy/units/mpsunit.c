@@ -16,6 +16,8 @@
 #include <string.h>
 
 enum { MU_T_DONE, MU_T_RECOVERED, MU_T_OVERHEAD, MU_T_BEGIN, MU_TIMERS };
+
+int mu_memo_clients = MU_MEMO_CLIENTS;
 _Static_assert((int)MU_TIMERS <= (int)UNIT_TIMERS, "a unit has at most UNIT_TIMERS timers");
 
 int mu_parse_thread_pct(const struct jv *j, const cJSON *obj, const char *path,
@@ -89,7 +91,7 @@ void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, 
     for (int k = 0; k < u->nq; k++)
         u->t_done[k] = INFINITY;
     u->t_arm = INFINITY;
-    int one = n <= MU_MEMO_CLIENTS;
+    int one = n <= mu_memo_clients;
     for (int k = 0; k < n; k++)
         one &= u->cli[k].g.cap == 1;
     if (one) { /* 2^n sets × n clients × (share, speed): 32 KB at 8 clients */
@@ -98,6 +100,8 @@ void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, 
         u->work = ss_xcalloc((size_t)(u->nq ? u->nq : 1), sizeof *u->work);
         u->v = ss_xcalloc((size_t)(u->nq ? u->nq : 1), sizeof *u->v);
         u->row = u->memo; /* the empty set's */
+        u->flip = ss_xmalloc(((size_t)1 << n) * (size_t)u->nq * sizeof *u->flip);
+        memset(u->flip, 0xff, ((size_t)1 << n) * (size_t)u->nq * sizeof *u->flip); /* -1: unknown */
     }
 }
 
@@ -112,6 +116,8 @@ void mu_set_llm(struct mu_unit *u, const struct scenario *sc, int k, long kv_blo
     free(u->memo_set);
     free(u->work);
     free(u->v);
+    free(u->flip);
+    u->flip = NULL;
     u->memo = u->work = u->v = u->row = NULL;
     u->memo_set = NULL;
 }
@@ -132,6 +138,8 @@ void mu_free(struct mu_unit *u)
     free(u->memo_set);
     free(u->work);
     free(u->v);
+    free(u->flip);
+    u->flip = NULL;
     u->cli = NULL;
     u->work = u->v = NULL;
     u->speed = u->memo = u->t_done = NULL;
@@ -356,14 +364,40 @@ static inline void arm(struct sim *s, struct mu_unit *u)
     }
 }
 
-/* reshare() with a memo: which busy clients changed speed or group, as a mask taken over every
- * client without a branch, then a pass over those alone (usually one or two), each given its
- * completion time as resched() would (rg_next_s of one request: work / speed). */
+/* The clients other than k, busy in both, whose speeds differ between the set lo (without k) and
+ * lo with k: from the two rows the first time, then from the table. */
+static unsigned flip_mask(struct mu_unit *u, unsigned lo, int k, const double *row_lo,
+                          const double *row_hi)
+{
+    int16_t *f = &u->flip[(size_t)lo * (size_t)u->nq + (size_t)k];
+    if (*f < 0)
+        *f = (int16_t)(differ(row_lo, row_hi, u->nq) & lo);
+    return (unsigned)*f;
+}
+
+/*
+ * reshare() with a memo: which busy clients changed speed or group, then a pass over those alone
+ * (usually one or two), each given its completion time as resched() would (rg_next_s of one
+ * request: work / speed). Every busy client's speed is its row's in the set of the last
+ * reshare(), so when one client joined or left since, the clients whose speed changed are the
+ * table's for that pair of sets (flip); else the current speeds are compared with the row (a
+ * mask over every client without a branch). A client that took a request (fresh) always is.
+ */
 static void reshare_memo(struct sim *s, struct mu_unit *u)
 {
     const double *row = shares_memo(s, u);
-    unsigned due = differ(row, u->v, u->nq);
-    for (due &= u->set; due; due &= due - 1) {
+    const unsigned old = u->prev_set, set = u->set, moved = old ^ set;
+    unsigned due;
+    if (moved && !(moved & (moved - 1)))
+        due = flip_mask(u, old & set, __builtin_ctz(moved),
+                        &u->memo[(size_t)(old & set) * MU_MEMO_ROW(u->nq)],
+                        &u->memo[(size_t)(old | set) * MU_MEMO_ROW(u->nq)]);
+    else
+        due = moved ? differ(row, u->v, u->nq) : 0;
+    due |= u->fresh;
+    u->fresh = 0;
+    u->prev_set = set;
+    for (due &= set; due; due &= due - 1) {
         int k = __builtin_ctz(due);
         u->v[k] = row[k];
         u->t_done[k] = s->now + u->work[k] / row[k];
@@ -420,6 +454,7 @@ static void fill_one(struct sim *s, struct mu_unit *u, int k)
     c->g.n = 1;
     u->work[k] = c->g.r[0].work;
     u->set |= 1u << k;
+    u->fresh |= 1u << k;
     set_changed(u);
 }
 
@@ -641,7 +676,7 @@ void mu_abort(struct sim *s, struct mu_unit *u)
         u->t_done[k] = INFINITY;
     }
     if (u->memo) {
-        u->set = 0;
+        u->set = u->prev_set = u->fresh = 0;
         set_changed(u);
         memset(u->work, 0, (size_t)u->n * sizeof *u->work);
         memset(u->v, 0, (size_t)u->n * sizeof *u->v);

@@ -96,9 +96,17 @@ struct mu_unit {
     unsigned set;
     double *row;
     double *work, *v;
+    /* prev_set: the set at the last reshare(); fresh: the clients that took a request since;
+     * flip[lo × nq + k]: the clients busy in lo whose speeds differ between lo (without k) and
+     * lo with k, -1 until first needed. */
+    unsigned prev_set, fresh;
+    int16_t *flip;
 };
 
 #define MU_MEMO_CLIENTS 8
+/* The most clients a unit memoises for: MU_MEMO_CLIENTS; tests set 0 to run the general path,
+ * which must give the same numbers. */
+extern int mu_memo_clients;
 /* The per-client arrays are taken in groups of this many, which the compiler turns into SSE
  * pairs without a loop test per client. */
 #define MU_LANES 4
