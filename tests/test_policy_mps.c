@@ -248,6 +248,38 @@ static void test_memo_equals_general(void)
     scn_free(&sb);
 }
 
+static void test_simultaneous_completions(void)
+{
+    /* Two compute clients capped at 50 %, 1 ms requests arriving together every 10 ms: the
+     * caps fit the GPU, so each runs alone at half speed and both finish at the same instant,
+     * 2 ms later. The unit's one timer takes them one after the other (the second due at the
+     * same time): both latencies are exactly 2 ms, and the general path agrees to the bit. */
+    static const char text[] = HEAD
+        "\"stop\": {\"duration_s\": 2}, \"tenants\": ["
+        "{\"name\": \"a\", \"arrival\": {\"process\": \"deterministic\", \"rate_per_s\": 100}, "
+        "\"work\": {\"dist\": \"deterministic\", \"ms\": 1}, \"class\": \"compute\"},"
+        "{\"name\": \"b\", \"arrival\": {\"process\": \"deterministic\", \"rate_per_s\": 100}, "
+        "\"work\": {\"dist\": \"deterministic\", \"ms\": 1}, \"class\": \"compute\"}],"
+        "\"strategies\": [{\"name\": \"m\", \"kind\": \"mps\", "
+        "\"thread_pct\": {\"a\": 50, \"b\": 50}}]}";
+    struct scenario sa, sb;
+    struct run_result a, b;
+    run_memo(text, 1, &sa, &a);
+    run_memo(text, 0, &sb, &b);
+    for (int i = 0; i < 2; i++) {
+        const double *t = res_t(&a.s[0], i);
+        CU_ASSERT(t[TM_COMPLETED] >= 199);
+        CU_ASSERT_DOUBLE_EQUAL(t[TM_LAT_MEAN], 2e-3, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(t[TM_LAT_P999], 2e-3, 2e-3 * 0.004);
+    }
+    CU_ASSERT_EQUAL(memcmp(a.s[0].t, b.s[0].t, 2 * TM_N * sizeof *a.s[0].t), 0);
+    CU_ASSERT_EQUAL(a.sim_events, b.sim_events);
+    run_result_free(&a);
+    run_result_free(&b);
+    scn_free(&sa);
+    scn_free(&sb);
+}
+
 static char *many_tenants(int n, const char *opts)
 {
     size_t cap = 256 + (size_t)n * 160;
@@ -331,6 +363,7 @@ void test_policy_mps_register(void)
         {"fault blast radius: MPS whole GPU, vGPU own VM", test_fault_blast_radius},
         {"faults with Poisson arrivals, no drain: conservation", test_faults_poisson_no_drain},
         {"memoised clients give the general path's numbers", test_memo_equals_general},
+        {"two clients finishing at one instant (exact)", test_simultaneous_completions},
         {"client limit 48, 60 with CUDA 13.1", test_client_limit},
         {"bad input names the path and the numbers", test_bad_input},
         {NULL, NULL},
