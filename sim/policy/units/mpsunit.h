@@ -44,12 +44,12 @@
 
 struct mu_client {
     int tenant;
-    struct rgroup g; /* its requests in service (up to work.concurrency) */
-    double cap;      /* thread_pct / 100 */
-    double mem_w;    /* memory weight: fraction of its time the client touches memory */
-    double sm;       /* share of the unit's SMs while busy */
-    int stale;       /* its group changed: the pending completion must be rescheduled */
-    uint32_t version;
+    struct rgroup g;  /* its requests in service (up to work.concurrency) */
+    double cap;       /* thread_pct / 100 */
+    double mem_w;     /* memory weight: fraction of its time the client touches memory */
+    double sm;        /* share of the unit's SMs while busy */
+    int stale;        /* its group changed: the general path's reshare() sets its completion */
+    uint32_t version; /* of its pending overhead event (an LLM engine's step) */
     /* An LLM tenant's engine (mu_set_llm), NULL for a plain client: its group holds the
      * step's GPU part as one request; in_overhead while the step's overhead runs. */
     struct llm_engine *llm;
@@ -82,11 +82,11 @@ struct mu_unit {
     double t_arm;
     uint32_t t_ver;
     /* With every client at concurrency 1 and at most MU_MEMO_CLIENTS of them, the shares and
-     * speeds depend on the busy set alone: in the set's row of MU_MEMO_ROW(n) doubles, [k] is
-     * client k's speed (0 while idle), [n] the unit's utilisation weight (min(1, Σ SM shares) ×
-     * share) and [n + 1] 1 if any client is busy, else 0; computed the first time the set
-     * occurs (memo_set marks it; the empty set's zeros are right from the start); NULL
-     * otherwise. */
+     * speeds depend on the busy set alone: in the set's row of MU_MEMO_ROW(nq) doubles, [k] is
+     * client k's speed (0 while idle, and in the padding), [nq] the unit's utilisation weight
+     * (min(1, Σ SM shares) × share) and [nq + 1] 1 if any client is busy, else 0; computed the
+     * first time the set occurs (memo_set marks it; the empty set's zeros are right from the
+     * start); NULL otherwise. */
     double *memo;
     unsigned char *memo_set;
     /* With a memo, the clients' state in arrays, which account() and reshare() run through
