@@ -29,6 +29,12 @@ enum { MEM_GROW, MEM_SHRINK, MEM_RESTART };
 _Static_assert(sizeof(struct ts_ctx) == 64, "struct ts_ctx: the layout tsunit.h describes");
 _Static_assert((int)TS_TIMERS <= (int)UNIT_TIMERS, "a unit has at most UNIT_TIMERS timers");
 
+/* Context c's bit in u->work; 0 past 64 contexts (no mask there), without a branch. */
+static inline uint64_t work_bit(int c)
+{
+    return (uint64_t)(c < 64) << (c & 63);
+}
+
 void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr ev, int n,
                   const int *tenants, double sm, double bw, const double *memory_gb, double q,
                   double sw, int release_on_idle, double share, int oom_simulate,
@@ -67,6 +73,7 @@ void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr
     u->armed_t = INFINITY;
     for (int i = 0; i < n; i++) /* resident from the start */
         u->memory_active_gb += u->mem[i].memory_gb;
+    u->work = n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1; /* a superset is enough */
     u->same_state = 1;
     for (int i = 1; i < n; i++)
         u->same_state &= u->ctx[i].state_mb == u->ctx[0].state_mb;
@@ -83,6 +90,7 @@ void ts_set_llm(struct ts_unit *u, const struct scenario *sc, int c, long kv_blo
     x->speed1 = 1; /* its work is the step's time on the unit (le_time_s) */
     x->used1 = 1;  /* a step keeps every SM of the unit busy */
     u->fold = 0;   /* an engine takes its requests as they arrive, not at a switch */
+    u->work_sticky |= work_bit(c); /* its work is the engine's to say: always a candidate */
 }
 
 /* Context c's LLM engine, or NULL. */
@@ -130,24 +138,57 @@ static int has_cur(const struct ts_unit *u, int c)
 }
 
 /* A context restarting after an OOM kill (down) has nothing in service (oom_kill failed it),
- * so only its queue needs the down check; it runs at every event, cheapest test first. */
-static int has_work(const struct sim *s, const struct ts_unit *u, int c)
+ * so only its queue needs the down check. Bitwise, not short-circuit: which term holds is data
+ * (a preempted request, a queue), so each branch of || was mispredicted at every event. */
+static inline int has_work(const struct sim *s, const struct ts_unit *u, int c)
 {
     const struct ts_ctx *x = &u->ctx[c];
-    return x->g.n > 0 || (eng_qlen(s, x->tenant) > 0 && !x->down) ||
-           (u->llm && u->llm[c] && !x->down && le_has_work(u->llm[c]));
+    int w = (x->g.n > 0) | ((eng_qlen(s, x->tenant) > 0) & !x->down);
+    if (u->llm && u->llm[c] && !x->down) /* NULL for a unit of plain contexts */
+        w |= le_has_work(u->llm[c]);
+    return w;
 }
 
-/* Next context after c (round robin, c itself last) that has work; -1 if none. */
-static int next_with_work(const struct sim *s, const struct ts_unit *u, int c, int include_c)
+/* Context c was seen without work: its bit goes, unless it is an LLM context's. */
+static inline void work_gone(struct ts_unit *u, int c)
+{
+    u->work &= ~(work_bit(c) & ~u->work_sticky);
+}
+
+/* next_with_work for a unit of more than 64 contexts: every context in turn. */
+static int scan_with_work(const struct sim *s, const struct ts_unit *u, int c)
 {
     for (int k = 1, d = c; k < u->n; k++) {
-        if (++d == u->n) /* (c + k) mod n without a division: this runs at every event */
+        if (++d == u->n) /* (c + k) mod n without a division */
             d = 0;
         if (has_work(s, u, d))
             return d;
     }
-    return include_c && has_work(s, u, c) ? c : -1;
+    return -1;
+}
+
+/*
+ * Next context after c (round robin, c itself excluded) that has work; -1 if none. It runs at
+ * every completion that switches and every slice end, so instead of asking every context it
+ * takes the candidates from u->work (bits of contexts after c first, then from 0), each checked
+ * by has_work: the result is the scan's as long as every context with work has its bit
+ * (tsunit.h). A candidate without work loses its bit.
+ */
+static int next_with_work(const struct sim *s, struct ts_unit *u, int c)
+{
+    if (u->n > 64)
+        return scan_with_work(s, u, c);
+    uint64_t self = (uint64_t)1 << c;
+    uint64_t m = u->work & ~self;
+    while (m) {
+        uint64_t after = m & ~((self << 1) - 1); /* c = 63: self << 1 is 0, nothing after */
+        int d = __builtin_ctzll(after ? after : m);
+        if (has_work(s, u, d))
+            return d;
+        m &= ~((uint64_t)1 << d);
+        work_gone(u, d);
+    }
+    return -1;
 }
 
 static void sched(struct sim *s, struct ts_unit *u, double t, unsigned timer, uint32_t ver)
@@ -354,7 +395,7 @@ static int slice_due(struct sim *s, struct ts_unit *u)
 {
     if (u->state != TS_RUN || u->slice_pending)
         return 0;
-    if (next_with_work(s, u, u->cur, 0) < 0)
+    if (next_with_work(s, u, u->cur) < 0)
         return 0;
     /* A lone context renewed its slice every q since it started running. Within the first q
      * (the usual case) k is 1 and the slice start stays: no division, no ceil. */
@@ -456,7 +497,7 @@ static void unfold(struct sim *s, struct ts_unit *u)
         if (u->fold_fresh)
             r.start = -1;
         x->g.n = 0;
-        eng_push_front(s, &r);
+        eng_push_front(s, &r); /* its bit is still set: it had work, and has */
     }
     pause_cur(u);
     u->state = TS_SWITCH;
@@ -498,7 +539,7 @@ static void go_idle(struct ts_unit *u)
 /* Switches to the next context after c that has work, or goes idle when none has. */
 static void switch_next_or_idle(struct sim *s, struct ts_unit *u, int c)
 {
-    int next = next_with_work(s, u, c, 0);
+    int next = next_with_work(s, u, c);
     if (next >= 0)
         switch_to(s, u, next, 0);
     else
@@ -513,6 +554,7 @@ static void after_cur_ended(struct sim *s, struct ts_unit *u)
         serve(s, u); /* continues in the same slice */
         return;
     }
+    work_gone(u, c);
     pause_cur(u);
     if (!u->release_on_idle && !u->ctx[c].down) {
         maybe_schedule_slice(s, u); /* hold the unit to the end of the slice */
@@ -549,7 +591,7 @@ SS_NOINLINE static void on_done(struct sim *s, struct ts_unit *u)
 SS_NOINLINE static void on_slice(struct sim *s, struct ts_unit *u)
 {
     u->slice_pending = 0;
-    int next = next_with_work(s, u, u->cur, 0);
+    int next = next_with_work(s, u, u->cur);
     if (next < 0) {
         if (has_work(s, u, u->cur)) {
             u->slice_start = s->now; /* nobody waits: the slice renews */
@@ -672,6 +714,7 @@ void ts_arrive(struct sim *s, struct ts_unit *u, int c)
 {
     if (u->ctx[c].down)
         return; /* restarting: its requests wait */
+    u->work |= work_bit(c);
     if (u->llm && u->llm[c])
         le_take_all(s, u->llm[c]); /* into its scheduler, whatever the unit is doing */
     u->arriving = c;               /* an LLM context picked now defers its step (serve_llm) */
@@ -753,6 +796,7 @@ void ts_reset(struct sim *s, struct ts_unit *u)
     u->run_ver++;
     u->sw_ver++;
     u->memory_active_gb = 0;
+    u->work = u->n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << u->n) - 1;
     for (int c = 0; c < u->n; c++) {
         struct ts_ctx *x = &u->ctx[c];
         struct ts_mem *m = &u->mem[c];
@@ -764,6 +808,14 @@ void ts_reset(struct sim *s, struct ts_unit *u)
         x->g.speed = 0;
         u->memory_active_gb += m->memory_gb;
     }
+}
+
+int ts_work_covered(const struct sim *s, const struct ts_unit *u)
+{
+    for (int c = 0; c < u->n && c < 64; c++)
+        if (has_work(s, u, c) && !(u->work & work_bit(c)))
+            return 0;
+    return 1;
 }
 
 /* ---- unit interface ------------------------------------------------------ */

@@ -96,6 +96,12 @@ struct ts_unit {
     double share; /* fraction of the GPU this unit is (utilisation) */
     int oom_simulate;
     double memory_cap_gb, memory_active_gb;
+    /* Bit c: context c may have work. Every context with work has its bit (n <= 64; beyond,
+     * the round robin scans): set at its arrivals and at set-up and reset, cleared only where
+     * the unit sees it without work, so work that appears elsewhere (arrivals, a restart, a
+     * request back from an unfolded switch) always comes with a bit. LLM contexts' bits are
+     * never cleared (work_sticky). The round robin takes its candidates from it. */
+    uint64_t work, work_sticky;
     int state;        /* TS_IDLE, TS_RUN, TS_SWITCH */
     int cur;          /* running context, or the one being switched to */
     int last;         /* last context that ran; -1 before any */
@@ -161,6 +167,10 @@ void ts_abort(struct sim *s, struct ts_unit *u);
 /* After ts_abort: the unit starts again, idle, every context restarted with its resident
  * memory and no growth (a card reset); timers left in the heap are void. */
 void ts_reset(struct sim *s, struct ts_unit *u);
+
+/* 1 if every context with work has its bit in u->work (what makes the round robin's search of
+ * the bits find what a scan of every context finds); for tests. */
+int ts_work_covered(const struct sim *s, const struct ts_unit *u);
 
 /* The unit interface over a ts_unit allocated with ss_xmalloc and ts_unit_init();
  * its destroy frees the unit too. */
