@@ -397,14 +397,9 @@ static int serve(struct sim *s, struct ts_unit *u)
     return 0;
 }
 
-/* Sets the end of the running slice once another context waits; 1 if it did (the run timer
- * is then to be armed). */
-static int slice_due(struct sim *s, struct ts_unit *u)
+/* Another context waits: the running slice ends at the next multiple of q from its start. */
+static void slice_set(struct sim *s, struct ts_unit *u)
 {
-    if (u->state != TS_RUN || u->slice_pending)
-        return 0;
-    if (next_with_work(s, u, u->cur) < 0)
-        return 0;
     /* A lone context renewed its slice every q since it started running. Within the first q
      * (the usual case) k is 1 and the slice start stays: no division, no ceil. */
     if (s->now - u->slice_start > u->q) {
@@ -413,6 +408,17 @@ static int slice_due(struct sim *s, struct ts_unit *u)
     }
     u->slice_pending = 1;
     u->slice_end = u->slice_start + u->q;
+}
+
+/* Sets the end of the running slice once another context waits; 1 if it did (the run timer
+ * is then to be armed). */
+static int slice_due(struct sim *s, struct ts_unit *u)
+{
+    if (u->state != TS_RUN || u->slice_pending)
+        return 0;
+    if (next_with_work(s, u, u->cur) < 0)
+        return 0;
+    slice_set(s, u);
     return 1;
 }
 
@@ -732,7 +738,12 @@ void ts_arrive(struct sim *s, struct ts_unit *u, int c)
             switch_to(s, u, c, 0);
         break;
     case TS_RUN:
-        if (u->cur == c && !rg_full(&u->ctx[c].g)) {
+        if (u->cur != c) { /* c has work now: another context waits, no search needed */
+            if (!u->slice_pending) {
+                slice_set(s, u);
+                arm(s, u);
+            }
+        } else if (!rg_full(&u->ctx[c].g)) {
             charge(s, u); /* the group grows: close the segment at the old width */
             serve(s, u);  /* (or an idle slice is held: release_on_idle false) */
         } else {
