@@ -138,16 +138,25 @@ static int has_cur(const struct ts_unit *u, int c)
     return u->ctx[c].g.n > 0;
 }
 
-/* A context restarting after an OOM kill (down) has nothing in service (oom_kill failed it),
- * so only its queue needs the down check. Bitwise, not short-circuit: which term holds is data
- * (a preempted request, a queue), so each branch of || was mispredicted at every event. */
-static inline int has_work(const struct sim *s, const struct ts_unit *u, int c)
+/* has_work for a unit with LLM contexts: an engine's waiting and running requests too. */
+SS_NOINLINE static int has_work_llm(const struct sim *s, const struct ts_unit *u, int c)
 {
     const struct ts_ctx *x = &u->ctx[c];
-    int w = (x->g.n > 0) | ((eng_qlen(s, x->tenant) > 0) & !x->down);
-    if (u->llm && u->llm[c] && !x->down) /* NULL for a unit of plain contexts */
-        w |= le_has_work(u->llm[c]);
-    return w;
+    return x->g.n > 0 || (eng_qlen(s, x->tenant) > 0 && !x->down) ||
+           (u->llm[c] && !x->down && le_has_work(u->llm[c]));
+}
+
+/* A context restarting after an OOM kill (down) has nothing in service (oom_kill failed it),
+ * so only its queue needs the down check. Bitwise, not short-circuit: which term holds is data
+ * (a preempted request, a queue), so each branch of || was mispredicted at every event. The
+ * LLM test first, on its own: combined with the rest the compiler branched on the plain terms
+ * before it. */
+static inline int has_work(const struct sim *s, const struct ts_unit *u, int c)
+{
+    if (u->llm) /* NULL for a unit of plain contexts */
+        return has_work_llm(s, u, c);
+    const struct ts_ctx *x = &u->ctx[c];
+    return (x->g.n > 0) | ((eng_qlen(s, x->tenant) > 0) & !x->down);
 }
 
 /* Context c was seen without work: its bit goes, unless it is an LLM context's. */
