@@ -470,7 +470,8 @@ static int folding(const struct sim *s, const struct ts_unit *u)
 /* switch_to with u->fold: context c (which has work) runs from the end of the switch, its
  * completion or slice end the next event (ts_fold_switches). others_wait: the caller knows
  * another context has work (it preempted one), so the slice ends without a search. */
-static void fold_switch(struct sim *s, struct ts_unit *u, int c, double cost, int others_wait)
+static inline __attribute__((always_inline)) void fold_switch(struct sim *s, struct ts_unit *u,
+                                                              int c, double cost, int others_wait)
 {
     struct ts_ctx *x = &u->ctx[c];
     double t0 = s->now + cost;
@@ -529,8 +530,10 @@ static void unfold(struct sim *s, struct ts_unit *u)
     sched(s, u, u->sw_end, TS_TIMER_SWITCHED, ++u->sw_ver);
 }
 
-/* others_wait: as fold_switch's. */
-static void switch_to(struct sim *s, struct ts_unit *u, int c, int others_wait)
+/* others_wait: as fold_switch's; a constant in each of the two callers below, so that the
+ * folded switch's slice end is set without a branch (75,000 mispredicts in ts4's 2e5). */
+static inline __attribute__((always_inline)) void switch_body(struct sim *s, struct ts_unit *u,
+                                                              int c, int others_wait)
 {
     double cost = u->last < 0     ? 0
                   : u->same_state ? u->sw_cost
@@ -551,6 +554,18 @@ static void switch_to(struct sim *s, struct ts_unit *u, int c, int others_wait)
     sched(s, u, s->now + cost, TS_TIMER_SWITCHED, ++u->sw_ver);
 }
 
+/* Switches to context c, which has work. */
+SS_NOINLINE static void switch_to(struct sim *s, struct ts_unit *u, int c)
+{
+    switch_body(s, u, c, 0);
+}
+
+/* switch_to from a preempted context, which still has work. */
+SS_NOINLINE static void switch_preempting(struct sim *s, struct ts_unit *u, int c)
+{
+    switch_body(s, u, c, 1);
+}
+
 static void go_idle(struct ts_unit *u)
 {
     u->state = TS_IDLE;
@@ -564,7 +579,7 @@ static void switch_next_or_idle(struct sim *s, struct ts_unit *u, int c)
 {
     int next = next_with_work(s, u, c);
     if (next >= 0)
-        switch_to(s, u, next, 0);
+        switch_to(s, u, next);
     else
         go_idle(u);
 }
@@ -626,8 +641,8 @@ SS_NOINLINE static void on_slice(struct sim *s, struct ts_unit *u)
         return;
     }
     charge(s, u);
-    pause_cur(u);             /* preempted: the requests keep their remaining work */
-    switch_to(s, u, next, 1); /* the preempted context still has work */
+    pause_cur(u); /* preempted: the requests keep their remaining work */
+    switch_preempting(s, u, next);
 }
 
 SS_NOINLINE static void on_switched(struct sim *s, struct ts_unit *u)
@@ -744,7 +759,7 @@ void ts_arrive(struct sim *s, struct ts_unit *u, int c)
     switch (u->state) {
     case TS_IDLE:
         if (has_work(s, u, c))
-            switch_to(s, u, c, 0);
+            switch_to(s, u, c);
         break;
     case TS_RUN:
         if (u->cur != c) { /* c has work now: another context waits, no search needed */
