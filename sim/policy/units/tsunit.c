@@ -75,6 +75,7 @@ void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr
     for (int i = 0; i < n; i++) /* resident from the start */
         u->memory_active_gb += u->mem[i].memory_gb;
     u->work = n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1; /* a superset is enough */
+    u->masked = n <= 64;
     u->same_state = 1;
     for (int i = 1; i < n; i++)
         u->same_state &= u->ctx[i].state_mb == u->ctx[0].state_mb;
@@ -91,7 +92,7 @@ void ts_set_llm(struct ts_unit *u, const struct scenario *sc, int c, long kv_blo
     x->speed1 = 1; /* its work is the step's time on the unit (le_time_s) */
     x->used1 = 1;  /* a step keeps every SM of the unit busy */
     u->fold = 0;   /* an engine takes its requests as they arrive, not at a switch */
-    u->work_sticky |= work_bit(c); /* its work is the engine's to say: always a candidate */
+    u->masked = 0; /* the round robin scans, asking has_work_llm */
 }
 
 /* Context c's LLM engine, or NULL. */
@@ -159,14 +160,15 @@ static inline int has_work(const struct sim *s, const struct ts_unit *u, int c)
     return (x->g.n > 0) | ((eng_qlen(s, x->tenant) > 0) & !x->down);
 }
 
-/* Context c was seen without work: its bit goes, unless it is an LLM context's. */
+/* Context c was seen without work: its bit goes. */
 static inline void work_gone(struct ts_unit *u, int c)
 {
-    u->work &= ~(work_bit(c) & ~u->work_sticky);
+    u->work &= ~work_bit(c);
 }
 
-/* next_with_work for a unit of more than 64 contexts: every context in turn. */
-static int scan_with_work(const struct sim *s, const struct ts_unit *u, int c)
+/* next_with_work for a unit of more than 64 contexts or with LLM contexts: every context in
+ * turn. */
+SS_NOINLINE static int scan_with_work(const struct sim *s, const struct ts_unit *u, int c)
 {
     for (int k = 1, d = c; k < u->n; k++) {
         if (++d == u->n) /* (c + k) mod n without a division */
@@ -182,21 +184,23 @@ static int scan_with_work(const struct sim *s, const struct ts_unit *u, int c)
  * every completion that switches and every slice end, so instead of asking every context it
  * takes the candidates from u->work (bits of contexts after c first, then from 0), each checked
  * by has_work: the result is the scan's as long as every context with work has its bit
- * (tsunit.h). A candidate without work loses its bit.
+ * (tsunit.h). A candidate without work loses its bit. Units of plain contexts only (u->masked):
+ * the loop then calls nothing, and saves no register.
  */
-static int next_with_work(const struct sim *s, struct ts_unit *u, int c)
+static inline int next_with_work(const struct sim *s, struct ts_unit *u, int c)
 {
-    if (u->n > 64)
+    if (!u->masked)
         return scan_with_work(s, u, c);
     uint64_t self = (uint64_t)1 << c;
     uint64_t m = u->work & ~self;
     while (m) {
         uint64_t after = m & ~((self << 1) - 1); /* c = 63: self << 1 is 0, nothing after */
         int d = __builtin_ctzll(after ? after : m);
-        if (has_work(s, u, d))
+        const struct ts_ctx *x = &u->ctx[d];
+        if ((x->g.n > 0) | ((eng_qlen(s, x->tenant) > 0) & !x->down)) /* has_work, plain */
             return d;
         m &= ~((uint64_t)1 << d);
-        work_gone(u, d);
+        u->work &= ~((uint64_t)1 << d);
     }
     return -1;
 }

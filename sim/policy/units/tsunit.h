@@ -96,12 +96,13 @@ struct ts_unit {
     double share; /* fraction of the GPU this unit is (utilisation) */
     int oom_simulate;
     double memory_cap_gb, memory_active_gb;
-    /* Bit c: context c may have work. Every context with work has its bit (n <= 64; beyond,
-     * the round robin scans): set at its arrivals and at set-up and reset, cleared only where
-     * the unit sees it without work, so work that appears elsewhere (arrivals, a restart, a
-     * request back from an unfolded switch) always comes with a bit. LLM contexts' bits are
-     * never cleared (work_sticky). The round robin takes its candidates from it. */
-    uint64_t work, work_sticky;
+    /* Bit c: context c may have work. Every context with work has its bit (n <= 64): set at
+     * its arrivals and at set-up and reset, cleared only where the unit sees it without work,
+     * so work that appears elsewhere (arrivals, a restart, a request back from an unfolded
+     * switch) always comes with a bit. The round robin takes its candidates from it on units
+     * of at most 64 plain contexts (masked); others scan every context. */
+    uint64_t work;
+    int masked;
     int state;        /* TS_IDLE, TS_RUN, TS_SWITCH */
     int cur;          /* running context, or the one being switched to */
     int last;         /* last context that ran; -1 before any */
