@@ -249,19 +249,25 @@ static inline __attribute__((always_inline)) void serve_one(struct sim *s, struc
 }
 
 /* Charges the work done in the open service segment and books it at the group's width. */
-static void charge(struct sim *s, struct ts_unit *u)
+/* Books the open service segment up to now (and the folded switch before it, if not yet),
+ * without charging the requests' work: charge(), or a completion, whose request's work ends. */
+static inline void book_segment(struct sim *s, struct ts_unit *u)
 {
-    if (u->seg_start < 0)
-        return;
     if (u->sw_open) { /* booked at the first charge after it ended, as its end event did */
         eng_switching(s, u->share, u->sw_start, u->sw_end);
         u->sw_open = 0;
     }
-    struct ts_ctx *c = &u->ctx[u->cur];
-    rg_advance(&c->g, s->now);
     eng_busy(s, u->share * u->seg_used, u->seg_start, s->now);
     u->busy_s += eng_clip(s, u->seg_start, s->now);
     u->seg_start = s->now;
+}
+
+static void charge(struct sim *s, struct ts_unit *u)
+{
+    if (u->seg_start < 0)
+        return;
+    rg_advance(&u->ctx[u->cur].g, s->now);
+    book_segment(s, u);
 }
 
 /* The running context stops being served (preempted, or nothing left): no work accrues. */
@@ -607,8 +613,21 @@ static void after_cur_ended(struct sim *s, struct ts_unit *u)
 
 SS_NOINLINE static void on_done(struct sim *s, struct ts_unit *u)
 {
-    charge(s, u);
     struct ts_ctx *c = &u->ctx[u->cur];
+    if (c->g.n == 1 && !u->llm) {
+        /* The common case: the one request ends, so its work needs no charging (it is 0 now;
+         * charged, it only rounded to 0 through a clamp whose branch was data), and the group
+         * empties, no search, no copy. A completion is due only while a segment is open
+         * (done_t is INFINITY otherwise), so it is booked without a test. */
+        book_segment(s, u);
+        drop_cur(u, u->cur);
+        c->g.n = 0;
+        c->g.r[0].work = 0;
+        eng_complete(s, &c->g.r[0]);
+        after_cur_ended(s, u);
+        return;
+    }
+    charge(s, u);
     if (llm_of(u, u->cur)) { /* the step ended: its tokens; the next starts in the slice */
         drop_cur(u, u->cur);
         c->g.n = 0;
@@ -616,17 +635,10 @@ SS_NOINLINE static void on_done(struct sim *s, struct ts_unit *u)
         after_cur_ended(s, u);
         return;
     }
-    if (c->g.n == 1) { /* the common case: the group empties, no search, no copy */
-        drop_cur(u, u->cur);
-        c->g.n = 0;
-        c->g.r[0].work = 0;
-        eng_complete(s, &c->g.r[0]);
-    } else {
-        struct request r;
-        rg_remove(&c->g, rg_first(&c->g), &r);
-        r.work = 0;
-        eng_complete(s, &r);
-    }
+    struct request r;
+    rg_remove(&c->g, rg_first(&c->g), &r);
+    r.work = 0;
+    eng_complete(s, &r);
     after_cur_ended(s, u);
 }
 
