@@ -76,6 +76,9 @@ void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr
         u->memory_active_gb += u->mem[i].memory_gb;
     u->work = n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1; /* a superset is enough */
     u->masked = n <= 64;
+    u->simple = !oom_simulate;
+    for (int i = 0; i < n; i++)
+        u->simple &= u->ctx[i].g.cap == 1;
     u->same_state = 1;
     for (int i = 1; i < n; i++)
         u->same_state &= u->ctx[i].state_mb == u->ctx[0].state_mb;
@@ -93,6 +96,7 @@ void ts_set_llm(struct ts_unit *u, const struct scenario *sc, int c, long kv_blo
     x->used1 = 1;  /* a step keeps every SM of the unit busy */
     u->fold = 0;   /* an engine takes its requests as they arrive, not at a switch */
     u->masked = 0; /* the round robin scans, asking has_work_llm */
+    u->simple = 0;
 }
 
 /* Context c's LLM engine, or NULL. */
@@ -611,8 +615,39 @@ static void after_cur_ended(struct sim *s, struct ts_unit *u)
     switch_next_or_idle(s, u, c);
 }
 
+/* on_done on a simple unit (u->simple): after_cur_ended and serve written out for it, without
+ * the tests that cannot hold there (no LLM context, no OOM, so never down, one request at a
+ * time); the same steps in the same order. */
+static inline __attribute__((always_inline)) void on_done_simple(struct sim *s, struct ts_unit *u)
+{
+    int cur = u->cur;
+    struct ts_ctx *c = &u->ctx[cur];
+    book_segment(s, u); /* as below */
+    drop_cur(u, cur);
+    c->g.n = 0;
+    c->g.r[0].work = 0;
+    eng_complete(s, &c->g.r[0]);
+    if (eng_qlen(s, c->tenant) > 0) { /* has_work: nothing in service, never down */
+        eng_pop(s, c->tenant, &c->g.r[0]);
+        c->g.n = 1;
+        serve_one(s, u, c); /* continues in the same slice */
+        return;
+    }
+    work_gone(u, cur);
+    pause_cur(u);
+    if (!u->release_on_idle) {
+        maybe_schedule_slice(s, u); /* hold the unit to the end of the slice */
+        return;
+    }
+    switch_next_or_idle(s, u, cur);
+}
+
 SS_NOINLINE static void on_done(struct sim *s, struct ts_unit *u)
 {
+    if (u->simple) {
+        on_done_simple(s, u);
+        return;
+    }
     struct ts_ctx *c = &u->ctx[u->cur];
     if (c->g.n == 1 && !u->llm) {
         /* The common case: the one request ends, so its work needs no charging (it is 0 now;

@@ -103,6 +103,9 @@ struct ts_unit {
      * of at most 64 plain contexts (masked); others scan every context. */
     uint64_t work;
     int masked;
+    /* Every context serves one request at a time, no OOM model, no LLM context (so none is
+     * ever down): the completion's path is written out for it (tsunit.c: on_done_simple). */
+    int simple;
     int state;        /* TS_IDLE, TS_RUN, TS_SWITCH */
     int cur;          /* running context, or the one being switched to */
     int last;         /* last context that ran; -1 before any */
