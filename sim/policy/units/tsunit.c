@@ -29,10 +29,11 @@ enum { MEM_GROW, MEM_SHRINK, MEM_RESTART };
 _Static_assert(sizeof(struct ts_ctx) == 64, "struct ts_ctx: the layout tsunit.h describes");
 _Static_assert((int)TS_TIMERS <= (int)UNIT_TIMERS, "a unit has at most UNIT_TIMERS timers");
 
-/* Context c's bit in u->work; 0 past 64 contexts (no mask there), without a branch. */
+/* Context c's bit in u->work. Past 64 contexts the bits are not read (masked is 0): c's bit is
+ * then another's, harmlessly, and no test is needed at every arrival. */
 static inline uint64_t work_bit(int c)
 {
-    return (uint64_t)(c < 64) << (c & 63);
+    return (uint64_t)1 << (c & 63);
 }
 
 void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr ev, int n,
@@ -904,7 +905,7 @@ void ts_reset(struct sim *s, struct ts_unit *u)
 
 int ts_work_covered(const struct sim *s, const struct ts_unit *u)
 {
-    for (int c = 0; c < u->n && c < 64; c++)
+    for (int c = 0; c < u->n && u->n <= 64; c++)
         if (has_work(s, u, c) && !(u->work & work_bit(c)))
             return 0;
     return 1;
