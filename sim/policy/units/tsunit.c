@@ -636,11 +636,12 @@ SS_NOINLINE static void on_done_simple(struct sim *s, struct ts_unit *u)
     }
     work_gone(u, cur);
     pause_cur(u);
-    if (!u->release_on_idle) {
-        maybe_schedule_slice(s, u); /* hold the unit to the end of the slice */
+    if (!u->release_on_idle) { /* hold the unit to the end of the slice */
+        slice_due(s, u);
+        arm(s, u); /* also for a slice end already pending: the timer was the completion's */
         return;
     }
-    switch_next_or_idle(s, u, cur);
+    switch_next_or_idle(s, u, cur); /* a switch, or a context run, leaves the timer armed */
 }
 
 SS_NOINLINE static void on_done(struct sim *s, struct ts_unit *u)
@@ -683,14 +684,16 @@ SS_NOINLINE static void on_slice(struct sim *s, struct ts_unit *u)
             u->slice_start = s->now; /* nobody waits: the slice renews */
             if (u->seg_start < 0)
                 serve(s, u);
+            if (u->state == TS_RUN) /* (serve may have OOM-killed it) */
+                arm(s, u);          /* the completion, when serve did not arm it */
         } else {
             go_idle(u);
         }
         return;
     }
     charge(s, u);
-    pause_cur(u); /* preempted: the requests keep their remaining work */
-    switch_preempting(s, u, next);
+    pause_cur(u);                  /* preempted: the requests keep their remaining work */
+    switch_preempting(s, u, next); /* a switch, or a context run, leaves the timer armed */
 }
 
 SS_NOINLINE static void on_switched(struct sim *s, struct ts_unit *u)
@@ -777,14 +780,20 @@ void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev)
         u->armed_t = INFINITY;
         if (u->state != TS_RUN)
             break;
-        if (u->done_t <= s->now && u->simple)
+        /* on_done_simple and on_slice leave the timer armed (the step they end with arms it,
+         * or they do): the arm below would find it so, at every event. */
+        if (u->done_t <= s->now && u->simple) {
             on_done_simple(s, u); /* apart: on_done's other paths made it save six registers */
-        else if (u->done_t <= s->now)
+            break;
+        }
+        if (u->done_t <= s->now) {
             on_done(s, u);
-        else if (u->slice_end <= s->now) /* INFINITY unless pending */
+        } else if (u->slice_end <= s->now) { /* INFINITY unless pending */
             on_slice(s, u);
+            break;
+        }
         if (u->state == TS_RUN)
-            arm(s, u); /* the other of the two, still due later */
+            arm(s, u); /* the other of the two, still due later; or a cancelled completion's */
         break;
     case TS_TIMER_SWITCHED:
         if (ev->version == u->sw_ver && u->state == TS_SWITCH)
