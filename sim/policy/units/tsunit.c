@@ -807,7 +807,7 @@ void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev)
     }
 }
 
-void ts_arrive(struct sim *s, struct ts_unit *u, int c)
+SS_NOINLINE static void arrive(struct sim *s, struct ts_unit *u, int c)
 {
     if (u->ctx[c].down)
         return; /* restarting: its requests wait */
@@ -837,6 +837,18 @@ void ts_arrive(struct sim *s, struct ts_unit *u, int c)
         break; /* the switch's end picks up whoever has work */
     }
     u->arriving = -1;
+}
+
+void ts_arrive(struct sim *s, struct ts_unit *u, int c)
+{
+    /* The commonest arrival on a simple unit (never down, no engine to feed): another context
+     * runs and its slice end is already set, so there is nothing to do but note c's work. Apart
+     * from arrive(), whose other paths made every arrival save four registers. */
+    if (u->state == TS_RUN && u->cur != c && u->slice_pending && u->simple) {
+        u->work |= work_bit(c);
+        return;
+    }
+    arrive(s, u, c);
 }
 
 int ts_fault(struct sim *s, struct ts_unit *u, int c)
