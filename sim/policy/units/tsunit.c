@@ -112,6 +112,7 @@ void ts_fold_switches(struct ts_unit *u, const struct scenario *sc)
     for (int c = 0; c < u->n; c++)
         u->fold &= u->ctx[c].g.cap == 1 && sc->tenants[u->ctx[c].tenant].queue_limit <= 0 &&
                    sc->tenants[u->ctx[c].tenant].arrival.kind != ARR_SATURATED;
+    u->quick = u->fold && u->same_state && u->sw_cost > 0;
 }
 
 void ts_start(struct sim *s, struct ts_unit *u)
@@ -692,8 +693,13 @@ SS_NOINLINE static void on_slice(struct sim *s, struct ts_unit *u)
         return;
     }
     charge(s, u);
-    pause_cur(u);                  /* preempted: the requests keep their remaining work */
-    switch_preempting(s, u, next); /* a switch, or a context run, leaves the timer armed */
+    pause_cur(u); /* preempted: the requests keep their remaining work */
+    /* A switch, or a context run, leaves the timer armed. On a quick unit, switch_preempting's
+     * path written out (the last context, cur, is not next): no call, no test. */
+    if (u->quick)
+        fold_switch(s, u, next, u->sw_cost, 1);
+    else
+        switch_preempting(s, u, next);
 }
 
 SS_NOINLINE static void on_switched(struct sim *s, struct ts_unit *u)

@@ -123,6 +123,9 @@ struct ts_unit {
      * request is taken when the switch starts, its service segment starts when the switch
      * ends (seg_start > now meanwhile), and no event marks the switch's end. */
     int fold;
+    /* fold, and every switch costs sw_cost > 0: a preemption folds a switch at that cost
+     * without asking (tsunit.c: on_slice). */
+    int quick;
     int sw_open; /* the folded switch [sw_start, sw_end] is not booked yet */
     double sw_end;
     int fold_popped; /* the folded switch took its request from the queue */
