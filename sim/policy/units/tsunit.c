@@ -590,11 +590,14 @@ static void go_idle(struct ts_unit *u)
     slice_off(u);
 }
 
-/* Switches to the next context after c that has work, or goes idle when none has. */
+/* Switches to the next context after c that has work, or goes idle when none has. c is the
+ * last context that ran (every caller's), so on a quick unit the switch is folded at once. */
 static void switch_next_or_idle(struct sim *s, struct ts_unit *u, int c)
 {
     int next = next_with_work(s, u, c);
-    if (next >= 0)
+    if (next >= 0 && u->quick)
+        fold_switch(s, u, next, u->sw_cost, 0);
+    else if (next >= 0)
         switch_to(s, u, next);
     else
         go_idle(u);
