@@ -517,11 +517,11 @@ static inline __attribute__((always_inline)) void fold_switch(struct sim *s, str
     u->done_t = t0 + x->g.r[0].work / x->speed1;
     /* The slice end first, then one arm at the earlier of the two: arming the completion
      * first left it stale in the heap whenever the slice ended before it. */
-    if (others_wait) {
+    /* slice_due, its tests known to pass here (running, no slice end yet); the search inline.
+     * The slice starts at t0, after now, so it ends at t0 + q. */
+    if (others_wait || next_with_work(s, u, c) >= 0) {
         u->slice_pending = 1;
-        u->slice_end = t0 + u->q; /* as slice_due: the slice starts at t0, after now */
-    } else {
-        slice_due(s, u);
+        u->slice_end = t0 + u->q;
     }
     arm(s, u);
 }
