@@ -779,30 +779,32 @@ SS_COLD static void on_mem(struct sim *s, struct ts_unit *u, const struct event 
  * instructions, callgrind). */
 void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev)
 {
-    switch (unit_ev_timer(ev)) {
-    case TS_TIMER_MEM:
-        on_mem(s, u, ev);
-        break;
-    case TS_TIMER_RUN:
+    unsigned timer = unit_ev_timer(ev);
+    if (timer == TS_TIMER_RUN) { /* first: nearly every event is the run timer */
         if (ev->version != u->run_ver)
-            break;
+            return;
         u->armed_t = INFINITY;
         if (u->state != TS_RUN)
-            break;
+            return;
         /* on_done_simple and on_slice leave the timer armed (the step they end with arms it,
          * or they do): the arm below would find it so, at every event. */
         if (u->done_t <= s->now && u->simple) {
             on_done_simple(s, u); /* apart: on_done's other paths made it save six registers */
-            break;
+            return;
         }
         if (u->done_t <= s->now) {
             on_done(s, u);
         } else if (u->slice_end <= s->now) { /* INFINITY unless pending */
             on_slice(s, u);
-            break;
+            return;
         }
         if (u->state == TS_RUN)
             arm(s, u); /* the other of the two, still due later; or a cancelled completion's */
+        return;
+    }
+    switch (timer) {
+    case TS_TIMER_MEM:
+        on_mem(s, u, ev);
         break;
     case TS_TIMER_SWITCHED:
         if (ev->version == u->sw_ver && u->state == TS_SWITCH)
@@ -812,7 +814,7 @@ void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev)
         on_begin(s, u, (int)ev->aux, ev->version);
         break;
     default:
-        SS_FATAL("timeslice unit %u: unexpected timer %u", u->ev.id, unit_ev_timer(ev));
+        SS_FATAL("timeslice unit %u: unexpected timer %u", u->ev.id, timer);
     }
 }
 
