@@ -59,7 +59,7 @@
 #include "policy/units/rgroup.h"
 #include "policy/units/unit.h"
 
-/* What every event reads of a context, in 64 bytes (has_work walks them at every event: a
+/* What every event reads of a context, in 64 bytes (the round robin checks its candidates: a
  * power-of-two stride, its fields on one cache line); its memory is in struct ts_mem. */
 struct ts_ctx {
     int tenant;
