@@ -254,7 +254,6 @@ static inline __attribute__((always_inline)) void serve_one(struct sim *s, struc
     arm(s, u);
 }
 
-/* Charges the work done in the open service segment and books it at the group's width. */
 /* Books the open service segment up to now (and the folded switch before it, if not yet),
  * without charging the requests' work: charge(), or a completion, whose request's work ends. */
 static inline void book_segment(struct sim *s, struct ts_unit *u)
@@ -268,6 +267,7 @@ static inline void book_segment(struct sim *s, struct ts_unit *u)
     u->seg_start = s->now;
 }
 
+/* Charges the work done in the open service segment and books it at the group's width. */
 static void charge(struct sim *s, struct ts_unit *u)
 {
     if (u->seg_start < 0)
@@ -516,9 +516,9 @@ static inline __attribute__((always_inline)) void fold_switch(struct sim *s, str
     x->g.speed = x->speed1;
     u->done_t = t0 + x->g.r[0].work / x->speed1;
     /* The slice end first, then one arm at the earlier of the two: arming the completion
-     * first left it stale in the heap whenever the slice ended before it. */
-    /* slice_due, its tests known to pass here (running, no slice end yet); the search inline.
-     * The slice starts at t0, after now, so it ends at t0 + q. */
+     * first left it stale in the heap whenever the slice ended before it. The slice end as
+     * slice_due sets it, its tests known to pass here (running, no slice end yet) and the
+     * search inline; the slice starts at t0, after now, so it ends at t0 + q. */
     if (others_wait || next_with_work(s, u, c) >= 0) {
         u->slice_pending = 1;
         u->slice_end = t0 + u->q;
@@ -627,7 +627,7 @@ SS_NOINLINE static void on_done_simple(struct sim *s, struct ts_unit *u)
 {
     int cur = u->cur;
     struct ts_ctx *c = &u->ctx[cur];
-    book_segment(s, u); /* as below */
+    book_segment(s, u); /* no charge: the request ends (on_done below says why) */
     drop_cur(u, cur);
     c->g.n = 0;
     c->g.r[0].work = 0;
