@@ -268,12 +268,17 @@ static inline void book_segment(struct sim *s, struct ts_unit *u)
 }
 
 /* Charges the work done in the open service segment and books it at the group's width. */
-static void charge(struct sim *s, struct ts_unit *u)
+static inline __attribute__((always_inline)) void charge_body(struct sim *s, struct ts_unit *u)
 {
     if (u->seg_start < 0)
         return;
     rg_advance(&u->ctx[u->cur].g, s->now);
     book_segment(s, u);
+}
+
+static void charge(struct sim *s, struct ts_unit *u)
+{
+    charge_body(s, u);
 }
 
 /* The running context stops being served (preempted, or nothing left): no work accrues. */
@@ -695,8 +700,8 @@ SS_NOINLINE static void on_slice(struct sim *s, struct ts_unit *u)
         }
         return;
     }
-    charge(s, u);
-    pause_cur(u); /* preempted: the requests keep their remaining work */
+    charge_body(s, u); /* inline: a slice end charges at every preemption */
+    pause_cur(u);      /* preempted: the requests keep their remaining work */
     /* A switch, or a context run, leaves the timer armed. On a quick unit, switch_preempting's
      * path written out (the last context, cur, is not next): no call, no test. */
     if (u->quick)
