@@ -597,7 +597,8 @@ static void go_idle(struct ts_unit *u)
 
 /* Switches to the next context after c that has work, or goes idle when none has. c is the
  * last context that ran (every caller's), so on a quick unit the switch is folded at once. */
-static void switch_next_or_idle(struct sim *s, struct ts_unit *u, int c)
+static inline __attribute__((always_inline)) void switch_next_body(struct sim *s, struct ts_unit *u,
+                                                                   int c)
 {
     int next = next_with_work(s, u, c);
     if (next >= 0 && u->quick)
@@ -606,6 +607,11 @@ static void switch_next_or_idle(struct sim *s, struct ts_unit *u, int c)
         switch_to(s, u, next);
     else
         go_idle(u);
+}
+
+static void switch_next_or_idle(struct sim *s, struct ts_unit *u, int c)
+{
+    switch_next_body(s, u, c);
 }
 
 /* The running context has no request in service any more. */
@@ -650,7 +656,7 @@ SS_NOINLINE static void on_done_simple(struct sim *s, struct ts_unit *u)
         arm(s, u); /* also for a slice end already pending: the timer was the completion's */
         return;
     }
-    switch_next_or_idle(s, u, cur); /* a switch, or a context run, leaves the timer armed */
+    switch_next_body(s, u, cur); /* a switch, or a context run, leaves the timer armed */
 }
 
 SS_NOINLINE static void on_done(struct sim *s, struct ts_unit *u)
