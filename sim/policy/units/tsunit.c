@@ -863,11 +863,15 @@ SS_NOINLINE static void arrive(struct sim *s, struct ts_unit *u, int c)
 
 void ts_arrive(struct sim *s, struct ts_unit *u, int c)
 {
-    /* The commonest arrival on a simple unit (never down, no engine to feed): another context
-     * runs and its slice end is already set, so there is nothing to do but note c's work. Apart
+    /* The commonest arrivals on a simple unit (never down, no engine to feed): another context
+     * runs, so c's work is noted and the running slice ends, if its end is not set yet. Apart
      * from arrive(), whose other paths made every arrival save four registers. */
-    if (u->state == TS_RUN && u->cur != c && u->slice_pending && u->simple) {
+    if (u->state == TS_RUN && u->cur != c && u->simple) {
         u->work |= work_bit(c);
+        if (!u->slice_pending) { /* c waits now: the running slice ends */
+            slice_set(s, u);
+            arm(s, u);
+        }
         return;
     }
     arrive(s, u, c);
