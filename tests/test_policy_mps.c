@@ -8,6 +8,7 @@
 #include "core/rate.h"
 #include "core/run.h"
 #include "core/scenario.h"
+#include "policy/units/mpsunit.h"
 #include "testutil.h"
 #include "base/util.h"
 
@@ -199,6 +200,86 @@ static void test_faults_poisson_no_drain(void)
 }
 
 /* A scenario with n small compute tenants on one GPU and the given MPS options. */
+/* Runs text with the MPS unit's memo on or off (mu_memo_clients). */
+static void run_memo(const char *text, int memo, struct scenario *sc, struct run_result *r)
+{
+    mu_memo_clients = memo ? MU_MEMO_CLIENTS : 0;
+    tu_run_text(text, sc, r);
+    mu_memo_clients = MU_MEMO_CLIENTS;
+}
+
+static void test_memo_equals_general(void)
+{
+    /* The memo path (clients' work and speeds in padded arrays, speeds per busy set, the table
+     * of which speeds change when one client joins or leaves) against the general path (the
+     * rate model at every change, each client's group): the same numbers to the bit and the
+     * same events, with 3 clients on GPU 0 (a padded lane), 2 on GPU 1, mixed classes, thread
+     * caps, and one tenant's faults taking its GPU down and back (abort, recovery). */
+    static const char text[] =
+        HEAD "\"gpus\": 2, \"seed\": 5, \"stop\": {\"requests\": 40000}, \"tenants\": ["
+             "{\"name\": \"c0\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 250}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"class\": \"compute\", "
+             "\"fault_rate_per_h\": 1800},"
+             "{\"name\": \"m0\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 200}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"class\": \"memory\"},"
+             "{\"name\": \"x0\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 150}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 2}, \"class\": \"mixed\", "
+             "\"compute_share\": 0.4},"
+             "{\"name\": \"c1\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 300}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"class\": \"compute\"},"
+             "{\"name\": \"m1\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 300}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 1}, \"class\": \"memory\"}],"
+             "\"strategies\": [{\"name\": \"mps\", \"kind\": \"mps\", \"recovery_s\": 0.01, "
+             "\"thread_pct\": {\"c0\": 50, \"m0\": 50, \"x0\": 60, \"c1\": 40, \"m1\": 70}, "
+             "\"assign\": {\"c0\": 0, \"m0\": 0, \"x0\": 0, \"c1\": 1, \"m1\": 1}}]}";
+    struct scenario sa, sb;
+    struct run_result a, b;
+    run_memo(text, 1, &sa, &a);
+    run_memo(text, 0, &sb, &b);
+    struct strategy_result *x = &a.s[0], *y = &b.s[0];
+    CU_ASSERT(res_t(x, 0)[TM_FAILED] > 0); /* the faults did take GPU 0 down */
+    CU_ASSERT(res_t(x, 3)[TM_COMPLETED] > 5000);
+    CU_ASSERT_EQUAL(memcmp(x->t, y->t, (size_t)x->n_tenants * TM_N * sizeof *x->t), 0);
+    CU_ASSERT_EQUAL(memcmp(x->m, y->m, sizeof x->m), 0);
+    CU_ASSERT_EQUAL(a.sim_events, b.sim_events);
+    run_result_free(&a);
+    run_result_free(&b);
+    scn_free(&sa);
+    scn_free(&sb);
+}
+
+static void test_simultaneous_completions(void)
+{
+    /* Two compute clients capped at 50 %, 1 ms requests arriving together every 10 ms: the
+     * caps fit the GPU, so each runs alone at half speed and both finish at the same instant,
+     * 2 ms later. The unit's one timer takes them one after the other (the second due at the
+     * same time): both latencies are exactly 2 ms, and the general path agrees to the bit. */
+    static const char text[] = HEAD
+        "\"stop\": {\"duration_s\": 2}, \"tenants\": ["
+        "{\"name\": \"a\", \"arrival\": {\"process\": \"deterministic\", \"rate_per_s\": 100}, "
+        "\"work\": {\"dist\": \"deterministic\", \"ms\": 1}, \"class\": \"compute\"},"
+        "{\"name\": \"b\", \"arrival\": {\"process\": \"deterministic\", \"rate_per_s\": 100}, "
+        "\"work\": {\"dist\": \"deterministic\", \"ms\": 1}, \"class\": \"compute\"}],"
+        "\"strategies\": [{\"name\": \"m\", \"kind\": \"mps\", "
+        "\"thread_pct\": {\"a\": 50, \"b\": 50}}]}";
+    struct scenario sa, sb;
+    struct run_result a, b;
+    run_memo(text, 1, &sa, &a);
+    run_memo(text, 0, &sb, &b);
+    for (int i = 0; i < 2; i++) {
+        const double *t = res_t(&a.s[0], i);
+        CU_ASSERT(t[TM_COMPLETED] >= 199);
+        CU_ASSERT_DOUBLE_EQUAL(t[TM_LAT_MEAN], 2e-3, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(t[TM_LAT_P999], 2e-3, 2e-3 * 0.004);
+    }
+    CU_ASSERT_EQUAL(memcmp(a.s[0].t, b.s[0].t, 2 * TM_N * sizeof *a.s[0].t), 0);
+    CU_ASSERT_EQUAL(a.sim_events, b.sim_events);
+    run_result_free(&a);
+    run_result_free(&b);
+    scn_free(&sa);
+    scn_free(&sb);
+}
+
 static char *many_tenants(int n, const char *opts)
 {
     size_t cap = 256 + (size_t)n * 160;
@@ -281,6 +362,8 @@ void test_policy_mps_register(void)
         {"several GPUs: round robin and assign", test_multi_gpu},
         {"fault blast radius: MPS whole GPU, vGPU own VM", test_fault_blast_radius},
         {"faults with Poisson arrivals, no drain: conservation", test_faults_poisson_no_drain},
+        {"memoised clients give the general path's numbers", test_memo_equals_general},
+        {"two clients finishing at one instant (exact)", test_simultaneous_completions},
         {"client limit 48, 60 with CUDA 13.1", test_client_limit},
         {"bad input names the path and the numbers", test_bad_input},
         {NULL, NULL},

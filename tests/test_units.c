@@ -335,6 +335,78 @@ static void test_timeslice_folded_switch(void)
     }
 }
 
+/* A deterministic stream for the random schedule below (Knuth's MMIX LCG, top bits). */
+static double lcg_u01(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*x >> 11) * 0x1p-53;
+}
+
+/*
+ * The round robin takes its candidates from the unit's bits of contexts with work (tsunit.h):
+ * it finds what a scan of every context finds as long as every context with work has its bit.
+ * Checked after every step of random schedules over four contexts: arrivals, faults, card
+ * resets, with OOM kills and restarts (the four tenants' 100 GB over-commit 80) or with folded
+ * switches, the slice given up or held; no request may vanish either.
+ */
+static void test_timeslice_work_bits(void)
+{
+    for (int mode = 0; mode < 4; mode++) {
+        int oom = mode & 1, release = mode >> 1;
+        struct harness h;
+        h_init(&h);
+        const int ten[] = {A, B, C, D};
+        const double mem[] = {10, 10, 70, 10};
+        for (int i = 0; i < 4; i++)
+            h.sc.tenants[i].restart_s = 0.3 * MS;
+        struct ts_unit *u = ss_xmalloc(sizeof *u);
+        ts_unit_init(u, &h.sc, unit_addr(EV_TEST_UNIT, 7), 4, ten, 1.0, 1.0, oom ? mem : NULL,
+                     1 * MS, 0.05 * MS, release, 1.0, oom, 80);
+        if (!oom)
+            ts_fold_switches(u, &h.sc);
+        CU_ASSERT_EQUAL(u->fold, !oom);
+        h.u = (struct unit){&ts_unit_ops, u};
+        uint64_t x = 12345 + (uint64_t)mode;
+        int bad = 0;
+        long ooms = 0;
+        for (int step = 0; step < 4000; step++) {
+            double r = lcg_u01(&x);
+            int k = (int)(lcg_u01(&x) * 4);
+            if (r < 0.5 && h.s.ten[ten[k]].q.n < 60) {
+                h_put(&h, ten[k], (0.05 + 2 * lcg_u01(&x)) * MS, k);
+            } else if (r < 0.56) {
+                h.u.ops->fault(&h.s, h.u.self, k);
+            } else if (r < 0.565) { /* a card reset, as policy_timeslice does one */
+                h.u.ops->abort(&h.s, h.u.self);
+                h.u.ops->resume(&h.s, h.u.self);
+                for (int c = 0; c < 4; c++)
+                    if (h.s.ten[ten[c]].q.n > 0)
+                        h.u.ops->arrive(&h.s, h.u.self, c);
+            } else {
+                h_run_until(&h, h.s.now + lcg_u01(&x) * 0.4 * MS);
+            }
+            bad += !ts_work_covered(&h.s, u);
+            ooms = u->ooms;
+        }
+        CU_ASSERT_EQUAL(bad, 0);
+        CU_ASSERT(u->switches > 100);
+        CU_ASSERT(oom ? ooms > 10 : ooms == 0);
+        /* Drain. Without OOM everything left completes; with it, a context whose restart does
+         * not fit beside the others that are up stays down and keeps its queue. */
+        h_run_until(&h, h.s.now + 1.0);
+        CU_ASSERT(ts_work_covered(&h.s, u));
+        long arrived = 0, ended = 0;
+        for (int i = 0; i < 4; i++) {
+            arrived += st(&h, i)->arrived;
+            ended += st(&h, i)->completed + st(&h, i)->failed;
+            CU_ASSERT(oom || h.s.ten[i].q.n == 0);
+        }
+        CU_ASSERT_EQUAL(arrived, ended + h.s.in_system);
+        CU_ASSERT(oom || h.s.in_system == 0);
+        h_free(&h);
+    }
+}
+
 static void test_mps_through_ops(void)
 {
     /* Two compute clients at thread_pct 100 on a whole GPU. A alone at speed 1 from 0;
@@ -451,6 +523,8 @@ void test_units_register(void)
         {"time-slicing unit: fault and teardown", test_timeslice_fault_and_abort},
         {"time-slicing: a folded switch schedules as one with an end event",
          test_timeslice_folded_switch},
+        {"time-slicing: every context with work has its bit (random schedules)",
+         test_timeslice_work_bits},
         {"MPS unit through its ops: rate change, fault, recovery", test_mps_through_ops},
         {"time-sliced vGPU unit through its ops (exact)", test_vgpu_time_through_ops},
         {"\"assign\" reads the same in timeslice, mps and exclusive", test_assign_same_words},

@@ -3,8 +3,8 @@
  * server (see mpsunit.h; the rate model is derived in policy_mps.c and
  * docs/mps-vgpu.md). Whenever the busy set changes, the work done so far is
  * charged at the old speeds, speeds are recomputed, and a client whose speed
- * changed gets a new completion event with a bumped version. The unit-interface
- * wrappers are at the end.
+ * changed gets a new completion time; the unit's one timer sits at the earliest (arm()).
+ * The unit-interface wrappers are at the end.
  */
 #include "policy/units/mpsunit.h"
 #include "base/jsonv.h"
@@ -16,6 +16,8 @@
 #include <string.h>
 
 enum { MU_T_DONE, MU_T_RECOVERED, MU_T_OVERHEAD, MU_T_BEGIN, MU_TIMERS };
+
+int mu_memo_clients = MU_MEMO_CLIENTS;
 _Static_assert((int)MU_TIMERS <= (int)UNIT_TIMERS, "a unit has at most UNIT_TIMERS timers");
 
 int mu_parse_thread_pct(const struct jv *j, const cJSON *obj, const char *path,
@@ -83,12 +85,23 @@ void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, 
     u->bw_loss = bw_loss;
     u->recovery_s = recovery_s;
     u->speed = ss_xcalloc((size_t)(n ? n : 1), sizeof *u->speed);
-    int one = n <= MU_MEMO_CLIENTS;
+    u->nq = (n + MU_LANES - 1) / MU_LANES * MU_LANES;
+    u->t_done = ss_xcalloc((size_t)(u->nq ? u->nq : 1), sizeof *u->t_done);
+    u->stamp = ss_xcalloc((size_t)(u->nq ? u->nq : 1), sizeof *u->stamp);
+    for (int k = 0; k < u->nq; k++)
+        u->t_done[k] = INFINITY;
+    u->t_arm = INFINITY;
+    int one = n <= mu_memo_clients;
     for (int k = 0; k < n; k++)
         one &= u->cli[k].g.cap == 1;
     if (one) { /* 2^n sets × n clients × (share, speed): 32 KB at 8 clients */
-        u->memo = ss_xcalloc((size_t)1 << n, 2 * (size_t)n * sizeof *u->memo);
+        u->memo = ss_xcalloc((size_t)1 << n, MU_MEMO_ROW(u->nq) * sizeof *u->memo);
         u->memo_set = ss_xcalloc((size_t)1 << n, 1);
+        u->work = ss_xcalloc((size_t)(u->nq ? u->nq : 1), sizeof *u->work);
+        u->v = ss_xcalloc((size_t)(u->nq ? u->nq : 1), sizeof *u->v);
+        u->row = u->memo; /* the empty set's */
+        u->flip = ss_xmalloc(((size_t)1 << n) * (size_t)u->nq * sizeof *u->flip);
+        memset(u->flip, 0xff, ((size_t)1 << n) * (size_t)u->nq * sizeof *u->flip); /* -1: unknown */
     }
 }
 
@@ -101,7 +114,11 @@ void mu_set_llm(struct mu_unit *u, const struct scenario *sc, int k, long kv_blo
     /* A step's speed depends on the step, not on the busy set alone: no memo. */
     free(u->memo);
     free(u->memo_set);
-    u->memo = NULL;
+    free(u->work);
+    free(u->v);
+    free(u->flip);
+    u->flip = NULL;
+    u->memo = u->work = u->v = u->row = NULL;
     u->memo_set = NULL;
 }
 
@@ -115,10 +132,18 @@ void mu_free(struct mu_unit *u)
     }
     free(u->cli);
     free(u->speed);
+    free(u->t_done);
+    free(u->stamp);
     free(u->memo);
     free(u->memo_set);
+    free(u->work);
+    free(u->v);
+    free(u->flip);
+    u->flip = NULL;
     u->cli = NULL;
-    u->speed = u->memo = NULL;
+    u->work = u->v = NULL;
+    u->speed = u->memo = u->t_done = NULL;
+    u->stamp = NULL;
     u->memo_set = NULL;
 }
 
@@ -127,9 +152,102 @@ static int busy(const struct mu_client *c)
     return c->g.n > 0;
 }
 
+/* With a memo, the busy set changed: its row. */
+static void set_changed(struct mu_unit *u)
+{
+    u->row = &u->memo[(size_t)u->set * MU_MEMO_ROW(u->nq)];
+}
+
+/* With a memo, client k's request is done: it is idle (work and speed 0; a new request's speed
+ * differs from 0, so reshare() sets it). */
+static void memo_idle(struct mu_unit *u, int k)
+{
+    u->set &= ~(1u << k);
+    u->work[k] = u->v[k] = 0;
+    set_changed(u);
+}
+
+/*
+ * The loops over the padded arrays below take MU_LANES clients at a time from restrict
+ * parameters, the form GCC -O2 turns into SSE pairs with no test per client: with one client at
+ * a time it compiles a clamp or a select to a branch, which the clients' order of completion
+ * mispredicts.
+ */
+
+/* work[k] -= dt × v[k], clamped at +0 (rounding at the completion instant; +0 also for -0, which
+ * divides and adds as -0 does). */
+static void charge(double *restrict work, const double *restrict v, double dt, int nq)
+{
+    for (int k = 0; k < nq; k += MU_LANES)
+        for (int j = 0; j < MU_LANES; j++) {
+            double w = work[k + j] - dt * v[k + j];
+            work[k + j] = w > 0 ? w : 0;
+        }
+}
+
+/* The least of t[0 … nq): a minimum per lane (minpd), then theirs, exact in any order. */
+static double least(const double *restrict t, int nq)
+{
+    double l[MU_LANES];
+    for (int j = 0; j < MU_LANES; j++)
+        l[j] = INFINITY;
+    for (int k = 0; k < nq; k += MU_LANES)
+        for (int j = 0; j < MU_LANES; j++)
+            l[j] = t[k + j] < l[j] ? t[k + j] : l[j];
+    double a = l[0] < l[1] ? l[0] : l[1], b = l[2] < l[3] ? l[2] : l[3];
+    return a < b ? a : b;
+}
+_Static_assert(MU_LANES == 4, "least(), differ() and at_or_before() take four lanes");
+
+/* Bit k set where a[k] != b[k] (nq <= 32). */
+static unsigned differ(const double *restrict a, const double *restrict b, int nq)
+{
+    unsigned m = 0;
+    for (int k = 0; k < nq; k += MU_LANES) /* written out: GCC keeps an inner loop of these */
+        m |= ((unsigned)(a[k] != b[k]) | (unsigned)(a[k + 1] != b[k + 1]) << 1 |
+              (unsigned)(a[k + 2] != b[k + 2]) << 2 | (unsigned)(a[k + 3] != b[k + 3]) << 3)
+             << k;
+    return m;
+}
+
+/* Bit k set where t[k] <= now (nq <= 64). */
+static uint64_t at_or_before(const double *restrict t, double now, int nq)
+{
+    uint64_t m = 0;
+    for (int k = 0; k < nq; k += MU_LANES) /* as in differ() */
+        m |= (uint64_t)((unsigned)(t[k] <= now) | (unsigned)(t[k + 1] <= now) << 1 |
+                        (unsigned)(t[k + 2] <= now) << 2 | (unsigned)(t[k + 3] <= now) << 3)
+             << k;
+    return m;
+}
+
+/*
+ * account() with a memo: every client at once, busy or not, from the two arrays, with no branch
+ * on which are busy (an idle client's speed is 0, so its work stays 0; a busy one's is charged
+ * (now - t_acct) × speed, what rg_advance charges a group charged up to t_acct), and the
+ * utilisation weight from the set's row: the same numbers as the general path.
+ */
+static void account_memo(struct sim *s, struct mu_unit *u)
+{
+    const double now = s->now, dt = now - u->t_acct;
+    if (dt > 0) {
+        const int nq = u->nq;
+        charge(u->work, u->v, dt, nq);
+        const double *row = u->row;
+        double clip = eng_clip(s, u->t_acct, now);
+        s->busy_acc += row[nq] * clip; /* eng_busy */
+        u->busy_s += row[nq + 1] * clip;
+    }
+    u->t_acct = now;
+}
+
 /* Charges the work done since t_acct at the current speeds and books the busy time. */
 static void account(struct sim *s, struct mu_unit *u)
 {
+    if (u->memo) {
+        account_memo(s, u);
+        return;
+    }
     double dt = s->now - u->t_acct, sm = 0;
     if (dt > 0) {
         /* In locals: the stores to the groups could alias *u, so the loop would reload them. */
@@ -193,55 +311,120 @@ static void model(struct sim *s, struct mu_unit *u)
     }
 }
 
-/* model(), or its memo for the busy set (the same numbers: it is a function of the set).
- * Returns the set's memo row (client k's SM share at 2k, its speed at 2k + 1) for reshare() to
- * read, or NULL where there is no memo: model() then wrote c->sm and u->speed. */
-static const double *shares(struct sim *s, struct mu_unit *u)
+/* The busy set's memo row from model(), the first time the set occurs (out of line: at most
+ * 2^n times a run). The utilisation weight is summed as account() sums it, over the busy
+ * clients in order, so either path books the same bits. */
+SS_COLD static void memo_fill(struct sim *s, struct mu_unit *u)
 {
-    if (!u->memo) {
-        model(s, u);
-        return NULL;
-    }
-    unsigned set = 0;
-    for (int k = 0; k < u->n; k++)
-        set |= (unsigned)busy(&u->cli[k]) << k;
-    double *row = &u->memo[(size_t)set * 2 * (size_t)u->n];
-    if (!u->memo_set[set]) {
-        model(s, u);
-        for (int k = 0; k < u->n; k++) {
-            row[2 * k] = u->cli[k].sm;
-            row[2 * k + 1] = u->speed[k];
+    double *row = u->row;
+    const int n = u->n;
+    double sm = 0;
+    model(s, u);
+    for (int k = 0; k < n; k++)
+        if (busy(&u->cli[k])) {
+            row[k] = u->speed[k];
+            sm += u->cli[k].sm;
         }
-        u->memo_set[set] = 1;
-    }
-    return row;
+    row[u->nq] = (sm > 1 ? 1 : sm) * u->share;
+    row[u->nq + 1] = sm > 0;
+    u->memo_set[u->set] = 1;
 }
 
-/* Recomputes every busy client's shares and speed; reschedules those that changed. The memo
- * row is read here rather than copied first (one pass over the clients instead of two). */
+/* The busy set's memo row (the same numbers as model(): they are a function of the set). */
+static inline const double *shares_memo(struct sim *s, struct mu_unit *u)
+{
+    if (!u->memo_set[u->set])
+        memo_fill(s, u);
+    return u->row;
+}
+
+/* Client k's speed changed, or its group did: its completion time from now. The stamp orders
+ * completions that fall at one instant as their events' sequence numbers did when each client
+ * had an event of its own. */
+static void resched(struct sim *s, struct mu_unit *u, struct mu_client *c, int k, double v)
+{
+    rg_set_speed(&c->g, s->now, v);
+    c->stale = 0;
+    u->t_done[k] = s->now + rg_next_s(&c->g);
+    u->stamp[k] = ++u->stamps;
+}
+
+/*
+ * The unit's one completion timer at its earliest client completion. It is re-armed only
+ * when that comes before the timer pending (the pending one goes stale); when it comes after
+ * (the client that was first slowed down), the pending timer fires early, finds nobody due and
+ * re-arms (on_timer): one sift there instead of an insertion now and a stale event's removal.
+ */
+static inline void arm(struct sim *s, struct mu_unit *u)
+{
+    double m = least(u->t_done, u->nq);
+    if (m < u->t_arm) {
+        u->t_arm = m;
+        unit_schedule(s, u->ev, m, MU_T_DONE, ++u->t_ver, 0);
+    }
+}
+
+/* The clients other than k, busy in both, whose speeds differ between the set lo (without k) and
+ * lo with k: from the two rows the first time, then from the table. */
+static unsigned flip_mask(struct mu_unit *u, unsigned lo, int k, const double *row_lo,
+                          const double *row_hi)
+{
+    int16_t *f = &u->flip[(size_t)lo * (size_t)u->nq + (size_t)k];
+    if (*f < 0)
+        *f = (int16_t)(differ(row_lo, row_hi, u->nq) & lo);
+    return (unsigned)*f;
+}
+
+/*
+ * reshare() with a memo: which busy clients changed speed or group, then a pass over those alone
+ * (usually one or two), each given its completion time as resched() would (rg_next_s of one
+ * request: work / speed). Every busy client's speed is its row's in the set of the last
+ * reshare(), so when one client joined or left since, the clients whose speed changed are the
+ * table's for that pair of sets (flip); else the current speeds are compared with the row (a
+ * mask over every client without a branch). A client that took a request (fresh) always is.
+ */
+static void reshare_memo(struct sim *s, struct mu_unit *u)
+{
+    const double *row = shares_memo(s, u);
+    const unsigned old = u->prev_set, set = u->set, moved = old ^ set;
+    unsigned due;
+    if (moved && !(moved & (moved - 1)))
+        due = flip_mask(u, old & set, __builtin_ctz(moved),
+                        &u->memo[(size_t)(old & set) * MU_MEMO_ROW(u->nq)],
+                        &u->memo[(size_t)(old | set) * MU_MEMO_ROW(u->nq)]);
+    else
+        due = moved ? differ(row, u->v, u->nq) : 0;
+    due |= u->fresh;
+    u->fresh = 0;
+    u->prev_set = set;
+    for (due &= set; due; due &= due - 1) {
+        int k = __builtin_ctz(due);
+        u->v[k] = row[k];
+        u->t_done[k] = s->now + u->work[k] / row[k];
+        u->stamp[k] = ++u->stamps;
+    }
+    arm(s, u);
+}
+
+/* Recomputes every busy client's shares and speed; reschedules those that changed. */
 static void reshare(struct sim *s, struct mu_unit *u)
 {
-    const double *row = shares(s, u);
+    if (u->memo) {
+        reshare_memo(s, u);
+        return;
+    }
+    model(s, u);
     struct mu_client *cli = u->cli; /* in locals, as in account() */
     const int n = u->n;
     for (int k = 0; k < n; k++) {
         struct mu_client *c = &cli[k];
         if (!busy(c))
             continue;
-        double v;
-        if (row) {
-            c->sm = row[2 * k];
-            v = row[2 * k + 1];
-        } else {
-            v = u->speed[k];
-        }
-        if (v == c->g.speed && !c->stale)
+        if (u->speed[k] == c->g.speed && !c->stale)
             continue; /* same speed, same group: the pending completion is still right */
-        rg_set_speed(&c->g, s->now, v);
-        c->stale = 0;
-        c->version++;
-        unit_schedule(s, u->ev, s->now + rg_next_s(&c->g), MU_T_DONE, c->version, (uint32_t)k);
+        resched(s, u, c, k, u->speed[k]);
     }
+    arm(s, u);
 }
 
 /* An LLM client takes every waiting request into its engine and, between steps, starts the
@@ -260,11 +443,31 @@ static void fill_llm(struct sim *s, struct mu_client *c)
     c->stale = 1;
 }
 
-/* Takes the client's waiting requests into service while its group has room. Its callers
+/* fill() with a memo: an idle client takes its queue's head, busy in the set, its work in the
+ * array (its speed is still 0: reshare() sets it). */
+static void fill_one(struct sim *s, struct mu_unit *u, int k)
+{
+    struct mu_client *c = &u->cli[k];
+    if (c->g.n > 0 || eng_qlen(s, c->tenant) == 0)
+        return;
+    eng_pop(s, c->tenant, &c->g.r[0]);
+    c->g.n = 1;
+    u->work[k] = c->g.r[0].work;
+    u->set |= 1u << k;
+    u->fresh |= 1u << k;
+    set_changed(u);
+}
+
+/* Takes client k's waiting requests into service while its group has room. Its callers
  * charged the unit to now (account), so the requests go straight into the group: reshare()
  * sets its speed from now on. */
-static void fill(struct sim *s, struct mu_client *c)
+static void fill(struct sim *s, struct mu_unit *u, int k)
 {
+    struct mu_client *c = &u->cli[k];
+    if (u->memo) {
+        fill_one(s, u, k);
+        return;
+    }
     if (c->llm) {
         fill_llm(s, c);
         return;
@@ -286,14 +489,14 @@ void mu_arrive(struct sim *s, struct mu_unit *u, int k)
         if (le_defer(s, c->llm, u->ev, MU_T_BEGIN, (uint32_t)k) || c->g.n > 0 || c->in_overhead)
             return;
         account(s, u);
-        fill(s, c);
+        fill(s, u, k);
         reshare(s, u);
         return;
     }
     if (rg_full(&c->g) || u->down || eng_qlen(s, c->tenant) == 0)
         return;
     account(s, u);
-    fill(s, c);
+    fill(s, u, k);
     reshare(s, u);
 }
 
@@ -310,7 +513,7 @@ static void on_step_gpu_done(struct sim *s, struct mu_unit *u, struct mu_client 
                       (uint32_t)k);
     } else {
         le_end(s, c->llm);
-        fill(s, c);
+        fill(s, u, k);
     }
     reshare(s, u);
 }
@@ -323,7 +526,7 @@ static void on_overhead_done(struct sim *s, struct mu_unit *u, const struct even
     c->in_overhead = 0;
     account(s, u);
     le_end(s, c->llm);
-    fill(s, c);
+    fill(s, u, (int)ev->aux);
     reshare(s, u);
 }
 
@@ -334,18 +537,18 @@ static void on_begin(struct sim *s, struct mu_unit *u, const struct event *ev)
     if (!le_begin_due(c->llm, ev->version) || u->down)
         return;
     account(s, u);
-    fill(s, c);
+    fill(s, u, (int)ev->aux);
     reshare(s, u);
 }
 
-static void on_done(struct sim *s, struct mu_unit *u, const struct event *ev)
+/* Client k's first request (an LLM client's step, its GPU part) is done. */
+static void on_done(struct sim *s, struct mu_unit *u, int k)
 {
-    struct mu_client *c = &u->cli[ev->aux];
-    if (!busy(c) || ev->version != c->version)
-        return; /* rescheduled since, or failed by a fault */
+    struct mu_client *c = &u->cli[k];
+    u->t_done[k] = INFINITY;
     account(s, u);
     if (c->llm) {
-        on_step_gpu_done(s, u, c, (int)ev->aux);
+        on_step_gpu_done(s, u, c, k);
         return;
     }
     if (c->g.n == 1) { /* the group empties: no search, no copy */
@@ -358,11 +561,56 @@ static void on_done(struct sim *s, struct mu_unit *u, const struct event *ev)
         r.work = 0;
         eng_complete(s, &r);
     }
-    c->stale = 1;
-    if (!busy(c))
-        c->g.speed = 0;
-    fill(s, c);
+    if (u->memo) {
+        memo_idle(u, k);
+    } else {
+        c->stale = 1;
+        if (!busy(c))
+            c->g.speed = 0;
+    }
+    fill(s, u, k);
     reshare(s, u);
+}
+
+/* The client whose completion is due now (-1: none, the timer fired early): the one with the
+ * least stamp among those due at this instant, tested without a branch per client (a mask by
+ * lanes, the lowest bit; more than 64 clients, a plain search). */
+static int due_client(const struct mu_unit *u, double now)
+{
+    const double *t = u->t_done;
+    const int nq = u->nq;
+    int k = -1;
+    if (nq <= 64) {
+        uint64_t due = at_or_before(t, now, nq);
+        if (!due)
+            return -1;
+        k = __builtin_ctzll(due);
+        if (!(due & (due - 1)))
+            return k;
+    } else {
+        for (int j = nq - 1; j >= 0; j--)
+            k = t[j] <= now ? j : k;
+        if (k < 0)
+            return -1;
+    }
+    for (int j = k + 1; j < nq; j++) /* simultaneous completions: the one scheduled first */
+        if (t[j] <= now && u->stamp[j] < u->stamp[k])
+            k = j;
+    return k;
+}
+
+/* The completion timer: the due client completes (and reshare() re-arms the timer), or, fired
+ * early, the timer is re-armed at the earliest completion. */
+static void on_timer(struct sim *s, struct mu_unit *u, const struct event *ev)
+{
+    if (ev->version != u->t_ver)
+        return; /* re-armed earlier since */
+    u->t_arm = INFINITY;
+    int k = due_client(u, s->now);
+    if (k < 0)
+        arm(s, u);
+    else
+        on_done(s, u, k);
 }
 
 /* Books [down_since, t_end] as downtime for every tenant of the unit. */
@@ -380,7 +628,7 @@ static void on_recovered(struct sim *s, struct mu_unit *u, const struct event *e
     u->down = 0;
     account(s, u);
     for (int k = 0; k < u->n; k++)
-        fill(s, &u->cli[k]);
+        fill(s, u, k);
     reshare(s, u);
 }
 
@@ -388,7 +636,7 @@ void mu_event(struct sim *s, struct mu_unit *u, const struct event *ev)
 {
     switch (unit_ev_timer(ev)) {
     case MU_T_DONE:
-        on_done(s, u, ev);
+        on_timer(s, u, ev);
         break;
     case MU_T_OVERHEAD:
         on_overhead_done(s, u, ev);
@@ -413,6 +661,7 @@ void mu_abort(struct sim *s, struct mu_unit *u)
             c->g.speed = 0;
             c->in_overhead = 0;
             c->version++;
+            u->t_done[k] = INFINITY;
             continue;
         }
         if (!busy(c))
@@ -424,6 +673,13 @@ void mu_abort(struct sim *s, struct mu_unit *u)
         }
         c->g.speed = 0;
         c->version++;
+        u->t_done[k] = INFINITY;
+    }
+    if (u->memo) {
+        u->set = u->prev_set = u->fresh = 0;
+        set_changed(u);
+        memset(u->work, 0, (size_t)u->n * sizeof *u->work);
+        memset(u->v, 0, (size_t)u->n * sizeof *u->v);
     }
 }
 

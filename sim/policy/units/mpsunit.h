@@ -29,8 +29,10 @@
  *
  * Invariants: t_acct is the time up to which the clients' work and the unit's
  * busy time are accounted; a busy client (requests in its group) has speed > 0 and its
- * pending completion event (aux = client index) carries its current version; a unit
- * that is down has no busy client.
+ * completion time t_done[k] at that speed (an idle client INFINITY); the unit's one completion
+ * timer is pending at t_arm, at or before the earliest t_done (a client's speed that changes
+ * moves its t_done, and the timer only when the earliest comes sooner); a unit that is down has
+ * no busy client.
  */
 #ifndef SS_MPSUNIT_H
 #define SS_MPSUNIT_H
@@ -42,12 +44,12 @@
 
 struct mu_client {
     int tenant;
-    struct rgroup g; /* its requests in service (up to work.concurrency) */
-    double cap;      /* thread_pct / 100 */
-    double mem_w;    /* memory weight: fraction of its time the client touches memory */
-    double sm;       /* share of the unit's SMs while busy */
-    int stale;       /* its group changed: the pending completion must be rescheduled */
-    uint32_t version;
+    struct rgroup g;  /* its requests in service (up to work.concurrency) */
+    double cap;       /* thread_pct / 100 */
+    double mem_w;     /* memory weight: fraction of its time the client touches memory */
+    double sm;        /* share of the unit's SMs while busy */
+    int stale;        /* its group changed: the general path's reshare() sets its completion */
+    uint32_t version; /* of its pending overhead event (an LLM engine's step) */
     /* An LLM tenant's engine (mu_set_llm), NULL for a plain client: its group holds the
      * step's GPU part as one request; in_overhead while the step's overhead runs. */
     struct llm_engine *llm;
@@ -69,15 +71,46 @@ struct mu_unit {
     long faults;
     double busy_s; /* unit-time with a client busy, inside the measurement window */
     double *speed; /* [n]: each busy client's speed, as reshare() last computed it */
+    /* One completion timer for the unit (MU_T_DONE, version t_ver) at t_arm (INFINITY: none
+     * pending), never after the earliest t_done[k], client k's completion time (INFINITY while
+     * idle); stamp[k] numbers the t_done[k] in the order they were set (ties). */
+    double *t_done;
+    uint64_t *stamp;
+    int nq; /* n rounded up to MU_LANES: the length of t_done, stamp, work, v and a row's speeds,
+             * padded as an idle client (INFINITY, 0) */
+    uint64_t stamps;
+    double t_arm;
+    uint32_t t_ver;
     /* With every client at concurrency 1 and at most MU_MEMO_CLIENTS of them, the shares and
-     * speeds depend on the busy set alone: memo[set × 2n + 2k] is client k's SM share and
-     * memo[… + 1] its speed in that set, computed the first time the set occurs (memo_set
-     * marks it); NULL otherwise. */
+     * speeds depend on the busy set alone: in the set's row of MU_MEMO_ROW(nq) doubles, [k] is
+     * client k's speed (0 while idle, and in the padding), [nq] the unit's utilisation weight
+     * (min(1, Σ SM shares) × share) and [nq + 1] 1 if any client is busy, else 0; computed the
+     * first time the set occurs (memo_set marks it; the empty set's zeros are right from the
+     * start); NULL otherwise. */
     double *memo;
     unsigned char *memo_set;
+    /* With a memo, the clients' state in arrays, which account() and reshare() run through
+     * without a branch per client: bit k of `set` while client k is busy, kept as its group
+     * fills and empties, and the set's row; work[k] and v[k] its request's work left and speed,
+     * 0 while idle (its group holds the request, but not its work or speed). */
+    unsigned set;
+    double *row;
+    double *work, *v;
+    /* prev_set: the set at the last reshare(); fresh: the clients that took a request since;
+     * flip[lo × nq + k]: the clients busy in lo whose speeds differ between lo (without k) and
+     * lo with k, -1 until first needed. */
+    unsigned prev_set, fresh;
+    int16_t *flip;
 };
 
 #define MU_MEMO_CLIENTS 8
+/* The most clients a unit memoises for: MU_MEMO_CLIENTS; tests set 0 to run the general path,
+ * which must give the same numbers. */
+extern int mu_memo_clients;
+/* The per-client arrays are taken in groups of this many, which the compiler turns into SSE
+ * pairs without a loop test per client. */
+#define MU_LANES 4
+#define MU_MEMO_ROW(n) ((size_t)(n) + 2)
 
 void mu_init(struct mu_unit *u, const struct scenario *sc, struct unit_addr ev, int n,
              const int *tenants, const double *caps, double sm_scale, double bw_scale, double share,

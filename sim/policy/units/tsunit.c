@@ -29,6 +29,13 @@ enum { MEM_GROW, MEM_SHRINK, MEM_RESTART };
 _Static_assert(sizeof(struct ts_ctx) == 64, "struct ts_ctx: the layout tsunit.h describes");
 _Static_assert((int)TS_TIMERS <= (int)UNIT_TIMERS, "a unit has at most UNIT_TIMERS timers");
 
+/* Context c's bit in u->work. Past 64 contexts the bits are not read (masked is 0): c's bit is
+ * then another's, harmlessly, and no test is needed at every arrival. */
+static inline uint64_t work_bit(int c)
+{
+    return (uint64_t)1 << (c & 63);
+}
+
 void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr ev, int n,
                   const int *tenants, double sm, double bw, const double *memory_gb, double q,
                   double sw, int release_on_idle, double share, int oom_simulate,
@@ -65,8 +72,14 @@ void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr
     u->seg_start = -1;
     u->done_t = INFINITY;
     u->armed_t = INFINITY;
+    u->slice_end = INFINITY;
     for (int i = 0; i < n; i++) /* resident from the start */
         u->memory_active_gb += u->mem[i].memory_gb;
+    u->work = n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1; /* a superset is enough */
+    u->masked = n <= 64;
+    u->simple = !oom_simulate;
+    for (int i = 0; i < n; i++)
+        u->simple &= u->ctx[i].g.cap == 1;
     u->same_state = 1;
     for (int i = 1; i < n; i++)
         u->same_state &= u->ctx[i].state_mb == u->ctx[0].state_mb;
@@ -83,6 +96,8 @@ void ts_set_llm(struct ts_unit *u, const struct scenario *sc, int c, long kv_blo
     x->speed1 = 1; /* its work is the step's time on the unit (le_time_s) */
     x->used1 = 1;  /* a step keeps every SM of the unit busy */
     u->fold = 0;   /* an engine takes its requests as they arrive, not at a switch */
+    u->masked = 0; /* the round robin scans, asking has_work_llm */
+    u->simple = 0;
 }
 
 /* Context c's LLM engine, or NULL. */
@@ -97,6 +112,7 @@ void ts_fold_switches(struct ts_unit *u, const struct scenario *sc)
     for (int c = 0; c < u->n; c++)
         u->fold &= u->ctx[c].g.cap == 1 && sc->tenants[u->ctx[c].tenant].queue_limit <= 0 &&
                    sc->tenants[u->ctx[c].tenant].arrival.kind != ARR_SATURATED;
+    u->quick = u->fold && u->same_state && u->sw_cost > 0;
 }
 
 void ts_start(struct sim *s, struct ts_unit *u)
@@ -129,30 +145,82 @@ static int has_cur(const struct ts_unit *u, int c)
     return u->ctx[c].g.n > 0;
 }
 
-/* A context restarting after an OOM kill (down) has nothing in service (oom_kill failed it),
- * so only its queue needs the down check; it runs at every event, cheapest test first. */
-static int has_work(const struct sim *s, const struct ts_unit *u, int c)
+/* has_work for a unit with LLM contexts: an engine's waiting and running requests too. */
+SS_NOINLINE static int has_work_llm(const struct sim *s, const struct ts_unit *u, int c)
 {
     const struct ts_ctx *x = &u->ctx[c];
     return x->g.n > 0 || (eng_qlen(s, x->tenant) > 0 && !x->down) ||
-           (u->llm && u->llm[c] && !x->down && le_has_work(u->llm[c]));
+           (u->llm[c] && !x->down && le_has_work(u->llm[c]));
 }
 
-/* Next context after c (round robin, c itself last) that has work; -1 if none. */
-static int next_with_work(const struct sim *s, const struct ts_unit *u, int c, int include_c)
+/* A context restarting after an OOM kill (down) has nothing in service (oom_kill failed it),
+ * so only its queue needs the down check. Bitwise, not short-circuit: which term holds is data
+ * (a preempted request, a queue), so each branch of || was mispredicted at every event. The
+ * LLM test first, on its own: combined with the rest the compiler branched on the plain terms
+ * before it. */
+static inline int has_work(const struct sim *s, const struct ts_unit *u, int c)
+{
+    if (u->llm) /* NULL for a unit of plain contexts */
+        return has_work_llm(s, u, c);
+    const struct ts_ctx *x = &u->ctx[c];
+    return (x->g.n > 0) | ((eng_qlen(s, x->tenant) > 0) & !x->down);
+}
+
+/* Context c was seen without work: its bit goes. */
+static inline void work_gone(struct ts_unit *u, int c)
+{
+    u->work &= ~work_bit(c);
+}
+
+/* next_with_work for a unit of more than 64 contexts or with LLM contexts: every context in
+ * turn. */
+SS_NOINLINE static int scan_with_work(const struct sim *s, const struct ts_unit *u, int c)
 {
     for (int k = 1, d = c; k < u->n; k++) {
-        if (++d == u->n) /* (c + k) mod n without a division: this runs at every event */
+        if (++d == u->n) /* (c + k) mod n without a division */
             d = 0;
         if (has_work(s, u, d))
             return d;
     }
-    return include_c && has_work(s, u, c) ? c : -1;
+    return -1;
+}
+
+/*
+ * Next context after c (round robin, c itself excluded) that has work; -1 if none. It runs at
+ * every completion that switches and every slice end, so instead of asking every context it
+ * takes the candidates from u->work (bits of contexts after c first, then from 0), each checked
+ * by has_work: the result is the scan's as long as every context with work has its bit
+ * (tsunit.h). A candidate without work loses its bit. Units of plain contexts only (u->masked):
+ * the loop then calls nothing, and saves no register.
+ */
+static inline int next_with_work(const struct sim *s, struct ts_unit *u, int c)
+{
+    if (!u->masked)
+        return scan_with_work(s, u, c);
+    uint64_t self = (uint64_t)1 << c;
+    uint64_t m = u->work & ~self;
+    while (m) {
+        uint64_t after = m & ~((self << 1) - 1); /* c = 63: self << 1 is 0, nothing after */
+        int d = __builtin_ctzll(after ? after : m);
+        const struct ts_ctx *x = &u->ctx[d];
+        if ((x->g.n > 0) | ((eng_qlen(s, x->tenant) > 0) & !x->down)) /* has_work, plain */
+            return d;
+        m &= ~((uint64_t)1 << d);
+        u->work &= ~((uint64_t)1 << d);
+    }
+    return -1;
 }
 
 static void sched(struct sim *s, struct ts_unit *u, double t, unsigned timer, uint32_t ver)
 {
     unit_schedule(s, u->ev, t, timer, ver, 0);
+}
+
+/* No slice end pending (nobody else waits, or the slice is over). */
+static inline void slice_off(struct ts_unit *u)
+{
+    u->slice_pending = 0;
+    u->slice_end = INFINITY;
 }
 
 /* Keeps the run timer at the earlier of the completion and the pending slice end. Inline
@@ -161,9 +229,9 @@ static void sched(struct sim *s, struct ts_unit *u, double t, unsigned timer, ui
  * inline in it too, not through sched() (1 % of ts4's instructions). */
 static inline __attribute__((always_inline)) void arm(struct sim *s, struct ts_unit *u)
 {
-    double t = u->done_t;
-    if (u->slice_pending && u->slice_end < t)
-        t = u->slice_end;
+    /* slice_end is INFINITY unless pending: a minimum, no branch (whether a slice end is
+     * pending is data: the branch was mispredicted at 7 % of ts4's arms) */
+    double t = u->slice_end < u->done_t ? u->slice_end : u->done_t;
     /* Unchanged: the event in the heap is the one. Nothing due: the one in the heap, if
      * any, finds nothing to do when it pops. */
     if (t == u->armed_t || t == INFINITY)
@@ -186,20 +254,31 @@ static inline __attribute__((always_inline)) void serve_one(struct sim *s, struc
     arm(s, u);
 }
 
-/* Charges the work done in the open service segment and books it at the group's width. */
-static void charge(struct sim *s, struct ts_unit *u)
+/* Books the open service segment up to now (and the folded switch before it, if not yet),
+ * without charging the requests' work: charge(), or a completion, whose request's work ends. */
+static inline void book_segment(struct sim *s, struct ts_unit *u)
 {
-    if (u->seg_start < 0)
-        return;
     if (u->sw_open) { /* booked at the first charge after it ended, as its end event did */
         eng_switching(s, u->share, u->sw_start, u->sw_end);
         u->sw_open = 0;
     }
-    struct ts_ctx *c = &u->ctx[u->cur];
-    rg_advance(&c->g, s->now);
     eng_busy(s, u->share * u->seg_used, u->seg_start, s->now);
     u->busy_s += eng_clip(s, u->seg_start, s->now);
     u->seg_start = s->now;
+}
+
+/* Charges the work done in the open service segment and books it at the group's width. */
+static inline __attribute__((always_inline)) void charge_body(struct sim *s, struct ts_unit *u)
+{
+    if (u->seg_start < 0)
+        return;
+    rg_advance(&u->ctx[u->cur].g, s->now);
+    book_segment(s, u);
+}
+
+static void charge(struct sim *s, struct ts_unit *u)
+{
+    charge_body(s, u);
 }
 
 /* The running context stops being served (preempted, or nothing left): no work accrues. */
@@ -348,14 +427,9 @@ static int serve(struct sim *s, struct ts_unit *u)
     return 0;
 }
 
-/* Sets the end of the running slice once another context waits; 1 if it did (the run timer
- * is then to be armed). */
-static int slice_due(struct sim *s, struct ts_unit *u)
+/* Another context waits: the running slice ends at the next multiple of q from its start. */
+static void slice_set(struct sim *s, struct ts_unit *u)
 {
-    if (u->state != TS_RUN || u->slice_pending)
-        return 0;
-    if (next_with_work(s, u, u->cur, 0) < 0)
-        return 0;
     /* A lone context renewed its slice every q since it started running. Within the first q
      * (the usual case) k is 1 and the slice start stays: no division, no ceil. */
     if (s->now - u->slice_start > u->q) {
@@ -364,6 +438,17 @@ static int slice_due(struct sim *s, struct ts_unit *u)
     }
     u->slice_pending = 1;
     u->slice_end = u->slice_start + u->q;
+}
+
+/* Sets the end of the running slice once another context waits; 1 if it did (the run timer
+ * is then to be armed). */
+static int slice_due(struct sim *s, struct ts_unit *u)
+{
+    if (u->state != TS_RUN || u->slice_pending)
+        return 0;
+    if (next_with_work(s, u, u->cur) < 0)
+        return 0;
+    slice_set(s, u);
     return 1;
 }
 
@@ -386,7 +471,7 @@ static void run_ctx(struct sim *s, struct ts_unit *u, int c)
     u->cur = c;
     u->last = c;
     u->slice_start = s->now;
-    u->slice_pending = 0;
+    slice_off(u);
     if (serve(s, u))
         return;
     /* Another unit serving the same tenant may have taken the request first. */
@@ -406,7 +491,8 @@ static int folding(const struct sim *s, const struct ts_unit *u)
 /* switch_to with u->fold: context c (which has work) runs from the end of the switch, its
  * completion or slice end the next event (ts_fold_switches). others_wait: the caller knows
  * another context has work (it preempted one), so the slice ends without a search. */
-static void fold_switch(struct sim *s, struct ts_unit *u, int c, double cost, int others_wait)
+static inline __attribute__((always_inline)) void fold_switch(struct sim *s, struct ts_unit *u,
+                                                              int c, double cost, int others_wait)
 {
     struct ts_ctx *x = &u->ctx[c];
     double t0 = s->now + cost;
@@ -418,7 +504,7 @@ static void fold_switch(struct sim *s, struct ts_unit *u, int c, double cost, in
     u->sw_end = t0;
     u->sw_open = 1;
     u->slice_start = t0;
-    u->slice_pending = 0;
+    slice_off(u);
     u->fold_popped = x->g.n == 0;
     u->fold_fresh = 0;
     if (u->fold_popped) {
@@ -435,12 +521,12 @@ static void fold_switch(struct sim *s, struct ts_unit *u, int c, double cost, in
     x->g.speed = x->speed1;
     u->done_t = t0 + x->g.r[0].work / x->speed1;
     /* The slice end first, then one arm at the earlier of the two: arming the completion
-     * first left it stale in the heap whenever the slice ended before it. */
-    if (others_wait) {
+     * first left it stale in the heap whenever the slice ended before it. The slice end as
+     * slice_due sets it, its tests known to pass here (running, no slice end yet) and the
+     * search inline; the slice starts at t0, after now, so it ends at t0 + q. */
+    if (others_wait || next_with_work(s, u, c) >= 0) {
         u->slice_pending = 1;
-        u->slice_end = t0 + u->q; /* as slice_due: the slice starts at t0, after now */
-    } else {
-        slice_due(s, u);
+        u->slice_end = t0 + u->q;
     }
     arm(s, u);
 }
@@ -456,17 +542,19 @@ static void unfold(struct sim *s, struct ts_unit *u)
         if (u->fold_fresh)
             r.start = -1;
         x->g.n = 0;
-        eng_push_front(s, &r);
+        eng_push_front(s, &r); /* its bit is still set: it had work, and has */
     }
     pause_cur(u);
     u->state = TS_SWITCH;
-    u->slice_pending = 0;
+    slice_off(u);
     u->sw_open = 0; /* booked at the switch's end, or by ts_finish */
     sched(s, u, u->sw_end, TS_TIMER_SWITCHED, ++u->sw_ver);
 }
 
-/* others_wait: as fold_switch's. */
-static void switch_to(struct sim *s, struct ts_unit *u, int c, int others_wait)
+/* others_wait: as fold_switch's; a constant in each of the two callers below, so that the
+ * folded switch's slice end is set without a branch (75,000 mispredicts in ts4's 2e5). */
+static inline __attribute__((always_inline)) void switch_body(struct sim *s, struct ts_unit *u,
+                                                              int c, int others_wait)
 {
     double cost = u->last < 0     ? 0
                   : u->same_state ? u->sw_cost
@@ -487,22 +575,43 @@ static void switch_to(struct sim *s, struct ts_unit *u, int c, int others_wait)
     sched(s, u, s->now + cost, TS_TIMER_SWITCHED, ++u->sw_ver);
 }
 
+/* Switches to context c, which has work. */
+SS_NOINLINE static void switch_to(struct sim *s, struct ts_unit *u, int c)
+{
+    switch_body(s, u, c, 0);
+}
+
+/* switch_to from a preempted context, which still has work. */
+SS_NOINLINE static void switch_preempting(struct sim *s, struct ts_unit *u, int c)
+{
+    switch_body(s, u, c, 1);
+}
+
 static void go_idle(struct ts_unit *u)
 {
     u->state = TS_IDLE;
     if (u->seg_start >= 0)
         pause_cur(u);
-    u->slice_pending = 0;
+    slice_off(u);
 }
 
-/* Switches to the next context after c that has work, or goes idle when none has. */
-static void switch_next_or_idle(struct sim *s, struct ts_unit *u, int c)
+/* Switches to the next context after c that has work, or goes idle when none has. c is the
+ * last context that ran (every caller's), so on a quick unit the switch is folded at once. */
+static inline __attribute__((always_inline)) void switch_next_body(struct sim *s, struct ts_unit *u,
+                                                                   int c)
 {
-    int next = next_with_work(s, u, c, 0);
-    if (next >= 0)
-        switch_to(s, u, next, 0);
+    int next = next_with_work(s, u, c);
+    if (next >= 0 && u->quick)
+        fold_switch(s, u, next, u->sw_cost, 0);
+    else if (next >= 0)
+        switch_to(s, u, next);
     else
         go_idle(u);
+}
+
+static void switch_next_or_idle(struct sim *s, struct ts_unit *u, int c)
+{
+    switch_next_body(s, u, c);
 }
 
 /* The running context has no request in service any more. */
@@ -513,6 +622,7 @@ static void after_cur_ended(struct sim *s, struct ts_unit *u)
         serve(s, u); /* continues in the same slice */
         return;
     }
+    work_gone(u, c);
     pause_cur(u);
     if (!u->release_on_idle && !u->ctx[c].down) {
         maybe_schedule_slice(s, u); /* hold the unit to the end of the slice */
@@ -521,10 +631,51 @@ static void after_cur_ended(struct sim *s, struct ts_unit *u)
     switch_next_or_idle(s, u, c);
 }
 
+/* on_done on a simple unit (u->simple): after_cur_ended and serve written out for it, without
+ * the tests that cannot hold there (no LLM context, no OOM, so never down, one request at a
+ * time); the same steps in the same order. */
+SS_NOINLINE static void on_done_simple(struct sim *s, struct ts_unit *u)
+{
+    int cur = u->cur;
+    struct ts_ctx *c = &u->ctx[cur];
+    book_segment(s, u); /* no charge: the request ends (on_done below says why) */
+    drop_cur(u, cur);
+    c->g.n = 0;
+    c->g.r[0].work = 0;
+    eng_complete(s, &c->g.r[0]);
+    if (eng_qlen(s, c->tenant) > 0) { /* has_work: nothing in service, never down */
+        eng_pop(s, c->tenant, &c->g.r[0]);
+        c->g.n = 1;
+        serve_one(s, u, c); /* continues in the same slice */
+        return;
+    }
+    work_gone(u, cur);
+    pause_cur(u);
+    if (!u->release_on_idle) { /* hold the unit to the end of the slice */
+        slice_due(s, u);
+        arm(s, u); /* also for a slice end already pending: the timer was the completion's */
+        return;
+    }
+    switch_next_body(s, u, cur); /* a switch, or a context run, leaves the timer armed */
+}
+
 SS_NOINLINE static void on_done(struct sim *s, struct ts_unit *u)
 {
-    charge(s, u);
     struct ts_ctx *c = &u->ctx[u->cur];
+    if (c->g.n == 1 && !u->llm) {
+        /* The common case: the one request ends, so its work needs no charging (it is 0 now;
+         * charged, it only rounded to 0 through a clamp whose branch was data), and the group
+         * empties, no search, no copy. A completion is due only while a segment is open
+         * (done_t is INFINITY otherwise), so it is booked without a test. */
+        book_segment(s, u);
+        drop_cur(u, u->cur);
+        c->g.n = 0;
+        c->g.r[0].work = 0;
+        eng_complete(s, &c->g.r[0]);
+        after_cur_ended(s, u);
+        return;
+    }
+    charge(s, u);
     if (llm_of(u, u->cur)) { /* the step ended: its tokens; the next starts in the slice */
         drop_cur(u, u->cur);
         c->g.n = 0;
@@ -532,37 +683,37 @@ SS_NOINLINE static void on_done(struct sim *s, struct ts_unit *u)
         after_cur_ended(s, u);
         return;
     }
-    if (c->g.n == 1) { /* the common case: the group empties, no search, no copy */
-        drop_cur(u, u->cur);
-        c->g.n = 0;
-        c->g.r[0].work = 0;
-        eng_complete(s, &c->g.r[0]);
-    } else {
-        struct request r;
-        rg_remove(&c->g, rg_first(&c->g), &r);
-        r.work = 0;
-        eng_complete(s, &r);
-    }
+    struct request r;
+    rg_remove(&c->g, rg_first(&c->g), &r);
+    r.work = 0;
+    eng_complete(s, &r);
     after_cur_ended(s, u);
 }
 
 SS_NOINLINE static void on_slice(struct sim *s, struct ts_unit *u)
 {
-    u->slice_pending = 0;
-    int next = next_with_work(s, u, u->cur, 0);
+    slice_off(u);
+    int next = next_with_work(s, u, u->cur);
     if (next < 0) {
         if (has_work(s, u, u->cur)) {
             u->slice_start = s->now; /* nobody waits: the slice renews */
             if (u->seg_start < 0)
                 serve(s, u);
+            if (u->state == TS_RUN) /* (serve may have OOM-killed it) */
+                arm(s, u);          /* the completion, when serve did not arm it */
         } else {
             go_idle(u);
         }
         return;
     }
-    charge(s, u);
-    pause_cur(u);             /* preempted: the requests keep their remaining work */
-    switch_to(s, u, next, 1); /* the preempted context still has work */
+    charge_body(s, u); /* inline: a slice end charges at every preemption */
+    pause_cur(u);      /* preempted: the requests keep their remaining work */
+    /* A switch, or a context run, leaves the timer armed. On a quick unit, switch_preempting's
+     * path written out (the last context, cur, is not next): no call, no test. */
+    if (u->quick)
+        fold_switch(s, u, next, u->sw_cost, 1);
+    else
+        switch_preempting(s, u, next);
 }
 
 SS_NOINLINE static void on_switched(struct sim *s, struct ts_unit *u)
@@ -639,22 +790,32 @@ SS_COLD static void on_mem(struct sim *s, struct ts_unit *u, const struct event 
  * instructions, callgrind). */
 void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev)
 {
-    switch (unit_ev_timer(ev)) {
-    case TS_TIMER_MEM:
-        on_mem(s, u, ev);
-        break;
-    case TS_TIMER_RUN:
+    unsigned timer = unit_ev_timer(ev);
+    if (timer == TS_TIMER_RUN) { /* first: nearly every event is the run timer */
         if (ev->version != u->run_ver)
-            break;
+            return;
         u->armed_t = INFINITY;
         if (u->state != TS_RUN)
-            break;
-        if (u->done_t <= s->now)
+            return;
+        /* on_done_simple and on_slice leave the timer armed (the step they end with arms it,
+         * or they do): the arm below would find it so, at every event. */
+        if (u->done_t <= s->now && u->simple) {
+            on_done_simple(s, u); /* apart: on_done's other paths made it save six registers */
+            return;
+        }
+        if (u->done_t <= s->now) {
             on_done(s, u);
-        else if (u->slice_pending && u->slice_end <= s->now)
+        } else if (u->slice_end <= s->now) { /* INFINITY unless pending */
             on_slice(s, u);
+            return;
+        }
         if (u->state == TS_RUN)
-            arm(s, u); /* the other of the two, still due later */
+            arm(s, u); /* the other of the two, still due later; or a cancelled completion's */
+        return;
+    }
+    switch (timer) {
+    case TS_TIMER_MEM:
+        on_mem(s, u, ev);
         break;
     case TS_TIMER_SWITCHED:
         if (ev->version == u->sw_ver && u->state == TS_SWITCH)
@@ -664,24 +825,30 @@ void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev)
         on_begin(s, u, (int)ev->aux, ev->version);
         break;
     default:
-        SS_FATAL("timeslice unit %u: unexpected timer %u", u->ev.id, unit_ev_timer(ev));
+        SS_FATAL("timeslice unit %u: unexpected timer %u", u->ev.id, timer);
     }
 }
 
-void ts_arrive(struct sim *s, struct ts_unit *u, int c)
+SS_NOINLINE static void arrive(struct sim *s, struct ts_unit *u, int c)
 {
     if (u->ctx[c].down)
         return; /* restarting: its requests wait */
+    u->work |= work_bit(c);
     if (u->llm && u->llm[c])
         le_take_all(s, u->llm[c]); /* into its scheduler, whatever the unit is doing */
     u->arriving = c;               /* an LLM context picked now defers its step (serve_llm) */
     switch (u->state) {
     case TS_IDLE:
         if (has_work(s, u, c))
-            switch_to(s, u, c, 0);
+            switch_to(s, u, c);
         break;
     case TS_RUN:
-        if (u->cur == c && !rg_full(&u->ctx[c].g)) {
+        if (u->cur != c) { /* c has work now: another context waits, no search needed */
+            if (!u->slice_pending) {
+                slice_set(s, u);
+                arm(s, u);
+            }
+        } else if (!rg_full(&u->ctx[c].g)) {
             charge(s, u); /* the group grows: close the segment at the old width */
             serve(s, u);  /* (or an idle slice is held: release_on_idle false) */
         } else {
@@ -692,6 +859,22 @@ void ts_arrive(struct sim *s, struct ts_unit *u, int c)
         break; /* the switch's end picks up whoever has work */
     }
     u->arriving = -1;
+}
+
+void ts_arrive(struct sim *s, struct ts_unit *u, int c)
+{
+    /* The commonest arrivals on a simple unit (never down, no engine to feed): another context
+     * runs, so c's work is noted and the running slice ends, if its end is not set yet. Apart
+     * from arrive(), whose other paths made every arrival save four registers. */
+    if (u->state == TS_RUN && u->cur != c && u->simple) {
+        u->work |= work_bit(c);
+        if (!u->slice_pending) { /* c waits now: the running slice ends */
+            slice_set(s, u);
+            arm(s, u);
+        }
+        return;
+    }
+    arrive(s, u, c);
 }
 
 int ts_fault(struct sim *s, struct ts_unit *u, int c)
@@ -745,7 +928,7 @@ void ts_reset(struct sim *s, struct ts_unit *u)
 {
     u->state = TS_IDLE;
     u->seg_start = -1;
-    u->slice_pending = 0;
+    slice_off(u);
     u->sw_open = 0;
     u->last = -1; /* the reset wiped every context: the first to run needs no switch */
     u->done_t = INFINITY;
@@ -753,6 +936,7 @@ void ts_reset(struct sim *s, struct ts_unit *u)
     u->run_ver++;
     u->sw_ver++;
     u->memory_active_gb = 0;
+    u->work = u->n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << u->n) - 1;
     for (int c = 0; c < u->n; c++) {
         struct ts_ctx *x = &u->ctx[c];
         struct ts_mem *m = &u->mem[c];
@@ -764,6 +948,14 @@ void ts_reset(struct sim *s, struct ts_unit *u)
         x->g.speed = 0;
         u->memory_active_gb += m->memory_gb;
     }
+}
+
+int ts_work_covered(const struct sim *s, const struct ts_unit *u)
+{
+    for (int c = 0; c < u->n && u->n <= 64; c++)
+        if (has_work(s, u, c) && !(u->work & work_bit(c)))
+            return 0;
+    return 1;
 }
 
 /* ---- unit interface ------------------------------------------------------ */

@@ -59,7 +59,7 @@
 #include "policy/units/rgroup.h"
 #include "policy/units/unit.h"
 
-/* What every event reads of a context, in 64 bytes (has_work walks them at every event: a
+/* What every event reads of a context, in 64 bytes (the round robin checks its candidates: a
  * power-of-two stride, its fields on one cache line); its memory is in struct ts_mem. */
 struct ts_ctx {
     int tenant;
@@ -96,6 +96,16 @@ struct ts_unit {
     double share; /* fraction of the GPU this unit is (utilisation) */
     int oom_simulate;
     double memory_cap_gb, memory_active_gb;
+    /* Bit c: context c may have work. Every context with work has its bit (n <= 64): set at
+     * its arrivals and at set-up and reset, cleared only where the unit sees it without work,
+     * so work that appears elsewhere (arrivals, a restart, a request back from an unfolded
+     * switch) always comes with a bit. The round robin takes its candidates from it on units
+     * of at most 64 plain contexts (masked); others scan every context. */
+    uint64_t work;
+    int masked;
+    /* Every context serves one request at a time, no OOM model, no LLM context (so none is
+     * ever down): the completion's path is written out for it (tsunit.c: on_done_simple). */
+    int simple;
     int state;        /* TS_IDLE, TS_RUN, TS_SWITCH */
     int cur;          /* running context, or the one being switched to */
     int last;         /* last context that ran; -1 before any */
@@ -103,7 +113,7 @@ struct ts_unit {
     double seg_start; /* start of the current service segment; < 0 when not serving */
     double seg_used;  /* fraction of the unit's SMs the segment's requests keep busy */
     double slice_start;
-    double slice_end; /* slice_start + q, when slice_pending */
+    double slice_end; /* slice_start + q, when slice_pending; INFINITY otherwise */
     double sw_start;
     int slice_pending;
     double done_t;  /* the running group's next completion; INFINITY when not serving */
@@ -113,6 +123,9 @@ struct ts_unit {
      * request is taken when the switch starts, its service segment starts when the switch
      * ends (seg_start > now meanwhile), and no event marks the switch's end. */
     int fold;
+    /* fold, and every switch costs sw_cost > 0: a preemption folds a switch at that cost
+     * without asking (tsunit.c: on_slice). */
+    int quick;
     int sw_open; /* the folded switch [sw_start, sw_end] is not booked yet */
     double sw_end;
     int fold_popped; /* the folded switch took its request from the queue */
@@ -161,6 +174,10 @@ void ts_abort(struct sim *s, struct ts_unit *u);
 /* After ts_abort: the unit starts again, idle, every context restarted with its resident
  * memory and no growth (a card reset); timers left in the heap are void. */
 void ts_reset(struct sim *s, struct ts_unit *u);
+
+/* 1 if every context with work has its bit in u->work (what makes the round robin's search of
+ * the bits find what a scan of every context finds); for tests. */
+int ts_work_covered(const struct sim *s, const struct ts_unit *u);
 
 /* The unit interface over a ts_unit allocated with ss_xmalloc and ts_unit_init();
  * its destroy frees the unit too. */
