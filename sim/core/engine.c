@@ -46,24 +46,12 @@ static void heap_set_empty(struct sim *s)
 static inline void heap_remove_top(struct sim *s)
 {
     struct event *h = s->heap;
-    size_t n = --s->heap_n, i = 0;
+    size_t n = --s->heap_n;
     if (n == 0) {
         heap_set_empty(s);
         return;
     }
-    const struct event *last = &h[n];
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && eng_ev_before(&h[c + 1], &h[c]))
-            c++;
-        if (!eng_ev_before(&h[c], last))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = *last;
+    eng_sift_down(h, n, h[n], 0);
 }
 
 void eng_replace_top(struct sim *s, double t, uint32_t kind, uint32_t target, uint32_t version,

@@ -205,6 +205,29 @@ static inline int eng_ev_before(const struct event *a, const struct event *b)
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
+/* Sifts v down from the top of the heap h of n events (h[0] is free for it). newest: v has the
+ * largest seq in the heap, so a child at the same time goes first and the compare with v needs
+ * the time alone (eng_replace_top_in); otherwise the full (time, seq) compare (the removal of the
+ * top, whose replacement is the last event). Always inline with newest a constant, so each caller
+ * gets its own loop without the test. */
+static inline __attribute__((always_inline)) void eng_sift_down(struct event *h, size_t n,
+                                                                struct event v, int newest)
+{
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && eng_ev_before(&h[c + 1], &h[c]))
+            c++;
+        if (newest ? !(h[c].t <= v.t) : !eng_ev_before(&h[c], &v))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = v;
+}
+
 /*
  * The body of eng_replace_top: the event at the top has been taken by the loop, and the new one
  * (the newest: a child at the same time goes first) sifts down from the top in its place.
@@ -216,21 +239,9 @@ static inline __attribute__((always_inline)) void eng_replace_top_in(struct sim 
                                                                      uint32_t kind, uint32_t target,
                                                                      uint32_t version, uint32_t aux)
 {
-    struct event e = {t, s->seq++, kind, target, version, aux}, *h = s->heap;
-    size_t n = s->heap_n, i = 0;
+    struct event e = {t, s->seq++, kind, target, version, aux};
     s->top_taken = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && eng_ev_before(&h[c + 1], &h[c]))
-            c++;
-        if (!(h[c].t <= t))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = e;
+    eng_sift_down(s->heap, s->heap_n, e, 1);
 }
 
 /*
