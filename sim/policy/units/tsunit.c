@@ -216,10 +216,15 @@ static void sched(struct sim *s, struct ts_unit *u, double t, unsigned timer, ui
     unit_schedule(s, u->ev, t, timer, ver, 0);
 }
 
+/* A slice end is pending (another context waits): slice_end is finite (q and time are). */
+static inline int slice_pending(const struct ts_unit *u)
+{
+    return u->slice_end < INFINITY;
+}
+
 /* No slice end pending (nobody else waits, or the slice is over). */
 static inline void slice_off(struct ts_unit *u)
 {
-    u->slice_pending = 0;
     u->slice_end = INFINITY;
 }
 
@@ -436,7 +441,6 @@ static void slice_set(struct sim *s, struct ts_unit *u)
         double k = ceil((s->now - u->slice_start) / u->q);
         u->slice_start += (k - 1) * u->q;
     }
-    u->slice_pending = 1;
     u->slice_end = u->slice_start + u->q;
 }
 
@@ -444,7 +448,7 @@ static void slice_set(struct sim *s, struct ts_unit *u)
  * is then to be armed). */
 static int slice_due(struct sim *s, struct ts_unit *u)
 {
-    if (u->state != TS_RUN || u->slice_pending)
+    if (u->state != TS_RUN || slice_pending(u))
         return 0;
     if (next_with_work(s, u, u->cur) < 0)
         return 0;
@@ -525,7 +529,6 @@ static inline __attribute__((always_inline)) void fold_switch(struct sim *s, str
      * slice_due sets it, its tests known to pass here (running, no slice end yet) and the
      * search inline; the slice starts at t0, after now, so it ends at t0 + q. */
     if (others_wait || next_with_work(s, u, c) >= 0) {
-        u->slice_pending = 1;
         u->slice_end = t0 + u->q;
     }
     arm(s, u);
@@ -844,7 +847,7 @@ SS_NOINLINE static void arrive(struct sim *s, struct ts_unit *u, int c)
         break;
     case TS_RUN:
         if (u->cur != c) { /* c has work now: another context waits, no search needed */
-            if (!u->slice_pending) {
+            if (!slice_pending(u)) {
                 slice_set(s, u);
                 arm(s, u);
             }
@@ -868,7 +871,7 @@ void ts_arrive(struct sim *s, struct ts_unit *u, int c)
      * from arrive(), whose other paths made every arrival save four registers. */
     if (u->state == TS_RUN && u->cur != c && u->simple) {
         u->work |= work_bit(c);
-        if (!u->slice_pending) { /* c waits now: the running slice ends */
+        if (!slice_pending(u)) { /* c waits now: the running slice ends */
             slice_set(s, u);
             arm(s, u);
         }

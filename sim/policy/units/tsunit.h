@@ -113,9 +113,8 @@ struct ts_unit {
     double seg_start; /* start of the current service segment; < 0 when not serving */
     double seg_used;  /* fraction of the unit's SMs the segment's requests keep busy */
     double slice_start;
-    double slice_end; /* slice_start + q, when slice_pending; INFINITY otherwise */
+    double slice_end; /* slice_start + q while a slice end is pending; INFINITY otherwise */
     double sw_start;
-    int slice_pending;
     double done_t;  /* the running group's next completion; INFINITY when not serving */
     double armed_t; /* the time of the live run timer in the heap; INFINITY when none */
     uint32_t run_ver, sw_ver;
