@@ -73,6 +73,73 @@ static void test_cap_is_stability_bound(void)
     scn_free(&sc);
 }
 
+/* The pair's schedule (test_with_neighbour) starting at t0 instead of 0: one request each from
+ * a trace at t0, a window boundary. Windows are counted, not accumulated, so the hand schedule
+ * holds at any time: at 2048.6 s the rounded boundary used to stop the clock ("simulated time
+ * stopped advancing"), and at 10^6 s a double resolves only 1.2e-10 s. */
+static void pair_at(double t0, const char *policy)
+{
+    char csv[128], text[1024];
+    snprintf(csv, sizeof csv, "time_s,work_ms\n%.17g,6\n", t0);
+    char *a = tu_write("late-a.csv", csv);
+    char pa[512];
+    snprintf(pa, sizeof pa, "%s", a);
+    snprintf(csv, sizeof csv, "time_s,work_ms\n%.17g,20\n", t0);
+    char *b = tu_write("late-b.csv", csv);
+    snprintf(text, sizeof text,
+             "{\"name\": \"late\", \"gpu\": \"A100-80GB\", \"tenants\": ["
+             "{\"name\": \"A\", \"arrival\": {\"process\": \"trace\", \"path\": \"%s\", "
+             "\"format\": \"sharesim\"}, \"work\": {\"dist\": \"trace\"}, \"memory_gb\": 10},"
+             "{\"name\": \"B\", \"arrival\": {\"process\": \"trace\", \"path\": \"%s\", "
+             "\"format\": \"sharesim\"}, \"work\": {\"dist\": \"trace\"}, \"memory_gb\": 10}],"
+             "\"strategies\": [{\"name\": \"fr\", \"kind\": \"fractional\", \"cores\": "
+             "{\"A\": 30, \"B\": 70}, \"window_ms\": 10, \"core_policy\": \"%s\"}]}",
+             pa, b, policy);
+    struct scenario sc;
+    struct run_result r;
+    tu_run_text(text, &sc, &r);
+    CU_ASSERT_EQUAL(res_t(&r.s[0], 0)[TM_COMPLETED], 1);
+    CU_ASSERT_EQUAL(res_t(&r.s[0], 1)[TM_COMPLETED], 1);
+    /* A few ulps of t0 (in ms): the trace's t0 and the boundary (w × 10 ms) may differ by as
+     * much, and so may each event's time (at 10^8 s an ulp is 1.5e-5 ms). */
+    double tol_ms = 1e-6 + t0 * 0x1p-48 * 1e3;
+    CU_ASSERT_DOUBLE_EQUAL(res_t(&r.s[0], 0)[TM_LAT_MEAN] * 1e3, 16, tol_ms);
+    CU_ASSERT_DOUBLE_EQUAL(res_t(&r.s[0], 1)[TM_LAT_MEAN] * 1e3, 26, tol_ms);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+static void test_late_windows(void)
+{
+    static const double t0[] = {2048.6, 1024.3, 1e6, 4194304.05, 1e8};
+    for (size_t i = 0; i < sizeof t0 / sizeof *t0; i++) {
+        pair_at(t0[i], "default");
+        pair_at(t0[i], "force");
+    }
+}
+
+/* A long run with windows that end while clients are busy: every window boundary is an
+ * event, 30,000 of them past 2048 s (the run used to stop at 2048.6 s). Requests are
+ * conserved and the load is served. */
+static void test_long_run(void)
+{
+    struct scenario sc;
+    struct run_result r;
+    tu_run_fixture(&sc, &r, "policy_fractional/pair.json",
+                   "{\"stop\": {\"duration_s\": %d}, \"tenants.0.arrival\": {\"process\": "
+                   "\"poisson\", \"rate_per_s\": 20}, \"tenants.1.arrival\": {\"process\": "
+                   "\"poisson\", \"rate_per_s\": 10}}",
+                   tu_sanitized() ? 2200 : 5000);
+    for (int i = 0; i < 2; i++) {
+        const double *t = res_t(&r.s[0], i);
+        CU_ASSERT_EQUAL(t[TM_ARRIVED],
+                        t[TM_COMPLETED] + t[TM_REJECTED] + t[TM_FAILED] + t[TM_IN_FLIGHT]);
+        CU_ASSERT(t[TM_COMPLETED] > 0.99 * t[TM_ARRIVED]);
+    }
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
 static void test_loader_refuses(void)
 {
     tu_expect_fixture_error("cores add up to 130 %", "policy_fractional/pair.json",
@@ -96,6 +163,8 @@ void test_policy_fractional_register(void)
         {"30 % with a neighbour: 16 ms, by hand; 12 ms without limits", test_with_neighbour},
         {"the core limit bounds what a tenant sustains", test_cap_is_stability_bound},
         {"the loader refuses what HAMi would not place", test_loader_refuses},
+        {"the pair's hand schedule at 2048.6 s, 10^6 s, 10^8 s", test_late_windows},
+        {"a 5,000 s run: windows at every boundary, requests conserved", test_long_run},
         {NULL, NULL},
     };
     tu_add_suite("policy_fractional", t);

@@ -11,22 +11,32 @@
 #include <stdlib.h>
 
 enum { FU_T_NEXT, FU_TIMERS };
+enum { FU_NEXT_DONE, FU_NEXT_SPENT };
 _Static_assert((int)FU_TIMERS <= (int)UNIT_TIMERS, "a unit has at most UNIT_TIMERS timers");
 
 /* Work (whole-GPU seconds) below which a request or a budget counts as spent: the
- * accumulated rounding of charging it piecewise. */
+ * accumulated rounding of charging it piecewise, FU_EPS or, late in a run, a few ulps of the
+ * clock (2^-50 of now): work is charged as differences of times, so a residue below the
+ * clock's resolution is rounding, not work (at 10^8 s a time step is 1.5e-8 s). */
 #define FU_EPS 1e-12
+#define FU_REL_TOL 0x1p-50
 
-static int running(const struct fu_client *c)
+static void set_tol(const struct sim *s, struct fu_unit *u)
 {
-    return c->busy && (!c->limited || c->budget > FU_EPS);
+    double t = s->now * FU_REL_TOL;
+    u->tol = t > FU_EPS ? t : FU_EPS;
+}
+
+static int running(const struct fu_unit *u, const struct fu_client *c)
+{
+    return c->busy && (!c->limited || c->budget > u->tol);
 }
 
 static int n_running(const struct fu_unit *u)
 {
     int n = 0;
     for (int k = 0; k < u->n; k++)
-        n += running(&u->cli[k]);
+        n += running(u, &u->cli[k]);
     return n;
 }
 
@@ -35,12 +45,13 @@ static void account(struct sim *s, struct fu_unit *u)
 {
     double dt = s->now - u->t_acct;
     int n = n_running(u);
+    set_tol(s, u);
     if (dt > 0) {
         for (int k = 0; k < u->n; k++) {
             struct fu_client *c = &u->cli[k];
-            if (c->busy && !running(c))
+            if (c->busy && !running(u, c))
                 u->throttle_s += dt;
-            if (!running(c))
+            if (!running(u, c))
                 continue;
             c->req.work -= dt / n;
             if (c->limited)
@@ -54,12 +65,27 @@ static void account(struct sim *s, struct fu_unit *u)
     u->t_acct = s->now;
 }
 
-/* At or past the end of the window: the window now is the one holding `now`, budgets full. */
+static double win_end_of(const struct fu_unit *u, long long w)
+{
+    return (double)(w + 1) * u->window_s;
+}
+
+/* At or past the end of the window: the window now is the one holding `now`, budgets full.
+ * The division only guesses the window; the loops make (w + 1) × window_s > now hold in the
+ * same arithmetic win_end is computed in, so the new window always ends after now. */
 static void roll(struct sim *s, struct fu_unit *u)
 {
-    if (s->now < u->win_end - FU_EPS)
+    if (s->now < u->win_end)
         return;
-    u->win_end = (floor(s->now / u->window_s + FU_EPS) + 1) * u->window_s;
+    long long w = (long long)floor(s->now / u->window_s);
+    if (w <= u->win_idx)
+        w = u->win_idx + 1;
+    while (win_end_of(u, w) <= s->now)
+        w++;
+    while (w > u->win_idx + 1 && win_end_of(u, w - 1) > s->now)
+        w--;
+    u->win_idx = w;
+    u->win_end = win_end_of(u, w);
     for (int k = 0; k < u->n; k++)
         u->cli[k].budget = u->cli[k].core * u->window_s;
 }
@@ -73,27 +99,53 @@ static void start(struct sim *s, struct fu_unit *u, int k)
     c->busy = 1;
 }
 
-/* Schedules the one next event from the current state. */
+/* Schedules the one next event from the current state: the earliest completion or budget
+ * spent (relative, at the current speeds), or the window's end (absolute, exact). */
 static void plan_next(struct sim *s, struct fu_unit *u)
 {
     int n = n_running(u), limited_busy = 0;
     double next = INFINITY;
+    u->next_k = -1;
     for (int k = 0; k < u->n; k++) {
         const struct fu_client *c = &u->cli[k];
         limited_busy |= c->busy && c->limited;
-        if (!running(c))
+        if (!running(u, c))
             continue;
         double t = c->req.work * n;
-        if (c->limited && c->budget * n < t)
+        int what = FU_NEXT_DONE;
+        /* A budget that runs out with the request (within rounding) lets it complete. */
+        if (c->limited && (c->budget + u->tol) * n < t) {
             t = c->budget * n;
-        if (t < next)
+            what = FU_NEXT_SPENT;
+        }
+        if (t < next) {
             next = t;
+            u->next_k = k;
+            u->next_what = what;
+        }
     }
-    if (limited_busy && u->win_end - s->now < next)
-        next = u->win_end - s->now;
+    double at = s->now + (next > 0 ? next : 0);
+    if (limited_busy && u->win_end <= at) {
+        at = u->win_end;
+        u->next_k = -1;
+    }
     u->version++;
-    if (isfinite(next))
-        unit_schedule(s, u->ev, s->now + (next > 0 ? next : 0), FU_T_NEXT, u->version, 0);
+    if (isfinite(at))
+        unit_schedule(s, u->ev, at, FU_T_NEXT, u->version, 0);
+}
+
+/* The pending event's client reached what it was planned for: rounding may leave a residue
+ * below the clock's resolution at this time, which no later event could charge. */
+static void settle_target(struct fu_unit *u)
+{
+    if (u->next_k < 0)
+        return;
+    struct fu_client *c = &u->cli[u->next_k];
+    if (u->next_what == FU_NEXT_DONE)
+        c->req.work = 0;
+    else
+        c->budget = 0;
+    u->next_k = -1;
 }
 
 /* Completes what is done, refills from the queues, plans the next event. */
@@ -101,7 +153,7 @@ static void settle(struct sim *s, struct fu_unit *u)
 {
     for (int k = 0; k < u->n; k++) {
         struct fu_client *c = &u->cli[k];
-        if (c->busy && c->req.work <= FU_EPS) {
+        if (c->busy && c->req.work <= u->tol) {
             c->req.work = 0;
             eng_complete(s, &c->req);
             c->busy = 0;
@@ -126,7 +178,10 @@ void fu_init(struct fu_unit *u, struct unit_addr ev, int n, const int *tenants, 
         u->cli[k].budget = cores[k] * window_s;
     }
     u->window_s = window_s;
-    u->win_end = window_s;
+    u->win_idx = 0;
+    u->win_end = win_end_of(u, 0);
+    u->next_k = -1;
+    u->tol = FU_EPS;
     u->t_acct = 0;
     u->version = 0;
     u->busy_s = u->throttle_s = 0;
@@ -152,6 +207,7 @@ void fu_event(struct sim *s, struct fu_unit *u, const struct event *ev)
     if (ev->version != u->version)
         return; /* replanned since */
     account(s, u);
+    settle_target(u);
     roll(s, u);
     settle(s, u);
 }

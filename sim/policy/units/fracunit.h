@@ -19,6 +19,13 @@
  * Invariants: t_acct is the time up to which work, budgets and busy time are charged; the
  * one pending "next" event (a completion, a budget spent, a window end) carries `version`;
  * a limited busy client always has a window-end event at or before win_end.
+ *
+ * The clock (docs/robustness.md#the-clock): window w is [w, w + 1) × window_s, its end
+ * computed from the integer w each time, never accumulated, and a window-end event is
+ * scheduled at that exact time, so the roll-over at it cannot be lost to rounding at any
+ * simulated time. A completion or budget-spent event names its client (next_k, next_what) and
+ * settles it when it fires, whatever rounding left of its work: every event makes progress
+ * (at 10^6 s a double resolves only 1.2e-10 s, far more than the work a subtraction leaves).
  */
 #ifndef SS_FRACUNIT_H
 #define SS_FRACUNIT_H
@@ -40,8 +47,12 @@ struct fu_unit {
     int n;
     struct fu_client *cli;
     double window_s;
-    double win_end; /* end of the window budgets were last reset for */
+    long long win_idx; /* the window budgets were last reset for */
+    double win_end;    /* its end, (win_idx + 1) × window_s */
+    int next_k;        /* the client the pending event settles, or -1 (a window end) */
+    int next_what;     /* what it settles: FU_NEXT_DONE or FU_NEXT_SPENT (fracunit.c) */
     double t_acct;
+    double tol; /* work below which a request or budget is spent, at t_acct (fracunit.c) */
     uint32_t version;
     double busy_s;     /* inside the measurement window, with a client running */
     double throttle_s; /* client-seconds busy clients spent throttled, over the whole run */
