@@ -101,6 +101,11 @@ static void test_layout_errors(void)
          "2 tenants share one 3g.20gb instance"},
         {"[{\"profile\": \"3g.40gb\", \"tenants\": [\"a\", \"big\"]}]", "no MIG profile"},
         {"[{\"profile\": \"3g.20gb\", \"tenants\": [\"a\"]}]", "tenant \"big\" is in no instance"},
+        /* A nested MPS server takes the mps strategy's bounds (mu_parse_params): a loss of 1
+         * used to load and abort the run (mpsunit: a client's speed 0). */
+        {"[{\"profile\": \"7g.40gb\", \"tenants\": [\"a\", \"big\"], \"nested\": {\"kind\": "
+         "\"mps\", \"bw_contention_loss\": 1.0}}]",
+         "nested.bw_contention_loss: expected a number in [0, 0.99], got 1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         tu_expect_fixture_error(cases[i].msg, "policy_mig/layout-errors.json",

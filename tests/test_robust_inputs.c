@@ -525,6 +525,23 @@ static void test_clock_stall(void)
     EXPECT_IN(errb, "in 67108864 events");
 }
 
+/* The caller's event budget (the scenario fuzzer's, eng_event_budget) ends a run with an
+ * error at the first progress check past it: 2^20 events in this build. */
+static void test_event_budget(void)
+{
+    static const char *busy =
+        "{\"gpu\": \"A100-80GB\", \"stop\": {\"requests\": 3000000}, \"tenants\": [{\"name\": "
+        "\"a\", \"arrival\": {\"process\": \"saturated\"}, \"work\": {\"dist\": "
+        "\"deterministic\", \"ms\": 1}}], " EXCL;
+    char err[SS_ERRLEN];
+    eng_event_budget = 1000;
+    int rc = run_text("budget.json", busy, err, sizeof err);
+    eng_event_budget = 0;
+    CU_ASSERT_EQUAL(rc, -1);
+    EXPECT_IN(err, "budget.json: strategy \"x\", replication 1: stopped after 1048576 events, "
+                   "the event budget");
+}
+
 /* Rate 1e9/s of 1e9 ms work: the example, stopped at the limit instead of aborting. */
 static void test_in_system_limit(void)
 {
@@ -1002,6 +1019,7 @@ void test_robust_inputs_register(void)
         {"clock: --scale-load is checked on the values it makes", test_clock_after_scaling},
         {"clock: a run past the horizon stops with exit 2", test_clock_horizon},
         {"clock: a run whose time stops advancing stops with exit 2", test_clock_stall},
+        {"an event budget (the fuzzer's) ends a run with an error", test_event_budget},
         {"clock: too many requests in the system: exit 2, not out of memory", test_in_system_limit},
         {"clock: trace gen refuses or stops, leaves no file", test_trace_gen_clock},
         {"figures: percentiles past the histogram's range are flagged, never made up",

@@ -189,6 +189,7 @@ static int past_horizon(struct sim *s, const char *what, double t)
 }
 
 int eng_stall_checks = ENG_STALL_CHECKS;
+uint64_t eng_event_budget;
 
 /*
  * Every ENG_CHECK_EVERY events: time has not passed the horizon, and still moves. Moving is
@@ -196,9 +197,12 @@ int eng_stall_checks = ENG_STALL_CHECKS;
  * whose time creeps by less (steps lost in rounding, or 1e-300 s of work at a time) would not
  * reach its stop in any number of days, so it is stopped rather than left to hang.
  */
-static int check_progress(struct sim *s) __attribute__((noinline));
-static int check_progress(struct sim *s)
+static int check_progress(struct sim *s, uint64_t n_ev) __attribute__((noinline));
+static int check_progress(struct sim *s, uint64_t n_ev)
 {
+    if (eng_event_budget && n_ev >= eng_event_budget)
+        return halt(s, "stopped after %llu events, the event budget set by the caller",
+                    (unsigned long long)n_ev);
     if (!(s->now <= SCN_CLOCK_HORIZON_S))
         return past_horizon(s, "an event", s->now);
     if (s->now - s->check_now >= SCN_CLOCK_TICK_S) {
@@ -545,7 +549,7 @@ static inline __attribute__((always_inline)) void run_event(struct sim *s)
  * the one before). 1: the run stops. The count is a local of the loop, stored back at the end. */
 static inline int count_event(struct sim *s, uint64_t *n)
 {
-    return (++*n & (ENG_CHECK_EVERY - 1)) == 0 && check_progress(s);
+    return (++*n & (ENG_CHECK_EVERY - 1)) == 0 && check_progress(s, *n);
 }
 
 /*

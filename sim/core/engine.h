@@ -48,11 +48,20 @@
 #include <stdint.h>
 
 /* Progress checks: every 2^20 events; a stall is 64 checks in a row (67,108,864 events) in
- * which simulated time moved by less than one clock tick at the horizon (SCN_CLOCK_TICK_S). */
-#define ENG_CHECK_EVERY (1u << 20)
+ * which simulated time moved by less than one clock tick at the horizon (SCN_CLOCK_TICK_S).
+ * The fuzz build (tests/fuzz/fuzz.mk) checks every 2^8 events so that its event budget
+ * (below) bounds each input's run to a few thousand events. */
+#ifndef ENG_CHECK_EVERY_LOG2
+#define ENG_CHECK_EVERY_LOG2 20
+#endif
+#define ENG_CHECK_EVERY (1u << ENG_CHECK_EVERY_LOG2)
 #define ENG_STALL_CHECKS 64
 /* The checks in a row that make a stall: ENG_STALL_CHECKS; tests lower it to see one sooner. */
 extern int eng_stall_checks;
+/* 0 (the default): no bound. Otherwise a run stops with an error ("event budget") at the first
+ * progress check after this many events: for the fuzzer, which runs every scenario that loads,
+ * whatever its length. */
+extern uint64_t eng_event_budget;
 
 /* Engine event kinds; policies use EV_POLICY and above. */
 enum { EV_FAULT = 1, EV_STOP = 2, EV_POLICY = 16 };

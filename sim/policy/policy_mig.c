@@ -134,11 +134,9 @@ static int parse_nested_mps(const struct jv *j, const cJSON *o, const char *path
     static const char *const keys[] = {"kind", "thread_pct", "recovery_s", "bw_contention_loss",
                                        NULL};
     const struct mig_profile *mp = &sc->gpu.mig[ic->prof];
-    ic->recovery_s = sc->gpu.mps_recovery_s;
-    ic->bw_loss = sc->gpu.mps_bw_loss; /* as for the mps strategy: the profile's co-run loss */
+    /* the same parameters and bounds as the mps strategy's (mu_parse_params) */
     if (jv_object(j, o, path, keys) ||
-        jv_num(j, o, path, "recovery_s", 0, 0, 1e6, &ic->recovery_s) < 0 ||
-        jv_num(j, o, path, "bw_contention_loss", 0, 0, 1, &ic->bw_loss) < 0)
+        mu_parse_params(j, o, path, sc, &ic->recovery_s, &ic->bw_loss))
         return -1;
     /* MIG User Guide, "MIG with CUDA MPS": the client limit shrinks in proportion to the
      * compute instance's share of the GPU. */

@@ -176,11 +176,9 @@ static int mps_parse(const struct jv *j, const cJSON *obj, const char *path,
     c->pinned_gb = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->pinned_gb);
     c->llm_gb = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->llm_gb);
     c->kv_blocks = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->kv_blocks);
-    c->recovery_s = sc->gpu.mps_recovery_s;
-    c->bw_loss = sc->gpu.mps_bw_loss; /* the profile's published co-run loss (VILLARRUBIA) */
+    /* the profile's published co-run loss by default (VILLARRUBIA): mu_parse_params */
     if (jv_object(j, obj, path, keys) ||
-        jv_num(j, obj, path, "recovery_s", 0, 0, 1e6, &c->recovery_s) < 0 ||
-        jv_num(j, obj, path, "bw_contention_loss", 0, 0, 0.99, &c->bw_loss) < 0)
+        mu_parse_params(j, obj, path, sc, &c->recovery_s, &c->bw_loss))
         return -1;
     return mu_parse_thread_pct(j, obj, path, sc, sc->n_tenants, NULL, c->cap) ||
            asg_parse_one(j, obj, path, sc, c->gpu_of) || parse_cuda(j, obj, path, sc, c) ||

@@ -51,6 +51,17 @@ int mu_parse_thread_pct(const struct jv *j, const cJSON *obj, const char *path,
     return 0;
 }
 
+int mu_parse_params(const struct jv *j, const cJSON *obj, const char *path,
+                    const struct scenario *sc, double *recovery_s, double *bw_loss)
+{
+    *recovery_s = sc->gpu.mps_recovery_s;
+    *bw_loss = sc->gpu.mps_bw_loss; /* the profile's published co-run loss */
+    if (jv_num(j, obj, path, "recovery_s", 0, 0, 1e6, recovery_s) < 0 ||
+        jv_num(j, obj, path, "bw_contention_loss", 0, 0, MU_MAX_BW_LOSS, bw_loss) < 0)
+        return -1;
+    return 0;
+}
+
 double mu_memory_weight(const struct tenant_cfg *t)
 {
     switch (t->wclass) {

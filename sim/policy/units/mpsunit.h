@@ -143,6 +143,16 @@ struct jv;
  */
 int mu_parse_thread_pct(const struct jv *j, const cJSON *obj, const char *path,
                         const struct scenario *sc, int n, const int *tenants, double *cap);
+/*
+ * The MPS server's own parameters, wherever one is configured (the mps strategy, an MPS
+ * server nested in a MIG instance): "recovery_s" and "bw_contention_loss" of obj at path,
+ * defaults from the GPU profile, one set of bounds. A loss of 1 would leave co-running clients
+ * no bandwidth at all (speed 0: they never finish), hence the bound below it. Returns 0 or -1
+ * with the message in j.
+ */
+#define MU_MAX_BW_LOSS 0.99
+int mu_parse_params(const struct jv *j, const cJSON *obj, const char *path,
+                    const struct scenario *sc, double *recovery_s, double *bw_loss);
 
 /* The memory weight of a tenant's class (1 memory, 0 compute, 1 − compute_share mixed). */
 double mu_memory_weight(const struct tenant_cfg *t);
