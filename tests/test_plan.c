@@ -139,6 +139,39 @@ static int run_meets(const char *rel, const cJSON *strategy, int gpus)
     return ok;
 }
 
+/* A plan of a 40-minute scenario: its fractional candidates are simulated past 2,048 s, where
+ * every fractional run used to stop ("simulated time stopped advancing", exit 2), so no plan
+ * could be made for a scenario longer than about 34 minutes. The three services at a tenth of
+ * their load, to keep the test short. */
+static void test_forty_minutes(void)
+{
+    char *text =
+        tu_fixture_patch("plan/three-services.json",
+                         "{\"stop\": {\"duration_s\": 2400}, \"tenants.0.arrival.rate_per_s\": "
+                         "2, \"tenants.1.arrival.rate_per_s\": 20, "
+                         "\"tenants.2.arrival.rate_per_s\": 5}");
+    char *path = tu_write("forty-minutes.json", text);
+    free(text);
+    char cmd[1200], out_path[600];
+    snprintf(out_path, sizeof out_path, "%s/forty-minutes.plan.json", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "plan %s --json %s --quiet", path, out_path);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    char *res = tu_slurp(out_path);
+    cJSON *doc = res ? cJSON_Parse(res) : NULL;
+    free(res);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    int fractional_simulated = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "candidates"))
+    {
+        fractional_simulated +=
+            tu_starts(cJSON_GetObjectItem(c, "label")->valuestring, "fractional") &&
+            cJSON_IsTrue(cJSON_GetObjectItem(c, "simulated"));
+    }
+    CU_ASSERT(fractional_simulated >= 2);
+    cJSON_Delete(doc);
+}
+
 static void test_three_services_as_deployed(void)
 {
     /* The issue's three services (chat 20/s of 15 ms, embed 200/s of 1 ms, rerank 50/s of 4
@@ -661,6 +694,7 @@ void test_plan_register(void)
         {"two tenants with one Kubernetes name get two pods", test_k8s_names_do_not_clash},
         {"vGPU: real vGPU types in the README, one GPU a pod", test_k8s_vgpu_types},
         {"an LLM tenant's TPOT target decides the plan", test_llm_tpot},
+        {"a 40-minute scenario: fractional candidates simulated past 2,048 s", test_forty_minutes},
         {"LLM tenants under MIG: instances ruled out by their numbers, 3g.40gb x2 on one GPU",
          test_llm_mig},
         {NULL, NULL},
