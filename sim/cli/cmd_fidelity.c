@@ -262,8 +262,8 @@ static int sub_table(int argc, char **argv)
      * would make every row "not predicted" without saying why. */
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "%s: --sim %s: %s, expected the directory of the simulated results\n",
-                cmd, dir, stat(dir, &st) != 0 ? strerror(errno) : "not a directory");
+        fprintf(stderr, "%s: --sim %s: %s, expected the directory of the simulated results\n", cmd,
+                dir, stat(dir, &st) != 0 ? strerror(errno) : "not a directory");
         return SS_EXIT_BADINPUT;
     }
     static const char *const sim_files[] = {"*.result.json", "*.cdf.csv", NULL};

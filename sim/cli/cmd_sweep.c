@@ -228,6 +228,17 @@ static int parse_args(int argc, char **argv, struct sweep_cmd *c)
         if (c->shard.n > 1)
             return bad("%s", "--merge and --shard do not go together: merge once every shard "
                              "has run");
+        /* A shard directory that is not there would read as "every point missing". */
+        for (int d = 0; d < c->n_merge; d++) {
+            struct stat st;
+            if (stat(c->merge_dirs[d], &st) != 0 || !S_ISDIR(st.st_mode)) {
+                fprintf(stderr,
+                        "sharesim sweep: --merge %s: %s, expected a shard's --out directory\n",
+                        c->merge_dirs[d],
+                        stat(c->merge_dirs[d], &st) != 0 ? strerror(errno) : "not a directory");
+                return SS_EXIT_BADINPUT;
+            }
+        }
     }
     if (c->grid.n_axes == 0)
         return bad("%s", "expected at least one --set PATH=VALUES");
