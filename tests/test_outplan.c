@@ -104,6 +104,8 @@ static void test_stdout(void)
     CU_ASSERT_EQUAL(two("-", "-", err, sizeof err), -1);
     EXPECT_IN(err, "--csv -: --json - already writes to stdout");
     CU_ASSERT_EQUAL(two("-", at(x, sizeof x, "op-file.json"), err, sizeof err), 0);
+    CU_ASSERT_EQUAL(two("", "", err, sizeof err), -1);
+    EXPECT_IN(err, "--json: the file name is empty");
     /* a path that is the file stdout writes to counts as stdout */
     fflush(stdout);
     int saved = dup(STDOUT_FILENO);

@@ -323,6 +323,11 @@ int op_check(const struct op_plan *p, char *err, size_t errlen)
     }
     int rc = 0;
     for (int i = 0; i < p->n_out && rc == 0; i++) {
+        if (!p->out[i].path[0]) {
+            rc = ss_errf(err, errlen, "%s: the file name is empty: expected a path or -",
+                         p->out[i].opt);
+            break;
+        }
         ident_of(p->out[i].path, &oi[i]);
         rc = check_inputs(&p->out[i], &oi[i], in, ii, n_in, err, errlen);
         for (int j = 0; j < i && rc == 0; j++)
