@@ -302,6 +302,72 @@ static void test_unknown_and_missing(void)
     }
 }
 
+/* One output per file (cli/outplan.h) in the commands without a suite of their own. */
+static void test_outputs_every_command(void)
+{
+    char args[2400], dir[600];
+    const char *plan = tu_fixture("plan/k8s-timeslice.json");
+    snprintf(args, sizeof args, "plan '%s' --json @X --html @X", plan);
+    tu_expect_outputs_refused(args, "op-plan-x", "sharesim plan: --html ",
+                              "the same file as --json ", NULL);
+    /* a file --k8s DIR writes, named once more by another output (DIR not made yet) */
+    snprintf(dir, sizeof dir, "%s/op-k8s-dir", tu_tmpdir());
+    snprintf(args, sizeof args, "plan '%s' --k8s '%s' --csv '%s/README.md'", plan, dir, dir);
+    tu_expect_outputs_refused(args, NULL, "one of the files --k8s ", NULL);
+    snprintf(args, sizeof args, "plan '%s' --k8s '%s' --json '%s/../op-k8s-dir/pod-a.yaml'", plan,
+             dir, dir);
+    tu_expect_outputs_refused(args, NULL, "one of the files --k8s ", NULL);
+    CU_ASSERT_FALSE(tu_exists(dir));
+    const char *cl = tu_fixture("cluster/tiny.json");
+    snprintf(args, sizeof args, "cluster '%s' --json @X --csv @X", cl);
+    tu_expect_outputs_refused(args, "op-cl-x", "sharesim cluster: --csv ",
+                              "the same file as --json ", NULL);
+    snprintf(args, sizeof args, "cluster '%s' --json - --csv -", cl);
+    tu_expect_outputs_refused(args, NULL, "--csv -: --json - already writes to stdout", NULL);
+    snprintf(args, sizeof args, "cluster '%s' --json @X --merge @X", cl);
+    tu_expect_outputs_refused(args, "op-cl-p", "the same file as the input --merge ", NULL);
+    const char *sum = tu_fixture("fidelity/timeslice-2.json");
+    snprintf(args, sizeof args, "fidelity table '%s' --sim '%s' --json @X --csv @X", sum,
+             tu_tmpdir());
+    tu_expect_outputs_refused(args, "op-fid-x", "sharesim fidelity table: --csv ",
+                              "the same file as --json ", NULL);
+    snprintf(args, sizeof args, "fidelity table '%s' --sim '%s' -o - --csv -", sum, tu_tmpdir());
+    tu_expect_outputs_refused(args, NULL, "--csv -: -o - already writes to stdout", NULL);
+    snprintf(args, sizeof args, "fidelity table '%s' --sim '%s' -o '%s'", sum, tu_tmpdir(), sum);
+    tu_expect_outputs_refused(args, NULL, "the same file as the input SUMMARY", NULL);
+    char res[700];
+    snprintf(res, sizeof res, "%s/op-result.json", tu_tmpdir());
+    snprintf(args, sizeof args, "run '%s' --quiet --json '%s'",
+             tu_fixture("cmd_compare/two-tenants.json"), res);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(args, NULL, 0, NULL, 0), 0);
+    snprintf(args, sizeof args, "report html '%s' -o '%s/op-page-p99_ms.svg' --svg '%s/op-page'",
+             res, tu_tmpdir(), tu_tmpdir());
+    tu_expect_outputs_refused(args, NULL, "one of the files --svg ", NULL);
+    snprintf(args, sizeof args, "report html '%s' -o '%s'", res, res);
+    tu_expect_outputs_refused(args, NULL, "refusing to overwrite an input", NULL);
+}
+
+/* A --sim directory or a --merge file that is not there: the message names it. */
+static void test_missing_dirs_named(void)
+{
+    char args[2400], err[4096];
+    const char *sum = tu_fixture("fidelity/timeslice-2.json");
+    snprintf(args, sizeof args, "fidelity table '%s' --sim '%s/op-no-such-dir'", sum, tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_cli(args, out, CAP, err, sizeof err), 2);
+    ASSERT_CONTAINS(err, "--sim ");
+    ASSERT_CONTAINS(err, "op-no-such-dir");
+    CU_ASSERT_STRING_EQUAL(out, "");
+    snprintf(args, sizeof args, "cluster '%s' --merge '%s/op-no-such.partial'",
+             tu_fixture("cluster/tiny.json"), tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_cli(args, out, CAP, err, sizeof err), 2);
+    ASSERT_CONTAINS(err, "op-no-such.partial");
+    snprintf(args, sizeof args,
+             "sweep '%s' --set gpus=2,3 --out '%s/op-sw' --merge '%s/op-no-shard'",
+             tu_fixture("sweep/tiny.json"), tu_tmpdir(), tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_cli(args, out, CAP, err, sizeof err), 2);
+    ASSERT_CONTAINS(err, "op-no-shard");
+}
+
 void test_cli_register(void)
 {
     static const struct tu_test t[] = {
@@ -311,6 +377,8 @@ void test_cli_register(void)
         {"cli_dispatch: argv, nested groups, help text", test_dispatch_table},
         {"--help of every command and subcommand exits 0", test_help_everywhere},
         {"unknown or missing (sub)command: exit 2 and the list", test_unknown_and_missing},
+        {"one output per file: plan, cluster, fidelity, report html", test_outputs_every_command},
+        {"a missing --sim directory or --merge file is named", test_missing_dirs_named},
         {NULL, NULL},
     };
     tu_add_suite("cli", t);

@@ -4,6 +4,7 @@
 #include <cJSON.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void test_compare_table(void)
@@ -140,12 +141,35 @@ static void test_compare_plain_has_no_llm_columns(void)
     CU_ASSERT_PTR_NULL(strstr(out, "ttft"));
 }
 
+/* One output per file (cli/outplan.h), refused before the run: nothing printed, no file. */
+static void test_compare_outputs(void)
+{
+    char args[1400];
+    const char *s = tu_fixture("cmd_compare/two-tenants.json");
+    snprintf(args, sizeof args, "compare '%s' --json @X --csv @X", s);
+    tu_expect_outputs_refused(args, "cmp-x", "--csv ", "cmp-x: the same file as --json ", NULL);
+    snprintf(args, sizeof args, "compare '%s' --json - --csv -", s);
+    tu_expect_outputs_refused(args, NULL, "--csv -: --json - already writes to stdout", NULL);
+    /* the scenario itself, through ./ : the table is not printed first */
+    char copy[600];
+    snprintf(copy, sizeof copy, "%s/cmp-in.json", tu_tmpdir());
+    char *text = tu_slurp(s);
+    tu_write("cmp-in.json", text);
+    snprintf(args, sizeof args, "compare '%s' --csv '%s/./cmp-in.json'", copy, tu_tmpdir());
+    tu_expect_outputs_refused(args, NULL, "the same file as the input SCENARIO", NULL);
+    char *after = tu_slurp(copy);
+    CU_ASSERT_STRING_EQUAL(after, text);
+    free(after);
+    free(text);
+}
+
 void test_cmd_compare_register(void)
 {
     static const struct tu_test t[] = {
         {"compare marks the best and explains latency", test_compare_table},
         {"an LLM tenant's TTFT and TPOT p99, tokens/s and goodput, by hand", test_compare_llm},
         {"no LLM tenant, no LLM columns", test_compare_plain_has_no_llm_columns},
+        {"one output per file, refused before the run", test_compare_outputs},
         {NULL, NULL},
     };
     tu_add_suite("cmd_compare", t);

@@ -161,6 +161,18 @@ static void test_cli_pack(void)
     TU_CHECK_CONTAINS(errb, "expected one REQUESTS argument, got 2");
 }
 
+/* mig check --json X --csv X used to write both into X (one lost), exit 0. */
+static void test_mig_outputs(void)
+{
+    tu_expect_outputs_refused("mig check --gpu A100-40GB --json @X --csv @X 1g.5gb", "mig-x",
+                              "--csv ", "the same file as --json ", "mig-x", NULL);
+    tu_expect_outputs_refused("mig check --gpu A100-40GB --json - --csv - 1g.5gb", NULL,
+                              "sharesim mig check: --csv -: --json - already writes to stdout",
+                              NULL);
+    tu_expect_outputs_refused("mig layouts --gpu A100-40GB --json @X --csv @X", "mig-y",
+                              "sharesim mig layouts: --csv ", NULL);
+}
+
 void test_cmd_mig_register(void)
 {
     static const struct tu_test t[] = {
@@ -168,6 +180,7 @@ void test_cmd_mig_register(void)
         {"cli profiles and layouts", test_cli_profiles_layouts},
         {"cli check", test_cli_check},
         {"cli pack", test_cli_pack},
+        {"mig check: one output per file", test_mig_outputs},
         {NULL, NULL},
     };
     tu_add_suite("cmd_mig", t);

@@ -170,6 +170,60 @@ static void test_cli_merge(void)
     free(out);
 }
 
+/* profile diff/list: one output per file; merge: the message names OUT, not its temporary. */
+static void test_profile_outputs(void)
+{
+    tu_expect_outputs_refused("profile diff A100-40GB A100-80GB --json @X --csv @X", "prof-x",
+                              "sharesim profile diff: --csv ", "the same file as --json ", NULL);
+    tu_expect_outputs_refused("profile diff A100-40GB A100-80GB --json - --csv -", NULL,
+                              "--csv -: --json - already writes to stdout", NULL);
+    tu_expect_outputs_refused("profile list --json @X --csv @X", "prof-y",
+                              "sharesim profile list: --csv ", NULL);
+    /* -o over the measurement being merged */
+    char args[1400], err[4096];
+    char *frag =
+        tu_write("prof-frag.json", "{\"schema\": \"sharesim-profile/1\", \"timeslice_us\": "
+                                   "{\"value\": 2048, \"source\": \"x\", \"confidence\": "
+                                   "\"measured\"}}");
+    char *before = tu_slurp(frag);
+    snprintf(args, sizeof args, "profile merge H100-80GB '%s' -o '%s'", frag, frag);
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
+    TU_CHECK_CONTAINS(err, "the same file as the input MEASURED");
+    char *after = tu_slurp(frag);
+    CU_ASSERT_STRING_EQUAL(after, before);
+    free(after);
+    free(before);
+    /* a value refused in the merged profile: the message names OUT and the JSON path */
+    char *bad = tu_write("prof-bad.json", "{\"schema\": \"sharesim-profile/1\", \"timeslice_us\": "
+                                          "{\"value\": -5, \"source\": \"x\", \"confidence\": "
+                                          "\"measured\"}}");
+    snprintf(args, sizeof args, "profile merge H100-80GB '%s' -o '%s/prof-out.json'", bad,
+             tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
+    TU_CHECK_CONTAINS(err, "prof-out.json: \"timeslice_us.value\": expected a number");
+    CU_ASSERT_PTR_NULL(strstr(err, ".tmp."));
+    /* a curve point past total_sms: said in words, not as an empty range [109, 108] */
+    char *curve =
+        tu_write("prof-curve.json",
+                 "{\"schema\": \"sharesim-profile/1\", \"mem_bw_sm_curve\": {\"value\": "
+                 "[{\"sms\": 54, \"bw_fraction\": 0.7}, {\"sms\": 108, \"bw_fraction\": 1}, "
+                 "{\"sms\": 120, \"bw_fraction\": 1}], \"source\": \"x\", "
+                 "\"confidence\": \"measured\"}}");
+    snprintf(args, sizeof args, "profile merge A100-40GB '%s' -o '%s/prof-curve-out.json'", curve,
+             tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
+    TU_CHECK_CONTAINS(err, "mem_bw_sm_curve.value[2]: a point after the one at all 108 SMs");
+    CU_ASSERT_PTR_NULL(strstr(err, "[109, 108]"));
+    curve = tu_write("prof-curve2.json",
+                     "{\"schema\": \"sharesim-profile/1\", \"mem_bw_sm_curve\": {\"value\": "
+                     "[{\"sms\": 54, \"bw_fraction\": 0.7}, {\"sms\": 50, \"bw_fraction\": 1}], "
+                     "\"source\": \"x\", \"confidence\": \"measured\"}}");
+    snprintf(args, sizeof args, "profile merge A100-40GB '%s' -o '%s/prof-curve-out.json'", curve,
+             tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
+    TU_CHECK_CONTAINS(err, "sms: expected more SMs than the previous point's 54, got 50");
+}
+
 void test_cmd_profile_register(void)
 {
     static const struct tu_test t[] = {
@@ -177,6 +231,7 @@ void test_cmd_profile_register(void)
         {"profile list, match, errors, --help", test_cli_list_and_errors},
         {"profile diff: shipped vs modified copy", test_cli_diff},
         {"profile merge end to end", test_cli_merge},
+        {"one output per file; merge names the file given", test_profile_outputs},
         {NULL, NULL},
     };
     tu_add_suite("cmd_profile", t);

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static void test_json_deterministic(void)
 {
@@ -64,11 +65,32 @@ static void test_bad_input(void)
     }
 }
 
+/* run's check is the shared one now: the same refusals, and the scenario by a link. */
+static void test_run_outputs(void)
+{
+    char args[1400], link_path[600];
+    const char *s = tu_fixture("cmd_compare/two-tenants.json");
+    snprintf(args, sizeof args, "run '%s' --json @X --cdf @X", s);
+    tu_expect_outputs_refused(args, "run-x", "--cdf ", "the same file as --json ", NULL);
+    snprintf(args, sizeof args, "run '%s' --json - --csv -", s);
+    tu_expect_outputs_refused(args, NULL, "--csv -: --json - already writes to stdout", NULL);
+    /* a file not written yet, once directly and once through a link to its directory */
+    snprintf(link_path, sizeof link_path, "%s/run-dirlink", tu_tmpdir());
+    unlink(link_path);
+    CU_ASSERT_EQUAL(symlink(tu_tmpdir(), link_path), 0);
+    snprintf(args, sizeof args, "run '%s' --json '%s/run-new.json' --csv '%s/run-new.json'", s,
+             tu_tmpdir(), link_path);
+    tu_expect_outputs_refused(args, NULL, "each output needs a file of its own", NULL);
+    snprintf(args, sizeof args, "%s/run-new.json", tu_tmpdir());
+    CU_ASSERT_FALSE(tu_exists(args));
+}
+
 void test_cmd_run_register(void)
 {
     static const struct tu_test t[] = {
         {"same scenario and seed give byte-identical JSON", test_json_deterministic},
         {"bad input exits 2 with a message and no output", test_bad_input},
+        {"one output per file: the shared plan (cli/outplan.h)", test_run_outputs},
         {NULL, NULL},
     };
     tu_add_suite("cmd_run", t);

@@ -391,6 +391,29 @@ static void test_cli_llm_jobs(void)
     free(csv);
 }
 
+/* sweep --json X --csv X used to exit 0 with one of them lost; DIR's own files count. */
+static void test_sweep_outputs(void)
+{
+    char args[2400], dir[600];
+    snprintf(dir, sizeof dir, "%s/sw-outplan", tu_tmpdir());
+    snprintf(args, sizeof args, "sweep '%s' --set gpus=2,3 --out '%s' --quiet --json @X --csv @X",
+             tiny_path(), dir);
+    tu_expect_outputs_refused(args, "sw-x", "sharesim sweep: --csv ", "the same file as --json ",
+                              NULL);
+    CU_ASSERT_FALSE(tu_exists(dir)); /* refused before DIR is made */
+    snprintf(args, sizeof args, "sweep '%s' --set gpus=2,3 --out '%s' --json - --csv -",
+             tiny_path(), dir);
+    tu_expect_outputs_refused(args, NULL, "--csv -: --json - already writes to stdout", NULL);
+    snprintf(args, sizeof args, "sweep '%s' --set gpus=2,3 --out '%s' --quiet --csv '%s/sweep.csv'",
+             tiny_path(), dir, dir);
+    tu_expect_outputs_refused(args, NULL, "one of the files --out ", NULL);
+    snprintf(args, sizeof args,
+             "sweep '%s' --set gpus=2,3 --out '%s' --quiet --json '%s/./sweep-p99_ms.svg'",
+             tiny_path(), dir, dir);
+    tu_expect_outputs_refused(args, NULL, "one of the files --out ", NULL);
+    CU_ASSERT_FALSE(tu_exists(dir));
+}
+
 void test_cmd_sweep_register(void)
 {
     static const struct tu_test t[] = {
@@ -400,6 +423,7 @@ void test_cmd_sweep_register(void)
         {"cli: LLM rate x max_num_seqs, --jobs 1 = --jobs 2", test_cli_llm_jobs},
         {"cli: bad path/value writes nothing", test_cli_bad},
         {"cli: range and plot", test_cli_range_and_plot},
+        {"one output per file, DIR untouched", test_sweep_outputs},
         {NULL, NULL},
     };
     tu_add_suite("cmd_sweep", t);

@@ -264,6 +264,22 @@ static void test_gen_bad_input(void)
     CU_ASSERT_FALSE(tu_exists(args));
 }
 
+/* trace gen -o X --json X used to replace the trace with its summary. */
+static void test_trace_outputs(void)
+{
+    static const char gen[] =
+        "trace gen --arrival '{\"process\": \"poisson\", \"rate_per_s\": 10}' "
+        "--work '{\"dist\": \"deterministic\", \"ms\": 1}' --count 5";
+    char args[1400];
+    snprintf(args, sizeof args, "%s -o @X --json @X", gen);
+    tu_expect_outputs_refused(args, "trace-x.csv", "sharesim trace gen: --json ",
+                              "the same file as -o ", NULL);
+    snprintf(args, sizeof args, "%s -o - --json /dev/stdout", gen);
+    tu_expect_outputs_refused(args, NULL, "-o - already writes to stdout", NULL);
+    tu_expect_outputs_refused("trace stats --format sharesim @X --json @X", "trace-y.csv",
+                              "the same file as the input FILE", NULL);
+}
+
 void test_cmd_trace_register(void)
 {
     static const struct tu_test t[] = {
@@ -273,6 +289,7 @@ void test_cmd_trace_register(void)
         {"trace gen -> replay reproduces the run", test_gen_replay_reproduces_run},
         {"trace gen converts azure-llm with tokens", test_gen_from_azure},
         {"trace gen bad input", test_gen_bad_input},
+        {"gen -o X --json X: refused, the trace kept", test_trace_outputs},
         {NULL, NULL},
     };
     tu_add_suite("cmd_trace", t);

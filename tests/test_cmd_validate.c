@@ -23,10 +23,21 @@ static void test_cli_usage(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(errb, "/nonexistent-dir/v.json"));
 }
 
+static void test_validate_outputs(void)
+{
+    tu_expect_outputs_refused("validate --quick --json @X --markdown @X", "val-x",
+                              "sharesim validate: --markdown ", "the same file as --json ", NULL);
+    tu_expect_outputs_refused("validate --quick --csv - --json -", NULL,
+                              "--csv -: --json - already writes to stdout", NULL);
+    tu_expect_outputs_refused("validate --quick --json @X --merge @X", "val-p",
+                              "the same file as the input --merge ", NULL);
+}
+
 void test_cmd_validate_register(void)
 {
     static const struct tu_test t[] = {
         {"usage errors exit 2, --help exits 0", test_cli_usage},
+        {"one output per file, none a merged partial", test_validate_outputs},
         {NULL, NULL},
     };
     tu_add_suite("cmd_validate", t);

@@ -103,6 +103,42 @@ int tu_cli(const char *args, char *out, size_t outcap, char *errbuf, size_t errc
     return WEXITSTATUS(st);
 }
 
+void tu_expect_outputs_refused(const char *args, const char *name, ...)
+{
+    char path[600], cmd[8192], out[4096], err[4096];
+    snprintf(path, sizeof path, "%s/%s", tu_tmpdir(), name ? name : "");
+    if (name)
+        tu_write(name, "old\n");
+    size_t used = 0;
+    for (const char *s = args; *s && used + 1 < sizeof cmd;) {
+        if (name && strncmp(s, "@X", 2) == 0) {
+            used += (size_t)snprintf(cmd + used, sizeof cmd - used, "'%s'", path);
+            s += 2;
+        } else {
+            cmd[used++] = *s++;
+        }
+    }
+    cmd[used < sizeof cmd ? used : sizeof cmd - 1] = '\0';
+    int rc = tu_cli(cmd, out, sizeof out, err, sizeof err);
+    if (rc != 2)
+        fprintf(stderr, "\n  sharesim %s: exit %d, expected 2\n%s", cmd, rc, err);
+    CU_ASSERT_EQUAL(rc, 2);
+    if (out[0])
+        fprintf(stderr, "\n  sharesim %s: wrote on stdout: %.200s\n", cmd, out);
+    CU_ASSERT_STRING_EQUAL(out, "");
+    va_list ap;
+    va_start(ap, name);
+    for (const char *part; (part = va_arg(ap, const char *));)
+        TU_CHECK_CONTAINS(err, part);
+    va_end(ap);
+    if (name) {
+        char *now = tu_slurp(path);
+        CU_ASSERT_PTR_NOT_NULL(now);
+        CU_ASSERT(now && strcmp(now, "old\n") == 0);
+        free(now);
+    }
+}
+
 cJSON *tu_cli_json(const char *args)
 {
     size_t n = strlen(args) + 32;

@@ -169,6 +169,14 @@ struct cJSON;
 #define tu_yaml_text(text) tu_yaml_at(__FILE__, __LINE__, NULL, (text))
 struct cJSON *tu_yaml_at(const char *file, int line, const char *path, const char *text);
 
+/*
+ * One output per file (cli/outplan.h): `sharesim ARGS`, where every "@X" stands for the file
+ * <tmpdir>/NAME, written beforehand with "old\n", must exit 2 before any work: nothing on
+ * stdout, each of the NULL-terminated parts in its message, and the file as it was. NAME
+ * NULL: no file.
+ */
+void tu_expect_outputs_refused(const char *args, const char *name, ...);
+
 /* One assertion that hay contains needle; on failure both are printed. */
 #define TU_CHECK_CONTAINS(hay, needle)                                                             \
     do {                                                                                           \

@@ -107,6 +107,11 @@ void ss_in_note(const char *path)
         note_stat(path, &st);
 }
 
+const char *ss_in_nth(size_t i)
+{
+    return i < n_ins ? ins[i].path : NULL;
+}
+
 void ss_in_forget_all(void)
 {
     for (size_t i = 0; i < n_ins; i++)
@@ -368,68 +373,6 @@ void ss_out_abort(struct ss_out *o)
         free(o->path);
     }
     memset(o, 0, sizeof *o);
-}
-
-/* A path's canonical spelling: realpath of the file, or of its directory for a new file. */
-static char *canonical(const char *path)
-{
-    char *r = realpath(path, NULL);
-    if (r)
-        return r;
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? ss_xstrdup(path) : ss_xstrdup(".");
-    if (slash)
-        dir[slash - path + (slash == path)] = '\0'; /* "/x" → "/" */
-    char *rd = realpath(dir, NULL);
-    free(dir);
-    if (!rd)
-        return ss_xstrdup(path);
-    const char *base = slash ? slash + 1 : path;
-    size_t n = strlen(rd) + strlen(base) + 2;
-    char *c = ss_xmalloc(n);
-    snprintf(c, n, "%s%s%s", rd, strcmp(rd, "/") == 0 ? "" : "/", base);
-    free(rd);
-    return c;
-}
-
-int ss_out_distinct(const char *const *opts, const char *const *paths, int n, char *err,
-                    size_t errlen)
-{
-    char **canon = ss_xcalloc((size_t)(n > 0 ? n : 1), sizeof *canon);
-    int rc = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        if (!paths[i])
-            continue;
-        struct stat si, sj;
-        int is_std = strcmp(paths[i], "-") == 0, ei = !is_std && stat(paths[i], &si) == 0;
-        const char *in = ei ? input_of(&si) : NULL;
-        if (in) {
-            rc = ss_errf(err, errlen,
-                         "%s %s: the same file as the input %s: refusing to overwrite an input",
-                         opts[i], paths[i], in);
-            break;
-        }
-        canon[i] = is_std ? ss_xstrdup("-") : canonical(paths[i]);
-        for (int j = 0; j < i && rc == 0; j++) {
-            if (!canon[j])
-                continue;
-            int same = strcmp(canon[i], canon[j]) == 0;
-            if (!same && ei && strcmp(paths[j], "-") != 0 && stat(paths[j], &sj) == 0)
-                same = si.st_dev == sj.st_dev && si.st_ino == sj.st_ino; /* a hard link */
-            /* A character device (/dev/null) may take any number of outputs. */
-            if (same && !(ei && S_ISCHR(si.st_mode)))
-                rc = ss_errf(err, errlen,
-                             is_std ? "%s %s: %s %s already writes to stdout: give one of them "
-                                      "a file"
-                                    : "%s %s: the same file as %s %s: each output needs a file of "
-                                      "its own",
-                             opts[i], paths[i], opts[j], paths[j]);
-        }
-    }
-    for (int i = 0; i < n; i++)
-        free(canon[i]);
-    free(canon);
-    return rc;
 }
 
 int ss_ends_with(const char *s, const char *suffix)

@@ -59,6 +59,9 @@ int ss_read_file_own(const char *path, size_t max_bytes, char **out, size_t *len
  * does not exist or is not a regular file does nothing.
  */
 void ss_in_note(const char *path);
+/* The i-th noted input as it was spelt, or NULL past the last (cli/outplan.c checks a
+ * command's outputs against them before any work). */
+const char *ss_in_nth(size_t i);
 /* Forgets every noted input (for tests that reuse files in one process). */
 void ss_in_forget_all(void);
 
@@ -88,13 +91,6 @@ struct ss_out {
 int ss_out_open(struct ss_out *o, const char *path, char *err, size_t errlen);
 int ss_out_commit(struct ss_out *o, char *err, size_t errlen); /* fclose + rename */
 void ss_out_abort(struct ss_out *o);                           /* fclose + unlink */
-/*
- * Before a command starts work: n outputs, each named by its option (opts[i], for messages)
- * and its path (NULL = not given), must be different files (stdout counts once) and none may
- * be a noted input. 0, or -1 with "OPT PATH: the same file as …".
- */
-int ss_out_distinct(const char *const *opts, const char *const *paths, int n, char *err,
-                    size_t errlen);
 /* Removes every open temporary file; safe from a signal handler (unlink only). */
 void ss_out_abort_all_signal_safe(void);
 /* In a forked child: forgets the temporaries inherited from the parent without removing

@@ -178,8 +178,19 @@ static int parse_bw_curve(const char *path, const cJSON *arr, struct gpu_profile
         char where[600];
         int sms;
         snprintf(where, sizeof where, "%s: mem_bw_sm_curve.value[%d]", path, n);
-        if (get_int_field(where, e, "sms", last_sms + 1, p->total_sms, &sms, err, errlen))
+        /* The range [previous + 1, total_sms] is empty once a point reached total_sms: say
+         * that, rather than print a range whose bounds are the wrong way round. */
+        if (last_sms >= p->total_sms)
+            return ss_errf(err, errlen,
+                           "%s: a point after the one at all %d SMs (total_sms): the curve ends "
+                           "there",
+                           where, p->total_sms);
+        if (get_int_field(where, e, "sms", 1, p->total_sms, &sms, err, errlen))
             return -1;
+        if (sms <= last_sms)
+            return ss_errf(err, errlen,
+                           "%s: sms: expected more SMs than the previous point's %d, got %d", where,
+                           last_sms, sms);
         const cJSON *bw = cJSON_GetObjectItemCaseSensitive(e, "bw_fraction");
         double lo = n ? p->bw_curve_bw[n - 1] : 0;
         if (!cJSON_IsNumber(bw) || !(bw->valuedouble > 0) || bw->valuedouble > 1 ||

@@ -89,7 +89,8 @@ int cli_stderr_is_tty(void);
  * the result has rows, `--csv FILE|-`; "-" is stdout, and a command whose result goes to
  * stdout prints no table there. Each writes through an atomic temporary file (util.h's
  * ss_out), prints `CMD: MESSAGE` when that fails and returns -1 (the caller exits
- * SS_EXIT_BADINPUT), else 0.
+ * SS_EXIT_BADINPUT), else 0. Before any work a command plans its outputs with cli/outplan.h,
+ * so no two of them are one file and none is an input.
  */
 struct cJSON;
 int cli_is_stdout(const char *path);

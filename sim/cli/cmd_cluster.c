@@ -6,6 +6,7 @@
  */
 #include "base/util.h"
 #include "cli/cli.h"
+#include "cli/outplan.h"
 #include "tools/clusterrun.h"
 #include "tools/pool.h"
 #include "tools/shard.h"
@@ -143,10 +144,6 @@ int cmd_cluster(int argc, char **argv)
         n_stdout += outs[i] && strcmp(outs[i], "-") == 0;
         n_outs += outs[i] != NULL;
     }
-    if (n_stdout > 1) {
-        fprintf(stderr, "sharesim cluster: only one output may go to stdout (\"-\")\n");
-        return SS_EXIT_BADINPUT;
-    }
     if (o.shard.n > 1 && (!o.partial || n_outs || merge)) {
         fprintf(stderr, "sharesim cluster: --shard needs --partial FILE, and writes no other "
                         "output (--json, --csv, --csv-frag, --csv-frag-ratio and --merge come "
@@ -166,6 +163,19 @@ int cmd_cluster(int argc, char **argv)
         o.merge = argv + optind + 1;
         o.n_merge = argc - optind - 1;
     }
+    /* Before the scenario is loaded or anything runs: one file per output, none an input. */
+    struct op_plan op;
+    op_init(&op, "sharesim cluster");
+    op_input(&op, "SCENARIO", argv[optind]);
+    for (int k = 0; k < o.n_merge; k++)
+        op_input(&op, "--merge", o.merge[k]);
+    op_output(&op, "--json", o.json_path);
+    op_output(&op, "--csv", o.csv_path);
+    op_output(&op, "--csv-frag", o.csv_frag_path);
+    op_output(&op, "--csv-frag-ratio", o.csv_ratio_path);
+    op_output(&op, "--partial", o.partial);
+    if (op_done(&op))
+        return SS_EXIT_BADINPUT;
     cli_install_signal_handlers();
     struct cl_scenario s;
     if (cl_scenario_load(argv[optind], &s, err, sizeof err)) {

@@ -12,6 +12,7 @@
  */
 #include "base/jsonv.h"
 #include "cli/cli.h"
+#include "cli/outplan.h"
 #include "core/llmstats.h"
 #include "core/policy.h"
 #include "report/report.h"
@@ -347,6 +348,15 @@ int cmd_compare(int argc, char **argv)
     }
     if (base < 0)
         base = 0;
+    struct op_plan op;
+    op_init(&op, cmd);
+    op_input(&op, "SCENARIO", argv[optind]);
+    op_output(&op, "--json", json);
+    op_output(&op, "--csv", csv);
+    if (op_done(&op)) {
+        scn_free(&sc);
+        return SS_EXIT_BADINPUT;
+    }
     cli_install_signal_handlers();
     ro.progress = cli_stderr_is_tty() && !quiet;
     struct run_result r;

@@ -8,17 +8,20 @@
 #include "calib/calib.h"
 #include "calib/profile.h"
 #include "cli/cli.h"
+#include "cli/outplan.h"
 #include "core/scenario.h"
 #include "report/fidelity.h"
 #include "base/util.h"
 
 #include <cJSON.h>
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- scenario ---- */
@@ -114,6 +117,17 @@ static int sub_scenario(int argc, char **argv)
             n -= 5;
         snprintf(prefix, sizeof prefix, "%.*s", (int)n, out);
     }
+    struct op_plan op;
+    op_init(&op, cmd);
+    op_input(&op, "SUMMARY", argv[optind]);
+    op_input(&op, "--gpu", gpu);
+    op_output(&op, "-o", out);
+    op_output_prefix(&op, "--replay", replay ? prefix : NULL, "-t*.csv");
+    if (op_check(&op, err, sizeof err)) {
+        op_free(&op);
+        goto out;
+    }
+    op_free(&op);
     struct fid_scn_opts o = {ref, requests, replay ? prefix : NULL};
     if (!(scn = fid_scenario(&s, doc, &g, &o, note, sizeof note, err, sizeof err)))
         goto out;
@@ -244,10 +258,25 @@ static int sub_table(int argc, char **argv)
         usage_table(stderr);
         return SS_EXIT_BADINPUT;
     }
-    if ((cli_is_stdout(json) || cli_is_stdout(csv)) && cli_is_stdout(md)) {
-        fprintf(stderr, "%s: only one output may be stdout\n", cmd);
+    /* --sim DIR holds the results the table is made of: a directory that is not there
+     * would make every row "not predicted" without saying why. */
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "%s: --sim %s: %s, expected the directory of the simulated results\n", cmd,
+                dir, stat(dir, &st) != 0 ? strerror(errno) : "not a directory");
         return SS_EXIT_BADINPUT;
     }
+    static const char *const sim_files[] = {"*.result.json", "*.cdf.csv", NULL};
+    struct op_plan op;
+    op_init(&op, cmd);
+    for (int i = optind; i < argc; i++)
+        op_input(&op, "SUMMARY", argv[i]);
+    op_input_dir(&op, "--sim", dir, sim_files);
+    op_output(&op, "-o", md);
+    op_output(&op, "--json", json);
+    op_output(&op, "--csv", csv);
+    if (op_done(&op))
+        return SS_EXIT_BADINPUT;
     goal /= 100;
     char err[SS_ERRLEN];
     struct fid_row *rows = NULL;

@@ -7,6 +7,7 @@
  */
 #include "calib/calib.h"
 #include "cli/cli.h"
+#include "cli/outplan.h"
 #include "mig/mig.h"
 #include "base/util.h"
 
@@ -135,7 +136,13 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
         return SS_EXIT_BADINPUT;
     }
     o->arg = want_arg ? argv[optind] : NULL;
-    return CLI_CONTINUE;
+    struct op_plan op;
+    op_init(&op, cmd);
+    op_input(&op, "--gpu", o->gpu); /* a profile given by its path */
+    op_input(&op, want_arg == 1 ? "LAYOUT" : "REQUESTS", o->arg);
+    op_output(&op, "--json", o->json);
+    op_output(&op, "--csv", o->csv);
+    return op_done(&op) ? SS_EXIT_BADINPUT : CLI_CONTINUE;
 }
 
 static int load_gpu(const char *sub, const char *name, struct gpu_profile *g)

@@ -2,6 +2,7 @@
  * sharesim plan — the capacity planner's command line (sim/tools/plan.h has the method).
  */
 #include "cli/cli.h"
+#include "cli/outplan.h"
 #include "report/html.h"
 #include "core/deploy.h"
 #include "tools/plan.h"
@@ -127,9 +128,16 @@ int cmd_plan(int argc, char **argv)
     if (cli_load_scenario(argv[optind], SCN_IGNORE_STRATEGIES, &sc))
         return SS_EXIT_BADINPUT;
     char err[SS_ERRLEN];
-    const char *out_opts[] = {"--json", "--csv", "--html"}, *out_paths[] = {json, csv, html};
-    if (ss_out_distinct(out_opts, out_paths, 3, err, sizeof err)) {
-        fprintf(stderr, "sharesim plan: %s\n", err);
+    /* --k8s DIR writes its YAML files and README.md there (core/deploy.h). */
+    static const char *const k8s_files[] = {"*.yaml", "README.md", NULL};
+    struct op_plan op;
+    op_init(&op, "sharesim plan");
+    op_input(&op, "SCENARIO", argv[optind]);
+    op_output(&op, "--json", json);
+    op_output(&op, "--csv", csv);
+    op_output(&op, "--html", html);
+    op_output_dir(&op, "--k8s", k8s, k8s_files);
+    if (op_done(&op)) {
         scn_free(&sc);
         return SS_EXIT_BADINPUT;
     }

@@ -10,6 +10,7 @@
  */
 #include "calib/calib.h"
 #include "cli/cli.h"
+#include "cli/outplan.h"
 #include "calib/profile.h"
 #include "base/util.h"
 
@@ -351,6 +352,14 @@ static int sub_show(int argc, char **argv)
         fprintf(stderr, "sharesim profile show: %s\n", err);
         return SS_EXIT_BADINPUT;
     }
+    struct op_plan op;
+    op_init(&op, "sharesim profile show");
+    op_input(&op, "GPU", path);
+    op_output(&op, "--json", json);
+    if (op_done(&op)) {
+        cJSON_Delete(doc);
+        return SS_EXIT_BADINPUT;
+    }
     if (!cli_is_stdout(json))
         show_table(doc, path, term_width(width));
     if (json)
@@ -434,6 +443,12 @@ static int sub_list(int argc, char **argv)
         usage_list(stderr);
         return SS_EXIT_BADINPUT;
     }
+    struct op_plan op;
+    op_init(&op, "sharesim profile list");
+    op_output(&op, "--json", json);
+    op_output(&op, "--csv", csv);
+    if (op_done(&op))
+        return SS_EXIT_BADINPUT;
     static struct listed all[256];
     char mdir[PATH_MAX];
     snprintf(mdir, sizeof mdir, "%s/measured", cal_profile_dir());
@@ -586,6 +601,17 @@ static int sub_diff(int argc, char **argv)
         cJSON_Delete(a);
         return SS_EXIT_BADINPUT;
     }
+    struct op_plan op;
+    op_init(&op, "sharesim profile diff");
+    op_input(&op, "A", pa);
+    op_input(&op, "B", pb);
+    op_output(&op, "--json", json);
+    op_output(&op, "--csv", csv);
+    if (op_done(&op)) {
+        cJSON_Delete(a);
+        cJSON_Delete(b);
+        return SS_EXIT_BADINPUT;
+    }
     struct prof_change *ch;
     size_t n;
     prof_diff(a, b, &ch, &n);
@@ -642,6 +668,24 @@ static void usage_merge(FILE *fp)
             "exit: 0 ok, 2 bad input\n");
 }
 
+/* msg with every mention of the temporary file replaced by the name the user gave: by the
+ * time the message is read the temporary is gone. */
+static void name_user_file(char *msg, size_t n, const char *tmp, const char *out)
+{
+    char buf[SS_ERRLEN];
+    size_t used = 0, tlen = strlen(tmp);
+    for (const char *s = msg; *s && used + 1 < sizeof buf;) {
+        if (strncmp(s, tmp, tlen) == 0) {
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s", out);
+            s += tlen;
+        } else {
+            buf[used++] = *s++;
+        }
+    }
+    buf[used < sizeof buf ? used : sizeof buf - 1] = '\0';
+    snprintf(msg, n, "%s", buf);
+}
+
 static int write_merged(cJSON *doc, const char *out, char *err, size_t errlen)
 {
     struct ss_out o;
@@ -655,6 +699,7 @@ static int write_merged(cJSON *doc, const char *out, char *err, size_t errlen)
         char why[SS_ERRLEN];
         fflush(o.fp);
         if (cal_load_file(o.tmp, &p, why, sizeof why)) {
+            name_user_file(why, sizeof why, o.tmp, out);
             ss_out_abort(&o);
             return ss_errf(err, errlen, "the merged profile does not load: %s", why);
         }
@@ -701,6 +746,17 @@ static int sub_merge(int argc, char **argv)
     for (size_t i = 0; i < n; i++)
         if (prof_read_fragment(argv[optind + 1 + (int)i], &frag[i], err, sizeof err))
             goto out;
+    struct op_plan op;
+    op_init(&op, "sharesim profile merge");
+    op_input(&op, "BASE", argv[optind]);
+    for (size_t i = 0; i < n; i++)
+        op_input(&op, "MEASURED", argv[optind + 1 + (int)i]);
+    op_output(&op, "-o", out);
+    if (op_check(&op, err, sizeof err)) {
+        op_free(&op);
+        goto out;
+    }
+    op_free(&op);
     if (prof_merge(base, frag, (const char *const *)argv + optind + 1, n, name, force, &merged, err,
                    sizeof err) ||
         write_merged(merged, out, err, sizeof err))

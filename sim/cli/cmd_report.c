@@ -14,6 +14,7 @@
  */
 #include "calib/calib.h"
 #include "cli/cli.h"
+#include "cli/outplan.h"
 #include "core/scenario.h"
 #include "report/html.h"
 #include "report/rtable.h"
@@ -386,11 +387,19 @@ static int do_reference(int n, char **args, const struct ropts *o)
     }
     struct sd_ref_row rows[SD_MAX_ROWS];
     cJSON *docs[SD_MAX_ROWS];
-    const char *out_opts[] = {"--json", "--csv", "--md"},
-               *out_paths[] = {o->json, o->csv, o->md_path};
-    if (sd_reference(st, o->dir, rows, docs, err, sizeof err) ||
-        ss_out_distinct(out_opts, out_paths, 3, err, sizeof err))
+    /* The results under --dir are read (and noted as inputs) before the outputs are planned. */
+    struct op_plan op;
+    op_init(&op, "sharesim report reference");
+    op_input(&op, "INDEX", args[0]);
+    op_output(&op, "--json", o->json);
+    op_output(&op, "--csv", o->csv);
+    op_output(&op, "--md", o->md_path);
+    if (sd_reference(st, o->dir, rows, docs, err, sizeof err)) {
         rc = bad(err);
+        op_free(&op);
+    } else if (op_done(&op)) {
+        rc = SS_EXIT_BADINPUT;
+    }
     if (!rc && o->json)
         rc = write_ref(o->json, 0, st, rows, docs);
     if (!rc && o->csv)
@@ -462,6 +471,14 @@ static int do_html(int n, char **args, const struct ropts *o)
     }
     for (int k = 0; k < n && rc == 0; k++)
         rc = ht_load(args[k], &docs[k], err, sizeof err);
+    /* The results and the scenario are read (noted as inputs); nothing is written yet. */
+    struct op_plan op;
+    op_init(&op, "sharesim report html");
+    op_output(&op, "-o", o->out ? o->out : "-");
+    op_output_prefix(&op, "--svg", o->svg, "-*.svg");
+    if (rc == 0 && op_check(&op, err, sizeof err))
+        rc = -1;
+    op_free(&op);
     struct ss_out out;
     if (rc == 0)
         rc = ss_out_open(&out, o->out ? o->out : "-", err, sizeof err);

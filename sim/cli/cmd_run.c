@@ -6,6 +6,7 @@
 #include "base/jsonv.h"
 #include "report/cdf.h"
 #include "cli/cli.h"
+#include "cli/outplan.h"
 #include "core/loadscale.h"
 #include "report/report.h"
 #include "core/run.h"
@@ -173,9 +174,13 @@ int cmd_run(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     }
     /* Before the run, not after it: no output may be an input or another output. */
-    const char *out_opts[] = {"--json", "--csv", "--cdf"}, *out_paths[] = {json, csv, cdf};
-    if (ss_out_distinct(out_opts, out_paths, 3, err, sizeof err)) {
-        fprintf(stderr, "sharesim run: %s\n", err);
+    struct op_plan op;
+    op_init(&op, "sharesim run");
+    op_input(&op, "SCENARIO", argv[optind]);
+    op_output(&op, "--json", json);
+    op_output(&op, "--csv", csv);
+    op_output(&op, "--cdf", cdf);
+    if (op_done(&op)) {
         scn_free(&sc);
         return SS_EXIT_BADINPUT;
     }

@@ -27,6 +27,7 @@
  * --merge SHARD_DIR… assembles shard directories into DIR (steps 2, 3, 5 and 6).
  */
 #include "cli/cli.h"
+#include "cli/outplan.h"
 #include "report/html.h"
 #include "tools/pool.h"
 #include "tools/shard.h"
@@ -227,6 +228,17 @@ static int parse_args(int argc, char **argv, struct sweep_cmd *c)
         if (c->shard.n > 1)
             return bad("%s", "--merge and --shard do not go together: merge once every shard "
                              "has run");
+        /* A shard directory that is not there would read as "every point missing". */
+        for (int d = 0; d < c->n_merge; d++) {
+            struct stat st;
+            if (stat(c->merge_dirs[d], &st) != 0 || !S_ISDIR(st.st_mode)) {
+                fprintf(stderr,
+                        "sharesim sweep: --merge %s: %s, expected a shard's --out directory\n",
+                        c->merge_dirs[d],
+                        stat(c->merge_dirs[d], &st) != 0 ? strerror(errno) : "not a directory");
+                return SS_EXIT_BADINPUT;
+            }
+        }
     }
     if (c->grid.n_axes == 0)
         return bad("%s", "expected at least one --set PATH=VALUES");
@@ -326,6 +338,27 @@ static int prepare(struct sweep_cmd *c)
     if (tty && n >= 10000)
         fprintf(stderr, "\r%*s\r", 60, "");
     return 0;
+}
+
+/* After step 1, before DIR is touched: the files of DIR (tools/sweep.h; the page and its
+ * figures only with the plot), --json and --csv are each a file of their own, and none is
+ * the scenario, a trace it names or a point of a shard to merge. */
+static int plan_outputs(const struct sweep_cmd *c)
+{
+    static const char *const with_plot[] = {"sweep.csv",   "sweep.html", "sweep-*.svg",
+                                            ".sweep.lock", "points/",    NULL};
+    static const char *const without_plot[] = {"sweep.csv", ".sweep.lock", "points/", NULL};
+    static const char *const shard_files[] = {"points/", NULL};
+    struct op_plan op;
+    op_init(&op, "sharesim sweep");
+    op_input(&op, "SCENARIO", c->scenario_path);
+    for (int d = 0; d < c->n_merge; d++)
+        if (!same_dir(c->merge_dirs[d], c->dir)) /* DIR itself adds nothing (see above) */
+            op_input_dir(&op, "--merge", c->merge_dirs[d], shard_files);
+    op_output_dir(&op, "--out", c->dir, c->plot ? with_plot : without_plot);
+    op_output(&op, "--json", c->json);
+    op_output(&op, "--csv", c->csv);
+    return op_done(&op);
 }
 
 /* Step 3 (DIR locked): sort the points into skipped and to-run. */
@@ -821,6 +854,8 @@ int cmd_sweep(int argc, char **argv)
         } else if (!c.writer) {
             cli_install_signal_handlers();
             rc = run_points(&c, 1) ? SS_EXIT_BADINPUT : SS_EXIT_OK;
+        } else if (plan_outputs(&c)) {
+            rc = SS_EXIT_BADINPUT;
         } else if (sw_make_dirs(c.dir, err, sizeof err) || sw_lock_dir(c.dir, err, sizeof err)) {
             fprintf(stderr, "sharesim sweep: %s\n", err);
             rc = SS_EXIT_BADINPUT;

@@ -6,6 +6,7 @@
  * replayed is the synthetic tenant's arrivals. Exit codes: 0 ok, 2 bad input or usage.
  */
 #include "cli/cli.h"
+#include "cli/outplan.h"
 #include "core/engine.h"
 #include "base/jsonv.h"
 #include "core/scenario.h"
@@ -189,6 +190,12 @@ static int trace_stats(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     }
     const char *path = argv[optind];
+    struct op_plan op;
+    op_init(&op, cmd);
+    op_input(&op, "FILE", path);
+    op_output(&op, "--json", json);
+    if (op_done(&op))
+        return SS_EXIT_BADINPUT;
     char err[SS_ERRLEN];
     enum tr_format fmt;
     struct trs_summary s;
@@ -339,8 +346,6 @@ static int gen_parse_args(int argc, char **argv, struct gen_opts *g)
         return gen_fail("unexpected argument \"%s\"", argv[optind]);
     if (!g->output)
         return gen_fail("%s", "-o FILE is required (- for stdout)");
-    if (cli_is_stdout(g->output) && cli_is_stdout(g->json))
-        return gen_fail("%s", "-o - and --json - would both write to stdout");
     int inline_spec = g->arrival || g->work;
     if (inline_spec && (g->scenario || g->tenant))
         return gen_fail("%s", "give --arrival and --work, or --scenario and --tenant, not both");
@@ -453,6 +458,16 @@ static int trace_gen(int argc, char **argv)
         ss_errf(err, sizeof err,
                 "--count N or --duration-s T is required (the arrivals never end)");
         goto fail;
+    }
+    /* The scenario and its traces are loaded (noted as inputs); nothing is written yet. */
+    struct op_plan op;
+    op_init(&op, "sharesim trace gen");
+    op_input(&op, "--scenario", g.scenario);
+    op_output(&op, "-o", g.output);
+    op_output(&op, "--json", g.json);
+    if (op_done(&op)) {
+        rc = SS_EXIT_BADINPUT;
+        goto done;
     }
     struct ss_out out;
     if (ss_out_open(&out, g.output, err, sizeof err)) /* refuses the scenario or a trace too */

@@ -5,6 +5,7 @@
  * or an output that cannot be written.
  */
 #include "cli/cli.h"
+#include "cli/outplan.h"
 #include "report/csvrows.h"
 #include "base/util.h"
 #include "tools/pool.h"
@@ -187,6 +188,17 @@ int cmd_validate(int argc, char **argv)
         vb.merge = argv + optind;
         vb.n_merge = argc - optind;
     }
+    /* Before any run: one file per output, and no partial file merged is written over. */
+    struct op_plan op;
+    op_init(&op, "sharesim validate");
+    for (int k = 0; k < vb.n_merge; k++)
+        op_input(&op, "--merge", vb.merge[k]);
+    op_output(&op, "--json", json);
+    op_output(&op, "--markdown", md);
+    op_output(&op, "--csv", csv);
+    op_output(&op, "--partial", vb.partial);
+    if (op_done(&op))
+        return SS_EXIT_BADINPUT;
     cli_install_signal_handlers();
     vo.progress = cli_stderr_is_tty();
     struct val_report r;
@@ -201,11 +213,6 @@ int cmd_validate(int argc, char **argv)
     }
     /* Outputs are opened first: a bad path fails now, not after minutes of simulation. */
     struct ss_out jo, mo, co;
-    const char *out_opts[] = {"--json", "--markdown", "--csv"}, *out_paths[] = {json, md, csv};
-    if (ss_out_distinct(out_opts, out_paths, 3, err, sizeof err)) {
-        fprintf(stderr, "sharesim validate: %s\n", err);
-        return SS_EXIT_BADINPUT;
-    }
     if (json && ss_out_open(&jo, json, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
         return SS_EXIT_BADINPUT;
