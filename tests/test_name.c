@@ -234,6 +234,30 @@ static void test_merge_name(void)
     remove(out);
 }
 
+static void test_cluster_names(void)
+{
+    /* A cluster scenario's name and a node group's name follow the same rule (exit 2). */
+    static const struct {
+        const char *patch, *says;
+    } bad[] = {
+        {"{\"name\": \"c\\u0085x\"}", "name: a C1 control character U+0085 at byte 2"},
+        {"{\"cluster.nodes.0.name\": \"g\\u2028\"}",
+         "cluster.nodes[0].name: a line separator U+2028 at byte 2"},
+        {"{\"cluster.nodes.0.name\": \"\"}", "cluster.nodes[0].name: an empty name"},
+    };
+    char args[1400], err[4096];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        /* the pod list named by an absolute path: the copy is not next to the fixture */
+        const char *path = tu_fixture_write(
+            "bad-name-cluster.json", "cluster/tiny.json",
+            "{\"cluster.pods\": \"%s/traces/openb_pod_list_default.tail200.csv\", %s", tu_root(),
+            bad[i].patch + 1);
+        snprintf(args, sizeof args, "cluster %s", path);
+        CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
+        TU_CHECK_CONTAINS(err, bad[i].says);
+    }
+}
+
 void test_name_register(void)
 {
     static const struct tu_test tests[] = {
@@ -243,6 +267,7 @@ void test_name_register(void)
          test_scenario_names},
         {"GPU, MIG and vGPU profile names; a bad one is exit 2", test_profile_names},
         {"profile merge --name: newline, empty, U+2028 refused", test_merge_name},
+        {"cluster scenario and node group names", test_cluster_names},
         {NULL, NULL}};
     tu_add_suite("name", tests);
 }
