@@ -1,8 +1,13 @@
 /* The capacity planner (issue 9): Erlang C sizing, sharing light tenants,
  * infeasible SLAs, JSON and Kubernetes artefacts. */
 #include "testutil.h"
+#include "base/name.h"
+#include "base/util.h"
 
 #include <cJSON.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -581,6 +586,348 @@ static void test_k8s_bad_namespace(void)
     TU_CHECK_CONTAINS(err, "is not a Kubernetes namespace name");
 }
 
+/* --namespace follows RFC 1123's label rule: '' was accepted, 63 characters were refused. */
+static void test_k8s_namespace_rule(void)
+{
+    static const struct {
+        const char *ns, *says;
+    } bad[] = {
+        {"''", "an empty namespace"},
+        {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+         "64 characters, longer than the limit of 63"},
+        {"-ops", "starts or ends with '-'"},
+        {"ops-", "starts or ends with '-'"},
+        {"gpu.ops", "character 4 is not a lower-case letter, digit or '-'"},
+    };
+    char cmd[1400], err[4096], dir[700];
+    snprintf(dir, sizeof dir, "%s/ns-rule-out", tu_tmpdir());
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s --namespace %s",
+                 tu_fixture("plan/k8s-timeslice.json"), dir, bad[i].ns);
+        CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
+        TU_CHECK_CONTAINS(err, bad[i].says);
+        TU_CHECK_CONTAINS(err, "RFC 1123");
+        CU_ASSERT_FALSE(tu_exists(dir));
+    }
+    const char *max = "a23456789012345678901234567890123456789012345678901234567890123";
+    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s --namespace %s",
+             tu_fixture("plan/k8s-timeslice.json"), dir, max);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, err, sizeof err), 0);
+    const cJSON *cm;
+    cJSON *d = yaml_in(dir, "time-slicing-config.yaml", &cm);
+    configmap_data(cm, max);
+    cJSON_Delete(d);
+}
+
+/* A symbolic link inside the --k8s folder was followed and the file outside overwritten: an
+ * artefact replaces the link, and what it pointed to stays as it was. */
+static void test_k8s_links_not_followed(void)
+{
+    char dir[700], outside[700], link[800], cmd[1600];
+    snprintf(dir, sizeof dir, "%s/links-out", tu_tmpdir());
+    snprintf(outside, sizeof outside, "%s/outside.txt", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    FILE *fp = fopen(outside, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    fputs("not to be touched\n", fp);
+    fclose(fp);
+    const char *names[] = {"pod-a.yaml", "time-slicing-config.yaml", "README.md"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(link, sizeof link, "%s/%s", dir, names[i]);
+        CU_ASSERT_EQUAL_FATAL(symlink(outside, link), 0);
+    }
+    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture("plan/k8s-timeslice.json"),
+             dir);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    char *text = tu_slurp(outside);
+    CU_ASSERT_STRING_EQUAL(text, "not to be touched\n");
+    free(text);
+    for (int i = 0; i < 3; i++) {
+        struct stat st;
+        snprintf(link, sizeof link, "%s/%s", dir, names[i]);
+        CU_ASSERT_EQUAL_FATAL(lstat(link, &st), 0);
+        CU_ASSERT(S_ISREG(st.st_mode));
+    }
+    const cJSON *pod;
+    cJSON *d = yaml_in(dir, "pod-a.yaml", &pod);
+    pod_limits(pod, "a");
+    cJSON_Delete(d);
+    /* A directory at an artefact's name is refused, not replaced. */
+    snprintf(cmd, sizeof cmd, "rm -f '%s/pod-b.yaml' && mkdir '%s/pod-b.yaml'", dir, dir);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    char err[4096];
+    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture("plan/k8s-timeslice.json"),
+             dir);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
+    TU_CHECK_CONTAINS(err, "pod-b.yaml: exists and is not a regular file");
+}
+
+/* ---- names through every artefact writer (the issue's property test, YAML half) ---- */
+
+/* The names of the issue's YAML injection: refused at load, no folder written. */
+static void test_k8s_injection_refused(void)
+{
+    static const char *const patches[] = {
+        "{\"name\": \"k8s\\u2028kind: Secret\"}",
+        "{\"tenants.0.name\": \"a\\u0085kind: Secret\"}",
+        "{\"tenants.1.name\": \"b\\nkind: Secret\"}",
+    };
+    char cmd[1400], err[4096], dir[700];
+    snprintf(dir, sizeof dir, "%s/inject-out", tu_tmpdir());
+    for (size_t i = 0; i < sizeof patches / sizeof patches[0]; i++) {
+        char *path = tu_fixture_write("inject.json", "plan/k8s-timeslice.json", "%s", patches[i]);
+        snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", path, dir);
+        CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
+        TU_CHECK_CONTAINS(err, "docs/scenario.md#names");
+        CU_ASSERT_FALSE(tu_exists(dir));
+    }
+}
+
+/* A fixed-seed generator for the property test (xorshift64*). */
+static unsigned long long prop_state = 0x9E3779B97F4A7C15ull;
+static unsigned prop_next(unsigned n)
+{
+    prop_state ^= prop_state >> 12;
+    prop_state ^= prop_state << 25;
+    prop_state ^= prop_state >> 27;
+    return (unsigned)((prop_state * 2685821657736338717ull) >> 33) % n;
+}
+
+/* A random name: pieces that a YAML or HTML reader would take for structure, and, one time in
+ * four, one the name rule refuses (a line break of some kind, a control, a comma or quote). */
+static void random_name(char *out, size_t n)
+{
+    static const char *const odd[] = {": ",
+                                      " #",
+                                      "# ",
+                                      "- ",
+                                      "? ",
+                                      "|",
+                                      ">",
+                                      "{",
+                                      "}",
+                                      "[",
+                                      "]",
+                                      "&x",
+                                      "*y",
+                                      "!t",
+                                      "%",
+                                      "@",
+                                      "`",
+                                      "'",
+                                      "''",
+                                      " ",
+                                      "---",
+                                      "...",
+                                      "<b>",
+                                      "&amp;",
+                                      "kind: Secret",
+                                      "chat",
+                                      "GPU-1",
+                                      "caf\xc3\xa9",
+                                      "\xe6\x97\xa5",
+                                      "\xe2\x80\xa7",
+                                      "\xc2\xa0",
+                                      "\xf0\x9f\x99\x82",
+                                      "=",
+                                      "\\",
+                                      "/",
+                                      "~",
+                                      "1",
+                                      "true",
+                                      "0x1",
+                                      "{a: b}",
+                                      "[c, ]"};
+    static const char *const refused[] = {"\n",       "\r",       "\t",           "\x7f",
+                                          "\xc2\x85", "\xc2\x9b", "\xe2\x80\xa8", "\xe2\x80\xa9",
+                                          ",",        "\"",       "\x01"};
+    size_t k = 0;
+    out[0] = '\0';
+    int pieces = 1 + (int)prop_next(4), bad_at = prop_next(4) == 0 ? (int)prop_next(pieces) : -1;
+    for (int i = 0; i < pieces; i++) {
+        const char *p = i == bad_at ? refused[prop_next(sizeof refused / sizeof refused[0])]
+                                    : odd[prop_next(sizeof odd / sizeof odd[0])];
+        k += (size_t)snprintf(out + k, k < n ? n - k : 0, "%s", p);
+    }
+}
+
+/* Every key of o is in keys and every one of keys is in o. */
+static void check_exact_keys(const cJSON *o, const char *const *keys, const char *file)
+{
+    int n = 0;
+    for (; keys[n]; n++)
+        if (!cJSON_GetObjectItemCaseSensitive(o, keys[n])) {
+            fprintf(stderr, "\n  %s: key \"%s\" missing\n", file, keys[n]);
+            CU_FAIL("a key missing");
+        }
+    if (cJSON_GetArraySize(o) != n)
+        fprintf(stderr, "\n  %s: %d top-level keys, expected %d\n", file, cJSON_GetArraySize(o), n);
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(o), n);
+    check_keys(o, keys);
+}
+
+/* The annotations every object with metadata carries name the scenario and GPU as given. */
+static void check_annotations(const cJSON *meta, const char *scn, const char *gpu)
+{
+    const cJSON *a = at(meta, "annotations");
+    CU_ASSERT_STRING_EQUAL(at(a, "sharesim.io/scenario")->valuestring, scn);
+    CU_ASSERT_STRING_EQUAL(at(a, "sharesim.io/gpu")->valuestring, gpu);
+}
+
+/* One plan's folder: each YAML file parses to one document with exactly its file's top-level
+ * keys (and so do the configs carried in a ConfigMap), and the names round-trip as scalars.
+ * Returns how many pod patches name `tenant`; *mig_hit is set when `mig` is a key of a
+ * mig-manager config. */
+static int check_folder(const char *dir, const char *kind, const char *scn, const char *gpu,
+                        const char *tenant, const char *mig, int *mig_hit)
+{
+    static const char *const cm_keys[] = {"apiVersion", "kind", "metadata", "data", NULL};
+    static const char *const pod_keys[] = {"metadata", "spec", NULL};
+    static const char *const dp_values[] = {"devicePlugin", NULL};
+    static const char *const mig_values[] = {"mig", "migManager", NULL};
+    static const char *const hami[] = {"devices", NULL};
+    static const char *const label[] = {"metadata", NULL};
+    static const char *const plugin_cfg[] = {"version", "flags", "sharing", NULL};
+    static const char *const mig_cfg[] = {"version", "mig-configs", NULL};
+    int tenant_pods = 0;
+    DIR *dh = opendir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dh);
+    struct dirent *de;
+    while ((de = readdir(dh))) {
+        const char *f = de->d_name;
+        size_t len = strlen(f);
+        if (len < 5 || strcmp(f + len - 5, ".yaml") != 0)
+            continue;
+        const cJSON *doc;
+        cJSON *docs = yaml_in(dir, f, &doc);
+        if (strncmp(f, "pod-", 4) == 0) {
+            check_exact_keys(doc, pod_keys, f);
+            const cJSON *meta = at(doc, "metadata");
+            check_annotations(meta, scn, gpu);
+            tenant_pods +=
+                strcmp(at(at(meta, "annotations"), "sharesim.io/tenant")->valuestring, tenant) == 0;
+        } else if (strcmp(f, "gpu-operator-values.yaml") == 0) {
+            check_exact_keys(doc, strcmp(kind, "mig") == 0 ? mig_values : dp_values, f);
+        } else if (strcmp(f, "hami-values.yaml") == 0) {
+            check_exact_keys(doc, hami, f);
+        } else if (strcmp(f, "node-mig-label.yaml") == 0) {
+            check_exact_keys(doc, label, f);
+        } else if (strcmp(f, "time-slicing-config.yaml") == 0 ||
+                   strcmp(f, "mps-config.yaml") == 0 || strcmp(f, "mig-manager-config.yaml") == 0) {
+            check_exact_keys(doc, cm_keys, f);
+            CU_ASSERT_STRING_EQUAL(at(doc, "kind")->valuestring, "ConfigMap");
+            check_annotations(at(doc, "metadata"), scn, gpu);
+            const cJSON *v;
+            cJSON_ArrayForEach(v, at(doc, "data"))
+            {
+                CU_ASSERT_FATAL(cJSON_IsString(v));
+                cJSON *in = tu_yaml_text(v->valuestring);
+                CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(in), 1);
+                const cJSON *cfg = cJSON_GetArrayItem(in, 0);
+                int is_mig = strcmp(f, "mig-manager-config.yaml") == 0;
+                check_exact_keys(cfg, is_mig ? mig_cfg : plugin_cfg, f);
+                const cJSON *conf, *e;
+                if (is_mig)
+                    cJSON_ArrayForEach(conf, at(cfg, "mig-configs")) cJSON_ArrayForEach(e, conf)
+                    {
+                        const cJSON *devs = cJSON_GetObjectItemCaseSensitive(e, "mig-devices");
+                        *mig_hit |= devs && cJSON_GetObjectItemCaseSensitive(devs, mig) != NULL;
+                    }
+                cJSON_Delete(in);
+            }
+        } else {
+            fprintf(stderr, "\n  unexpected artefact %s\n", f);
+            CU_FAIL("an artefact no test knows");
+        }
+        cJSON_Delete(docs);
+    }
+    closedir(dh);
+    return tenant_pods;
+}
+
+/* The shipped A100-80GB profile with its name or its 2g.20gb MIG profile (the one the MIG plan
+ * of k8s-timeslice.json uses) renamed; returns the file's path. */
+static char *profile_named(const char *gpu, const char *mig)
+{
+    char src[1024];
+    snprintf(src, sizeof src, "%s/kernels/profiles/a100-80gb.json", tu_root());
+    char *text = tu_slurp(src);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    cJSON_ReplaceItemInObject(doc, "name", cJSON_CreateString(gpu));
+    cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "mig_profiles"), "value"))
+    {
+        if (strcmp(cJSON_GetObjectItem(m, "name")->valuestring, "2g.20gb") == 0)
+            cJSON_ReplaceItemInObject(m, "name", cJSON_CreateString(mig));
+    }
+    char *out = cJSON_Print(doc);
+    cJSON_Delete(doc);
+    char *path = tu_write("prop-profile.json", out);
+    cJSON_free(out);
+    return path;
+}
+
+static void test_k8s_random_names(void)
+{
+    /* 72 plans (seeded): each artefact writer (six strategy kinds) with a random name in each
+     * of four places (scenario, tenant, GPU profile, MIG profile). A name the rule refuses is
+     * exit 2 and no folder; an accepted one gives files whose YAML has exactly the expected
+     * keys and carries the name back as a scalar. */
+    static const char *const kinds[] = {"timeslice",  "mps", "exclusive",
+                                        "fractional", "mig", "vgpu"};
+    char name[256], why[SS_ERRLEN], dir[800], cmd[2400];
+    int refused = 0, accepted = 0;
+    for (int i = 0; i < 72; i++) {
+        const char *kind = kinds[i % 6];
+        int role = (i / 6) % 4;
+        random_name(name, sizeof name);
+        if (role == 3)
+            kind = "mig";
+        char *fixture = tu_fixture_patch("plan/k8s-timeslice.json", NULL);
+        cJSON *sc = cJSON_Parse(fixture);
+        free(fixture);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
+        char scn[256] = "k8s", tenant[256] = "a", gpu[256] = "A100-80GB", mig[256] = "2g.20gb";
+        snprintf(role == 0 ? scn : role == 1 ? tenant : role == 2 ? gpu : mig, 256, "%s", name);
+        cJSON_ReplaceItemInObject(sc, "name", cJSON_CreateString(scn));
+        cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(sc, "tenants"), 0), "name",
+                                  cJSON_CreateString(tenant));
+        if (role >= 2)
+            cJSON_ReplaceItemInObject(sc, "gpu", cJSON_CreateString(profile_named(gpu, mig)));
+        cJSON *kl = cJSON_CreateArray();
+        cJSON_AddItemToArray(kl, cJSON_CreateString(kind));
+        cJSON_ReplaceItemInObject(cJSON_GetObjectItem(sc, "plan"), "kinds", kl);
+        char *text = cJSON_Print(sc);
+        cJSON_Delete(sc);
+        char *path = tu_write("prop.json", text);
+        cJSON_free(text);
+        snprintf(dir, sizeof dir, "%s/prop-out-%d", tu_tmpdir(), i);
+        snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", path, dir);
+        int rc = tu_cli(cmd, NULL, 0, NULL, 0);
+        if (name_check(name, why, sizeof why)) {
+            refused++;
+            CU_ASSERT_EQUAL(rc, 2);
+            CU_ASSERT_FALSE(tu_exists(dir));
+            continue;
+        }
+        accepted++;
+        if (rc != 0 && rc != 1)
+            fprintf(stderr, "\n  plan %s (%s, role %d): exit %d\n", name, kind, role, rc);
+        CU_ASSERT_FATAL(rc == 0 || rc == 1);
+        int mig_hit = 0;
+        int pods = check_folder(dir, kind, scn, gpu, tenant, mig, &mig_hit);
+        CU_ASSERT_EQUAL(pods, 1); /* tenant "a" (or its random name) has one pod patch */
+        if (role == 3 && strstr(name, "+me") == NULL)
+            CU_ASSERT(mig_hit);
+    }
+    /* The seed gives both outcomes (a changed generator that stopped doing so would show). */
+    CU_ASSERT(refused >= 8);
+    CU_ASSERT(accepted >= 40);
+}
+
 /* An LLM tenant's TPOT target counts like a p99 target: Llama-2-7B FP16 on an A100-80GB
  * decodes no faster than its bandwidth bound (6.6 ms a token at batch 1), so a 5 ms TPOT p99 is
  * missed whatever the pool, while 30 ms is met on one GPU. */
@@ -691,6 +1038,12 @@ void test_plan_register(void)
         {"MIG: mig-manager ConfigMap, node label, mixed strategy, pods", test_k8s_mig_manager},
         {"nothing meets the SLAs: the closest candidate's files, marked", test_k8s_closest_marked},
         {"--namespace must be a Kubernetes name", test_k8s_bad_namespace},
+        {"--namespace: RFC 1123 label, '' and 64 characters refused, 63 kept",
+         test_k8s_namespace_rule},
+        {"links inside the --k8s folder are replaced, never followed", test_k8s_links_not_followed},
+        {"YAML injection through names: refused at load", test_k8s_injection_refused},
+        {"random names through every artefact writer: exact keys, names round-trip",
+         test_k8s_random_names},
         {"two tenants with one Kubernetes name get two pods", test_k8s_names_do_not_clash},
         {"vGPU: real vGPU types in the README, one GPU a pod", test_k8s_vgpu_types},
         {"an LLM tenant's TPOT target decides the plan", test_llm_tpot},

@@ -100,11 +100,56 @@ static void test_error_reported(void)
     TU_CHECK_CONTAINS(err, "YAML: ");
 }
 
+/* A comment cannot end early: whatever YAML takes for a line break (LF, CR, NEL, U+2028,
+ * U+2029), a control character, a byte order mark or a byte that is not UTF-8 is written as
+ * '?', so the text after it stays in the comment and the document has only its own keys. */
+static void test_comment_cannot_break_out(void)
+{
+    static const char *const hostile[] = {
+        "a\nkind: Secret",           "b\rkind: Secret",
+        "c\xc2\x85kind: Secret",     "d\xe2\x80\xa8kind: Secret",
+        "e\xe2\x80\xa9kind: Secret", "f\x01\x7f\xc2\x9b\xef\xbb\xbf",
+        "g\xff\xc0\xafkind: Secret", "caf\xc3\xa9 \xf0\x9f\x99\x82 # : - ok"};
+    struct yw w;
+    yw_open_string(&w);
+    for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++)
+        yw_comment(&w, hostile[i]);
+    yw_doc_begin(&w);
+    yw_map_begin(&w);
+    yw_kv_str(&w, "kind", "ConfigMap");
+    yw_map_end(&w);
+    yw_doc_end(&w);
+    char *text = NULL, err[SS_ERRLEN];
+    CU_ASSERT_EQUAL_FATAL(yw_close(&w, &text, err, sizeof err), 0);
+    TU_CHECK_CONTAINS(text, "# a?kind: Secret\n# b?kind: Secret\n# c?kind: Secret\n"
+                            "# d?kind: Secret\n# e?kind: Secret\n# f????\n# g???kind: Secret\n");
+    /* Valid text outside those classes is kept as it is. */
+    TU_CHECK_CONTAINS(text, "# caf\xc3\xa9 \xf0\x9f\x99\x82 # : - ok\nkind: ConfigMap\n");
+    cJSON *docs = tu_yaml_text(text);
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(docs), 1);
+    const cJSON *doc = cJSON_GetArrayItem(docs, 0);
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(doc), 1);
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(doc, "kind")->valuestring, "ConfigMap");
+    cJSON_Delete(docs);
+    free(text);
+    /* After the first document a comment would land where the emitter does not expect it. */
+    yw_open_string(&w);
+    yw_doc_begin(&w);
+    yw_map_begin(&w);
+    yw_map_end(&w);
+    yw_comment(&w, "late");
+    yw_doc_end(&w);
+    CU_ASSERT_EQUAL(yw_close(&w, NULL, err, sizeof err), -1);
+    TU_CHECK_CONTAINS(err, "a comment after the first document");
+}
+
 void test_yamlw_register(void)
 {
     static const struct tu_test t[] = {
         {"libyaml round trip: types, quoting, literal blocks, streams", test_round_trip},
         {"an emitter error is reported at close", test_error_reported},
+        {"a comment cannot end early: line breaks, controls, bad UTF-8 become '?'",
+         test_comment_cannot_break_out},
         {NULL, NULL},
     };
     tu_add_suite("yamlw", t);

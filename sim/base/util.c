@@ -319,6 +319,63 @@ int ss_out_open(struct ss_out *o, const char *path, char *err, size_t errlen)
     return 0;
 }
 
+int ss_out_open_entry(struct ss_out *o, const char *dir, const char *name, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    if (!name[0] || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return ss_errf(err, errlen, "\"%s\": not a file name within %s", name, dir);
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *path = ss_xmalloc(n);
+    snprintf(path, n, "%s/%s", dir, name);
+    struct stat lst;
+    int exists = lstat(path, &lst) == 0;
+    if (exists && !S_ISREG(lst.st_mode) && !S_ISLNK(lst.st_mode)) {
+        ss_errf(err, errlen, "%s: exists and is not a regular file: refusing to replace it", path);
+        free(path);
+        return -1;
+    }
+    /* O_EXCL|O_NOFOLLOW: the temporary is a new file of ours, whatever sits at its name (a
+     * link planted there is not followed; another name is tried). It is registered for the
+     * signal handler only once created, so the handler never removes a file not ours. */
+    char *tmp = NULL;
+    int fd = -1, e = 0;
+    for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
+        char *base = tmp_name(path);
+        size_t tn = strlen(base) + 16;
+        tmp = ss_xmalloc(tn);
+        snprintf(tmp, tn, attempt ? "%s.%d" : "%s", base, attempt);
+        free(base);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        e = errno;
+        if (fd < 0) {
+            free(tmp);
+            tmp = NULL;
+            if (e != EEXIST)
+                break;
+        }
+    }
+    FILE *fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!fp) {
+        if (fd >= 0) {
+            e = errno;
+            close(fd);
+            unlink(tmp);
+        }
+        free(tmp);
+        ss_errf(err, errlen, "%s: cannot write: %s", path, strerror(e));
+        free(path);
+        return -1;
+    }
+    reg_tmp(tmp);
+    if (exists && S_ISREG(lst.st_mode)) /* a replaced file keeps its permission bits */
+        fchmod(fd, lst.st_mode & 07777);
+    o->fp = fp;
+    o->path = path;
+    o->target = ss_xstrdup(path); /* rename() replaces a link there, never follows it */
+    o->tmp = tmp;
+    return 0;
+}
+
 /* Flushes and closes fp: 0, or the errno of the first failure (EIO for a sticky error). */
 static int close_checked(FILE *fp)
 {

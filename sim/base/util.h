@@ -89,6 +89,15 @@ struct ss_out {
     int is_stdout;
 };
 int ss_out_open(struct ss_out *o, const char *path, char *err, size_t errlen);
+/*
+ * An output that is an entry of directory dir (the --k8s folder): nothing at dir/name is
+ * followed. The temporary is created with O_CREAT|O_EXCL|O_NOFOLLOW next to it and renamed
+ * over dir/name on commit, so a symbolic link found there is replaced by the file and what it
+ * pointed to is untouched; a directory, device, FIFO or socket there is refused. dir itself
+ * is resolved as usual (a link the user named as the folder is fine). name must not hold '/'.
+ */
+int ss_out_open_entry(struct ss_out *o, const char *dir, const char *name, char *err,
+                      size_t errlen);
 int ss_out_commit(struct ss_out *o, char *err, size_t errlen); /* fclose + rename */
 void ss_out_abort(struct ss_out *o);                           /* fclose + unlink */
 /* Removes every open temporary file; safe from a signal handler (unlink only). */

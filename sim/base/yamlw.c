@@ -4,6 +4,7 @@
  * complete or reported.
  */
 #include "base/yamlw.h"
+#include "base/name.h"
 #include "base/util.h"
 
 #include <ctype.h>
@@ -11,9 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int to_string(void *data, unsigned char *buffer, size_t size)
+/* The one sink of both the emitter and yw_comment, so that what each writes comes out in the
+ * order it was written. */
+static int to_output(void *data, unsigned char *buffer, size_t size)
 {
     struct yw *w = data;
+    if (w->fp)
+        return fwrite(buffer, 1, size, w->fp) == size;
     if (w->n + size + 1 > w->cap) {
         w->cap = 2 * (w->n + size + 1);
         w->buf = ss_xrealloc(w->buf, w->cap);
@@ -51,7 +56,8 @@ void yw_open_file(struct yw *w, FILE *fp)
 {
     memset(w, 0, sizeof *w);
     yaml_emitter_initialize(&w->em);
-    yaml_emitter_set_output_file(&w->em, fp);
+    w->fp = fp;
+    yaml_emitter_set_output(&w->em, to_output, w);
     start(w);
 }
 
@@ -59,7 +65,7 @@ void yw_open_string(struct yw *w)
 {
     memset(w, 0, sizeof *w);
     yaml_emitter_initialize(&w->em);
-    yaml_emitter_set_output(&w->em, to_string, w);
+    yaml_emitter_set_output(&w->em, to_output, w);
     start(w);
 }
 
@@ -83,9 +89,59 @@ int yw_close(struct yw *w, char **out, char *err, size_t errlen)
     return 0;
 }
 
+/* Whether code point cp may stand in a comment as it is: printable for YAML (1.1 and 1.2) and
+ * not a line break. Tabs are left out too: a comment needs none. */
+static int comment_safe(long cp)
+{
+    if (cp >= 0x20 && cp <= 0x7E)
+        return 1;
+    if (cp >= 0xA0 && cp <= 0xD7FF)
+        return cp != 0x2028 && cp != 0x2029;
+    if (cp >= 0xE000 && cp <= 0xFFFD)
+        return cp != 0xFEFF;
+    return cp >= 0x10000 && cp <= 0x10FFFF && (cp & 0xFFFE) != 0xFFFE;
+}
+
+void yw_comment(struct yw *w, const char *text)
+{
+    if (w->failed)
+        return;
+    if (w->docs > 0) {
+        w->failed = 1;
+        snprintf(w->why, sizeof w->why, "a comment after the first document");
+        return;
+    }
+    if (!yaml_emitter_flush(&w->em)) { /* the stream start, if libyaml kept it back */
+        w->failed = 1;
+        snprintf(w->why, sizeof w->why, "could not write the YAML output");
+        return;
+    }
+    size_t n = strlen(text), k = 2;
+    unsigned char *line = ss_xmalloc(4 * n + 4);
+    memcpy(line, "# ", 2);
+    for (size_t i = 0; i < n;) {
+        int len;
+        long cp = name_utf8_next((const unsigned char *)text + i, n - i, &len);
+        if (cp >= 0 && comment_safe(cp)) {
+            memcpy(line + k, text + i, (size_t)len);
+            k += (size_t)len;
+        } else {
+            line[k++] = '?';
+        }
+        i += (size_t)len;
+    }
+    line[k++] = '\n';
+    if (!to_output(w, line, k)) {
+        w->failed = 1;
+        snprintf(w->why, sizeof w->why, "could not write the YAML output");
+    }
+    free(line);
+}
+
 void yw_doc_begin(struct yw *w)
 {
     yaml_event_t ev;
+    w->docs++;
     /* Explicit "---" only between documents: a single document reads as usual. */
     emit(w, &ev, yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1));
 }

@@ -9,6 +9,13 @@
  * a device plugin config inside its ConfigMap). Calls are made in document order:
  * yw_doc_begin, then maps, sequences and scalars, yw_doc_end, ... yw_close. Any libyaml
  * error is remembered and reported by yw_close, so callers need not test every call.
+ *
+ * Comments: libyaml's emitter has no comment event, so yw_comment writes them itself, and
+ * only where they cannot disturb the emitter's state: before the first document. A comment
+ * holds text, never structure: every character that YAML reads as a line break (LF, CR, NEL,
+ * U+2028, U+2029), every control character, a byte order mark or noncharacter, and every
+ * byte that is not valid UTF-8 is written as '?', so no data put in a comment can end it
+ * and start a key. Data that a reader needs belongs in a scalar (an annotation), not there.
  */
 #ifndef SS_YAMLW_H
 #define SS_YAMLW_H
@@ -20,7 +27,9 @@
 struct yw {
     yaml_emitter_t em;
     int failed;
+    int docs; /* documents begun: comments only before the first */
     char why[200];
+    FILE *fp; /* file output, or NULL for a string */
     /* string output */
     char *buf;
     size_t n, cap;
@@ -32,6 +41,10 @@ void yw_open_string(struct yw *w);
 /* Ends the stream. 0, or -1 with libyaml's message in err. For a string writer, *out (when
  * out is not NULL) receives the text, to be freed by the caller. */
 int yw_close(struct yw *w, char **out, char *err, size_t errlen);
+
+/* A comment line "# text" (text made safe as above), only before the first yw_doc_begin; a
+ * later call fails the writer. */
+void yw_comment(struct yw *w, const char *text);
 
 void yw_doc_begin(struct yw *w);
 void yw_doc_end(struct yw *w);

@@ -113,6 +113,20 @@ static int get_int_field(const char *path, const cJSON *o, const char *key, int 
     return 0;
 }
 
+/* obj's "name" (field: where it is, for the message), checked against the name rule
+ * (base/name.h), into a buffer of NAME_MAX_BYTES + 1. */
+static int get_name(const char *field, const cJSON *obj, char *dst, char *err, size_t errlen)
+{
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(obj, "name");
+    if (!cJSON_IsString(name))
+        return ss_errf(err, errlen, "%s: expected a string (a name)", field);
+    char why[SS_ERRLEN];
+    if (name_check(name->valuestring, why, sizeof why))
+        return ss_errf(err, errlen, "%s: %s", field, why);
+    snprintf(dst, NAME_MAX_BYTES + 1, "%s", name->valuestring);
+    return 0;
+}
+
 static int parse_mig(const char *path, const cJSON *arr, struct gpu_profile *p, char *err,
                      size_t errlen)
 {
@@ -127,10 +141,10 @@ static int parse_mig(const char *path, const cJSON *arr, struct gpu_profile *p, 
         struct mig_profile *m = &p->mig[n];
         char where[600];
         snprintf(where, sizeof where, "%s: mig_profiles.value[%d]", path, n);
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
-        if (!cJSON_IsString(name) || strlen(name->valuestring) >= sizeof m->name)
-            return ss_errf(err, errlen, "%s.name: expected a short string", where);
-        snprintf(m->name, sizeof m->name, "%s", name->valuestring);
+        char field[640];
+        snprintf(field, sizeof field, "%s.name", where);
+        if (get_name(field, e, m->name, err, errlen))
+            return -1;
         if (get_int_field(where, e, "compute_slices", 1, 7, &m->compute_slices, err, errlen) ||
             get_int_field(where, e, "memory_slices", 1, 8, &m->memory_slices, err, errlen) ||
             get_int_field(where, e, "sm_count", 1, 1024, &m->sm_count, err, errlen) ||
@@ -227,12 +241,11 @@ static int parse_vgpu_types(const char *path, const cJSON *arr, struct gpu_profi
         char where[600];
         struct vgpu_type *t = &p->vgpu_types[n];
         snprintf(where, sizeof where, "%s: vgpu_types.value[%d]", path, n);
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
         const cJSON *fb = cJSON_GetObjectItemCaseSensitive(e, "fb_gb");
-        if (!cJSON_IsString(name) || !name->valuestring[0] ||
-            strlen(name->valuestring) >= sizeof t->name)
-            return ss_errf(err, errlen, "%s.name: expected a short string", where);
-        snprintf(t->name, sizeof t->name, "%s", name->valuestring);
+        char field[640];
+        snprintf(field, sizeof field, "%s.name", where);
+        if (get_name(field, e, t->name, err, errlen))
+            return -1;
         if (!cJSON_IsNumber(fb) || !(fb->valuedouble > 0) || fb->valuedouble > p->memory_gb)
             return ss_errf(err, errlen, "%s.fb_gb: expected a number in (0, %g]", where,
                            p->memory_gb);
@@ -274,12 +287,10 @@ int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t err
         ss_errf(err, errlen, "%s: \"schema\": expected \"sharesim-profile/1\"", path);
         goto out;
     }
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(root, "name");
-    if (!cJSON_IsString(name) || strlen(name->valuestring) >= sizeof p->name) {
-        ss_errf(err, errlen, "%s: \"name\": expected a string", path);
+    char field[600];
+    snprintf(field, sizeof field, "%s: \"name\"", path);
+    if (get_name(field, root, p->name, err, errlen))
         goto out;
-    }
-    snprintf(p->name, sizeof p->name, "%s", name->valuestring);
     snprintf(p->path, sizeof p->path, "%s", path);
     p->measured = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "measured"));
     const cJSON *it;

@@ -33,6 +33,8 @@
 
 #include "calib/roof.h"
 
+#include "base/name.h"
+
 #include <stddef.h>
 
 #define CAL_MAX_MIG 16
@@ -42,13 +44,13 @@
 
 /* A time-sliced vGPU type (VGPU_UG): its frame buffer and how many fit one GPU. */
 struct vgpu_type {
-    char name[32];
+    char name[NAME_MAX_BYTES + 1];
     double fb_gb;
     int max_per_gpu;
 };
 
 struct mig_profile {
-    char name[32];
+    char name[NAME_MAX_BYTES + 1];
     int compute_slices;
     int memory_slices;
     int sm_count;
@@ -60,7 +62,7 @@ struct mig_profile {
 };
 
 struct gpu_profile {
-    char name[48];
+    char name[NAME_MAX_BYTES + 1];
     char path[512]; /* file the profile came from */
     int measured;
     struct gpu_roof roof; /* LLM serving: dense peaks and efficiencies (calib/roof.h) */

@@ -4,6 +4,7 @@
  * must outlive it; every value object a fragment brings keeps its own source.
  */
 #include "calib/profile.h"
+#include "base/name.h"
 #include "calib/calib.h"
 #include "base/util.h"
 
@@ -451,11 +452,16 @@ int prof_merge(const cJSON *base, cJSON *const *frag, const char *const *frag_na
     if (check_fragments(base, frag, frag_names, n, force, err, errlen))
         return -1;
     const char *base_name = str_field(base, "name");
+    /* The name is checked here, before anything is built: a merged profile that the loader
+     * would refuse must not be written (the default, BASE's name + "-measured", can pass the
+     * length limit when BASE's name is near it). */
+    char dflt[NAME_MAX_BYTES + 16], why[SS_ERRLEN];
+    snprintf(dflt, sizeof dflt, "%.*s-measured", NAME_MAX_BYTES, base_name ? base_name : "GPU");
+    const char *newname = name ? name : dflt;
+    if (name_check(newname, why, sizeof why))
+        return ss_errf(err, errlen, "the merged profile's name%s: %s",
+                       name ? "" : " (BASE's name + \"-measured\"; give --name)", why);
     cJSON *doc = cJSON_Duplicate(base, 1);
-    char newname[128];
-    snprintf(newname, sizeof newname, "%s", name ? name : "");
-    if (!name)
-        snprintf(newname, sizeof newname, "%.100s-measured", base_name ? base_name : "GPU");
     set_meta(doc, "name", cJSON_CreateString(newname));
     set_meta(doc, "aliases", cJSON_CreateArray());
     set_meta(doc, "measured", cJSON_CreateTrue());

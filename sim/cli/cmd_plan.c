@@ -115,13 +115,11 @@ int cmd_plan(int argc, char **argv)
         usage(stderr);
         return SS_EXIT_BADINPUT;
     }
-    char ns_ok[64];
-    dp_k8s_name(ns, ns_ok, sizeof ns_ok);
-    if (strcmp(ns, ns_ok) != 0) {
+    char why[SS_ERRLEN];
+    if (dp_namespace_check(ns, why, sizeof why)) {
         fprintf(stderr,
-                "sharesim plan: --namespace: \"%s\" is not a Kubernetes namespace name "
-                "(lower-case letters, digits and '-', at most 40 here)\n",
-                ns);
+                "sharesim plan: --namespace: \"%s\" is not a Kubernetes namespace name: %s\n", ns,
+                why);
         return SS_EXIT_BADINPUT;
     }
     struct scenario sc;

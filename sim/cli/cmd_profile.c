@@ -8,6 +8,7 @@
  * Tables are for people (long sources wrap to the terminal width); --json FILE|- (and --csv
  * for list and diff, which have rows) are for tools (docs/cli.md).
  */
+#include "base/name.h"
 #include "calib/calib.h"
 #include "cli/cli.h"
 #include "cli/outplan.h"
@@ -737,6 +738,10 @@ static int sub_merge(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     }
     char err[SS_ERRLEN];
+    if (name && name_check(name, err, sizeof err)) { /* before any file is read */
+        fprintf(stderr, "sharesim profile merge: --name: %s\n", err);
+        return SS_EXIT_BADINPUT;
+    }
     cJSON *base = NULL, *merged = NULL;
     size_t n = (size_t)(argc - optind - 1);
     cJSON **frag = ss_xcalloc(n, sizeof *frag);

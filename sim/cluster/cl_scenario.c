@@ -3,6 +3,7 @@
  */
 #include "cluster/cl_scenario.h"
 #include "base/jsonv.h"
+#include "base/name.h"
 #include "base/util.h"
 #include "cluster/cl_place.h"
 
@@ -49,6 +50,15 @@ static int parse_node_groups(const struct jv *j, const cJSON *arr, const char *p
             jv_str(j, o, p, "name", 0, &name) < 0 || jv_str(j, o, p, "gpu_model", 0, &model) < 0 ||
             jv_bool(j, o, p, "mig", 0, &mig) < 0)
             return -1;
+        char why[SS_ERRLEN];
+        if (name && name_check(name, why, sizeof why))
+            return jv_fail(j, jv_path_key(q, sizeof q, p, "name"), "%s", why);
+        /* A node is "<group>-<index>": the group's name is cut to 40 bytes, at a character
+         * boundary, so the node's name stays valid UTF-8. */
+        int keep = name ? (int)strlen(name) : 0;
+        if (keep > 40)
+            for (keep = 40; keep > 0 && ((unsigned char)name[keep] & 0xC0) == 0x80;)
+                keep--;
         if (gpus > 0 && (!model || !*model))
             return jv_fail(j, p, "a group with GPUs needs \"gpu_model\"");
         if (gpus == 0 && model)
@@ -72,7 +82,7 @@ static int parse_node_groups(const struct jv *j, const cJSON *arr, const char *p
             }
             struct cl_node_spec *d = &c->node[c->n_nodes];
             memset(d, 0, sizeof *d);
-            snprintf(d->name, sizeof d->name, "%.40s-%05ld", name ? name : "node", k);
+            snprintf(d->name, sizeof d->name, "%.*s-%05ld", keep, name ? name : "", k);
             if (!name)
                 snprintf(d->name, sizeof d->name, "g%02d-%05ld", g, k);
             d->cpu_milli = (int)cpu;
@@ -183,6 +193,11 @@ int cl_scenario_load(const char *path, struct cl_scenario *s, char *err, size_t 
     if (jv_object(&j, root, "", top_keys) || jv_str(&j, root, "", "name", 0, &name) < 0 ||
         jv_str(&j, root, "", "description", 0, &desc) < 0)
         goto out;
+    char why[SS_ERRLEN];
+    if (name && name_check(name, why, sizeof why)) { /* the one name rule, base/name.h */
+        jv_fail(&j, "name", "%s", why);
+        goto out;
+    }
     snprintf(s->name, sizeof s->name, "%s", name ? name : "cluster");
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "cluster");
     if (!c) {

@@ -60,19 +60,61 @@ void dp_readme(struct dp_ctx *d, const char *fmt, ...)
 }
 
 /* The header every file starts with: what it is, for which plan, and whether that plan
- * meets the SLAs. A comment, so the tools that read the files ignore it. */
-static void header(const struct dp_ctx *d, FILE *fp, const char *what)
+ * meets the SLAs. A comment, so the tools that read the files ignore it; written through
+ * yw_comment, which turns whatever in the names could end a comment line into '?', so no
+ * name can add a key here. The same facts are in each object's annotations (dp_annotations),
+ * where a reader should look for them. */
+static void header(const struct dp_ctx *d, struct yw *w, const char *what)
 {
     const struct plan_cand *c = d->c;
-    fprintf(fp, "# %s, written by sharesim plan for scenario %s (%s)\n", what, d->sc->name,
-            d->sc->gpu.name);
-    fprintf(fp, "# candidate: %s on %d GPU%s\n", c->label, c->gpus, c->gpus > 1 ? "s" : "");
-    if (d->closest)
-        fprintf(fp,
-                "# CLOSEST CANDIDATE, NOT A RECOMMENDATION: no configuration met every p99 "
-                "SLA;\n# here %s misses its SLA by %.1f%%.\n",
-                c->worst_tenant[0] ? c->worst_tenant : "a tenant",
-                isfinite(c->worst_margin) ? -100 * c->worst_margin : INFINITY);
+    char line[512];
+    snprintf(line, sizeof line, "%s, written by sharesim plan for scenario %s (%s)", what,
+             d->sc->name, d->sc->gpu.name);
+    yw_comment(w, line);
+    snprintf(line, sizeof line, "candidate: %s on %d GPU%s", c->label, c->gpus,
+             c->gpus > 1 ? "s" : "");
+    yw_comment(w, line);
+    if (d->closest) {
+        yw_comment(w, "CLOSEST CANDIDATE, NOT A RECOMMENDATION: no configuration met every p99 "
+                      "SLA;");
+        snprintf(line, sizeof line, "here %s misses its SLA by %.1f%%.",
+                 c->worst_tenant[0] ? c->worst_tenant : "a tenant",
+                 isfinite(c->worst_margin) ? -100 * c->worst_margin : INFINITY);
+        yw_comment(w, line);
+    }
+}
+
+void dp_annotations(const struct dp_ctx *d, struct yw *w, int tenant)
+{
+    yw_str(w, "annotations");
+    yw_map_begin(w);
+    yw_kv_str(w, "sharesim.io/scenario", d->sc->name);
+    yw_kv_str(w, "sharesim.io/gpu", d->sc->gpu.name);
+    if (tenant >= 0)
+        yw_kv_str(w, "sharesim.io/tenant", d->sc->tenants[tenant].name);
+    yw_kv_str(w, "sharesim.io/candidate", d->c->label);
+    yw_kv_str(w, "sharesim.io/meets-slas", d->closest ? "false" : "true");
+    yw_map_end(w);
+}
+
+int dp_namespace_check(const char *ns, char *why, size_t n)
+{
+    size_t len = strlen(ns);
+    if (len == 0)
+        return ss_errf(why, n, "an empty namespace; %s", DP_NAMESPACE_RULE);
+    if (len > DP_NAMESPACE_MAX)
+        return ss_errf(why, n, "%zu characters, longer than the limit of %d; %s", len,
+                       DP_NAMESPACE_MAX, DP_NAMESPACE_RULE);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)ns[i];
+        int alnum = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+        if (!alnum && ch != '-')
+            return ss_errf(why, n, "character %zu is not a lower-case letter, digit or '-'; %s",
+                           i + 1, DP_NAMESPACE_RULE);
+        if (!alnum && (i == 0 || i == len - 1))
+            return ss_errf(why, n, "starts or ends with '-'; %s", DP_NAMESPACE_RULE);
+    }
+    return 0;
 }
 
 static int record(struct dp_ctx *d, const char *name, const char *what)
@@ -84,11 +126,11 @@ static int record(struct dp_ctx *d, const char *name, const char *what)
     return 0;
 }
 
+/* The folder's entries are never followed: a link planted at an artefact's name is
+ * replaced by the artefact, and the file it pointed to is left alone (ss_out_open_entry). */
 static int open_in_dir(struct dp_ctx *d, struct ss_out *o, const char *name)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", d->dir, name);
-    return ss_out_open(o, path, d->err, d->errlen);
+    return ss_out_open_entry(o, d->dir, name, d->err, d->errlen);
 }
 
 int dp_yaml_open(struct dp_ctx *d, struct dp_file *f, const char *name, const char *what)
@@ -98,8 +140,8 @@ int dp_yaml_open(struct dp_ctx *d, struct dp_file *f, const char *name, const ch
     snprintf(f->what, sizeof f->what, "%s", what);
     if (open_in_dir(d, &f->out, name))
         return -1;
-    header(d, f->out.fp, what);
     yw_open_file(&f->w, f->out.fp);
+    header(d, &f->w, what);
     return 0;
 }
 
@@ -135,11 +177,7 @@ void dp_configmap_begin(struct dp_ctx *d, struct yw *w, const char *name)
     yw_map_begin(w);
     yw_kv_str(w, "name", name);
     yw_kv_str(w, "namespace", d->ns);
-    yw_str(w, "annotations");
-    yw_map_begin(w);
-    yw_kv_str(w, "sharesim.io/candidate", d->c->label);
-    yw_kv_str(w, "sharesim.io/meets-slas", d->closest ? "false" : "true");
-    yw_map_end(w);
+    dp_annotations(d, w, -1);
     yw_map_end(w);
     yw_str(w, "data");
     yw_map_begin(w);

@@ -10,7 +10,12 @@
  *
  * Every file starts with a comment naming the scenario and the candidate, and, when no
  * candidate met every SLA, says in capitals that this is the closest one and by how much
- * it misses: the marking travels with the files, not only with the command's output.
+ * it misses: the marking travels with the files, not only with the command's output. The
+ * comment is written through yw_comment (nothing in a name can end it); every object that
+ * has metadata carries the same facts as annotations, scalars emitted by libyaml.
+ *
+ * The files are entries of the folder, written with ss_out_open_entry: a symbolic link
+ * found at an artefact's name is replaced, never followed.
  */
 #ifndef SS_DEPLOY_H
 #define SS_DEPLOY_H
@@ -25,6 +30,12 @@
 #define DP_MAX_FILES 64
 #define DP_MAX_LIMITS 4
 #define DP_NAME_MAX 96
+/* A Kubernetes namespace is an RFC 1123 label: 1 to 63 characters, lower-case letters,
+ * digits and '-', starting and ending with a letter or digit. */
+#define DP_NAMESPACE_MAX 63
+#define DP_NAMESPACE_RULE                                                                          \
+    "a Kubernetes namespace is 1 to 63 lower-case letters, digits and '-', starting and ending "   \
+    "with a letter or digit (RFC 1123 label)"
 
 /* One resource a tenant's container must request: "nvidia.com/gpu" and its quantity. */
 struct dp_limit {
@@ -80,6 +91,11 @@ int dp_text(struct dp_ctx *d, const char *name, const char *what, const char *te
  * which the caller fills and closes with dp_configmap_end. */
 void dp_configmap_begin(struct dp_ctx *d, struct yw *w, const char *name);
 void dp_configmap_end(struct yw *w);
+/* "annotations:" and its map, in the metadata being written: sharesim.io/scenario, /gpu,
+ * /tenant (tenant >= 0), /candidate and /meets-slas, every value a scalar libyaml quotes. */
+void dp_annotations(const struct dp_ctx *d, struct yw *w, int tenant);
+/* 0 when ns is a Kubernetes namespace name, else -1 with why (DP_NAMESPACE_RULE appended). */
+int dp_namespace_check(const char *ns, char *why, size_t n);
 
 /* src reduced to a Kubernetes name ([a-z0-9-], starting and ending alphanumeric, at most
  * n − 1 and 40 characters): a container's, a ConfigMap key's. "" when nothing is left. */

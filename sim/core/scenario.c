@@ -11,6 +11,7 @@
  */
 #include "core/scenario.h"
 #include "base/jsonv.h"
+#include "base/name.h"
 #include "core/policy.h"
 #include "core/tenant.h"
 #include "base/util.h"
@@ -55,15 +56,13 @@ int scn_tenant_index(const struct scenario *sc, const char *name)
     return -1;
 }
 
+/* A name (base/name.h: one rule for every name) copied into its SCN_NAME_MAX buffer. */
 static int copy_name(const struct jv *j, const char *path, const char *s, char *dst)
 {
-    if (!s[0])
-        return jv_fail(j, path, "expected a non-empty name");
-    if (strlen(s) >= SCN_NAME_MAX)
-        return jv_fail(j, path, "name longer than %d characters", SCN_NAME_MAX - 1);
-    for (const char *c = s; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == ',' || *c == '"')
-            return jv_fail(j, path, "name \"%s\" contains a control character, comma or quote", s);
+    char why[SS_ERRLEN];
+    if (name_check(s, why, sizeof why))
+        return jv_fail(j, path, "%s", why);
+    _Static_assert(SCN_NAME_MAX == NAME_MAX_BYTES + 1, "a name's buffer holds the longest name");
     strcpy(dst, s);
     return 0;
 }

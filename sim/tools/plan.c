@@ -583,8 +583,6 @@ cJSON *plan_json(const struct scenario *sc, const struct plan_result *r)
 
 /* ---- Kubernetes artefacts ------------------------------------------------------ */
 
-/* Tenant i's pod patch: a strategic-merge patch of its Deployment (named after the tenant,
- * one container of the same name) that sets the container's resources.limits. */
 /* Tenant i's Kubernetes name: its name reduced to [a-z0-9-], with "-<i>" when that is empty
  * or an earlier tenant reduces to the same ("Chat" and "chat"), so no two pods share a file. */
 static void pod_name(const struct scenario *sc, int i, char *out, size_t n)
@@ -602,6 +600,8 @@ static void pod_name(const struct scenario *sc, int i, char *out, size_t n)
         snprintf(out, n, "%s", mine);
 }
 
+/* Tenant i's pod patch: a strategic-merge patch of its Deployment (named after the tenant,
+ * one container of the same name) that sets the container's resources.limits. */
 static int write_pod_patch(struct dp_ctx *d, int i, char *file, size_t n)
 {
     char name[64];
@@ -615,6 +615,12 @@ static int write_pod_patch(struct dp_ctx *d, int i, char *file, size_t n)
         return -1;
     yw_doc_begin(&f.w);
     yw_map_begin(&f.w);
+    /* The Deployment's own annotations say which tenant and plan set its limits: the names
+     * as libyaml scalars, which no name can break out of. */
+    yw_str(&f.w, "metadata");
+    yw_map_begin(&f.w);
+    dp_annotations(d, &f.w, i);
+    yw_map_end(&f.w);
     yw_str(&f.w, "spec");
     yw_map_begin(&f.w);
     yw_str(&f.w, "template");
