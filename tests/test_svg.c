@@ -4,6 +4,7 @@
  * on top, every latency panel shows its SLA or says it has none — and the checker, which reads
  * the plotted points back from the SVG text, catches a figure that breaks them.
  */
+#include "report/hw.h"
 #include "report/svg.h"
 #include "report/svgcheck.h"
 #include "testutil.h"
@@ -19,7 +20,9 @@ static char *render(struct svg_figure *f)
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(m);
-    svg_fig_write(m, f, 1);
+    struct hw w;
+    hw_init(&w, m);
+    svg_fig_write(&w, f, 1);
     fclose(m);
     return buf;
 }
@@ -158,9 +161,14 @@ static void test_styles(void)
     char *buf = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
-    svg_esc(m, "a<b & \"c\">");
+    struct hw w;
+    hw_init(&w, m);
+    hw_text(&w, "a<b & \"c\">'");
+    HW_MARKF(&w, "<x a=\"%s\" n=\"%.1f %d\">", "<\"&>", 2.25, -3);
+    hw_textf(&w, "%s%c", "</x>", '<');
     fclose(m);
-    CU_ASSERT_STRING_EQUAL(buf, "a&lt;b &amp; &quot;c&quot;&gt;");
+    CU_ASSERT_STRING_EQUAL(buf, "a&lt;b &amp; &quot;c&quot;&gt;'"
+                                "<x a=\"&lt;&quot;&amp;&gt;\" n=\"2.2 -3\">&lt;/x&gt;&lt;");
     free(buf);
 }
 

@@ -7,6 +7,7 @@
 
 #include "calib/calib.h"
 #include "core/scenario.h"
+#include "report/hw.h"
 #include "report/svg.h"
 
 #include <cJSON.h>
@@ -14,24 +15,26 @@
 #include <stdio.h>
 
 /* ---- page frame (html.c) ---- */
-void ht_head(FILE *fp, const char *title);
-void ht_foot(FILE *fp);
-void ht_esc(FILE *fp, const char *s);
-/* Inline Markdown of the index's notes: **bold**, `code`; everything else escaped. */
-void ht_md(FILE *fp, const char *s);
-/* A table cell with v × scale in fmt, or "–" when v is not a number. */
-void ht_td(FILE *fp, double v, double scale, const char *fmt);
-/* A figure: the SVG inline, its caption, and (svg_prefix) a file <prefix>-<f->id>.svg. */
-int ht_figure(FILE *fp, struct svg_figure *f, const char *caption_html, const char *svg_prefix,
-              char *err, size_t errlen);
+void ht_head(struct hw *wr, const char *title);
+void ht_foot(struct hw *wr);
+/* A table cell with v × scale in fmt (a number's format: the cell is text), or "–" when v is not a
+ * number. */
+void ht_td(struct hw *wr, double v, double scale, const char *fmt);
+/* Opens a figure: <figure>, the SVG inline and (svg_prefix) a file <prefix>-<f->id>.svg. Its
+ * caption follows (HT_CAPTION for a literal one, or <figcaption> written through the writer),
+ * then ht_figure_end. */
+int ht_figure(struct hw *wr, struct svg_figure *f, const char *svg_prefix, char *err,
+              size_t errlen);
+void ht_figure_end(struct hw *wr);
+#define HT_CAPTION(wr, lit) HW_MARK(wr, "<figcaption>" lit "</figcaption>\n")
 /* The header line under the title: scenario, GPUs, seed, replications, load, command. */
-void ht_meta(FILE *fp, const cJSON *doc, const char *command, const char *requests);
+void ht_meta(struct hw *wr, const cJSON *doc, const char *command, const char *requests);
 /* The strategy × tenant, LLM token (with LLM tenants), strategy and MIG tables of one result. */
-void ht_result_tables(FILE *fp, const cJSON *doc, const struct scenario *sc);
+void ht_result_tables(struct hw *wr, const cJSON *doc, const struct scenario *sc);
 /* The LLM services' token figures of one result, one row per (strategy, LLM tenant); nothing
  * without LLM tenants (htllm.c). */
-void ht_llm_table(FILE *fp, const cJSON *doc, const struct scenario *sc);
-void ht_notes(FILE *fp, const cJSON *notes);
+void ht_llm_table(struct hw *wr, const cJSON *doc, const struct scenario *sc);
+void ht_notes(struct hw *wr, const cJSON *notes);
 
 /* ---- inputs (htdata.c) ---- */
 const char *ht_str(const cJSON *obj, const char *key);
@@ -107,7 +110,7 @@ void ht_axis_value(const struct ht_axis *a, double x, char *buf, size_t n);
 /* ---- MIG layouts (htmig.c) ---- */
 /* Draws the instances of every strategy with MIG instances as slice grids (compute row,
  * memory row, stranded slices hatched); 0 figures written when none. */
-int ht_mig_section(FILE *fp, const cJSON *doc, const struct gpu_profile *gp, const char *svg_prefix,
-                   char *err, size_t errlen);
+int ht_mig_section(struct hw *wr, const cJSON *doc, const struct gpu_profile *gp,
+                   const char *svg_prefix, char *err, size_t errlen);
 
 #endif

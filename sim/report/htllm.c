@@ -23,17 +23,18 @@ static const cJSON *llm_of(const cJSON *t)
     return cJSON_IsObject(l) ? l : NULL;
 }
 
-void ht_llm_table(FILE *fp, const cJSON *doc, const struct scenario *sc)
+void ht_llm_table(struct hw *wr, const cJSON *doc, const struct scenario *sc)
 {
     if (!rt_has_llm(doc))
         return;
-    fputs("<h3>LLM services: tokens</h3>\n<table class=\"llm\">\n<tr><th class=\"l\">strategy</th>"
-          "<th class=\"l\">tenant</th><th>TTFT p50 ms</th><th>TTFT p99 ms</th>"
-          "<th>SLA TTFT p99 ms</th><th>within TTFT SLA %</th><th>TPOT p50 ms</th>"
-          "<th>TPOT p99 ms</th><th>SLA TPOT p99 ms</th><th>within TPOT SLA %</th>"
-          "<th>ITL p99 ms</th><th>tokens/s</th><th>goodput/s</th><th>preemptions</th>"
-          "<th>KV %</th></tr>\n",
-          fp);
+    HW_MARK(
+        wr,
+        "<h3>LLM services: tokens</h3>\n<table class=\"llm\">\n<tr><th class=\"l\">strategy</th>"
+        "<th class=\"l\">tenant</th><th>TTFT p50 ms</th><th>TTFT p99 ms</th>"
+        "<th>SLA TTFT p99 ms</th><th>within TTFT SLA %</th><th>TPOT p50 ms</th>"
+        "<th>TPOT p99 ms</th><th>SLA TPOT p99 ms</th><th>within TPOT SLA %</th>"
+        "<th>ITL p99 ms</th><th>tokens/s</th><th>goodput/s</th><th>preemptions</th>"
+        "<th>KV %</th></tr>\n");
     const cJSON *s, *t;
     int k = 0;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
@@ -44,30 +45,30 @@ void ht_llm_table(FILE *fp, const cJSON *doc, const struct scenario *sc)
             if (!l)
                 continue;
             const char *name = ht_str(t, "name");
-            fputs("<tr><td class=\"l\">", fp);
-            svg_swatch(fp, k);
-            ht_esc(fp, ht_str(s, "name"));
-            fputs("</td><td class=\"l\">", fp);
-            ht_esc(fp, name);
-            fputs("</td>", fp);
-            ht_td(fp, ht_path_num(l, "ttft_ms.p50"), 1, "%.1f");
-            ht_td(fp, ht_path_num(l, "ttft_ms.p99"), 1, "%.1f");
-            ht_td(fp, ht_sla_ms(sc, doc, name, "ttft_p99_ms"), 1, "%.0f");
-            ht_td(fp, rt_num(l, "ttft_sla_attainment"), 100, "%.1f");
-            ht_td(fp, ht_path_num(l, "tpot_ms.p50"), 1, "%.1f");
-            ht_td(fp, ht_path_num(l, "tpot_ms.p99"), 1, "%.1f");
-            ht_td(fp, ht_sla_ms(sc, doc, name, "tpot_p99_ms"), 1, "%.0f");
-            ht_td(fp, rt_num(l, "tpot_sla_attainment"), 100, "%.1f");
-            ht_td(fp, ht_path_num(l, "itl_ms.p99"), 1, "%.1f");
-            ht_td(fp, rt_num(l, "output_tokens_per_s"), 1, "%.1f");
-            ht_td(fp, rt_num(l, "goodput_per_s"), 1, "%.3f");
-            ht_td(fp, rt_num(l, "preemptions"), 1, "%.0f");
-            ht_td(fp, rt_num(l, "kv_utilization"), 100, "%.1f");
-            fputs("</tr>\n", fp);
+            HW_MARK(wr, "<tr><td class=\"l\">");
+            svg_swatch(wr, k);
+            hw_text(wr, ht_str(s, "name"));
+            HW_MARK(wr, "</td><td class=\"l\">");
+            hw_text(wr, name);
+            HW_MARK(wr, "</td>");
+            ht_td(wr, ht_path_num(l, "ttft_ms.p50"), 1, "%.1f");
+            ht_td(wr, ht_path_num(l, "ttft_ms.p99"), 1, "%.1f");
+            ht_td(wr, ht_sla_ms(sc, doc, name, "ttft_p99_ms"), 1, "%.0f");
+            ht_td(wr, rt_num(l, "ttft_sla_attainment"), 100, "%.1f");
+            ht_td(wr, ht_path_num(l, "tpot_ms.p50"), 1, "%.1f");
+            ht_td(wr, ht_path_num(l, "tpot_ms.p99"), 1, "%.1f");
+            ht_td(wr, ht_sla_ms(sc, doc, name, "tpot_p99_ms"), 1, "%.0f");
+            ht_td(wr, rt_num(l, "tpot_sla_attainment"), 100, "%.1f");
+            ht_td(wr, ht_path_num(l, "itl_ms.p99"), 1, "%.1f");
+            ht_td(wr, rt_num(l, "output_tokens_per_s"), 1, "%.1f");
+            ht_td(wr, rt_num(l, "goodput_per_s"), 1, "%.3f");
+            ht_td(wr, rt_num(l, "preemptions"), 1, "%.0f");
+            ht_td(wr, rt_num(l, "kv_utilization"), 100, "%.1f");
+            HW_MARK(wr, "</tr>\n");
         }
         k++;
     }
-    fputs("</table>\n", fp);
+    HW_MARK(wr, "</table>\n");
 }
 
 /* The two targets an LLM service sets, as the figure's rows. */
@@ -122,7 +123,7 @@ static int llm_panel(struct svg_figure *f, const struct page *pg, const char *te
     return drawn;
 }
 
-int ht_llm_figure(FILE *fp, const struct page *pg, char *err, size_t errlen)
+int ht_llm_figure(struct hw *wr, const struct page *pg, char *err, size_t errlen)
 {
     if (!rt_has_llm(pg->doc))
         return 0;
@@ -150,14 +151,14 @@ int ht_llm_figure(FILE *fp, const struct page *pg, char *err, size_t errlen)
         svg_fig_legend(&f, pg->strat[k], ht_pg_style(pg, k, 0), 1);
     int rc = 0;
     if (drawn) {
-        fputs("<h2 id=\"llm\">TTFT and TPOT of each service</h2>\n", fp);
-        rc = ht_figure(fp, &f,
-                       "One row per LLM service: its time to first token (left) and its time per "
+        HW_MARK(wr, "<h2 id=\"llm\">TTFT and TPOT of each service</h2>\n");
+        rc = ht_figure(wr, &f, pg->st->svg_prefix, err, errlen);
+        HT_CAPTION(wr, "One row per LLM service: its time to first token (left) and its time per "
                        "output token after the first (right). Across: the strategies; up: "
                        "the service's p99 under each (a log scale where it spans decades). The "
                        "dashed black line is the service's target; a hollow marker misses it. A "
-                       "strategy with no marker measured no such token.",
-                       pg->st->svg_prefix, err, errlen);
+                       "strategy with no marker measured no such token.");
+        ht_figure_end(wr);
     }
     svg_fig_free(&f);
     return rc;

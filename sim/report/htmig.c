@@ -41,33 +41,33 @@ static int by_start(const void *a, const void *b)
     return ((const struct inst *)a)->start - ((const struct inst *)b)->start;
 }
 
-static void cell_text(FILE *fp, double x, double y, const char *size, const char *fill,
+static void cell_text(struct hw *wr, double x, double y, const char *size, const char *fill,
                       const char *s)
 {
-    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"%s\" fill=\"%s\">",
-            x, y, size, fill);
-    ht_esc(fp, s);
-    fputs("</text>\n", fp);
+    HW_MARKF(wr, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"%s\" fill=\"%s\">",
+             x, y, size, fill);
+    hw_text(wr, s);
+    HW_MARK(wr, "</text>\n");
 }
 
-static void free_cell(FILE *fp, double x, double y, double w, double h, int stranded)
+static void free_cell(struct hw *wr, double x, double y, double w, double h, int stranded)
 {
     if (stranded) {
-        fprintf(fp,
-                "<rect class=\"stranded\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                "fill=\"url(#hatch)\" stroke=\"#B03A00\" stroke-width=\"1.5\"/>\n",
-                x + 1, y + 1, w - 2, h - 2);
-        fprintf(fp,
-                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"8\" "
-                "font-weight=\"bold\" fill=\"#8A2D00\" stroke=\"#ffffff\" stroke-width=\"3\" "
-                "paint-order=\"stroke\">stranded</text>\n",
-                x + w / 2, y + h / 2 + 3);
+        HW_MARKF(wr,
+                 "<rect class=\"stranded\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                 "fill=\"url(#hatch)\" stroke=\"#B03A00\" stroke-width=\"1.5\"/>\n",
+                 x + 1, y + 1, w - 2, h - 2);
+        HW_MARKF(wr,
+                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"8\" "
+                 "font-weight=\"bold\" fill=\"#8A2D00\" stroke=\"#ffffff\" stroke-width=\"3\" "
+                 "paint-order=\"stroke\">stranded</text>\n",
+                 x + w / 2, y + h / 2 + 3);
     } else {
-        fprintf(fp,
-                "<rect class=\"free\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                "fill=\"#ffffff\" stroke=\"#999999\" stroke-dasharray=\"3 2\"/>\n",
-                x + 1, y + 1, w - 2, h - 2);
-        cell_text(fp, x + w / 2, y + h / 2 + 3, "9", "#666666", "free");
+        HW_MARKF(wr,
+                 "<rect class=\"free\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                 "fill=\"#ffffff\" stroke=\"#999999\" stroke-dasharray=\"3 2\"/>\n",
+                 x + 1, y + 1, w - 2, h - 2);
+        cell_text(wr, x + w / 2, y + h / 2 + 3, "9", "#666666", "free");
     }
 }
 
@@ -91,7 +91,7 @@ static int coverable(const struct gpu_profile *gp, const int *mused, int k, int 
 }
 
 /* One GPU's block at (ox, oy). */
-static void gpu_block(FILE *fp, const char *strategy, int gi, const cJSON *g,
+static void gpu_block(struct hw *wr, const char *strategy, int gi, const cJSON *g,
                       const struct gpu_profile *gp, double ox, double oy)
 {
     int C = gp->mig_compute_slices > 0 ? gp->mig_compute_slices : 7;
@@ -134,17 +134,17 @@ static void gpu_block(FILE *fp, const char *strategy, int gi, const cJSON *g,
 
     char title[160];
     snprintf(title, sizeof title, "%s · GPU %d%s", strategy, gi, n ? "" : " (unused)");
-    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" font-weight=\"bold\">", ox, oy + 14);
-    ht_esc(fp, title);
-    fputs("</text>\n", fp);
-    cell_text(fp, ox + LW / 2 - 4, yc + CH / 2 + 4, "10", "#333333", "compute");
-    cell_text(fp, ox + LW / 2 - 4, ym + MH / 2 + 4, "10", "#333333", "memory");
+    HW_MARKF(wr, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" font-weight=\"bold\">", ox, oy + 14);
+    hw_text(wr, title);
+    HW_MARK(wr, "</text>\n");
+    cell_text(wr, ox + LW / 2 - 4, yc + CH / 2 + 4, "10", "#333333", "compute");
+    cell_text(wr, ox + LW / 2 - 4, ym + MH / 2 + 4, "10", "#333333", "memory");
     /* Free cells first: compute (the result's count of stranded, leftmost free first),
      * memory (uncoverable free slices first, then others up to the result's count). */
     int left = sc_n;
     for (int q = 0; q < C; q++)
         if (!cused[q])
-            free_cell(fp, x0 + q * ccw, yc, ccw, CH, left-- > 0);
+            free_cell(wr, x0 + q * ccw, yc, ccw, CH, left-- > 0);
     int strand[16] = {0}, marked = 0;
     for (int q = 0; q < M && marked < sm_n; q++)
         if (!mused[q] && !coverable(gp, mused, q, free_c)) {
@@ -158,26 +158,26 @@ static void gpu_block(FILE *fp, const char *strategy, int gi, const cJSON *g,
         }
     for (int q = 0; q < M; q++)
         if (!mused[q])
-            free_cell(fp, x0 + q * CW, ym, CW, MH, strand[q]);
+            free_cell(wr, x0 + q * CW, ym, CW, MH, strand[q]);
     for (int k = 0; k < n; k++) {
         const char *tint = tints[k % 6];
         double cx = x0 + in[k].cs * ccw, cw = in[k].csl * ccw;
         double mx = x0 + in[k].start * CW, mw = in[k].msl * CW;
-        fprintf(fp,
-                "<rect class=\"instance\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                "fill=\"%s\" stroke=\"#333333\"/>\n",
-                cx + 1, yc + 1, cw - 2, CH - 2, tint);
-        fprintf(fp,
-                "<rect class=\"instance\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                "fill=\"%s\" stroke=\"#333333\"/>\n",
-                mx + 1, ym + 1, mw - 2, MH - 2, tint);
+        HW_MARKF(wr,
+                 "<rect class=\"instance\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                 "fill=\"%s\" stroke=\"#333333\"/>\n",
+                 cx + 1, yc + 1, cw - 2, CH - 2, tint);
+        HW_MARKF(wr,
+                 "<rect class=\"instance\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                 "fill=\"%s\" stroke=\"#333333\"/>\n",
+                 mx + 1, ym + 1, mw - 2, MH - 2, tint);
         /* The compute row says how many SMs, the memory row who runs there and how busy. */
         const struct mig_profile *mp = cal_mig_find(gp, ht_str(in[k].j, "profile"));
         char buf[96];
         snprintf(buf, sizeof buf, "%d SM", mp ? mp->sm_count : 0);
-        cell_text(fp, cx + cw / 2, yc + CH / 2 + 4, "9.5", "#111111", buf);
+        cell_text(wr, cx + cw / 2, yc + CH / 2 + 4, "9.5", "#111111", buf);
         const char *fs = in[k].msl == 1 ? "8.5" : "10";
-        cell_text(fp, mx + mw / 2, ym + 15, fs, "#111111", ht_str(in[k].j, "profile"));
+        cell_text(wr, mx + mw / 2, ym + 15, fs, "#111111", ht_str(in[k].j, "profile"));
         buf[0] = '\0';
         const cJSON *t;
         cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(in[k].j, "tenants"))
@@ -186,18 +186,18 @@ static void gpu_block(FILE *fp, const char *strategy, int gi, const cJSON *g,
             snprintf(buf + len, sizeof buf - len, "%s%s", len ? "+" : "",
                      cJSON_IsString(t) ? t->valuestring : "?");
         }
-        cell_text(fp, mx + mw / 2, ym + 30, fs, "#111111", buf);
+        cell_text(wr, mx + mw / 2, ym + 30, fs, "#111111", buf);
         double u = rt_num(in[k].j, "utilization");
         if (isfinite(u)) {
             snprintf(buf, sizeof buf, "%.0f %%%s", u * 100, in[k].msl == 1 ? "" : " busy");
-            cell_text(fp, mx + mw / 2, ym + 45, fs, "#111111", buf);
-            fprintf(fp,
-                    "<rect class=\"busy\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"7\" "
-                    "fill=\"#0072B2\"/>\n",
-                    mx + 4, ym + MH - 12,
-                    (mw - 8) * (u < 0   ? 0
-                                : u > 1 ? 1
-                                        : u));
+            cell_text(wr, mx + mw / 2, ym + 45, fs, "#111111", buf);
+            HW_MARKF(wr,
+                     "<rect class=\"busy\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"7\" "
+                     "fill=\"#0072B2\"/>\n",
+                     mx + 4, ym + MH - 12,
+                     (mw - 8) * (u < 0   ? 0
+                                 : u > 1 ? 1
+                                         : u));
         }
     }
     char cap[200], fgd[32] = "–";
@@ -205,10 +205,10 @@ static void gpu_block(FILE *fp, const char *strategy, int gi, const cJSON *g,
         snprintf(fgd, sizeof fgd, "%.3f", rt_num(g, "fgd") + 0.0);
     snprintf(cap, sizeof cap, "stranded: %d compute, %d memory slice%s · FGD %s", sc_n, sm_n,
              sm_n == 1 ? "" : "s", fgd);
-    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10.5\" fill=\"%s\">", x0, ym + MH + 15,
-            sc_n + sm_n ? "#8A2D00" : "#333333");
-    ht_esc(fp, cap);
-    fputs("</text>\n", fp);
+    HW_MARKF(wr, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10.5\" fill=\"%s\">", x0, ym + MH + 15,
+             sc_n + sm_n ? "#8A2D00" : "#333333");
+    hw_text(wr, cap);
+    HW_MARK(wr, "</text>\n");
 }
 
 static const cJSON *gpus_of(const cJSON *s)
@@ -227,8 +227,8 @@ static int has_instances(const cJSON *s)
     return 0;
 }
 
-int ht_mig_section(FILE *fp, const cJSON *doc, const struct gpu_profile *gp, const char *svg_prefix,
-                   char *err, size_t errlen)
+int ht_mig_section(struct hw *wr, const cJSON *doc, const struct gpu_profile *gp,
+                   const char *svg_prefix, char *err, size_t errlen)
 {
     int blocks = 0, lines = 0, cols = 3;
     const cJSON *s, *g;
@@ -243,23 +243,21 @@ int ht_mig_section(FILE *fp, const cJSON *doc, const struct gpu_profile *gp, con
     if (!blocks)
         return 0;
     double width = cols * BW, height = 30 + lines * BH;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    if (!mem)
+    struct hw mem_, *mem = &mem_;
+    if (hw_mem_open(mem))
         return ss_errf(err, errlen, "out of memory drawing the MIG layouts");
-    fprintf(mem,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"figure mig\" id=\"fig-mig\" "
-            "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, "
-            "Liberation Sans, Arial, Helvetica, sans-serif\" role=\"img\" aria-label=\"MIG "
-            "layouts\">\n<title>MIG layouts: compute and memory slices per GPU</title>\n"
-            "<defs><pattern id=\"hatch\" patternUnits=\"userSpaceOnUse\" width=\"6\" "
-            "height=\"6\"><rect width=\"6\" height=\"6\" fill=\"#FFF1EC\"/><path d=\"M0,6L6,0\" "
-            "stroke=\"#B03A00\" stroke-width=\"1.4\"/></pattern></defs>\n"
-            "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n"
-            "<text x=\"10\" y=\"18\" font-size=\"14\" font-weight=\"bold\">MIG layouts: each "
-            "instance's compute and memory slices</text>\n",
-            width, height, width, height, width, height);
+    HW_MARKF(mem,
+             "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"figure mig\" id=\"fig-mig\" "
+             "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, "
+             "Liberation Sans, Arial, Helvetica, sans-serif\" role=\"img\" aria-label=\"MIG "
+             "layouts\">\n<title>MIG layouts: compute and memory slices per GPU</title>\n"
+             "<defs><pattern id=\"hatch\" patternUnits=\"userSpaceOnUse\" width=\"6\" "
+             "height=\"6\"><rect width=\"6\" height=\"6\" fill=\"#FFF1EC\"/><path d=\"M0,6L6,0\" "
+             "stroke=\"#B03A00\" stroke-width=\"1.4\"/></pattern></defs>\n"
+             "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n"
+             "<text x=\"10\" y=\"18\" font-size=\"14\" font-weight=\"bold\">MIG layouts: each "
+             "instance's compute and memory slices</text>\n",
+             width, height, width, height, width, height);
     int line = 0;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
     {
@@ -274,18 +272,20 @@ int ht_mig_section(FILE *fp, const cJSON *doc, const struct gpu_profile *gp, con
         }
         line += (gi + cols - 1) / cols;
     }
-    fputs("</svg>\n", mem);
-    fclose(mem);
-    fprintf(fp,
-            "<figure id=\"mig-occupancy\">\n%s<figcaption>Each block is one GPU "
-            "(%s: %d compute slices, %d memory slices). An instance covers its compute slices "
-            "(top row, with its SMs) and its memory slices (bottom row, placed at its start); "
-            "on it: its profile, its tenants and how busy it was (the dark bar). "
-            "<strong>Hatched: stranded</strong> — free, but no instance profile can use it "
-            "beside the instances placed; dashed: free and usable. The compute row is drawn "
-            "in memory order (the result gives no compute positions).</figcaption>\n"
-            "</figure>\n",
-            buf, gp->name, gp->mig_compute_slices, gp->mig_memory_slices);
+    HW_MARK(mem, "</svg>\n");
+    hw_mem_close(mem);
+    HW_MARK(wr, "<figure id=\"mig-occupancy\">\n");
+    hw_splice(wr, mem);
+    HW_MARKF(wr,
+             "<figcaption>Each block is one GPU "
+             "(%s: %d compute slices, %d memory slices). An instance covers its compute slices "
+             "(top row, with its SMs) and its memory slices (bottom row, placed at its start); "
+             "on it: its profile, its tenants and how busy it was (the dark bar). "
+             "<strong>Hatched: stranded</strong> — free, but no instance profile can use it "
+             "beside the instances placed; dashed: free and usable. The compute row is drawn "
+             "in memory order (the result gives no compute positions).</figcaption>\n"
+             "</figure>\n",
+             gp->name, gp->mig_compute_slices, gp->mig_memory_slices);
     int rc = 0;
     if (svg_prefix) {
         char path[4096];
@@ -293,10 +293,13 @@ int ht_mig_section(FILE *fp, const cJSON *doc, const struct gpu_profile *gp, con
         snprintf(path, sizeof path, "%s-mig-occupancy.svg", svg_prefix);
         rc = ss_out_open(&o, path, err, errlen);
         if (rc == 0) {
-            fprintf(o.fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n%s", buf);
+            struct hw file;
+            hw_init(&file, o.fp);
+            HW_MARK(&file, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+            hw_splice(&file, mem);
             rc = ss_out_commit(&o, err, errlen);
         }
     }
-    free(buf);
+    hw_mem_free(mem);
     return rc ? -1 : blocks;
 }

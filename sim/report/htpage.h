@@ -50,14 +50,14 @@ void ht_pg_label(const struct page *pg, int strategy, int rest, char *buf, size_
 void ht_sla_words(char *buf, size_t n, const char *what, double sla);
 
 /* The sweep's section: each metric of st->metrics (or the default) against x (htsweep.c). */
-int ht_sweep_section(FILE *fp, const struct page *pg, char *err, size_t errlen);
+int ht_sweep_section(struct hw *wr, const struct page *pg, char *err, size_t errlen);
 /* Every result of the sweep, one row per (x, strategy). */
-void ht_sweep_table(FILE *fp, const struct page *pg);
+void ht_sweep_table(struct hw *wr, const struct page *pg);
 /* TTFT and TPOT p99 of each LLM service under each strategy against its targets (figure
  * "llm-sla", htllm.c); nothing without LLM tenants. */
-int ht_llm_figure(FILE *fp, const struct page *pg, char *err, size_t errlen);
+int ht_llm_figure(struct hw *wr, const struct page *pg, char *err, size_t errlen);
 /* The question and the verdict in one sentence (htverdict.c). */
-void ht_question(FILE *fp, const struct page *pg);
-void ht_verdict(FILE *fp, const struct page *pg);
+void ht_question(struct hw *wr, const struct page *pg);
+void ht_verdict(struct hw *wr, const struct page *pg);
 
 #endif

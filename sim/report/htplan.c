@@ -27,7 +27,7 @@ static int kind_style(char kinds[][16], int *n, const char *kind)
     return (*n)++;
 }
 
-static int figures(FILE *fp, const struct scenario *sc, const cJSON *cands, char *err,
+static int figures(struct hw *wr, const struct scenario *sc, const cJSON *cands, char *err,
                    size_t errlen)
 {
     char kinds[MAX_KINDS][16];
@@ -110,11 +110,11 @@ static int figures(FILE *fp, const struct scenario *sc, const cJSON *cands, char
     }
     for (int kd = 0; kd < nk; kd++)
         svg_fig_legend(&f, kinds[kd], kd, 1);
-    rc = ht_figure(fp, &f,
-                   "Only simulated candidates are drawn (the table lists the pruned ones and "
+    rc = ht_figure(wr, &f, NULL, err, errlen);
+    HT_CAPTION(wr, "Only simulated candidates are drawn (the table lists the pruned ones and "
                    "why). A candidate meets the plan when its point is under the SLA line in "
-                   "every tenant's panel; open markers miss some tenant's SLA.",
-                   NULL, err, errlen);
+                   "every tenant's panel; open markers miss some tenant's SLA.");
+    ht_figure_end(wr);
     svg_fig_free(&f);
     free(x);
     free(y);
@@ -122,20 +122,19 @@ static int figures(FILE *fp, const struct scenario *sc, const cJSON *cands, char
     return rc;
 }
 
-static void table(FILE *fp, const struct scenario *sc, const cJSON *cands)
+static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
 {
     char kinds[MAX_KINDS][16];
     int nk = 0, k = 0;
-    fputs("<table class=\"plan\">\n<tr><th>#</th><th class=\"l\">kind</th><th class=\"l\">"
-          "configuration</th><th>GPUs</th><th>$/hour</th><th>$ per M requests</th>"
-          "<th class=\"l\">status</th><th>worst SLA margin %</th>",
-          fp);
+    HW_MARK(wr, "<table class=\"plan\">\n<tr><th>#</th><th class=\"l\">kind</th><th class=\"l\">"
+                "configuration</th><th>GPUs</th><th>$/hour</th><th>$ per M requests</th>"
+                "<th class=\"l\">status</th><th>worst SLA margin %</th>");
     for (int i = 0; i < sc->n_tenants; i++) {
-        fputs("<th>p99 ms ", fp);
-        ht_esc(fp, sc->tenants[i].name);
-        fputs("</th>", fp);
+        HW_MARK(wr, "<th>p99 ms ");
+        hw_text(wr, sc->tenants[i].name);
+        HW_MARK(wr, "</th>");
     }
-    fputs("</tr>\n", fp);
+    HW_MARK(wr, "</tr>\n");
     const cJSON *c;
     cJSON_ArrayForEach(c, cands)
     {
@@ -143,37 +142,37 @@ static void table(FILE *fp, const struct scenario *sc, const cJSON *cands)
         int simulated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "simulated"));
         int meets = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "meets_sla"));
         const char *pruned = ht_str(c, "pruned");
-        fprintf(fp, "<tr><td>%d</td><td class=\"l\">", ++k);
-        svg_swatch(fp, st);
-        ht_esc(fp, ht_str(c, "kind"));
-        fputs("</td><td class=\"l\">", fp);
-        ht_esc(fp, ht_str(c, "label"));
-        fputs("</td>", fp);
-        ht_td(fp, rt_num(c, "gpus"), 1, "%.0f");
-        ht_td(fp, rt_num(c, "cost_per_hour_usd"), 1, "%.2f");
-        ht_td(fp, rt_num(c, "cost_per_million_requests_usd"), 1, "%.3f");
+        HW_MARKF(wr, "<tr><td>%d</td><td class=\"l\">", ++k);
+        svg_swatch(wr, st);
+        hw_text(wr, ht_str(c, "kind"));
+        HW_MARK(wr, "</td><td class=\"l\">");
+        hw_text(wr, ht_str(c, "label"));
+        HW_MARK(wr, "</td>");
+        ht_td(wr, rt_num(c, "gpus"), 1, "%.0f");
+        ht_td(wr, rt_num(c, "cost_per_hour_usd"), 1, "%.2f");
+        ht_td(wr, rt_num(c, "cost_per_million_requests_usd"), 1, "%.3f");
         if (simulated)
-            fputs(meets ? "<td class=\"l ok\">✓ meets every SLA</td>"
-                        : "<td class=\"l miss\">✗ misses an SLA</td>",
-                  fp);
+            HW_MARK2(wr, meets, "<td class=\"l ok\">✓ meets every SLA</td>",
+                     "<td class=\"l miss\">✗ misses an SLA</td>");
         else {
-            fputs("<td class=\"l wrap\">", fp);
-            ht_esc(fp, *pruned ? pruned : "not simulated");
-            fputs("</td>", fp);
+            HW_MARK(wr, "<td class=\"l wrap\">");
+            hw_text(wr, *pruned ? pruned : "not simulated");
+            HW_MARK(wr, "</td>");
         }
-        ht_td(fp, simulated ? rt_num(c, "worst_sla_margin") : NAN, 100, "%+.1f");
+        ht_td(wr, simulated ? rt_num(c, "worst_sla_margin") : NAN, 100, "%+.1f");
         for (int i = 0; i < sc->n_tenants; i++)
-            ht_td(fp, rt_num(cJSON_GetObjectItemCaseSensitive(c, "p99_ms"), sc->tenants[i].name), 1,
+            ht_td(wr, rt_num(cJSON_GetObjectItemCaseSensitive(c, "p99_ms"), sc->tenants[i].name), 1,
                   "%.2f");
-        fputs("</tr>\n", fp);
+        HW_MARK(wr, "</tr>\n");
     }
-    fputs("</table>\n", fp);
+    HW_MARK(wr, "</table>\n");
 }
 
-static int plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, char *err,
+static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan, char *err,
                      size_t errlen);
 
-int ht_plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, char *err, size_t errlen)
+static int page_plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan, char *err,
+                          size_t errlen)
 {
     /* plan_json() holds its numbers as raw text (6 significant digits, null for NaN); read
      * them as any reader of the file would. */
@@ -182,23 +181,23 @@ int ht_plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, char *e
     free(text);
     if (!doc)
         return ss_errf(err, errlen, "the plan document does not print as JSON");
-    int rc = plan_page(fp, sc, doc, err, errlen);
+    int rc = plan_page(wr, sc, doc, err, errlen);
     cJSON_Delete(doc);
     return rc;
 }
 
-static int plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, char *err,
+static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan, char *err,
                      size_t errlen)
 {
     char title[200];
     snprintf(title, sizeof title, "Capacity plan for %s", sc->name);
-    ht_head(fp, title);
-    fputs("<h1>", fp);
-    ht_esc(fp, title);
-    fputs("</h1>\n<p class=\"question\"><strong>Question.</strong> What is the cheapest "
-          "configuration (strategy kind, parameters, number of GPUs) under which every tenant "
-          "meets its p99 SLA?</p>\n<p class=\"verdict\"><strong>Verdict.</strong> ",
-          fp);
+    ht_head(wr, title);
+    HW_MARK(wr, "<h1>");
+    hw_text(wr, title);
+    HW_MARK(wr,
+            "</h1>\n<p class=\"question\"><strong>Question.</strong> What is the cheapest "
+            "configuration (strategy kind, parameters, number of GPUs) under which every tenant "
+            "meets its p99 SLA?</p>\n<p class=\"verdict\"><strong>Verdict.</strong> ");
     const cJSON *rec = cJSON_GetObjectItemCaseSensitive(plan, "recommendation");
     const cJSON *cands = cJSON_GetObjectItemCaseSensitive(plan, "candidates"), *c;
     const cJSON *rule = cJSON_GetObjectItemCaseSensitive(plan, "rule_of_thumb");
@@ -214,52 +213,59 @@ static int plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, cha
                 break;
             }
         }
-        fputs("<strong>", fp);
-        ht_esc(fp, label);
-        fprintf(fp, "</strong> on %.0f GPU%s", rt_num(rec, "gpus"),
-                rt_num(rec, "gpus") == 1 ? "" : "s");
+        HW_MARK(wr, "<strong>");
+        hw_text(wr, label);
+        HW_MARKF(wr, "</strong> on %.0f GPU%s", rt_num(rec, "gpus"),
+                 rt_num(rec, "gpus") == 1 ? "" : "s");
         if (isfinite(rt_num(rec, "cost_per_hour_usd")))
-            fprintf(fp, ", $%.2f per hour ($%.2f per million requests)",
-                    rt_num(rec, "cost_per_hour_usd"), rt_num(rec, "cost_per_million_requests_usd"));
-        fprintf(fp,
-                ", is the cheapest configuration the simulation confirms: every tenant meets "
-                "its p99 SLA (tightest margin %+.1f %%)",
-                rt_num(rec, "worst_sla_margin") * 100);
+            HW_MARKF(wr, ", $%.2f per hour ($%.2f per million requests)",
+                     rt_num(rec, "cost_per_hour_usd"),
+                     rt_num(rec, "cost_per_million_requests_usd"));
+        HW_MARKF(wr,
+                 ", is the cheapest configuration the simulation confirms: every tenant meets "
+                 "its p99 SLA (tightest margin %+.1f %%)",
+                 rt_num(rec, "worst_sla_margin") * 100);
     } else {
-        fputs("Nothing the planner tried meets every tenant's SLA", fp);
+        HW_MARK(wr, "Nothing the planner tried meets every tenant's SLA");
         const cJSON *cl = cJSON_GetObjectItemCaseSensitive(plan, "closest");
         if (cJSON_IsObject(cl)) {
-            fputs("; the closest is <strong>", fp);
-            ht_esc(fp, ht_str(cl, "label"));
-            fprintf(fp, "</strong> (worst SLA margin %+.1f %%)",
-                    rt_num(cl, "worst_sla_margin") * 100);
+            HW_MARK(wr, "; the closest is <strong>");
+            hw_text(wr, ht_str(cl, "label"));
+            HW_MARKF(wr, "</strong> (worst SLA margin %+.1f %%)",
+                     rt_num(cl, "worst_sla_margin") * 100);
         }
     }
     const char *rk = ht_str(rule, "kind");
     if (*rk) {
-        fputs("; the rule of thumb (“", fp);
-        ht_esc(fp, ht_str(rule, "rule"));
-        fputs("”) picks ", fp);
-        ht_esc(fp, rk);
-        fputs(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rule, "agrees"))
-                  ? " and the simulation agrees"
-                  : " and the simulation disagrees",
-              fp);
+        HW_MARK(wr, "; the rule of thumb (“");
+        hw_text(wr, ht_str(rule, "rule"));
+        HW_MARK(wr, "”) picks ");
+        hw_text(wr, rk);
+        HW_MARK2(wr, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rule, "agrees")),
+                 " and the simulation agrees", " and the simulation disagrees");
     }
-    fputs(".</p>\n", fp);
-    fprintf(fp, "<p class=\"meta\">Scenario <code>");
-    ht_esc(fp, sc->name);
-    fprintf(fp,
-            "</code>: %d tenant%s on %s; %.0f candidates simulated. Made by <code>sharesim "
-            "plan</code> (docs/plan.md).</p>\n",
-            sc->n_tenants, sc->n_tenants == 1 ? "" : "s", sc->gpu.name,
-            rt_num(plan, "simulations"));
-    fputs("<h2 id=\"latency\">Candidates against the SLAs</h2>\n", fp);
-    int rc = figures(fp, sc, cands, err, errlen);
+    HW_MARK(wr, ".</p>\n");
+    HW_MARK(wr, "<p class=\"meta\">Scenario <code>");
+    hw_text(wr, sc->name);
+    HW_MARKF(wr,
+             "</code>: %d tenant%s on %s; %.0f candidates simulated. Made by <code>sharesim "
+             "plan</code> (docs/plan.md).</p>\n",
+             sc->n_tenants, sc->n_tenants == 1 ? "" : "s", sc->gpu.name,
+             rt_num(plan, "simulations"));
+    HW_MARK(wr, "<h2 id=\"latency\">Candidates against the SLAs</h2>\n");
+    int rc = figures(wr, sc, cands, err, errlen);
     if (rc == 0) {
-        fputs("<h2 id=\"tables\">Every candidate</h2>\n", fp);
-        table(fp, sc, cands);
-        ht_foot(fp);
+        HW_MARK(wr, "<h2 id=\"tables\">Every candidate</h2>\n");
+        table(wr, sc, cands);
+        ht_foot(wr);
     }
     return rc;
+}
+
+/* The public entry: the caller's stream, reached only through the writer. */
+int ht_plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, char *err, size_t errlen)
+{
+    struct hw wr;
+    hw_init(&wr, fp);
+    return page_plan_page(&wr, sc, plan, err, errlen);
 }

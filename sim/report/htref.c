@@ -19,54 +19,54 @@ static double rel_err(double sim, double paper)
     return isfinite(sim) && paper > 0 ? (sim - paper) / paper : NAN;
 }
 
-static void triple(FILE *fp, double sim, double paper, double scale)
+static void triple(struct hw *wr, double sim, double paper, double scale)
 {
     double e = rel_err(sim, paper);
-    ht_td(fp, sim, scale, "%.1f");
-    ht_td(fp, paper, scale, "%.1f");
+    ht_td(wr, sim, scale, "%.1f");
+    ht_td(wr, paper, scale, "%.1f");
     if (isfinite(e))
-        fprintf(fp, "<td class=\"%s\">%+.1f %%%s</td>", fabs(e) <= 0.15 ? "ok" : "miss",
-                e * 100 + 0.0, fabs(e) <= 0.15 ? "" : " ✗");
+        HW_MARKF(wr, "<td class=\"%s\">%+.1f %%%s</td>", fabs(e) <= 0.15 ? "ok" : "miss",
+                 e * 100 + 0.0, fabs(e) <= 0.15 ? "" : " ✗");
     else
-        fputs("<td>–</td>", fp);
+        HW_MARK(wr, "<td>–</td>");
 }
 
 /* "p99 within 15 % in exclusive; off in timeslice (−57 %), …" */
-static void verdict(FILE *fp, const struct sd_study *st, const struct sd_ref_row *rows)
+static void verdict(struct hw *wr, const struct sd_study *st, const struct sd_ref_row *rows)
 {
     int tps_ok = 0, util_ok = 0;
     for (int k = 0; k < st->n_rows; k++) {
         tps_ok += fabs(rel_err(rows[k].tps, rows[k].row->paper_tps)) <= 0.15;
         util_ok += fabs(rel_err(rows[k].util, rows[k].row->paper_util)) <= 0.15;
     }
-    fputs("<p class=\"verdict\"><strong>Verdict.</strong> ", fp);
-    fprintf(fp,
-            "Throughput agrees within 15 %% in %d of %d rows and GPU utilisation in %d of %d; "
-            "the p99 agrees in",
-            tps_ok, st->n_rows, util_ok, st->n_rows);
+    HW_MARK(wr, "<p class=\"verdict\"><strong>Verdict.</strong> ");
+    HW_MARKF(wr,
+             "Throughput agrees within 15 %% in %d of %d rows and GPU utilisation in %d of %d; "
+             "the p99 agrees in",
+             tps_ok, st->n_rows, util_ok, st->n_rows);
     int ok = 0, bad = 0;
     for (int k = 0; k < st->n_rows; k++)
         if (fabs(rel_err(rows[k].p99_ms, rows[k].row->paper_p99_ms)) <= 0.15) {
-            fprintf(fp, "%s<strong>", ok++ ? ", " : " ");
-            ht_esc(fp, rows[k].row->mode);
-            fputs("</strong>", fp);
+            HW_MARKF(wr, "%s<strong>", ok++ ? ", " : " ");
+            hw_text(wr, rows[k].row->mode);
+            HW_MARK(wr, "</strong>");
         }
     if (!ok)
-        fputs(" no row", fp);
+        HW_MARK(wr, " no row");
     for (int k = 0; k < st->n_rows; k++) {
         double e = rel_err(rows[k].p99_ms, rows[k].row->paper_p99_ms);
         if (fabs(e) <= 0.15)
             continue;
-        fputs(bad++ ? ", " : " and not in ", fp);
-        fputs("<strong>", fp);
-        ht_esc(fp, rows[k].row->mode);
-        fprintf(fp, "</strong> (%.0f ms against %.0f, %+.0f %%)", rows[k].p99_ms,
-                rows[k].row->paper_p99_ms, e * 100);
+        HW_MARK2(wr, bad++, ", ", " and not in ");
+        HW_MARK(wr, "<strong>");
+        hw_text(wr, rows[k].row->mode);
+        HW_MARKF(wr, "</strong> (%.0f ms against %.0f, %+.0f %%)", rows[k].p99_ms,
+                 rows[k].row->paper_p99_ms, e * 100);
     }
-    fputs(" — the notes below say why.</p>\n", fp);
+    HW_MARK(wr, " — the notes below say why.</p>\n");
 }
 
-static int p99_figure(FILE *fp, const struct sd_study *st, const struct sd_ref_row *rows,
+static int p99_figure(struct hw *wr, const struct sd_study *st, const struct sd_ref_row *rows,
                       const char *svg_prefix, char *err, size_t errlen)
 {
     struct svg_figure f;
@@ -96,15 +96,15 @@ static int p99_figure(FILE *fp, const struct sd_study *st, const struct sd_ref_r
         s->points_only = 1;
     svg_fig_legend(&f, "simulated", 0, 1);
     svg_fig_legend(&f, "the article", 1, 1);
-    int rc = ht_figure(fp, &f,
-                       "One column per row of the article's table. The p99 of a row is the mean "
-                       "over its instances of each instance's p99.",
-                       svg_prefix, err, errlen);
+    int rc = ht_figure(wr, &f, svg_prefix, err, errlen);
+    HT_CAPTION(wr, "One column per row of the article's table. The p99 of a row is the mean "
+                   "over its instances of each instance's p99.");
+    ht_figure_end(wr);
     svg_fig_free(&f);
     return rc;
 }
 
-static int cdf_figure(FILE *fp, const struct sd_study *st, const struct sd_ref_row *rows,
+static int cdf_figure(struct hw *wr, const struct sd_study *st, const struct sd_ref_row *rows,
                       const char *dir, const char *svg_prefix, char *err, size_t errlen)
 {
     struct svg_figure f;
@@ -158,59 +158,67 @@ static int cdf_figure(FILE *fp, const struct sd_study *st, const struct sd_ref_r
     }
     int rc = 0;
     if (drawn)
-        rc = ht_figure(fp, &f,
-                       "One panel per row; the row's strategy only, its instances pooled (they "
-                       "serve identical services). Up: the share of requests at or below the "
-                       "latency, stretched toward the tail. Where the curve crosses the 99 % "
-                       "line is the row's p99; the vertical line is the article's.",
-                       svg_prefix, err, errlen);
+        rc = ht_figure(wr, &f, svg_prefix, err, errlen);
+    HT_CAPTION(wr, "One panel per row; the row's strategy only, its instances pooled (they "
+                   "serve identical services). Up: the share of requests at or below the "
+                   "latency, stretched toward the tail. Where the curve crosses the 99 % "
+                   "line is the row's p99; the vertical line is the article's.");
+    ht_figure_end(wr);
     svg_fig_free(&f);
     return rc;
 }
 
+static int page_reference_page(struct hw *wr, const struct sd_study *st,
+                               const struct sd_ref_row *rows, cJSON *const *docs, const char *dir,
+                               const char *svg_prefix, char *err, size_t errlen)
+{
+    ht_head(wr, st->title);
+    HW_MARK(wr, "<h1>");
+    hw_text(wr, st->title);
+    HW_MARK(wr, "</h1>\n<p class=\"question\"><strong>Question.</strong> ");
+    if (st->question)
+        hw_md(wr, st->question);
+    else
+        HW_MARK(wr, "Does the simulation reproduce the article's reference table, row by row?");
+    HW_MARK(wr, "</p>\n");
+    verdict(wr, st, rows);
+    if (st->n_rows > 0)
+        ht_meta(wr, docs[0], NULL, st->requests);
+    HW_MARK(wr, "<nav>Contents: <a href=\"#table\">the table</a> <a href=\"#latency\">latency</a> "
+                "<a href=\"#notes\">notes</a></nav>\n<h2 id=\"table\">The table</h2>\n");
+    HW_MARK(wr, "<table class=\"reference\">\n<tr><th class=\"l\">mode</th><th>instances</th>"
+                "<th>TPS/instance</th><th>article</th><th>error</th><th>p99 ms</th><th>article</th>"
+                "<th>error</th><th>GPU util %</th><th>article</th><th>error</th></tr>\n");
+    for (int k = 0; k < st->n_rows; k++) {
+        HW_MARK(wr, "<tr><td class=\"l\">");
+        svg_swatch(wr, k);
+        hw_text(wr, rows[k].row->mode);
+        HW_MARKF(wr, "</td><td>%d</td>", rows[k].row->instances);
+        triple(wr, rows[k].tps, rows[k].row->paper_tps, 1);
+        triple(wr, rows[k].p99_ms, rows[k].row->paper_p99_ms, 1);
+        triple(wr, rows[k].util, rows[k].row->paper_util, 100);
+        HW_MARK(wr, "</tr>\n");
+    }
+    HW_MARK(wr,
+            "</table>\n<p class=\"meta\">error = (simulated − article) / article; ✗ marks "
+            "|error| &gt; 15 %. The full tables of every row are in the study's Markdown.</p>\n");
+    HW_MARK(wr, "<h2 id=\"latency\">Latency</h2>\n");
+    int rc = p99_figure(wr, st, rows, svg_prefix, err, errlen);
+    if (rc == 0)
+        rc = cdf_figure(wr, st, rows, dir, svg_prefix, err, errlen);
+    if (rc == 0) {
+        ht_notes(wr, st->notes);
+        ht_foot(wr);
+    }
+    return rc;
+}
+
+/* The public entry: the caller's stream, reached only through the writer. */
 int ht_reference_page(FILE *fp, const struct sd_study *st, const struct sd_ref_row *rows,
                       cJSON *const *docs, const char *dir, const char *svg_prefix, char *err,
                       size_t errlen)
 {
-    ht_head(fp, st->title);
-    fputs("<h1>", fp);
-    ht_esc(fp, st->title);
-    fputs("</h1>\n<p class=\"question\"><strong>Question.</strong> ", fp);
-    if (st->question)
-        ht_md(fp, st->question);
-    else
-        fputs("Does the simulation reproduce the article's reference table, row by row?", fp);
-    fputs("</p>\n", fp);
-    verdict(fp, st, rows);
-    if (st->n_rows > 0)
-        ht_meta(fp, docs[0], NULL, st->requests);
-    fputs("<nav>Contents: <a href=\"#table\">the table</a> <a href=\"#latency\">latency</a> "
-          "<a href=\"#notes\">notes</a></nav>\n<h2 id=\"table\">The table</h2>\n",
-          fp);
-    fputs("<table class=\"reference\">\n<tr><th class=\"l\">mode</th><th>instances</th>"
-          "<th>TPS/instance</th><th>article</th><th>error</th><th>p99 ms</th><th>article</th>"
-          "<th>error</th><th>GPU util %</th><th>article</th><th>error</th></tr>\n",
-          fp);
-    for (int k = 0; k < st->n_rows; k++) {
-        fputs("<tr><td class=\"l\">", fp);
-        svg_swatch(fp, k);
-        ht_esc(fp, rows[k].row->mode);
-        fprintf(fp, "</td><td>%d</td>", rows[k].row->instances);
-        triple(fp, rows[k].tps, rows[k].row->paper_tps, 1);
-        triple(fp, rows[k].p99_ms, rows[k].row->paper_p99_ms, 1);
-        triple(fp, rows[k].util, rows[k].row->paper_util, 100);
-        fputs("</tr>\n", fp);
-    }
-    fputs("</table>\n<p class=\"meta\">error = (simulated − article) / article; ✗ marks "
-          "|error| &gt; 15 %. The full tables of every row are in the study's Markdown.</p>\n",
-          fp);
-    fputs("<h2 id=\"latency\">Latency</h2>\n", fp);
-    int rc = p99_figure(fp, st, rows, svg_prefix, err, errlen);
-    if (rc == 0)
-        rc = cdf_figure(fp, st, rows, dir, svg_prefix, err, errlen);
-    if (rc == 0) {
-        ht_notes(fp, st->notes);
-        ht_foot(fp);
-    }
-    return rc;
+    struct hw wr;
+    hw_init(&wr, fp);
+    return page_reference_page(&wr, st, rows, docs, dir, svg_prefix, err, errlen);
 }

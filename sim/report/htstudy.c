@@ -139,7 +139,7 @@ void ht_sla_words(char *buf, size_t n, const char *what, double sla)
     snprintf(buf, n, "SLA: %.20s ≤ %.20s", what, v);
 }
 
-static int cdf_figure(FILE *fp, const struct page *pg, char *err, size_t errlen)
+static int cdf_figure(struct hw *wr, const struct page *pg, char *err, size_t errlen)
 {
     struct ht_cdf cdf;
     if (ht_cdf_load(pg->st->cdf_path, 0, &cdf, err, errlen))
@@ -203,17 +203,18 @@ static int cdf_figure(FILE *fp, const struct page *pg, char *err, size_t errlen)
         svg_fig_legend(&f, pg->strat[k], ht_pg_style(pg, k, 0), 0);
     int rc = 0;
     if (drawn) {
-        fputs("<h2 id=\"latency\">Latency of each tenant</h2>\n", fp);
-        rc = ht_figure(
-            fp, &f,
+        HW_MARK(wr, "<h2 id=\"latency\">Latency of each tenant</h2>\n");
+        rc = ht_figure(wr, &f, pg->st->svg_prefix, err, errlen);
+        HT_CAPTION(
+            wr,
             "One panel per tenant; every strategy in each panel. Across: latency (a log scale "
             "where it spans decades). Up: the share of the tenant's requests at or below that "
             "latency from the 5th percentile on, stretched toward the tail (50, 90, 99, 99.9 %). "
             "A strategy meets the "
             "tenant's SLA when its curve crosses the dotted 99 % line left of the dashed black "
             "SLA line. Curves that coincide are drawn once and the panel names them (\"same "
-            "curve\").",
-            pg->st->svg_prefix, err, errlen);
+            "curve\").");
+        ht_figure_end(wr);
     }
     svg_fig_free(&f);
     ht_cdf_free(&cdf);
@@ -244,7 +245,7 @@ static int density_distinct(const cJSON *doc)
     return distinct;
 }
 
-static int density_figure(FILE *fp, const struct page *pg, char *err, size_t errlen)
+static int density_figure(struct hw *wr, const struct page *pg, char *err, size_t errlen)
 {
     double tpg[MAX_NAMES], util[MAX_NAMES], sw[MAX_NAMES], worst[MAX_NAMES], mean[MAX_NAMES];
     int idx[MAX_NAMES], n = 0;
@@ -331,15 +332,19 @@ static int density_figure(FILE *fp, const struct page *pg, char *err, size_t err
     }
     size_t len = strlen(cap);
     snprintf(cap + len, sizeof cap - len, " tenants per GPU.");
-    fputs("<h2 id=\"density\">Tenants per GPU</h2>\n", fp);
-    int rc = ht_figure(fp, &f, cap, pg->st->svg_prefix, err, errlen);
+    HW_MARK(wr, "<h2 id=\"density\">Tenants per GPU</h2>\n");
+    int rc = ht_figure(wr, &f, pg->st->svg_prefix, err, errlen);
+    HW_MARK(wr, "<figcaption>");
+    hw_text(wr, cap);
+    HW_MARK(wr, "</figcaption>\n");
+    ht_figure_end(wr);
     svg_fig_free(&f);
     return rc;
 }
 
 /* ---- cluster results (docs/report.md has the shape) ---------------------------------------- */
 
-static int cluster_section(FILE *fp, const struct page *pg, char *err, size_t errlen)
+static int cluster_section(struct hw *wr, const struct page *pg, char *err, size_t errlen)
 {
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(pg->doc, "cluster");
     const cJSON *pols = cJSON_GetObjectItemCaseSensitive(c, "policies");
@@ -384,11 +389,11 @@ static int cluster_section(FILE *fp, const struct page *pg, char *err, size_t er
             k++;
         }
     }
-    fputs("<h2 id=\"cluster\">Cluster</h2>\n", fp);
-    int rc = ht_figure(fp, &f,
-                       "One line per placement policy: the share of the cluster's GPUs allocated "
-                       "to jobs, and the share left fragmented, as the workload arrives.",
-                       pg->st->svg_prefix, err, errlen);
+    HW_MARK(wr, "<h2 id=\"cluster\">Cluster</h2>\n");
+    int rc = ht_figure(wr, &f, pg->st->svg_prefix, err, errlen);
+    HT_CAPTION(wr, "One line per placement policy: the share of the cluster's GPUs allocated "
+                   "to jobs, and the share left fragmented, as the workload arrives.");
+    ht_figure_end(wr);
     svg_fig_free(&f);
     return rc;
 }
@@ -396,25 +401,25 @@ static int cluster_section(FILE *fp, const struct page *pg, char *err, size_t er
 /* ---- the page ----------------------------------------------------------------------------------
  */
 
-static void contents(FILE *fp, const struct page *pg, int mig, int density)
+static void contents(struct hw *wr, const struct page *pg, int mig, int density)
 {
-    fputs("<nav>Contents:", fp);
+    HW_MARK(wr, "<nav>Contents:");
     if (pg->st->cdf_path)
-        fputs(" <a href=\"#latency\">latency of each tenant</a>", fp);
+        HW_MARK(wr, " <a href=\"#latency\">latency of each tenant</a>");
     if (rt_has_llm(pg->doc))
-        fputs(" <a href=\"#llm\">TTFT and TPOT</a>", fp);
+        HW_MARK(wr, " <a href=\"#llm\">TTFT and TPOT</a>");
     if (pg->sweep)
-        fputs(" <a href=\"#sweep\">sweep</a>", fp);
+        HW_MARK(wr, " <a href=\"#sweep\">sweep</a>");
     if (density)
-        fputs(" <a href=\"#density\">tenants per GPU</a>", fp);
+        HW_MARK(wr, " <a href=\"#density\">tenants per GPU</a>");
     if (mig)
-        fputs(" <a href=\"#mig\">MIG layouts</a>", fp);
+        HW_MARK(wr, " <a href=\"#mig\">MIG layouts</a>");
     if (cJSON_GetObjectItemCaseSensitive(pg->doc, "cluster"))
-        fputs(" <a href=\"#cluster\">cluster</a>", fp);
-    fputs(" <a href=\"#tables\">tables</a>", fp);
+        HW_MARK(wr, " <a href=\"#cluster\">cluster</a>");
+    HW_MARK(wr, " <a href=\"#tables\">tables</a>");
     if (cJSON_GetArraySize(pg->st->notes))
-        fputs(" <a href=\"#notes\">notes</a>", fp);
-    fputs("</nav>\n", fp);
+        HW_MARK(wr, " <a href=\"#notes\">notes</a>");
+    HW_MARK(wr, "</nav>\n");
 }
 
 static int mig_present(const cJSON *doc)
@@ -432,7 +437,7 @@ static int mig_present(const cJSON *doc)
     return 0;
 }
 
-int ht_study_page(FILE *fp, const struct ht_study *st, char *err, size_t errlen)
+static int page_study_page(struct hw *wr, const struct ht_study *st, char *err, size_t errlen)
 {
     struct page pg;
     if (st->n_docs < 1 || st->n_docs > HT_MAX_DOCS)
@@ -455,50 +460,58 @@ int ht_study_page(FILE *fp, const struct ht_study *st, char *err, size_t errlen)
             mig = 0; /* no profile: the layouts stay in the tables */
     }
     int density = density_distinct(pg.doc) >= 3;
-    ht_head(fp, title);
-    fputs("<h1>", fp);
-    ht_esc(fp, title);
-    fputs("</h1>\n", fp);
-    ht_question(fp, &pg);
-    ht_verdict(fp, &pg);
-    ht_meta(fp, pg.doc, st->command, st->requests);
+    ht_head(wr, title);
+    HW_MARK(wr, "<h1>");
+    hw_text(wr, title);
+    HW_MARK(wr, "</h1>\n");
+    ht_question(wr, &pg);
+    ht_verdict(wr, &pg);
+    ht_meta(wr, pg.doc, st->command, st->requests);
     const char *desc = st->sc ? ht_str(st->sc->json, "description") : "";
     if (*desc) {
-        fputs("<p class=\"howto\">", fp);
-        ht_md(fp, desc);
-        fputs("</p>\n", fp);
+        HW_MARK(wr, "<p class=\"howto\">");
+        hw_md(wr, desc);
+        HW_MARK(wr, "</p>\n");
     }
-    contents(fp, &pg, mig, density);
+    contents(wr, &pg, mig, density);
     if (st->cdf_path)
-        rc = cdf_figure(fp, &pg, err, errlen);
+        rc = cdf_figure(wr, &pg, err, errlen);
     if (rc == 0)
-        rc = ht_llm_figure(fp, &pg, err, errlen);
+        rc = ht_llm_figure(wr, &pg, err, errlen);
     if (rc == 0 && pg.sweep)
-        rc = ht_sweep_section(fp, &pg, err, errlen);
+        rc = ht_sweep_section(wr, &pg, err, errlen);
     if (rc == 0 && density)
-        rc = density_figure(fp, &pg, err, errlen);
+        rc = density_figure(wr, &pg, err, errlen);
     if (rc == 0 && mig) {
-        fputs("<h2 id=\"mig\">MIG layouts</h2>\n", fp);
-        rc = ht_mig_section(fp, pg.doc, &gp, st->svg_prefix, err, errlen) < 0 ? -1 : 0;
+        HW_MARK(wr, "<h2 id=\"mig\">MIG layouts</h2>\n");
+        rc = ht_mig_section(wr, pg.doc, &gp, st->svg_prefix, err, errlen) < 0 ? -1 : 0;
     }
     if (rc == 0)
-        rc = cluster_section(fp, &pg, err, errlen);
+        rc = cluster_section(wr, &pg, err, errlen);
     if (rc == 0) {
-        fputs("<h2 id=\"tables\">Tables</h2>\n", fp);
+        HW_MARK(wr, "<h2 id=\"tables\">Tables</h2>\n");
         if (!pg.param_sweep || !pg.sweep) {
             if (pg.sweep) {
                 char v[64];
                 ht_axis_value(&pg.ax, pg.ax.x[0], v, sizeof v);
-                fprintf(fp, "<p>At %s:</p>\n", v);
+                HW_MARKF(wr, "<p>At %s:</p>\n", v);
             }
             if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pg.doc, "strategies")))
-                ht_result_tables(fp, pg.doc, st->sc);
+                ht_result_tables(wr, pg.doc, st->sc);
         }
         if (pg.sweep)
-            ht_sweep_table(fp, &pg);
-        ht_notes(fp, st->notes);
-        ht_foot(fp);
+            ht_sweep_table(wr, &pg);
+        ht_notes(wr, st->notes);
+        ht_foot(wr);
     }
     page_free(&pg);
     return rc;
+}
+
+/* The public entry: the caller's stream, reached only through the writer. */
+int ht_study_page(FILE *fp, const struct ht_study *st, char *err, size_t errlen)
+{
+    struct hw wr;
+    hw_init(&wr, fp);
+    return page_study_page(&wr, st, err, errlen);
 }

@@ -90,43 +90,43 @@ static void metric_ylabel(const struct ht_metric *m, char *buf, size_t n)
     snprintf(buf, n, "%s%s%s%s", m->label, m->unit[0] ? " (" : "", m->unit, m->unit[0] ? ")" : "");
 }
 
-static void crossing_table(FILE *fp, const struct page *pg, const struct ht_metric *m,
+static void crossing_table(struct hw *wr, const struct page *pg, const struct ht_metric *m,
                            struct cross_cell *cells)
 {
-    fprintf(fp, "<table class=\"crossings\">\n<tr><th class=\"l\">strategy</th>");
+    HW_MARK(wr, "<table class=\"crossings\">\n<tr><th class=\"l\">strategy</th>");
     for (int i = 0; i < pg->n_ten; i++) {
-        fputs("<th>", fp);
-        ht_esc(fp, pg->ten[i]);
-        fputs("</th>", fp);
+        HW_MARK(wr, "<th>");
+        hw_text(wr, pg->ten[i]);
+        HW_MARK(wr, "</th>");
     }
-    fputs("</tr>\n", fp);
+    HW_MARK(wr, "</tr>\n");
     for (int r = 0; r < pg->n_rest; r++)
         for (int k = 0; k < pg->n_strat; k++) {
             char lab[200], v[64];
             ht_pg_label(pg, k, r, lab, sizeof lab);
-            fputs("<tr><td class=\"l\">", fp);
-            svg_swatch(fp, ht_pg_style(pg, k, r));
-            ht_esc(fp, lab);
-            fputs("</td>", fp);
+            HW_MARK(wr, "<tr><td class=\"l\">");
+            svg_swatch(wr, ht_pg_style(pg, k, r));
+            hw_text(wr, lab);
+            HW_MARK(wr, "</td>");
             for (int i = 0; i < pg->n_ten; i++) {
                 struct cross_cell *c = &cells[(r * pg->n_strat + k) * pg->n_ten + i];
                 ht_axis_value(&pg->ax, c->x, v, sizeof v);
                 if (!c->sla)
-                    fputs("<td>no SLA</td>", fp);
+                    HW_MARK(wr, "<td>no SLA</td>");
                 else if (c->kind == CR_HOLDS)
-                    fprintf(fp, "<td class=\"ok\">holds to %s</td>", v);
+                    HW_MARKF(wr, "<td class=\"ok\">holds to %s</td>", v);
                 else if (c->kind == CR_BREAKS)
-                    fprintf(fp, "<td class=\"miss\">breaks at %s</td>", v);
+                    HW_MARKF(wr, "<td class=\"miss\">breaks at %s</td>", v);
                 else
-                    fprintf(fp, "<td class=\"miss\">misses from %s</td>", v);
+                    HW_MARKF(wr, "<td class=\"miss\">misses from %s</td>", v);
             }
-            fputs("</tr>\n", fp);
+            HW_MARK(wr, "</tr>\n");
         }
-    fputs("</table>\n", fp);
+    HW_MARK(wr, "</table>\n");
     (void)m;
 }
 
-static int sweep_figure(FILE *fp, const struct page *pg, const struct ht_metric *m, char *err,
+static int sweep_figure(struct hw *wr, const struct page *pg, const struct ht_metric *m, char *err,
                         size_t errlen)
 {
     struct svg_figure f;
@@ -249,10 +249,14 @@ static int sweep_figure(FILE *fp, const struct page *pg, const struct ht_metric 
                            "value is interpolated on the axes as drawn); the table below says "
                            "the same for every tenant."
                          : "");
-        rc = ht_figure(fp, &f, cap, pg->st->svg_prefix, err, errlen);
+        rc = ht_figure(wr, &f, pg->st->svg_prefix, err, errlen);
+        HW_MARK(wr, "<figcaption>");
+        hw_text(wr, cap);
+        HW_MARK(wr, "</figcaption>\n");
+        ht_figure_end(wr);
         if (rc == 0 && crosses && ht_pg_has_sla(pg, "p99_ms")) {
-            fputs("<p>Where each strategy first breaks each tenant's p99 SLA:</p>\n", fp);
-            crossing_table(fp, pg, m, cells);
+            HW_MARK(wr, "<p>Where each strategy first breaks each tenant's p99 SLA:</p>\n");
+            crossing_table(wr, pg, m, cells);
         }
     }
     free(x);
@@ -289,7 +293,7 @@ static void default_metrics(const struct page *pg, char *buf, size_t n)
     }
 }
 
-int ht_sweep_section(FILE *fp, const struct page *pg, char *err, size_t errlen)
+int ht_sweep_section(struct hw *wr, const struct page *pg, char *err, size_t errlen)
 {
     char list[512];
     if (pg->st->metrics)
@@ -298,25 +302,25 @@ int ht_sweep_section(FILE *fp, const struct page *pg, char *err, size_t errlen)
         default_metrics(pg, list, sizeof list);
     if (ht_check_metrics(list, err, errlen))
         return -1;
-    fprintf(fp, "<h2 id=\"sweep\">Against %s</h2>\n", pg->ax.label);
+    HW_MARKF(wr, "<h2 id=\"sweep\">Against %s</h2>\n", pg->ax.label);
     char *save = NULL;
     for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-        if (sweep_figure(fp, pg, ht_metric(tok), err, errlen))
+        if (sweep_figure(wr, pg, ht_metric(tok), err, errlen))
             return -1;
     return 0;
 }
 
 /* ---- tables ---------------------------------------------------------------------------------- */
 
-void ht_sweep_table(FILE *fp, const struct page *pg)
+void ht_sweep_table(struct hw *wr, const struct page *pg)
 {
-    fputs("<h3>Every result of the sweep</h3>\n<table class=\"sweep\">\n<tr><th>", fp);
-    ht_esc(fp, pg->ax.label);
-    fputs("</th><th class=\"l\">strategy</th><th>GPUs used</th><th>GPU util %</th><th>thr/s</th>"
-          "<th>p99 ms, mean over tenants</th><th>p99 ms, worst tenant</th>"
-          "<th>within SLA %, worst tenant</th><th>$ per M requests</th><th class=\"l\">SLAs</th>"
-          "</tr>\n",
-          fp);
+    HW_MARK(wr, "<h3>Every result of the sweep</h3>\n<table class=\"sweep\">\n<tr><th>");
+    hw_text(wr, pg->ax.label);
+    HW_MARK(wr,
+            "</th><th class=\"l\">strategy</th><th>GPUs used</th><th>GPU util %</th><th>thr/s</th>"
+            "<th>p99 ms, mean over tenants</th><th>p99 ms, worst tenant</th>"
+            "<th>within SLA %, worst tenant</th><th>$ per M requests</th><th class=\"l\">SLAs</th>"
+            "</tr>\n");
     for (int q = 0; q < pg->st->n_docs; q++) {
         int d = pg->order[q];
         const cJSON *doc = pg->st->docs[d], *s;
@@ -337,34 +341,34 @@ void ht_sweep_table(FILE *fp, const struct page *pg)
             for (int z = 0; z < pg->n_strat; z++)
                 if (strcmp(pg->strat[z], ht_str(s, "name")) == 0)
                     si = z;
-            fputs("<tr><td>", fp);
-            ht_esc(fp, pg->ax.text[d]);
-            fputs(pg->ax.rest[d][0] ? " · " : "", fp);
-            ht_esc(fp, pg->ax.rest[d]);
-            fputs("</td><td class=\"l\">", fp);
-            svg_swatch(fp, ht_pg_style(pg, si, ht_pg_rest(pg, d)));
+            HW_MARK(wr, "<tr><td>");
+            hw_text(wr, pg->ax.text[d]);
+            HW_MARK2(wr, pg->ax.rest[d][0], " · ", "");
+            hw_text(wr, pg->ax.rest[d]);
+            HW_MARK(wr, "</td><td class=\"l\">");
+            svg_swatch(wr, ht_pg_style(pg, si, ht_pg_rest(pg, d)));
             snprintf(lab, sizeof lab, "%s", ht_str(s, "name"));
-            ht_esc(fp, lab);
-            fputs("</td>", fp);
-            ht_td(fp, rt_num(s, "gpus_used"), 1, "%.0f");
-            ht_td(fp, rt_num(s, "gpu_utilization"), 100, "%.1f");
-            ht_td(fp, rt_num(s, "throughput_per_s"), 1, "%.1f");
-            ht_td(fp, rt_tenant_mean(s, "latency_ms.p99"), 1, "%.2f");
-            ht_td(fp, j.worst_p99_ms, 1, "%.2f");
-            ht_td(fp, isfinite(worst_att) ? worst_att : NAN, 100, "%.1f");
-            ht_td(fp, rt_num(s, "cost_per_million_requests_usd"), 1, "%.3f");
+            hw_text(wr, lab);
+            HW_MARK(wr, "</td>");
+            ht_td(wr, rt_num(s, "gpus_used"), 1, "%.0f");
+            ht_td(wr, rt_num(s, "gpu_utilization"), 100, "%.1f");
+            ht_td(wr, rt_num(s, "throughput_per_s"), 1, "%.1f");
+            ht_td(wr, rt_tenant_mean(s, "latency_ms.p99"), 1, "%.2f");
+            ht_td(wr, j.worst_p99_ms, 1, "%.2f");
+            ht_td(wr, isfinite(worst_att) ? worst_att : NAN, 100, "%.1f");
+            ht_td(wr, rt_num(s, "cost_per_million_requests_usd"), 1, "%.3f");
             if (j.n_sla == 0 && j.meets)
-                fputs("<td class=\"l\">none</td>", fp);
+                HW_MARK(wr, "<td class=\"l\">none</td>");
             else if (j.meets)
-                fputs("<td class=\"l ok\">✓ all met</td>", fp);
+                HW_MARK(wr, "<td class=\"l ok\">✓ all met</td>");
             else {
-                fputs("<td class=\"l miss\">✗ ", fp);
-                ht_esc(fp, j.miss);
-                fputs("</td>", fp);
+                HW_MARK(wr, "<td class=\"l miss\">✗ ");
+                hw_text(wr, j.miss);
+                HW_MARK(wr, "</td>");
             }
-            fputs("</tr>\n", fp);
+            HW_MARK(wr, "</tr>\n");
             k++;
         }
     }
-    fputs("</table>\n", fp);
+    HW_MARK(wr, "</table>\n");
 }

@@ -41,22 +41,22 @@ static int same_latency(const cJSON *a, const cJSON *b)
 }
 
 /* What still tells two strategies with the same latencies apart: cost, then GPUs. */
-static void same_clause(FILE *fp, const struct page *pg, const cJSON *a, const cJSON *b, int ia,
-                        int ib)
+static void same_clause(struct hw *wr, const struct page *pg, const cJSON *a, const cJSON *b,
+                        int ia, int ib)
 {
     double ca = rt_num(a, "cost_per_million_requests_usd"),
            cb = rt_num(b, "cost_per_million_requests_usd");
     double ga = rt_num(a, "gpus_used"), gb = rt_num(b, "gpus_used");
     if (isfinite(ca) && isfinite(cb) && ca != cb) {
-        fputs(", and <strong>", fp);
-        ht_esc(fp, pg->strat[ca < cb ? ia : ib]);
-        fprintf(fp, "</strong> costs less ($%.2f against $%.2f per million requests)",
-                ca < cb ? ca : cb, ca < cb ? cb : ca);
+        HW_MARK(wr, ", and <strong>");
+        hw_text(wr, pg->strat[ca < cb ? ia : ib]);
+        HW_MARKF(wr, "</strong> costs less ($%.2f against $%.2f per million requests)",
+                 ca < cb ? ca : cb, ca < cb ? cb : ca);
     } else if (isfinite(ga) && isfinite(gb) && ga != gb) {
-        fputs(", so <strong>", fp);
-        ht_esc(fp, pg->strat[ga < gb ? ia : ib]);
-        fprintf(fp, "</strong> is the better layout: it needs %.0f GPUs against %.0f",
-                ga < gb ? ga : gb, ga < gb ? gb : ga);
+        HW_MARK(wr, ", so <strong>");
+        hw_text(wr, pg->strat[ga < gb ? ia : ib]);
+        HW_MARKF(wr, "</strong> is the better layout: it needs %.0f GPUs against %.0f",
+                 ga < gb ? ga : gb, ga < gb ? gb : ga);
     }
 }
 
@@ -91,7 +91,7 @@ static int holds_to(const struct page *pg, int k, int r, double *x)
     return holds_to_miss(pg, k, r, x, NULL);
 }
 
-static void sweep_clause(FILE *fp, const struct page *pg, int k)
+static void sweep_clause(struct hw *wr, const struct page *pg, int k)
 {
     double x = NAN, miss = NAN;
     char v[64], w[64];
@@ -99,30 +99,30 @@ static void sweep_clause(FILE *fp, const struct page *pg, int k)
     ht_axis_value(&pg->ax, x, v, sizeof v);
     ht_axis_value(&pg->ax, miss, w, sizeof w);
     if (h == 1)
-        fprintf(fp, ", and keeps them over the whole %s sweep (up to %s)",
-                pg->param_sweep ? "" : "load", v);
+        HW_MARKF(wr, ", and keeps them over the whole %s sweep (up to %s)",
+                 pg->param_sweep ? "" : "load", v);
     else if (h == 0)
-        fprintf(fp, "; it keeps them up to %s%s and misses at %s",
-                pg->param_sweep ? "" : "the load ", v, w);
+        HW_MARKF(wr, "; it keeps them up to %s%s and misses at %s",
+                 pg->param_sweep ? "" : "the load ", v, w);
     else
-        fprintf(fp, ", but not at the sweep's lowest %s", pg->param_sweep ? "value" : "load");
+        HW_MARKF(wr, ", but not at the sweep's lowest %s", pg->param_sweep ? "value" : "load");
 }
 
-static void verdict_param_sweep(FILE *fp, const struct page *pg)
+static void verdict_param_sweep(struct hw *wr, const struct page *pg)
 {
     char lo[64], hi[64];
     ht_axis_value(&pg->ax, pg->ax.x[pg->order[0]], lo, sizeof lo);
     ht_axis_value(&pg->ax, pg->ax.x[pg->order[pg->st->n_docs - 1]], hi, sizeof hi);
     if (!ht_pg_has_sla(pg, "p99_ms")) {
-        fprintf(fp,
-                "No tenant has an SLA in the scenario; the figures show how each metric "
-                "moves from %s to %s.",
-                lo, hi);
+        HW_MARKF(wr,
+                 "No tenant has an SLA in the scenario; the figures show how each metric "
+                 "moves from %s to %s.",
+                 lo, hi);
         return;
     }
-    fputs("Over ", fp);
-    ht_esc(fp, pg->ax.label);
-    fprintf(fp, " from %s to %s, ", lo, hi);
+    HW_MARK(wr, "Over ");
+    hw_text(wr, pg->ax.label);
+    HW_MARKF(wr, " from %s to %s, ", lo, hi);
     int shown = 0;
     for (int r = 0; r < pg->n_rest && shown < 8; r++)
         for (int k = 0; k < pg->n_strat && shown < 8; k++, shown++) {
@@ -131,18 +131,18 @@ static void verdict_param_sweep(FILE *fp, const struct page *pg)
             int h = holds_to(pg, k, r, &x);
             ht_axis_value(&pg->ax, x, v, sizeof v);
             ht_pg_label(pg, k, r, lab, sizeof lab);
-            fputs(shown ? "; " : "", fp);
-            fputs("<strong>", fp);
-            ht_esc(fp, lab);
-            fputs("</strong>", fp);
+            HW_MARK2(wr, shown, "; ", "");
+            HW_MARK(wr, "<strong>");
+            hw_text(wr, lab);
+            HW_MARK(wr, "</strong>");
             if (h == 1)
-                fputs(" keeps every SLA throughout", fp);
+                HW_MARK(wr, " keeps every SLA throughout");
             else if (h == 0)
-                fprintf(fp, " keeps every SLA up to %s", v);
+                HW_MARKF(wr, " keeps every SLA up to %s", v);
             else
-                fputs(" misses an SLA from the start", fp);
+                HW_MARK(wr, " misses an SLA from the start");
         }
-    fputs(".", fp);
+    HW_MARK(wr, ".");
 }
 
 /* Is strategy a cheaper than b (cost per million requests, then GPUs used)? */
@@ -155,12 +155,12 @@ static int cheaper(const cJSON *a, const cJSON *b)
     return rt_num(a, "gpus_used") < rt_num(b, "gpus_used");
 }
 
-void ht_verdict(FILE *fp, const struct page *pg)
+void ht_verdict(struct hw *wr, const struct page *pg)
 {
-    fputs("<p class=\"verdict\"><strong>Verdict.</strong> ", fp);
+    HW_MARK(wr, "<p class=\"verdict\"><strong>Verdict.</strong> ");
     if (pg->param_sweep && pg->sweep) {
-        verdict_param_sweep(fp, pg);
-        fputs("</p>\n", fp);
+        verdict_param_sweep(wr, pg);
+        HW_MARK(wr, "</p>\n");
         return;
     }
     const cJSON *doc = pg->doc, *s;
@@ -198,8 +198,8 @@ void ht_verdict(FILE *fp, const struct page *pg)
     const cJSON *all = cJSON_GetObjectItemCaseSensitive(doc, "strategies");
     int n_all = cJSON_GetArraySize(all);
     if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(doc, "cluster")) && n_all == 0) {
-        fputs("The figures below compare the placement policies as the workload arrives.</p>\n",
-              fp);
+        HW_MARK(wr,
+                "The figures below compare the placement policies as the workload arrives.</p>\n");
         return;
     }
     if (n_sla == 0) {
@@ -217,66 +217,73 @@ void ht_verdict(FILE *fp, const struct page *pg)
         }
         char v[32];
         ht_fmt_ms(v, sizeof v, lo_v);
-        fputs("No tenant has an SLA in the scenario; ", fp);
+        HW_MARK(wr, "No tenant has an SLA in the scenario; ");
         if (lo >= 0) {
-            fputs("<strong>", fp);
-            ht_esc(fp, pg->strat[lo]);
-            fprintf(fp, "</strong> gives the lowest worst-tenant p99 (%s)", v);
+            HW_MARK(wr, "<strong>");
+            hw_text(wr, pg->strat[lo]);
+            HW_MARKF(wr, "</strong> gives the lowest worst-tenant p99 (%s)", v);
         }
-        fputs(".</p>\n", fp);
+        HW_MARK(wr, ".</p>\n");
         return;
     }
     if (best >= 0) {
-        fputs("<strong>", fp);
-        ht_esc(fp, pg->strat[best]);
+        HW_MARK(wr, "<strong>");
+        hw_text(wr, pg->strat[best]);
         if (n_ok == 1)
-            fputs("</strong> is the only strategy that meets every tenant's SLA", fp);
+            HW_MARK(wr, "</strong> is the only strategy that meets every tenant's SLA");
         else
-            fputs("</strong> meets every tenant's SLA", fp);
-        if (isfinite(best_cost))
-            fprintf(fp,
-                    n_ok == 1 ? " ($%.2f per million requests)"
-                              : " at the lowest cost, $%.2f per million requests",
-                    best_cost);
-        else if (isfinite(best_gpus))
-            fprintf(fp, n_ok == 1 ? " (on %.0f GPUs)" : " on the fewest GPUs (%.0f)", best_gpus);
+            HW_MARK(wr, "</strong> meets every tenant's SLA");
+        if (isfinite(best_cost)) {
+            if (n_ok == 1)
+                HW_MARKF(wr, " ($%.2f per million requests)", best_cost);
+            else
+                HW_MARKF(wr, " at the lowest cost, $%.2f per million requests", best_cost);
+        } else if (isfinite(best_gpus)) {
+            if (n_ok == 1)
+                HW_MARKF(wr, " (on %.0f GPUs)", best_gpus);
+            else
+                HW_MARKF(wr, " on the fewest GPUs (%.0f)", best_gpus);
+        }
         if (n_ok > 1) { /* the others that meet them: named when few */
             int named = 0;
             k = 0;
-            fputs(n_ok == 2 ? "; so does " : n_ok == 3 ? "; so do " : "", fp);
+            if (n_ok == 2)
+                HW_MARK(wr, "; so does ");
+            else if (n_ok == 3)
+                HW_MARK(wr, "; so do ");
             cJSON_ArrayForEach(s, all)
             {
                 ht_judge(pg->st->sc, doc, s, &j);
                 if (n_ok <= 3 && j.meets && j.n_sla > 0 && k != best) {
                     double c = rt_num(s, "cost_per_million_requests_usd");
-                    fputs(named++ ? " and <strong>" : "<strong>", fp);
-                    ht_esc(fp, pg->strat[k]);
-                    fputs("</strong>", fp);
+                    HW_MARK2(wr, named++, " and <strong>", "<strong>");
+                    hw_text(wr, pg->strat[k]);
+                    HW_MARK(wr, "</strong>");
                     if (isfinite(c))
-                        fprintf(fp, " ($%.2f)", c);
+                        HW_MARKF(wr, " ($%.2f)", c);
                 }
                 k++;
             }
             if (n_ok > 3)
-                fprintf(fp, " (%d of the %d strategies meet them all)", n_ok, n_all);
+                HW_MARKF(wr, " (%d of the %d strategies meet them all)", n_ok, n_all);
         }
         if (pg->sweep)
-            sweep_clause(fp, pg, best);
+            sweep_clause(wr, pg, best);
     } else {
-        fputs("No strategy meets every tenant's SLA", fp);
+        HW_MARK(wr, "No strategy meets every tenant's SLA");
         if (closest >= 0) {
             cJSON_ArrayForEach(s, all)
             {
                 if (strcmp(ht_str(s, "name"), pg->strat[closest]) == 0)
                     ht_judge(pg->st->sc, doc, s, &j);
             }
-            fputs("; the closest is <strong>", fp);
-            ht_esc(fp, pg->strat[closest]);
-            fprintf(fp, "</strong>, where %d of %d tenants miss (", j.n_miss,
-                    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
-                        cJSON_GetArrayItem(all, closest), "tenants")));
-            ht_esc(fp, j.miss);
-            fputs(")", fp);
+            HW_MARK(wr, "; the closest is <strong>");
+            hw_text(wr, pg->strat[closest]);
+            HW_MARKF(wr, "</strong>, where %d of %d tenants miss (", j.n_miss,
+                     cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
+                         cJSON_GetArrayItem(all, closest), "tenants")));
+            hw_text(wr, j.miss);
+            HW_MARK(wr, ")");
         }
     }
     /* The misses of the others (at most two), and strategies that are the same for latency. */
@@ -291,12 +298,12 @@ void ht_verdict(FILE *fp, const struct page *pg)
             dup = same_latency(s, cJSON_GetArrayItem(all, listed[q]));
         if (!j.meets && !dup && told < 2) {
             listed[told] = k;
-            fputs("; ", fp);
-            fputs("<strong>", fp);
-            ht_esc(fp, pg->strat[k]);
-            fputs("</strong> misses (", fp);
-            ht_esc(fp, j.miss);
-            fputs(")", fp);
+            HW_MARK(wr, "; ");
+            HW_MARK(wr, "<strong>");
+            hw_text(wr, pg->strat[k]);
+            HW_MARK(wr, "</strong> misses (");
+            hw_text(wr, j.miss);
+            HW_MARK(wr, ")");
             told++;
         }
         k++;
@@ -305,30 +312,30 @@ void ht_verdict(FILE *fp, const struct page *pg)
     for (int a = 0; a < n_all && pairs < 2; a++)
         for (int b = a + 1; b < n_all && pairs < 2; b++)
             if (same_latency(cJSON_GetArrayItem(all, a), cJSON_GetArrayItem(all, b))) {
-                fputs("; <strong>", fp);
-                ht_esc(fp, pg->strat[a]);
-                fputs("</strong> and <strong>", fp);
-                ht_esc(fp, pg->strat[b]);
-                fputs("</strong> give every tenant the same latency", fp);
-                same_clause(fp, pg, cJSON_GetArrayItem(all, a), cJSON_GetArrayItem(all, b), a, b);
+                HW_MARK(wr, "; <strong>");
+                hw_text(wr, pg->strat[a]);
+                HW_MARK(wr, "</strong> and <strong>");
+                hw_text(wr, pg->strat[b]);
+                HW_MARK(wr, "</strong> give every tenant the same latency");
+                same_clause(wr, pg, cJSON_GetArrayItem(all, a), cJSON_GetArrayItem(all, b), a, b);
                 pairs++;
             }
-    fputs(".</p>\n", fp);
+    HW_MARK(wr, ".</p>\n");
 }
 
-void ht_question(FILE *fp, const struct page *pg)
+void ht_question(struct hw *wr, const struct page *pg)
 {
-    fputs("<p class=\"question\"><strong>Question.</strong> ", fp);
+    HW_MARK(wr, "<p class=\"question\"><strong>Question.</strong> ");
     if (pg->st->question && *pg->st->question) {
-        ht_md(fp, pg->st->question);
+        hw_md(wr, pg->st->question);
     } else if (pg->param_sweep && pg->sweep) {
-        fputs("How do the tenants' latencies change with ", fp);
-        ht_esc(fp, pg->ax.label);
-        fputs(", and up to where does each strategy keep every SLA?", fp);
+        HW_MARK(wr, "How do the tenants' latencies change with ");
+        hw_text(wr, pg->ax.label);
+        HW_MARK(wr, ", and up to where does each strategy keep every SLA?");
     } else {
-        fputs("Which strategy serves every tenant of <code>", fp);
-        ht_esc(fp, ht_str(pg->doc, "scenario"));
-        fputs("</code> within its SLA at the lowest cost?", fp);
+        HW_MARK(wr, "Which strategy serves every tenant of <code>");
+        hw_text(wr, ht_str(pg->doc, "scenario"));
+        HW_MARK(wr, "</code> within its SLA at the lowest cost?");
     }
-    fputs("</p>\n", fp);
+    HW_MARK(wr, "</p>\n");
 }

@@ -5,6 +5,7 @@
  */
 #include "report/svg.h"
 #include "report/svgcheck.h"
+#include "report/hw.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -44,28 +45,6 @@ const char *svg_dash(int style)
 static int marker_of(int style)
 {
     return (style < 0 ? 0 : style) % 6;
-}
-
-void svg_esc(FILE *fp, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&':
-            fputs("&amp;", fp);
-            break;
-        case '<':
-            fputs("&lt;", fp);
-            break;
-        case '>':
-            fputs("&gt;", fp);
-            break;
-        case '"':
-            fputs("&quot;", fp);
-            break;
-        default:
-            fputc(*s, fp);
-        }
-    }
 }
 
 /* ---- building ------------------------------------------------------------------------- */
@@ -434,38 +413,38 @@ static int arrange(struct svg_panel *p, struct proj *pj, int *order)
 
 /* ---- drawing ---------------------------------------------------------------------------- */
 
-static void marker(FILE *fp, int shape, double x, double y)
+static void marker(struct hw *wr, int shape, double x, double y)
 {
     double r = 3.6;
     switch (shape) {
     case 0:
-        fprintf(fp, "M%.1f,%.1fa%.1f,%.1f 0 1,0 %.1f,0a%.1f,%.1f 0 1,0 %.1f,0", x - r, y, r, r,
-                2 * r, r, r, -2 * r);
+        HW_MARKF(wr, "M%.1f,%.1fa%.1f,%.1f 0 1,0 %.1f,0a%.1f,%.1f 0 1,0 %.1f,0", x - r, y, r, r,
+                 2 * r, r, r, -2 * r);
         break;
     case 1:
         r *= 0.9;
-        fprintf(fp, "M%.1f,%.1fh%.1fv%.1fh%.1fz", x - r, y - r, 2 * r, 2 * r, -2 * r);
+        HW_MARKF(wr, "M%.1f,%.1fh%.1fv%.1fh%.1fz", x - r, y - r, 2 * r, 2 * r, -2 * r);
         break;
     case 2:
-        fprintf(fp, "M%.1f,%.1fL%.1f,%.1fL%.1f,%.1fz", x, y - 1.2 * r, x + 1.1 * r, y + 0.8 * r,
-                x - 1.1 * r, y + 0.8 * r);
+        HW_MARKF(wr, "M%.1f,%.1fL%.1f,%.1fL%.1f,%.1fz", x, y - 1.2 * r, x + 1.1 * r, y + 0.8 * r,
+                 x - 1.1 * r, y + 0.8 * r);
         break;
     case 3:
-        fprintf(fp, "M%.1f,%.1fL%.1f,%.1fL%.1f,%.1fL%.1f,%.1fz", x, y - 1.3 * r, x + r, y, x,
-                y + 1.3 * r, x - r, y);
+        HW_MARKF(wr, "M%.1f,%.1fL%.1f,%.1fL%.1f,%.1fL%.1f,%.1fz", x, y - 1.3 * r, x + r, y, x,
+                 y + 1.3 * r, x - r, y);
         break;
     case 4:
-        fprintf(fp, "M%.1f,%.1fL%.1f,%.1fL%.1f,%.1fz", x, y + 1.2 * r, x + 1.1 * r, y - 0.8 * r,
-                x - 1.1 * r, y - 0.8 * r);
+        HW_MARKF(wr, "M%.1f,%.1fL%.1f,%.1fL%.1f,%.1fz", x, y + 1.2 * r, x + 1.1 * r, y - 0.8 * r,
+                 x - 1.1 * r, y - 0.8 * r);
         break;
     default: /* a cross, drawn by its stroke */
-        fprintf(fp, "M%.1f,%.1fL%.1f,%.1fM%.1f,%.1fL%.1f,%.1f", x - r, y - r, x + r, y + r, x - r,
-                y + r, x + r, y - r);
+        HW_MARKF(wr, "M%.1f,%.1fL%.1f,%.1fM%.1f,%.1fL%.1f,%.1f", x - r, y - r, x + r, y + r, x - r,
+                 y + r, x + r, y - r);
     }
 }
 
 /* The markers of one series: the filled ones, then the open ones. */
-static void series_markers(FILE *fp, const struct svg_series *s, const struct proj *pj)
+static void series_markers(struct hw *wr, const struct svg_series *s, const struct proj *pj)
 {
     int shape = marker_of(s->style), every = s->marker_every > 0 ? s->marker_every : 1;
     int phase = every > 1 ? (s->style * 3) % every : 0;
@@ -475,36 +454,37 @@ static void series_markers(FILE *fp, const struct svg_series *s, const struct pr
             if ((k % every != phase && k != pj->n - 1) || s->hollow[k] != open)
                 continue;
             if (!any)
-                fprintf(fp,
-                        "<path class=\"marker\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\" d=\"",
-                        shape == 5 ? "none"
-                        : open     ? "#ffffff"
-                                   : svg_colour(s->style),
-                        svg_colour(s->style), shape == 5 || open ? "1.8" : "1");
+                HW_MARKF(
+                    wr, "<path class=\"marker\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\" d=\"",
+                    shape == 5 ? "none"
+                    : open     ? "#ffffff"
+                               : svg_colour(s->style),
+                    svg_colour(s->style), shape == 5 || open ? "1.8" : "1");
             any = 1;
-            marker(fp, shape, pj->x[k], pj->y[k]);
+            marker(wr, shape, pj->x[k], pj->y[k]);
         }
         if (any)
-            fputs("\"/>\n", fp);
+            HW_MARK(wr, "\"/>\n");
     }
 }
 
-static void text(FILE *fp, double x, double y, const char *anchor, const char *style, const char *s)
-{
-    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\"%s%s>", x, y, anchor,
-            style && *style ? " " : "", style ? style : "");
-    svg_esc(fp, s);
-    fputs("</text>\n", fp);
-}
+/* A line of text at (x, y); style is a literal of attributes. */
+#define TEXT(wr, x, y, anchor, style, s)                                                           \
+    do {                                                                                           \
+        HW_MARKF((wr), "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" " style ">", (double)(x),   \
+                 (double)(y), (anchor));                                                           \
+        hw_text((wr), (s));                                                                        \
+        HW_MARK((wr), "</text>\n");                                                                \
+    } while (0)
 
-static void draw_axes(FILE *fp, const struct svg_panel *p, const struct axis *ax,
+static void draw_axes(struct hw *wr, const struct svg_panel *p, const struct axis *ax,
                       const struct axis *ay, double x0, double y0, double pw, double ph)
 {
     char lab[64];
-    fprintf(fp,
-            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#ffffff\" "
-            "stroke=\"#888888\"/>\n",
-            x0, y0, pw, ph);
+    HW_MARKF(wr,
+             "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#ffffff\" "
+             "stroke=\"#888888\"/>\n",
+             x0, y0, pw, ph);
     int rotate = 0;
     if (ax->kind == SVG_CAT && ax->n_ticks > 0) {
         size_t longest = 0;
@@ -514,44 +494,44 @@ static void draw_axes(FILE *fp, const struct svg_panel *p, const struct axis *ax
     }
     for (int k = 0; k < ax->n_ticks; k++) {
         double x = x0 + frac(ax, ax->tick[k]) * pw;
-        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
-                x, y0, x, y0 + ph);
+        HW_MARKF(wr, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
+                 x, y0, x, y0 + ph);
         if (ax->kind == SVG_CAT)
             snprintf(lab, sizeof lab, "%s", p->cats[(int)ax->tick[k]]);
         else
             tick_label(lab, sizeof lab, ax, ax->tick[k]);
         if (rotate) {
-            fprintf(fp,
-                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"9\" "
-                    "transform=\"rotate(-35 %.1f %.1f)\">",
-                    x, y0 + ph + 12, x, y0 + ph + 12);
-            svg_esc(fp, lab);
-            fputs("</text>\n", fp);
+            HW_MARKF(wr,
+                     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"9\" "
+                     "transform=\"rotate(-35 %.1f %.1f)\">",
+                     x, y0 + ph + 12, x, y0 + ph + 12);
+            hw_text(wr, lab);
+            HW_MARK(wr, "</text>\n");
         } else {
-            text(fp, x, y0 + ph + 13, "middle", "font-size=\"10\" fill=\"#333333\"", lab);
+            TEXT(wr, x, y0 + ph + 13, "middle", "font-size=\"10\" fill=\"#333333\"", lab);
         }
     }
     for (int k = 0; k < ay->n_ticks; k++) {
         double y = y0 + ph - frac(ay, ay->tick[k]) * ph;
-        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
-                x0, y, x0 + pw, y);
+        HW_MARKF(wr, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
+                 x0, y, x0 + pw, y);
         tick_label(lab, sizeof lab, ay, ay->tick[k]);
-        text(fp, x0 - 4, y + 3.5, "end", "font-size=\"10\" fill=\"#333333\"", lab);
+        TEXT(wr, x0 - 4, y + 3.5, "end", "font-size=\"10\" fill=\"#333333\"", lab);
     }
     if (!rotate)
-        text(fp, x0 + pw / 2, y0 + ph + 29, "middle", "font-size=\"11\"", p->xlabel);
-    fprintf(fp,
-            "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" "
-            "transform=\"rotate(-90 %.1f %.1f)\">",
-            x0 - 44, y0 + ph / 2, x0 - 44, y0 + ph / 2);
-    svg_esc(fp, p->ylabel);
-    fputs("</text>\n", fp);
+        TEXT(wr, x0 + pw / 2, y0 + ph + 29, "middle", "font-size=\"11\"", p->xlabel);
+    HW_MARKF(wr,
+             "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" "
+             "transform=\"rotate(-90 %.1f %.1f)\">",
+             x0 - 44, y0 + ph / 2, x0 - 44, y0 + ph / 2);
+    hw_text(wr, p->ylabel);
+    HW_MARK(wr, "</text>\n");
 }
 
 /* Reference lines: the SLA black and dashed, a reference value dark grey and long-dashed, a
  * guide (the 99 % line) light grey and dotted. Lines go under the curves, labels (pass 1)
  * over them, on a white backing. */
-static void draw_refs(FILE *fp, const struct svg_panel *p, const struct axis *ax,
+static void draw_refs(struct hw *wr, const struct svg_panel *p, const struct axis *ax,
                       const struct axis *ay, double x0, double y0, double pw, double ph, int labels)
 {
     static const char *const cls[3] = {"guide", "sla", "ref"};
@@ -568,10 +548,10 @@ static void draw_refs(FILE *fp, const struct svg_panel *p, const struct axis *ax
         double xa = rf->vertical ? x0 + t * pw : x0, xb = rf->vertical ? xa : x0 + pw;
         double ya = rf->vertical ? y0 : y0 + ph - t * ph, yb = rf->vertical ? y0 + ph : ya;
         if (!labels) {
-            fprintf(fp,
-                    "<line class=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-                    "stroke=\"%s\" stroke-width=\"%s\" stroke-dasharray=\"%s\"/>\n",
-                    cls[k], xa, ya, xb, yb, col[k], wid[k], dash[k]);
+            HW_MARKF(wr,
+                     "<line class=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                     "stroke=\"%s\" stroke-width=\"%s\" stroke-dasharray=\"%s\"/>\n",
+                     cls[k], xa, ya, xb, yb, col[k], wid[k], dash[k]);
             continue;
         }
         if (!rf->label[0])
@@ -582,16 +562,16 @@ static void draw_refs(FILE *fp, const struct svg_panel *p, const struct axis *ax
             tx = xa - 3;
             anchor = "end";
         }
-        fprintf(fp,
-                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"10\" fill=\"%s\" "
-                "stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">",
-                tx, ty, anchor, k ? "#000000" : "#555555");
-        svg_esc(fp, rf->label);
-        fputs("</text>\n", fp);
+        HW_MARKF(wr,
+                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"10\" fill=\"%s\" "
+                 "stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">",
+                 tx, ty, anchor, k ? "#000000" : "#555555");
+        hw_text(wr, rf->label);
+        HW_MARK(wr, "</text>\n");
     }
 }
 
-static void draw_panel(FILE *fp, struct svg_panel *p, double ox, double oy, double w, double h)
+static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy, double w, double h)
 {
     struct axis ax, ay;
     make_axis(p, 1, &ax);
@@ -618,39 +598,39 @@ static void draw_panel(FILE *fp, struct svg_panel *p, double ox, double oy, doub
         size_t len = strlen(merged);
         snprintf(merged + len, sizeof merged - len, "%s%s", len ? "; " : "same curve: ", mg);
     }
-    fprintf(fp, "<g class=\"panel\" data-latency=\"%d\" data-title=\"", p->latency);
-    svg_esc(fp, p->title);
-    fputs("\">\n", fp);
-    draw_axes(fp, p, &ax, &ay, x0, y0, pw, ph);
-    draw_refs(fp, p, &ax, &ay, x0, y0, pw, ph, 0);
+    HW_MARKF(wr, "<g class=\"panel\" data-latency=\"%d\" data-title=\"", p->latency);
+    hw_text(wr, p->title);
+    HW_MARK(wr, "\">\n");
+    draw_axes(wr, p, &ax, &ay, x0, y0, pw, ph);
+    draw_refs(wr, p, &ax, &ay, x0, y0, pw, ph, 0);
     for (int q = 0; q < m; q++) {
         const struct svg_series *s = &p->s[order[q]];
         const struct proj *pr = &pj[order[q]];
-        fputs("<polyline class=\"series\" data-label=\"", fp);
-        svg_esc(fp, s->merged[0] ? s->merged : s->label);
-        fprintf(fp,
-                "\"%s fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-linejoin=\"round\" "
-                "stroke-linecap=\"round\"",
-                s->points_only ? " data-points-only=\"1\"" : "",
-                s->points_only ? "none" : svg_colour(s->style));
+        HW_MARK(wr, "<polyline class=\"series\" data-label=\"");
+        hw_text(wr, s->merged[0] ? s->merged : s->label);
+        HW_MARK2(wr, s->points_only, "\" data-points-only=\"1\"", "\"");
+        HW_MARKF(wr,
+                 " fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-linejoin=\"round\" "
+                 "stroke-linecap=\"round\"",
+                 s->points_only ? "none" : svg_colour(s->style));
         if (svg_dash(s->style)[0])
-            fprintf(fp, " stroke-dasharray=\"%s\"", svg_dash(s->style));
-        fputs(" points=\"", fp);
+            HW_MARKF(wr, " stroke-dasharray=\"%s\"", svg_dash(s->style));
+        HW_MARK(wr, " points=\"");
         for (int k = 0; k < pr->n; k++)
-            fprintf(fp, "%s%.1f,%.1f", k ? " " : "", pr->x[k], pr->y[k]);
-        fputs("\"/>\n", fp);
-        series_markers(fp, s, pr);
+            HW_MARKF(wr, "%s%.1f,%.1f", k ? " " : "", pr->x[k], pr->y[k]);
+        HW_MARK(wr, "\"/>\n");
+        series_markers(wr, s, pr);
         for (int k = 0; k < s->n; k++) /* off the top of a capped axis: say the value */
             if (frac(&ay, s->y[k]) > 1) {
                 char v[32];
                 snprintf(v, sizeof v, "↑ %.3g", s->y[k]);
-                fprintf(fp,
-                        "<text class=\"offscale\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
-                        "font-size=\"10\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"3\" "
-                        "paint-order=\"stroke\">",
-                        pr->x[k] - 6, y0 + 11 + 11 * (order[q] % 3), svg_colour(s->style));
-                svg_esc(fp, v);
-                fputs("</text>\n", fp);
+                HW_MARKF(wr,
+                         "<text class=\"offscale\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
+                         "font-size=\"10\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"3\" "
+                         "paint-order=\"stroke\">",
+                         pr->x[k] - 6, y0 + 11 + 11 * (order[q] % 3), svg_colour(s->style));
+                hw_text(wr, v);
+                HW_MARK(wr, "</text>\n");
             }
     }
     /* Mark labels go under their ring, each on the first row where it overlaps no label
@@ -662,10 +642,10 @@ static void draw_panel(FILE *fp, struct svg_panel *p, double ox, double oy, doub
         if (!plottable(ax.kind, mk->x) || !plottable(ay.kind, mk->y))
             continue;
         double x = x0 + frac(&ax, mk->x) * pw, y = y0 + ph - frac(&ay, mk->y) * ph;
-        fprintf(fp,
-                "<circle class=\"cross\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"none\" "
-                "stroke=\"%s\" stroke-width=\"2.2\"/>\n",
-                x, y, svg_colour(mk->style));
+        HW_MARKF(wr,
+                 "<circle class=\"cross\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"none\" "
+                 "stroke=\"%s\" stroke-width=\"2.2\"/>\n",
+                 x, y, svg_colour(mk->style));
         if (!mk->label[0])
             continue;
         double half = 3.2 * (double)strlen(mk->label) + 2, row_y = y + 17;
@@ -680,16 +660,16 @@ static void draw_panel(FILE *fp, struct svg_panel *p, double ox, double oy, doub
         lx0[placed] = x - half;
         lx1[placed] = x + half;
         ly[placed++] = row_y;
-        fprintf(fp,
-                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\" "
-                "font-weight=\"bold\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"3\" "
-                "paint-order=\"stroke\">",
-                x, row_y, svg_colour(mk->style));
-        svg_esc(fp, mk->label);
-        fputs("</text>\n", fp);
+        HW_MARKF(wr,
+                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\" "
+                 "font-weight=\"bold\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"3\" "
+                 "paint-order=\"stroke\">",
+                 x, row_y, svg_colour(mk->style));
+        hw_text(wr, mk->label);
+        HW_MARK(wr, "</text>\n");
     }
-    draw_refs(fp, p, &ax, &ay, x0, y0, pw, ph, 1);
-    text(fp, ox + 8, oy + 15, "start", "font-size=\"12\" font-weight=\"bold\"", p->title);
+    draw_refs(wr, p, &ax, &ay, x0, y0, pw, ph, 1);
+    TEXT(wr, ox + 8, oy + 15, "start", "font-size=\"12\" font-weight=\"bold\"", p->title);
     char note[sizeof p->note + sizeof merged + 8];
     snprintf(note, sizeof note, "%s%s%s", p->note, p->note[0] && merged[0] ? " · " : "", merged);
     /* One line, cut to the panel's width (about 5.8 px a character at this size). */
@@ -702,39 +682,38 @@ static void draw_panel(FILE *fp, struct svg_panel *p, double ox, double oy, doub
         snprintf(note + (k > 3 ? k - 1 : k), sizeof note - k, "…");
     }
     if (note[0])
-        text(fp, ox + 8, oy + 30, "start", "font-size=\"10\" fill=\"#444444\"", note);
-    fputs("</g>\n", fp);
+        TEXT(wr, ox + 8, oy + 30, "start", "font-size=\"10\" fill=\"#444444\"", note);
+    HW_MARK(wr, "</g>\n");
     for (int i = 0; i < p->n_series; i++) {
         free(pj[i].x);
         free(pj[i].y);
     }
 }
 
-static void legend_swatch(FILE *fp, double x, double y, int style, int points_only)
+static void legend_swatch(struct hw *wr, double x, double y, int style, int points_only)
 {
     if (!points_only) {
-        fprintf(fp,
-                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                "stroke-width=\"2\"",
-                x, y, x + 30, y, svg_colour(style));
+        HW_MARKF(wr,
+                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                 "stroke-width=\"2\"",
+                 x, y, x + 30, y, svg_colour(style));
         if (svg_dash(style)[0])
-            fprintf(fp, " stroke-dasharray=\"%s\"", svg_dash(style));
-        fputs("/>\n", fp);
+            HW_MARKF(wr, " stroke-dasharray=\"%s\"", svg_dash(style));
+        HW_MARK(wr, "/>\n");
     }
     int shape = marker_of(style);
-    fprintf(fp, "<path fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\" d=\"",
-            shape == 5 ? "none" : svg_colour(style), svg_colour(style), shape == 5 ? "1.8" : "1");
-    marker(fp, shape, x + 15, y);
-    fputs("\"/>\n", fp);
+    HW_MARKF(wr, "<path fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\" d=\"",
+             shape == 5 ? "none" : svg_colour(style), svg_colour(style), shape == 5 ? "1.8" : "1");
+    marker(wr, shape, x + 15, y);
+    HW_MARK(wr, "\"/>\n");
 }
 
-void svg_swatch(FILE *fp, int style)
+void svg_swatch(struct hw *wr, int style)
 {
-    fputs("<svg class=\"swatch\" width=\"34\" height=\"12\" viewBox=\"0 0 34 12\" "
-          "aria-hidden=\"true\">",
-          fp);
-    legend_swatch(fp, 2, 6, style, 0);
-    fputs("</svg>", fp);
+    HW_MARK(wr, "<svg class=\"swatch\" width=\"34\" height=\"12\" viewBox=\"0 0 34 12\" "
+                "aria-hidden=\"true\">");
+    legend_swatch(wr, 2, 6, style, 0);
+    HW_MARK(wr, "</svg>");
 }
 
 /* Legend rows: entries flow left to right and wrap at the figure's width. */
@@ -755,7 +734,7 @@ static int legend_rows(const struct svg_figure *f, double width, double *ex, int
     return f->n_legend ? row + 1 : 0;
 }
 
-void svg_fig_write(FILE *fp, struct svg_figure *f, int standalone)
+void svg_fig_write(struct hw *wr, struct svg_figure *f, int standalone)
 {
     int cols = f->n_panels < f->cols ? (f->n_panels > 0 ? f->n_panels : 1) : f->cols;
     int rows = (f->n_panels + cols - 1) / cols;
@@ -768,26 +747,26 @@ void svg_fig_write(FILE *fp, struct svg_figure *f, int standalone)
     double top = (f->title[0] ? 26 : 4) + lrows * 18 + (lrows ? 6 : 0);
     double height = top + rows * f->panel_h;
     if (standalone)
-        fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", fp);
-    fprintf(fp,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"figure\" id=\"fig-%s\" "
-            "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"%s\" "
-            "role=\"img\" aria-label=\"",
-            f->id, width, height, width, height, FONT);
-    svg_esc(fp, f->title);
-    fputs("\">\n<title>", fp);
-    svg_esc(fp, f->title);
-    fprintf(fp, "</title>\n<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", width,
-            height);
+        HW_MARK(wr, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    HW_MARKF(wr,
+             "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"figure\" id=\"fig-%s\" "
+             "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"%s\" "
+             "role=\"img\" aria-label=\"",
+             f->id, width, height, width, height, FONT);
+    hw_text(wr, f->title);
+    HW_MARK(wr, "\">\n<title>");
+    hw_text(wr, f->title);
+    HW_MARKF(wr, "</title>\n<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", width,
+             height);
     if (f->title[0])
-        text(fp, 10, 18, "start", "font-size=\"14\" font-weight=\"bold\"", f->title);
+        TEXT(wr, 10, 18, "start", "font-size=\"14\" font-weight=\"bold\"", f->title);
     for (int k = 0; k < f->n_legend; k++) {
         double y = (f->title[0] ? 26 : 4) + erow[k] * 18 + 9;
-        legend_swatch(fp, ex[k], y, f->legend[k].style, f->legend[k].points_only);
-        text(fp, ex[k] + 36, y + 4, "start", "font-size=\"11\"", f->legend[k].label);
+        legend_swatch(wr, ex[k], y, f->legend[k].style, f->legend[k].points_only);
+        TEXT(wr, ex[k] + 36, y + 4, "start", "font-size=\"11\"", f->legend[k].label);
     }
     for (int k = 0; k < f->n_panels; k++)
-        draw_panel(fp, f->p[k], (k % cols) * f->panel_w, top + (k / cols) * f->panel_h, f->panel_w,
+        draw_panel(wr, f->p[k], (k % cols) * f->panel_w, top + (k / cols) * f->panel_h, f->panel_w,
                    f->panel_h);
-    fputs("</svg>\n", fp);
+    HW_MARK(wr, "</svg>\n");
 }

@@ -24,6 +24,8 @@
 
 #include <stdio.h>
 
+struct hw;
+
 #define SVG_MAX_SERIES 48
 #define SVG_MAX_REFS 6
 #define SVG_MAX_MARKS 64
@@ -120,15 +122,12 @@ enum svg_axis svg_auto_axis(const double *v, int n);
  * file of its own; else an <svg> element to put inline in HTML. Merges and reorders
  * series as the invariant says (so the figure is changed).
  */
-void svg_fig_write(FILE *fp, struct svg_figure *f, int standalone);
+void svg_fig_write(struct hw *wr, struct svg_figure *f, int standalone);
 
 /* The colour and dash pattern of a style (for HTML legends and tables). */
 const char *svg_colour(int style);
 const char *svg_dash(int style);
 /* A small inline SVG swatch of a style's line and marker, for tables and legends. */
-void svg_swatch(FILE *fp, int style);
-
-/* Writes s with &, <, > and " escaped. */
-void svg_esc(FILE *fp, const char *s);
+void svg_swatch(struct hw *wr, int style);
 
 #endif
