@@ -334,6 +334,100 @@ static void test_mig(void)
                             csv);
 }
 
+/* Runs scenario `json` beside trace `csv` (both written to the temporary directory) through the
+ * binary: its exit code, and the first tenant of the first strategy in *t (a copy to free). */
+static int run_llm_trace(const char *name, const char *json, const char *csv, cJSON **t, char *err,
+                         size_t errlen)
+{
+    char jname[128], cname[128], args[1024];
+    static char out[1 << 16];
+    snprintf(cname, sizeof cname, "%s.csv", name);
+    snprintf(jname, sizeof jname, "%s.json", name);
+    tu_write(cname, csv);
+    char *p = tu_write(jname, json);
+    snprintf(args, sizeof args, "run '%s' --json - --quiet", p);
+    int rc = tu_cli(args, out, sizeof out, err, errlen);
+    *t = NULL;
+    cJSON *doc = cJSON_Parse(out);
+    if (doc) {
+        cJSON *st = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "strategies"), 0);
+        *t = cJSON_Duplicate(cJSON_GetArrayItem(cJSON_GetObjectItem(st, "tenants"), 0), 1);
+        cJSON_Delete(doc);
+    }
+    return rc;
+}
+
+static double num_at(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* Token counts of 2^31 and 2^32 + 1 in a trace row (issue 31): an int made the first a
+ * negative prompt (an abort in ls_add, exit 134) and wrapped the second to 1 token (the run
+ * "completed" a one-token request). Counts are 64-bit end to end: on Llama-2-7B's 111,248-token
+ * cache both are refused on arrival and counted as failed, the other request completes; on a
+ * cache that holds them (a tiny model, 2 bytes of KV a token) 2^32 + 1 tokens are prefilled,
+ * which takes days of simulated time, not the milliseconds of one token. */
+static void test_tokens_past_32_bits(void)
+{
+    static const char *const rows[] = {"2147483648,4", "4294967297,4", "1,2147483648",
+                                       "1,4294967297"};
+    char scn[1024], csv[256], err[4096];
+    char *src = tu_slurp(tu_fixture("llmunit/alone.json"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+    snprintf(scn, sizeof scn, "%s", src);
+    free(src);
+    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
+        char *at = strstr(scn, "alone.csv");
+        if (at)
+            memcpy(at, "big31.csv", 9);
+        snprintf(csv, sizeof csv, "time_s,input_tokens,output_tokens\n0,512,32\n10,%s\n", rows[k]);
+        cJSON *t;
+        CU_ASSERT_EQUAL(run_llm_trace("big31", scn, csv, &t, err, sizeof err), 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        CU_ASSERT_DOUBLE_EQUAL(num_at(t, "arrived"), 2, 0);
+        CU_ASSERT_DOUBLE_EQUAL(num_at(t, "completed"), 1, 0);
+        CU_ASSERT_DOUBLE_EQUAL(num_at(t, "failed"), 1, 0);
+        CU_ASSERT_DOUBLE_EQUAL(num_at(t, "in_flight"), 0, 0);
+        cJSON_Delete(t);
+    }
+    static const char tiny[] =
+        "{\"name\": \"llm-huge\", \"gpu\": \"A100-80GB\", \"gpus\": 1, \"seed\": 1, \"tenants\": "
+        "[{\"name\": \"chat\", \"arrival\": {\"process\": \"trace\", \"path\": \"huge.csv\", "
+        "\"format\": \"sharesim\"}, \"serving\": {\"engine\": \"llm\", \"model\": {\"name\": "
+        "\"tiny\", \"params\": 1000, \"layers\": 1, \"hidden\": 8, \"intermediate\": 8, \"heads\": "
+        "1, \"kv_heads\": 1, \"head_dim\": 1, \"vocab\": 8}, \"kv_dtype\": \"fp8\", "
+        "\"max_batched_tokens\": 10000000}}], \"strategies\": [{\"name\": \"excl\", \"kind\": "
+        "\"exclusive\"}]}";
+    cJSON *t;
+    CU_ASSERT_EQUAL(run_llm_trace("huge", tiny,
+                                  "time_s,input_tokens,output_tokens\n0,4294967297,2\n", &t, err,
+                                  sizeof err),
+                    0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_DOUBLE_EQUAL(num_at(t, "completed"), 1, 0);
+    CU_ASSERT_DOUBLE_EQUAL(num_at(t, "failed"), 0, 0);
+    double ttft = num_at(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "llm"), "ttft_ms"), "mean");
+    CU_ASSERT(ttft > 1e8); /* 430 chunks of 10^7 tokens, attention quadratic in the context */
+    cJSON_Delete(t);
+    CU_ASSERT_EQUAL(run_llm_trace("huge", tiny, "time_s,input_tokens,output_tokens\n0,1,2\n", &t,
+                                  err, sizeof err),
+                    0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    ttft = num_at(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "llm"), "ttft_ms"), "mean");
+    CU_ASSERT(ttft < 1); /* the same model on one token */
+    cJSON_Delete(t);
+    /* Beyond TR_TOKENS_MAX: refused at load, naming the file, line, column, field and bound. */
+    CU_ASSERT_EQUAL(run_llm_trace("huge", tiny,
+                                  "time_s,input_tokens,output_tokens\n0,1,2\n1,1099511627777,2\n",
+                                  &t, err, sizeof err),
+                    2);
+    cJSON_Delete(t);
+    TU_CHECK_CONTAINS(err, "huge.csv:3:3: field \"input_tokens\": expected a token count (integer "
+                           ">= 0) of at most 1099511627776 (TR_TOKENS_MAX)");
+}
+
 void test_llmunit_register(void)
 {
     static const struct tu_test t[] = {
@@ -345,6 +439,8 @@ void test_llmunit_register(void)
         {"a fault fails the engine's requests", test_faults},
         {"TensorRT-LLM's A100 static batches within a factor 1.5", test_published_a100},
         {"under MIG: the instance's shares by hand, load errors", test_mig},
+        {"2^31 and 2^32 + 1 tokens: refused by a small cache, served by a large one",
+         test_tokens_past_32_bits},
         {NULL, NULL},
     };
     tu_add_suite("llmunit", t);

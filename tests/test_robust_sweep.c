@@ -8,11 +8,14 @@
  *  - sweep.csv is assembled only from CSVs that still match what was recorded.
  */
 #include "tools/sweep.h"
+#include "core/scenario.h"
 #include "testutil.h"
 #include "base/util.h"
 
+#include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,8 +258,181 @@ static void test_merge_skips_damaged_shard_point(void)
              "--jobs 1 --no-plot --quiet",
              scn, set, tu_tmpdir(), tu_tmpdir(), tu_tmpdir());
     CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 2);
-    EXPECT_IN(err, "1 point is in no shard directory (p0001");
+    /* named with what is wrong, and what to do (it was "in no shard directory" before) */
+    EXPECT_IN(err, "rs-shard1/points/p0001.json: its CSV has 0 rows of hash");
+    EXPECT_IN(err, "rerun that point");
     CU_ASSERT_FALSE(tu_exists(tpath("rs-merged/sweep.csv")));
+}
+
+/* Two shards of a two-point sweep into rs-<tag>0 and rs-<tag>1. */
+static void two_shards(const char *scn, const char *set, const char *tag)
+{
+    char args[4096], err[4096];
+    for (int i = 0; i < 2; i++) {
+        snprintf(args, sizeof args,
+                 "sweep '%s' --set '%s' --out '%s/rs-%s%d' --shard %d/2 --jobs 1 --no-plot "
+                 "--quiet",
+                 scn, set, tu_tmpdir(), tag, i, i);
+        CU_ASSERT_EQUAL_FATAL(tu_cli(args, NULL, 0, err, sizeof err), 0);
+    }
+}
+
+static int merge_shards(const char *scn, const char *set, const char *tag, char *err, size_t n)
+{
+    char args[4096];
+    snprintf(args, sizeof args,
+             "sweep '%s' --set '%s' --out '%s/rs-%s-merged' --merge '%s/rs-%s0' '%s/rs-%s1' "
+             "--jobs 1 --no-plot --quiet",
+             scn, set, tu_tmpdir(), tag, tu_tmpdir(), tag, tu_tmpdir(), tag);
+    return tu_cli(args, NULL, 0, err, n);
+}
+
+/* Replaces the first `from` in the file by `to` (same length or not). */
+static void edit(const char *path, const char *from, const char *to)
+{
+    char *t = tu_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    char *at = strstr(t, from);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    size_t n = strlen(t) + strlen(to) + 1;
+    char *out = malloc(n);
+    snprintf(out, n, "%.*s%s%s", (int)(at - t), t, to, at + strlen(from));
+    put(path, out);
+    free(out);
+    free(t);
+}
+
+/* Issue 31: a shard's point whose JSON figures were edited while its CSV still matches its
+ * hash was merged, and sweep.csv (from the CSVs) and the points' JSON then disagreed. The
+ * payload hash covers the figures of both files. */
+static void test_merge_refuses_edited_figures(void)
+{
+    const char *scn = scenario(3000), *set = "tenants.0.arrival.rate_per_s=50,100";
+    char err[4096];
+    two_shards(scn, set, "edit");
+    edit(tpath("rs-edit1/points/p0001.json"), "\"throughput_per_s\":\t",
+         "\"throughput_per_s\":\t9");
+    CU_ASSERT_EQUAL(merge_shards(scn, set, "edit", err, sizeof err), 2);
+    EXPECT_IN(err, "rs-edit1/points/p0001.json: its figures (JSON and CSV) hash to ");
+    EXPECT_IN(err, "edited after it was written; rerun that point");
+    CU_ASSERT_FALSE(tu_exists(tpath("rs-edit-merged/sweep.csv")));
+    CU_ASSERT_FALSE(tu_exists(tpath("rs-edit-merged/points/p0000.json"))); /* nothing copied */
+    /* In the sweep's own directory the same point is recomputed, not taken. */
+    char args[4096];
+    snprintf(args, sizeof args, "sweep '%s' --set '%s' --out '%s/rs-edit1' --jobs 1 --no-plot", scn,
+             set, tu_tmpdir());
+    CU_ASSERT_EQUAL(tu_cli(args, NULL, 0, err, sizeof err), 0);
+    EXPECT_IN(err, "p0001.csv or its JSON is cut short, edited or from an older sharesim");
+    EXPECT_IN(err, "2 points, 0 already done (skipped), 2 to run");
+}
+
+/* A point of the older format (no "format", no payload hash), whose config and CSV hashes
+ * still match: --merge refuses it and says to rerun it. */
+static void test_merge_refuses_old_format(void)
+{
+    const char *scn = scenario(3000), *set = "tenants.0.arrival.rate_per_s=50,100";
+    char err[4096];
+    two_shards(scn, set, "old");
+    edit(tpath("rs-old0/points/p0000.json"), "\"format\":", "\"formerly\":");
+    CU_ASSERT_EQUAL(merge_shards(scn, set, "old", err, sizeof err), 2);
+    EXPECT_IN(err, "rs-old0/points/p0000.json: written in point format 1 (an older sharesim, "
+                   "whose figures carry no hash), this sharesim reads format 2: rerun that point");
+    CU_ASSERT_FALSE(tu_exists(tpath("rs-old-merged/sweep.csv")));
+}
+
+/* Figures that hash right but do not conserve requests, or hold an infinity, are refused:
+ * the check that a hand-made or buggy point cannot pass by carrying its own hash. */
+static void test_verify_conservation(void)
+{
+    const char *scn = scenario(2000), *set = "tenants.0.arrival.rate_per_s=50,100";
+    char err[4096], msg[SS_ERRLEN], why[SS_ERRLEN];
+    two_shards(scn, set, "cons");
+    struct sw_grid g;
+    sw_grid_init(&g);
+    CU_ASSERT_EQUAL_FATAL(sw_grid_add(&g, set, msg, sizeof msg), 0);
+    struct scenario base, sc;
+    CU_ASSERT_EQUAL_FATAL(scn_load(scn, &base, msg, sizeof msg), 0);
+    struct sw_opts o = {0, -1, 1};
+    uint64_t hash;
+    CU_ASSERT_EQUAL_FATAL(sw_point_load(&g, base.json, scn, &o, 0, &sc, &hash, msg, sizeof msg), 0);
+    scn_free(&sc);
+    char *json = tu_slurp(tpath("rs-cons0/points/p0000.json"));
+    char *csv = tu_slurp(tpath("rs-cons0/points/p0000.csv"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    struct sw_csv_sum sum;
+    CU_ASSERT_EQUAL(sw_point_verify(&g, 0, hash, json, csv, strlen(csv), &sum, why, sizeof why),
+                    SW_DONE);
+    CU_ASSERT_EQUAL(sw_point_verify(&g, 1, hash, json, csv, strlen(csv), &sum, why, sizeof why),
+                    SW_DAMAGED); /* point 0's files under point 1's name */
+    EXPECT_IN(why, "it is not point p0001");
+    static const struct {
+        const char *key; /* a tenant count set to value, with the hashes made to match */
+        double value;
+        const char *part;
+    } cases[] = {
+        {"completed", 1, "strategies[0].tenants[0]: arrived "},
+        {"failed", -1, "\"failed\" is -1: expected a count >= 0 (an integer, one replication)"},
+        {"in_flight", 0.5, "\"in_flight\" is 0.5: expected a count >= 0"},
+        {"rejected", 12345678, "a number that is not finite at \"rejected\""}, /* 1e999 */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        cJSON *doc = cJSON_Parse(json);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+        cJSON *t = cJSON_GetArrayItem(
+            cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "strategies"), 0),
+                                "tenants"),
+            0);
+        cJSON *x = cJSON_GetObjectItem(t, cases[k].key);
+        int inf = cases[k].value == 12345678; /* hashed as the infinity it stands for */
+        cJSON_SetNumberValue(x, inf ? INFINITY : cases[k].value);
+        char hex[32];
+        snprintf(hex, sizeof hex, "%016llx",
+                 (unsigned long long)sw_payload_hash(doc, csv, strlen(csv)));
+        cJSON *swo = cJSON_GetObjectItem(doc, "sweep");
+        cJSON_ReplaceItemInObject(swo, "payload_hash", cJSON_CreateString(hex));
+        cJSON_SetNumberValue(x, cases[k].value);
+        char *text = cJSON_Print(doc), *big = strstr(text, "12345678");
+        if (big) /* cJSON reads 1e999 as infinity, and writes infinity as null */
+            memcpy(big, "1e999   ", 8);
+        CU_ASSERT_EQUAL(sw_point_verify(&g, 0, hash, text, csv, strlen(csv), NULL, why, sizeof why),
+                        SW_DAMAGED);
+        EXPECT_IN(why, cases[k].part);
+        free(text);
+        cJSON_Delete(doc);
+    }
+    /* A CSV row that does not conserve (its JSON recording its rows and hash, the payload hash
+     * over both): refused, naming the line. */
+    char *c2 = malloc(strlen(csv) + 8);
+    strcpy(c2, csv);
+    char *row = strchr(c2, '\n') + 1;
+    char *f = row;
+    for (int i = 0; i < 5; i++) /* scenario,strategy,kind,tenant,arrived, then completed */
+        f = strchr(f, ',') + 1;
+    memmove(f + 1, f, strlen(f) + 1);
+    *f = '9'; /* completed gains a leading 9 */
+    cJSON *doc = cJSON_Parse(json);
+    cJSON *swo = cJSON_GetObjectItem(doc, "sweep");
+    char hex[32];
+    uint64_t h = 14695981039346656037ULL;
+    for (const char *p = c2; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+    cJSON_ReplaceItemInObject(swo, "csv_hash", cJSON_CreateString(hex));
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)sw_payload_hash(doc, c2, strlen(c2)));
+    cJSON_ReplaceItemInObject(swo, "payload_hash", cJSON_CreateString(hex));
+    char *text = cJSON_Print(doc);
+    CU_ASSERT_EQUAL(sw_point_verify(&g, 0, hash, text, c2, strlen(c2), NULL, why, sizeof why),
+                    SW_DAMAGED);
+    EXPECT_IN(why, "CSV line 2: arrived ");
+    free(text);
+    cJSON_Delete(doc);
+    free(c2);
+    free(json);
+    free(csv);
+    scn_free(&base);
+    sw_grid_free(&g);
+    (void)err;
 }
 
 void test_robust_sweep_register(void)
@@ -267,6 +443,10 @@ void test_robust_sweep_register(void)
         {"sweep: damaged point files are recomputed, never copied", test_damaged_points_recomputed},
         {"sweep: --merge does not take a shard's damaged point",
          test_merge_skips_damaged_shard_point},
+        {"sweep: --merge refuses a point whose JSON figures were edited",
+         test_merge_refuses_edited_figures},
+        {"sweep: --merge refuses a point of the older format", test_merge_refuses_old_format},
+        {"sweep: figures that do not conserve requests are refused", test_verify_conservation},
         {NULL, NULL},
     };
     tu_add_suite("robust_sweep", tests);

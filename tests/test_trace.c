@@ -369,6 +369,41 @@ static void test_sharesim_columns(void)
     tr_close(r);
 }
 
+/* Token counts are 64-bit: 2^31 and 2^32 + 1 come out exactly (an int would turn them into
+ * -2^31 and 1); TR_TOKENS_MAX is the largest accepted, one more is refused naming the bound. */
+static void test_tokens_64bit_and_bound(void)
+{
+    char text[256], err[SS_ERRLEN];
+    snprintf(text, sizeof text,
+             "time_s,input_tokens,output_tokens\n0,2147483648,4294967297\n1,%lld,%lld\n",
+             (long long)TR_TOKENS_MAX, (long long)TR_TOKENS_MAX);
+    char *path = tu_write("big-tokens.csv", text);
+    struct tr_reader *r = tr_open(path, TR_SHARESIM, NULL, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    struct tr_record rec;
+    CU_ASSERT_EQUAL_FATAL(tr_next(r, &rec, err, sizeof err), 1);
+    CU_ASSERT_EQUAL(rec.input_tokens, 2147483648LL);
+    CU_ASSERT_EQUAL(rec.output_tokens, 4294967297LL);
+    CU_ASSERT_EQUAL_FATAL(tr_next(r, &rec, err, sizeof err), 1);
+    CU_ASSERT_EQUAL(rec.input_tokens, TR_TOKENS_MAX);
+    CU_ASSERT_EQUAL(tr_next(r, &rec, err, sizeof err), 0);
+    tr_close(r);
+    snprintf(text, sizeof text, "time_s,input_tokens,output_tokens\n0,1,1\n1,1,%lld\n",
+             (long long)TR_TOKENS_MAX + 1);
+    CU_ASSERT_EQUAL(read_text("over.csv", text, TR_SHARESIM, err, sizeof err, NULL), -1);
+    TU_CHECK_CONTAINS(err, "over.csv:3:5: field \"output_tokens\": expected a token count "
+                           "(integer >= 0) of at most 1099511627776 (TR_TOKENS_MAX), got "
+                           "\"1099511627777\"");
+    /* The same bound on the Azure trace's columns. */
+    CU_ASSERT_EQUAL(read_text("over-azure.csv",
+                              "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                              "2023-11-16 18:15:46.6805900,9223372036854775807,1\n",
+                              TR_AZURE_LLM, err, sizeof err, NULL),
+                    -1);
+    TU_CHECK_CONTAINS(err, "over-azure.csv:2:29: field \"ContextTokens\": expected a token count "
+                           "(integer >= 0) of at most 1099511627776 (TR_TOKENS_MAX)");
+}
+
 /* ---- openb ---- */
 
 static void test_openb_slice(void)
@@ -534,6 +569,8 @@ void test_trace_register(void)
     static const struct tu_test t[] = {
         {"format names", test_format_names},
         {"Azure slices: count, arrivals, token means (Python)", test_azure_slices},
+        {"token counts: 2^31 and 2^32 + 1 exact, TR_TOKENS_MAX + 1 refused",
+         test_tokens_64bit_and_bound},
         {"time_scale and limit", test_time_scale_and_limit},
         {"timestamps exact across year end and leap day", test_timestamps_exact_across_calendar},
         {"CRLF, BOM, blank lines", test_line_endings_bom_blank},

@@ -274,14 +274,15 @@ static int find_merge_sources(struct sweep_cmd *c, const char **src)
             if (same_dir(dir, c->dir))
                 continue;
             struct sw_csv_sum sum;
-            enum sw_state st = sw_point_state(&c->grid, dir, i, c->hash[i], &sum);
-            if (st == SW_STALE) {
+            char why[SS_ERRLEN];
+            enum sw_state st = sw_point_check(&c->grid, dir, i, c->hash[i], &sum, why, sizeof why);
+            if (st == SW_STALE || st == SW_DAMAGED) { /* a shard's point is taken whole or not */
                 char path[4096];
                 sw_point_file(&c->grid, dir, i, "json", path, sizeof path);
-                fprintf(stderr,
-                        "sharesim sweep: --merge: %s was written by a different sweep (other "
-                        "scenario, values, seed or replications)\n",
-                        path);
+                fprintf(stderr, "sharesim sweep: --merge: %s: %s%s\n", path, why,
+                        st == SW_DAMAGED ? "; rerun that point (its shard's command recomputes "
+                                           "it) before merging"
+                                         : "");
                 return -1;
             }
             if (st == SW_DONE)
@@ -407,8 +408,8 @@ static int merge(struct sweep_cmd *c)
         rc = -1;
     }
     for (long k = 0; rc == 0 && k < c->n_todo; k++)
-        if (sw_point_copy(&c->grid, src[k], c->dir, c->todo[k], &c->sums[c->todo[k]], err,
-                          sizeof err)) {
+        if (sw_point_copy(&c->grid, src[k], c->dir, c->todo[k], c->hash[c->todo[k]],
+                          &c->sums[c->todo[k]], err, sizeof err)) {
             fprintf(stderr, "sharesim sweep: --merge: %s\n", err);
             rc = -1;
         }

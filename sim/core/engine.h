@@ -81,9 +81,11 @@ struct request {
     double work0;   /* the work it arrived with */
     double start;   /* first time in service (s), < 0 until then */
     int32_t tenant;
-    uint8_t measured;   /* arrived after the warm-up: counts in the statistics */
-    int32_t in_tokens;  /* LLM tenants: prompt tokens (>= 1); 0 for other tenants */
-    int32_t out_tokens; /* LLM tenants: tokens to generate (>= 1) */
+    uint8_t measured; /* arrived after the warm-up: counts in the statistics */
+    /* LLM tenants: prompt tokens and tokens to generate (each >= 1, <= TR_TOKENS_MAX or the
+     * token distributions' maximum); 0 for other tenants. 64-bit: a trace row may hold more
+     * than 2^31 (docs/robustness.md#counts-and-their-bounds). */
+    int64_t in_tokens, out_tokens;
 };
 
 /* FIFO ring of waiting requests. */
@@ -122,20 +124,20 @@ struct tenant_rt {
     gsl_rng rng_gsl;      /* rng seen as a gsl_rng, for gsl_ran_* (gamma, lognormal) */
     struct rqueue q;
     struct tenant_stats st;
-    int active; /* still generating arrivals */
-    int mmpp_state;
     double mmpp_state_end;
     double gamma_shape, gamma_scale;
     double lognorm_mu, lognorm_sigma;
     int poisson_exp;    /* Poisson arrivals and exponential work: ten_next's inline case */
     uint8_t saturated;  /* cfg's arrival is "saturated": eng_pop refills its queue */
     uint8_t announce;   /* ops->arrive is called for its arrivals (eng_announce; 1 by default) */
+    uint8_t active;     /* still generating arrivals */
+    uint8_t mmpp_state; /* < SCN_MAX_MMPP */
     double gap_mean_s;  /* 1 / rate (poisson) */
     double work_mean_s; /* mean work (exponential) */
     struct trace_src *trace;
     double next_work; /* work of the arrival already scheduled (its time: in s->arr_heap) */
     double next_t;    /* … and its time, INFINITY once the stream has ended */
-    int32_t next_in, next_out; /* LLM tenants: that arrival's tokens (as struct request has them) */
+    int64_t next_in, next_out; /* LLM tenants: that arrival's tokens (as struct request has them) */
     struct lst_stats *llm;     /* LLM tenants: token figures (core/llmstats.h); NULL otherwise */
     long in_system;            /* all requests (measured or not) in queue or in service */
     /* Completions of any request, and their count when the window opened (t_warm known): those

@@ -103,49 +103,89 @@ void pc_free_cand(struct plan_cand *c)
     c->missed = NULL;
 }
 
-/* Whether gpu_of[0..T) is a restricted growth string within G blocks of at most r. */
-static int placement_ok(int T, int G, int r, const int *gpu_of)
+/*
+ * Placements are restricted growth strings (RGS) enumerated in lexicographic order, stepping
+ * straight from one valid string to the next: the strings that break the per-GPU limit are
+ * never visited (walking all RGS and filtering them costs Bell(T) steps, 4.2 million at 12
+ * tenants, and never reaches the first valid one at a few hundred). Each call is O(T + G) in
+ * time and memory, whatever T: a GPU's count and the prefix maxima are rebuilt from gpu_of.
+ *
+ * Every tenant placed takes one of the G × r slots, so a valid prefix always extends to a
+ * valid whole iff T <= G × r; the smallest extension fills the lowest GPU with room first.
+ */
+struct rgs_work {
+    int *cnt;  /* tenants on each GPU, over the prefix being kept */
+    int *pmax; /* pmax[i]: GPUs used by gpu_of[0..i) (the index a new GPU gets at i) */
+};
+
+static int rgs_alloc(int T, int G, struct rgs_work *w)
 {
-    int cnt[64] = {0}, used = 0;
-    for (int i = 0; i < T; i++) {
-        if (gpu_of[i] > used || gpu_of[i] >= G || ++cnt[gpu_of[i]] > r)
-            return 0;
-        used += gpu_of[i] == used;
-    }
-    return 1;
+    int nb = G < T ? G : T;
+    w->cnt = ss_xcalloc((size_t)nb + (size_t)T + 1, sizeof *w->cnt);
+    w->pmax = w->cnt + nb;
+    return nb;
 }
 
-/* Steps gpu_of to the next restricted growth string (ignoring the limits); 0 after the last. */
-static int rgs_next(int T, int G, int *gpu_of)
+/* Fills gpu_of[from..T) with the smallest valid completion of the prefix counted in w->cnt
+ * (used GPUs in use): the lowest GPU with room, else a new one. The caller checked T <= G × r. */
+static void rgs_fill(int T, int r, int *gpu_of, int from, int used, struct rgs_work *w)
 {
-    for (int i = T - 1; i > 0; i--) {
-        int max = 0;
-        for (int k = 0; k < i; k++)
-            max = gpu_of[k] + 1 > max ? gpu_of[k] + 1 : max;
-        if (gpu_of[i] < max && gpu_of[i] + 1 < G) {
-            gpu_of[i]++;
-            for (int k = i + 1; k < T; k++)
-                gpu_of[k] = 0;
-            return 1;
-        }
+    int low = 0;
+    for (int k = from; k < T; k++) {
+        while (low < used && w->cnt[low] >= r)
+            low++;
+        int g = low < used ? low : used++;
+        gpu_of[k] = g;
+        w->cnt[g]++;
     }
-    return 0;
 }
 
-int pc_placement_next(int T, int G, int r, int *gpu_of)
+static int placements_exist(int T, int G, int r)
 {
-    SS_ASSERT(T >= 1 && T <= 64 && G >= 1);
-    while (rgs_next(T, G, gpu_of))
-        if (placement_ok(T, G, r, gpu_of))
-            return 1;
-    return 0;
+    return T >= 1 && G >= 1 && r >= 1 && (long long)G * r >= T;
 }
 
 int pc_placement_first(int T, int G, int r, int *gpu_of)
 {
-    for (int i = 0; i < T; i++)
-        gpu_of[i] = 0;
-    return placement_ok(T, G, r, gpu_of) || pc_placement_next(T, G, r, gpu_of);
+    if (!placements_exist(T, G, r))
+        return 0;
+    struct rgs_work w;
+    rgs_alloc(T, G, &w);
+    rgs_fill(T, r, gpu_of, 0, 0, &w);
+    free(w.cnt);
+    return 1;
+}
+
+int pc_placement_next(int T, int G, int r, int *gpu_of)
+{
+    if (!placements_exist(T, G, r))
+        return 0;
+    struct rgs_work w;
+    int nb = rgs_alloc(T, G, &w);
+    int used = 0;
+    for (int i = 0; i < T; i++) {
+        SS_ASSERT(gpu_of[i] >= 0 && gpu_of[i] <= used && gpu_of[i] < nb);
+        w.pmax[i] = used;
+        w.cnt[gpu_of[i]]++;
+        used += gpu_of[i] == used;
+    }
+    /* The last position that can take a larger GPU, given its prefix, is the one to step. */
+    int found = 0;
+    for (int i = T - 1; i > 0 && !found; i--) {
+        w.cnt[gpu_of[i]]--;
+        int top = w.pmax[i] < G - 1 ? w.pmax[i] : G - 1; /* pmax[i]: a new GPU */
+        for (int g = gpu_of[i] + 1; g <= top; g++)
+            if (g == w.pmax[i] || w.cnt[g] < r) {
+                gpu_of[i] = g;
+                w.cnt[g]++;
+                int u = w.pmax[i] + (g == w.pmax[i]);
+                rgs_fill(T, r, gpu_of, i + 1, u, &w);
+                found = 1;
+                break;
+            }
+    }
+    free(w.cnt);
+    return found;
 }
 
 long pc_placement_count(int T, int G, int r, long limit)

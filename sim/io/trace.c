@@ -338,6 +338,24 @@ static int parse_int(const struct tr_reader *r, const struct field *f, const cha
     return 0;
 }
 
+/* A token count in [0, TR_TOKENS_MAX]: a value above the bound is named as such (a plain
+ * "expected an integer >= 0" would leave the reader guessing why 2^41 is refused). */
+static int parse_tokens(const struct tr_reader *r, const struct field *f, const char *name,
+                        long long *out, char *err, size_t errlen)
+{
+    long long v;
+    if (parse_int(r, f, name, 0, LLONG_MAX, "a token count (integer >= 0)", &v, err, errlen))
+        return -1;
+    if (v > TR_TOKENS_MAX)
+        return ss_errf(err, errlen,
+                       "%s:%ld:%ld: field \"%s\": expected a token count (integer >= 0) of at "
+                       "most %lld (TR_TOKENS_MAX), got \"%s\"",
+                       r->path, r->line_no, f->col, name, (long long)TR_TOKENS_MAX,
+                       show(f->s, f->len).s);
+    *out = v;
+    return 0;
+}
+
 /*
  * A finite decimal number (digits, sign, '.', exponent only: "nan", "inf" and hex floats are
  * refused before strtod sees them) that is at least lo (strictly above lo if open).
@@ -457,11 +475,9 @@ static int parse_field(struct tr_reader *r, const struct col_spec *c, const stru
         return parse_num(r, f, n, 0, 0, "a finite number of milliseconds >= 0", &row->work_ms, err,
                          errlen);
     case S_INPUT:
-        return parse_int(r, f, n, 0, LLONG_MAX, "a token count (integer >= 0)", &row->input_tokens,
-                         err, errlen);
+        return parse_tokens(r, f, n, &row->input_tokens, err, errlen);
     case S_OUTPUT:
-        return parse_int(r, f, n, 0, LLONG_MAX, "a token count (integer >= 0)", &row->output_tokens,
-                         err, errlen);
+        return parse_tokens(r, f, n, &row->output_tokens, err, errlen);
     case S_NAME:
         return parse_text(r, f, n, row->pod.name, sizeof row->pod.name, err, errlen);
     case S_CPU:

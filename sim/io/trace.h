@@ -28,6 +28,15 @@
 
 /* Longest accepted line, in bytes, without its line ending. */
 #define TR_LINE_MAX 65536
+/*
+ * The largest token count a row may give (input and output each): 2^40, about 10^5 times the
+ * longest context window any published model has (10^7 tokens), so no real request comes near
+ * it, while a request's tokens, their sum, its KV blocks and its work in seconds
+ * (prefill × tokens) stay exact in 64-bit integers and doubles (< 2^53). Counts are 64-bit
+ * end to end (docs/robustness.md#counts-and-their-bounds); a larger value is an error naming
+ * the file, line, column, field and this bound.
+ */
+#define TR_TOKENS_MAX (1LL << 40)
 /* An openb pod list is held in memory to be sorted; this bounds it (about 250 MB). */
 #define TR_OPENB_MAX_PODS 1000000
 

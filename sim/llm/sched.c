@@ -13,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Token and block counts are longs: 64-bit, as a request may hold up to TR_TOKENS_MAX (2^40)
+ * tokens (docs/robustness.md#counts-and-their-bounds). */
+_Static_assert(sizeof(long) >= 8, "token counts need a 64-bit long");
+
 void ls_init(struct ls_sched *s, const struct ls_cfg *cfg)
 {
     if (cfg->kv_blocks < 1 || cfg->block_size < 1 || cfg->max_num_seqs < 1 ||

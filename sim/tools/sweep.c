@@ -418,13 +418,14 @@ static struct sw_csv_sum csv_sum(const char *text, size_t len)
     return s;
 }
 
-/* The CSV sum a point's JSON records, or -1 if it records none (an older sharesim's). */
+/* The CSV sum a point's JSON records, or -1 if it records none. */
 static int recorded_sum(const cJSON *sweep, struct sw_csv_sum *out)
 {
     const cJSON *h = cJSON_GetObjectItemCaseSensitive(sweep, "csv_hash");
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(sweep, "csv_rows");
     char *end;
-    if (!cJSON_IsString(h) || !cJSON_IsNumber(n) || n->valuedouble < 0)
+    if (!cJSON_IsString(h) || !cJSON_IsNumber(n) || !(n->valuedouble >= 0) ||
+        n->valuedouble > 1e9 || n->valuedouble != floor(n->valuedouble))
         return -1;
     errno = 0;
     out->hash = strtoull(h->valuestring, &end, 16);
@@ -432,41 +433,279 @@ static int recorded_sum(const cJSON *sweep, struct sw_csv_sum *out)
     return *end || errno || end == h->valuestring ? -1 : 0;
 }
 
+/* FNV-1a 64 of the figures a point carries: its JSON without the "sweep" object, printed
+ * unformatted (cJSON prints a parsed document back to the same text, numbers included, so the
+ * hash does not depend on the file's whitespace), then its CSV's bytes. */
+uint64_t sw_payload_hash(const cJSON *doc, const char *csv, size_t csv_len)
+{
+    cJSON *figs = cJSON_Duplicate(doc, 1);
+    cJSON_DeleteItemFromObjectCaseSensitive(figs, "sweep");
+    char *text = cJSON_PrintUnformatted(figs);
+    cJSON_Delete(figs);
+    uint64_t h = 14695981039346656037ULL;
+    for (const char *p = text ? text : ""; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    h = (h ^ 0xffu) * 1099511628211ULL; /* a separator no JSON text holds */
+    for (size_t k = 0; k < csv_len; k++)
+        h = (h ^ (unsigned char)csv[k]) * 1099511628211ULL;
+    free(text);
+    return h;
+}
+
+/* Every number in the document is finite (cJSON reads 1e999 as infinity). */
+static int all_finite(const cJSON *j, char *why, size_t n)
+{
+    if (cJSON_IsNumber(j) && !isfinite(j->valuedouble))
+        return ss_errf(why, n, "a number that is not finite at \"%s\"",
+                       j->string ? j->string : "(array item)");
+    for (const cJSON *c = j->child; c; c = c->next)
+        if (all_finite(c, why, n))
+            return -1;
+    return 0;
+}
+
+/* The request counts of one tenant conserve: none negative, none missing, arrived =
+ * completed + rejected + failed + in flight (exactly for one replication, whose counts are
+ * integers; to the 6 significant digits means are printed with over several). */
+static int counts_conserve(const double *v, int exact, const char *where, char *why, size_t n)
+{
+    static const char *const names[5] = {"arrived", "completed", "rejected", "failed", "in_flight"};
+    double sum = 0, mag = 0;
+    for (int k = 0; k < 5; k++) {
+        if (!(v[k] >= 0) || (exact && v[k] != floor(v[k])))
+            return ss_errf(why, n, "%s: \"%s\" is %g: expected a count >= 0%s", where, names[k],
+                           v[k], exact ? " (an integer, one replication)" : "");
+        if (k > 0)
+            sum += v[k];
+        mag += v[k];
+    }
+    double tol = exact ? 0 : 1e-5 * (mag > 1 ? mag : 1);
+    if (fabs(v[0] - sum) > tol)
+        return ss_errf(why, n,
+                       "%s: arrived %g != completed %g + rejected %g + failed %g + in flight %g",
+                       where, v[0], v[1], v[2], v[3], v[4]);
+    return 0;
+}
+
+/* The JSON's tenants conserve their requests. */
+static int json_conserves(const cJSON *doc, char *why, size_t n)
+{
+    const cJSON *reps = cJSON_GetObjectItemCaseSensitive(doc, "replications");
+    const cJSON *strats = cJSON_GetObjectItemCaseSensitive(doc, "strategies");
+    if (!cJSON_IsNumber(reps) || !cJSON_IsArray(strats))
+        return ss_errf(why, n, "no \"replications\" or \"strategies\": not a run's result");
+    int exact = reps->valuedouble == 1;
+    static const char *const keys[5] = {"arrived", "completed", "rejected", "failed", "in_flight"};
+    int si = 0;
+    for (const cJSON *st = strats->child; st; st = st->next, si++) {
+        const cJSON *ts = cJSON_GetObjectItemCaseSensitive(st, "tenants");
+        if (!cJSON_IsArray(ts))
+            return ss_errf(why, n, "strategies[%d]: no \"tenants\" array", si);
+        int ti = 0;
+        for (const cJSON *t = ts->child; t; t = t->next, ti++) {
+            double v[5];
+            char where[64];
+            snprintf(where, sizeof where, "strategies[%d].tenants[%d]", si, ti);
+            for (int k = 0; k < 5; k++) {
+                const cJSON *x = cJSON_GetObjectItemCaseSensitive(t, keys[k]);
+                v[k] = cJSON_IsNumber(x) ? x->valuedouble : NAN;
+            }
+            if (counts_conserve(v, exact, where, why, n))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Splits one CSV line (RFC 4180 quoting, as sw_csv_field writes) into at most cap fields,
+ * unquoted in place; the number of fields. */
+static int csv_split(char *line, char **f, int cap)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        char *out = p, *start = p;
+        if (*p == '"') {
+            for (p++;; p++) {
+                if (*p == '"' && p[1] == '"') {
+                    *out++ = '"';
+                    p++;
+                } else if (*p == '"' || !*p) {
+                    p += *p == '"';
+                    break;
+                } else {
+                    *out++ = *p;
+                }
+            }
+            while (*p && *p != ',')
+                p++;
+        } else {
+            while (*p && *p != ',')
+                out = ++p;
+        }
+        int more = *p == ',';
+        *out = '\0';
+        if (n < cap)
+            f[n++] = start;
+        if (!more)
+            return n;
+        p++;
+    }
+}
+
+/* The CSV's rows conserve their requests and hold no "nan" or "inf" (a figure that does not
+ * apply is an empty field). */
+static int csv_conserves(const char *text, size_t len, int exact, char *why, size_t n)
+{
+    enum { MAXF = 256 };
+    static const char *const keys[5] = {"arrived", "completed", "rejected", "failed", "in_flight"};
+    char *copy = ss_xmalloc(len + 1), *f[MAXF];
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    int col[5] = {-1, -1, -1, -1, -1}, rc = 0;
+    long line = 0;
+    char *save = NULL;
+    for (char *l = strtok_r(copy, "\n", &save); l && rc == 0; l = strtok_r(NULL, "\n", &save)) {
+        line++;
+        int nf = csv_split(l, f, MAXF);
+        if (line == 1) {
+            for (int i = 0; i < nf; i++)
+                for (int k = 0; k < 5; k++)
+                    if (strcmp(f[i], keys[k]) == 0)
+                        col[k] = i;
+            for (int k = 0; k < 5 && rc == 0; k++)
+                if (col[k] < 0)
+                    rc = ss_errf(why, n, "CSV line 1: no column \"%s\"", keys[k]);
+            continue;
+        }
+        double v[5];
+        for (int i = 0; i < nf && rc == 0; i++) {
+            char *end;
+            double x = strtod(f[i], &end);
+            if (end != f[i] && !isfinite(x))
+                rc = ss_errf(why, n, "CSV line %ld, column %d: \"%s\" is not finite", line, i + 1,
+                             f[i]);
+        }
+        for (int k = 0; k < 5 && rc == 0; k++) {
+            char *end;
+            v[k] = col[k] < nf ? strtod(f[col[k]], &end) : NAN;
+            if (col[k] >= nf || end == f[col[k]] || *end)
+                v[k] = NAN;
+        }
+        if (rc == 0) {
+            char where[48];
+            snprintf(where, sizeof where, "CSV line %ld", line);
+            rc = counts_conserve(v, exact, where, why, n);
+        }
+    }
+    free(copy);
+    return rc;
+}
+
+enum sw_state sw_point_verify(const struct sw_grid *g, long idx, uint64_t hash, const char *json,
+                              const char *csv, size_t csv_len, struct sw_csv_sum *sum, char *why,
+                              size_t n)
+{
+    char want[32], id[32];
+    cJSON *doc = cJSON_Parse(json);
+    if (!doc) {
+        ss_errf(why, n, "its JSON does not parse (cut short, or not a point file)");
+        return SW_DAMAGED;
+    }
+    enum sw_state st = SW_DAMAGED;
+    const cJSON *sw = cJSON_GetObjectItemCaseSensitive(doc, "sweep");
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(sw, "config_hash");
+    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(sw, "format");
+    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(sw, "payload_hash");
+    const cJSON *ix = cJSON_GetObjectItemCaseSensitive(sw, "index");
+    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(sw, "id");
+    struct sw_csv_sum rec, got = csv_sum(csv, csv_len);
+    hash_hex(hash, want, sizeof want);
+    sw_point_id(g, idx, id, sizeof id);
+    if (!cJSON_IsString(h) || strcmp(h->valuestring, want) != 0) {
+        ss_errf(why, n,
+                "written by a different sweep (other scenario, values, seed or "
+                "replications)");
+        st = SW_STALE;
+    } else if (!cJSON_IsNumber(fmt) || fmt->valuedouble != SW_POINT_FORMAT) {
+        char f[32] = "1";
+        if (cJSON_IsNumber(fmt))
+            snprintf(f, sizeof f, "%g", fmt->valuedouble);
+        ss_errf(why, n,
+                "written in point format %s (an older sharesim, whose figures carry no hash), "
+                "this sharesim reads format %d: rerun that point",
+                f, SW_POINT_FORMAT);
+    } else if (!cJSON_IsNumber(ix) || ix->valuedouble != (double)idx || !cJSON_IsString(pid) ||
+               strcmp(pid->valuestring, id) != 0) {
+        ss_errf(why, n, "it is not point %s (its \"sweep\" object names another)", id);
+    } else if (recorded_sum(sw, &rec) != 0) {
+        ss_errf(why, n, "its JSON records no CSV rows and hash");
+    } else if (got.hash != rec.hash || got.rows != rec.rows) {
+        ss_errf(why, n,
+                "its CSV has %ld rows of hash %016" PRIx64 ", its JSON records %ld of "
+                "%016" PRIx64 " (cut short, edited or replaced)",
+                got.rows, got.hash, rec.rows, rec.hash);
+    } else {
+        char hex[32];
+        hash_hex(sw_payload_hash(doc, csv, csv_len), hex, sizeof hex);
+        if (!cJSON_IsString(ph) || strcmp(ph->valuestring, hex) != 0)
+            ss_errf(why, n,
+                    "its figures (JSON and CSV) hash to %s, its \"payload_hash\" says %s: edited "
+                    "after it was written",
+                    hex, cJSON_IsString(ph) ? ph->valuestring : "nothing");
+        else if (all_finite(doc, why, n) == 0 && json_conserves(doc, why, n) == 0 &&
+                 csv_conserves(csv, csv_len,
+                               cJSON_GetObjectItemCaseSensitive(doc, "replications")->valuedouble ==
+                                   1,
+                               why, n) == 0) {
+            if (sum)
+                *sum = rec;
+            st = SW_DONE;
+        }
+    }
+    cJSON_Delete(doc);
+    return st;
+}
+
+enum sw_state sw_point_check(const struct sw_grid *g, const char *dir, long idx, uint64_t hash,
+                             struct sw_csv_sum *csv, char *why, size_t n)
+{
+    char path[4096];
+    char *json, *text;
+    size_t len;
+    if (why && n)
+        why[0] = '\0';
+    sw_point_file(g, dir, idx, "json", path, sizeof path);
+    if (ss_read_file_own(path, SW_MAX_FILE, &json, NULL, NULL, 0))
+        return SW_TODO;
+    sw_point_file(g, dir, idx, "csv", path, sizeof path);
+    if (ss_read_file_own(path, SW_MAX_FILE, &text, &len, NULL, 0)) {
+        cJSON *doc = cJSON_Parse(json);
+        const cJSON *h = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(doc, "sweep"), "config_hash");
+        char want[32];
+        hash_hex(hash, want, sizeof want);
+        int stale = doc && !(cJSON_IsString(h) && strcmp(h->valuestring, want) == 0);
+        cJSON_Delete(doc);
+        free(json);
+        ss_errf(why, n,
+                stale ? "written by a different sweep (other scenario, values, seed or "
+                        "replications)"
+                      : "its CSV is missing or unreadable");
+        return stale ? SW_STALE : SW_DAMAGED;
+    }
+    char dummy[8];
+    enum sw_state st = sw_point_verify(g, idx, hash, json, text, len, csv, why ? why : dummy,
+                                       why ? n : sizeof dummy);
+    free(json);
+    free(text);
+    return st;
+}
+
 enum sw_state sw_point_state(const struct sw_grid *g, const char *dir, long idx, uint64_t hash,
                              struct sw_csv_sum *csv)
 {
-    char path[4096], want[32];
-    char *text;
-    size_t len;
-    sw_point_file(g, dir, idx, "json", path, sizeof path);
-    if (ss_read_file_own(path, SW_MAX_FILE, &text, NULL, NULL, 0))
-        return SW_TODO;
-    cJSON *doc = cJSON_Parse(text);
-    free(text);
-    if (!doc)
-        return SW_DAMAGED; /* cut short or not ours: it is recomputed */
-    const cJSON *sw = cJSON_GetObjectItemCaseSensitive(doc, "sweep");
-    const cJSON *h = cJSON_GetObjectItemCaseSensitive(sw, "config_hash");
-    hash_hex(hash, want, sizeof want);
-    int same = cJSON_IsString(h) && strcmp(h->valuestring, want) == 0;
-    struct sw_csv_sum rec;
-    int have = recorded_sum(sw, &rec);
-    cJSON_Delete(doc);
-    if (!same)
-        return SW_STALE;
-    if (have != 0)
-        return SW_DAMAGED;
-    /* Trusted only if the CSV is what the JSON says it wrote: a CSV cut to its header, or with
-     * a garbage row, would otherwise be copied into sweep.csv. */
-    sw_point_file(g, dir, idx, "csv", path, sizeof path);
-    if (ss_read_file_own(path, SW_MAX_FILE, &text, &len, NULL, 0))
-        return SW_DAMAGED;
-    struct sw_csv_sum got = csv_sum(text, len);
-    free(text);
-    if (got.hash != rec.hash || got.rows != rec.rows)
-        return SW_DAMAGED;
-    *csv = rec;
-    return SW_DONE;
+    return sw_point_check(g, dir, idx, hash, csv, NULL, 0);
 }
 
 /* A file's whole text, written atomically. */
@@ -502,7 +741,10 @@ int sw_point_texts(const struct sw_grid *g, long idx, const struct scenario *sc,
         return ss_errf(err, errlen, "point %ld: cannot format its CSV in memory", idx);
     }
     cJSON *doc = rep_json(sc, &r);
+    /* The figures' hash before the "sweep" object that carries it exists. */
+    uint64_t payload = sw_payload_hash(doc, *csv, n);
     cJSON *sw = cJSON_AddObjectToObject(doc, "sweep");
+    cJSON_AddNumberToObject(sw, "format", SW_POINT_FORMAT);
     sw_point_id(g, idx, id, sizeof id);
     hash_hex(hash, hex, sizeof hex);
     cJSON_AddStringToObject(sw, "id", id);
@@ -514,6 +756,8 @@ int sw_point_texts(const struct sw_grid *g, long idx, const struct scenario *sc,
     hash_hex(sum.hash, hex, sizeof hex);
     cJSON_AddNumberToObject(sw, "csv_rows", (double)sum.rows);
     cJSON_AddStringToObject(sw, "csv_hash", hex);
+    hash_hex(payload, hex, sizeof hex);
+    cJSON_AddStringToObject(sw, "payload_hash", hex);
     char *text = cJSON_Print(doc);
     cJSON_Delete(doc);
     run_result_free(&r);
@@ -540,15 +784,20 @@ int sw_point_write(const struct sw_grid *g, const char *dir, long idx, const cha
 }
 
 int sw_point_copy(const struct sw_grid *g, const char *from, const char *to, long idx,
-                  struct sw_csv_sum *sum, char *err, size_t errlen)
+                  uint64_t hash, struct sw_csv_sum *sum, char *err, size_t errlen)
 {
-    char path[4096], *csv = NULL, *json = NULL;
+    char path[4096], why[SS_ERRLEN], *csv = NULL, *json = NULL;
+    size_t len = 0;
     sw_point_file(g, from, idx, "csv", path, sizeof path);
-    int rc = ss_read_file(path, SW_MAX_FILE, &csv, NULL, err, errlen);
+    int rc = ss_read_file(path, SW_MAX_FILE, &csv, &len, err, errlen);
     if (rc == 0) {
         sw_point_file(g, from, idx, "json", path, sizeof path);
         rc = ss_read_file(path, SW_MAX_FILE, &json, NULL, err, errlen);
     }
+    /* The bytes copied are the bytes checked: the files may have changed since the shard's
+     * points were classified. */
+    if (rc == 0 && sw_point_verify(g, idx, hash, json, csv, len, NULL, why, sizeof why) != SW_DONE)
+        rc = ss_errf(err, errlen, "%s: %s", path, why);
     if (rc == 0)
         rc = sw_point_write(g, to, idx, csv, json, sum, err, errlen);
     free(csv);

@@ -15,6 +15,8 @@
  * done iff its JSON parses, carries this point's config hash, and the CSV has the data
  * rows and the FNV-1a 64 hash the JSON records for it ("csv_rows", "csv_hash"): a CSV cut
  * short, edited or replaced is found and the point recomputed, never copied into sweep.csv.
+ * Its figures are trusted only if they hash to its "payload_hash" and conserve requests
+ * (sw_point_verify).
  * One sweep at a time writes into a directory: sw_lock_dir (an fcntl lock on DIR/.sweep.lock,
  * held until the process ends) refuses a second one.
  */
@@ -33,6 +35,9 @@
 #define SW_MAX_VALUES 100000
 #define SW_MAX_POINTS 100000
 #define SW_MAX_AXES 16
+/* The point file format: 2 added "format" and "payload_hash" (a hash of the figures, not only
+ * of the inputs); a point of format 1 is not trusted and is recomputed, or refused by --merge. */
+#define SW_POINT_FORMAT 2
 
 struct sw_axis {
     char *path; /* dotted path as given, e.g. "strategies.1.slice_ms" */
@@ -100,7 +105,6 @@ cJSON *sw_point_params(const struct sw_grid *g, long idx);
 void sw_point_file(const struct sw_grid *g, const char *dir, long idx, const char *ext, char *buf,
                    size_t n);
 
-/* Point status in DIR: done (skip), to run, or written by a different sweep (error). */
 /* What a point's CSV holds: its data rows and the FNV-1a 64 hash of its bytes. */
 struct sw_csv_sum {
     uint64_t hash;
@@ -112,6 +116,24 @@ struct sw_csv_sum {
 enum sw_state { SW_TODO, SW_DONE, SW_STALE, SW_DAMAGED };
 enum sw_state sw_point_state(const struct sw_grid *g, const char *dir, long idx, uint64_t hash,
                              struct sw_csv_sum *csv);
+/* The same with the reason a point is not done in why (empty for SW_TODO and SW_DONE). */
+enum sw_state sw_point_check(const struct sw_grid *g, const char *dir, long idx, uint64_t hash,
+                             struct sw_csv_sum *csv, char *why, size_t n);
+/* The payload hash of a point: FNV-1a 64 of its JSON document without the "sweep" object,
+ * printed unformatted, then of its CSV's bytes. */
+uint64_t sw_payload_hash(const cJSON *doc, const char *csv, size_t csv_len);
+/*
+ * Whether the texts of a point's two files make point idx of this sweep (config hash `hash`):
+ * SW_DONE (and *sum, if not NULL, what the CSV holds), SW_STALE (another sweep's), or
+ * SW_DAMAGED with the reason in why. A point is accepted only if it is in format
+ * SW_POINT_FORMAT, names this point, its CSV has the rows and hash its JSON records, its
+ * payload hash matches its figures (the JSON without its "sweep" object and the CSV's bytes),
+ * every number is finite, and every tenant's requests conserve: arrived = completed +
+ * rejected + failed + in flight, none negative, in the JSON and in each CSV row.
+ */
+enum sw_state sw_point_verify(const struct sw_grid *g, long idx, uint64_t hash, const char *json,
+                              const char *csv, size_t csv_len, struct sw_csv_sum *sum, char *why,
+                              size_t n);
 
 /*
  * Runs point idx (already validated into sc) and gives the texts of its two files
@@ -130,9 +152,9 @@ int sw_point_write(const struct sw_grid *g, const char *dir, long idx, const cha
                    const char *json, struct sw_csv_sum *sum, char *err, size_t errlen);
 
 /* Copies point idx's files from one sweep directory to another (sweep --merge), the same
- * way: CSV first, JSON last, each atomically. */
+ * way: CSV first, JSON last, each atomically, once the bytes read pass sw_point_verify. */
 int sw_point_copy(const struct sw_grid *g, const char *from, const char *to, long idx,
-                  struct sw_csv_sum *sum, char *err, size_t errlen);
+                  uint64_t hash, struct sw_csv_sum *sum, char *err, size_t errlen);
 
 /* sw_point_texts then sw_point_write. */
 int sw_point_run(const struct sw_grid *g, const char *dir, long idx, const struct scenario *sc,
