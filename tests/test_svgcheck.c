@@ -10,6 +10,7 @@
 #include "report/svgcheck.h"
 #include "testutil.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -390,6 +391,57 @@ static void test_hostile_structure(void)
     CU_ASSERT_EQUAL(r.series, 1);
 }
 
+/* Found by fuzz_pagecheck: an attribute name holding control bytes (and a NUL) reached the
+ * message of a cut page as it was. */
+static void test_message_controls(void)
+{
+    static const char page[] = "<html><svg class=\"swatch\" view\013\0\0\0Box=\"0 0 34";
+    struct svc_report r;
+    CU_ASSERT_EQUAL(svc_check_mem(page, sizeof page - 1, &r), -1);
+    TU_CHECK_CONTAINS(r.error, "the file ends inside the value of view????Box= of a <svg> tag");
+    for (const char *c = r.error; *c; c++)
+        CU_ASSERT((unsigned char)*c >= 0x20 && *c != 0x7f);
+}
+
+/* Every input of tests/fuzz/corpus/fuzz_pagecheck/ (seeds and past findings): valid_* are
+ * checked (0 or more promises broken), bad_* are refused with a reason, the rest (crash-*) do
+ * not crash; without clang, this is fuzz-regress for the page checker. */
+static void test_fuzz_corpus(void)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/tests/fuzz/corpus/fuzz_pagecheck", tu_root());
+    DIR *d = opendir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    int valid = 0, bad = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *fp = fopen(path, "rb");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+        char *text = malloc(1 << 20);
+        size_t len = fread(text, 1, 1 << 20, fp);
+        fclose(fp);
+        struct svc_report r;
+        int rc = svc_check_mem(text, len, &r);
+        if (strncmp(e->d_name, "valid_", 6) == 0) {
+            valid++;
+            if (rc < 0)
+                fprintf(stderr, "\n  %s: %s\n", e->d_name, r.error);
+            CU_ASSERT(rc >= 0 && r.figures >= 1);
+        } else if (strncmp(e->d_name, "bad_", 4) == 0) {
+            bad++;
+            CU_ASSERT_EQUAL(rc, -1);
+            CU_ASSERT(strncmp(r.error, "line ", 5) == 0);
+        }
+        free(text);
+    }
+    closedir(d);
+    CU_ASSERT(valid >= 3);
+    CU_ASSERT(bad >= 3);
+}
+
 /* The limits of svgcheck.h, each with its number in the message. */
 static void test_limits(void)
 {
@@ -445,6 +497,8 @@ void test_svgcheck_register(void)
         {"a results page cut is refused", test_cut_page},
         {"unclosed, nested, enormous, NUL: no crash or hang", test_hostile_structure},
         {"the limits, with their numbers", test_limits},
+        {"no control byte of the page reaches a message", test_message_controls},
+        {"the fuzz corpus replayed", test_fuzz_corpus},
         {NULL, NULL},
     };
     tu_add_suite("svgcheck", t);

@@ -386,10 +386,12 @@ static int attribute(struct reader *rd, const char **q, const char *tag, size_t 
             p++;
         if (p < end && (*p == '"' || *p == '\'')) {
             const char *close = memchr(p + 1, *p, (size_t)(end - p - 1));
-            if (!close)
-                return fail(rd,
-                            "the file ends inside the value of %.*s= of a <%.*s> tag: it is cut",
-                            (int)(al < 40 ? al : 40), an, (int)tl, tag);
+            if (!close) {
+                char name[41];
+                shown(name, sizeof name, an, al);
+                return fail(rd, "the file ends inside the value of %s= of a <%.*s> tag: it is cut",
+                            name, (int)tl, tag);
+            }
             v = p + 1;
             vl = (size_t)(close - v);
             p = close + 1;
