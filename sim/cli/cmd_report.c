@@ -67,7 +67,8 @@ static void usage(FILE *fp)
             "             p95_ms, p50_ms, mean_ms, ttft_p99_ms, tpot_p99_ms, throughput,\n"
             "             sla_attainment, cost, cost_per_hour, util, gpus\n"
             "  check      every latency plot of the pages shows its SLA and no curve is fully\n"
-            "             hidden by another (exit 1 when one is)\n"
+            "             hidden by another (exit 1 when one is; 2 when a page is cut, holds a\n"
+            "             point that is not a finite number or passes a limit of the checker)\n"
             "exit: 0 ok, 1 a page fails check, 2 bad input\n");
 }
 
