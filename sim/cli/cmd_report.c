@@ -68,7 +68,8 @@ static void usage(FILE *fp)
             "             p95_ms, p50_ms, mean_ms, ttft_p99_ms, tpot_p99_ms, throughput,\n"
             "             sla_attainment, cost, cost_per_hour, util, gpus\n"
             "  check      every latency plot of the pages shows its SLA and no curve is fully\n"
-            "             hidden by another (exit 1 when one is)\n"
+            "             hidden by another (exit 1 when one is; 2 when a page is cut, holds a\n"
+            "             point that is not a finite number or passes a limit of the checker)\n"
             "exit: 0 ok, 1 a page fails check, 2 bad input\n");
 }
 
@@ -520,28 +521,41 @@ static int do_html(int n, char **args, const struct ropts *o)
     return rc ? bad(err) : SS_EXIT_OK;
 }
 
+/* Each page in turn, all of them even after one fails: 2 when some page cannot be read or
+ * checked (cut, a malformed point, a limit of svgcheck.h), else 1 when some page breaks a
+ * promise, else 0. */
 static int do_check(int n, char **args, const struct ropts *o)
 {
     (void)o;
     char err[SS_ERRLEN];
-    int failed = 0;
+    int failed = 0, damaged = 0;
     if (n < 1) {
         usage(stderr);
         return SS_EXIT_BADINPUT;
     }
     for (int k = 0; k < n; k++) {
         char *text;
-        if (ss_read_file(args[k], 256u << 20, &text, NULL, err, sizeof err))
-            return bad(err);
+        size_t len;
+        if (ss_read_file(args[k], 256u << 20, &text, &len, err, sizeof err)) {
+            fprintf(stderr, "sharesim report check: %s\n", err);
+            damaged = 1;
+            continue;
+        }
         struct svc_report r;
-        int bad_n = svc_check_text(text, &r);
+        int bad_n = svc_check_mem(text, len, &r);
         free(text);
+        if (bad_n < 0) {
+            fprintf(stderr, "sharesim report check: %s: %s\n", args[k], r.error);
+            damaged = 1;
+            continue;
+        }
         if (r.figures == 0) {
             fprintf(stderr,
                     "sharesim report check: %s: no figure (not a page of `sharesim "
                     "report html`)\n",
                     args[k]);
-            return SS_EXIT_BADINPUT;
+            damaged = 1;
+            continue;
         }
         printf("%s: %d figure%s, %d panels (%d of latency), %d curves: ", args[k], r.figures,
                r.figures == 1 ? "" : "s", r.panels, r.latency_panels, r.series);
@@ -551,7 +565,7 @@ static int do_check(int n, char **args, const struct ropts *o)
             printf("%d hidden, %d without SLA; first: %s\n", r.hidden, r.sla_missing, r.first);
         failed |= bad_n != 0;
     }
-    return failed ? SS_EXIT_INFEASIBLE : SS_EXIT_OK;
+    return damaged ? SS_EXIT_BADINPUT : failed ? SS_EXIT_INFEASIBLE : SS_EXIT_OK;
 }
 
 /* A subcommand: argv[0] is its name; it accepts the options in `allowed` (O_* bits). */
