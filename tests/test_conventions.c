@@ -216,6 +216,7 @@ static const struct conv_case exit_cases[] = {
     {"report html", "@D/ref-m.json -o @D/conv-page.html", 0},
     {"report html", "@D/no-such.json -o @D/conv-page2.html", 2},
     {"report check", "results/vgpu-schedulers.html", 0},
+    {"report check", "tests/fixtures/html/hidden-curve.html", 1}, /* a page breaks a promise */
     {"report check", "@D/no-such.html", 2},
     {"report summary", "@D/ref-m.json", 0},
     {"report summary", "", 2},
