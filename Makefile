@@ -1,6 +1,12 @@
 # sharesim — plain Makefile, flags from pkg-config.
-# `make run` / `make test` first call scripts/install-deps so a fresh Debian
-# machine needs nothing else.
+# `make run` / `make test` first call scripts/install-deps (`run`: what the simulator needs;
+# `test`: that and the test tools) so a fresh Debian machine needs nothing else.
+#
+# The build prints one line per stage (a directory's objects, an archive, a link): the first
+# screen of `make run` is the quickstart table, not compiler command lines. `make V=1` shows
+# every command in full (the Linux kernel's convention).
+V       ?=
+Q       := $(if $(V),,@)
 
 CC      ?= cc
 # MPI=1 (the default) links Open MPI for `mpirun -n N sharesim sweep|validate` (docs/
@@ -9,9 +15,12 @@ CC      ?= cc
 # wrapper: mpicc would replace $(CC), and the ASan build, the clang fuzz build and nvcc's
 # host code all need their own compiler with the same flags.
 MPI     ?= 1
-PKGS    := gsl libcjson yaml-0.1 cunit $(if $(filter 1,$(MPI)),ompi-c)
+# The simulator does not need CUnit (a test-only package: scripts/install-deps test); only the
+# test runners link it, through TEST_LIBS.
+PKGS    := gsl libcjson yaml-0.1 $(if $(filter 1,$(MPI)),ompi-c)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_LIBS  := $(or $(shell pkg-config --libs cunit 2>/dev/null),-lcunit)
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN    := -Wall -Wextra -Werror
 OPT     ?= -O2 -g
@@ -32,26 +41,47 @@ TEST_SRC:= $(sort $(wildcard tests/test_*.c)) tests/testutil.c
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 TEST_OBJ:= $(TEST_SRC:%.c=$(B)/%.o)
 
+# One line for each stage. $(call stage,STAMP,LABEL,WHAT,OBJECTS) is a rule that prints, once
+# OBJECTS are up to date, "  LABEL WHAT (N files)" (N: those rebuilt this time) and touches STAMP;
+# the archive or binary depends on the stamp, so the line comes before its own. Compile rules
+# print nothing unless V=1.
+define stage
+$(1): $(4)
+	@printf '  %-7s %s (%s)\n' '$(2)' '$(3)' \
+	  "$$(if $$(filter-out $$?,$$^),$$(words $$?) of $$(words $$^) files rebuilt,$$(words $$^) files)"
+	@touch $$@
+endef
+# "  LABEL TARGET" before a command, unless V=1 (then the command itself is shown).
+say = $(if $(V),,@printf '  %-7s %s\n' '$(1)' '$(2)';)
+
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 A       := $(B)/asan
 
-.PHONY: all deps run test test-layers test-refs test-unit test-asan test-valgrind test-install install golden clean format quickstart bench results \
-	results-check docs-figures cluster-openb
+.PHONY: all deps deps-test run test test-layers test-refs test-unit test-asan test-valgrind test-install install golden clean format quickstart bench results \
+	results-check docs-figures docs-check cluster-openb
 all: $(B)/sharesim $(B)/libsharesim.a
 
+# deps: the packages building and running the simulator needs; deps-test adds the test tools.
 deps:
-	@./scripts/install-deps
+	@./scripts/install-deps run
+deps-test:
+	@./scripts/install-deps test
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(B)/libsharesim.a: $(LIB_OBJ)
+# sim/ is one stage, not one per layer: with four lines for the whole build (compile, archive,
+# link, kernels), `make run` on a fresh machine shows its table at line 10, in the first screen.
+$(eval $(call stage,$(B)/sim/.built,CC,sim/,$(LIB_OBJ) $(CLI_SRC:%.c=$(B)/%.o)))
+$(eval $(call stage,$(B)/tests/.built,CC,tests/,$(TEST_OBJ) $(B)/tests/main.o))
+
+$(B)/libsharesim.a: $(LIB_OBJ) $(B)/sim/.built
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)ar rcs $@ $(LIB_OBJ)
 
-$(B)/sharesim: $(CLI_SRC:%.c=$(B)/%.o) $(B)/libsharesim.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/sharesim: $(CLI_SRC:%.c=$(B)/%.o) $(B)/sim/.built $(B)/libsharesim.a
+	$(call say,LD,$@)$(CC) $(CFLAGS) -o $@ $(filter %.o %.a,$^) $(LDLIBS)
 
 # The test runner: every tests/test_<name>.c defines `void test_<name>_register(void)`;
 # the registry below is generated from the file names so adding a suite is adding a file.
@@ -65,34 +95,41 @@ $(B)/test_registry.c: $(TEST_SRC) Makefile
 	     echo "  $${f}_register();"; done; \
 	   echo "}"; } > $@.tmp && mv $@.tmp $@
 
-$(B)/run-tests: $(TEST_OBJ) $(B)/test_registry.o $(B)/tests/main.o $(CLI_LIB_SRC:%.c=$(B)/%.o) \
-		$(B)/libsharesim.a
-	$(CC) $(CFLAGS) -o $@ $(filter %.o %.a,$^) $(LDLIBS)
+$(B)/test_registry.o: $(B)/test_registry.c
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-# Sanitizer build: same sources, separate object tree.
+$(B)/run-tests: $(TEST_OBJ) $(B)/test_registry.o $(B)/tests/main.o $(CLI_LIB_SRC:%.c=$(B)/%.o) \
+		$(B)/tests/.built $(B)/libsharesim.a
+	$(call say,LD,$@)$(CC) $(CFLAGS) -o $@ $(filter %.o %.a,$^) $(LDLIBS) $(TEST_LIBS)
+
+# Sanitizer build: same sources, separate object tree (one stage line for it all).
 $(A)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -O1 -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) -O1 -MMD -MP -c $< -o $@
 
 $(A)/test_registry.o: $(B)/test_registry.c
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -O1 -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) -O1 -c $< -o $@
 
-$(A)/sharesim: $(CLI_SRC:%.c=$(A)/%.o) $(LIB_SRC:%.c=$(A)/%.o)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+$(eval $(call stage,$(A)/.built-sim,CC-ASAN,sim/,$(CLI_SRC:%.c=$(A)/%.o) $(LIB_SRC:%.c=$(A)/%.o)))
+$(eval $(call stage,$(A)/.built-tests,CC-ASAN,tests/,$(TEST_SRC:%.c=$(A)/%.o) $(A)/tests/main.o))
+
+$(A)/sharesim: $(CLI_SRC:%.c=$(A)/%.o) $(LIB_SRC:%.c=$(A)/%.o) $(A)/.built-sim
+	$(call say,LD,$@)$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
 
 $(A)/run-tests: $(TEST_SRC:%.c=$(A)/%.o) $(A)/test_registry.o $(A)/tests/main.o \
-		$(CLI_LIB_SRC:%.c=$(A)/%.o) $(LIB_SRC:%.c=$(A)/%.o) $(A)/sharesim
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
+		$(CLI_LIB_SRC:%.c=$(A)/%.o) $(LIB_SRC:%.c=$(A)/%.o) $(A)/.built-tests $(A)/sharesim
+	$(call say,LD,$@)$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $(filter %.o,$^) $(LDLIBS) $(TEST_LIBS)
 
 # Targets a new user types call install-deps first, then re-enter make: the flags above are
 # computed by pkg-config when the Makefile is read, so they must be read after the packages
 # are installed, never before (the first `make run` on a fresh machine would stop at cJSON.h).
 run: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) all
-	$(B)/sharesim run workloads/quickstart.json
+	@echo '$$ $(B)/sharesim run workloads/quickstart.json'
+	@$(B)/sharesim run workloads/quickstart.json
 
 # Tests find the CLI under test through SHARESIM (for end-to-end checks).
-test: deps
+test: deps-test
 	@$(MAKE) --no-print-directory test-layers
 	@$(MAKE) --no-print-directory test-refs
 	@$(MAKE) --no-print-directory -j$(JOBS) all $(B)/run-tests $(A)/run-tests
@@ -117,14 +154,14 @@ test-asan: $(A)/run-tests
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  SHARESIM=$(A)/sharesim SHARESIM_SANITIZED=1 SUITE_TIMES=$(B)/suite-seconds tests/run-suites $(JOBS) $(A)/run-tests
 
-bench: deps
+bench: deps-test
 	@$(MAKE) --no-print-directory all $(B)/tightloop
 	./scripts/bench
 
 # The hand-written M/M/4 loop `make bench` compares the engine with (tests/bench/tightloop.c).
 $(B)/tightloop: tests/bench/tightloop.c
 	@mkdir -p $(B)
-	$(CC) $(CSTD) $(WARN) $(OPT) -o $@ $< -lm
+	$(call say,CC LD,$@)$(CC) $(CSTD) $(WARN) $(OPT) -o $@ $< -lm
 
 # Benchmark tables and plots (docs/results.md): every study of results/index.json.
 # results-check regenerates the tables into a temporary folder and diffs them
@@ -149,6 +186,11 @@ results-check: deps
 docs-figures: all
 	./scripts/docs-figures
 
+# Every shell block of README.md and docs/*.md is run and compared, or marked as not run with
+# a reason (scripts/docs-check; docs/development.md, "Docs that are checked"). CI runs it.
+docs-check: all
+	./scripts/docs-check
+
 # The normal test binary under memcheck, and every CLI it spawns too (through the wrapper
 # tests/valgrind/sharesim). Fails on any invalid access and on definite or indirect leaks, in
 # the runner or in any sharesim process (one log per process in build/valgrind/).
@@ -170,7 +212,8 @@ golden: all
 	@echo "golden: tests/golden/ rewritten; review with git diff"
 
 # make install PREFIX=DIR (default /usr/local): the binary in DIR/bin, the calibration profiles
-# and the shipped scenarios and traces in DIR/share/sharesim, where the binary finds them.
+# and the shipped scenarios and traces in DIR/share/sharesim, where the binary finds them, with
+# LICENSE and NOTICE beside them (NOTICE names the third-party data and its licences).
 PREFIX ?= /usr/local
 SHARE  := $(DESTDIR)$(PREFIX)/share/sharesim
 install: all
@@ -180,12 +223,17 @@ install: all
 	install -m 644 kernels/profiles/models/*.json $(SHARE)/kernels/profiles/models/
 	install -m 644 workloads/*.json workloads/*.csv workloads/README.md $(SHARE)/workloads/
 	install -m 644 traces/*.csv traces/*.md traces/LICENSE.* traces/SHA256SUMS $(SHARE)/traces/
-	@echo "install: $(DESTDIR)$(PREFIX)/bin/sharesim (profiles, workloads, traces in $(SHARE))"
+	install -m 644 LICENSE NOTICE $(SHARE)/
+	@echo "install: $(DESTDIR)$(PREFIX)/bin/sharesim (profiles, workloads, traces, LICENSE, NOTICE in $(SHARE))"
 
-# The installed binary works from anywhere: profiles found next to it, a shipped scenario run.
+# The installed binary works from anywhere: profiles found next to it, a shipped scenario run;
+# the licence and the notice installed beside the data, the same bytes as the repository's.
 test-install:
 	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
 	  $(MAKE) --no-print-directory -s install PREFIX=$$d >/dev/null && \
+	  for f in LICENSE NOTICE traces/LICENSE.azure-llm.CC-BY-4.0; do \
+	    cmp -s $$f $$d/share/sharesim/$$f || { echo "test-install: $$f not installed in share/sharesim"; exit 1; }; \
+	  done && \
 	  (cd / && $$d/bin/sharesim profile list >/dev/null && \
 	   $$d/bin/sharesim run $$d/share/sharesim/workloads/quickstart.json --quiet --json $$d/q.json) && \
 	  echo "test-install: the installed sharesim finds its profiles and runs the quickstart"

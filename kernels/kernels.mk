@@ -25,11 +25,11 @@ kernels: $(KERNEL_BINS)
 
 $(KB)/%.o: kernels/%.cu kernels/kcommon.h $(wildcard sim/*/*.h)
 	@mkdir -p $(KB)
-	$(NVCC) $(NVCCFLAGS) -Isim $(PKG_CFLAGS) -c $< -o $@
+	$(call say,NVCC,$<)$(NVCC) $(NVCCFLAGS) -Isim $(PKG_CFLAGS) -c $< -o $@
 
 # Keep the objects (make would delete them as intermediates of the pattern chain).
 .SECONDARY: $(addsuffix .o,$(KERNEL_BINS)) $(KB)/kcommon.o
 
 $(KERNEL_BINS): $(KB)/%: $(KB)/%.o $(KB)/kcommon.o $(B)/libsharesim.a
-	$(NVCC) $(NVCCFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+	$(call say,NVCC LD,$@)$(NVCC) $(NVCCFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 endif

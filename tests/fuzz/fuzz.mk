@@ -31,21 +31,23 @@ fuzz_trace_fmt = $(if $(filter azure,$(1)),azure-llm,$(1))
 
 $(FZ)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
-$(FZ)/libsharesim.a: $(LIB_SRC:%.c=$(FZ)/obj/%.o)
+$(eval $(call stage,$(FZ)/obj/.built,CC-FUZZ,sim/,$(LIB_SRC:%.c=$(FZ)/obj/%.o)))
+
+$(FZ)/libsharesim.a: $(LIB_SRC:%.c=$(FZ)/obj/%.o) $(FZ)/obj/.built
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)ar rcs $@ $(filter %.o,$^)
 
 # One source, one binary per trace format (the shorter stem wins over the generic rule).
 $(FZ)/fuzz_trace_%: tests/fuzz/fuzz_trace.c $(FZ)/libsharesim.a
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer \
+	$(call say,LD-FUZZ,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer \
 	  -DFUZZ_TRACE_FORMAT='"$(call fuzz_trace_fmt,$*)"' -o $@ $^ $(LDLIBS)
 
 $(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FZ)/libsharesim.a
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+	$(call say,LD-FUZZ,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
-fuzz-build: deps $(FUZZ_TARGETS:%=$(FZ)/%)
+fuzz-build: deps-test $(FUZZ_TARGETS:%=$(FZ)/%)
 
 # Each target: the first corpus directory (build/) collects new inputs, the second (the
 # repository's seeds) is only read. Its dictionary is tests/fuzz/<target>.dict (the tokens, keys
