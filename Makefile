@@ -9,12 +9,17 @@ V       ?=
 Q       := $(if $(V),,@)
 
 CC      ?= cc
-# MPI=1 (the default) links Open MPI for `mpirun -n N sharesim sweep|validate` (docs/
-# distributed.md); MPI=0 builds without it (every run is one process, --shard still works).
-# Its flags come from pkg-config (ompi-c) like every other library, not from the mpicc
-# wrapper: mpicc would replace $(CC), and the ASan build, the clang fuzz build and nvcc's
-# host code all need their own compiler with the same flags.
-MPI     ?= 1
+# MPI=1 links Open MPI for `mpirun -n N sharesim sweep|validate` (docs/distributed.md); MPI=0
+# builds without it (every run is one process, --shard still works). By default it is 1 when
+# Open MPI's development package is there (pkg-config ompi-c): `make run` does not install it
+# (53 MB of dependencies for a feature the quickstart does not use), `make test` and
+# `scripts/install-deps mpi` do. Changing it rebuilds everything ($(B)/.cflags). Its flags come
+# from pkg-config like every other library, not from the mpicc wrapper: mpicc would replace
+# $(CC), and the ASan build, the clang fuzz build and nvcc's host code all need their own
+# compiler with the same flags.
+ifeq ($(origin MPI),undefined)
+MPI     := $(shell pkg-config --exists ompi-c 2>/dev/null && echo 1 || echo 0)
+endif
 # The simulator does not need CUnit (a test-only package: scripts/install-deps test); only the
 # test runners link it, through TEST_LIBS.
 PKGS    := gsl libcjson yaml-0.1 $(if $(filter 1,$(MPI)),ompi-c)
@@ -57,7 +62,8 @@ say = $(if $(V),,@printf '  %-7s %s\n' '$(1)' '$(2)';)
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 A       := $(B)/asan
 
-.PHONY: all deps deps-test run test test-layers test-refs test-unit test-asan test-valgrind test-install install golden clean format quickstart bench results \
+
+.PHONY: FORCE all deps deps-test run test test-layers test-refs test-unit test-asan test-valgrind test-install install golden clean format quickstart bench results \
 	results-check docs-figures docs-check cluster-openb
 all: $(B)/sharesim $(B)/libsharesim.a
 
@@ -67,7 +73,14 @@ deps:
 deps-test:
 	@./scripts/install-deps test
 
-$(B)/%.o: %.c
+# The compile flags of the last build: rewritten only when they change (MPI found or not, OPT,
+# CC), so that every object made with other flags is rebuilt.
+$(B)/.cflags: FORCE
+	@mkdir -p $(B)
+	@echo '$(CC) $(CFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS)' > $@
+FORCE:
+
+$(B)/%.o: %.c $(B)/.cflags
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
@@ -103,7 +116,7 @@ $(B)/run-tests: $(TEST_OBJ) $(B)/test_registry.o $(B)/tests/main.o $(CLI_LIB_SRC
 	$(call say,LD,$@)$(CC) $(CFLAGS) -o $@ $(filter %.o %.a,$^) $(LDLIBS) $(TEST_LIBS)
 
 # Sanitizer build: same sources, separate object tree (one stage line for it all).
-$(A)/%.o: %.c
+$(A)/%.o: %.c $(B)/.cflags
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) -O1 -MMD -MP -c $< -o $@
 
