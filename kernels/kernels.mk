@@ -23,13 +23,16 @@ kernels:
 else
 kernels: $(KERNEL_BINS)
 
+# One line for all of kernels/ (the stage macro of the Makefile), like sim/: the first screen
+# of `make run` is the quickstart table.
 $(KB)/%.o: kernels/%.cu kernels/kcommon.h $(wildcard sim/*/*.h)
 	@mkdir -p $(KB)
-	$(call say,NVCC,$<)$(NVCC) $(NVCCFLAGS) -Isim $(PKG_CFLAGS) -c $< -o $@
+	$(Q)$(NVCC) $(NVCCFLAGS) -Isim $(PKG_CFLAGS) -c $< -o $@
+$(eval $(call stage,$(KB)/.built,NVCC,kernels/,$(addsuffix .o,$(KERNEL_BINS)) $(KB)/kcommon.o))
 
 # Keep the objects (make would delete them as intermediates of the pattern chain).
 .SECONDARY: $(addsuffix .o,$(KERNEL_BINS)) $(KB)/kcommon.o
 
-$(KERNEL_BINS): $(KB)/%: $(KB)/%.o $(KB)/kcommon.o $(B)/libsharesim.a
-	$(call say,NVCC LD,$@)$(NVCC) $(NVCCFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+$(KERNEL_BINS): $(KB)/%: $(KB)/%.o $(KB)/kcommon.o $(B)/libsharesim.a $(KB)/.built
+	$(Q)$(NVCC) $(NVCCFLAGS) -o $@ $(filter-out $(KB)/.built,$^) $(PKG_LIBS) -lm
 endif
