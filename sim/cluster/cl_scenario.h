@@ -57,6 +57,12 @@ int cl_scenario_load(const char *path, struct cl_scenario *s, char *err, size_t 
  * CL_MAX_SAMPLES. */
 double cl_min_sample_s(double span);
 void cl_scenario_free(struct cl_scenario *s);
+/*
+ * Checks the JSON text of experiment idx (policy idx / n_seeds, seed idx % n_seeds) as a
+ * merge reads it from a partial file (cl_check.c): 0, or -1 with what is wrong in why.
+ */
+int cl_result_check(const struct cl_scenario *s, long idx, const char *json, size_t len, char *why,
+                    size_t whylen);
 /* The run settings of one (policy, seed) pair. */
 void cl_scenario_cfg(const struct cl_scenario *s, int policy, int seed, struct cl_run_cfg *cfg);
 

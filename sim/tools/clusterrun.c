@@ -86,6 +86,8 @@ static int work(void *vctx, long idx, struct pool_buf *out, char *err, size_t er
     return 0;
 }
 
+static void describe(void *vctx, long idx, char *buf, size_t n);
+
 /* An experiment's JSON text, filed under its index (from the pool or a partial file). */
 static void keep(struct ctx *x, long idx, const char *json, size_t len)
 {
@@ -111,9 +113,19 @@ static void deliver(void *vctx, long idx, const void *data, size_t len)
         part_add(x->part, idx, json, len - sizeof h);
 }
 
-static void merge_deliver(void *vctx, long idx, const void *data, size_t len)
+/* --merge: an experiment from a partial file (its hash already matched) is kept only if
+ * its figures are ones an experiment could produce (cl_result_check). */
+static int merge_deliver(void *vctx, long idx, const void *data, size_t len, char *why,
+                         size_t whylen)
 {
-    keep(vctx, idx, data, len);
+    struct ctx *x = vctx;
+    char name[160];
+    describe(x, idx, name, sizeof name);
+    char what[SS_ERRLEN];
+    if (cl_result_check(x->s, idx, data, len, what, sizeof what))
+        return ss_errf(why, whylen, "%s: %s", name, what);
+    keep(x, idx, data, len);
+    return 0;
 }
 
 static void describe(void *vctx, long idx, char *buf, size_t n)
