@@ -44,9 +44,9 @@ static void usage(FILE *fp)
             "                        running them; the outputs are those of one run\n"
             "Under mpirun -n N the experiments run over the N ranks and rank 0 writes the same\n"
             "files (docs/distributed.md).\n\n"
-            "exit codes: 0 every experiment ran; 2 bad scenario, node or pod file, option or\n"
-            "output, a failed experiment, a partial file of another study or an experiment in\n"
-            "no partial file\n");
+            "exit codes: 0 every experiment ran; 2 bad scenario, node or pod file, a bound on\n"
+            "work passed, option or output, a failed experiment, a partial file of another\n"
+            "study, an experiment in no partial file, or a damaged one\n");
 }
 
 /* A failure message, printed once under MPI: by rank 0, or by the one rank that failed

@@ -411,7 +411,7 @@ int cl_workload_load(const char *path, const struct cl_cluster *c, enum cl_overs
     struct tr_reader *r = tr_open_flags(path, TR_OPENB, NULL, TR_OPEN_OPENB_UNTIMED, err, errlen);
     if (!r)
         return -1;
-    w->timed = (tr_columns(r) & TR_COL_TIMES) != 0;
+    w->timed = tr_openb_timed(r);
     /* The distinct node shapes, so that "fits some empty node" costs a few checks a pod:
      * the nodes sorted by shape, one of each run kept (a pairwise scan would be quadratic
      * in the nodes). */

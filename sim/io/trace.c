@@ -127,6 +127,7 @@ struct tr_reader {
     enum tr_format fmt;
     struct tr_opts opts;
     unsigned flags; /* TR_OPEN_* */
+    int timed;      /* openb: the header has creation_time (and so deletion_time) */
     const struct col_spec *cols;
 
     FILE *fp;
@@ -588,7 +589,7 @@ static int read_header(struct tr_reader *r, char *err, size_t errlen)
         if (c->slot == S_OUTPUT)
             r->columns |= TR_COL_OUTPUT_TOKENS;
         if (c->slot == S_CREATION)
-            r->columns |= TR_COL_TIMES;
+            r->timed = 1;
     }
     r->ncols = n;
     /* An untimed openb list (allowed by the caller) has neither time column; one without
@@ -596,8 +597,8 @@ static int read_header(struct tr_reader *r, char *err, size_t errlen)
     int has_deletion = 0;
     for (int i = 0; i < n; i++)
         has_deletion |= r->colmap[i]->slot == S_DELETION;
-    int untimed = r->fmt == TR_OPENB && (r->flags & TR_OPEN_OPENB_UNTIMED) &&
-                  !(r->columns & TR_COL_TIMES) && !has_deletion;
+    int untimed =
+        r->fmt == TR_OPENB && (r->flags & TR_OPEN_OPENB_UNTIMED) && !r->timed && !has_deletion;
     for (const struct col_spec *c = r->cols; c->name; c++) {
         int found = 0;
         for (int i = 0; i < n; i++)
@@ -839,6 +840,11 @@ int tr_next(struct tr_reader *r, struct tr_record *rec, char *err, size_t errlen
 unsigned tr_columns(const struct tr_reader *r)
 {
     return r->columns;
+}
+
+int tr_openb_timed(const struct tr_reader *r)
+{
+    return r->fmt == TR_OPENB && r->timed;
 }
 
 size_t tr_mem_bytes(const struct tr_reader *r)
