@@ -234,6 +234,15 @@ static void test_node_bounds(void)
                  pp);
         expect_refused(tu_write("n4.json", text), "(CL_MAX_NODE_PODS");
         expect_refused(tu_write("n4.json", text), "150000 nodes x about 3.12e+06 pods placed");
+        /* and the pods one inflation places: 1,000 nodes of 8 GPUs, one pod of 1/1000 GPU */
+        char *tiny = tu_write("n5.pods.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+                                             "t0,1,1,1,1\n");
+        snprintf(text, sizeof text,
+                 "{\"cluster\": {\"pods\": \"%s\", \"nodes\": [{\"count\": 1000, \"cpu_milli\": "
+                 "64000, \"memory_mib\": 262144, \"gpus\": 8, \"gpu_model\": \"A100\"}]}}",
+                 tiny);
+        expect_refused(tu_write("n5.json", text),
+                       "places about 1.04e+07 pods, more than 4000000 (CL_MAX_INFLATED_PODS");
     }
 }
 
