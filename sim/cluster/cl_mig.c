@@ -805,7 +805,8 @@ struct mlog {
     long n, cap;
 };
 
-/* qsort has no context argument; experiments run one per process, so a file-scope pointer. */
+/* qsort has no context argument; a process runs one experiment at a time, so a file-scope
+ * pointer. */
 static const struct cl_workload *order_by_creation;
 
 static int cmp_creation(const void *a, const void *b)
