@@ -19,7 +19,7 @@ static void usage(FILE *fp)
 {
     fprintf(fp,
             "usage: sharesim cluster SCENARIO [--json FILE|-] [--csv FILE] [--csv-frag FILE]\n"
-            "                        [--csv-frag-ratio FILE] [--jobs N] [--quiet]\n"
+            "                        [--csv-frag-ratio FILE] [--jobs N] [--quiet] [--progress]\n"
             "       sharesim cluster SCENARIO --shard I/N --partial FILE [--jobs N]\n"
             "       sharesim cluster SCENARIO [--json FILE|-] [--csv FILE] … --merge FILE…\n\n"
             "Places the scenario's pods on its GPU cluster with each placement policy and seed\n"
@@ -36,15 +36,18 @@ static void usage(FILE *fp)
             "                        (analysis_frag_ratio_discrete.csv)\n"
             "  --jobs N              experiments in N worker processes (output identical)\n"
             "  --quiet               no summary table\n"
+            "  --progress            progress on stderr even when it is not a terminal (a line\n"
+            "                        per experiment, and per 10 %% of the pods of one that runs\n"
+            "                        longer than a few seconds); outputs are unchanged\n"
             "  --shard I/N           run only the experiments k with k mod N = I (a batch-array\n"
             "                        task) and write their results to --partial FILE, no output\n"
             "  --merge FILE…         the experiments from the shards' partial files instead of\n"
             "                        running them; the outputs are those of one run\n"
             "Under mpirun -n N the experiments run over the N ranks and rank 0 writes the same\n"
             "files (docs/distributed.md).\n\n"
-            "exit codes: 0 every experiment ran; 2 bad scenario, node or pod file, option or\n"
-            "output, a failed experiment, a partial file of another study or an experiment in\n"
-            "no partial file\n");
+            "exit codes: 0 every experiment ran; 2 bad scenario, node or pod file, a bound on\n"
+            "work passed, option or output, a failed experiment, a partial file of another\n"
+            "study, an experiment in no partial file, or a damaged one\n");
 }
 
 /* A failure message, printed once under MPI: by rank 0, or by the one rank that failed
@@ -59,21 +62,17 @@ static void fail(const char *err)
 
 int cmd_cluster(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", required_argument, 0, 'j'},
-                                         {"csv", required_argument, 0, 'c'},
-                                         {"csv-frag", required_argument, 0, 'f'},
-                                         {"csv-frag-ratio", required_argument, 0, 'r'},
-                                         {"jobs", required_argument, 0, 'J'},
-                                         {"quiet", no_argument, 0, 'q'},
-                                         {"shard", required_argument, 0, 'D'},
-                                         {"partial", required_argument, 0, 'p'},
-                                         {"merge", no_argument, 0, 'M'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"json", required_argument, 0, 'j'},     {"csv", required_argument, 0, 'c'},
+        {"csv-frag", required_argument, 0, 'f'}, {"csv-frag-ratio", required_argument, 0, 'r'},
+        {"jobs", required_argument, 0, 'J'},     {"quiet", no_argument, 0, 'q'},
+        {"progress", no_argument, 0, 'P'},       {"shard", required_argument, 0, 'D'},
+        {"partial", required_argument, 0, 'p'},  {"merge", no_argument, 0, 'M'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     struct clr_opts o = {0};
     o.jobs = 1;
     o.shard = (struct shard){0, 1};
-    int quiet = 0, merge = 0, c;
+    int quiet = 0, merge = 0, progress = 0, c;
     long v;
     char err[SS_ERRLEN];
     optind = 1;
@@ -103,6 +102,9 @@ int cmd_cluster(int argc, char **argv)
             break;
         case 'q':
             quiet = 1;
+            break;
+        case 'P':
+            progress = 1;
             break;
         case 'D':
             if (shard_parse(optarg, &o.shard, err, sizeof err)) {
@@ -189,7 +191,15 @@ int cmd_cluster(int argc, char **argv)
         cl_scenario_free(&s);
         return SS_EXIT_BADINPUT;
     }
-    o.progress = cli_stderr_is_tty();
+    if (s.work.n_oversized > 0 && pool_is_writer())
+        fprintf(stderr,
+                "sharesim: warning: %s: %d pod%s fit%s no node of the cluster even when the "
+                "node is empty (the first: line %ld, pod \"%s\"); counted as failed in every "
+                "experiment, as the FGD simulator does (\"oversized\": \"error\" refuses "
+                "them)\n",
+                s.work.source, s.work.n_oversized, s.work.n_oversized == 1 ? "" : "s",
+                s.work.n_oversized == 1 ? "s" : "", s.work.oversized_line, s.work.oversized_name);
+    o.progress = cli_stderr_is_tty() ? CLR_PROGRESS_BAR : progress ? CLR_PROGRESS_LINES : 0;
     /* Under MPI only rank 0 reports; a shard reports where its results are. */
     o.text = quiet || n_stdout || !pool_is_writer() || o.shard.n > 1 ? NULL : stdout;
     int rc = clr_run(&s, &o, err, sizeof err);

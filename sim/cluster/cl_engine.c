@@ -369,6 +369,7 @@ static void run_inflate(struct cl_engine *e, const struct cl_workload *w,
         else
             failed++;
         record(log, e, k, arrived_milli, k + 1, placed, failed, 0, placed);
+        cl_progress_tick(cfg, k + 1, len);
     }
     out->n_pods = len;
     free(seq);
@@ -472,6 +473,7 @@ static void run_replay(struct cl_engine *e, const struct cl_workload *w,
             failed++;
         }
         record(log, e, (double)(ev[k].t - t0), arrived_milli, arrived, placed, failed, qn, running);
+        cl_progress_tick(cfg, k + 1, 2L * n);
     }
     out->n_pods = n;
     out->waited = waited;

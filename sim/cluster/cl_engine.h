@@ -35,7 +35,19 @@ struct cl_run_cfg {
     /* replay */
     int wait; /* a pod that fits nowhere waits (Kubernetes) instead of failing (FGD) */
     const struct cl_migcfg *mig; /* MIG clusters, NULL otherwise */
+    /* Optional: called as the experiment passes each tenth of its pod events (pods placed
+     * when inflating, creations and deletions when replaying), done of total. Only for a
+     * progress line: nothing it does may change the result. */
+    void (*progress)(void *ctx, long done, long total);
+    void *progress_ctx;
 };
+
+/* Calls cfg's progress hook when event `done` (1-based) of `total` starts a new tenth. */
+static inline void cl_progress_tick(const struct cl_run_cfg *cfg, long done, long total)
+{
+    if (cfg->progress && total > 0 && done * 10 / total != (done - 1) * 10 / total)
+        cfg->progress(cfg->progress_ctx, done, total);
+}
 
 struct cl_event {
     double t;                /* replay: seconds since the first creation; inflate: index */

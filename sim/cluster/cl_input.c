@@ -330,6 +330,30 @@ static int fits_empty(const struct cl_node_spec *n, const struct cl_pod *p)
     return cl_fits(n, &s, p);
 }
 
+/* qsort has no context argument; loading is single-threaded, so a file-scope pointer. */
+static const struct cl_node_spec *shape_nodes;
+
+/* Orders nodes by shape (CPU, memory, GPUs, model); 0 for the same shape. */
+static int shape_order(const struct cl_node_spec *a, const struct cl_node_spec *b)
+{
+    if (a->cpu_milli != b->cpu_milli)
+        return a->cpu_milli < b->cpu_milli ? -1 : 1;
+    if (a->mem_mib != b->mem_mib)
+        return a->mem_mib < b->mem_mib ? -1 : 1;
+    if (a->n_gpu != b->n_gpu)
+        return a->n_gpu < b->n_gpu ? -1 : 1;
+    if (a->model != b->model)
+        return a->model < b->model ? -1 : 1;
+    return 0;
+}
+
+static int cmp_shape(const void *pa, const void *pb)
+{
+    int x = *(const int *)pa, y = *(const int *)pb;
+    int c = shape_order(&shape_nodes[x], &shape_nodes[y]);
+    return c ? c : (x > y) - (x < y);
+}
+
 void cl_workload_classes(struct cl_workload *w)
 {
     /* Classes in order of first appearance; a linear probe over a small hash table. */
@@ -384,23 +408,21 @@ int cl_workload_load(const char *path, const struct cl_cluster *c, enum cl_overs
     if (dot)
         *dot = 0;
 
-    struct tr_reader *r = tr_open(path, TR_OPENB, NULL, err, errlen);
+    struct tr_reader *r = tr_open_flags(path, TR_OPENB, NULL, TR_OPEN_OPENB_UNTIMED, err, errlen);
     if (!r)
         return -1;
-    /* The distinct node shapes, so that "fits some empty node" costs a few checks a pod. */
+    w->timed = tr_openb_timed(r);
+    /* The distinct node shapes, so that "fits some empty node" costs a few checks a pod:
+     * the nodes sorted by shape, one of each run kept (a pairwise scan would be quadratic
+     * in the nodes). */
     int *shape = ss_xmalloc((size_t)(c->n_nodes ? c->n_nodes : 1) * sizeof *shape), n_shapes = 0;
-    for (int i = 0; i < c->n_nodes; i++) {
-        const struct cl_node_spec *a = &c->node[i];
-        int k = 0;
-        for (; k < n_shapes; k++) {
-            const struct cl_node_spec *b = &c->node[shape[k]];
-            if (a->cpu_milli == b->cpu_milli && a->mem_mib == b->mem_mib && a->n_gpu == b->n_gpu &&
-                a->model == b->model)
-                break;
-        }
-        if (k == n_shapes)
-            shape[n_shapes++] = i;
-    }
+    for (int i = 0; i < c->n_nodes; i++)
+        shape[i] = i;
+    shape_nodes = c->node;
+    qsort(shape, (size_t)c->n_nodes, sizeof *shape, cmp_shape);
+    for (int i = 0; i < c->n_nodes; i++)
+        if (n_shapes == 0 || shape_order(&c->node[shape[n_shapes - 1]], &c->node[shape[i]]))
+            shape[n_shapes++] = shape[i];
     int cap = 0, rc = -1;
     struct tr_record rec;
     int got;
@@ -475,15 +497,20 @@ int cl_workload_load(const char *path, const struct cl_cluster *c, enum cl_overs
                     path, rec.line, unknown, p->name, c->source);
             goto out;
         }
+        int ok = 0;
+        for (int i = 0; i < n_shapes && !ok; i++)
+            ok = fits_empty(&c->node[shape[i]], p);
+        if (!ok && w->n_oversized++ == 0) {
+            w->oversized_line = rec.line;
+            snprintf(w->oversized_name, sizeof w->oversized_name, "%s", p->name);
+        }
         if (oversized == CL_OVERSIZED_ERROR) {
-            int ok = 0;
-            for (int i = 0; i < n_shapes && !ok; i++)
-                ok = fits_empty(&c->node[shape[i]], p);
             if (!ok) {
                 ss_errf(err, errlen,
                         "%s:%ld: pod \"%s\" (cpu_milli %d, memory_mib %lld, %d x %d/1000 GPU%s%s) "
-                        "fits no node of the cluster even when the node is empty (set "
-                        "\"oversized\": \"fail\" to count such pods as failed)",
+                        "fits no node of the cluster even when the node is empty (\"oversized\": "
+                        "\"error\" refuses such pods; the default, \"fail\", counts them as "
+                        "failed)",
                         path, rec.line, p->name, p->cpu_milli, p->mem_mib, p->num_gpu, p->gpu_milli,
                         spec[0] ? " of " : "", spec);
                 goto out;

@@ -805,6 +805,19 @@ struct mlog {
     long n, cap;
 };
 
+/* qsort has no context argument; a process runs one experiment at a time, so a file-scope
+ * pointer. */
+static const struct cl_workload *order_by_creation;
+
+static int cmp_creation(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    long long tx = order_by_creation->pod[x].t_create, ty = order_by_creation->pod[y].t_create;
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
 static void mrecord(struct mlog *l, const struct cl_mig *m, double t, long long arrived_milli,
                     int arrived, int placed, int failed, int pending, int running)
 {
@@ -894,6 +907,7 @@ int cl_mig_run(const struct cl_cluster *c, const struct cl_workload *w, const st
             else
                 failed++;
             mrecord(&log, m, k, arrived_milli, arrived, placed, failed, 0, placed);
+            cl_progress_tick(cfg, k + 1, len);
         }
         out->n_pods = len;
         free(seq);
@@ -905,14 +919,9 @@ int cl_mig_run(const struct cl_cluster *c, const struct cl_workload *w, const st
         int *order = ss_xmalloc((size_t)(n ? n : 1) * sizeof *order);
         for (int i = 0; i < n; i++)
             order[i] = i;
-        for (int i = 1; i < n; i++) { /* insertion sort, stable (pod lists are small) */
-            int v = order[i], j = i;
-            while (j > 0 && w->pod[order[j - 1]].t_create > w->pod[v].t_create) {
-                order[j] = order[j - 1];
-                j--;
-            }
-            order[j] = v;
-        }
+        /* stable: ties keep name order (an insertion sort would be quadratic in the pods) */
+        order_by_creation = w;
+        qsort(order, (size_t)n, sizeof *order, cmp_creation);
         for (int k = 0; k < n; k++) {
             ev[2 * k] = (struct mev){w->pod[order[k]].t_create, order[k], 0, 2L * k};
             ev[2 * k + 1] = (struct mev){w->pod[order[k]].t_delete, order[k], 1, 2L * k + 1};
@@ -971,6 +980,7 @@ int cl_mig_run(const struct cl_cluster *c, const struct cl_workload *w, const st
                 failed++;
             }
             mrecord(&log, m, t, arrived_milli, arrived, placed, failed, qn, running);
+            cl_progress_tick(cfg, k + 1, 2L * n);
         }
         out->n_pods = n;
         out->wait_mean_s = out->waited ? wait_sum / out->waited : 0;

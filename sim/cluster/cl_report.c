@@ -186,7 +186,11 @@ cJSON *cl_report_json(const struct cl_result *r, const struct cl_policy *pol, lo
         cJSON *s = cJSON_AddArrayToObject(o, "samples");
         double tend = last ? last->t : 0;
         long k = 0;
-        for (double t = 0;; t += sample_s) {
+        /* Sample i is at i x sample_s, from the integer i (a sum of rounded sample_s would
+         * drift, and stop advancing once t is large against sample_s); the scenario's load
+         * bounded the count (CL_MAX_SAMPLES). */
+        for (long i = 0;; i++) {
+            double t = (double)i * sample_s;
             if (t > tend)
                 t = tend;
             while (k + 1 < r->n_ev && r->ev[k + 1].t <= t)

@@ -66,8 +66,11 @@ static int parse_node_groups(const struct jv *j, const cJSON *arr, const char *p
                            "a group without GPUs has no GPU model");
         if (mig && gpus == 0)
             return jv_fail(j, jv_path_key(q, sizeof q, p, "mig"), "MIG needs GPUs");
-        if ((long long)c->n_nodes + count > 10000000)
-            return jv_fail(j, p, "more than 10,000,000 nodes");
+        if ((long long)c->n_nodes + count > CL_MAX_NODES)
+            return jv_fail(j, p,
+                           "%lld nodes in the groups so far, more than %d (CL_MAX_NODES, "
+                           "docs/robustness.md)",
+                           (long long)c->n_nodes + count, CL_MAX_NODES);
         int model_idx = -1;
         if (gpus > 0) {
             char merr[SS_ERRLEN];
@@ -170,6 +173,87 @@ static int parse_policies(const struct jv *j, const cJSON *o, const char *path,
     return 0;
 }
 
+/*
+ * The bounds of cl_scenario.h on what the experiments will do, from the loaded inputs: the
+ * pods placed (inflation estimated from the GPU-milli asked for), nodes x pods, and the
+ * replay's samples (whose default, 1 % of the span, is set here).
+ */
+static int check_work(const struct jv *j, const char *P, struct cl_scenario *s)
+{
+    char p[256];
+    const struct cl_workload *w = &s->work;
+    double pods = w->n;
+    if (s->mode == CL_INFLATE) {
+        long long asked = 0;
+        for (int i = 0; i < w->n; i++)
+            asked += cl_pod_milli(&w->pod[i]);
+        double target = s->tune * (double)s->cluster.total_gpus * CL_MILLI;
+        if (asked == 0)
+            return jv_fail(j, jv_path_key(p, sizeof p, P, "mode"),
+                           "\"inflate\" draws pods until their GPU requests reach %.2f x the "
+                           "cluster's GPUs, but none of the %d pods of %s asks for a GPU (use "
+                           "\"mode\": \"replay\")",
+                           s->tune, w->n, w->source);
+        /* Each draw adds asked / n GPU-milli on average. */
+        if ((double)asked < target)
+            pods = (double)w->n * target / (double)asked;
+        if (pods > CL_MAX_INFLATED_PODS)
+            return jv_fail(j, jv_path_key(p, sizeof p, P, "inflate"),
+                           "inflating %d pods asking for %lld GPU-milli to %.2f x %lld GPUs "
+                           "places about %.3g pods, more than %d (CL_MAX_INFLATED_PODS, "
+                           "docs/robustness.md): lower \"tune\" or the cluster",
+                           w->n, asked, s->tune, s->cluster.total_gpus, pods, CL_MAX_INFLATED_PODS);
+    } else if (!w->timed) {
+        return jv_fail(j, jv_path_key(p, sizeof p, P, "mode"),
+                       "\"replay\" needs the pods' creation_time and deletion_time, and %s "
+                       "has neither column (the FGD simulator's variants without times are "
+                       "placed once each in name order: \"mode\": \"inflate\")",
+                       w->source);
+    }
+    double work = pods * (double)s->cluster.n_nodes;
+    if (work > CL_MAX_NODE_PODS)
+        return jv_fail(j, P,
+                       "%d nodes x about %.3g pods placed = %.3g node visits per experiment, "
+                       "more than %.3g (CL_MAX_NODE_PODS, docs/robustness.md; about 10 "
+                       "minutes of one core): use fewer nodes or pods",
+                       s->cluster.n_nodes, pods, work, CL_MAX_NODE_PODS);
+    if (s->mode != CL_REPLAY)
+        return 0;
+    long long lo = LLONG_MAX, hi = 0;
+    for (int i = 0; i < w->n; i++) {
+        if (w->pod[i].t_create < lo)
+            lo = w->pod[i].t_create;
+        if (w->pod[i].t_delete > hi)
+            hi = w->pod[i].t_delete;
+    }
+    double span = hi > lo ? (double)(hi - lo) : 0;
+    if (s->sample_s < 0)
+        s->sample_s = span > 0 ? span / 100 : 1;
+    /* samples at 0, sample_s, 2 sample_s, ... below the span, and one at its end */
+    double n = floor(span / s->sample_s) + 2;
+    if (n > CL_MAX_SAMPLES)
+        return jv_fail(j, jv_path_key(p, sizeof p, P, "replay.sample_s"),
+                       "%g s over the trace's span of %.0f s is %.3g samples, more than %d "
+                       "(CL_MAX_SAMPLES, docs/robustness.md): a sample_s of at least %.6g s "
+                       "fits",
+                       s->sample_s, span, n, CL_MAX_SAMPLES, cl_min_sample_s(span));
+    return 0;
+}
+
+double cl_min_sample_s(double span)
+{
+    /* the smallest value printed with 6 digits for which floor(span / s) + 2 fits */
+    double s = span / (CL_MAX_SAMPLES - 2);
+    char buf[64];
+    for (;;) {
+        snprintf(buf, sizeof buf, "%.6g", s);
+        double v = strtod(buf, NULL);
+        if (v > 0 && floor(span / v) + 2 <= CL_MAX_SAMPLES)
+            return v;
+        s = nextafter(s * (1 + 1e-6), INFINITY);
+    }
+}
+
 int cl_scenario_load(const char *path, struct cl_scenario *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
@@ -212,7 +296,7 @@ int cl_scenario_load(const char *path, struct cl_scenario *s, char *err, size_t 
     /* options first, so that file errors come after key errors */
     static const char *const modes[] = {"inflate", "replay", NULL};
     static const char *const oversized_names[] = {"error", "fail", NULL};
-    int mode = 0, oversized = 0;
+    int mode = 0, oversized = 1; /* the reference counts such a pod as failed */
     long scale = 1;
     s->popularity = 0.95;
     s->frag_threshold = 0.15;
@@ -277,6 +361,13 @@ int cl_scenario_load(const char *path, struct cl_scenario *s, char *err, size_t 
         jv_fail(&j, p, "expected an openb node list file name or an array of node groups");
         goto out;
     }
+    if ((long long)s->cluster.n_nodes * scale > CL_MAX_NODES) {
+        jv_fail(&j, scale > 1 ? jv_path_key(p, sizeof p, P, "node_scale") : p,
+                "%d nodes x node_scale %ld = %lld nodes, more than %d (CL_MAX_NODES, "
+                "docs/robustness.md)",
+                s->cluster.n_nodes, scale, (long long)s->cluster.n_nodes * scale, CL_MAX_NODES);
+        goto out;
+    }
     cl_cluster_scale(&s->cluster, (int)scale);
     if (s->cluster.total_gpus == 0) {
         jv_fail(&j, p, "the cluster has no GPU");
@@ -307,17 +398,9 @@ int cl_scenario_load(const char *path, struct cl_scenario *s, char *err, size_t 
         snprintf(s->work.label, sizeof s->work.label, "%s", label);
     if (s->has_mig && cl_mig_bind_pods(&s->mig, &s->cluster, &s->work, err, errlen))
         goto out;
+    if (check_work(&j, P, s))
+        goto out;
     cl_typical_build(&s->work, s->popularity, &s->typical);
-    if (s->mode == CL_REPLAY && s->sample_s < 0) {
-        long long lo = LLONG_MAX, hi = 0;
-        for (int i = 0; i < s->work.n; i++) {
-            if (s->work.pod[i].t_create < lo)
-                lo = s->work.pod[i].t_create;
-            if (s->work.pod[i].t_delete > hi)
-                hi = s->work.pod[i].t_delete;
-        }
-        s->sample_s = hi > lo ? (double)(hi - lo) / 100 : 1;
-    }
     rc = 0;
 out:
     cJSON_Delete(root);

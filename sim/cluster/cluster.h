@@ -78,6 +78,11 @@ struct cl_workload {
     int *cls_rep; /* [n_cls]: a pod of each class */
     char source[512];
     char label[64]; /* the "workload" column of the CSV: the pod list's file name stem */
+    int timed;      /* the list has creation_time and deletion_time; else every time is 0 */
+    /* CL_OVERSIZED_FAIL: the pods no empty node could host (kept, they fail when placed) */
+    int n_oversized;
+    long oversized_line; /* the first of them */
+    char oversized_name[CL_NAME_MAX];
 };
 
 /* ---- inputs (cl_input.c) ---------------------------------------------------------------- */
@@ -99,7 +104,8 @@ void cl_cluster_scale(struct cl_cluster *c, int scale);
 void cl_cluster_totals(struct cl_cluster *c);
 void cl_cluster_free(struct cl_cluster *c);
 
-/* What to do with a pod no empty node could host. */
+/* What to do with a pod no empty node could host: refuse the list, or keep the pod, which
+ * then fails in every experiment (the FGD simulator's answer, and the default). */
 enum cl_oversized { CL_OVERSIZED_ERROR, CL_OVERSIZED_FAIL };
 
 /*
@@ -108,6 +114,10 @@ enum cl_oversized { CL_OVERSIZED_ERROR, CL_OVERSIZED_FAIL };
  * a multi-GPU request that shares GPUs, a GPU count with no GPU share, and (unless
  * oversized is CL_OVERSIZED_FAIL) a pod that fits no empty node are errors naming the line.
  * Pods are sorted by name (file order when there is no name column) and grouped in classes.
+ * A list with neither creation_time nor deletion_time (the FGD simulator's multi-GPU
+ * variants) is accepted with every time 0 and w->timed = 0: such pods can be inflated
+ * (in name order for "order": "creation", as the reference's stable sort orders pods
+ * without a creation time) but not replayed.
  */
 int cl_workload_load(const char *path, const struct cl_cluster *c, enum cl_oversized oversized,
                      struct cl_workload *w, char *err, size_t errlen);

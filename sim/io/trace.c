@@ -126,6 +126,8 @@ struct tr_reader {
     char *path;
     enum tr_format fmt;
     struct tr_opts opts;
+    unsigned flags; /* TR_OPEN_* */
+    int timed;      /* openb: the header has creation_time (and so deletion_time) */
     const struct col_spec *cols;
 
     FILE *fp;
@@ -602,12 +604,23 @@ static int read_header(struct tr_reader *r, char *err, size_t errlen)
             r->columns |= TR_COL_INPUT_TOKENS;
         if (c->slot == S_OUTPUT)
             r->columns |= TR_COL_OUTPUT_TOKENS;
+        if (c->slot == S_CREATION)
+            r->timed = 1;
     }
     r->ncols = n;
+    /* An untimed openb list (allowed by the caller) has neither time column; one without
+     * the other is still an error, named below. */
+    int has_deletion = 0;
+    for (int i = 0; i < n; i++)
+        has_deletion |= r->colmap[i]->slot == S_DELETION;
+    int untimed =
+        r->fmt == TR_OPENB && (r->flags & TR_OPEN_OPENB_UNTIMED) && !r->timed && !has_deletion;
     for (const struct col_spec *c = r->cols; c->name; c++) {
         int found = 0;
         for (int i = 0; i < n; i++)
             found |= (r->colmap[i] == c);
+        if (untimed && (c->slot == S_CREATION || c->slot == S_DELETION))
+            continue;
         if (c->required && !found)
             return ss_errf(
                 err, errlen,
@@ -661,7 +674,8 @@ static int load_pods(struct tr_reader *r, char *err, size_t errlen)
 /* ---- public ---- */
 
 static struct tr_reader *open_reader(const char *path, enum tr_format fmt,
-                                     const struct tr_opts *opts, int once, char *err, size_t errlen)
+                                     const struct tr_opts *opts, int once, unsigned flags,
+                                     char *err, size_t errlen)
 {
     if (fmt < TR_AZURE_LLM || fmt > TR_SHARESIM) {
         ss_errf(err, errlen, "%s: invalid trace format %d", path, (int)fmt);
@@ -720,6 +734,7 @@ static struct tr_reader *open_reader(const char *path, enum tr_format fmt,
     r->path = ss_xstrdup(path);
     r->fmt = fmt;
     r->opts = o;
+    r->flags = flags;
     r->cols = formats[fmt].cols;
     r->fp = fp;
     r->buf = ss_xmalloc(TR_BUF_BYTES + 1);
@@ -739,13 +754,19 @@ static struct tr_reader *open_reader(const char *path, enum tr_format fmt,
 struct tr_reader *tr_open(const char *path, enum tr_format fmt, const struct tr_opts *opts,
                           char *err, size_t errlen)
 {
-    return open_reader(path, fmt, opts, 0, err, errlen);
+    return open_reader(path, fmt, opts, 0, 0, err, errlen);
+}
+
+struct tr_reader *tr_open_flags(const char *path, enum tr_format fmt, const struct tr_opts *opts,
+                                unsigned flags, char *err, size_t errlen)
+{
+    return open_reader(path, fmt, opts, 0, flags, err, errlen);
 }
 
 struct tr_reader *tr_open_once(const char *path, enum tr_format fmt, const struct tr_opts *opts,
                                char *err, size_t errlen)
 {
-    return open_reader(path, fmt, opts, 1, err, errlen);
+    return open_reader(path, fmt, opts, 1, 0, err, errlen);
 }
 
 /* Remembers the first error so that later calls repeat it. */
@@ -835,6 +856,11 @@ int tr_next(struct tr_reader *r, struct tr_record *rec, char *err, size_t errlen
 unsigned tr_columns(const struct tr_reader *r)
 {
     return r->columns;
+}
+
+int tr_openb_timed(const struct tr_reader *r)
+{
+    return r->fmt == TR_OPENB && r->timed;
 }
 
 size_t tr_mem_bytes(const struct tr_reader *r)

@@ -85,6 +85,16 @@ struct tr_reader;
 struct tr_reader *tr_open(const char *path, enum tr_format fmt, const struct tr_opts *opts,
                           char *err, size_t errlen);
 /*
+ * tr_open, and with TR_OPEN_OPENB_UNTIMED in flags an openb pod list with neither
+ * creation_time nor deletion_time is accepted too (the FGD simulator's multi-GPU variants
+ * have only name and the four resource columns): its pods all have times 0 and come out in
+ * file order, and tr_openb_timed() says 0. Only the cluster simulator asks for it;
+ * a replay of requests needs their times.
+ */
+enum { TR_OPEN_OPENB_UNTIMED = 1 };
+struct tr_reader *tr_open_flags(const char *path, enum tr_format fmt, const struct tr_opts *opts,
+                                unsigned flags, char *err, size_t errlen);
+/*
  * tr_open requires a regular file (anything else is an error, found without blocking): a
  * replayed trace is read when the scenario loads and again by every replication, and a FIFO
  * read twice would hang. A caller that reads the file once (trace stats) may open a FIFO or
@@ -103,6 +113,9 @@ int tr_next(struct tr_reader *r, struct tr_record *rec, char *err, size_t errlen
 /* Which optional request columns the file has: a mask of TR_COL_* (azure-llm: both tokens). */
 enum { TR_COL_WORK_MS = 1, TR_COL_INPUT_TOKENS = 2, TR_COL_OUTPUT_TOKENS = 4 };
 unsigned tr_columns(const struct tr_reader *r);
+/* openb: 1 when the list has creation_time and deletion_time (always, unless opened with
+ * TR_OPEN_OPENB_UNTIMED); 0 for the other formats. */
+int tr_openb_timed(const struct tr_reader *r);
 
 /* Bytes the reader owns on the heap: constant for the streamed formats, whatever the length. */
 size_t tr_mem_bytes(const struct tr_reader *r);

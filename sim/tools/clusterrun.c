@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct ctx {
     const struct cl_scenario *s;
@@ -31,6 +32,32 @@ struct ctx {
     struct part_out *part; /* a shard's partial file, or NULL */
 };
 
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One experiment's progress, for a line per tenth once it has run a while. */
+struct exp_progress {
+    const struct cl_scenario *s;
+    int pi, si;
+    double t0;
+    int bar;
+};
+
+static void exp_tick(void *vctx, long done, long total)
+{
+    const struct exp_progress *p = vctx;
+    double dt = wall_s() - p->t0;
+    if (dt < CLR_PROGRESS_AFTER_S)
+        return;
+    fprintf(stderr, "%scluster: experiment %s seed %lld: %ld %% (%ld of %ld pod events), %.0f s\n",
+            p->bar ? "\r" : "", p->s->policy[p->pi]->name, p->s->seed[p->si],
+            (long)(100.0 * (double)done / (double)total), done, total, dt);
+}
+
 static int work(void *vctx, long idx, struct pool_buf *out, char *err, size_t errlen)
 {
     struct ctx *x = vctx;
@@ -38,6 +65,12 @@ static int work(void *vctx, long idx, struct pool_buf *out, char *err, size_t er
     int pi = (int)(idx / s->n_seeds), si = (int)(idx % s->n_seeds);
     struct cl_run_cfg cfg;
     cl_scenario_cfg(s, pi, si, &cfg);
+    struct exp_progress prog = {s, pi, si, 0, x->o->progress == CLR_PROGRESS_BAR};
+    if (x->o->progress) {
+        prog.t0 = wall_s();
+        cfg.progress = exp_tick;
+        cfg.progress_ctx = &prog;
+    }
     struct cl_result r;
     if (cl_run(&s->cluster, &s->work, &s->typical, &cfg, &r, err, errlen))
         return -1;
@@ -52,6 +85,8 @@ static int work(void *vctx, long idx, struct pool_buf *out, char *err, size_t er
     free(txt);
     return 0;
 }
+
+static void describe(void *vctx, long idx, char *buf, size_t n);
 
 /* An experiment's JSON text, filed under its index (from the pool or a partial file). */
 static void keep(struct ctx *x, long idx, const char *json, size_t len)
@@ -78,9 +113,19 @@ static void deliver(void *vctx, long idx, const void *data, size_t len)
         part_add(x->part, idx, json, len - sizeof h);
 }
 
-static void merge_deliver(void *vctx, long idx, const void *data, size_t len)
+/* --merge: an experiment from a partial file (its hash already matched) is kept only if
+ * its figures are ones an experiment could produce (cl_result_check). */
+static int merge_deliver(void *vctx, long idx, const void *data, size_t len, char *why,
+                         size_t whylen)
 {
-    keep(vctx, idx, data, len);
+    struct ctx *x = vctx;
+    char name[160];
+    describe(x, idx, name, sizeof name);
+    char what[SS_ERRLEN];
+    if (cl_result_check(x->s, idx, data, len, what, sizeof what))
+        return ss_errf(why, whylen, "%s: %s", name, what);
+    keep(x, idx, data, len);
+    return 0;
 }
 
 static void describe(void *vctx, long idx, char *buf, size_t n)
@@ -95,9 +140,10 @@ static void describe(void *vctx, long idx, char *buf, size_t n)
 static void progress(void *vctx, long done, long total)
 {
     struct ctx *x = vctx;
-    if (x->o->progress)
+    if (x->o->progress == CLR_PROGRESS_BAR)
         fprintf(stderr, "\rcluster: %ld/%ld experiments", done, total);
-    else if (pool_ranks() > 1 && pool_progress_line_due(done, total))
+    else if ((x->o->progress == CLR_PROGRESS_LINES || pool_ranks() > 1) &&
+             pool_progress_line_due(done, total))
         fprintf(stderr, "cluster: %ld/%ld experiments on %d ranks\n", done, total, pool_ranks());
 }
 
@@ -185,7 +231,7 @@ static int run_pool(struct ctx *x, long n, char *err, size_t errlen)
      * exits. */
     int rc = job.n_order == 0 && pool_is_writer() ? 0 : pool_run(&job, err, errlen);
     free((long *)job.order);
-    if (x->o->progress)
+    if (x->o->progress == CLR_PROGRESS_BAR)
         fputc('\n', stderr);
     return rc;
 }
@@ -287,6 +333,18 @@ static void write_csv_samples(const struct cl_scenario *s, cJSON *const *item, F
     }
 }
 
+/* A percentage cell of the summary table, `width` wide with its '%': "-" where the figure
+ * is undefined (NaN: no seed had it) instead of printf's "nan%". 1 if so. */
+static int pct_cell(char *buf, size_t n, double v, int width)
+{
+    if (isnan(v)) {
+        snprintf(buf, n, "%*s ", width - 1, "-");
+        return 1;
+    }
+    snprintf(buf, n, "%*.2f%%", width - 1, v);
+    return 0;
+}
+
 /* Mean and sample standard deviation of a key over one policy's seeds. */
 static void stats(cJSON *const *item, int n, const char *key, double *mean, double *sd)
 {
@@ -384,7 +442,8 @@ static void write_outputs(const struct cl_scenario *s, const struct clr_opts *o,
         for (int q = 0; q < s->n_policies; q++)
             if (key[q] > key[p])
                 rank++;
-        cJSON_AddNumberToObject(row, "rank", rank);
+        /* a policy whose headline is undefined (NaN) has no rank: null */
+        jv_out_add(row, "rank", isnan(key[p]) ? NAN : rank);
     }
 
     cJSON *doc = cJSON_CreateObject();
@@ -426,23 +485,36 @@ static void write_outputs(const struct cl_scenario *s, const struct clr_opts *o,
         fprintf(t, "%-12s %-18s %10s %7s %10s %9s %5s\n", "policy", "label",
                 s->mode == CL_INFLATE ? "alloc@100%" : "alloc mean", "sd",
                 s->mode == CL_INFLATE ? "frag@100%" : "frag mean", "failed", "rank");
+        int undefined = 0;
         for (const cJSON *row = summary->child; row; row = row->next) {
             double a =
                 num(row, s->mode == CL_INFLATE ? "alloc_ratio_at_100_mean" : "alloc_ratio_mean");
             double sd = num(row, "alloc_ratio_at_100_sd");
             double f =
                 num(row, s->mode == CL_INFLATE ? "frag_ratio_at_100_mean" : "frag_ratio_mean");
-            fprintf(t, "%-12s %-18s %9.2f%% %6.2f%s %9.2f%% %9.1f %5.0f\n",
+            char ca[32], cf[32], cr[32];
+            undefined |= pct_cell(ca, sizeof ca, a, 10) | pct_cell(cf, sizeof cf, f, 10);
+            if (isnan(num(row, "rank")))
+                snprintf(cr, sizeof cr, "%5s", "-");
+            else
+                snprintf(cr, sizeof cr, "%5.0f", num(row, "rank"));
+            fprintf(t, "%-12s %-18s %s %6.2f%s %s %9.1f %s\n",
                     cJSON_GetObjectItemCaseSensitive(row, "policy")->valuestring,
-                    cJSON_GetObjectItemCaseSensitive(row, "label")->valuestring, a,
-                    isnan(sd) ? 0 : sd, isnan(sd) ? "*" : " ", f, num(row, "failed_mean"),
-                    num(row, "rank"));
+                    cJSON_GetObjectItemCaseSensitive(row, "label")->valuestring, ca,
+                    isnan(sd) ? 0 : sd, isnan(sd) ? "*" : " ", cf, num(row, "failed_mean"), cr);
         }
         fprintf(t, "\n%s: mean over seeds of the GPU allocation ratio", headline);
         if (s->mode == CL_INFLATE)
             fprintf(t, " when arrived GPU requests reach 100 %% of the cluster's GPUs");
         fprintf(t, "; frag = fragmented share of idle GPU-milli (FGD measure)%s\n",
                 s->n_seeds == 1 ? "; * one seed, no sd" : "");
+        if (undefined)
+            fprintf(t, "%s\n",
+                    s->mode == CL_INFLATE
+                        ? "- undefined in every seed: no pod event within 1 % of 100 % arrived "
+                          "(tune below 1, or pods large against the cluster), or for frag no "
+                          "idle GPU-milli left there"
+                        : "- undefined in every seed: no idle GPU-milli at any sample");
     }
 
     /* files: all or none */

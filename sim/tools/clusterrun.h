@@ -17,6 +17,9 @@
 
 #include <stdio.h>
 
+enum { CLR_PROGRESS_BAR = 1, CLR_PROGRESS_LINES = 2 };
+#define CLR_PROGRESS_AFTER_S 3.0
+
 struct clr_opts {
     int jobs;                   /* worker processes; <= 1 runs in this process */
     const char *json_path;      /* NULL: none; "-": stdout */
@@ -25,8 +28,12 @@ struct clr_opts {
     const char *csv_frag_path;  /* inflate: fragment amount (analysis_frag_discrete.csv) */
     const char *csv_ratio_path; /* inflate: fragmentation ratio
                                    (analysis_frag_ratio_discrete.csv) */
-    int progress;               /* progress line on stderr */
-    FILE *text;                 /* the summary table; NULL: none */
+    /* progress on stderr: 0 none; CLR_PROGRESS_BAR (a terminal) a bar redrawn per
+     * experiment; CLR_PROGRESS_LINES (--progress without one) about ten lines. Either way
+     * an experiment still running after CLR_PROGRESS_AFTER_S seconds adds a line per tenth
+     * of its pod events. Only stderr: outputs do not depend on it. */
+    int progress;
+    FILE *text; /* the summary table; NULL: none */
     /* Batch arrays. A shard ({i, n} with n > 1) runs the experiments k with k mod n = i and
      * writes their results to `partial` (tools/partial.h), and none of the outputs above. */
     struct shard shard; /* {0, 0} or {0, 1}: every experiment */

@@ -393,7 +393,6 @@ struct val_pool {
     const struct val_batch *b; /* shard and merge; never NULL */
     double *results;           /* VAL_NV per task, filed by task index */
     struct part_out *part;     /* a shard's partial file, or NULL */
-    long bad_len;              /* merge: a task whose bytes were not VAL_NV doubles, or -1 */
 };
 
 static int pool_task(void *ctx, long t, struct pool_buf *out, char *err, size_t errlen)
@@ -415,14 +414,34 @@ static void pool_deliver(void *ctx, long t, const void *data, size_t len)
         part_add(p->part, t, data, len);
 }
 
-/* --merge: a task's bytes from a partial file, which may be damaged. */
-static void merge_deliver(void *ctx, long t, const void *data, size_t len)
+/* --merge: a task's bytes from a partial file (their hash matched): VAL_NV doubles, every
+ * figure the task measures finite (a run never produces NaN there; the unused slots are
+ * NaN), the request count a non-negative integer. Otherwise the item is damaged. */
+static void pool_describe(void *ctx, long t, char *buf, size_t n);
+
+static int merge_deliver(void *ctx, long t, const void *data, size_t len, char *why, size_t whylen)
 {
     struct val_pool *p = ctx;
-    if (len == VAL_NV * sizeof(double))
-        memcpy(p->results + (size_t)t * VAL_NV, data, len);
-    else if (p->bad_len < 0)
-        p->bad_len = t;
+    char name[160];
+    pool_describe(p, t, name, sizeof name);
+    if (len != VAL_NV * sizeof(double))
+        return ss_errf(why, whylen, "%s: damaged: %zu bytes, expected %d numbers", name, len,
+                       VAL_NV);
+    double v[VAL_NV];
+    memcpy(v, data, len);
+    const struct val_case *c = &p->g->c[p->tasks[t].c];
+    for (int k = 0; k < c->n_metrics; k++)
+        if (!isfinite(v[k]))
+            return ss_errf(why, whylen,
+                           "%s: damaged: figure %d (%s) is %g, expected a finite "
+                           "number",
+                           name, k, c->m[k].name, v[k]);
+    double n = v[VAL_NV - 1];
+    if (!isfinite(n) || n < 0 || n != floor(n))
+        return ss_errf(why, whylen, "%s: damaged: request count %g, expected an integer >= 0", name,
+                       n);
+    memcpy(p->results + (size_t)t * VAL_NV, v, len);
+    return 0;
 }
 
 static void pool_progress(void *ctx, long done, long n)
@@ -604,15 +623,8 @@ static int merge_partials(struct val_pool *vp, int n_tasks, const char *key, cha
     const struct val_batch *b = vp->b;
     unsigned char *seen = ss_xcalloc((size_t)n_tasks + 1, 1);
     int rc = 0;
-    vp->bad_len = -1;
     for (int f = 0; rc == 0 && f < b->n_merge; f++)
         rc = part_read(b->merge[f], key, n_tasks, seen, merge_deliver, vp, err, errlen);
-    if (rc == 0 && vp->bad_len >= 0) {
-        char name[160];
-        pool_describe(vp, vp->bad_len, name, sizeof name);
-        rc = ss_errf(err, errlen, "validate --merge: %s: not %d numbers in its partial file", name,
-                     VAL_NV);
-    }
     long missing = 0, first = -1;
     for (long t = 0; rc == 0 && t < n_tasks; t++)
         if (!seen[t] && missing++ == 0)
@@ -654,7 +666,7 @@ int val_run_batch(const struct val_opts *o, const struct val_batch *batch, struc
         for (int r = 0; r < g.c[i].reps; r++)
             tasks[t++] = (struct val_task){i, r};
     double *results = ss_xcalloc((size_t)n_tasks * VAL_NV, sizeof *results);
-    struct val_pool vp = {&g, tasks, o, b, results, NULL, -1};
+    struct val_pool vp = {&g, tasks, o, b, results, NULL};
     char key[256];
     grid_key(&g, o, n_tasks, key, sizeof key);
     int rc;

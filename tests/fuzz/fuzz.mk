@@ -11,7 +11,7 @@
 # Adding a target: write tests/fuzz/<target>.c defining LLVMFuzzerTestOneInput, add a seed
 # directory tests/fuzz/corpus/<target>/, and add the name to FUZZ_TARGETS.
 FUZZ_TARGETS := fuzz_scenario fuzz_trace_azure fuzz_trace_openb fuzz_trace_sharesim fuzz_mig \
-  fuzz_sweepmerge fuzz_pagecheck
+  fuzz_sweepmerge fuzz_pagecheck fuzz_openb fuzz_partial
 
 FUZZ_SECONDS ?= 60
 # clang-14 is what Debian 12's libclang-rt-14-dev (the libFuzzer runtime) goes with.
