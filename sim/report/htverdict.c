@@ -9,6 +9,7 @@
 #include "report/htint.h"
 #include "report/htpage.h"
 #include "report/rtable.h"
+#include "core/verdict.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -165,7 +166,8 @@ void ht_verdict(struct hw *wr, const struct page *pg)
     }
     const cJSON *doc = pg->doc, *s;
     int best = -1, n_ok = 0, n_sla = 0, k = 0, closest = -1;
-    double best_cost = INFINITY, best_gpus = INFINITY, best_ratio = INFINITY, close_r = INFINITY;
+    double close_lost = 0, best_cost = INFINITY, best_gpus = INFINITY, best_ratio = INFINITY,
+           close_r = INFINITY;
     struct ht_judge j;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
     {
@@ -184,13 +186,14 @@ void ht_verdict(struct hw *wr, const struct page *pg)
                 best_gpus = g;
                 best_ratio = j.worst_ratio;
             }
-        } else if (isfinite(j.worst_ratio) &&
-                   (j.worst_ratio < close_r ||
-                    (j.worst_ratio == close_r && closest >= 0 &&
+        } else if (!j.meets && isfinite(j.worst_ratio) &&
+                   (closest < 0 || vd_closer(j.lost_miss, j.worst_ratio, close_lost, close_r) > 0 ||
+                    (vd_closer(j.lost_miss, j.worst_ratio, close_lost, close_r) == 0 &&
                      cheaper(s,
                              cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "strategies"),
                                                 closest))))) {
             close_r = j.worst_ratio;
+            close_lost = j.lost_miss;
             closest = k;
         }
         k++;
