@@ -109,12 +109,21 @@ static void sweep_clause(struct hw *wr, const struct page *pg, int k)
         HW_MARKF(wr, ", but not at the sweep's lowest %s", pg->param_sweep ? "value" : "load");
 }
 
+/* Does some tenant have an SLA (any target of core/verdict.h, or a p99 a sweep point sets)? */
+static int any_sla(const struct page *pg)
+{
+    for (int i = 0; pg->st->sc && i < pg->st->sc->n_tenants; i++)
+        if (pg->st->sc->tenants[i].sla.set)
+            return 1;
+    return ht_pg_has_sla(pg, "p99_ms");
+}
+
 static void verdict_param_sweep(struct hw *wr, const struct page *pg)
 {
     char lo[64], hi[64];
     ht_axis_value(&pg->ax, pg->ax.x[pg->order[0]], lo, sizeof lo);
     ht_axis_value(&pg->ax, pg->ax.x[pg->order[pg->st->n_docs - 1]], hi, sizeof hi);
-    if (!ht_pg_has_sla(pg, "p99_ms")) {
+    if (!any_sla(pg)) {
         HW_MARKF(wr,
                  "No tenant has an SLA in the scenario; the figures show how each metric "
                  "moves from %s to %s.",

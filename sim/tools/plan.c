@@ -501,7 +501,7 @@ static int deciding(const struct tenant_cfg *t, int *fig)
 /* "api p99 ms ≤ 200", "chat TTFT/TPOT p99 ms ≤ 500/30", "batch thr/s ≥ 25": the heading. */
 static void deciding_head(const struct tenant_cfg *t, char *buf, size_t n)
 {
-    static const char *const name[FIG_N] = {"p99", "TTFT", "TPOT", "thr"};
+    static const char *const name[FIG_N] = {"p99", "TTFT p99", "TPOT p99", "thr"};
     int fig[FIG_N], k = deciding(t, fig);
     double target[FIG_N] = {t->sla_p99_s * 1e3, t->llm ? t->llm->sla_ttft_p99_s * 1e3 : 0,
                             t->llm ? t->llm->sla_tpot_p99_s * 1e3 : 0, t->sla.min_throughput_per_s};
