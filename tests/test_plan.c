@@ -945,7 +945,8 @@ static void test_llm_tpot(void)
     snprintf(cmd, sizeof cmd, "plan %s", p);
     CU_ASSERT_EQUAL(tu_cli(cmd, out, sizeof out, NULL, 0), 1);
     TU_CHECK_CONTAINS(out, "closest");
-    TU_CHECK_CONTAINS(out, "(chat)");
+    TU_CHECK_CONTAINS(out, "(chat: TPOT p99 ");
+    TU_CHECK_CONTAINS(out, "> 5 ms; worst ");
 }
 
 /* The candidate labelled `label` in a plan's JSON, or NULL. */
