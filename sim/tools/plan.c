@@ -216,6 +216,49 @@ static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, s
     return n;
 }
 
+static int label_taken(const struct plan_cand *c, int n, int i)
+{
+    for (int j = 0; j < n; j++)
+        if (j != i && strcmp(c[j].label, c[i].label) == 0)
+            return 1;
+    return 0;
+}
+
+static void label_append(struct plan_cand *c, const char *fmt, const char *text, int num)
+{
+    size_t len = strlen(c->label);
+    snprintf(c->label + len, sizeof c->label - len, fmt, text ? text : "", num);
+}
+
+/*
+ * No two candidates may read the same in the table or on the page: a policy's label names the
+ * configuration, and two that differ only in which tenants share a GPU (or in the pool's size)
+ * are told apart by saying so — the placement from their "assign" ("chat+embed | rerank"),
+ * then the GPU count, then a variant number as the last resort.
+ */
+static void distinct_labels(const struct scenario *sc, struct plan_cand *c, int n)
+{
+    unsigned char *dup = ss_xcalloc((size_t)(n ? n : 1), 1);
+    for (int i = 0; i < n; i++)
+        dup[i] = (unsigned char)label_taken(c, n, i);
+    for (int i = 0; i < n; i++)
+        if (dup[i] && c[i].strategy && cJSON_GetObjectItemCaseSensitive(c[i].strategy, "assign")) {
+            char where[160];
+            placement_text(sc, c[i].strategy, c[i].gpus, where, sizeof where);
+            if (where[0])
+                label_append(&c[i], ", placed %s%.0d", where, 0);
+        }
+    for (int i = 0; i < n; i++)
+        dup[i] = (unsigned char)label_taken(c, n, i);
+    for (int i = 0; i < n; i++)
+        if (dup[i])
+            label_append(&c[i], c[i].gpus == 1 ? "%s on %d GPU" : "%s on %d GPUs", "", c[i].gpus);
+    for (int i = 0, k = 0; i < n; i++)
+        if (label_taken(c, n, i))
+            label_append(&c[i], "%s (variant %d)", "", ++k);
+    free(dup);
+}
+
 static double cost_key(const struct plan_cand *c)
 {
     return isfinite(c->cost_per_hour) ? c->cost_per_hour : c->gpus;
@@ -446,6 +489,7 @@ int plan_run(const struct scenario *sc, int progress, struct plan_result *out, c
         plan_result_free(out);
         return -1;
     }
+    distinct_labels(sc, cand, n);
     qsort(cand, (size_t)n, sizeof *cand, by_rank);
     if (n > 0 && cand[0].feasible)
         out->best = 0;
