@@ -85,7 +85,7 @@ static void test_rule_words(void)
 {
     char b[64];
     vd_fmt_ratio(0.77, b, sizeof b);
-    CU_ASSERT_STRING_EQUAL(b, "−23 %");
+    CU_ASSERT_STRING_EQUAL(b, "−23.0 %");
     vd_fmt_ratio(1.3, b, sizeof b);
     CU_ASSERT_STRING_EQUAL(b, "1.3 × the target");
     vd_fmt_ratio(4041.667, b, sizeof b); /* was "−404066.7 %" */

@@ -52,7 +52,7 @@ void vd_fmt_ratio(double ratio, char *buf, size_t n)
     else if (isinf(ratio))
         snprintf(buf, n, "nothing measured");
     else if (ratio <= 1)
-        snprintf(buf, n, "\xe2\x88\x92%.0f %%", 100 * (1 - ratio)); /* U+2212 minus */
+        snprintf(buf, n, "\xe2\x88\x92%.1f %%", 100 * (1 - ratio)); /* U+2212 minus */
     else
         snprintf(buf, n, "%.3g \xc3\x97 the target", ratio); /* U+00D7 times */
 }

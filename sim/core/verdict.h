@@ -82,7 +82,7 @@ void vd_strategy_add(struct vd_strategy *s, const char *tenant, const struct vd_
  * pick "the closest" by it. */
 int vd_closer(double lost_a, double ratio_a, double lost_b, double ratio_b);
 
-/* The ratio in words: "−23 %" at or under the target, "1.3 × the target" over it, "no target"
+/* The ratio in words: "−23.0 %" at or under the target, "1.3 × the target" over it, "no target"
  * (NaN), "nothing measured" (+inf). */
 void vd_fmt_ratio(double ratio, char *buf, size_t n);
 /* "✓" or "✗ REASON" (or "" for a tenant without an SLA): the pass/fail cell of the tables. */

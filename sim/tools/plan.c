@@ -608,6 +608,16 @@ static void put_padded(FILE *fp, const char *s, int width, int left)
         fprintf(fp, "%*s", pad > 0 ? pad : 0, "");
 }
 
+/* " on N GPUs" after a label, unless distinct_labels already put it there. */
+static const char *gpus_words(const struct plan_cand *c, char *buf, size_t n)
+{
+    snprintf(buf, n, " on %d GPU%s", c->gpus, c->gpus == 1 ? "" : "s");
+    size_t l = strlen(c->label), b = strlen(buf);
+    if (l >= b && strcmp(c->label + l - b, buf) == 0)
+        buf[0] = '\0';
+    return buf;
+}
+
 /* The last column: the verdict's margin and reason, or why it was not simulated. */
 static void why_cell(const struct plan_cand *c, char *buf, size_t n)
 {
@@ -687,21 +697,21 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
         char cost[48] = "no GPU price given";
         if (isfinite(b->cost_per_hour))
             snprintf(cost, sizeof cost, "$%.2f/hour", b->cost_per_hour);
-        char ratio[48];
+        char ratio[48], on[32];
         vd_fmt_ratio(b->worst_ratio, ratio, sizeof ratio);
         fprintf(fp,
-                "recommendation: %s on %d GPU%s, %s — %s; every tenant meets its SLA "
+                "recommendation: %s%s, %s — %s; every tenant meets its SLA "
                 "(tightest: %s, %s).\n",
-                b->label, b->gpus, b->gpus > 1 ? "s" : "", cost, r->reason,
+                b->label, gpus_words(b, on, sizeof on), cost, r->reason,
                 b->worst_tenant[0] ? b->worst_tenant : "-", ratio);
     } else if (r->closest >= 0) {
         const struct plan_cand *b = &r->c[r->closest];
-        char ratio[48];
+        char ratio[48], on[32];
         vd_fmt_ratio(b->worst_ratio, ratio, sizeof ratio);
         fprintf(fp,
-                "no configuration within the limits meets every SLA; closest: %s on %d GPUs "
+                "no configuration within the limits meets every SLA; closest: %s%s "
                 "(%s; worst %s).\n",
-                b->label, b->gpus, b->reason, ratio);
+                b->label, gpus_words(b, on, sizeof on), b->reason, ratio);
     } else {
         fprintf(fp, "no configuration within the limits could be simulated (all pruned).\n");
     }
