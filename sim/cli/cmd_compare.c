@@ -19,6 +19,7 @@
 #include "core/run.h"
 #include "core/scenario.h"
 #include "core/stable.h"
+#include "core/verdict.h"
 #include "base/util.h"
 
 #include <getopt.h>
@@ -35,8 +36,9 @@ static void usage(FILE *fp)
             "attainment, p99 slowdown against the baseline strategy (default: the first\n"
             "exclusive one, else the first) and cost per million requests, and for an LLM\n"
             "tenant its TTFT and TPOT p99, output tokens/s and goodput; * marks the best\n"
-            "value of each column. Then one line per strategy on what dominated the plain\n"
-            "tenants' latency.\n\n"
+            "value of each column (of $/Mreq: the cheapest strategy that meets every SLA),\n"
+            "and the tenant's verdict (docs/scenario.md#the-verdict). Then one line per\n"
+            "strategy on what dominated the plain tenants' latency.\n\n"
             "  --baseline NAME   the strategy slowdowns are measured against\n"
             "  --seed N          override the scenario's seed\n"
             "  --replications R  override the scenario's replications\n"
@@ -46,7 +48,7 @@ static void usage(FILE *fp)
             "  --csv FILE        the rows as CSV; - for stdout\n"
             "  --quiet           no table on stdout\n"
             "  --check-sla       exit 1 when a tenant with an SLA misses it under some strategy\n"
-            "                    (p99 above sla.p99_ms, or overloaded; each named on stderr)\n"
+            "                    (docs/scenario.md#the-verdict; each named on stderr)\n"
             "exit: 0 ok (also with SLAs missed, unless --check-sla), 1 an SLA missed with\n"
             "      --check-sla, 2 bad input\n");
 }
@@ -65,6 +67,7 @@ static const char *excess_name(const struct strategy_cfg *st)
  * CSV's columns do not depend on the tenants' order.
  */
 #define CMP_PLAIN 5
+#define CMP_COST 4 /* the column marked only among strategies that meet every SLA */
 #define CMP_COLS 9
 #define CMP_MAX 64
 static const struct {
@@ -99,6 +102,19 @@ struct cmp_tenant {
     int best[CMP_COLS];
 };
 
+/* Does strategy k meet every tenant's SLA (core/verdict.h)? */
+static int strategy_meets(const struct scenario *sc, const struct run_result *r, int k)
+{
+    struct vd_strategy s;
+    vd_strategy_init(&s);
+    for (int i = 0; i < sc->n_tenants; i++) {
+        struct vd_verdict v;
+        vd_judge(sc, &r->s[k], i, &v);
+        vd_strategy_add(&s, sc->tenants[i].name, &v);
+    }
+    return s.meets;
+}
+
 static void tenant_cells(const struct scenario *sc, const struct run_result *r, int i, int base,
                          struct cmp_tenant *ct)
 {
@@ -111,7 +127,7 @@ static void tenant_cells(const struct scenario *sc, const struct run_result *r, 
         double bp99 = r->s[base].t[(size_t)i * TM_N + TM_LAT_P99];
         ct->v[k][0] = t[TM_LAT_P99] * 1e3;
         ct->v[k][1] = t[TM_THROUGHPUT];
-        ct->v[k][2] = t[TM_SLA_ATTAINMENT] * 100;
+        ct->v[k][2] = vd_attainment(sc, &r->s[k], i) * 100;
         ct->v[k][3] = t[TM_LAT_P99] / bp99;
         ct->v[k][4] = r->s[k].m[SM_COST_PER_MREQ];
         ct->v[k][5] = m ? m[LM_TTFT_P99] * 1e3 : NAN;
@@ -119,9 +135,17 @@ static void tenant_cells(const struct scenario *sc, const struct run_result *r, 
         ct->v[k][7] = m ? m[LM_OUTPUT_TPS] : NAN;
         ct->v[k][8] = m ? m[LM_GOODPUT] : NAN;
         for (int c = 0; c < CMP_COLS; c++)
-            if (k == 0 || better(c, ct->v[k][c], ct->v[ct->best[c]][c]))
+            if (c != CMP_COST && (k == 0 || better(c, ct->v[k][c], ct->v[ct->best[c]][c])))
                 ct->best[c] = k;
     }
+    /* The cost's mark goes to the cheapest strategy that meets every SLA, never to a cheaper one
+     * that misses one (-1: none meets them all). */
+    ct->best[CMP_COST] = -1;
+    for (int k = 0; k < ct->n; k++)
+        if (strategy_meets(sc, r, k) && isfinite(ct->v[k][CMP_COST]) &&
+            (ct->best[CMP_COST] < 0 ||
+             better(CMP_COST, ct->v[k][CMP_COST], ct->v[ct->best[CMP_COST]][CMP_COST])))
+            ct->best[CMP_COST] = k;
 }
 
 static void print_tenant(const struct scenario *sc, const struct run_result *r, int i, int base)
@@ -150,12 +174,20 @@ static void print_tenant(const struct scenario *sc, const struct run_result *r, 
     printf("  %-14s", "strategy");
     for (int c = 0; c < ct.n_cols; c++)
         printf(" %*s", w[c], cols[c].head);
-    putchar('\n');
+    printf("%s\n", sla ? "  verdict" : "");
     for (int k = 0; k < ct.n; k++) {
         printf("  %-14s", r->s[k].name);
         for (int c = 0; c < ct.n_cols; c++)
             printf(" %*s", w[c], cell[k][c]);
-        printf("%s\n", stab_state(&r->s[k], i) == 0 ? "  unstable" : "");
+        /* The tenant's verdict (✓, or ✗ and why), which also names an unstable one. */
+        struct vd_verdict v;
+        char vc[VD_REASON_MAX + 8];
+        vd_judge(sc, &r->s[k], i, &v);
+        vd_cell(&v, vc, sizeof vc);
+        if (sla)
+            printf("  %s\n", vc);
+        else
+            printf("%s\n", stab_state(&r->s[k], i) == 0 ? "  unstable" : "");
     }
     free(cell);
 }
@@ -237,10 +269,39 @@ static cJSON *compare_rows(const struct scenario *sc, const struct run_result *r
                 cJSON_AddNullToObject(o, "stable");
             else
                 cJSON_AddBoolToObject(o, "stable", st);
+            struct vd_verdict v;
+            vd_judge(sc, &r->s[k], i, &v);
+            if (v.has_sla) {
+                cJSON_AddBoolToObject(o, "meets_sla", v.meets);
+                if (v.meets)
+                    cJSON_AddNullToObject(o, "sla_reason");
+                else
+                    cJSON_AddStringToObject(o, "sla_reason", v.reason);
+            } else {
+                cJSON_AddNullToObject(o, "meets_sla");
+                cJSON_AddNullToObject(o, "sla_reason");
+            }
             cJSON_AddItemToArray(rows, o);
         }
     }
     return rows;
+}
+
+/* The cheapest strategy (cost per million requests, then GPUs used, then scenario order) that
+ * meets every tenant's SLA, or -1. */
+static int cheapest_meeting(const struct scenario *sc, const struct run_result *r)
+{
+    int best = -1;
+    for (int k = 0; k < r->n; k++) {
+        if (!strategy_meets(sc, r, k))
+            continue;
+        double c = r->s[k].m[SM_COST_PER_MREQ], b = best >= 0 ? r->s[best].m[SM_COST_PER_MREQ] : 0;
+        c = isfinite(c) ? c : INFINITY;
+        b = isfinite(b) ? b : INFINITY;
+        if (best < 0 || c < b || (c == b && r->s[k].gpus_used < r->s[best].gpus_used))
+            best = k;
+    }
+    return best;
 }
 
 static cJSON *compare_json(const struct scenario *sc, const struct run_result *r, int base)
@@ -253,6 +314,11 @@ static cJSON *compare_json(const struct scenario *sc, const struct run_result *r
     cJSON_AddNumberToObject(doc, "replications", r->replications);
     cJSON_AddStringToObject(doc, "baseline", sc->strategies[base].name);
     cJSON_AddItemToObject(doc, "rows", compare_rows(sc, r, base));
+    int cheapest = cheapest_meeting(sc, r);
+    if (cheapest >= 0)
+        cJSON_AddStringToObject(doc, "cheapest_meeting_sla", r->s[cheapest].name);
+    else
+        cJSON_AddNullToObject(doc, "cheapest_meeting_sla");
     cJSON *lat = cJSON_AddArrayToObject(doc, "latency");
     for (int k = 0; k < r->n; k++) {
         struct cmp_dom d;
@@ -377,6 +443,11 @@ int cmd_compare(int argc, char **argv)
                                 : "all tenants, weighted by completions");
         for (int k = 0; k < r.n; k++)
             print_dominant(&sc, &sc.strategies[k], &r.s[k]); /* run_scenario keeps the order */
+        int cheapest = cheapest_meeting(&sc, &r);
+        if (cheapest >= 0)
+            printf("\ncheapest strategy that meets every SLA: %s\n", r.s[cheapest].name);
+        else
+            printf("\nno strategy meets every SLA\n");
     }
     rep_warn_unstable(stderr, cmd, &sc, &r);
     int rc = SS_EXIT_OK;

@@ -7,6 +7,8 @@
 #include "report/llmreport.h"
 #include "core/stable.h"
 #include "core/tenant.h"
+#include "core/verdict.h"
+#include "core/llmstats.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -77,6 +79,7 @@ static cJSON *tenant_json(const struct scenario *sc, const struct strategy_resul
     jv_out_add(t, "slowdown_p99", v[TM_SLOWDOWN_P99]);
     jv_out_add(t, "availability", v[TM_AVAILABILITY]);
     add_stable(t, s, i);
+    vd_add_json(t, sc, s, i);
     /* Samples beyond each percentile (all replications together): under TAIL_MIN_SAMPLES the
      * figure rests on its last few requests. */
     cJSON *tail = cJSON_AddObjectToObject(t, "tail_samples");
@@ -150,12 +153,12 @@ static void fmt(char *buf, size_t n, double x, const char *f)
 }
 
 /* Columns of the table: header, narrowest width, left-aligned. */
-#define RT_COLS 13
-#define RT_CELL (SCN_NAME_MAX + 8)
-static const char *const rt_head[RT_COLS] = {"strategy", "tenant", "done",    "thr/s",   "mean_ms",
-                                             "p50_ms",   "p95_ms", "p99_ms",  "p999_ms", "SLA%",
-                                             "slow",     "fail",   "rejected"};
-static const int rt_min[RT_COLS] = {12, 12, 9, 9, 8, 8, 8, 8, 8, 6, 6, 6, 8};
+#define RT_COLS 14
+#define RT_CELL (SCN_NAME_MAX + VD_REASON_MAX)
+static const char *const rt_head[RT_COLS] = {"strategy", "tenant", "done",     "thr/s",   "mean_ms",
+                                             "p50_ms",   "p95_ms", "p99_ms",   "p999_ms", "SLA%",
+                                             "slow",     "fail",   "rejected", "verdict"};
+static const int rt_min[RT_COLS] = {12, 12, 9, 9, 8, 8, 8, 8, 8, 6, 6, 6, 8, 0};
 
 /* A percentile's cell (k: TAIL_P50 …), marked with '*' when fewer than TAIL_MIN_SAMPLES samples
  * lie beyond it; *thin is set then. */
@@ -197,10 +200,13 @@ static void row_cells(const struct scenario *sc, const struct strategy_result *s
         fmt_pct(c[5 + k], RT_CELL, s, i, k, &thin_here);
     if (thin)
         *thin |= thin_here;
-    fmt(c[9], RT_CELL, v[TM_SLA_ATTAINMENT] * 100, "%.1f");
+    fmt(c[9], RT_CELL, vd_attainment(sc, s, i) * 100, "%.1f");
     fmt(c[10], RT_CELL, v[TM_SLOWDOWN_P99], "%.2f");
     snprintf(c[11], RT_CELL, "%.0f", v[TM_FAILED]);
     snprintf(c[12], RT_CELL, "%.0f", v[TM_REJECTED]);
+    struct vd_verdict vd;
+    vd_judge(sc, s, i, &vd);
+    vd_cell(&vd, c[13], RT_CELL);
 }
 
 /* Display width of UTF-8 text ("±" is one column). */
@@ -230,7 +236,8 @@ static void put_row(FILE *fp, char c[RT_COLS][RT_CELL], const int *w, const char
     for (int k = 0; k <= last; k++) {
         if (k)
             fputc(' ', fp);
-        put_cell(fp, c[k], w[k], k < 2);
+        /* The verdict's reason, last and left-aligned, is not padded: no trailing blanks. */
+        put_cell(fp, c[k], k == RT_COLS - 1 ? 0 : w[k], k < 2 || k == RT_COLS - 1);
     }
     fprintf(fp, "%s\n", mark);
 }
@@ -283,7 +290,9 @@ void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r)
     }
     fprintf(fp, "\ncolumns: done = completed requests measured; thr/s = completions per second in "
                 "the window;\n  latency = arrival to completion; SLA%% = completed within "
-                "sla.p99_ms; slow = p99 / p99 under exclusive\n");
+                "sla.p99_ms (an LLM service: its goodput share);\n  slow = p99 / p99 under "
+                "exclusive; verdict = ✓ meets its SLA, ✗ and the first reason it misses, - no SLA\n"
+                "  (docs/scenario.md#the-verdict)\n");
     if (unstable)
         fprintf(fp, "  unstable = the tenant offers more work than its share can serve: its queue "
                     "grows as long as\n  arrivals last, so its latencies grow with the run length "
@@ -346,24 +355,15 @@ int rep_sla_misses(FILE *fp, const char *cmd, const struct scenario *sc, const s
     int n = 0;
     for (int k = 0; k < r->n; k++)
         for (int i = 0; i < r->s[k].n_tenants; i++) {
-            double sla = sc->tenants[i].sla_p99_s, p99 = r->s[k].t[(size_t)i * TM_N + TM_LAT_P99];
-            int unstable = stab_state(&r->s[k], i) == 0;
-            if (sla <= 0 || (p99 <= sla && !unstable))
+            struct vd_verdict v;
+            vd_judge(sc, &r->s[k], i, &v);
+            if (v.meets)
                 continue;
             n++;
-            if (p99 <= sla) /* met in this run only: the overload's p99 grows with its length */
-                fprintf(fp,
-                        "%s: SLA missed: strategy \"%s\", tenant \"%s\": overloaded (p99 %.3f ms "
-                        "<= %g ms in this run only)\n",
-                        cmd, r->s[k].name, sc->tenants[i].name, p99 * 1e3, sla * 1e3);
-            else if (isfinite(p99))
-                fprintf(fp, "%s: SLA missed: strategy \"%s\", tenant \"%s\": p99 %.3f ms > %g ms\n",
-                        cmd, r->s[k].name, sc->tenants[i].name, p99 * 1e3, sla * 1e3);
-            else
-                fprintf(fp, "%s: SLA missed: strategy \"%s\", tenant \"%s\": nothing completed\n",
-                        cmd, r->s[k].name, sc->tenants[i].name);
+            fprintf(fp, "%s: SLA missed: strategy \"%s\", tenant \"%s\": %s\n", cmd, r->s[k].name,
+                    sc->tenants[i].name, v.reason);
         }
-    return n + lrep_sla_misses(fp, cmd, sc, r);
+    return n;
 }
 
 int rep_warn_unstable(FILE *fp, const char *cmd, const struct scenario *sc,

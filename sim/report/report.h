@@ -18,10 +18,9 @@ cJSON *rep_json(const struct scenario *sc, const struct run_result *r);
 void rep_csv(FILE *fp, const struct scenario *sc, const struct run_result *r);
 
 /*
- * `--check-sla` of run and compare: the (strategy, tenant) pairs whose tenant has an SLA and
- * misses it — p99 above sla.p99_ms, nothing completed, or overloaded (core/stable.h: its
- * p99 grows with the run length) — each as one line `CMD: SLA missed: …` on fp. Returns how
- * many.
+ * `--check-sla` of run and compare: the (strategy, tenant) pairs whose tenant misses its SLA
+ * by core/verdict.h's rule, each as one line `CMD: SLA missed: strategy "S", tenant "T":
+ * REASON` on fp. Returns how many.
  */
 int rep_sla_misses(FILE *fp, const char *cmd, const struct scenario *sc,
                    const struct run_result *r);
