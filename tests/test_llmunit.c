@@ -153,7 +153,7 @@ static void test_load_errors(void)
                             "{\"tenants.0.tokens\": %s}", "{}");
     tu_expect_fixture_error("tenants[0].sla.ttft_p99_ms", "llmunit/mixed.json",
                             "{\"tenants.0.sla\": %s}", "{\"ttft_p99_ms\": 100}");
-    tu_expect_fixture_error("tenants[1].sla: expected at least one of p99_ms, ttft_p99_ms",
+    tu_expect_fixture_error("tenants[1].sla: expected at least one target: p99_ms, ttft_p99_ms",
                             "llmunit/mixed.json", "{\"tenants.1.sla\": %s}", "{}");
     tu_expect_fixture_error("tenants[1].arrival.process: \"saturated\" is not for an LLM tenant",
                             "llmunit/mixed.json", "{\"tenants.1.arrival\": %s}",

@@ -270,7 +270,8 @@ void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r)
             int st = stab_state(s, i);
             unstable += st == 0;
             row_cells(sc, s, i, 0, c, &thin);
-            put_row(fp, c, w, st == 0 ? "  unstable" : "");
+            /* the mark for a tenant whose verdict does not already say it (one without an SLA) */
+            put_row(fp, c, w, st == 0 && !strstr(c[RT_COLS - 1], "unstable") ? "  unstable" : "");
             if (r->replications > 1) {
                 row_cells(sc, s, i, 1, c, NULL);
                 put_row(fp, c, w, "");
