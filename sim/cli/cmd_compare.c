@@ -17,6 +17,7 @@
 #include "core/policy.h"
 #include "report/report.h"
 #include "core/run.h"
+#include "core/metric.h"
 #include "core/scenario.h"
 #include "core/stable.h"
 #include "base/util.h"
@@ -59,41 +60,67 @@ static const char *excess_name(const struct strategy_cfg *st)
 }
 
 /*
- * The columns of a tenant's table and their keys in --json/--csv. The first CMP_PLAIN are every
- * tenant's; the rest an LLM tenant's token figures (core/llmstats.h), in its table and, when the
- * scenario has an LLM tenant, in every row of --json/--csv (null for a plain tenant) so that the
- * CSV's columns do not depend on the tenants' order.
+ * The columns of a tenant's table and their keys in --json/--csv: the metric table's figures
+ * with a `compare` rank (core/metric.h), and compare's own slowdown against the baseline at
+ * its rank. The plain tenants' columns come first; the LLM tenants' token figures follow, in
+ * their table and, when the scenario has an LLM tenant, in every row of --json/--csv (null for
+ * a plain tenant) so that the CSV's columns do not depend on the tenants' order.
  */
-#define CMP_PLAIN 5
-#define CMP_COLS 9
+#define CMP_COLS (MT_COLS_MAX + 1)
 #define CMP_MAX 64
-static const struct {
+#define CMP_SLOWDOWN_RANK 4
+struct cmp_col {
+    const struct mt_metric *m; /* NULL: the slowdown */
     const char *key, *head, *fmt;
     int width, higher_better;
-} cols[CMP_COLS] = {
-    {"p99_ms", "p99_ms", "%.3f", 11, 0},
-    {"throughput_per_s", "thr/s", "%.1f", 11, 1},
-    {"sla_attainment", "SLA%", "%.1f", 9, 1},
-    {"slowdown", "slowdown", "%.2f", 10, 0},
-    {"cost_per_million_requests_usd", "$/Mreq", "%.3f", 11, 0},
-    {"ttft_p99_ms", "TTFT_p99", "%.1f", 10, 0},
-    {"tpot_p99_ms", "TPOT_p99", "%.2f", 10, 0},
-    {"output_tokens_per_s", "tok/s", "%.0f", 9, 1},
-    {"goodput_per_s", "good/s", "%.2f", 9, 1},
+    double scale; /* the JSON value × scale = the shown one */
+};
+static const struct cmp_col slowdown = {NULL, "slowdown", "slowdown", "%.2f", 10, 0, 1};
+
+struct cmp_cols {
+    struct cmp_col c[CMP_COLS];
+    int n, n_plain; /* all, and those before the first LLM figure */
 };
 
-static int better(int col, double a, double b)
+static int rank_of(const struct cmp_col *c)
+{
+    return c->m ? c->m->cmp : CMP_SLOWDOWN_RANK;
+}
+
+static void cmp_cols_of(struct cmp_cols *cc)
+{
+    cc->n = 0;
+    cc->c[cc->n++] = slowdown;
+    for (int k = 0; k < mt_count() && cc->n < CMP_COLS; k++) {
+        const struct mt_metric *m = mt_at(k);
+        if (m->cmp <= 0)
+            continue;
+        int j = cc->n++; /* by rank */
+        while (j > 0 && rank_of(&cc->c[j - 1]) > m->cmp) {
+            cc->c[j] = cc->c[j - 1];
+            j--;
+        }
+        cc->c[j] = (struct cmp_col){
+            m, m->cmp_key, m->cmp_head, m->cmp_fmt, m->cmp_width, m->better > 0, m->show_scale};
+    }
+    cc->n_plain = 0;
+    while (cc->n_plain < cc->n && (!cc->c[cc->n_plain].m || cc->c[cc->n_plain].m->level != MT_LLM))
+        cc->n_plain++;
+}
+
+static int better(const struct cmp_col *col, double a, double b)
 {
     if (!isfinite(a))
         return 0;
     if (!isfinite(b))
         return 1;
-    return cols[col].higher_better ? a > b : a < b;
+    return col->higher_better ? a > b : a < b;
 }
 
-/* One tenant's table: v[k][c] for strategy k, column c (SLA in %), best[c] its best row;
- * n_cols: CMP_PLAIN, or CMP_COLS for an LLM tenant. */
+/* One tenant's table: v[k][c] for strategy k, column c (as shown: SLA in %), best[c] its best
+ * row; n_cols: the plain columns, or all for an LLM tenant. */
 struct cmp_tenant {
+    struct cmp_cols cols;
     int n, n_cols;
     double v[CMP_MAX][CMP_COLS];
     int best[CMP_COLS];
@@ -103,24 +130,18 @@ static void tenant_cells(const struct scenario *sc, const struct run_result *r, 
                          struct cmp_tenant *ct)
 {
     ct->n = r->n < CMP_MAX ? r->n : CMP_MAX;
-    ct->n_cols = sc->tenants[i].llm ? CMP_COLS : CMP_PLAIN;
+    cmp_cols_of(&ct->cols);
+    ct->n_cols = sc->tenants[i].llm ? ct->cols.n : ct->cols.n_plain;
     memset(ct->best, 0, sizeof ct->best);
     for (int k = 0; k < ct->n; k++) {
-        const double *t = r->s[k].t + (size_t)i * TM_N;
-        const double *m = r->s[k].llm && sc->tenants[i].llm ? r->s[k].llm + (size_t)i * LM_N : NULL;
         double bp99 = r->s[base].t[(size_t)i * TM_N + TM_LAT_P99];
-        ct->v[k][0] = t[TM_LAT_P99] * 1e3;
-        ct->v[k][1] = t[TM_THROUGHPUT];
-        ct->v[k][2] = t[TM_SLA_ATTAINMENT] * 100;
-        ct->v[k][3] = t[TM_LAT_P99] / bp99;
-        ct->v[k][4] = r->s[k].m[SM_COST_PER_MREQ];
-        ct->v[k][5] = m ? m[LM_TTFT_P99] * 1e3 : NAN;
-        ct->v[k][6] = m ? m[LM_TPOT_P99] * 1e3 : NAN;
-        ct->v[k][7] = m ? m[LM_OUTPUT_TPS] : NAN;
-        ct->v[k][8] = m ? m[LM_GOODPUT] : NAN;
-        for (int c = 0; c < CMP_COLS; c++)
-            if (k == 0 || better(c, ct->v[k][c], ct->v[ct->best[c]][c]))
+        for (int c = 0; c < ct->cols.n; c++) {
+            const struct cmp_col *col = &ct->cols.c[c];
+            ct->v[k][c] = col->m ? mt_value(col->m, &r->s[k], i, 0) * col->m->out_scale * col->scale
+                                 : r->s[k].t[(size_t)i * TM_N + TM_LAT_P99] / bp99;
+            if (k == 0 || better(col, ct->v[k][c], ct->v[ct->best[c]][c]))
                 ct->best[c] = k;
+        }
     }
 }
 
@@ -130,13 +151,13 @@ static void print_tenant(const struct scenario *sc, const struct run_result *r, 
     tenant_cells(sc, r, i, base, &ct);
     /* Columns widen for large numbers (an overloaded tenant's p99) rather than run together. */
     int w[CMP_COLS];
-    for (int c = 0; c < CMP_COLS; c++)
-        w[c] = cols[c].width;
+    for (int c = 0; c < ct.cols.n; c++)
+        w[c] = ct.cols.c[c].width;
     char(*cell)[CMP_COLS][32] = ss_xcalloc((size_t)(ct.n ? ct.n : 1), sizeof *cell);
     for (int k = 0; k < ct.n; k++)
         for (int c = 0; c < ct.n_cols; c++) {
             int n = isfinite(ct.v[k][c])
-                        ? snprintf(cell[k][c], sizeof cell[k][c], cols[c].fmt, ct.v[k][c])
+                        ? snprintf(cell[k][c], sizeof cell[k][c], ct.cols.c[c].fmt, ct.v[k][c])
                         : snprintf(cell[k][c], sizeof cell[k][c], "-");
             if (isfinite(ct.v[k][c]) && ct.best[c] == k && n < 30)
                 strcat(cell[k][c], "*");
@@ -149,7 +170,7 @@ static void print_tenant(const struct scenario *sc, const struct run_result *r, 
     printf("\ntenant %s%s\n", sc->tenants[i].name, sla ? "" : " (no SLA)");
     printf("  %-14s", "strategy");
     for (int c = 0; c < ct.n_cols; c++)
-        printf(" %*s", w[c], cols[c].head);
+        printf(" %*s", w[c], ct.cols.c[c].head);
     putchar('\n');
     for (int k = 0; k < ct.n; k++) {
         printf("  %-14s", r->s[k].name);
@@ -218,7 +239,9 @@ static void print_dominant(const struct scenario *sc, const struct strategy_cfg 
 static cJSON *compare_rows(const struct scenario *sc, const struct run_result *r, int base)
 {
     cJSON *rows = cJSON_CreateArray();
-    int n_cols = run_has_llm(sc) ? CMP_COLS : CMP_PLAIN;
+    struct cmp_cols cc;
+    cmp_cols_of(&cc);
+    int n_cols = run_has_llm(sc) ? cc.n : cc.n_plain;
     for (int i = 0; i < sc->n_tenants; i++) {
         struct cmp_tenant ct;
         tenant_cells(sc, r, i, base, &ct);
@@ -227,9 +250,9 @@ static cJSON *compare_rows(const struct scenario *sc, const struct run_result *r
             cJSON_AddStringToObject(o, "tenant", sc->tenants[i].name);
             cJSON_AddStringToObject(o, "strategy", r->s[k].name);
             for (int c = 0; c < n_cols; c++) {
-                jv_out_add(o, cols[c].key, c == 2 ? ct.v[k][c] / 100 : ct.v[k][c]);
+                jv_out_add(o, cc.c[c].key, ct.v[k][c] / cc.c[c].scale);
                 if (ct.best[c] == k && isfinite(ct.v[k][c]))
-                    cJSON_AddItemToArray(best, cJSON_CreateString(cols[c].key));
+                    cJSON_AddItemToArray(best, cJSON_CreateString(cc.c[c].key));
             }
             cJSON_AddItemToObject(o, "best", best);
             int st = stab_state(&r->s[k], i);
