@@ -120,7 +120,7 @@ static void test_compare_llm(void)
     snprintf(cmd, sizeof cmd, "compare %s --csv - --quiet", tu_fixture("cmd_compare/llm.json"));
     CU_ASSERT_EQUAL(tu_cli(cmd, out, sizeof out, NULL, 0), 0);
     TU_CHECK_CONTAINS(out, "cost_per_million_requests_usd,ttft_p99_ms,tpot_p99_ms,"
-                           "output_tokens_per_s,goodput_per_s,best,stable\n");
+                           "output_tokens_per_s,goodput_per_s,best,stable,meets_sla,sla_reason\n");
     TU_CHECK_CONTAINS(out, "\nembed,excl,");
     /* The table: the LLM tenant's four columns, exclusive marked best in TTFT. */
     snprintf(cmd, sizeof cmd, "compare %s", tu_fixture("cmd_compare/llm.json"));
@@ -137,7 +137,7 @@ static void test_compare_plain_has_no_llm_columns(void)
     snprintf(cmd, sizeof cmd, "compare %s --csv - --quiet",
              tu_fixture("cmd_compare/two-tenants.json"));
     CU_ASSERT_EQUAL(tu_cli(cmd, out, sizeof out, NULL, 0), 0);
-    TU_CHECK_CONTAINS(out, "cost_per_million_requests_usd,best,stable\n");
+    TU_CHECK_CONTAINS(out, "cost_per_million_requests_usd,best,stable,meets_sla,sla_reason\n");
     CU_ASSERT_PTR_NULL(strstr(out, "ttft"));
 }
 

@@ -203,10 +203,10 @@ static void test_three_services_as_deployed(void)
     CU_ASSERT(cJSON_GetObjectItem(cJSON_GetObjectItem(ts2, "p99_ms"), "chat")->valuedouble > 100);
     const cJSON *vm;
     cJSON_ArrayForEach(
-        vm,
-        cJSON_GetObjectItem(
-            cJSON_GetObjectItem(cand(doc, "vgpu 3 x A100DX-20C per GPU, best_effort"), "strategy"),
-            "vgpus"))
+        vm, cJSON_GetObjectItem(
+                cJSON_GetObjectItem(cand(doc, "vgpu 3 x A100DX-20C per GPU, best_effort on 1 GPU"),
+                                    "strategy"),
+                "vgpus"))
     {
         CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(vm, "type")->valuestring, "A100DX-20C");
         CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(vm, "fb_gb"));
@@ -945,7 +945,8 @@ static void test_llm_tpot(void)
     snprintf(cmd, sizeof cmd, "plan %s", p);
     CU_ASSERT_EQUAL(tu_cli(cmd, out, sizeof out, NULL, 0), 1);
     TU_CHECK_CONTAINS(out, "closest");
-    TU_CHECK_CONTAINS(out, "(chat)");
+    TU_CHECK_CONTAINS(out, "(chat: TPOT p99 ");
+    TU_CHECK_CONTAINS(out, "> 5 ms; worst ");
 }
 
 /* The candidate labelled `label` in a plan's JSON, or NULL. */
@@ -1020,6 +1021,34 @@ static void test_llm_mig(void)
     cJSON_Delete(doc);
 }
 
+/* Candidate labels are never identical (two vGPU pools that differ only in their size read the
+ * same before) and never cut in the table (a 56-character label was cut at 44). */
+static void test_labels_distinct_and_whole(void)
+{
+    static const char *const fx[] = {"light-tenants.json", "three-services.json"};
+    for (int f = 0; f < 2; f++) {
+        cJSON *doc = plan_json_of(fx[f], 0);
+        char cmd[700], *out = calloc(1, 1 << 16);
+        snprintf(cmd, sizeof cmd, "plan tests/fixtures/plan/%s", fx[f]);
+        tu_cli(cmd, out, 1 << 16, NULL, 0);
+        const cJSON *a, *b;
+        int dups = 0, cut = 0;
+        cJSON_ArrayForEach(a, cJSON_GetObjectItem(doc, "candidates"))
+        {
+            const char *la = cJSON_GetObjectItem(a, "label")->valuestring;
+            cut += strstr(out, la) == NULL;
+            cJSON_ArrayForEach(b, cJSON_GetObjectItem(doc, "candidates"))
+            {
+                dups += a != b && strcmp(la, cJSON_GetObjectItem(b, "label")->valuestring) == 0;
+            }
+        }
+        CU_ASSERT_EQUAL(dups, 0);
+        CU_ASSERT_EQUAL(cut, 0);
+        free(out);
+        cJSON_Delete(doc);
+    }
+}
+
 void test_plan_register(void)
 {
     static const struct tu_test t[] = {
@@ -1050,6 +1079,7 @@ void test_plan_register(void)
         {"a 40-minute scenario: fractional candidates simulated past 2,048 s", test_forty_minutes},
         {"LLM tenants under MIG: instances ruled out by their numbers, 3g.40gb x2 on one GPU",
          test_llm_mig},
+        {"candidate labels are never identical and never cut", test_labels_distinct_and_whole},
         {NULL, NULL},
     };
     tu_add_suite("plan", t);

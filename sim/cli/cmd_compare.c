@@ -20,6 +20,7 @@
 #include "core/metric.h"
 #include "core/scenario.h"
 #include "core/stable.h"
+#include "core/verdict.h"
 #include "base/util.h"
 
 #include <getopt.h>
@@ -36,8 +37,9 @@ static void usage(FILE *fp)
             "attainment, p99 slowdown against the baseline strategy (default: the first\n"
             "exclusive one, else the first) and cost per million requests, and for an LLM\n"
             "tenant its TTFT and TPOT p99, output tokens/s and goodput; * marks the best\n"
-            "value of each column. Then one line per strategy on what dominated the plain\n"
-            "tenants' latency.\n\n"
+            "value of each column (of $/Mreq: the cheapest strategy that meets every SLA),\n"
+            "and the tenant's verdict (docs/scenario.md#the-verdict). Then one line per\n"
+            "strategy on what dominated the plain tenants' latency.\n\n"
             "  --baseline NAME   the strategy slowdowns are measured against\n"
             "  --seed N          override the scenario's seed\n"
             "  --replications R  override the scenario's replications\n"
@@ -47,7 +49,7 @@ static void usage(FILE *fp)
             "  --csv FILE        the rows as CSV; - for stdout\n"
             "  --quiet           no table on stdout\n"
             "  --check-sla       exit 1 when a tenant with an SLA misses it under some strategy\n"
-            "                    (p99 above sla.p99_ms, or overloaded; each named on stderr)\n"
+            "                    (docs/scenario.md#the-verdict; each named on stderr)\n"
             "exit: 0 ok (also with SLAs missed, unless --check-sla), 1 an SLA missed with\n"
             "      --check-sla, 2 bad input\n");
 }
@@ -74,8 +76,9 @@ struct cmp_col {
     const char *key, *head, *fmt;
     int width, higher_better;
     double scale; /* the JSON value × scale = the shown one */
+    int meeting;  /* best only among the strategies that meet every SLA */
 };
-static const struct cmp_col slowdown = {NULL, "slowdown", "slowdown", "%.2f", 10, 0, 1};
+static const struct cmp_col slowdown = {NULL, "slowdown", "slowdown", "%.2f", 10, 0, 1, 0};
 
 struct cmp_cols {
     struct cmp_col c[CMP_COLS];
@@ -100,8 +103,14 @@ static void cmp_cols_of(struct cmp_cols *cc)
             cc->c[j] = cc->c[j - 1];
             j--;
         }
-        cc->c[j] = (struct cmp_col){
-            m, m->cmp_key, m->cmp_head, m->cmp_fmt, m->cmp_width, m->better > 0, m->show_scale};
+        cc->c[j] = (struct cmp_col){m,
+                                    m->cmp_key,
+                                    m->cmp_head,
+                                    m->cmp_fmt,
+                                    m->cmp_width,
+                                    m->better > 0,
+                                    m->show_scale,
+                                    m->cmp_meeting};
     }
     cc->n_plain = 0;
     while (cc->n_plain < cc->n && (!cc->c[cc->n_plain].m || cc->c[cc->n_plain].m->level != MT_LLM))
@@ -126,6 +135,19 @@ struct cmp_tenant {
     int best[CMP_COLS];
 };
 
+/* Does strategy k meet every tenant's SLA (core/verdict.h)? */
+static int strategy_meets(const struct scenario *sc, const struct run_result *r, int k)
+{
+    struct vd_strategy s;
+    vd_strategy_init(&s);
+    for (int i = 0; i < sc->n_tenants; i++) {
+        struct vd_verdict v;
+        vd_judge(sc, &r->s[k], i, &v);
+        vd_strategy_add(&s, sc->tenants[i].name, &v);
+    }
+    return s.meets;
+}
+
 static void tenant_cells(const struct scenario *sc, const struct run_result *r, int i, int base,
                          struct cmp_tenant *ct)
 {
@@ -137,11 +159,23 @@ static void tenant_cells(const struct scenario *sc, const struct run_result *r, 
         double bp99 = r->s[base].t[(size_t)i * TM_N + TM_LAT_P99];
         for (int c = 0; c < ct->cols.n; c++) {
             const struct cmp_col *col = &ct->cols.c[c];
-            ct->v[k][c] = col->m ? mt_value(col->m, &r->s[k], i, 0) * col->m->out_scale * col->scale
-                                 : r->s[k].t[(size_t)i * TM_N + TM_LAT_P99] / bp99;
-            if (k == 0 || better(col, ct->v[k][c], ct->v[ct->best[c]][c]))
+            ct->v[k][c] = col->m
+                              ? mt_shown(col->m, sc, &r->s[k], i) * col->m->out_scale * col->scale
+                              : r->s[k].t[(size_t)i * TM_N + TM_LAT_P99] / bp99;
+            if (!col->meeting && (k == 0 || better(col, ct->v[k][c], ct->v[ct->best[c]][c])))
                 ct->best[c] = k;
         }
+    }
+    /* A cost's mark goes to the cheapest strategy that meets every SLA, never to a cheaper one
+     * that misses one (-1: none meets them all). */
+    for (int c = 0; c < ct->cols.n; c++) {
+        if (!ct->cols.c[c].meeting)
+            continue;
+        ct->best[c] = -1;
+        for (int k = 0; k < ct->n; k++)
+            if (strategy_meets(sc, r, k) && isfinite(ct->v[k][c]) &&
+                (ct->best[c] < 0 || better(&ct->cols.c[c], ct->v[k][c], ct->v[ct->best[c]][c])))
+                ct->best[c] = k;
     }
 }
 
@@ -171,12 +205,20 @@ static void print_tenant(const struct scenario *sc, const struct run_result *r, 
     printf("  %-14s", "strategy");
     for (int c = 0; c < ct.n_cols; c++)
         printf(" %*s", w[c], ct.cols.c[c].head);
-    putchar('\n');
+    printf("%s\n", sla ? "  verdict" : "");
     for (int k = 0; k < ct.n; k++) {
         printf("  %-14s", r->s[k].name);
         for (int c = 0; c < ct.n_cols; c++)
             printf(" %*s", w[c], cell[k][c]);
-        printf("%s\n", stab_state(&r->s[k], i) == 0 ? "  unstable" : "");
+        /* The tenant's verdict (✓, or ✗ and why), which also names an unstable one. */
+        struct vd_verdict v;
+        char vc[VD_REASON_MAX + 8];
+        vd_judge(sc, &r->s[k], i, &v);
+        vd_cell(&v, vc, sizeof vc);
+        if (sla)
+            printf("  %s\n", vc);
+        else
+            printf("%s\n", stab_state(&r->s[k], i) == 0 ? "  unstable" : "");
     }
     free(cell);
 }
@@ -260,10 +302,39 @@ static cJSON *compare_rows(const struct scenario *sc, const struct run_result *r
                 cJSON_AddNullToObject(o, "stable");
             else
                 cJSON_AddBoolToObject(o, "stable", st);
+            struct vd_verdict v;
+            vd_judge(sc, &r->s[k], i, &v);
+            if (v.has_sla) {
+                cJSON_AddBoolToObject(o, "meets_sla", v.meets);
+                if (v.meets)
+                    cJSON_AddNullToObject(o, "sla_reason");
+                else
+                    cJSON_AddStringToObject(o, "sla_reason", v.reason);
+            } else {
+                cJSON_AddNullToObject(o, "meets_sla");
+                cJSON_AddNullToObject(o, "sla_reason");
+            }
             cJSON_AddItemToArray(rows, o);
         }
     }
     return rows;
+}
+
+/* The cheapest strategy (cost per million requests, then GPUs used, then scenario order) that
+ * meets every tenant's SLA, or -1. */
+static int cheapest_meeting(const struct scenario *sc, const struct run_result *r)
+{
+    int best = -1;
+    for (int k = 0; k < r->n; k++) {
+        if (!strategy_meets(sc, r, k))
+            continue;
+        double c = r->s[k].m[SM_COST_PER_MREQ], b = best >= 0 ? r->s[best].m[SM_COST_PER_MREQ] : 0;
+        c = isfinite(c) ? c : INFINITY;
+        b = isfinite(b) ? b : INFINITY;
+        if (best < 0 || c < b || (c == b && r->s[k].gpus_used < r->s[best].gpus_used))
+            best = k;
+    }
+    return best;
 }
 
 static cJSON *compare_json(const struct scenario *sc, const struct run_result *r, int base)
@@ -276,6 +347,11 @@ static cJSON *compare_json(const struct scenario *sc, const struct run_result *r
     cJSON_AddNumberToObject(doc, "replications", r->replications);
     cJSON_AddStringToObject(doc, "baseline", sc->strategies[base].name);
     cJSON_AddItemToObject(doc, "rows", compare_rows(sc, r, base));
+    int cheapest = cheapest_meeting(sc, r);
+    if (cheapest >= 0)
+        cJSON_AddStringToObject(doc, "cheapest_meeting_sla", r->s[cheapest].name);
+    else
+        cJSON_AddNullToObject(doc, "cheapest_meeting_sla");
     cJSON *lat = cJSON_AddArrayToObject(doc, "latency");
     for (int k = 0; k < r->n; k++) {
         struct cmp_dom d;
@@ -400,6 +476,11 @@ int cmd_compare(int argc, char **argv)
                                 : "all tenants, weighted by completions");
         for (int k = 0; k < r.n; k++)
             print_dominant(&sc, &sc.strategies[k], &r.s[k]); /* run_scenario keeps the order */
+        int cheapest = cheapest_meeting(&sc, &r);
+        if (cheapest >= 0)
+            printf("\ncheapest strategy that meets every SLA: %s\n", r.s[cheapest].name);
+        else
+            printf("\nno strategy meets every SLA\n");
     }
     rep_warn_unstable(stderr, cmd, &sc, &r);
     int rc = SS_EXIT_OK;

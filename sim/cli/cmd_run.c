@@ -39,8 +39,8 @@ static void usage(FILE *fp)
                 "                    tenant \"(all)\") at fixed probabilities, CSV\n"
                 "                    strategy,tenant,p,latency_ms (re-runs the replications)\n"
                 "  --check-sla       exit 1 when a tenant with an SLA misses it under some\n"
-                "                    strategy (p99 above sla.p99_ms, or overloaded; each\n"
-                "                    named on stderr)\n"
+                "                    strategy (docs/scenario.md#the-verdict; each named on\n"
+                "                    stderr with its reason)\n"
                 "exit: 0 ok (also with SLAs missed, unless --check-sla), 1 an SLA missed with\n"
                 "      --check-sla, 2 bad input\n");
 }

@@ -4,6 +4,7 @@
  */
 #include "core/metric.h"
 #include "core/llmstats.h"
+#include "core/verdict.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -83,7 +84,7 @@ static const struct mt_metric builtin[] = {
      .csv_last = 1,
      .tail = -1},
     {TEN(TM_SLA_ATTAINMENT, "sla_attainment"), .unit = "fraction", .better = 1,
-     CMP(3, "sla_attainment", "SLA%", "%.1f", 9),
+     CMP(3, "sla_attainment", "SLA%", "%.1f", 9), .shown = vd_attainment,
      SHOW(8, "SLA%", 6, "%.1f", NULL, "SLA %", "within SLA %", 100, "%.1f"), .sla_key = "p99_ms",
      .html_sla_head = "SLA p99 ms"},
     {TEN(TM_SLOWDOWN_P99, "slowdown_p99"), .better = -1,
@@ -99,7 +100,7 @@ static const struct mt_metric builtin[] = {
     {STRAT(SM_COST_PER_HOUR, "cost_per_hour_usd"), .unit = "$/h", .better = -1,
      DOC(7, "$/h", 1, "%.2f")},
     {STRAT(SM_COST_PER_MREQ, "cost_per_million_requests_usd"), .unit = "$", .better = -1,
-     CMP(5, "cost_per_million_requests_usd", "$/Mreq", "%.3f", 11),
+     CMP(5, "cost_per_million_requests_usd", "$/Mreq", "%.3f", 11), .cmp_meeting = 1,
      DOC(8, "$ per M requests", 1, "%.3f")},
     /* "total_" keeps the strategy's throughput apart from its tenants' in a CSV row. */
     {.level = MT_STRATEGY,
@@ -218,6 +219,12 @@ double mt_value(const struct mt_metric *m, const struct strategy_result *s, int 
         return m->get(s, i, ci);
     const double *v = vec_of[m->level](s, i, ci);
     return v ? v[m->index] : NAN;
+}
+
+double mt_shown(const struct mt_metric *m, const struct scenario *sc,
+                const struct strategy_result *s, int i)
+{
+    return m->shown ? m->shown(sc, s, i) : mt_value(m, s, i, 0);
 }
 
 double mt_path_num(const cJSON *obj, const char *path)

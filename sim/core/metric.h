@@ -60,6 +60,10 @@ struct mt_metric {
     int cmp;
     const char *cmp_key, *cmp_head, *cmp_fmt;
     int cmp_width;
+    /* What the run and compare tables show instead of the stored figure (same unit), NULL: the
+     * figure; compare marks its best only among strategies that meet every SLA (cmp_meeting). */
+    double (*shown)(const struct scenario *sc, const struct strategy_result *s, int tenant);
+    int cmp_meeting;
     /* With index -1: the figure of tenant `tenant` (ignored for a strategy's), its half-width
      * when ci. */
     double (*get)(const struct strategy_result *s, int tenant, int ci);
@@ -79,6 +83,10 @@ void mt_clear_extra(void);
 /* The internal value (ci: its half-width) of a metric for tenant i of s: NaN when s has no
  * such figure (an LLM figure of a result without LLM tenants, a missing half-width). */
 double mt_value(const struct mt_metric *m, const struct strategy_result *s, int i, int ci);
+
+/* What the tables show of it for tenant i of s: m->shown, else mt_value. */
+double mt_shown(const struct mt_metric *m, const struct scenario *sc,
+                const struct strategy_result *s, int i);
 
 /* The metric's JSON value in a tenant or strategy object of a result document (by its path;
  * ci: its _ci95 path); NaN when absent or null. The one way a page reads a figure. */

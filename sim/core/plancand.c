@@ -31,7 +31,7 @@ struct plan_cand *pc_add(struct plan_ctx *x, const char *kind, int gpus, cJSON *
     const struct scenario *sc = x->sc;
     c->cost_per_hour = sc->gpu_hour_usd >= 0 ? gpus * sc->gpu_hour_usd : NAN;
     c->cost_per_mreq = NAN;
-    c->worst_margin = NAN;
+    c->worst_margin = c->worst_ratio = NAN;
     c->free_gpus = NAN;
     return c;
 }
@@ -98,8 +98,9 @@ void pc_free_cand(struct plan_cand *c)
     free(c->missed);
     free(c->ttft_s);
     free(c->tpot_s);
+    free(c->thr_per_s);
     c->strategy = c->placements = NULL;
-    c->p99_s = c->ttft_s = c->tpot_s = NULL;
+    c->p99_s = c->ttft_s = c->tpot_s = c->thr_per_s = NULL;
     c->missed = NULL;
 }
 

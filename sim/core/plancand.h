@@ -17,7 +17,7 @@
 
 struct plan_cand {
     char kind[16];
-    char label[160];
+    char label[400]; /* never cut: plan_table and the page print it whole */
     int gpus;
     cJSON *strategy;      /* the strategy object, as a scenario would hold it */
     double cost_per_hour; /* NaN when the scenario has no GPU price */
@@ -25,11 +25,19 @@ struct plan_cand {
     char pruned[256]; /* non-empty: rejected by the analytic pre-filter, and why */
     int simulated;
     int feasible;
-    double worst_margin; /* min over tenants with an SLA of (sla − p99) / sla */
+    /* The verdict (core/verdict.h) of its worst placement: worst_ratio the largest ratio of a
+     * figure to its target over the tenants with an SLA, worst_margin 1 − worst_ratio (as the
+     * plan's JSON has always given it), reason the first missing tenant's "NAME: why" ("" when
+     * it meets them), lost_miss the fraction of requests lost that it may not lose (or 0). */
+    double worst_ratio, worst_margin;
+    double lost_miss;
+    char reason[SCN_NAME_MAX + 100];
     char worst_tenant[SCN_NAME_MAX];
     double *p99_s; /* per tenant, when simulated: the worst over the placements */
     /* per tenant, when simulated: an LLM tenant's worst TTFT and TPOT p99 (NaN for others) */
     double *ttft_s, *tpot_s;
+    /* per tenant, when simulated: its worst throughput, the figure of a batch tenant's target */
+    double *thr_per_s;
     /* per tenant, when simulated: non-zero when it missed one of its targets (p99, an LLM
      * tenant's TTFT or TPOT p99, or an LLM request that failed) in some placement; what a
      * refine hook grows */

@@ -10,6 +10,7 @@
  * at every load (0.6 s of CPU per million rows, as `sharesim trace stats`).
  */
 #include "core/scenario.h"
+#include "core/verdict.h"
 #include "base/jsonv.h"
 #include "base/name.h"
 #include "core/policy.h"
@@ -526,26 +527,36 @@ static int parse_llm(const struct jv *j, const cJSON *obj, const char *path, str
 
 /* ---- tenant -------------------------------------------------------------- */
 
-/* "sla": p99_ms for every tenant; an LLM tenant's TTFT and TPOT targets too (at least one). */
+/* "sla": the targets of core/verdict.h, at least one; an LLM tenant's TTFT and TPOT p99 too. */
 static int parse_sla(const struct jv *j, const cJSON *sla, const char *p, struct tenant_cfg *t)
 {
-    static const char *const skeys[] = {"p99_ms", "ttft_p99_ms", "tpot_p99_ms", NULL};
-    static const char *const plain[] = {"p99_ms", NULL};
-    double ms = 0, ttft = 0, tpot = 0;
+    static const char *const skeys[] = {
+        "p99_ms", "ttft_p99_ms", "tpot_p99_ms", "min_throughput_per_s", "max_lost_fraction", NULL};
+    static const char *const plain[] = {"p99_ms", "min_throughput_per_s", "max_lost_fraction",
+                                        NULL};
+    double ms = 0, ttft = 0, tpot = 0, thr = 0, lost = 0;
     if (jv_object(j, sla, p, t->llm ? skeys : plain))
         return -1;
-    if (jv_num_gt(j, sla, p, "p99_ms", !t->llm, 0, 1e9, &ms) < 0)
+    if (jv_num_gt(j, sla, p, "p99_ms", 0, 0, 1e9, &ms) < 0 ||
+        jv_num_gt(j, sla, p, "min_throughput_per_s", 0, 0, VD_MAX_THROUGHPUT_PER_S, &thr) < 0 ||
+        jv_num(j, sla, p, "max_lost_fraction", 0, 0, 1, &lost) < 0)
         return -1;
+    t->sla.set = 1;
     t->sla_p99_s = ms * 1e-3;
-    if (!t->llm)
-        return 0;
-    if (jv_num_gt(j, sla, p, "ttft_p99_ms", 0, 0, 1e9, &ttft) < 0 ||
-        jv_num_gt(j, sla, p, "tpot_p99_ms", 0, 0, 1e9, &tpot) < 0)
+    t->sla.min_throughput_per_s = thr;
+    t->sla.max_lost_fraction = lost;
+    if (t->llm && (jv_num_gt(j, sla, p, "ttft_p99_ms", 0, 0, 1e9, &ttft) < 0 ||
+                   jv_num_gt(j, sla, p, "tpot_p99_ms", 0, 0, 1e9, &tpot) < 0))
         return -1;
-    if (ms == 0 && ttft == 0 && tpot == 0)
-        return jv_fail(j, p, "expected at least one of p99_ms, ttft_p99_ms, tpot_p99_ms");
-    t->llm->sla_ttft_p99_s = ttft * 1e-3;
-    t->llm->sla_tpot_p99_s = tpot * 1e-3;
+    if (ms == 0 && ttft == 0 && tpot == 0 && thr == 0)
+        return jv_fail(j, p,
+                       t->llm ? "expected at least one target: p99_ms, ttft_p99_ms, tpot_p99_ms "
+                                "or min_throughput_per_s"
+                              : "expected at least one target: p99_ms or min_throughput_per_s");
+    if (t->llm) {
+        t->llm->sla_ttft_p99_s = ttft * 1e-3;
+        t->llm->sla_tpot_p99_s = tpot * 1e-3;
+    }
     return 0;
 }
 

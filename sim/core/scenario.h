@@ -123,7 +123,14 @@ struct tenant_cfg {
     enum work_class wclass;
     double compute_share; /* mixed: fraction of the work that is compute-bound */
     double memory_gb;
-    double sla_p99_s; /* <= 0: no SLA */
+    double sla_p99_s; /* <= 0: no p99 target */
+    /* The rest of "sla" (core/verdict.h): whether the object is given at all, a batch tenant's
+     * throughput floor (<= 0: none), and the fraction of measured arrivals that may be rejected
+     * or fail (0: none may). An LLM tenant's TTFT and TPOT targets are in its llm. */
+    struct {
+        int set;
+        double min_throughput_per_s, max_lost_fraction;
+    } sla;
     double weight;
     double fault_rate_per_h;
     long queue_limit; /* waiting requests beyond this are rejected; 0 = unlimited */

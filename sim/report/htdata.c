@@ -8,6 +8,7 @@
 #include "report/htint.h"
 #include "report/rtable.h"
 #include "base/jsonv.h"
+#include "core/verdict.h"
 #include "base/util.h"
 
 #include <ctype.h>
@@ -114,6 +115,8 @@ double ht_sla_ms(const struct scenario *sc, const cJSON *doc, const char *tenant
     return x > 0 ? x : NAN;
 }
 
+/* The verdict is core/verdict.h's on each tenant object as read back, so a page says what
+ * `run --check-sla` said of the same result. */
 void ht_judge(const struct scenario *sc, const cJSON *doc, const cJSON *strategy,
               struct ht_judge *j)
 {
@@ -124,45 +127,22 @@ void ht_judge(const struct scenario *sc, const cJSON *doc, const cJSON *strategy
     const cJSON *t;
     cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(strategy, "tenants"))
     {
-        const char *name = ht_str(t, "name");
         double p99 = ht_path_num(t, "latency_ms.p99");
-        int lost = rt_num(t, "failed") > 0 || rt_num(t, "rejected") > 0;
-        int over = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(t, "stable"));
         if (isfinite(p99) && !(p99 <= j->worst_p99_ms))
             j->worst_p99_ms = p99;
-        char why[160] = "";
-        /* Every target the tenant sets: the latency p99 and an LLM service's TTFT and TPOT
-         * p99 (docs/llm.md#results); the first one missed is the reason. */
-        static const struct {
-            const char *key, *path, *what;
-        } targets[] = {{"p99_ms", "latency_ms.p99", "p99"},
-                       {"ttft_p99_ms", "llm.ttft_ms.p99", "TTFT p99"},
-                       {"tpot_p99_ms", "llm.tpot_ms.p99", "TPOT p99"}};
-        int has_sla = 0;
-        for (size_t q = 0; q < sizeof targets / sizeof targets[0]; q++) {
-            double sla = ht_sla_ms(sc, doc, name, targets[q].key);
-            if (!isfinite(sla))
-                continue;
-            has_sla = 1;
-            double v = ht_path_num(t, targets[q].path);
-            double r = isfinite(v) ? v / sla : INFINITY;
-            if (!(r <= j->worst_ratio))
-                j->worst_ratio = r;
-            if (!(v <= sla) && !why[0])
-                snprintf(why, sizeof why, "%s: %s %.0f ms > %.0f ms", name, targets[q].what, v,
-                         sla);
-        }
-        j->n_sla += has_sla;
-        if (!why[0] && over)
-            snprintf(why, sizeof why, "%s: overloaded", name);
-        if (!why[0] && lost)
-            snprintf(why, sizeof why, "%s: requests failed or rejected", name);
-        if (!why[0])
+        struct vd_verdict v;
+        vd_judge_json(sc, doc, t, &v);
+        j->n_sla += v.has_sla;
+        if (!isnan(v.worst_ratio) && !(v.worst_ratio <= j->worst_ratio))
+            j->worst_ratio = v.worst_ratio;
+        if (v.meets)
             continue;
         j->meets = 0;
+        j->lost_miss = v.lost_miss > j->lost_miss ? v.lost_miss : j->lost_miss;
         if (j->n_miss++ < 2) {
             size_t len = strlen(j->miss);
-            snprintf(j->miss + len, sizeof j->miss - len, "%s%s", len ? "; " : "", why);
+            snprintf(j->miss + len, sizeof j->miss - len, "%s%s: %s", len ? "; " : "",
+                     ht_str(t, "name"), v.reason);
         }
     }
     if (j->n_miss > 2) {

@@ -72,13 +72,14 @@ double ht_metric_value(const struct ht_metric *m, const cJSON *strategy, const c
  * own swept value when doc is a sweep point that sets it, else the scenario's; NaN: none. */
 double ht_sla_ms(const struct scenario *sc, const cJSON *doc, const char *tenant, const char *key);
 
-/* The worst-case verdict inputs of one strategy of a result. */
+/* One strategy of a result under core/verdict.h's rule, tenant by tenant. */
 struct ht_judge {
-    int meets; /* every tenant with an SLA meets it, nothing failed or rejected */
+    int meets; /* every tenant with an SLA meets it (docs/scenario.md#the-verdict) */
     int n_sla; /* tenants with an SLA */
     int n_miss;
-    char miss[360];      /* "chat: p99 80 ms > 50 ms; …" (first three) */
-    double worst_ratio;  /* max over tenants with an SLA of p99 / SLA */
+    char miss[360];      /* "chat: p99 80.2 ms > 50 ms; …" (the first two, then "; N more") */
+    double worst_ratio;  /* max over tenants with an SLA of their verdict's worst ratio */
+    double lost_miss;    /* the largest fraction of lost requests a tenant may not lose */
     double worst_p99_ms; /* max over tenants */
 };
 void ht_judge(const struct scenario *sc, const cJSON *doc, const cJSON *strategy,

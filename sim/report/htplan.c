@@ -8,6 +8,7 @@
 #include "report/html.h"
 #include "report/htint.h"
 #include "report/rtable.h"
+#include "core/verdict.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -122,18 +123,65 @@ static int figures(struct hw *wr, const struct scenario *sc, const cJSON *cands,
     return rc;
 }
 
+/* A tenant's deciding figures (core/verdict.h): the ones its SLA sets — p99, an LLM
+ * service's TTFT and TPOT p99, a batch tenant's throughput — beside their targets; the p99
+ * without an SLA. */
+struct fig {
+    const char *what, *key, *unit;
+    double target;
+};
+static int deciding(const struct tenant_cfg *t, struct fig *f)
+{
+    int n = 0;
+    if (t->sla_p99_s > 0)
+        f[n++] = (struct fig){"p99", "p99_ms", "ms", t->sla_p99_s * 1e3};
+    if (t->llm && t->llm->sla_ttft_p99_s > 0)
+        f[n++] = (struct fig){"TTFT p99", "ttft_p99_ms", "ms", t->llm->sla_ttft_p99_s * 1e3};
+    if (t->llm && t->llm->sla_tpot_p99_s > 0)
+        f[n++] = (struct fig){"TPOT p99", "tpot_p99_ms", "ms", t->llm->sla_tpot_p99_s * 1e3};
+    if (t->sla.min_throughput_per_s > 0)
+        f[n++] =
+            (struct fig){"throughput", "throughput_per_s", "req/s", t->sla.min_throughput_per_s};
+    if (n == 0)
+        f[n++] = (struct fig){"p99", "p99_ms", "ms", NAN};
+    return n;
+}
+
+static void deciding_head(struct hw *wr, const struct tenant_cfg *t)
+{
+    struct fig f[4];
+    int n = deciding(t, f);
+    for (int k = 0; k < n; k++) {
+        HW_MARK(wr, "<th>");
+        hw_text(wr, t->name);
+        HW_MARK(wr, " ");
+        hw_text(wr, f[k].what);
+        HW_MARK(wr, " ");
+        hw_text(wr, f[k].unit);
+        if (isfinite(f[k].target))
+            HW_MARKF(wr, " (%s %.4g)", strcmp(f[k].key, "throughput_per_s") ? "≤" : "≥",
+                     f[k].target);
+        HW_MARK(wr, "</th>");
+    }
+}
+
+static void deciding_cells(struct hw *wr, const cJSON *c, const struct tenant_cfg *t)
+{
+    struct fig f[4];
+    int n = deciding(t, f);
+    for (int k = 0; k < n; k++)
+        ht_td(wr, rt_num(cJSON_GetObjectItemCaseSensitive(c, f[k].key), t->name), 1, "%.4g");
+}
+
 static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
 {
     char kinds[MAX_KINDS][16];
     int nk = 0, k = 0;
     HW_MARK(wr, "<table class=\"plan\">\n<tr><th>#</th><th class=\"l\">kind</th><th class=\"l\">"
                 "configuration</th><th>GPUs</th><th>$/hour</th><th>$ per M requests</th>"
-                "<th class=\"l\">status</th><th>worst SLA margin %</th>");
-    for (int i = 0; i < sc->n_tenants; i++) {
-        HW_MARK(wr, "<th>p99 ms ");
-        hw_text(wr, sc->tenants[i].name);
-        HW_MARK(wr, "</th>");
-    }
+                "<th class=\"l\">status</th><th>worst vs target</th>");
+    for (int i = 0; i < sc->n_tenants; i++)
+        deciding_head(wr, &sc->tenants[i]);
     HW_MARK(wr, "</tr>\n");
     const cJSON *c;
     cJSON_ArrayForEach(c, cands)
@@ -151,18 +199,25 @@ static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
         ht_td(wr, rt_num(c, "gpus"), 1, "%.0f");
         ht_td(wr, rt_num(c, "cost_per_hour_usd"), 1, "%.2f");
         ht_td(wr, rt_num(c, "cost_per_million_requests_usd"), 1, "%.3f");
-        if (simulated)
-            HW_MARK2(wr, meets, "<td class=\"l ok\">✓ meets every SLA</td>",
-                     "<td class=\"l miss\">✗ misses an SLA</td>");
-        else {
+        if (simulated && meets) {
+            HW_MARK(wr, "<td class=\"l ok\">✓ meets every SLA</td>");
+        } else if (simulated) {
+            HW_MARK(wr, "<td class=\"l miss wrap\">✗ ");
+            hw_text(wr, ht_str(c, "reason"));
+            HW_MARK(wr, "</td>");
+        } else {
             HW_MARK(wr, "<td class=\"l wrap\">");
             hw_text(wr, *pruned ? pruned : "not simulated");
             HW_MARK(wr, "</td>");
         }
-        ht_td(wr, simulated ? rt_num(c, "worst_sla_margin") : NAN, 100, "%+.1f");
+        char ratio[48] = "–";
+        if (simulated && isfinite(rt_num(c, "worst_ratio")))
+            vd_fmt_ratio(rt_num(c, "worst_ratio"), ratio, sizeof ratio);
+        HW_MARK(wr, "<td>");
+        hw_text(wr, ratio);
+        HW_MARK(wr, "</td>");
         for (int i = 0; i < sc->n_tenants; i++)
-            ht_td(wr, rt_num(cJSON_GetObjectItemCaseSensitive(c, "p99_ms"), sc->tenants[i].name), 1,
-                  "%.2f");
+            deciding_cells(wr, c, &sc->tenants[i]);
         HW_MARK(wr, "</tr>\n");
     }
     HW_MARK(wr, "</table>\n");
@@ -197,7 +252,7 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
     HW_MARK(wr,
             "</h1>\n<p class=\"question\"><strong>Question.</strong> What is the cheapest "
             "configuration (strategy kind, parameters, number of GPUs) under which every tenant "
-            "meets its p99 SLA?</p>\n<p class=\"verdict\"><strong>Verdict.</strong> ");
+            "meets its SLA?</p>\n<p class=\"verdict\"><strong>Verdict.</strong> ");
     const cJSON *rec = cJSON_GetObjectItemCaseSensitive(plan, "recommendation");
     const cJSON *cands = cJSON_GetObjectItemCaseSensitive(plan, "candidates"), *c;
     const cJSON *rule = cJSON_GetObjectItemCaseSensitive(plan, "rule_of_thumb");
@@ -221,18 +276,25 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
             HW_MARKF(wr, ", $%.2f per hour ($%.2f per million requests)",
                      rt_num(rec, "cost_per_hour_usd"),
                      rt_num(rec, "cost_per_million_requests_usd"));
-        HW_MARKF(wr,
-                 ", is the cheapest configuration the simulation confirms: every tenant meets "
-                 "its p99 SLA (tightest margin %+.1f %%)",
-                 rt_num(rec, "worst_sla_margin") * 100);
+        char ratio[48];
+        vd_fmt_ratio(rt_num(rec, "worst_ratio"), ratio, sizeof ratio);
+        HW_MARK(wr, ", is the cheapest configuration the simulation confirms: every tenant meets "
+                    "its SLA (tightest: ");
+        hw_text(wr, ratio);
+        HW_MARK(wr, ")");
     } else {
         HW_MARK(wr, "Nothing the planner tried meets every tenant's SLA");
         const cJSON *cl = cJSON_GetObjectItemCaseSensitive(plan, "closest");
         if (cJSON_IsObject(cl)) {
             HW_MARK(wr, "; the closest is <strong>");
             hw_text(wr, ht_str(cl, "label"));
-            HW_MARKF(wr, "</strong> (worst SLA margin %+.1f %%)",
-                     rt_num(cl, "worst_sla_margin") * 100);
+            char ratio[48];
+            vd_fmt_ratio(rt_num(cl, "worst_ratio"), ratio, sizeof ratio);
+            HW_MARK(wr, "</strong> (");
+            hw_text(wr, ht_str(cl, "reason"));
+            HW_MARK(wr, "; worst ");
+            hw_text(wr, ratio);
+            HW_MARK(wr, ")");
         }
     }
     const char *rk = ht_str(rule, "kind");

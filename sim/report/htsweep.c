@@ -8,6 +8,7 @@
 #include "report/htint.h"
 #include "report/htpage.h"
 #include "report/rtable.h"
+#include "core/verdict.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -71,10 +72,10 @@ static int series_points(const struct page *pg, const struct ht_metric *m, int k
             continue;
         x[n] = pg->ax.x[d];
         y[n] = v;
-        if (tenant) {
-            double sla = ht_sla_ms(pg->st->sc, doc, tenant, "p99_ms");
-            double p99 = ht_path_num(t, "latency_ms.p99");
-            hollow[n] = isfinite(sla) && !(p99 <= sla);
+        if (tenant) { /* open: this tenant misses its SLA there (core/verdict.h) */
+            struct vd_verdict v;
+            vd_judge_json(pg->st->sc, doc, t, &v);
+            hollow[n] = !v.meets;
         } else {
             struct ht_judge j;
             ht_judge(pg->st->sc, doc, s, &j);

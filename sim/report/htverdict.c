@@ -9,6 +9,7 @@
 #include "report/htint.h"
 #include "report/htpage.h"
 #include "report/rtable.h"
+#include "core/verdict.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -108,12 +109,21 @@ static void sweep_clause(struct hw *wr, const struct page *pg, int k)
         HW_MARKF(wr, ", but not at the sweep's lowest %s", pg->param_sweep ? "value" : "load");
 }
 
+/* Does some tenant have an SLA (any target of core/verdict.h, or a p99 a sweep point sets)? */
+static int any_sla(const struct page *pg)
+{
+    for (int i = 0; pg->st->sc && i < pg->st->sc->n_tenants; i++)
+        if (pg->st->sc->tenants[i].sla.set)
+            return 1;
+    return ht_pg_has_sla(pg, "p99_ms");
+}
+
 static void verdict_param_sweep(struct hw *wr, const struct page *pg)
 {
     char lo[64], hi[64];
     ht_axis_value(&pg->ax, pg->ax.x[pg->order[0]], lo, sizeof lo);
     ht_axis_value(&pg->ax, pg->ax.x[pg->order[pg->st->n_docs - 1]], hi, sizeof hi);
-    if (!ht_pg_has_sla(pg, "p99_ms")) {
+    if (!any_sla(pg)) {
         HW_MARKF(wr,
                  "No tenant has an SLA in the scenario; the figures show how each metric "
                  "moves from %s to %s.",
@@ -165,7 +175,8 @@ void ht_verdict(struct hw *wr, const struct page *pg)
     }
     const cJSON *doc = pg->doc, *s;
     int best = -1, n_ok = 0, n_sla = 0, k = 0, closest = -1;
-    double best_cost = INFINITY, best_gpus = INFINITY, best_ratio = INFINITY, close_r = INFINITY;
+    double close_lost = 0, best_cost = INFINITY, best_gpus = INFINITY, best_ratio = INFINITY,
+           close_r = INFINITY;
     struct ht_judge j;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
     {
@@ -184,13 +195,14 @@ void ht_verdict(struct hw *wr, const struct page *pg)
                 best_gpus = g;
                 best_ratio = j.worst_ratio;
             }
-        } else if (isfinite(j.worst_ratio) &&
-                   (j.worst_ratio < close_r ||
-                    (j.worst_ratio == close_r && closest >= 0 &&
+        } else if (!j.meets && isfinite(j.worst_ratio) &&
+                   (closest < 0 || vd_closer(j.lost_miss, j.worst_ratio, close_lost, close_r) > 0 ||
+                    (vd_closer(j.lost_miss, j.worst_ratio, close_lost, close_r) == 0 &&
                      cheaper(s,
                              cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "strategies"),
                                                 closest))))) {
             close_r = j.worst_ratio;
+            close_lost = j.lost_miss;
             closest = k;
         }
         k++;

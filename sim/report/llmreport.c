@@ -74,38 +74,3 @@ void lrep_table_line(FILE *fp, const struct scenario *sc, const struct strategy_
             "tokens/s, %.0f preemptions, KV %s\n",
             indent, "", a, b, c, d, e, tps, v[LM_PREEMPTIONS], kv);
 }
-
-static int miss(FILE *fp, const char *cmd, const char *strategy, const char *tenant,
-                const char *what, double p99, double target)
-{
-    if (target <= 0 || p99 <= target)
-        return 0;
-    if (isfinite(p99))
-        fprintf(fp, "%s: SLA missed: strategy \"%s\", tenant \"%s\": %s p99 %.3f ms > %g ms\n", cmd,
-                strategy, tenant, what, p99 * 1e3, target * 1e3);
-    else
-        fprintf(fp, "%s: SLA missed: strategy \"%s\", tenant \"%s\": no %s measured\n", cmd,
-                strategy, tenant, what);
-    return 1;
-}
-
-int lrep_sla_misses(FILE *fp, const char *cmd, const struct scenario *sc,
-                    const struct run_result *r)
-{
-    int n = 0;
-    for (int k = 0; k < r->n; k++) {
-        const struct strategy_result *s = &r->s[k];
-        for (int i = 0; s->llm && i < s->n_tenants; i++) {
-            const struct lsv_cfg *l = sc->tenants[i].llm;
-            if (!l)
-                continue;
-            const double *v = row(s->llm, i);
-            /* NaN p99 (nothing measured) is a miss: NaN <= target is false. */
-            n += miss(fp, cmd, s->name, sc->tenants[i].name, "TTFT", v[LM_TTFT_P99],
-                      l->sla_ttft_p99_s);
-            n += miss(fp, cmd, s->name, sc->tenants[i].name, "TPOT", v[LM_TPOT_P99],
-                      l->sla_tpot_p99_s);
-        }
-    }
-    return n;
-}

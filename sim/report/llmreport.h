@@ -21,8 +21,5 @@ void lrep_json(cJSON *t, const struct scenario *sc, const struct strategy_result
 /* The table's line under tenant i's row, indented by `indent` columns; nothing for others. */
 void lrep_table_line(FILE *fp, const struct scenario *sc, const struct strategy_result *s, int i,
                      int indent);
-/* The TTFT and TPOT SLA misses (p99 above the target, or nothing measured), one line each. */
-int lrep_sla_misses(FILE *fp, const char *cmd, const struct scenario *sc,
-                    const struct run_result *r);
 
 #endif

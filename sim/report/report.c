@@ -7,6 +7,8 @@
 #include "report/llmreport.h"
 #include "core/stable.h"
 #include "core/tenant.h"
+#include "core/verdict.h"
+#include "core/llmstats.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -70,6 +72,7 @@ static cJSON *tenant_json(const struct scenario *sc, const struct strategy_resul
     cJSON_AddStringToObject(t, "name", tc->name);
     rep_json_level(t, MT_TENANT, s, i, 0, with_ci);
     add_stable(t, s, i);
+    vd_add_json(t, sc, s, i);
     /* Samples beyond each percentile (all replications together): under TAIL_MIN_SAMPLES the
      * figure rests on its last few requests. Keyed as the percentile in its object. */
     cJSON *tail = cJSON_AddObjectToObject(t, "tail_samples");
@@ -130,23 +133,23 @@ static void fmt(char *buf, size_t n, double x, const char *f)
 }
 
 /* The table's columns: strategy and tenant, then the tenant figures of the metric table that
- * have a text heading (core/metric.h), by rank. */
+ * have a text heading (core/metric.h), by rank, then the verdict (core/verdict.h). */
 #define RT_LEAD 2
-#define RT_COLS (RT_LEAD + MT_COLS_MAX)
-#define RT_CELL (SCN_NAME_MAX + 8)
+#define RT_COLS (RT_LEAD + MT_COLS_MAX + 1)
+#define RT_CELL (SCN_NAME_MAX + VD_REASON_MAX)
 #define RT_LEAD_MIN 12
 
 struct rt_cols {
     const struct mt_metric *m[MT_COLS_MAX];
-    int n; /* cells in a row: RT_LEAD + the metrics */
+    int n; /* cells in a row: RT_LEAD + the metrics + the verdict */
 };
 
 /* A figure's cell: "-" when there is none, ">= 24 days" past the histogram's range (stats.h),
  * a '*' on a percentile with fewer than TAIL_MIN_SAMPLES samples beyond it (*thin is set). */
-static void metric_cell(char *buf, size_t n, const struct mt_metric *m,
+static void metric_cell(char *buf, size_t n, const struct mt_metric *m, const struct scenario *sc,
                         const struct strategy_result *s, int i, int *thin)
 {
-    double v = mt_value(m, s, i, 0) * m->out_scale * m->show_scale;
+    double v = mt_shown(m, sc, s, i) * m->out_scale * m->show_scale;
     int few = m->tail >= 0 && !isnan(v) && s->tail[(size_t)i * TAIL_N + m->tail] < TAIL_MIN_SAMPLES;
     if (isnan(v))
         snprintf(buf, n, "-");
@@ -174,15 +177,20 @@ static void row_cells(const struct scenario *sc, const struct strategy_result *s
         snprintf(c[0], RT_CELL, "%s", i == 0 ? s->name : "");
         snprintf(c[1], RT_CELL, "%s", sc->tenants[i].name);
     }
-    for (int k = RT_LEAD; k < cols->n; k++) {
+    for (int k = RT_LEAD; k < cols->n - 1; k++) {
         const struct mt_metric *m = cols->m[k - RT_LEAD];
         if (!ci)
-            metric_cell(c[k], RT_CELL, m, s, i, &thin_here);
+            metric_cell(c[k], RT_CELL, m, sc, s, i, &thin_here);
         else if (m->text_ci_fmt)
             fmt(c[k], RT_CELL, mt_value(m, s, i, 1) * m->out_scale * m->show_scale, m->text_ci_fmt);
     }
     if (thin)
         *thin |= thin_here;
+    if (!ci) {
+        struct vd_verdict vd;
+        vd_judge(sc, s, i, &vd);
+        vd_cell(&vd, c[cols->n - 1], RT_CELL);
+    }
 }
 
 /* Display width of UTF-8 text ("±" is one column). */
@@ -212,7 +220,8 @@ static void put_row(FILE *fp, char c[RT_COLS][RT_CELL], int n, const int *w, con
     for (int k = 0; k <= last; k++) {
         if (k)
             fputc(' ', fp);
-        put_cell(fp, c[k], w[k], k < RT_LEAD);
+        /* The verdict's reason, last and left-aligned, is not padded: no trailing blanks. */
+        put_cell(fp, c[k], k == n - 1 ? 0 : w[k], k < RT_LEAD || k == n - 1);
     }
     fprintf(fp, "%s\n", mark);
 }
@@ -224,13 +233,14 @@ void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r)
     int w[RT_COLS], unstable = 0, thin = 0;
     char c[RT_COLS][RT_CELL], head[RT_COLS][RT_CELL];
     struct rt_cols cols;
-    cols.n = RT_LEAD + mt_columns(MT_TENANT, MT_TEXT, cols.m);
+    cols.n = RT_LEAD + mt_columns(MT_TENANT, MT_TEXT, cols.m) + 1;
     snprintf(head[0], RT_CELL, "strategy");
     snprintf(head[1], RT_CELL, "tenant");
-    for (int k = RT_LEAD; k < cols.n; k++)
+    for (int k = RT_LEAD; k < cols.n - 1; k++)
         snprintf(head[k], RT_CELL, "%s", cols.m[k - RT_LEAD]->text_head);
+    snprintf(head[cols.n - 1], RT_CELL, "verdict");
     for (int k = 0; k < cols.n; k++) {
-        int min = k < RT_LEAD ? RT_LEAD_MIN : cols.m[k - RT_LEAD]->text_min;
+        int min = k < RT_LEAD ? RT_LEAD_MIN : k == cols.n - 1 ? 0 : cols.m[k - RT_LEAD]->text_min;
         w[k] = min > text_cols(head[k]) ? min : text_cols(head[k]);
     }
     for (int k = 0; k < r->n; k++)
@@ -270,7 +280,9 @@ void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r)
     }
     fprintf(fp, "\ncolumns: done = completed requests measured; thr/s = completions per second in "
                 "the window;\n  latency = arrival to completion; SLA%% = completed within "
-                "sla.p99_ms; slow = p99 / p99 under exclusive\n");
+                "sla.p99_ms (an LLM service: its goodput share);\n  slow = p99 / p99 under "
+                "exclusive; verdict = ✓ meets its SLA, ✗ and the first reason it misses, - no SLA\n"
+                "  (docs/scenario.md#the-verdict)\n");
     if (unstable)
         fprintf(fp, "  unstable = the tenant offers more work than its share can serve: its queue "
                     "grows as long as\n  arrivals last, so its latencies grow with the run length "
@@ -342,24 +354,15 @@ int rep_sla_misses(FILE *fp, const char *cmd, const struct scenario *sc, const s
     int n = 0;
     for (int k = 0; k < r->n; k++)
         for (int i = 0; i < r->s[k].n_tenants; i++) {
-            double sla = sc->tenants[i].sla_p99_s, p99 = r->s[k].t[(size_t)i * TM_N + TM_LAT_P99];
-            int unstable = stab_state(&r->s[k], i) == 0;
-            if (sla <= 0 || (p99 <= sla && !unstable))
+            struct vd_verdict v;
+            vd_judge(sc, &r->s[k], i, &v);
+            if (v.meets)
                 continue;
             n++;
-            if (p99 <= sla) /* met in this run only: the overload's p99 grows with its length */
-                fprintf(fp,
-                        "%s: SLA missed: strategy \"%s\", tenant \"%s\": overloaded (p99 %.3f ms "
-                        "<= %g ms in this run only)\n",
-                        cmd, r->s[k].name, sc->tenants[i].name, p99 * 1e3, sla * 1e3);
-            else if (isfinite(p99))
-                fprintf(fp, "%s: SLA missed: strategy \"%s\", tenant \"%s\": p99 %.3f ms > %g ms\n",
-                        cmd, r->s[k].name, sc->tenants[i].name, p99 * 1e3, sla * 1e3);
-            else
-                fprintf(fp, "%s: SLA missed: strategy \"%s\", tenant \"%s\": nothing completed\n",
-                        cmd, r->s[k].name, sc->tenants[i].name);
+            fprintf(fp, "%s: SLA missed: strategy \"%s\", tenant \"%s\": %s\n", cmd, r->s[k].name,
+                    sc->tenants[i].name, v.reason);
         }
-    return n + lrep_sla_misses(fp, cmd, sc, r);
+    return n;
 }
 
 int rep_warn_unstable(FILE *fp, const char *cmd, const struct scenario *sc,

@@ -9,6 +9,8 @@
 #include "core/deploy.h"
 #include "core/llmstats.h"
 #include "core/policy.h"
+#include "core/stable.h"
+#include "core/verdict.h"
 #include "report/report.h"
 #include "base/util.h"
 
@@ -36,22 +38,6 @@ static int kind_wanted(const struct pctx *x, const char *kind)
 }
 
 /* ---- simulation ------------------------------------------------------------ */
-
-/* One target (sla <= 0: none) against its p99: the candidate's worst margin, feasibility.
- * Returns 1 when the target is missed. */
-static int check_sla(struct plan_cand *c, const char *tenant, double sla, double p99)
-{
-    if (sla <= 0)
-        return 0;
-    double m = isfinite(p99) ? (sla - p99) / sla : -INFINITY;
-    if (m < c->worst_margin) {
-        c->worst_margin = m;
-        snprintf(c->worst_tenant, sizeof c->worst_tenant, "%s", tenant);
-    }
-    if (!(p99 <= sla))
-        c->feasible = 0;
-    return !(p99 <= sla);
-}
 
 /* Loads and runs one strategy object on c->gpus GPUs: 0 with the result in *res (the caller
  * frees it), 1 when the loader rejects it (its reason in c->pruned), -1 when the run failed. */
@@ -81,6 +67,8 @@ static int run_strategy(const struct scenario *sc, struct plan_cand *c, const cJ
     }
     free(text);
     int rc = run_one(&s2, &s2.strategies[0], 0, res, err, errlen);
+    if (rc == 0) /* the verdict counts an unstable tenant as `run` does (core/stable.h) */
+        stab_fill(&s2, &s2.strategies[0], res);
     scn_free(&s2);
     return rc ? -1 : 0;
 }
@@ -105,81 +93,170 @@ static void placement_text(const struct scenario *sc, const cJSON *strategy, int
     }
 }
 
+/* One placement's verdict: every tenant judged by core/verdict.h; *worst the tenant with the
+ * largest ratio. */
+struct placement_verdict {
+    struct vd_strategy v;
+    int worst;
+};
+
+static void judge_placement(const struct scenario *sc, const struct strategy_result *res,
+                            struct plan_cand *c, struct placement_verdict *pv)
+{
+    vd_strategy_init(&pv->v);
+    pv->worst = -1;
+    double top = -INFINITY;
+    for (int i = 0; i < sc->n_tenants; i++) {
+        struct vd_verdict v;
+        vd_judge(sc, res, i, &v);
+        vd_strategy_add(&pv->v, sc->tenants[i].name, &v);
+        if (v.has_sla && !isnan(v.worst_ratio) && v.worst_ratio > top) {
+            top = v.worst_ratio;
+            pv->worst = i;
+        }
+        /* What a refine hook grows: a tenant that missed anything (a request that failed on
+         * an LLM engine did not fit its cache: more memory helps). */
+        c->missed[i] |= (unsigned char)!v.meets;
+    }
+}
+
+/* Is placement a worse than b: a miss is worse than a meet, then farther from meeting. */
+static int worse(const struct vd_strategy *a, const struct vd_strategy *b)
+{
+    if (a->meets != b->meets)
+        return !a->meets;
+    return vd_closer(a->lost_miss, a->worst_ratio, b->lost_miss, b->worst_ratio) < 0;
+}
+
+/* The worst over the placements of each tenant's figures (NaN, nothing measured, is worst). */
+static void fold_figures(const struct scenario *sc, const struct strategy_result *res,
+                         struct plan_cand *c)
+{
+    for (int i = 0; i < sc->n_tenants; i++) {
+        const double *t = res_t((struct strategy_result *)res, i);
+        if (!(t[TM_LAT_P99] <= c->p99_s[i]))
+            c->p99_s[i] = t[TM_LAT_P99];
+        if (!(t[TM_THROUGHPUT] >= c->thr_per_s[i]))
+            c->thr_per_s[i] = t[TM_THROUGHPUT];
+        if (sc->tenants[i].llm && res->llm) {
+            const double *m = res->llm + (size_t)i * LM_N;
+            if (!(m[LM_TTFT_P99] <= c->ttft_s[i]))
+                c->ttft_s[i] = m[LM_TTFT_P99];
+            if (!(m[LM_TPOT_P99] <= c->tpot_s[i]))
+                c->tpot_s[i] = m[LM_TPOT_P99];
+        }
+    }
+}
+
+static void drop_figures(struct plan_cand *c)
+{
+    free(c->p99_s);
+    free(c->missed);
+    free(c->ttft_s);
+    free(c->tpot_s);
+    free(c->thr_per_s);
+    c->p99_s = c->ttft_s = c->tpot_s = c->thr_per_s = NULL;
+    c->missed = NULL;
+}
+
 /*
- * Simulates one candidate in each of its placements (one when it has none): a tenant's p99
- * is its worst over them, the candidate meets the SLAs only if it does in every one. Returns
- * the number of runs (0 when the loader rejected it: pruned, not an error), or -1 with the
- * message when a run failed (eng_run).
+ * Simulates one candidate in each of its placements (one when it has none): a tenant's
+ * figures are its worst over them, and the candidate's verdict that of its worst placement, so
+ * it meets the SLAs only if it does in every one. Returns the number of runs (0 when the
+ * loader rejected it: pruned, not an error), or -1 with the message when a run failed.
  */
 static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, size_t errlen)
 {
     int n = c->placements ? cJSON_GetArraySize(c->placements) : 1;
-    c->feasible = 1;
-    c->worst_margin = INFINITY;
-    c->p99_s = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->p99_s);
-    c->missed = ss_xcalloc((size_t)(sc->n_tenants ? sc->n_tenants : 1), sizeof *c->missed);
-    c->ttft_s = ss_xcalloc((size_t)(sc->n_tenants ? sc->n_tenants : 1), sizeof *c->ttft_s);
-    c->tpot_s = ss_xcalloc((size_t)(sc->n_tenants ? sc->n_tenants : 1), sizeof *c->tpot_s);
+    size_t nt = (size_t)(sc->n_tenants ? sc->n_tenants : 1);
+    c->p99_s = ss_xcalloc(nt, sizeof *c->p99_s);
+    c->missed = ss_xcalloc(nt, sizeof *c->missed);
+    c->ttft_s = ss_xcalloc(nt, sizeof *c->ttft_s);
+    c->tpot_s = ss_xcalloc(nt, sizeof *c->tpot_s);
+    c->thr_per_s = ss_xcalloc(nt, sizeof *c->thr_per_s);
     for (int i = 0; i < sc->n_tenants; i++) {
         c->p99_s[i] = -INFINITY;
+        c->thr_per_s[i] = INFINITY;
         c->ttft_s[i] = c->tpot_s[i] = sc->tenants[i].llm ? -INFINITY : NAN;
     }
+    struct placement_verdict worst_pv;
     for (int v = 0; v < n; v++) {
         const cJSON *st = c->placements ? cJSON_GetArrayItem(c->placements, v) : c->strategy;
         struct strategy_result res;
         int rc = run_strategy(sc, c, st, &res, err, errlen);
         if (rc) {
-            free(c->p99_s);
-            free(c->missed);
-            free(c->ttft_s);
-            free(c->tpot_s);
-            c->p99_s = c->ttft_s = c->tpot_s = NULL;
-            c->missed = NULL;
+            drop_figures(c);
             c->feasible = 0;
-            c->worst_margin = NAN;
+            c->worst_margin = c->worst_ratio = NAN;
             return rc < 0 ? -1 : 0;
         }
         if (v == 0) {
             c->cost_per_hour = res.m[SM_COST_PER_HOUR];
             c->cost_per_mreq = res.m[SM_COST_PER_MREQ];
         }
-        /* This placement's own verdict, folded into the candidate's below. */
-        struct plan_cand one = {.feasible = 1, .worst_margin = INFINITY};
-        for (int i = 0; i < sc->n_tenants; i++) {
-            const double *t = res_t(&res, i);
-            const struct lsv_cfg *l = sc->tenants[i].llm;
-            if (!(t[TM_LAT_P99] <= c->p99_s[i]))
-                c->p99_s[i] = t[TM_LAT_P99];
-            int failed = t[TM_FAILED] > 0 || t[TM_REJECTED] > 0;
-            if (failed)
-                one.feasible = 0;
-            int miss =
-                check_sla(&one, sc->tenants[i].name, sc->tenants[i].sla_p99_s, t[TM_LAT_P99]);
-            if (l && res.llm) { /* an LLM tenant's TTFT and TPOT targets count alike */
-                const double *m = res.llm + (size_t)i * LM_N;
-                /* The worst over the placements, as the p99 (NaN, nothing measured, is worst). */
-                if (!(m[LM_TTFT_P99] <= c->ttft_s[i]))
-                    c->ttft_s[i] = m[LM_TTFT_P99];
-                if (!(m[LM_TPOT_P99] <= c->tpot_s[i]))
-                    c->tpot_s[i] = m[LM_TPOT_P99];
-                miss |= check_sla(&one, sc->tenants[i].name, l->sla_ttft_p99_s, m[LM_TTFT_P99]);
-                miss |= check_sla(&one, sc->tenants[i].name, l->sla_tpot_p99_s, m[LM_TPOT_P99]);
-                /* Requests that failed on an engine did not fit its cache: more memory helps. */
-                miss |= failed;
-            }
-            c->missed[i] |= (unsigned char)miss;
-        }
-        c->feasible &= one.feasible;
-        if (one.worst_margin < c->worst_margin || v == 0) {
-            c->worst_margin = one.worst_margin;
-            snprintf(c->worst_tenant, sizeof c->worst_tenant, "%s", one.worst_tenant);
+        fold_figures(sc, &res, c);
+        struct placement_verdict pv;
+        judge_placement(sc, &res, c, &pv);
+        if (v == 0 || worse(&pv.v, &worst_pv.v)) {
+            worst_pv = pv;
             if (c->placements)
                 placement_text(sc, st, c->gpus, c->worst_placement, sizeof c->worst_placement);
         }
         strategy_result_free(&res);
     }
+    c->feasible = worst_pv.v.meets;
+    c->lost_miss = worst_pv.v.lost_miss;
+    c->worst_ratio = worst_pv.v.worst_ratio;
+    /* No tenant with an SLA: nothing to miss, and no margin (+inf, as before: any cheaper). */
+    c->worst_margin = isnan(c->worst_ratio) ? INFINITY : 1 - c->worst_ratio;
+    snprintf(c->reason, sizeof c->reason, "%s", worst_pv.v.reason);
+    snprintf(c->worst_tenant, sizeof c->worst_tenant, "%s",
+             worst_pv.worst >= 0 ? sc->tenants[worst_pv.worst].name : "");
     c->simulated = 1;
     return n;
+}
+
+static int label_taken(const struct plan_cand *c, int n, int i)
+{
+    for (int j = 0; j < n; j++)
+        if (j != i && strcmp(c[j].label, c[i].label) == 0)
+            return 1;
+    return 0;
+}
+
+static void label_append(struct plan_cand *c, const char *fmt, const char *text, int num)
+{
+    size_t len = strlen(c->label);
+    snprintf(c->label + len, sizeof c->label - len, fmt, text ? text : "", num);
+}
+
+/*
+ * No two candidates may read the same in the table or on the page: a policy's label names the
+ * configuration, and two that differ only in which tenants share a GPU (or in the pool's size)
+ * are told apart by saying so — the placement from their "assign" ("chat+embed | rerank"),
+ * then the GPU count, then a variant number as the last resort.
+ */
+static void distinct_labels(const struct scenario *sc, struct plan_cand *c, int n)
+{
+    unsigned char *dup = ss_xcalloc((size_t)(n ? n : 1), 1);
+    for (int i = 0; i < n; i++)
+        dup[i] = (unsigned char)label_taken(c, n, i);
+    for (int i = 0; i < n; i++)
+        if (dup[i] && c[i].strategy && cJSON_GetObjectItemCaseSensitive(c[i].strategy, "assign")) {
+            char where[160];
+            placement_text(sc, c[i].strategy, c[i].gpus, where, sizeof where);
+            if (where[0])
+                label_append(&c[i], ", placed %s%.0d", where, 0);
+        }
+    for (int i = 0; i < n; i++)
+        dup[i] = (unsigned char)label_taken(c, n, i);
+    for (int i = 0; i < n; i++)
+        if (dup[i])
+            label_append(&c[i], c[i].gpus == 1 ? "%s on %d GPU" : "%s on %d GPUs", "", c[i].gpus);
+    for (int i = 0, k = 0; i < n; i++)
+        if (label_taken(c, n, i))
+            label_append(&c[i], "%s (variant %d)", "", ++k);
+    free(dup);
 }
 
 static double cost_key(const struct plan_cand *c)
@@ -236,8 +313,13 @@ static int by_rank(const void *pa, const void *pb)
     if (ra == 0 && isfinite(a->free_gpus) && isfinite(b->free_gpus) &&
         fabs(a->free_gpus - b->free_gpus) > 1e-9)
         return a->free_gpus > b->free_gpus ? -1 : 1;
-    if (ra <= 1 && a->worst_margin != b->worst_margin)
-        return a->worst_margin > b->worst_margin ? -1 : 1;
+    /* The same order as the pages' "closest" (core/verdict.h vd_closer): the nearer to its
+     * targets first; among those that meet them, the larger margin. */
+    if (ra <= 1) {
+        int c = vd_closer(a->lost_miss, a->worst_ratio, b->lost_miss, b->worst_ratio);
+        if (c)
+            return -c;
+    }
     return by_cost(pa, pb);
 }
 
@@ -269,8 +351,8 @@ static void explain_choice(struct plan_result *r)
 {
     if (r->best < 0) {
         snprintf(r->reason, sizeof r->reason,
-                 "no candidate meets every SLA: the closest is the one with the largest worst "
-                 "margin");
+                 "no candidate meets every SLA: the closest is the one nearest its targets (the "
+                 "smallest worst ratio of a figure to its target)");
         return;
     }
     const struct plan_cand *b = &r->c[r->best];
@@ -284,8 +366,7 @@ static void explain_choice(struct plan_result *r)
         }
     if (!ties) {
         snprintf(r->reason, sizeof r->reason,
-                 "the cheapest configuration the simulation confirms meets every tenant's p99 "
-                 "SLA");
+                 "the cheapest configuration the simulation confirms meets every tenant's SLA");
         return;
     }
     int n = snprintf(r->reason, sizeof r->reason,
@@ -296,14 +377,18 @@ static void explain_choice(struct plan_result *r)
         snprintf(r->reason + n, sizeof r->reason - (size_t)n,
                  "because it leaves more capacity free (%.2f GPUs against %.2f for %s)",
                  b->free_gpus, next->free_gpus, next->label);
-    else if (b->worst_margin > next->worst_margin)
-        snprintf(r->reason + n, sizeof r->reason - (size_t)n,
-                 "for its larger worst SLA margin (%+.1f%% against %+.1f%% for %s)",
-                 100 * b->worst_margin, 100 * next->worst_margin, next->label);
-    else
-        snprintf(r->reason + n, sizeof r->reason - (size_t)n,
-                 "first by name: %s has the same worst SLA margin (%+.1f%%)", next->label,
-                 100 * next->worst_margin);
+    else {
+        char mine[48], theirs[48];
+        vd_fmt_ratio(b->worst_ratio, mine, sizeof mine);
+        vd_fmt_ratio(next->worst_ratio, theirs, sizeof theirs);
+        if (vd_closer(b->lost_miss, b->worst_ratio, next->lost_miss, next->worst_ratio) > 0)
+            snprintf(r->reason + n, sizeof r->reason - (size_t)n,
+                     "for its larger worst SLA margin (%s against %s for %s)", mine, theirs,
+                     next->label);
+        else
+            snprintf(r->reason + n, sizeof r->reason - (size_t)n,
+                     "first by name: %s has the same worst SLA margin (%s)", next->label, theirs);
+    }
 }
 
 /* ---- entry ------------------------------------------------------------------- */
@@ -404,12 +489,15 @@ int plan_run(const struct scenario *sc, int progress, struct plan_result *out, c
         plan_result_free(out);
         return -1;
     }
+    distinct_labels(sc, cand, n);
     qsort(cand, (size_t)n, sizeof *cand, by_rank);
     if (n > 0 && cand[0].feasible)
         out->best = 0;
     for (int i = 0; out->best < 0 && i < n; i++)
         if (cand[i].simulated &&
-            (out->closest < 0 || cand[i].worst_margin > cand[out->closest].worst_margin))
+            (out->closest < 0 ||
+             vd_closer(cand[i].lost_miss, cand[i].worst_ratio, cand[out->closest].lost_miss,
+                       cand[out->closest].worst_ratio) > 0))
             out->closest = i;
     explain_choice(out);
     rule_of_thumb(sc, out);
@@ -435,6 +523,111 @@ static const char *status(const struct plan_cand *c)
     return c->feasible ? "meets SLAs" : "misses SLA";
 }
 
+/* The figures a tenant's SLA is decided by, in the order of its targets: an LLM service's TTFT
+ * and TPOT p99, a batch tenant's throughput, else the latency p99 (also without an SLA). */
+enum { FIG_P99, FIG_TTFT, FIG_TPOT, FIG_THR, FIG_N };
+static int deciding(const struct tenant_cfg *t, int *fig)
+{
+    int n = 0;
+    if (t->sla_p99_s > 0)
+        fig[n++] = FIG_P99;
+    if (t->llm && t->llm->sla_ttft_p99_s > 0)
+        fig[n++] = FIG_TTFT;
+    if (t->llm && t->llm->sla_tpot_p99_s > 0)
+        fig[n++] = FIG_TPOT;
+    if (t->sla.min_throughput_per_s > 0)
+        fig[n++] = FIG_THR;
+    if (n == 0)
+        fig[n++] = FIG_P99;
+    return n;
+}
+
+/* "api p99 ms ≤ 200", "chat TTFT/TPOT p99 ms ≤ 500/30", "batch thr/s ≥ 25": the heading. */
+static void deciding_head(const struct tenant_cfg *t, char *buf, size_t n)
+{
+    static const char *const name[FIG_N] = {"p99", "TTFT p99", "TPOT p99", "thr"};
+    int fig[FIG_N], k = deciding(t, fig);
+    double target[FIG_N] = {t->sla_p99_s * 1e3, t->llm ? t->llm->sla_ttft_p99_s * 1e3 : 0,
+                            t->llm ? t->llm->sla_tpot_p99_s * 1e3 : 0, t->sla.min_throughput_per_s};
+    size_t w = (size_t)snprintf(buf, n, "%s ", t->name);
+    for (int q = 0; q < k && w < n; q++)
+        w += (size_t)snprintf(buf + w, n - w, "%s%s", q ? "/" : "", name[fig[q]]);
+    int thr_only = k == 1 && fig[0] == FIG_THR;
+    if (w < n)
+        w += (size_t)snprintf(buf + w, n - w, "%s",
+                              thr_only            ? "/s"
+                              : fig[0] == FIG_THR ? ""
+                                                  : " ms");
+    if (!t->sla.set)
+        return;
+    for (int q = 0; q < k && w < n; q++)
+        w += (size_t)snprintf(buf + w, n - w, "%s%.4g",
+                              q                   ? "/"
+                              : fig[q] == FIG_THR ? " ≥ "
+                                                  : " ≤ ",
+                              target[fig[q]]);
+}
+
+/* Candidate c's deciding figures of tenant i ("412/28.1"), worst over its placements. */
+static void deciding_cell(const struct plan_cand *c, const struct tenant_cfg *t, int i, char *buf,
+                          size_t n)
+{
+    int fig[FIG_N], k = deciding(t, fig);
+    size_t w = 0;
+    buf[0] = '\0';
+    if (!c->p99_s) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    for (int q = 0; q < k && w < n; q++) {
+        double v = fig[q] == FIG_P99    ? c->p99_s[i] * 1e3
+                   : fig[q] == FIG_TTFT ? c->ttft_s[i] * 1e3
+                   : fig[q] == FIG_TPOT ? c->tpot_s[i] * 1e3
+                                        : c->thr_per_s[i];
+        w += (size_t)(isfinite(v) ? snprintf(buf + w, n - w, "%s%.4g", q ? "/" : "", v)
+                                  : snprintf(buf + w, n - w, "%s-", q ? "/" : ""));
+    }
+}
+
+/* Display width of UTF-8 text. */
+static int cols_of(const char *s)
+{
+    int w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+static void put_padded(FILE *fp, const char *s, int width, int left)
+{
+    int pad = width - cols_of(s);
+    if (!left)
+        fprintf(fp, "%*s", pad > 0 ? pad : 0, "");
+    fputs(s, fp);
+    if (left)
+        fprintf(fp, "%*s", pad > 0 ? pad : 0, "");
+}
+
+/* The last column: the verdict's margin and reason, or why it was not simulated. */
+static void why_cell(const struct plan_cand *c, char *buf, size_t n)
+{
+    char ratio[48];
+    vd_fmt_ratio(c->worst_ratio, ratio, sizeof ratio);
+    if (c->pruned[0])
+        snprintf(buf, n, "%s", c->pruned);
+    else if (!c->simulated)
+        snprintf(buf, n, "costlier than %d confirmed candidates", PLAN_ENOUGH_FEASIBLE);
+    else if (!c->worst_tenant[0] && c->feasible)
+        snprintf(buf, n, "no SLA");
+    else if (c->feasible)
+        snprintf(buf, n, "%s (%s%s%s)", ratio, c->worst_tenant,
+                 c->placements ? ", worst placement: " : "",
+                 c->placements ? c->worst_placement : "");
+    else
+        snprintf(buf, n, "%s; %s%s%s", c->reason, ratio, c->placements ? "; worst placement: " : "",
+                 c->placements ? c->worst_placement : "");
+}
+
 void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r)
 {
     char price[64] = "no GPU price: ranked by GPU count";
@@ -443,50 +636,72 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
     fprintf(fp, "plan for %s: %d tenant%s on %s (%s), %d simulation%s\n\n", sc->name, sc->n_tenants,
             sc->n_tenants > 1 ? "s" : "", sc->gpu.name, price, r->simulations,
             r->simulations == 1 ? "" : "s");
-    fprintf(fp, "%-4s %9s %9s %5s  %-44s %-13s %s\n", "rank", "$/hour", "$/Mreq", "gpus",
-            "strategy", "status", "worst SLA margin / why");
+    /* Labels are printed whole: the column is as wide as the widest. */
+    int wl = 8, nt = sc->n_tenants, *wt = ss_xcalloc((size_t)(nt ? nt : 1), sizeof *wt);
+    char cell[160];
+    for (int i = 0; i < r->n; i++)
+        if (cols_of(r->c[i].label) > wl)
+            wl = cols_of(r->c[i].label);
+    for (int t = 0; t < nt; t++) {
+        deciding_head(&sc->tenants[t], cell, sizeof cell);
+        wt[t] = cols_of(cell);
+        for (int i = 0; i < r->n; i++) {
+            deciding_cell(&r->c[i], &sc->tenants[t], t, cell, sizeof cell);
+            wt[t] = cols_of(cell) > wt[t] ? cols_of(cell) : wt[t];
+        }
+    }
+    fprintf(fp, "%-4s %9s %9s %5s  ", "rank", "$/hour", "$/Mreq", "gpus");
+    put_padded(fp, "strategy", wl, 1);
+    fprintf(fp, " %-13s", "status");
+    for (int t = 0; t < nt; t++) {
+        deciding_head(&sc->tenants[t], cell, sizeof cell);
+        fputc(' ', fp);
+        put_padded(fp, cell, wt[t], 0);
+    }
+    fprintf(fp, "  %s\n", "worst vs target / why");
     for (int i = 0; i < r->n; i++) {
         const struct plan_cand *c = &r->c[i];
-        char rank[16] = "", margin[300];
+        char rank[16] = "", why[1200];
         if (c->feasible)
             snprintf(rank, sizeof rank, "%d", i + 1);
-        if (c->pruned[0])
-            snprintf(margin, sizeof margin, "%s", c->pruned);
-        else if (c->simulated && c->placements)
-            snprintf(margin, sizeof margin, "%+.1f%% (%s, worst of %d placements: %s)",
-                     100 * c->worst_margin, c->worst_tenant[0] ? c->worst_tenant : "no SLA",
-                     c->variants, c->worst_placement);
-        else if (c->simulated)
-            snprintf(margin, sizeof margin, "%+.1f%% (%s)", 100 * c->worst_margin,
-                     c->worst_tenant[0] ? c->worst_tenant : "no SLA");
-        else
-            snprintf(margin, sizeof margin, "costlier than %d confirmed candidates",
-                     PLAN_ENOUGH_FEASIBLE);
+        why_cell(c, why, sizeof why);
         char cost[32] = "-", cpm[32] = "-";
         if (isfinite(c->cost_per_hour))
             snprintf(cost, sizeof cost, "%.2f", c->cost_per_hour);
         if (isfinite(c->cost_per_mreq))
             snprintf(cpm, sizeof cpm, "%.3f", c->cost_per_mreq);
-        fprintf(fp, "%-4s %9s %9s %5d  %-44.44s %-13s %s\n", rank, cost, cpm, c->gpus, c->label,
-                status(c), margin);
+        fprintf(fp, "%-4s %9s %9s %5d  ", rank, cost, cpm, c->gpus);
+        put_padded(fp, c->label, wl, 1);
+        fprintf(fp, " %-13s", status(c));
+        for (int t = 0; t < nt; t++) {
+            deciding_cell(c, &sc->tenants[t], t, cell, sizeof cell);
+            fputc(' ', fp);
+            put_padded(fp, cell, wt[t], 0);
+        }
+        fprintf(fp, "  %s\n", why);
     }
+    free(wt);
     fputc('\n', fp);
     if (r->best >= 0) {
         const struct plan_cand *b = &r->c[r->best];
         char cost[48] = "no GPU price given";
         if (isfinite(b->cost_per_hour))
             snprintf(cost, sizeof cost, "$%.2f/hour", b->cost_per_hour);
+        char ratio[48];
+        vd_fmt_ratio(b->worst_ratio, ratio, sizeof ratio);
         fprintf(fp,
-                "recommendation: %s on %d GPU%s, %s — %s; every tenant meets its p99 SLA "
-                "(tightest: %s, %+.1f%% margin).\n",
+                "recommendation: %s on %d GPU%s, %s — %s; every tenant meets its SLA "
+                "(tightest: %s, %s).\n",
                 b->label, b->gpus, b->gpus > 1 ? "s" : "", cost, r->reason,
-                b->worst_tenant[0] ? b->worst_tenant : "-", 100 * b->worst_margin);
+                b->worst_tenant[0] ? b->worst_tenant : "-", ratio);
     } else if (r->closest >= 0) {
         const struct plan_cand *b = &r->c[r->closest];
+        char ratio[48];
+        vd_fmt_ratio(b->worst_ratio, ratio, sizeof ratio);
         fprintf(fp,
                 "no configuration within the limits meets every SLA; closest: %s on %d GPUs "
-                "(%s misses by %.1f%%).\n",
-                b->label, b->gpus, b->worst_tenant, -100 * b->worst_margin);
+                "(%s; worst %s).\n",
+                b->label, b->gpus, b->reason, ratio);
     } else {
         fprintf(fp, "no configuration within the limits could be simulated (all pruned).\n");
     }
@@ -518,6 +733,13 @@ static cJSON *cand_json(const struct scenario *sc, const struct plan_cand *c)
     cJSON_AddBoolToObject(o, "simulated", c->simulated);
     cJSON_AddBoolToObject(o, "meets_sla", c->feasible);
     jv_out_add(o, "worst_sla_margin", c->worst_margin);
+    jv_out_add(o, "worst_ratio", c->worst_ratio);
+    if (c->simulated && !c->feasible)
+        cJSON_AddStringToObject(o, "reason", c->reason);
+    else if (c->pruned[0])
+        cJSON_AddStringToObject(o, "reason", c->pruned);
+    else
+        cJSON_AddNullToObject(o, "reason");
     jv_out_add(o, "free_gpus", c->free_gpus);
     if (c->pruned[0])
         cJSON_AddStringToObject(o, "pruned", c->pruned);
@@ -530,6 +752,12 @@ static cJSON *cand_json(const struct scenario *sc, const struct plan_cand *c)
         cJSON *p = cJSON_AddObjectToObject(o, "p99_ms");
         for (int i = 0; i < sc->n_tenants; i++)
             jv_out_add(p, sc->tenants[i].name, c->p99_s[i] * 1e3);
+    }
+    /* Each tenant's throughput, the figure of a batch tenant's target (worst over placements). */
+    if (c->thr_per_s) {
+        cJSON *p = cJSON_AddObjectToObject(o, "throughput_per_s");
+        for (int i = 0; i < sc->n_tenants; i++)
+            jv_out_add(p, sc->tenants[i].name, c->thr_per_s[i]);
     }
     /* An LLM tenant's TTFT and TPOT p99, the targets the margin also weighs. */
     if (c->ttft_s && run_has_llm(sc)) {
@@ -558,6 +786,7 @@ cJSON *plan_json(const struct scenario *sc, const struct plan_result *r)
         jv_out_add(rec, "cost_per_million_requests_usd", b->cost_per_mreq);
         cJSON_AddBoolToObject(rec, "meets_sla", 1);
         jv_out_add(rec, "worst_sla_margin", b->worst_margin);
+        jv_out_add(rec, "worst_ratio", b->worst_ratio);
         cJSON_AddStringToObject(rec, "reason", r->reason);
     } else {
         cJSON_AddNullToObject(root, "recommendation");
@@ -663,15 +892,16 @@ static int write_readme(struct dp_ctx *d)
            sc->gpu.name, c->label, c->gpus, c->gpus > 1 ? "s" : "");
     if (isfinite(c->cost_per_hour))
         APPEND(", $%.2f/hour", c->cost_per_hour);
+    char ratio[48];
+    vd_fmt_ratio(c->worst_ratio, ratio, sizeof ratio);
     if (d->closest)
         APPEND(".\n\n**This is the closest candidate, not a recommendation: no configuration "
-               "within the plan's limits met every p99 SLA** (here %s misses by %.1f%%). Every "
-               "file says so in its first lines.\n\n",
-               c->worst_tenant, -100 * c->worst_margin);
+               "within the plan's limits met every SLA** (here %s; worst %s). Every file says so "
+               "in its first lines.\n\n",
+               c->reason, ratio);
     else
-        APPEND(", which the simulation confirms meets every tenant's p99 SLA (tightest: %s, "
-               "%+.1f%% margin).\n\n",
-               c->worst_tenant[0] ? c->worst_tenant : "-", 100 * c->worst_margin);
+        APPEND(", which the simulation confirms meets every tenant's SLA (tightest: %s, %s).\n\n",
+               c->worst_tenant[0] ? c->worst_tenant : "-", ratio);
     if (c->variants > 1)
         APPEND("The configuration does not fix which pods share a GPU, so all %d ways the "
                "scheduler may place them (up to swapping identical GPUs) were simulated; the "

@@ -30,7 +30,7 @@ struct plan_result {
     int best;            /* index of the recommendation, -1 if none */
     int closest;         /* when none is feasible: the simulated one with the best margin */
     int simulations;
-    char reason[400]; /* why the recommendation (or closest) was chosen among its peers */
+    char reason[1200]; /* why the recommendation (or closest) was chosen among its peers */
     char rule_kind[32];
     char rule_text[200];
 };
