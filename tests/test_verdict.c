@@ -318,6 +318,52 @@ CASE(ttft, 5)
 CASE(tpot, 6)
 CASE(throughput, 7)
 
+/* Beside an LLM service the model knows no capacity (the engine's load is not known in
+ * advance): a plain tenant time-sliced with it that completes 160 of 200 req/s was "stable":
+ * null with no warning. The run shows its queue grew: unstable, warned, and a miss; at 50 req/s
+ * it keeps up and stays unknown, not flagged. */
+static void test_unstable_beside_llm(void)
+{
+    static const char fmt[] =
+        "{\"name\": \"llmts\", \"gpu\": \"A100-80GB\", \"gpus\": 1, \"seed\": 1, \"stop\": "
+        "{\"duration_s\": 60}, \"tenants\": [{\"name\": \"chat\", \"arrival\": {\"process\": "
+        "\"poisson\", \"rate_per_s\": 4}, \"serving\": {\"engine\": \"llm\", \"model\": "
+        "\"Llama-2-7B\"}, \"tokens\": {\"input\": {\"dist\": \"lognormal\", \"mean\": 400, "
+        "\"cv\": 1}, \"output\": {\"dist\": \"exponential\", \"mean\": 150}}}, {\"name\": "
+        "\"api\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": %d}, \"work\": "
+        "{\"dist\": \"exponential\", \"mean_ms\": 3}, \"sla\": {\"p99_ms\": 500}}], "
+        "\"strategies\": [{\"name\": \"ts\", \"kind\": \"timeslice\", \"assign\": {\"chat\": "
+        "0, \"api\": 0}}]}";
+    char text[1600], cmd[800], err[4096];
+    snprintf(text, sizeof text, fmt, 200);
+    const char *p = tu_write("llmts-200.json", text);
+    snprintf(cmd, sizeof cmd, "run %s --quiet --check-sla", p);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 1);
+    TU_CHECK_CONTAINS(err, "tenant \"api\" is overloaded");
+    TU_CHECK_CONTAINS(err, "tenant \"api\": unstable: offered 1.25 × its share");
+    snprintf(cmd, sizeof cmd, "run %s", p);
+    cJSON *doc = tu_cli_json(cmd);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const cJSON *api = cJSON_GetArrayItem(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "strategies"), 0),
+                            "tenants"),
+        1);
+    CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(api, "stable")));
+    CU_ASSERT(tu_json_num(api, "throughput_per_s") < 170);
+    cJSON_Delete(doc);
+    snprintf(text, sizeof text, fmt, 50);
+    p = tu_write("llmts-50.json", text);
+    snprintf(cmd, sizeof cmd, "run %s", p);
+    doc = tu_cli_json(cmd);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    api = cJSON_GetArrayItem(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "strategies"), 0),
+                            "tenants"),
+        1);
+    CU_ASSERT(cJSON_IsNull(cJSON_GetObjectItem(api, "stable")));
+    cJSON_Delete(doc);
+}
+
 /* The loader: the new keys, their bounds, and an SLA without a target. */
 static void test_sla_keys(void)
 {
@@ -351,6 +397,7 @@ void test_verdict_register(void)
         {"TPOT p99 above its target: every consumer says so", test_case_tpot},
         {"throughput below sla.min_throughput_per_s: a miss everywhere", test_case_throughput},
         {"sla keys: bounds and at least one target", test_sla_keys},
+        {"a tenant that cannot keep up beside an LLM service is flagged", test_unstable_beside_llm},
         {NULL, NULL}};
     tu_add_suite("verdict", tests);
 }

@@ -60,6 +60,29 @@ static double card_up_fraction(const struct scenario *sc)
     return gap / (gap + sc->gpu.gpu_reset_s);
 }
 
+/*
+ * Where the model has no capacity (a neighbour whose load is not known in advance: an LLM
+ * engine's, whose steps batch), the run tells: a tenant whose share keeps up completes, inside
+ * the window, its arrivals less what it lost, so throughput / rate ≈ completed / arrived. When
+ * the window's completions fall short of that by more than the noise of the arrival count (5
+ * standard deviations, and at least 3 %), its queue grew through the window: the share served
+ * only that fraction of the load, which is its capacity here (a plain tenant time-sliced with an
+ * LLM service that completes 159 of 200 req/s: 0.795 of its load). NaN otherwise: not known.
+ */
+static double served_capacity(const struct tenant_cfg *t, const struct strategy_result *r, int i)
+{
+    const double *v = r->t + (size_t)i * TM_N;
+    double rate = ten_mean_rate(t), load = r->load[i];
+    if (t->arrival.kind == ARR_SATURATED || !(rate > 0) || !(load > 0) || !isfinite(load) ||
+        !(v[TM_ARRIVED] > 0) || !(v[TM_COMPLETED] > 0))
+        return NAN;
+    double kept = v[TM_COMPLETED] / v[TM_ARRIVED], served = v[TM_THROUGHPUT] / rate;
+    double noise = fmax(0.03, 5 / sqrt(v[TM_ARRIVED]));
+    if (!(served < kept * (1 - noise)))
+        return NAN;
+    return load * served / kept;
+}
+
 void stab_fill(const struct scenario *sc, const struct strategy_cfg *st, struct strategy_result *r)
 {
     int n = sc->n_tenants;
@@ -79,6 +102,9 @@ void stab_fill(const struct scenario *sc, const struct strategy_cfg *st, struct 
     for (int i = 0; i < n; i++)
         r->capacity[i] *= up;
     free(busy);
+    for (int i = 0; i < n; i++)
+        if (isnan(r->capacity[i]))
+            r->capacity[i] = served_capacity(&sc->tenants[i], r, i);
 }
 
 int stab_state(const struct strategy_result *r, int tenant)

@@ -26,10 +26,9 @@ void rep_json_level(cJSON *obj, enum mt_level level, const struct strategy_resul
 void rep_csv_level(FILE *fp, enum mt_level level, const struct strategy_result *s, int i, int head);
 
 /*
- * `--check-sla` of run and compare: the (strategy, tenant) pairs whose tenant has an SLA and
- * misses it — p99 above sla.p99_ms, nothing completed, or overloaded (core/stable.h: its
- * p99 grows with the run length) — each as one line `CMD: SLA missed: …` on fp. Returns how
- * many.
+ * `--check-sla` of run and compare: the (strategy, tenant) pairs whose tenant misses its SLA
+ * by core/verdict.h's rule, each as one line `CMD: SLA missed: strategy "S", tenant "T":
+ * REASON` on fp. Returns how many.
  */
 int rep_sla_misses(FILE *fp, const char *cmd, const struct scenario *sc,
                    const struct run_result *r);

@@ -1,6 +1,6 @@
 /*
  * plan — the capacity planner: the cheapest configuration (strategy kind ×
- * parameters × GPU count) under which every tenant meets its p99 SLA.
+ * parameters × GPU count) under which every tenant meets its SLA (core/verdict.h).
  *
  * Method: each strategy kind contributes candidate configurations (a strategy
  * JSON object and a GPU count) through its policy's plan hook (core/plancand.h).
@@ -9,8 +9,8 @@
  * does not fit), and says why. The survivors are simulated in order of cost,
  * cheapest first, with the scenario's own stop and seed, until PLAN_ENOUGH_FEASIBLE
  * are confirmed or the simulation budget is spent; the recommendation is the
- * cheapest confirmed one (ties: larger worst SLA margin). Every candidate in the
- * output says whether it was simulated.
+ * cheapest confirmed one (ties: more capacity left free, then the smaller worst ratio to a
+ * target). Every candidate in the output says whether it was simulated, and why it misses.
  */
 #ifndef SS_PLAN_H
 #define SS_PLAN_H
