@@ -61,69 +61,40 @@ static const char *excess_name(const struct strategy_cfg *st)
     return h && h->label ? h->label(st->cfg) : "slowed service";
 }
 
-/*
- * The columns of a tenant's table and their keys in --json/--csv: the metric table's figures
- * with a `compare` rank (core/metric.h), and compare's own slowdown against the baseline at
- * its rank. The plain tenants' columns come first; the LLM tenants' token figures follow, in
- * their table and, when the scenario has an LLM tenant, in every row of --json/--csv (null for
- * a plain tenant) so that the CSV's columns do not depend on the tenants' order.
- */
+/* The columns of a tenant's table and their keys in --json/--csv: the metric table's figures
+ * with a `compare` rank (core/metric.h) and the slowdown. An LLM tenant's token figures follow
+ * the plain columns in its table and, when the scenario has one, in every row of --json/--csv
+ * (null for a plain tenant): the CSV's columns do not depend on the tenants' order. */
 #define CMP_COLS (MT_COLS_MAX + 1)
 #define CMP_MAX 64
-#define CMP_SLOWDOWN_RANK 4
-struct cmp_col {
-    const struct mt_metric *m; /* NULL: the slowdown */
-    const char *key, *head, *fmt;
-    int width, higher_better;
-    double scale; /* the JSON value × scale = the shown one */
-    int meeting;  /* best only among the strategies that meet every SLA */
-};
-static const struct cmp_col slowdown = {NULL, "slowdown", "slowdown", "%.2f", 10, 0, 1, 0};
+/* p99 / the baseline's p99: compare's own column at rank 4, not a result field. */
+static const struct mt_metric slowdown = {.path = "slowdown",
+                                          .better = -1,
+                                          .show_scale = 1,
+                                          .cmp = 4,
+                                          .cmp_key = "slowdown",
+                                          .cmp_head = "slowdown",
+                                          .cmp_fmt = "%.2f",
+                                          .cmp_width = 10};
 
 struct cmp_cols {
-    struct cmp_col c[CMP_COLS];
+    const struct mt_metric *c[CMP_COLS];
     int n, n_plain; /* all, and those before the first LLM figure */
 };
 
-static int rank_of(const struct cmp_col *c)
-{
-    return c->m ? c->m->cmp : CMP_SLOWDOWN_RANK;
-}
-
 static void cmp_cols_of(struct cmp_cols *cc)
 {
+    const struct mt_metric *m[MT_COLS_MAX];
+    int n = mt_columns(MT_LEVELS, MT_CMP, m), slow = 0;
     cc->n = 0;
-    cc->c[cc->n++] = slowdown;
-    for (int k = 0; k < mt_count() && cc->n < CMP_COLS; k++) {
-        const struct mt_metric *m = mt_at(k);
-        if (m->cmp <= 0)
-            continue;
-        int j = cc->n++; /* by rank */
-        while (j > 0 && rank_of(&cc->c[j - 1]) > m->cmp) {
-            cc->c[j] = cc->c[j - 1];
-            j--;
-        }
-        cc->c[j] = (struct cmp_col){m,
-                                    m->cmp_key,
-                                    m->cmp_head,
-                                    m->cmp_fmt,
-                                    m->cmp_width,
-                                    m->better > 0,
-                                    m->show_scale,
-                                    m->cmp_meeting};
+    for (int k = 0; k <= n; k++) {
+        if (!slow && (k == n || m[k]->cmp > slowdown.cmp))
+            cc->c[cc->n++] = &slowdown, slow = 1;
+        if (k < n)
+            cc->c[cc->n++] = m[k];
     }
-    cc->n_plain = 0;
-    while (cc->n_plain < cc->n && (!cc->c[cc->n_plain].m || cc->c[cc->n_plain].m->level != MT_LLM))
+    for (cc->n_plain = 0; cc->n_plain < cc->n && cc->c[cc->n_plain]->level != MT_LLM;)
         cc->n_plain++;
-}
-
-static int better(const struct cmp_col *col, double a, double b)
-{
-    if (!isfinite(a))
-        return 0;
-    if (!isfinite(b))
-        return 1;
-    return col->higher_better ? a > b : a < b;
 }
 
 /* One tenant's table: v[k][c] for strategy k, column c (as shown: SLA in %), best[c] its best
@@ -158,23 +129,23 @@ static void tenant_cells(const struct scenario *sc, const struct run_result *r, 
     for (int k = 0; k < ct->n; k++) {
         double bp99 = r->s[base].t[(size_t)i * TM_N + TM_LAT_P99];
         for (int c = 0; c < ct->cols.n; c++) {
-            const struct cmp_col *col = &ct->cols.c[c];
-            ct->v[k][c] = col->m
-                              ? mt_shown(col->m, sc, &r->s[k], i) * col->m->out_scale * col->scale
-                              : r->s[k].t[(size_t)i * TM_N + TM_LAT_P99] / bp99;
-            if (!col->meeting && (k == 0 || better(col, ct->v[k][c], ct->v[ct->best[c]][c])))
+            const struct mt_metric *col = ct->cols.c[c];
+            ct->v[k][c] = col == &slowdown
+                              ? r->s[k].t[(size_t)i * TM_N + TM_LAT_P99] / bp99
+                              : mt_shown(col, sc, &r->s[k], i) * col->out_scale * col->show_scale;
+            if (!col->cmp_meeting && (k == 0 || mt_better(col, ct->v[k][c], ct->v[ct->best[c]][c])))
                 ct->best[c] = k;
         }
     }
     /* A cost's mark goes to the cheapest strategy that meets every SLA, never to a cheaper one
      * that misses one (-1: none meets them all). */
     for (int c = 0; c < ct->cols.n; c++) {
-        if (!ct->cols.c[c].meeting)
+        if (!ct->cols.c[c]->cmp_meeting)
             continue;
         ct->best[c] = -1;
         for (int k = 0; k < ct->n; k++)
             if (strategy_meets(sc, r, k) && isfinite(ct->v[k][c]) &&
-                (ct->best[c] < 0 || better(&ct->cols.c[c], ct->v[k][c], ct->v[ct->best[c]][c])))
+                (ct->best[c] < 0 || mt_better(ct->cols.c[c], ct->v[k][c], ct->v[ct->best[c]][c])))
                 ct->best[c] = k;
     }
 }
@@ -186,12 +157,12 @@ static void print_tenant(const struct scenario *sc, const struct run_result *r, 
     /* Columns widen for large numbers (an overloaded tenant's p99) rather than run together. */
     int w[CMP_COLS];
     for (int c = 0; c < ct.cols.n; c++)
-        w[c] = ct.cols.c[c].width;
+        w[c] = ct.cols.c[c]->cmp_width;
     char(*cell)[CMP_COLS][32] = ss_xcalloc((size_t)(ct.n ? ct.n : 1), sizeof *cell);
     for (int k = 0; k < ct.n; k++)
         for (int c = 0; c < ct.n_cols; c++) {
             int n = isfinite(ct.v[k][c])
-                        ? snprintf(cell[k][c], sizeof cell[k][c], ct.cols.c[c].fmt, ct.v[k][c])
+                        ? snprintf(cell[k][c], sizeof cell[k][c], ct.cols.c[c]->cmp_fmt, ct.v[k][c])
                         : snprintf(cell[k][c], sizeof cell[k][c], "-");
             if (isfinite(ct.v[k][c]) && ct.best[c] == k && n < 30)
                 strcat(cell[k][c], "*");
@@ -204,7 +175,7 @@ static void print_tenant(const struct scenario *sc, const struct run_result *r, 
     printf("\ntenant %s%s\n", sc->tenants[i].name, sla ? "" : " (no SLA)");
     printf("  %-14s", "strategy");
     for (int c = 0; c < ct.n_cols; c++)
-        printf(" %*s", w[c], ct.cols.c[c].head);
+        printf(" %*s", w[c], ct.cols.c[c]->cmp_head);
     printf("%s\n", sla ? "  verdict" : "");
     for (int k = 0; k < ct.n; k++) {
         printf("  %-14s", r->s[k].name);
@@ -292,9 +263,9 @@ static cJSON *compare_rows(const struct scenario *sc, const struct run_result *r
             cJSON_AddStringToObject(o, "tenant", sc->tenants[i].name);
             cJSON_AddStringToObject(o, "strategy", r->s[k].name);
             for (int c = 0; c < n_cols; c++) {
-                jv_out_add(o, cc.c[c].key, ct.v[k][c] / cc.c[c].scale);
+                jv_out_add(o, cc.c[c]->cmp_key, ct.v[k][c] / cc.c[c]->show_scale);
                 if (ct.best[c] == k && isfinite(ct.v[k][c]))
-                    cJSON_AddItemToArray(best, cJSON_CreateString(cc.c[c].key));
+                    cJSON_AddItemToArray(best, cJSON_CreateString(cc.c[c]->cmp_key));
             }
             cJSON_AddItemToObject(o, "best", best);
             int st = stab_state(&r->s[k], i);

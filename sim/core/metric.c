@@ -227,7 +227,8 @@ double mt_shown(const struct mt_metric *m, const struct scenario *sc,
     return m->shown ? m->shown(sc, s, i) : mt_value(m, s, i, 0);
 }
 
-double mt_path_num(const cJSON *obj, const char *path)
+/* The item at a dotted path of obj, or NULL. */
+static const cJSON *item_at(const cJSON *obj, const char *path)
 {
     const char *dot;
     while (obj && (dot = strchr(path, '.'))) {
@@ -236,7 +237,12 @@ double mt_path_num(const cJSON *obj, const char *path)
         obj = cJSON_GetObjectItemCaseSensitive(obj, head);
         path = dot + 1;
     }
-    const cJSON *v = obj ? cJSON_GetObjectItemCaseSensitive(obj, path) : NULL;
+    return obj ? cJSON_GetObjectItemCaseSensitive(obj, path) : NULL;
+}
+
+double mt_path_num(const cJSON *obj, const char *path)
+{
+    const cJSON *v = item_at(obj, path);
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
@@ -270,7 +276,8 @@ const struct mt_metric *mt_find(enum mt_level level, const char *path)
 
 const char *mt_head(const struct mt_metric *m, enum mt_view view)
 {
-    return view == MT_TEXT ? m->text_head : view == MT_MD ? m->md_head : m->html_head;
+    const char *const head[] = {m->text_head, m->md_head, m->html_head, m->cmp_head};
+    return head[view];
 }
 
 int mt_columns(enum mt_level level, enum mt_view view, const struct mt_metric **out)
@@ -278,14 +285,46 @@ int mt_columns(enum mt_level level, enum mt_view view, const struct mt_metric **
     int n = 0;
     for (int k = 0; k < mt_count(); k++) {
         const struct mt_metric *m = mt_at(k);
-        if (m->level != level || m->col <= 0 || !mt_head(m, view) || n == MT_COLS_MAX)
+        int rank = view == MT_CMP ? m->cmp : m->col;
+        if ((level != MT_LEVELS && m->level != level) || rank <= 0 || !mt_head(m, view) ||
+            n == MT_COLS_MAX)
             continue;
         int j = n++; /* insertion by rank: the tables have a dozen columns */
-        while (j > 0 && out[j - 1]->col > m->col) {
+        while (j > 0 && (view == MT_CMP ? out[j - 1]->cmp : out[j - 1]->col) > rank) {
             out[j] = out[j - 1];
             j--;
         }
         out[j] = m;
     }
     return n;
+}
+
+const struct mt_metric *mt_of(enum mt_level level, int index)
+{
+    for (int k = 0; k < mt_count(); k++)
+        if (mt_at(k)->level == level && mt_at(k)->index == index)
+            return mt_at(k);
+    return NULL;
+}
+
+void mt_doc_text(const struct mt_metric *m, const cJSON *obj, const char *fmt, char *buf, size_t n)
+{
+    double v = mt_doc(m, obj, 0);
+    char flag[96];
+    snprintf(flag, sizeof flag, "%s_beyond_range", m->path);
+    if (isfinite(v))
+        snprintf(buf, n, fmt, v);
+    else if (m->range && cJSON_IsTrue(item_at(obj, flag)))
+        snprintf(buf, n, ">=24 days");
+    else
+        snprintf(buf, n, "-");
+}
+
+int mt_better(const struct mt_metric *m, double a, double b)
+{
+    if (!isfinite(a))
+        return 0;
+    if (!isfinite(b))
+        return 1;
+    return m->better > 0 ? a > b : a < b;
 }

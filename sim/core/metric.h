@@ -91,16 +91,25 @@ double mt_shown(const struct mt_metric *m, const struct scenario *sc,
 /* The metric's JSON value in a tenant or strategy object of a result document (by its path;
  * ci: its _ci95 path); NaN when absent or null. The one way a page reads a figure. */
 double mt_doc(const struct mt_metric *m, const cJSON *obj, int ci);
+/* The metric's JSON value in obj as text: fmt, ">=24 days" where it is past the histogram's
+ * range (its "<leaf>_beyond_range" flag), "-" when absent. */
+void mt_doc_text(const struct mt_metric *m, const cJSON *obj, const char *fmt, char *buf, size_t n);
+/* Whether a is better than b by the metric's direction (a lower one is better when `better` is
+ * 0); a number is better than none. */
+int mt_better(const struct mt_metric *m, double a, double b);
+/* The metric of `level` stored at `index` of its vector (TM_*, SM_*, LM_*), or NULL. */
+const struct mt_metric *mt_of(enum mt_level level, int index);
 /* A number at a dotted path ("latency_ms.p99") of obj; NaN when absent or not a number. */
 double mt_path_num(const cJSON *obj, const char *path);
 /* The object at path's parent in obj, created in order where missing; *leaf: the last key. */
 cJSON *mt_path_parent(cJSON *obj, const char *path, const char **leaf);
 
 /* The display tables. */
-enum mt_view { MT_TEXT, MT_MD, MT_HTML };
+enum mt_view { MT_TEXT, MT_MD, MT_HTML, MT_CMP };
 #define MT_COLS_MAX 32
 /* The columns of a level's table in view: the metrics with a rank and a heading there, by rank
- * (the table's order between equal ranks); their number (at most MT_COLS_MAX). */
+ * (the table's order between equal ranks); their number (at most MT_COLS_MAX). MT_CMP ranks by
+ * `cmp`; level MT_LEVELS takes every level (compare's table mixes them). */
 int mt_columns(enum mt_level level, enum mt_view view, const struct mt_metric **out);
 const char *mt_head(const struct mt_metric *m, enum mt_view view);
 
