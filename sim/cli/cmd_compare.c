@@ -17,6 +17,7 @@
 #include "core/policy.h"
 #include "report/report.h"
 #include "core/run.h"
+#include "core/metric.h"
 #include "core/scenario.h"
 #include "core/stable.h"
 #include "core/verdict.h"
@@ -60,43 +61,46 @@ static const char *excess_name(const struct strategy_cfg *st)
     return h && h->label ? h->label(st->cfg) : "slowed service";
 }
 
-/*
- * The columns of a tenant's table and their keys in --json/--csv. The first CMP_PLAIN are every
- * tenant's; the rest an LLM tenant's token figures (core/llmstats.h), in its table and, when the
- * scenario has an LLM tenant, in every row of --json/--csv (null for a plain tenant) so that the
- * CSV's columns do not depend on the tenants' order.
- */
-#define CMP_PLAIN 5
-#define CMP_COST 4 /* the column marked only among strategies that meet every SLA */
-#define CMP_COLS 9
+/* The columns of a tenant's table and their keys in --json/--csv: the metric table's figures
+ * with a `compare` rank (core/metric.h) and the slowdown. An LLM tenant's token figures follow
+ * the plain columns in its table and, when the scenario has one, in every row of --json/--csv
+ * (null for a plain tenant): the CSV's columns do not depend on the tenants' order. */
+#define CMP_COLS (MT_COLS_MAX + 1)
 #define CMP_MAX 64
-static const struct {
-    const char *key, *head, *fmt;
-    int width, higher_better;
-} cols[CMP_COLS] = {
-    {"p99_ms", "p99_ms", "%.3f", 11, 0},
-    {"throughput_per_s", "thr/s", "%.1f", 11, 1},
-    {"sla_attainment", "SLA%", "%.1f", 9, 1},
-    {"slowdown", "slowdown", "%.2f", 10, 0},
-    {"cost_per_million_requests_usd", "$/Mreq", "%.3f", 11, 0},
-    {"ttft_p99_ms", "TTFT_p99", "%.1f", 10, 0},
-    {"tpot_p99_ms", "TPOT_p99", "%.2f", 10, 0},
-    {"output_tokens_per_s", "tok/s", "%.0f", 9, 1},
-    {"goodput_per_s", "good/s", "%.2f", 9, 1},
+/* p99 / the baseline's p99: compare's own column at rank 4, not a result field. */
+static const struct mt_metric slowdown = {.path = "slowdown",
+                                          .better = -1,
+                                          .show_scale = 1,
+                                          .cmp = 4,
+                                          .cmp_key = "slowdown",
+                                          .cmp_head = "slowdown",
+                                          .cmp_fmt = "%.2f",
+                                          .cmp_width = 10};
+
+struct cmp_cols {
+    const struct mt_metric *c[CMP_COLS];
+    int n, n_plain; /* all, and those before the first LLM figure */
 };
 
-static int better(int col, double a, double b)
+static void cmp_cols_of(struct cmp_cols *cc)
 {
-    if (!isfinite(a))
-        return 0;
-    if (!isfinite(b))
-        return 1;
-    return cols[col].higher_better ? a > b : a < b;
+    const struct mt_metric *m[MT_COLS_MAX];
+    int n = mt_columns(MT_LEVELS, MT_CMP, m), slow = 0;
+    cc->n = 0;
+    for (int k = 0; k <= n; k++) {
+        if (!slow && (k == n || m[k]->cmp > slowdown.cmp))
+            cc->c[cc->n++] = &slowdown, slow = 1;
+        if (k < n)
+            cc->c[cc->n++] = m[k];
+    }
+    for (cc->n_plain = 0; cc->n_plain < cc->n && cc->c[cc->n_plain]->level != MT_LLM;)
+        cc->n_plain++;
 }
 
-/* One tenant's table: v[k][c] for strategy k, column c (SLA in %), best[c] its best row;
- * n_cols: CMP_PLAIN, or CMP_COLS for an LLM tenant. */
+/* One tenant's table: v[k][c] for strategy k, column c (as shown: SLA in %), best[c] its best
+ * row; n_cols: the plain columns, or all for an LLM tenant. */
 struct cmp_tenant {
+    struct cmp_cols cols;
     int n, n_cols;
     double v[CMP_MAX][CMP_COLS];
     int best[CMP_COLS];
@@ -119,33 +123,31 @@ static void tenant_cells(const struct scenario *sc, const struct run_result *r, 
                          struct cmp_tenant *ct)
 {
     ct->n = r->n < CMP_MAX ? r->n : CMP_MAX;
-    ct->n_cols = sc->tenants[i].llm ? CMP_COLS : CMP_PLAIN;
+    cmp_cols_of(&ct->cols);
+    ct->n_cols = sc->tenants[i].llm ? ct->cols.n : ct->cols.n_plain;
     memset(ct->best, 0, sizeof ct->best);
     for (int k = 0; k < ct->n; k++) {
-        const double *t = r->s[k].t + (size_t)i * TM_N;
-        const double *m = r->s[k].llm && sc->tenants[i].llm ? r->s[k].llm + (size_t)i * LM_N : NULL;
         double bp99 = r->s[base].t[(size_t)i * TM_N + TM_LAT_P99];
-        ct->v[k][0] = t[TM_LAT_P99] * 1e3;
-        ct->v[k][1] = t[TM_THROUGHPUT];
-        ct->v[k][2] = vd_attainment(sc, &r->s[k], i) * 100;
-        ct->v[k][3] = t[TM_LAT_P99] / bp99;
-        ct->v[k][4] = r->s[k].m[SM_COST_PER_MREQ];
-        ct->v[k][5] = m ? m[LM_TTFT_P99] * 1e3 : NAN;
-        ct->v[k][6] = m ? m[LM_TPOT_P99] * 1e3 : NAN;
-        ct->v[k][7] = m ? m[LM_OUTPUT_TPS] : NAN;
-        ct->v[k][8] = m ? m[LM_GOODPUT] : NAN;
-        for (int c = 0; c < CMP_COLS; c++)
-            if (c != CMP_COST && (k == 0 || better(c, ct->v[k][c], ct->v[ct->best[c]][c])))
+        for (int c = 0; c < ct->cols.n; c++) {
+            const struct mt_metric *col = ct->cols.c[c];
+            ct->v[k][c] = col == &slowdown
+                              ? r->s[k].t[(size_t)i * TM_N + TM_LAT_P99] / bp99
+                              : mt_shown(col, sc, &r->s[k], i) * col->out_scale * col->show_scale;
+            if (!col->cmp_meeting && (k == 0 || mt_better(col, ct->v[k][c], ct->v[ct->best[c]][c])))
+                ct->best[c] = k;
+        }
+    }
+    /* A cost's mark goes to the cheapest strategy that meets every SLA, never to a cheaper one
+     * that misses one (-1: none meets them all). */
+    for (int c = 0; c < ct->cols.n; c++) {
+        if (!ct->cols.c[c]->cmp_meeting)
+            continue;
+        ct->best[c] = -1;
+        for (int k = 0; k < ct->n; k++)
+            if (strategy_meets(sc, r, k) && isfinite(ct->v[k][c]) &&
+                (ct->best[c] < 0 || mt_better(ct->cols.c[c], ct->v[k][c], ct->v[ct->best[c]][c])))
                 ct->best[c] = k;
     }
-    /* The cost's mark goes to the cheapest strategy that meets every SLA, never to a cheaper one
-     * that misses one (-1: none meets them all). */
-    ct->best[CMP_COST] = -1;
-    for (int k = 0; k < ct->n; k++)
-        if (strategy_meets(sc, r, k) && isfinite(ct->v[k][CMP_COST]) &&
-            (ct->best[CMP_COST] < 0 ||
-             better(CMP_COST, ct->v[k][CMP_COST], ct->v[ct->best[CMP_COST]][CMP_COST])))
-            ct->best[CMP_COST] = k;
 }
 
 static void print_tenant(const struct scenario *sc, const struct run_result *r, int i, int base)
@@ -154,13 +156,13 @@ static void print_tenant(const struct scenario *sc, const struct run_result *r, 
     tenant_cells(sc, r, i, base, &ct);
     /* Columns widen for large numbers (an overloaded tenant's p99) rather than run together. */
     int w[CMP_COLS];
-    for (int c = 0; c < CMP_COLS; c++)
-        w[c] = cols[c].width;
+    for (int c = 0; c < ct.cols.n; c++)
+        w[c] = ct.cols.c[c]->cmp_width;
     char(*cell)[CMP_COLS][32] = ss_xcalloc((size_t)(ct.n ? ct.n : 1), sizeof *cell);
     for (int k = 0; k < ct.n; k++)
         for (int c = 0; c < ct.n_cols; c++) {
             int n = isfinite(ct.v[k][c])
-                        ? snprintf(cell[k][c], sizeof cell[k][c], cols[c].fmt, ct.v[k][c])
+                        ? snprintf(cell[k][c], sizeof cell[k][c], ct.cols.c[c]->cmp_fmt, ct.v[k][c])
                         : snprintf(cell[k][c], sizeof cell[k][c], "-");
             if (isfinite(ct.v[k][c]) && ct.best[c] == k && n < 30)
                 strcat(cell[k][c], "*");
@@ -173,7 +175,7 @@ static void print_tenant(const struct scenario *sc, const struct run_result *r, 
     printf("\ntenant %s%s\n", sc->tenants[i].name, sla ? "" : " (no SLA)");
     printf("  %-14s", "strategy");
     for (int c = 0; c < ct.n_cols; c++)
-        printf(" %*s", w[c], cols[c].head);
+        printf(" %*s", w[c], ct.cols.c[c]->cmp_head);
     printf("%s\n", sla ? "  verdict" : "");
     for (int k = 0; k < ct.n; k++) {
         printf("  %-14s", r->s[k].name);
@@ -250,7 +252,9 @@ static void print_dominant(const struct scenario *sc, const struct strategy_cfg 
 static cJSON *compare_rows(const struct scenario *sc, const struct run_result *r, int base)
 {
     cJSON *rows = cJSON_CreateArray();
-    int n_cols = run_has_llm(sc) ? CMP_COLS : CMP_PLAIN;
+    struct cmp_cols cc;
+    cmp_cols_of(&cc);
+    int n_cols = run_has_llm(sc) ? cc.n : cc.n_plain;
     for (int i = 0; i < sc->n_tenants; i++) {
         struct cmp_tenant ct;
         tenant_cells(sc, r, i, base, &ct);
@@ -259,9 +263,9 @@ static cJSON *compare_rows(const struct scenario *sc, const struct run_result *r
             cJSON_AddStringToObject(o, "tenant", sc->tenants[i].name);
             cJSON_AddStringToObject(o, "strategy", r->s[k].name);
             for (int c = 0; c < n_cols; c++) {
-                jv_out_add(o, cols[c].key, c == 2 ? ct.v[k][c] / 100 : ct.v[k][c]);
+                jv_out_add(o, cc.c[c]->cmp_key, ct.v[k][c] / cc.c[c]->show_scale);
                 if (ct.best[c] == k && isfinite(ct.v[k][c]))
-                    cJSON_AddItemToArray(best, cJSON_CreateString(cols[c].key));
+                    cJSON_AddItemToArray(best, cJSON_CreateString(cc.c[c]->cmp_key));
             }
             cJSON_AddItemToObject(o, "best", best);
             int st = stab_state(&r->s[k], i);

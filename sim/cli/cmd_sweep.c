@@ -28,6 +28,8 @@
  */
 #include "cli/cli.h"
 #include "cli/outplan.h"
+#include "core/llmstats.h"
+#include "core/metric.h"
 #include "report/html.h"
 #include "tools/pool.h"
 #include "tools/shard.h"
@@ -641,18 +643,13 @@ static void plot(const struct sweep_cmd *c)
 typedef int (*sweep_cell_fn)(const cJSON *t);
 
 /* Latency p99, "!" after an overloaded tenant's (docs/scenario.md#stability: that p99 depends
- * on the run length). */
+ * on the run length). The figures are read by the metric table's paths (core/metric.h). */
 static int cell_p99(const cJSON *t)
 {
-    const cJSON *lat = cJSON_GetObjectItem(t, "latency_ms");
-    const cJSON *p99 = cJSON_GetObjectItem(lat, "p99");
+    char buf[32];
     int over = cJSON_IsFalse(cJSON_GetObjectItem(t, "stable"));
-    if (cJSON_IsNumber(p99))
-        printf(" %9.3f%s", p99->valuedouble, over ? "!" : "");
-    else if (cJSON_IsTrue(cJSON_GetObjectItem(lat, "p99_beyond_range")))
-        printf(" %9s%s", ">=24 days", over ? "!" : "");
-    else
-        printf(" %9s%s", "-", over ? "!" : "");
+    mt_doc_text(mt_of(MT_TENANT, TM_LAT_P99), t, "%.3f", buf, sizeof buf);
+    printf(" %9s%s", buf, over ? "!" : "");
     return over;
 }
 
@@ -660,14 +657,9 @@ static int cell_p99(const cJSON *t)
  * sets beside p99_ms, which the latency table alone does not show. */
 static int cell_llm(const cJSON *t)
 {
-    const cJSON *llm = cJSON_GetObjectItem(t, "llm");
-    const cJSON *ttft = cJSON_GetObjectItem(cJSON_GetObjectItem(llm, "ttft_ms"), "p99");
-    const cJSON *tpot = cJSON_GetObjectItem(cJSON_GetObjectItem(llm, "tpot_ms"), "p99");
-    char a[24] = "-", b[24] = "-", cell[52];
-    if (cJSON_IsNumber(ttft))
-        snprintf(a, sizeof a, "%.1f", ttft->valuedouble);
-    if (cJSON_IsNumber(tpot))
-        snprintf(b, sizeof b, "%.1f", tpot->valuedouble);
+    char a[24], b[24], cell[52];
+    mt_doc_text(mt_of(MT_LLM, LM_TTFT_P99), t, "%.1f", a, sizeof a);
+    mt_doc_text(mt_of(MT_LLM, LM_TPOT_P99), t, "%.1f", b, sizeof b);
     snprintf(cell, sizeof cell, "%s/%s", a, b);
     printf(" %15s", cell);
     return 0;

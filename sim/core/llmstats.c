@@ -7,25 +7,6 @@
 
 #include <math.h>
 
-const char *const lm_names[LM_N] = {"ttft_mean",
-                                    "ttft_p50",
-                                    "ttft_p95",
-                                    "ttft_p99",
-                                    "tpot_mean",
-                                    "tpot_p50",
-                                    "tpot_p95",
-                                    "tpot_p99",
-                                    "itl_mean",
-                                    "itl_p50",
-                                    "itl_p95",
-                                    "itl_p99",
-                                    "output_tokens_per_s",
-                                    "preemptions",
-                                    "kv_utilization",
-                                    "ttft_sla_attainment",
-                                    "tpot_sla_attainment",
-                                    "goodput_per_s"};
-
 void lst_init(struct lst_stats *l)
 {
     *l = (struct lst_stats){0};

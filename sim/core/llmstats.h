@@ -39,7 +39,6 @@ enum llm_metric {
     LM_GOODPUT,     /* measured requests meeting every SLA of the tenant, done in the window, /s */
     LM_N
 };
-extern const char *const lm_names[LM_N];
 
 struct lst_stats {
     struct st_hist ttft, tpot, itl;

@@ -37,20 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const tm_names[TM_N] = {
-    "arrived",        "completed",    "rejected",     "failed",   "in_flight", "throughput_per_s",
-    "mean",           "p50",          "p95",          "p99",      "p999",      "wait_mean",
-    "sla_attainment", "slowdown_p99", "availability", "work_mean"};
 const double tail_p[TAIL_N] = {0.50, 0.95, 0.99, 0.999};
-
-const char *const sm_names[SM_N] = {"gpu_utilization",
-                                    "switch_overhead",
-                                    "fragmentation",
-                                    "cost_per_hour_usd",
-                                    "cost_per_million_requests_usd",
-                                    "throughput_per_s",
-                                    "fairness",
-                                    "events"};
 
 static void result_alloc(struct strategy_result *r, const char *name, const char *kind, int n)
 {

@@ -2,8 +2,8 @@
  * run — runs every strategy of a scenario for all replications and aggregates
  * the per-replication figures into means and 95 % confidence half-widths.
  *
- * Figures are stored as fixed metric vectors (enum below) so aggregation,
- * reporting and comparison are one loop each instead of one line per field.
+ * Figures are stored as fixed metric vectors (enum below) so aggregation is one loop;
+ * what each figure is called and how it is shown is the metric table's (core/metric.h).
  */
 #ifndef SS_RUN_H
 #define SS_RUN_H
@@ -113,8 +113,5 @@ void run_result_free(struct run_result *r);
 int run_one(const struct scenario *sc, const struct strategy_cfg *st, int rep,
             struct strategy_result *out, char *err, size_t errlen);
 void strategy_result_free(struct strategy_result *r);
-
-extern const char *const tm_names[TM_N];
-extern const char *const sm_names[SM_N];
 
 #endif

@@ -6,6 +6,7 @@
 #define SS_HTINT_H
 
 #include "calib/calib.h"
+#include "core/metric.h"
 #include "core/scenario.h"
 #include "report/hw.h"
 #include "report/svg.h"
@@ -35,6 +36,18 @@ void ht_result_tables(struct hw *wr, const cJSON *doc, const struct scenario *sc
  * without LLM tenants (htllm.c). */
 void ht_llm_table(struct hw *wr, const cJSON *doc, const struct scenario *sc);
 void ht_notes(struct hw *wr, const cJSON *notes);
+/* A level's columns of the metric table (core/metric.h) in an HTML table: the figures with an
+ * HTML heading, each attainment preceded by its target (and, for tenants, the verdict). */
+struct ht_cols {
+    const struct mt_metric *m[MT_COLS_MAX];
+    int n, verdict;
+};
+void ht_cols_of(struct ht_cols *c, enum mt_level level);
+/* The headings after a row's leading ones, and the end of the row. */
+void ht_metric_head(struct hw *wr, const struct ht_cols *c);
+/* obj's cells (a tenant or a strategy of doc; sc gives the targets), and the end of the row. */
+void ht_metric_cells(struct hw *wr, const struct ht_cols *c, const struct scenario *sc,
+                     const cJSON *doc, const cJSON *obj);
 
 /* ---- inputs (htdata.c) ---- */
 const char *ht_str(const cJSON *obj, const char *key);

@@ -27,44 +27,26 @@ void ht_llm_table(struct hw *wr, const cJSON *doc, const struct scenario *sc)
 {
     if (!rt_has_llm(doc))
         return;
-    HW_MARK(
-        wr,
-        "<h3>LLM services: tokens</h3>\n<table class=\"llm\">\n<tr><th class=\"l\">strategy</th>"
-        "<th class=\"l\">tenant</th><th>TTFT p50 ms</th><th>TTFT p99 ms</th>"
-        "<th>SLA TTFT p99 ms</th><th>within TTFT SLA %</th><th>TPOT p50 ms</th>"
-        "<th>TPOT p99 ms</th><th>SLA TPOT p99 ms</th><th>within TPOT SLA %</th>"
-        "<th>ITL p99 ms</th><th>tokens/s</th><th>goodput/s</th><th>preemptions</th>"
-        "<th>KV %</th></tr>\n");
+    struct ht_cols c;
+    ht_cols_of(&c, MT_LLM);
+    HW_MARK(wr, "<h3>LLM services: tokens</h3>\n<table class=\"llm\">\n<tr><th class=\"l\">"
+                "strategy</th><th class=\"l\">tenant</th>");
+    ht_metric_head(wr, &c);
     const cJSON *s, *t;
     int k = 0;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
     {
         cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
         {
-            const cJSON *l = llm_of(t);
-            if (!l)
+            if (!llm_of(t))
                 continue;
-            const char *name = ht_str(t, "name");
             HW_MARK(wr, "<tr><td class=\"l\">");
             svg_swatch(wr, k);
             hw_text(wr, ht_str(s, "name"));
             HW_MARK(wr, "</td><td class=\"l\">");
-            hw_text(wr, name);
+            hw_text(wr, ht_str(t, "name"));
             HW_MARK(wr, "</td>");
-            ht_td(wr, ht_path_num(l, "ttft_ms.p50"), 1, "%.1f");
-            ht_td(wr, ht_path_num(l, "ttft_ms.p99"), 1, "%.1f");
-            ht_td(wr, ht_sla_ms(sc, doc, name, "ttft_p99_ms"), 1, "%.0f");
-            ht_td(wr, rt_num(l, "ttft_sla_attainment"), 100, "%.1f");
-            ht_td(wr, ht_path_num(l, "tpot_ms.p50"), 1, "%.1f");
-            ht_td(wr, ht_path_num(l, "tpot_ms.p99"), 1, "%.1f");
-            ht_td(wr, ht_sla_ms(sc, doc, name, "tpot_p99_ms"), 1, "%.0f");
-            ht_td(wr, rt_num(l, "tpot_sla_attainment"), 100, "%.1f");
-            ht_td(wr, ht_path_num(l, "itl_ms.p99"), 1, "%.1f");
-            ht_td(wr, rt_num(l, "output_tokens_per_s"), 1, "%.1f");
-            ht_td(wr, rt_num(l, "goodput_per_s"), 1, "%.3f");
-            ht_td(wr, rt_num(l, "preemptions"), 1, "%.0f");
-            ht_td(wr, rt_num(l, "kv_utilization"), 100, "%.1f");
-            HW_MARK(wr, "</tr>\n");
+            ht_metric_cells(wr, &c, sc, doc, t);
         }
         k++;
     }

@@ -8,6 +8,7 @@
 #include "report/htint.h"
 #include "report/hw.h"
 #include "report/rtable.h"
+#include "core/metric.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -139,15 +140,69 @@ static void strategy_cell(struct hw *wr, const cJSON *doc, const cJSON *s)
     HW_MARK(wr, "</td>");
 }
 
+/* The columns of a level's table (the metric table's figures with an HTML heading, core/metric.h);
+ * before a figure that attains a scenario target, the target's column. */
+void ht_metric_head(struct hw *wr, const struct ht_cols *c)
+{
+    for (int k = 0; k < c->n; k++) {
+        if (c->m[k]->sla_key) {
+            HW_MARK(wr, "<th>");
+            hw_text(wr, c->m[k]->html_sla_head);
+            HW_MARK(wr, "</th>");
+            if (c->verdict)
+                HW_MARK(wr, "<th class=\"l\">SLA</th>");
+        }
+        HW_MARK(wr, "<th>");
+        hw_text(wr, c->m[k]->html_head);
+        HW_MARK(wr, "</th>");
+    }
+    HW_MARK(wr, "</tr>\n");
+}
+
+/* A tenant's verdict on its p99 target: met when it is stable, its p99 is within the target
+ * and nothing failed or was rejected. */
+static void verdict_cell(struct hw *wr, const cJSON *t, double sla)
+{
+    double p99 = mt_path_num(t, "latency_ms.p99");
+    int over = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(t, "stable"));
+    if (!isfinite(sla))
+        HW_MARK2(wr, over, "<td class=\"l miss\">overloaded</td>", "<td class=\"l\">none</td>");
+    else if (!over && isfinite(p99) && p99 <= sla && !(rt_num(t, "failed") > 0) &&
+             !(rt_num(t, "rejected") > 0))
+        HW_MARK(wr, "<td class=\"l ok\">✓ meets</td>");
+    else
+        HW_MARK(wr, "<td class=\"l miss\">✗ misses</td>");
+}
+
+void ht_metric_cells(struct hw *wr, const struct ht_cols *c, const struct scenario *sc,
+                     const cJSON *doc, const cJSON *obj)
+{
+    for (int k = 0; k < c->n; k++) {
+        const struct mt_metric *m = c->m[k];
+        if (m->sla_key) {
+            double sla = ht_sla_ms(sc, doc, ht_str(obj, "name"), m->sla_key);
+            ht_td(wr, sla, 1, "%.0f");
+            if (c->verdict)
+                verdict_cell(wr, obj, sla);
+        }
+        ht_td(wr, mt_doc(m, obj, 0), m->show_scale, m->doc_fmt);
+    }
+    HW_MARK(wr, "</tr>\n");
+}
+
+void ht_cols_of(struct ht_cols *c, enum mt_level level)
+{
+    c->n = mt_columns(level, MT_HTML, c->m);
+    c->verdict = level == MT_TENANT;
+}
+
 static void tenant_table(struct hw *wr, const cJSON *doc, const struct scenario *sc)
 {
-    HW_MARK(
-        wr,
-        "<table class=\"tenants\">\n<tr><th class=\"l\">strategy</th><th class=\"l\">tenant</th>"
-        "<th>done</th><th>thr/s</th><th>mean ms</th><th>p50 ms</th><th>p95 ms</th>"
-        "<th>p99 ms</th><th>p99.9 ms</th><th>SLA p99 ms</th><th class=\"l\">SLA</th>"
-        "<th>within SLA %</th><th>p99 slowdown</th><th>failed</th><th>rejected</th></tr>\n");
-    static const char *const lat[] = {"mean", "p50", "p95", "p99", "p999"};
+    struct ht_cols c;
+    ht_cols_of(&c, MT_TENANT);
+    HW_MARK(wr, "<table class=\"tenants\">\n<tr><th class=\"l\">strategy</th>"
+                "<th class=\"l\">tenant</th>");
+    ht_metric_head(wr, &c);
     const cJSON *s, *t;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
     {
@@ -158,29 +213,7 @@ static void tenant_table(struct hw *wr, const cJSON *doc, const struct scenario 
             HW_MARK(wr, "<td class=\"l\">");
             hw_text(wr, ht_str(t, "name"));
             HW_MARK(wr, "</td>");
-            ht_td(wr, rt_num(t, "completed"), 1, "%.0f");
-            ht_td(wr, rt_num(t, "throughput_per_s"), 1, "%.1f");
-            const cJSON *l = cJSON_GetObjectItemCaseSensitive(t, "latency_ms");
-            for (size_t k = 0; k < sizeof lat / sizeof lat[0]; k++)
-                ht_td(wr, rt_num(l, lat[k]), 1, "%.2f");
-            double sla = ht_sla_ms(sc, doc, ht_str(t, "name"), "p99_ms");
-            double p99 = rt_num(l, "p99");
-            ht_td(wr, sla, 1, "%.0f");
-            const cJSON *stable = cJSON_GetObjectItemCaseSensitive(t, "stable");
-            int over = cJSON_IsFalse(stable);
-            if (!isfinite(sla))
-                HW_MARK2(wr, over, "<td class=\"l miss\">overloaded</td>",
-                         "<td class=\"l\">none</td>");
-            else if (!over && isfinite(p99) && p99 <= sla && !(rt_num(t, "failed") > 0) &&
-                     !(rt_num(t, "rejected") > 0))
-                HW_MARK(wr, "<td class=\"l ok\">✓ meets</td>");
-            else
-                HW_MARK(wr, "<td class=\"l miss\">✗ misses</td>");
-            ht_td(wr, rt_num(t, "sla_attainment"), 100, "%.1f");
-            ht_td(wr, rt_num(t, "slowdown_p99"), 1, "%.2f");
-            ht_td(wr, rt_num(t, "failed"), 1, "%.0f");
-            ht_td(wr, rt_num(t, "rejected"), 1, "%.0f");
-            HW_MARK(wr, "</tr>\n");
+            ht_metric_cells(wr, &c, sc, doc, t);
         }
     }
     HW_MARK(wr, "</table>\n");
@@ -188,11 +221,11 @@ static void tenant_table(struct hw *wr, const cJSON *doc, const struct scenario 
 
 static void strategy_table(struct hw *wr, const cJSON *doc)
 {
-    HW_MARK(
-        wr,
-        "<table class=\"strategies\">\n<tr><th class=\"l\">strategy</th><th class=\"l\">kind</th>"
-        "<th>GPUs used</th><th>GPU util %</th><th>switching %</th><th>fragmentation %</th>"
-        "<th>thr/s</th><th>fairness</th><th>$/h</th><th>$ per M requests</th></tr>\n");
+    struct ht_cols c;
+    ht_cols_of(&c, MT_STRATEGY);
+    HW_MARK(wr, "<table class=\"strategies\">\n<tr><th class=\"l\">strategy</th>"
+                "<th class=\"l\">kind</th>");
+    ht_metric_head(wr, &c);
     const cJSON *s;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
     {
@@ -201,15 +234,7 @@ static void strategy_table(struct hw *wr, const cJSON *doc)
         HW_MARK(wr, "<td class=\"l\">");
         hw_text(wr, ht_str(s, "kind"));
         HW_MARK(wr, "</td>");
-        ht_td(wr, rt_num(s, "gpus_used"), 1, "%.0f");
-        ht_td(wr, rt_num(s, "gpu_utilization"), 100, "%.1f");
-        ht_td(wr, rt_num(s, "switch_overhead"), 100, "%.2f");
-        ht_td(wr, rt_num(s, "fragmentation"), 100, "%.1f");
-        ht_td(wr, rt_num(s, "throughput_per_s"), 1, "%.1f");
-        ht_td(wr, rt_num(s, "fairness"), 1, "%.3f");
-        ht_td(wr, rt_num(s, "cost_per_hour_usd"), 1, "%.2f");
-        ht_td(wr, rt_num(s, "cost_per_million_requests_usd"), 1, "%.3f");
-        HW_MARK(wr, "</tr>\n");
+        ht_metric_cells(wr, &c, NULL, doc, s);
     }
     HW_MARK(wr, "</table>\n");
 }

@@ -4,47 +4,15 @@
 #include "report/llmreport.h"
 
 #include "base/jsonv.h"
+#include "report/report.h"
 #include "core/llmstats.h"
 
 #include <math.h>
 #include <string.h>
 
-/* The TTFT, TPOT and ITL figures are times: seconds inside, milliseconds outside. */
-static int is_time(int k)
-{
-    return k <= LM_ITL_P99;
-}
-
-static double out(int k, double v)
-{
-    return is_time(k) ? v * 1e3 : v;
-}
-
 static const double *row(const double *base, int i)
 {
     return base + (size_t)i * LM_N;
-}
-
-static void add_group(cJSON *o, const char *name, const double *v, int k0)
-{
-    static const char *const stat[4] = {"mean", "p50", "p95", "p99"};
-    cJSON *g = cJSON_AddObjectToObject(o, name);
-    for (int k = 0; k < 4; k++)
-        jv_out_add(g, stat[k], out(k0 + k, v[k0 + k]));
-}
-
-static void add_all(cJSON *o, const double *v, const char *suffix)
-{
-    char key[64];
-    static const char *const groups[3] = {"ttft_ms", "tpot_ms", "itl_ms"};
-    for (int g = 0; g < 3; g++) {
-        snprintf(key, sizeof key, "%s%s", groups[g], suffix);
-        add_group(o, key, v, 4 * g);
-    }
-    for (int k = LM_OUTPUT_TPS; k < LM_N; k++) {
-        snprintf(key, sizeof key, "%s%s", lm_names[k], suffix);
-        jv_out_add(o, key, v[k]);
-    }
 }
 
 void lrep_json(cJSON *t, const struct scenario *sc, const struct strategy_result *s, int i,
@@ -52,10 +20,11 @@ void lrep_json(cJSON *t, const struct scenario *sc, const struct strategy_result
 {
     if (!s->llm || !sc->tenants[i].llm)
         return;
-    cJSON *o = cJSON_AddObjectToObject(t, "llm");
-    add_all(o, row(s->llm, i), "");
+    /* The figures of the metric table (core/metric.h) at their "llm.…" paths. */
+    rep_json_level(t, MT_LLM, s, i, 0, with_ci);
     if (with_ci)
-        add_all(o, row(s->llm_ci, i), "_ci95");
+        rep_json_level(t, MT_LLM, s, i, 1, 1);
+    cJSON *o = cJSON_GetObjectItemCaseSensitive(t, "llm");
     /* As a tenant's tail_samples: how many measured samples lie beyond each percentile's rank
      * (of all replications together); under TAIL_MIN_SAMPLES it rests on a handful. */
     if (s->llm_tail) {
@@ -66,37 +35,6 @@ void lrep_json(cJSON *t, const struct scenario *sc, const struct strategy_result
         for (int k = 0; k < LM_TAIL_N; k++)
             cJSON_AddNumberToObject(tl, name[k], s->llm_tail[(size_t)i * LM_TAIL_N + k]);
     }
-}
-
-static void csv_num(FILE *fp, double x)
-{
-    if (isfinite(x))
-        fprintf(fp, ",%.6g", x == 0 ? 0 : x);
-    else
-        fputc(',', fp);
-}
-
-void lrep_csv_head(FILE *fp, const struct strategy_result *s)
-{
-    if (!s || !s->llm)
-        return;
-    for (int k = 0; k < LM_N; k++) {
-        const char *n = lm_names[k];
-        const char *us = strchr(n, '_');
-        if (is_time(k)) /* "ttft_mean" → "ttft_ms_mean" */
-            fprintf(fp, ",%.*s_ms%s", (int)(us - n), n, us);
-        else
-            fprintf(fp, ",%s", n);
-    }
-}
-
-void lrep_csv_row(FILE *fp, const struct strategy_result *s, int i)
-{
-    if (!s->llm)
-        return;
-    const double *v = row(s->llm, i);
-    for (int k = 0; k < LM_N; k++)
-        csv_num(fp, out(k, v[k]));
 }
 
 static void fmt_ms(char *buf, size_t n, double s)

@@ -14,17 +14,6 @@
 #include <math.h>
 #include <string.h>
 
-static int is_latency(int k)
-{
-    return k == TM_LAT_MEAN || k == TM_LAT_P50 || k == TM_LAT_P95 || k == TM_LAT_P99 ||
-           k == TM_LAT_P999 || k == TM_WAIT_MEAN || k == TM_WORK_MEAN;
-}
-
-static int is_count(int k)
-{
-    return k <= TM_IN_FLIGHT;
-}
-
 static void add_count(cJSON *obj, const char *key, double x)
 {
     char buf[64];
@@ -36,9 +25,33 @@ static void add_count(cJSON *obj, const char *key, double x)
     cJSON_AddItemToObject(obj, key, cJSON_CreateRaw(buf));
 }
 
-static double out_value(int k, double v)
+/* One figure of the table (core/metric.h) into obj at its path, or (ci) its half-width at its
+ * _ci95 path; replicated: the result is a mean of replications (a count is then no integer). */
+static void json_metric(cJSON *obj, const struct mt_metric *m, const struct strategy_result *s,
+                        int i, int ci, int replicated)
 {
-    return is_latency(k) ? v * 1e3 : v;
+    const char *leaf;
+    cJSON *o = mt_path_parent(obj, ci ? m->ci_path : m->path, &leaf);
+    double v = mt_value(m, s, i, ci) * m->out_scale;
+    if (!ci && (m->json == MT_J_INT || (m->json == MT_J_COUNT && !replicated)))
+        add_count(o, leaf, v);
+    else
+        jv_out_add(o, leaf, v);
+    if (!ci && m->range && isinf(v) && v > 0) { /* null, and why: at least 2^21 s (stats.h) */
+        char key[64];
+        snprintf(key, sizeof key, "%s_beyond_range", leaf);
+        cJSON_AddTrueToObject(o, key);
+    }
+}
+
+void rep_json_level(cJSON *obj, enum mt_level level, const struct strategy_result *s, int i, int ci,
+                    int replicated)
+{
+    for (int k = 0; k < mt_count(); k++) {
+        const struct mt_metric *m = mt_at(k);
+        if (m->level == level && (!ci || m->ci_path))
+            json_metric(obj, m, s, i, ci, replicated);
+    }
 }
 
 /* "stable": the model's verdict (core/stable.h), null where it has none. */
@@ -56,50 +69,20 @@ static cJSON *tenant_json(const struct scenario *sc, const struct strategy_resul
 {
     const struct tenant_cfg *tc = &sc->tenants[i];
     cJSON *t = cJSON_CreateObject();
-    const double *v = s->t + (size_t)i * TM_N;
-    const double *ci = s->t_ci + (size_t)i * TM_N;
     cJSON_AddStringToObject(t, "name", tc->name);
-    for (int k = 0; k <= TM_IN_FLIGHT; k++)
-        with_ci ? jv_out_add(t, tm_names[k], v[k]) : add_count(t, tm_names[k], v[k]);
-    jv_out_add(t, "throughput_per_s", v[TM_THROUGHPUT]);
-    cJSON *lat = cJSON_AddObjectToObject(t, "latency_ms");
-    for (int k = TM_LAT_MEAN; k <= TM_LAT_P999; k++) {
-        jv_out_add(lat, tm_names[k], out_value(k, v[k]));
-        if (isinf(v[k]) && v[k] > 0) { /* null, and why: at least 2^21 s (stats.h) */
-            char key[64];
-            snprintf(key, sizeof key, "%s_beyond_range", tm_names[k]);
-            cJSON_AddTrueToObject(lat, key);
-        }
-    }
-    cJSON *w = cJSON_AddObjectToObject(t, "wait_ms");
-    jv_out_add(w, "mean", out_value(TM_WAIT_MEAN, v[TM_WAIT_MEAN]));
-    cJSON *wk = cJSON_AddObjectToObject(t, "work_ms");
-    jv_out_add(wk, "mean", out_value(TM_WORK_MEAN, v[TM_WORK_MEAN]));
-    jv_out_add(t, "sla_attainment", v[TM_SLA_ATTAINMENT]);
-    jv_out_add(t, "slowdown_p99", v[TM_SLOWDOWN_P99]);
-    jv_out_add(t, "availability", v[TM_AVAILABILITY]);
+    rep_json_level(t, MT_TENANT, s, i, 0, with_ci);
     add_stable(t, s, i);
     vd_add_json(t, sc, s, i);
     /* Samples beyond each percentile (all replications together): under TAIL_MIN_SAMPLES the
-     * figure rests on its last few requests. */
+     * figure rests on its last few requests. Keyed as the percentile in its object. */
     cJSON *tail = cJSON_AddObjectToObject(t, "tail_samples");
-    for (int k = 0; k < TAIL_N; k++)
-        add_count(tail, tm_names[TM_LAT_P50 + k], s->tail[(size_t)i * TAIL_N + k]);
-    if (with_ci) {
-        char key[64];
-        for (int k = 0; k <= TM_THROUGHPUT; k++) {
-            snprintf(key, sizeof key, "%s_ci95", tm_names[k]);
-            jv_out_add(t, key, ci[k]);
-        }
-        cJSON *lc = cJSON_AddObjectToObject(t, "latency_ms_ci95");
-        for (int k = TM_LAT_MEAN; k <= TM_LAT_P999; k++)
-            jv_out_add(lc, tm_names[k], out_value(k, ci[k]));
-        cJSON *wc = cJSON_AddObjectToObject(t, "wait_ms_ci95");
-        jv_out_add(wc, "mean", out_value(TM_WAIT_MEAN, ci[TM_WAIT_MEAN]));
-        jv_out_add(t, "sla_attainment_ci95", ci[TM_SLA_ATTAINMENT]);
-        jv_out_add(t, "slowdown_p99_ci95", ci[TM_SLOWDOWN_P99]);
-        jv_out_add(t, "availability_ci95", ci[TM_AVAILABILITY]);
+    for (int k = 0; k < mt_count(); k++) {
+        const struct mt_metric *m = mt_at(k);
+        if (m->level == MT_TENANT && m->tail >= 0)
+            add_count(tail, strrchr(m->path, '.') + 1, s->tail[(size_t)i * TAIL_N + m->tail]);
     }
+    if (with_ci)
+        rep_json_level(t, MT_TENANT, s, i, 1, 1);
     lrep_json(t, sc, s, i, with_ci);
     return t;
 }
@@ -120,18 +103,15 @@ cJSON *rep_json(const struct scenario *sc, const struct run_result *r)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", s->name);
         cJSON_AddStringToObject(o, "kind", s->kind);
-        for (int m = 0; m < SM_N; m++) {
-            if (m == SM_EVENTS)
-                add_count(o, "events", s->m[m]);
-            else
-                jv_out_add(o, sm_names[m], s->m[m]);
-            if (with_ci && m != SM_EVENTS) {
-                char key[80];
-                snprintf(key, sizeof key, "%s_ci95", sm_names[m]);
-                jv_out_add(o, key, s->m_ci[m]);
-            }
+        /* A strategy's half-widths follow each figure. */
+        for (int m = 0; m < mt_count(); m++) {
+            const struct mt_metric *mm = mt_at(m);
+            if (mm->level != MT_STRATEGY)
+                continue;
+            json_metric(o, mm, s, 0, 0, with_ci);
+            if (with_ci && mm->ci_path)
+                json_metric(o, mm, s, 0, 1, 1);
         }
-        add_count(o, "gpus_used", s->gpus_used);
         if (s->licensed_vgpus)
             add_count(o, "licensed_vgpus", s->licensed_vgpus);
         cJSON *ts = cJSON_AddArrayToObject(o, "tenants");
@@ -152,61 +132,65 @@ static void fmt(char *buf, size_t n, double x, const char *f)
         snprintf(buf, n, f, x);
 }
 
-/* Columns of the table: header, narrowest width, left-aligned. */
-#define RT_COLS 14
+/* The table's columns: strategy and tenant, then the tenant figures of the metric table that
+ * have a text heading (core/metric.h), by rank, then the verdict (core/verdict.h). */
+#define RT_LEAD 2
+#define RT_COLS (RT_LEAD + MT_COLS_MAX + 1)
 #define RT_CELL (SCN_NAME_MAX + VD_REASON_MAX)
-static const char *const rt_head[RT_COLS] = {"strategy", "tenant", "done",     "thr/s",   "mean_ms",
-                                             "p50_ms",   "p95_ms", "p99_ms",   "p999_ms", "SLA%",
-                                             "slow",     "fail",   "rejected", "verdict"};
-static const int rt_min[RT_COLS] = {12, 12, 9, 9, 8, 8, 8, 8, 8, 6, 6, 6, 8, 0};
+#define RT_LEAD_MIN 12
 
-/* A percentile's cell (k: TAIL_P50 …), marked with '*' when fewer than TAIL_MIN_SAMPLES samples
- * lie beyond it; *thin is set then. */
-static void fmt_pct(char *buf, size_t n, const struct strategy_result *s, int i, int k, int *thin)
+struct rt_cols {
+    const struct mt_metric *m[MT_COLS_MAX];
+    int n; /* cells in a row: RT_LEAD + the metrics + the verdict */
+};
+
+/* A figure's cell: "-" when there is none, ">= 24 days" past the histogram's range (stats.h),
+ * a '*' on a percentile with fewer than TAIL_MIN_SAMPLES samples beyond it (*thin is set). */
+static void metric_cell(char *buf, size_t n, const struct mt_metric *m, const struct scenario *sc,
+                        const struct strategy_result *s, int i, int *thin)
 {
-    double v = s->t[(size_t)i * TM_N + TM_LAT_P50 + k];
-    int few = !isnan(v) && s->tail[(size_t)i * TAIL_N + k] < TAIL_MIN_SAMPLES;
+    double v = mt_shown(m, sc, s, i) * m->out_scale * m->show_scale;
+    int few = m->tail >= 0 && !isnan(v) && s->tail[(size_t)i * TAIL_N + m->tail] < TAIL_MIN_SAMPLES;
     if (isnan(v))
         snprintf(buf, n, "-");
-    else if (isinf(v)) /* past the histogram's range (stats.h) */
+    else if (m->range && isinf(v))
         snprintf(buf, n, ">= 24 days%s", few ? "*" : "");
-    else
-        snprintf(buf, n, "%.3f%s", v * 1e3, few ? "*" : "");
+    else if (!isfinite(v))
+        snprintf(buf, n, "-");
+    else {
+        int w = snprintf(buf, n, m->text_fmt, v + 0.0);
+        if (few && w >= 0 && (size_t)w + 1 < n)
+            strcat(buf, "*");
+    }
     *thin |= few;
 }
 
 /* The cells of one (strategy, tenant) row: the mean, and (ci) the ± row of a replicated run;
  * *thin is set when a percentile rests on its last few samples (NULL: not asked). */
 static void row_cells(const struct scenario *sc, const struct strategy_result *s, int i, int ci,
-                      char c[RT_COLS][RT_CELL], int *thin)
+                      const struct rt_cols *cols, char c[RT_COLS][RT_CELL], int *thin)
 {
-    const double *v = (ci ? s->t_ci : s->t) + (size_t)i * TM_N;
     int thin_here = 0;
-    for (int k = 0; k < RT_COLS; k++)
+    for (int k = 0; k < cols->n; k++)
         c[k][0] = '\0';
-    if (ci) {
-        fmt(c[3], RT_CELL, v[TM_THROUGHPUT], "±%.1f");
-        fmt(c[4], RT_CELL, v[TM_LAT_MEAN] * 1e3, "±%.3f");
-        fmt(c[7], RT_CELL, v[TM_LAT_P99] * 1e3, "±%.3f");
-        return;
+    if (!ci) {
+        snprintf(c[0], RT_CELL, "%s", i == 0 ? s->name : "");
+        snprintf(c[1], RT_CELL, "%s", sc->tenants[i].name);
     }
-    snprintf(c[0], RT_CELL, "%s", i == 0 ? s->name : "");
-    snprintf(c[1], RT_CELL, "%s", sc->tenants[i].name);
-    fmt(c[2], RT_CELL, v[TM_COMPLETED], "%.0f");
-    fmt(c[3], RT_CELL, v[TM_THROUGHPUT], "%.1f");
-    isinf(v[TM_LAT_MEAN]) ? (void)snprintf(c[4], RT_CELL, ">= 24 days") /* stats.h's range */
-                          : fmt(c[4], RT_CELL, v[TM_LAT_MEAN] * 1e3, "%.3f");
-    for (int k = 0; k < TAIL_N; k++)
-        fmt_pct(c[5 + k], RT_CELL, s, i, k, &thin_here);
+    for (int k = RT_LEAD; k < cols->n - 1; k++) {
+        const struct mt_metric *m = cols->m[k - RT_LEAD];
+        if (!ci)
+            metric_cell(c[k], RT_CELL, m, sc, s, i, &thin_here);
+        else if (m->text_ci_fmt)
+            fmt(c[k], RT_CELL, mt_value(m, s, i, 1) * m->out_scale * m->show_scale, m->text_ci_fmt);
+    }
     if (thin)
         *thin |= thin_here;
-    fmt(c[9], RT_CELL, vd_attainment(sc, s, i) * 100, "%.1f");
-    fmt(c[10], RT_CELL, v[TM_SLOWDOWN_P99], "%.2f");
-    snprintf(c[11], RT_CELL, "%.0f", v[TM_FAILED]);
-    snprintf(c[12], RT_CELL, "%.0f", v[TM_REJECTED]);
-    struct vd_verdict vd;
-    vd_judge(sc, s, i, &vd);
-    vd_cell(&vd, c[13], RT_CELL);
+    if (!ci) {
+        struct vd_verdict vd;
+        vd_judge(sc, s, i, &vd);
+        vd_cell(&vd, c[cols->n - 1], RT_CELL);
+    }
 }
 
 /* Display width of UTF-8 text ("±" is one column). */
@@ -228,16 +212,16 @@ static void put_cell(FILE *fp, const char *s, int width, int left)
         fprintf(fp, "%*s", pad > 0 ? pad : 0, "");
 }
 
-static void put_row(FILE *fp, char c[RT_COLS][RT_CELL], const int *w, const char *mark)
+static void put_row(FILE *fp, char c[RT_COLS][RT_CELL], int n, const int *w, const char *mark)
 {
-    int last = RT_COLS - 1; /* no trailing blanks after the last cell that has text */
+    int last = n - 1; /* no trailing blanks after the last cell that has text */
     while (last > 0 && !c[last][0])
         last--;
     for (int k = 0; k <= last; k++) {
         if (k)
             fputc(' ', fp);
         /* The verdict's reason, last and left-aligned, is not padded: no trailing blanks. */
-        put_cell(fp, c[k], k == RT_COLS - 1 ? 0 : w[k], k < 2 || k == RT_COLS - 1);
+        put_cell(fp, c[k], k == n - 1 ? 0 : w[k], k < RT_LEAD || k == n - 1);
     }
     fprintf(fp, "%s\n", mark);
 }
@@ -247,34 +231,41 @@ void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r)
     /* Columns as wide as their widest cell: an overloaded tenant's p99 of 1268000.000 ms
      * widens its column instead of pushing the rest of the row out of line. */
     int w[RT_COLS], unstable = 0, thin = 0;
-    char c[RT_COLS][RT_CELL];
-    for (int k = 0; k < RT_COLS; k++)
-        w[k] = rt_min[k] > text_cols(rt_head[k]) ? rt_min[k] : text_cols(rt_head[k]);
+    char c[RT_COLS][RT_CELL], head[RT_COLS][RT_CELL];
+    struct rt_cols cols;
+    cols.n = RT_LEAD + mt_columns(MT_TENANT, MT_TEXT, cols.m) + 1;
+    snprintf(head[0], RT_CELL, "strategy");
+    snprintf(head[1], RT_CELL, "tenant");
+    for (int k = RT_LEAD; k < cols.n - 1; k++)
+        snprintf(head[k], RT_CELL, "%s", cols.m[k - RT_LEAD]->text_head);
+    snprintf(head[cols.n - 1], RT_CELL, "verdict");
+    for (int k = 0; k < cols.n; k++) {
+        int min = k < RT_LEAD ? RT_LEAD_MIN : k == cols.n - 1 ? 0 : cols.m[k - RT_LEAD]->text_min;
+        w[k] = min > text_cols(head[k]) ? min : text_cols(head[k]);
+    }
     for (int k = 0; k < r->n; k++)
         for (int i = 0; i < r->s[k].n_tenants; i++)
             for (int ci = 0; ci <= (r->replications > 1); ci++) {
-                row_cells(sc, &r->s[k], i, ci, c, NULL);
-                for (int m = 0; m < RT_COLS; m++)
+                row_cells(sc, &r->s[k], i, ci, &cols, c, NULL);
+                for (int m = 0; m < cols.n; m++)
                     if (text_cols(c[m]) > w[m])
                         w[m] = text_cols(c[m]);
             }
     fprintf(fp, "scenario %s: %d × %s, seed %lu, %d replication%s\n\n", sc->name, sc->gpus,
             sc->gpu.name, r->seed, r->replications, r->replications > 1 ? "s (mean ± 95% CI)" : "");
-    char head[RT_COLS][RT_CELL];
-    for (int k = 0; k < RT_COLS; k++)
-        snprintf(head[k], RT_CELL, "%s", rt_head[k]);
-    put_row(fp, head, w, "");
+    put_row(fp, head, cols.n, w, "");
     for (int k = 0; k < r->n; k++) {
         const struct strategy_result *s = &r->s[k];
         for (int i = 0; i < s->n_tenants; i++) {
             int st = stab_state(s, i);
             unstable += st == 0;
-            row_cells(sc, s, i, 0, c, &thin);
+            row_cells(sc, s, i, 0, &cols, c, &thin);
             /* the mark for a tenant whose verdict does not already say it (one without an SLA) */
-            put_row(fp, c, w, st == 0 && !strstr(c[RT_COLS - 1], "unstable") ? "  unstable" : "");
+            put_row(fp, c, cols.n, w,
+                    st == 0 && !strstr(c[cols.n - 1], "unstable") ? "  unstable" : "");
             if (r->replications > 1) {
-                row_cells(sc, s, i, 1, c, NULL);
-                put_row(fp, c, w, "");
+                row_cells(sc, s, i, 1, &cols, c, NULL);
+                put_row(fp, c, cols.n, w, "");
             }
             lrep_table_line(fp, sc, s, i, w[0]);
         }
@@ -316,36 +307,45 @@ static void csv_num(FILE *fp, double x)
         fputc(',', fp);
 }
 
+/* The CSV columns of a level, in the table's order with those marked csv_last after the rest;
+ * head: their names, else tenant i's values (s's strategy figures on every row). */
+void rep_csv_level(FILE *fp, enum mt_level level, const struct strategy_result *s, int i, int head)
+{
+    for (int last = 0; last <= 1; last++)
+        for (int k = 0; k < mt_count(); k++) {
+            const struct mt_metric *m = mt_at(k);
+            if (m->level != level || !m->csv || m->csv_last != last)
+                continue;
+            if (head) {
+                fprintf(fp, ",%s", m->csv);
+                continue;
+            }
+            double v = mt_value(m, s, i, 0) * m->out_scale;
+            m->csv_int &&isfinite(v) ? (void)fprintf(fp, ",%.0f", v) : csv_num(fp, v);
+        }
+}
+
 void rep_csv(FILE *fp, const struct scenario *sc, const struct run_result *r)
 {
     fprintf(fp, "scenario,strategy,kind,tenant");
-    for (int k = 0; k < TM_N; k++) {
-        if (k == TM_WAIT_MEAN || k == TM_WORK_MEAN)
-            fprintf(fp, ",%.4s_ms_mean", tm_names[k]);
-        else
-            fprintf(fp, ",%s%s", is_latency(k) ? "latency_ms_" : "", tm_names[k]);
-    }
-    /* Strategy-level columns repeat on every row; "total_" keeps the strategy's
-     * throughput apart from the tenant's. */
-    for (int m = 0; m < SM_N; m++)
-        fprintf(fp, ",%s%s", m == SM_THROUGHPUT ? "total_" : "", sm_names[m]);
+    rep_csv_level(fp, MT_TENANT, NULL, 0, 1);
+    /* Strategy-level columns repeat on every row. */
+    rep_csv_level(fp, MT_STRATEGY, NULL, 0, 1);
     /* Last, so that the columns before it keep their places. */
     fprintf(fp, ",stable");
-    lrep_csv_head(fp, r->n > 0 ? &r->s[0] : NULL); /* LLM tenants' columns, after the rest */
+    if (r->n > 0 && r->s[0].llm) /* LLM tenants' columns, after the rest */
+        rep_csv_level(fp, MT_LLM, NULL, 0, 1);
     fputc('\n', fp);
     for (int k = 0; k < r->n; k++) {
         const struct strategy_result *s = &r->s[k];
         for (int i = 0; i < s->n_tenants; i++) {
             fprintf(fp, "%s,%s,%s,%s", sc->name, s->name, s->kind, sc->tenants[i].name);
-            const double *v = s->t + (size_t)i * TM_N;
-            for (int m = 0; m < TM_N; m++)
-                is_count(m) && isfinite(v[m]) ? (void)fprintf(fp, ",%.0f", v[m])
-                                              : csv_num(fp, out_value(m, v[m]));
-            for (int m = 0; m < SM_N; m++)
-                csv_num(fp, s->m[m]);
+            rep_csv_level(fp, MT_TENANT, s, i, 0);
+            rep_csv_level(fp, MT_STRATEGY, s, i, 0);
             int st = stab_state(s, i);
             fprintf(fp, ",%s", st < 0 ? "" : st ? "true" : "false");
-            lrep_csv_row(fp, s, i);
+            if (s->llm)
+                rep_csv_level(fp, MT_LLM, s, i, 0);
             fputc('\n', fp);
         }
     }

@@ -7,6 +7,7 @@
 #ifndef SS_REPORT_H
 #define SS_REPORT_H
 
+#include "core/metric.h"
 #include "core/run.h"
 #include "core/scenario.h"
 
@@ -16,6 +17,13 @@
 void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r);
 cJSON *rep_json(const struct scenario *sc, const struct run_result *r);
 void rep_csv(FILE *fp, const struct scenario *sc, const struct run_result *r);
+/* The figures of one level of the metric table (core/metric.h) for tenant i of s into obj, at
+ * their paths (ci: their half-widths at their _ci95 paths, for those that have one);
+ * replicated: s is a mean over replications. */
+void rep_json_level(cJSON *obj, enum mt_level level, const struct strategy_result *s, int i, int ci,
+                    int replicated);
+/* The CSV columns of one level after a ',' each: their names (head), else tenant i's figures. */
+void rep_csv_level(FILE *fp, enum mt_level level, const struct strategy_result *s, int i, int head);
 
 /*
  * `--check-sla` of run and compare: the (strategy, tenant) pairs whose tenant misses its SLA

@@ -5,6 +5,7 @@
  */
 #include "report/rtable.h"
 #include "base/jsonv.h"
+#include "core/metric.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -58,18 +59,6 @@ static const char *str_of(const cJSON *obj, const char *key)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-/* A number of obj (a tenant, a strategy) by path "key", "object.key" or deeper
- * ("llm.ttft_ms.p99"); NAN if none. */
-static double value_at(const cJSON *t, const char *path)
-{
-    const char *dot = strchr(path, '.');
-    if (!dot)
-        return rt_num(t, path);
-    char head[64];
-    snprintf(head, sizeof head, "%.*s", (int)(dot - path), path);
-    return value_at(t ? cJSON_GetObjectItemCaseSensitive(t, head) : NULL, dot + 1);
-}
-
 double rt_tenant_mean(const cJSON *strategy, const char *path)
 {
     double sum = 0;
@@ -77,7 +66,7 @@ double rt_tenant_mean(const cJSON *strategy, const char *path)
     const cJSON *t;
     cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(strategy, "tenants"))
     {
-        double v = value_at(t, path);
+        double v = mt_path_num(t, path);
         if (isfinite(v)) {
             sum += v;
             n++;
@@ -93,7 +82,7 @@ static double tenant_extreme(const cJSON *strategy, const char *path, int sign)
     const cJSON *t;
     cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(strategy, "tenants"))
     {
-        double v = value_at(t, path);
+        double v = mt_path_num(t, path);
         if (isfinite(v) && (!isfinite(best) || sign * v > sign * best))
             best = v;
     }
@@ -129,26 +118,40 @@ struct md_col {
     const char *fmt;
 };
 
-/* The heading and the alignment row of a table: `lead` (n_lead left-aligned columns, " | "
- * between them), then the n right-aligned number columns. */
-static void md_head(FILE *fp, const char *lead, int n_lead, const struct md_col *cols, size_t n)
-{
-    fprintf(fp, "| %s", lead);
-    for (size_t k = 0; k < n; k++)
-        fprintf(fp, " | %s", cols[k].head);
-    fputs(" |\n|", fp);
-    for (int k = 0; k < n_lead; k++)
-        fputs("---|", fp);
-    for (size_t k = 0; k < n; k++)
-        fputs("---:|", fp);
-    fputc('\n', fp);
-}
-
 /* The cells of obj for n columns, then the end of the row. */
 static void md_cells(FILE *fp, const cJSON *obj, const struct md_col *cols, size_t n)
 {
     for (size_t k = 0; k < n; k++)
-        md_cell(fp, value_at(obj, cols[k].path), cols[k].scale, cols[k].fmt);
+        md_cell(fp, mt_path_num(obj, cols[k].path), cols[k].scale, cols[k].fmt);
+    fprintf(fp, " |\n");
+}
+
+/* A level's Markdown columns of the metric table (core/metric.h). */
+struct md_metrics {
+    const struct mt_metric *m[MT_COLS_MAX];
+    int n;
+};
+
+static void md_metrics_of(struct md_metrics *c, enum mt_level level)
+{
+    c->n = mt_columns(level, MT_MD, c->m);
+}
+
+static void md_metric_head(FILE *fp, const char *lead, const struct md_metrics *c)
+{
+    fprintf(fp, "| %s", lead);
+    for (int k = 0; k < c->n; k++)
+        fprintf(fp, " | %s", c->m[k]->md_head);
+    fputs(" |\n|---|---|", fp);
+    for (int k = 0; k < c->n; k++)
+        fputs("---:|", fp);
+    fputc('\n', fp);
+}
+
+static void md_metric_cells(FILE *fp, const cJSON *obj, const struct md_metrics *c)
+{
+    for (int k = 0; k < c->n; k++)
+        md_cell(fp, mt_doc(c->m[k], obj, 0), c->m[k]->show_scale, c->m[k]->doc_fmt);
     fprintf(fp, " |\n");
 }
 
@@ -179,27 +182,16 @@ static void md_header(FILE *fp, const cJSON *doc, const struct rt_head *h)
 
 static void md_tenants(FILE *fp, const cJSON *doc)
 {
-    static const struct md_col cols[] = {
-        {"done", "completed", 1, "%.0f"},
-        {"thr/s", "throughput_per_s", 1, "%.1f"},
-        {"mean ms", "latency_ms.mean", 1, "%.2f"},
-        {"p50 ms", "latency_ms.p50", 1, "%.2f"},
-        {"p95 ms", "latency_ms.p95", 1, "%.2f"},
-        {"p99 ms", "latency_ms.p99", 1, "%.2f"},
-        {"p99.9 ms", "latency_ms.p999", 1, "%.2f"},
-        {"SLA %", "sla_attainment", 100, "%.1f"},
-        {"p99 slowdown", "slowdown_p99", 1, "%.2f"},
-        {"failed", "failed", 1, "%.0f"},
-        {"rejected", "rejected", 1, "%.0f"},
-    };
-    md_head(fp, "strategy | tenant", 2, cols, sizeof cols / sizeof cols[0]);
+    struct md_metrics c;
+    md_metrics_of(&c, MT_TENANT);
+    md_metric_head(fp, "strategy | tenant", &c);
     const cJSON *s, *t;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
     {
         cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
         {
             fprintf(fp, "| %s | %s", str_of(s, "name"), str_of(t, "name"));
-            md_cells(fp, t, cols, sizeof cols / sizeof cols[0]);
+            md_metric_cells(fp, t, &c);
         }
     }
     fputc('\n', fp);
@@ -207,22 +199,14 @@ static void md_tenants(FILE *fp, const cJSON *doc)
 
 static void md_strategies(FILE *fp, const cJSON *doc)
 {
-    static const struct md_col cols[] = {
-        {"GPUs used", "gpus_used", 1, "%.0f"},
-        {"GPU util %", "gpu_utilization", 100, "%.1f"},
-        {"switching %", "switch_overhead", 100, "%.2f"},
-        {"fragmentation %", "fragmentation", 100, "%.1f"},
-        {"thr/s", "throughput_per_s", 1, "%.1f"},
-        {"fairness", "fairness", 1, "%.3f"},
-        {"$/h", "cost_per_hour_usd", 1, "%.2f"},
-        {"$ per M requests", "cost_per_million_requests_usd", 1, "%.3f"},
-    };
-    md_head(fp, "strategy | kind", 2, cols, sizeof cols / sizeof cols[0]);
+    struct md_metrics c;
+    md_metrics_of(&c, MT_STRATEGY);
+    md_metric_head(fp, "strategy | kind", &c);
     const cJSON *s;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
     {
         fprintf(fp, "| %s | %s", str_of(s, "name"), str_of(s, "kind"));
-        md_cells(fp, s, cols, sizeof cols / sizeof cols[0]);
+        md_metric_cells(fp, s, &c);
     }
     fputc('\n', fp);
 }
@@ -317,26 +301,15 @@ int rt_has_llm(const cJSON *doc)
  * not. */
 static void md_llm(FILE *fp, const cJSON *doc)
 {
-    static const struct md_col cols[] = {
-        {"TTFT p50 ms", "llm.ttft_ms.p50", 1, "%.1f"},
-        {"TTFT p99 ms", "llm.ttft_ms.p99", 1, "%.1f"},
-        {"TTFT SLA %", "llm.ttft_sla_attainment", 100, "%.1f"},
-        {"TPOT p50 ms", "llm.tpot_ms.p50", 1, "%.1f"},
-        {"TPOT p99 ms", "llm.tpot_ms.p99", 1, "%.1f"},
-        {"TPOT SLA %", "llm.tpot_sla_attainment", 100, "%.1f"},
-        {"ITL p99 ms", "llm.itl_ms.p99", 1, "%.1f"},
-        {"tokens/s", "llm.output_tokens_per_s", 1, "%.1f"},
-        {"goodput/s", "llm.goodput_per_s", 1, "%.3f"},
-        {"preemptions", "llm.preemptions", 1, "%.0f"},
-        {"KV %", "llm.kv_utilization", 100, "%.1f"},
-    };
+    struct md_metrics c;
+    md_metrics_of(&c, MT_LLM);
     if (!rt_has_llm(doc))
         return;
     fputs("LLM services (TTFT: arrival to first token; TPOT: per output token after the first; "
           "SLA %: requests within the tenant's `ttft_p99_ms` / `tpot_p99_ms`; goodput: requests "
           "per second that met every target):\n\n",
           fp);
-    md_head(fp, "strategy | tenant", 2, cols, sizeof cols / sizeof cols[0]);
+    md_metric_head(fp, "strategy | tenant", &c);
     const cJSON *s, *t;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
     {
@@ -345,7 +318,7 @@ static void md_llm(FILE *fp, const cJSON *doc)
             if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(t, "llm")))
                 continue;
             fprintf(fp, "| %s | %s", str_of(s, "name"), str_of(t, "name"));
-            md_cells(fp, t, cols, sizeof cols / sizeof cols[0]);
+            md_metric_cells(fp, t, &c);
         }
     }
     fputc('\n', fp);
@@ -410,7 +383,7 @@ static double tenant_sum(const cJSON *strategy, const char *path)
     const cJSON *t;
     cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(strategy, "tenants"))
     {
-        double v = value_at(t, path);
+        double v = mt_path_num(t, path);
         if (isfinite(v))
             sum += v;
     }
