@@ -733,8 +733,9 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
         char top[32], hi[32];
         fmt_value(top, sizeof top, ay.hi);
         fmt_value(hi, sizeof hi, off_max);
-        snprintf(off, sizeof off, "↑ %d point%s above %s%s%s (up to %s)", n_off,
-                 n_off == 1 ? "" : "s", top, yunit[0] ? " " : "", yunit, hi);
+        snprintf(off, sizeof off, "↑ %d point%s above %s%s%s (up to %s%s%s)", n_off,
+                 n_off == 1 ? "" : "s", top, yunit[0] ? " " : "", yunit, hi, yunit[0] ? " " : "",
+                 yunit);
         const struct spot c[6] = {
             {x0 + pw - 4, y0 + 11, SVC_END},    {x0 + 4, y0 + 11, SVC_START},
             {x0 + pw / 2, y0 + 11, SVC_MIDDLE}, {x0 + pw - 4, y0 + 22, SVC_END},
@@ -753,6 +754,13 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
         if (!mk->label[0] || !plottable(ax.kind, mk->x) || !plottable(ay.kind, mk->y))
             continue;
         double x = x0 + frac(&ax, mk->x) * pw, y = y0 + ph - frac(&ay, mk->y) * ph;
+        int twin = 0; /* the same crossing of a merged curve: labelled once */
+        for (int q = 0; q < k && !twin; q++)
+            twin = strcmp(p->mark[q].label, mk->label) == 0 &&
+                   fabs(x0 + frac(&ax, p->mark[q].x) * pw - x) < SVG_HIDE_PX &&
+                   fabs(y0 + ph - frac(&ay, p->mark[q].y) * ph - y) < SVG_HIDE_PX;
+        if (twin)
+            continue;
         struct spot c[14];
         int nc = 0;
         for (int row = 0; row < 5; row++)
