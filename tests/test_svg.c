@@ -211,7 +211,7 @@ static void test_readable(void)
     f.verdict = 1;
     struct svg_panel *e = svg_fig_panel(&f);
     snprintf(e->title, sizeof e->title, "embed");
-    snprintf(e->empty_why, sizeof e->empty_why, "not LLM services (no tokens to time)");
+    snprintf(e->empty_why, sizeof e->empty_why, "not an LLM service, so no tokens to time");
     e->latency = 1;
     struct svg_panel *p = svg_fig_panel(&f);
     snprintf(p->title, sizeof p->title, "chat");
@@ -236,7 +236,7 @@ static void test_readable(void)
         fprintf(stderr, "\n  %s\n", r.first);
     CU_ASSERT_EQUAL(bad, 0);
     CU_ASSERT_EQUAL(r.panels, 1); /* embed left out */
-    TU_CHECK_CONTAINS(svg, "No panel for embed: not LLM services (no tokens to time)");
+    TU_CHECK_CONTAINS(svg, "No panel for embed: not an LLM service, so no tokens to time");
     CU_ASSERT_EQUAL(count(svg, "class=\"label offscale\""), 1);
     TU_CHECK_CONTAINS(svg, "↑ 16 points above 70 s (up to 127 s)");
     TU_CHECK_CONTAINS(svg, "class=\"label sla-label\" data-axis=\"y\"");

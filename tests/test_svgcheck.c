@@ -582,8 +582,7 @@ static void test_readability_rules(void)
     struct sb bb = {0};
     sb_add(&bb, HEAD "<polyline class=\"series\" points=\"0,0\"/>");
     for (int k = 0; k <= SVC_MAX_LABELS; k++)
-        sb_add(&bb, "<text class=\"label\" x=\"%d\" y=\"%d\" font-size=\"10\">a</text>", 0,
-               k * 20);
+        sb_add(&bb, "<text class=\"label\" x=\"%d\" y=\"%d\" font-size=\"10\">a</text>", 0, k * 20);
     sb_add(&bb, TAIL);
     expect_refused(bb.s, "the panel has more than 256 labels");
     free(bb.s);

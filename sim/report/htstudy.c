@@ -233,7 +233,8 @@ static int llm_without_p99(const struct page *pg, const char *tenant)
     return ht_pg_is_llm(pg, tenant) && !isfinite(ht_sla_ms(pg->st->sc, pg->doc, tenant, "p99_ms"));
 }
 
-#define LLM_NO_P99 "LLM services with no p99 target on whole requests (judged on TTFT and TPOT)"
+#define LLM_NO_P99                                                                                 \
+    "an LLM service with no p99 target on whole requests (judged on its TTFT and TPOT)"
 
 /* Identical under every strategy: one panel per SLA value, a curve per tenant. */
 static int cdf_merged(struct svg_figure *f, const struct page *pg, const struct ht_cdf *cdf)

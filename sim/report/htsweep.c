@@ -207,14 +207,14 @@ static int sweep_figure(struct hw *wr, const struct page *pg, const struct ht_me
         /* Left out, and the figure says why: a token metric of a tenant that has no tokens, and
          * the whole-request latency of an LLM service that sets no target on it. */
         if (tenant && token_metric(m) && !p->llm) {
-            snprintf(p->empty_why, sizeof p->empty_why, "not LLM services (no tokens to time)");
+            snprintf(p->empty_why, sizeof p->empty_why, "not an LLM service, so no tokens to time");
             continue;
         }
         if (tenant && m->latency && !token_metric(m) && p->llm &&
             !tenant_has_sla(pg, tenant, m->sla_key)) {
             snprintf(p->empty_why, sizeof p->empty_why,
-                     "LLM services with no p99 target on whole requests (their TTFT and TPOT are "
-                     "drawn against the same axis)");
+                     "an LLM service with no p99 target on whole requests (judged on its TTFT "
+                     "and TPOT, drawn against the same axis)");
             continue;
         }
         snprintf(p->empty_why, sizeof p->empty_why, "no value in any result");
