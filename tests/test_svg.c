@@ -224,7 +224,7 @@ static void test_readable(void)
         char lab[16];
         snprintf(lab, sizeof lab, "s%d", k);
         svg_add(p, lab, k, 5, x, y, NULL);
-        char at[16];
+        char at[24];
         snprintf(at, sizeof at, "×1.2%d", k);
         svg_mark(p, 1.2 + 0.001 * k, 2, k, at); /* eight crossings at one place */
     }
