@@ -560,9 +560,10 @@ static int do_check(int n, char **args, const struct ropts *o)
         printf("%s: %d figure%s, %d panels (%d of latency), %d curves: ", args[k], r.figures,
                r.figures == 1 ? "" : "s", r.panels, r.latency_panels, r.series);
         if (bad_n == 0)
-            printf("every latency panel shows its SLA, no curve hidden\n");
+            printf("every latency panel shows its SLA, no curve hidden, every figure readable\n");
         else
-            printf("%d hidden, %d without SLA; first: %s\n", r.hidden, r.sla_missing, r.first);
+            printf("%d hidden, %d without SLA, %d unreadable; first: %s\n", r.hidden, r.sla_missing,
+                   bad_n - r.hidden - r.sla_missing, r.first);
         failed |= bad_n != 0;
     }
     return damaged ? SS_EXIT_BADINPUT : failed ? SS_EXIT_INFEASIBLE : SS_EXIT_OK;

@@ -228,7 +228,7 @@ static int has_instances(const cJSON *s)
 }
 
 int ht_mig_section(struct hw *wr, const cJSON *doc, const struct gpu_profile *gp,
-                   const char *svg_prefix, char *err, size_t errlen)
+                   const char *svg_prefix, int verdict, char *err, size_t errlen)
 {
     int blocks = 0, lines = 0, cols = 3;
     const cJSON *s, *g;
@@ -247,7 +247,7 @@ int ht_mig_section(struct hw *wr, const cJSON *doc, const struct gpu_profile *gp
     if (hw_mem_open(mem))
         return ss_errf(err, errlen, "out of memory drawing the MIG layouts");
     HW_MARKF(mem,
-             "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"figure mig\" id=\"fig-mig\" "
+             "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"figure mig%s\" id=\"fig-mig\" "
              "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, "
              "Liberation Sans, Arial, Helvetica, sans-serif\" role=\"img\" aria-label=\"MIG "
              "layouts\">\n<title>MIG layouts: compute and memory slices per GPU</title>\n"
@@ -257,7 +257,7 @@ int ht_mig_section(struct hw *wr, const cJSON *doc, const struct gpu_profile *gp
              "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n"
              "<text x=\"10\" y=\"18\" font-size=\"14\" font-weight=\"bold\">MIG layouts: each "
              "instance's compute and memory slices</text>\n",
-             width, height, width, height, width, height);
+             verdict ? " verdict" : "", width, height, width, height, width, height);
     int line = 0;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
     {
