@@ -44,6 +44,15 @@ struct ht_study {
     const char *svg_prefix; /* also write each figure as <svg_prefix>-<figure>.svg */
 };
 
+/*
+ * A second writer of the figures (report/gnuplot.h): while set, every figure a page draws is
+ * also handed to fn, in page order, after the SVG writer has drawn it (with its merged
+ * curves named). A non-zero return stops the page with err. fn NULL: none.
+ */
+struct svg_figure;
+typedef int (*ht_figure_sink)(void *ctx, const struct svg_figure *f, char *err, size_t errlen);
+void ht_set_figure_sink(ht_figure_sink fn, void *ctx);
+
 /* Writes the page to fp: 0, or -1 with err (bad metric, unreadable CDF, a figure file). */
 int ht_study_page(FILE *fp, const struct ht_study *st, char *err, size_t errlen);
 
