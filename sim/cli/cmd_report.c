@@ -543,6 +543,21 @@ static int page_run(int n, char **args, const struct ropts *o, const char *gp_di
     if (rc == 0) {
         if (st && st->kind == SD_REFERENCE) {
             rc = html_reference(st, o, out.fp, err, sizeof err);
+        } else if (n > 0 && ht_is_cluster_run(docs[0])) {
+            struct ht_cluster hc = {o->title ? o->title
+                                    : st     ? st->title
+                                             : NULL,
+                                    o->question ? o->question
+                                    : st        ? st->question
+                                                : NULL,
+                                    o->note ? o->note
+                                    : st    ? st->requests
+                                            : NULL,
+                                    st ? st->notes : NULL,
+                                    docs,
+                                    n,
+                                    gp_dir ? NULL : o->svg};
+            rc = ht_cluster_page(out.fp, &hc, err, sizeof err);
         } else {
             struct ht_study hs = {st ? st->id : "study",
                                   o->title ? o->title

@@ -25,6 +25,7 @@ struct clr_opts {
     const char *csv_frag_path;  /* inflate: fragment amount (analysis_frag_discrete.csv) */
     const char *csv_ratio_path; /* inflate: fragmentation ratio
                                    (analysis_frag_ratio_discrete.csv) */
+    const char *html_path;      /* the page of the result (report/html.h ht_cluster_page) */
     int progress;               /* progress line on stderr */
     FILE *text;                 /* the summary table; NULL: none */
     /* Batch arrays. A shard ({i, n} with n > 1) runs the experiments k with k mod n = i and
