@@ -470,9 +470,16 @@ static int write_outputs(const struct cl_scenario *s, const struct clr_opts *o, 
                 write_csv_cols(s, ex, f[2].fp, "frag_pct", 0);
             if (paths[3])
                 write_csv_cols(s, ex, f[3].fp, "frag_ratio", 0);
-            if (paths[4]) { /* --html: the page of this one result */
-                struct ht_cluster hc = {NULL, NULL, NULL, NULL, &doc, 1, NULL};
-                rc = ht_cluster_page(f[4].fp, &hc, err, errlen);
+            if (paths[4]) {
+                /* --html: the page of this one result, read back as --json writes it (its
+                 * numbers are raw 6-digit text in doc, jv_out_add) */
+                char *txt = cJSON_PrintUnformatted(doc);
+                cJSON *back = txt ? cJSON_Parse(txt) : NULL;
+                free(txt);
+                struct ht_cluster hc = {NULL, NULL, NULL, NULL, &back, 1, NULL};
+                rc = back ? ht_cluster_page(f[4].fp, &hc, err, errlen)
+                          : ss_errf(err, errlen, "out of memory writing the cluster page");
+                cJSON_Delete(back);
             }
         }
         free(ex);
