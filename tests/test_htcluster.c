@@ -170,6 +170,44 @@ static void test_escaping(void)
     free(text);
 }
 
+/* scripts/regen-results on an index with a cluster study: its page (not with --no-plots),
+ * and with --gnuplot its figures as scripts, rendered. */
+static void test_regen(void)
+{
+    const char *t = tu_tmpdir(), *bin = getenv("SHARESIM");
+    char *ix = tu_write("cr-index.json",
+                        "{\"studies\": [{\"id\": \"cl\", \"kind\": \"cluster\", \"title\": "
+                        "\"Tiny cluster\", \"scenarios\": [\"" TINY "\"]}]}");
+    char cmd[4096], path[1200];
+    snprintf(cmd, sizeof cmd,
+             "SHARESIM='%s' scripts/regen-results --no-plots --index '%s' --out '%s/cr-a' "
+             ">/dev/null 2>&1",
+             bin ? bin : "build/sharesim", ix, t);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/cr-a/cl.html", t);
+    CU_ASSERT_FALSE(tu_exists(path));
+    snprintf(cmd, sizeof cmd,
+             "SHARESIM='%s' scripts/regen-results --index '%s' --out '%s/cr-b' --gnuplot "
+             "'%s/cr-b/fig' >/dev/null 2>&1",
+             bin ? bin : "build/sharesim", ix, t, t);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/cr-b", t);
+    char *page = tu_slurp_in(path, "cl.html");
+    check(page, 1, 3);
+    TU_CHECK_CONTAINS(page, "<h1>Tiny cluster</h1>");
+    free(page);
+    snprintf(path, sizeof path, "%s/cr-b/cl-placement.svg", t);
+    CU_ASSERT(tu_exists(path));
+    snprintf(path, sizeof path, "%s/cr-b/fig/cl/placement.gp", t);
+    CU_ASSERT(tu_exists(path));
+    if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+        snprintf(path, sizeof path, "%s/cr-b/fig/cl/placement.png", t);
+        CU_ASSERT(tu_exists(path));
+        snprintf(path, sizeof path, "%s/cr-b/fig/cl/placement.pdf", t);
+        CU_ASSERT(tu_exists(path));
+    }
+}
+
 static void test_bad_input(void)
 {
     const char *t = tu_tmpdir();
@@ -187,6 +225,18 @@ static void test_bad_input(void)
              "cluster " TINY " --shard 0/2 --partial '%s/cb.partial' --html '%s/cb2.html'", t, t);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
     TU_CHECK_CONTAINS(err, "--html");
+    /* a cluster study names its scenarios; only it does */
+    char *ix =
+        tu_write("cb-index.json",
+                 "{\"studies\": [{\"id\": \"c\", \"kind\": \"cluster\", \"title\": \"C\"}]}");
+    snprintf(cmd, sizeof cmd, "report index '%s'", ix);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
+    TU_CHECK_CONTAINS(err, "studies[0].scenarios: expected an array of 1 to 8 scenario files");
+    ix = tu_write("cb-index2.json", "{\"studies\": [{\"id\": \"c\", \"title\": \"C\", "
+                                    "\"scenario\": \"s.json\", \"scenarios\": [\"s.json\"]}]}");
+    snprintf(cmd, sizeof cmd, "report index '%s'", ix);
+    CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
+    TU_CHECK_CONTAINS(err, "only a cluster study has scenarios");
     /* the page is one of the outputs: not the scenario */
     snprintf(cmd, sizeof cmd, "cluster " TINY " --quiet --html " TINY);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
@@ -200,6 +250,7 @@ void test_htcluster_register(void)
         {"a MIG replay beside it: two figures, the reconfigurations, gnuplot scripts",
          test_mig_page},
         {"names from the result are escaped", test_escaping},
+        {"regen-results: a cluster study's page, and its gnuplot figures", test_regen},
         {"a mix of results, a shard's page, the scenario as the page: refused", test_bad_input},
         {NULL, NULL},
     };

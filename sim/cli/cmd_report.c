@@ -315,7 +315,14 @@ static void print_study(const struct sd_study *st)
 {
     char plots[256];
     sd_plot_names(st->plots, plots, sizeof plots);
-    printf("%s\t%s\t%s\t%s\t", st->id, sd_kind_names[st->kind], st->scenario ? st->scenario : "-",
+    char scn[4096] = "";
+    for (int k = 0; k < st->n_scenarios; k++) /* a cluster study: its scenarios, comma-separated */
+        snprintf(scn + strlen(scn), sizeof scn - strlen(scn), "%s%s", k ? "," : "",
+                 st->scenarios[k]);
+    printf("%s\t%s\t%s\t%s\t", st->id, sd_kind_names[st->kind],
+           st->n_scenarios ? scn
+           : st->scenario  ? st->scenario
+                           : "-",
            plots);
     for (int k = 0; k < st->n_scales; k++)
         printf("%s%g", k ? "," : "", st->scales[k]);
