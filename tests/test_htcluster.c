@@ -51,7 +51,9 @@ static void test_inflate_page(void)
     TU_CHECK_CONTAINS(page, "<th>failed pods (pods)</th>");
     TU_CHECK_CONTAINS(page, "GPUs allocated (the paper's Fig. 9(a))");
     /* the failed pods of the result, in the table */
-    cJSON *doc = cJSON_Parse(tu_slurp_in(t, "ct.json"));
+    char *json = tu_slurp_in(t, "ct.json");
+    cJSON *doc = cJSON_Parse(json);
+    free(json);
     CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
     const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "summary"), 0);
     char want[128];
@@ -102,7 +104,9 @@ static void test_mig_page(void)
     TU_CHECK_CONTAINS(page, "<h1>Two &lt;clusters&gt;</h1>");
     TU_CHECK_CONTAINS(page, "MIG reconfigurations");
     TU_CHECK_CONTAINS(page, "so no panel of migrations is drawn");
-    cJSON *doc = cJSON_Parse(tu_slurp_in(t, "cm-b.json"));
+    char *json = tu_slurp_in(t, "cm-b.json");
+    cJSON *doc = cJSON_Parse(json);
+    free(json);
     CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
     const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "experiments"), 0);
     const cJSON *samples = cJSON_GetObjectItem(e, "samples");

@@ -459,17 +459,19 @@ static int gp_sink_figure(void *ctx, const struct svg_figure *f, char *err, size
     if (g->n >= GP_MAX_FIGURES)
         return ss_errf(err, errlen, "gnuplot: more than %d figures on one page", GP_MAX_FIGURES);
     /* A file name: the figure's id with anything but [A-Za-z0-9._-] as '-', unique. */
-    snprintf(name, sizeof name, "%s", f->id[0] ? f->id : "figure");
-    for (char *c = name; *c; c++)
+    char base[56];
+    snprintf(base, sizeof base, "%.55s", f->id[0] ? f->id : "figure");
+    for (char *c = base; *c; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-              *c == '-' || *c == '_' || (*c == '.' && c != name)))
+              *c == '-' || *c == '_' || (*c == '.' && c != base)))
             *c = '-';
+    snprintf(name, sizeof name, "%s", base);
     for (int k = 0, again = 1; again && k < GP_MAX_FIGURES; k++) {
         again = 0;
         for (int q = 0; q < g->n; q++)
             again |= strcmp(g->names[q], name) == 0;
         if (again)
-            snprintf(name, sizeof name, "%.60s-%d", f->id, k + 2);
+            snprintf(name, sizeof name, "%s-%d", base, k + 2);
     }
     if (gp_write_figure(g->dir, name, f, g->source, err, errlen))
         return -1;

@@ -279,9 +279,14 @@ static void write_refs(FILE *fp, const struct svg_panel *p)
             int left = isfinite(t) && t > 0.6;
             fprintf(fp, " at first %.9g, graph %.3f offset %s,0 %s front tc rgb '%s'\n", v,
                     0.95 - 0.06 * r, left ? "-0.4" : "0.4", left ? "right" : "left", tc[k]);
-        } else
-            fprintf(fp, " at graph 0.02, first %.9g offset 0,0.6 left front tc rgb '%s'\n", v,
-                    tc[k]);
+        } else {
+            /* above the line, or under it near the top of the panel */
+            double lo, hi;
+            axis_range(p, 0, &lo, &hi);
+            double t = p->ya == SVG_LOG ? log(rf->v / lo) / log(hi / lo) : (v - lo) / (hi - lo);
+            fprintf(fp, " at graph 0.02, first %.9g offset 0,%s left front tc rgb '%s'\n", v,
+                    isfinite(t) && t > 0.88 ? "-0.7" : "0.6", tc[k]);
+        }
     }
 }
 
@@ -449,6 +454,15 @@ int gp_write_figure(const char *dir, const char *name, const struct svg_figure *
             size_t len = strlen(note);
             snprintf(note + len, sizeof note - len, "%s%s",
                      len ? " · same curve: " : "same curve: ", p->s[i].merged);
+        }
+        /* one line, cut to the panel's width as svg.c cuts it (about 5.8 px a character) */
+        size_t fit = (size_t)((f->panel_w - 16) / 5.8), chars = 0, k = 0;
+        for (; note[k] && chars < fit; k++)
+            chars += ((unsigned char)note[k] & 0xC0) != 0x80;
+        if (note[k]) {
+            while (k > 0 && ((unsigned char)note[k] & 0xC0) == 0x80)
+                k--;
+            snprintf(note + (k > 3 ? k - 1 : k), sizeof note - k, "…");
         }
         if (note[0]) {
             fprintf(fp, ".\"\\n\".");
