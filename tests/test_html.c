@@ -275,7 +275,14 @@ static void test_results_pages(void)
         snprintf(path, sizeof path, "results/%s", e->d_name);
         char *page = tu_slurp(path);
         CU_ASSERT_PTR_NOT_NULL_FATAL(page);
-        check_page(page, path);
+        if (strstr(page, "<h2 id=\"cluster-1\">")) { /* a cluster page: no latency to plot */
+            struct svc_report r;
+            CU_ASSERT_EQUAL(svc_check_text(page, &r), 0);
+            CU_ASSERT(r.figures >= 1);
+            TU_CHECK_CONTAINS(page, "<strong>Verdict.</strong>");
+        } else {
+            check_page(page, path);
+        }
         free(page);
         n++;
     }
