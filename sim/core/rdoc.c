@@ -218,3 +218,41 @@ void rd_instance_tenants(const struct rd_instance *in, char *buf, size_t n)
             break;
     }
 }
+
+void rd_cand_of(const cJSON *cand, struct rd_cand *c)
+{
+    static const char *const figs[RD_CAND_FIGS] = {"p99_ms", "ttft_p99_ms", "tpot_p99_ms",
+                                                   "throughput_per_s"};
+    c->kind = str_member(cand, "kind");
+    if (!*c->kind)
+        c->kind = rd_kind(member(cand, "strategy"));
+    c->label = str_member(cand, "label");
+    c->reason = str_member(cand, "reason");
+    c->pruned = str_member(cand, "pruned");
+    c->simulated = cJSON_IsTrue(member(cand, "simulated"));
+    c->meets = cJSON_IsTrue(member(cand, "meets_sla"));
+    c->gpus = num_member(cand, "gpus");
+    c->cost_per_hour = num_member(cand, "cost_per_hour_usd");
+    c->cost_per_mreq = num_member(cand, "cost_per_million_requests_usd");
+    c->worst_ratio = num_member(cand, "worst_ratio");
+    for (int f = 0; f < RD_CAND_FIGS; f++)
+        c->fig[f] = member(cand, figs[f]);
+}
+
+double rd_cand_tenant(const struct rd_cand *c, enum rd_cand_fig f, const char *tenant)
+{
+    return num_member(c->fig[f], tenant);
+}
+
+void rd_plan_of(const cJSON *plan, struct rd_plan *p)
+{
+    const cJSON *rule = member(plan, "rule_of_thumb");
+    p->recommendation =
+        cJSON_IsObject(member(plan, "recommendation")) ? member(plan, "recommendation") : NULL;
+    p->closest = cJSON_IsObject(member(plan, "closest")) ? member(plan, "closest") : NULL;
+    p->candidates = member(plan, "candidates");
+    p->rule = str_member(rule, "rule");
+    p->rule_kind = str_member(rule, "kind");
+    p->rule_agrees = cJSON_IsTrue(member(rule, "agrees"));
+    p->simulations = num_member(plan, "simulations");
+}

@@ -81,4 +81,29 @@ void rd_instance_of(const cJSON *instance, struct rd_instance *in);
 /* The names of an instance's tenants joined by '+' ("?" for one that is not a string). */
 void rd_instance_tenants(const struct rd_instance *in, char *buf, size_t n);
 
+/* ---- a plan document (`sharesim plan --json`, tools/plan.c) ---- */
+
+/* A tenant's figures of a simulated candidate, the worst over its placements: {tenant: value}. */
+enum rd_cand_fig { RD_CAND_P99, RD_CAND_TTFT, RD_CAND_TPOT, RD_CAND_THR, RD_CAND_FIGS };
+/* A candidate (or the recommendation, or the closest): as written; NaN or "" where absent. */
+struct rd_cand {
+    const char *kind; /* the candidate's, else its strategy's */
+    const char *label, *reason, *pruned;
+    int simulated, meets;
+    double gpus, cost_per_hour, cost_per_mreq, worst_ratio;
+    const cJSON *fig[RD_CAND_FIGS];
+};
+void rd_cand_of(const cJSON *cand, struct rd_cand *c);
+/* A tenant's figure of a candidate (ms for the latencies, req/s); NaN when not simulated. */
+double rd_cand_tenant(const struct rd_cand *c, enum rd_cand_fig f, const char *tenant);
+
+struct rd_plan {
+    const cJSON *recommendation, *closest; /* NULL: none */
+    const cJSON *candidates;               /* the ranked array */
+    const char *rule, *rule_kind;          /* the rule of thumb, "" when none applies */
+    int rule_agrees;
+    double simulations;
+};
+void rd_plan_of(const cJSON *plan, struct rd_plan *p);
+
 #endif
