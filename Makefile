@@ -64,7 +64,7 @@ A       := $(B)/asan
 
 
 .PHONY: FORCE all deps deps-test run test test-layers test-refs test-unit test-asan test-valgrind test-install install golden clean format quickstart bench results \
-	results-check docs-figures docs-check cluster-openb
+	results-check docs-figures docs-check cluster-openb figures
 all: $(B)/sharesim $(B)/libsharesim.a
 
 # deps: the packages building and running the simulator needs; deps-test adds the test tools.
@@ -185,8 +185,16 @@ results: deps
 	./scripts/regen-results
 	./scripts/docs-figures --update
 
+# Every figure of every study of results/index.json as a gnuplot script with its data, rendered
+# to PNG and PDF (docs/report.md): FIGURES/<study>/<figure>.{gp,dat,png,pdf}. The studies run
+# again into FIGURES/results (results/ is left as it is); as long as `make results`.
+FIGURES ?= $(B)/figures
+figures: deps
+	@$(MAKE) --no-print-directory all
+	VALIDATE_ARGS=skip ./scripts/regen-results --out $(FIGURES)/results --gnuplot $(FIGURES)
+
 # The cluster study (docs/cluster.md): openb trace, six policies x 10 seeds, against the FGD
-# simulator's committed results. Not in results/index.json (regen-results runs `sharesim run`).
+# simulator's committed results: its tables (its page is the cluster-openb study of results/index.json).
 cluster-openb: deps
 	@$(MAKE) --no-print-directory all
 	./scripts/cluster-openb

@@ -20,8 +20,9 @@
 static char out[CAP], errb[1 << 16];
 
 /* Commands whose output is not a result, and why (docs/cli.md says the same). */
-static const char *const no_json[] = {"report md",   "report summary", "report mig", "report index",
-                                      "report html", "report check",   NULL};
+static const char *const no_json[] = {
+    "report md",   "report summary", "report mig",     "report index",
+    "report html", "report check",   "report gnuplot", NULL};
 
 /* Two light tenants; "a" has an SLA it meets, "b" one it misses (2 ms work, 1 ms p99). */
 static const char *scn_text =
@@ -218,6 +219,9 @@ static const struct conv_case exit_cases[] = {
     {"report check", "results/vgpu-schedulers.html", 0},
     {"report check", "tests/fixtures/svgcheck/hidden-curve.svg", 1},
     {"report check", "@D/no-such.html", 2},
+    {"cluster", "tests/fixtures/cluster/tiny.json --quiet --json @D/conv-cl.json", 0},
+    {"report gnuplot", "@D/conv-cl.json --out @D/conv-gp", 0},
+    {"report gnuplot", "@D/no-such.json --out @D/conv-gp2", 2},
     {"report summary", "@D/ref-m.json", 0},
     {"report summary", "", 2},
     {"report mig", "@D/no-such.json", 2},

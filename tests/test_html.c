@@ -78,8 +78,15 @@ static void test_shipped_identical(void)
     }
     char *mig = study_page("mig-fragmentation", "workloads/mig-fragmentation.json");
     check_page(mig, "mig-fragmentation");
-    /* MIG instances are isolated: both layouts give every tenant the same curve */
-    CU_ASSERT_EQUAL(count(mig, "same curve: naive = packed"), 10);
+    /* MIG instances are isolated: both layouts give every tenant the same curve, so the
+     * distributions are one panel per SLA (not ten panels of "naive = packed"), and the
+     * verdict's figure, the layouts (a GPU saved), comes first */
+    CU_ASSERT_EQUAL(count(mig, "same curve: naive = packed"), 0);
+    TU_CHECK_CONTAINS(mig, "the same under every strategy (naive = packed)");
+    CU_ASSERT_EQUAL(count(mig, "data-title=\"small-0 … small-7 (8 tenants)\""), 1);
+    const char *first = strstr(mig, "class=\"figure");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(first);
+    CU_ASSERT(strncmp(first, "class=\"figure mig verdict\"", 26) == 0);
     TU_CHECK_CONTAINS(mig, "give every tenant the same latency");
     TU_CHECK_CONTAINS(mig, "class=\"stranded\"");          /* the naive layout strands slices */
     TU_CHECK_CONTAINS(mig, "change any tenant's latency"); /* the index's question */
@@ -94,6 +101,9 @@ static void test_shipped_identical(void)
     CU_ASSERT_EQUAL(count(vg, "same curve: equal = fixed"), 2);
     TU_CHECK_CONTAINS(vg, "SLA: p99 ≤ 50 ms");
     TU_CHECK_CONTAINS(vg, "no SLA in the scenario"); /* the batch VM has none */
+    /* the winner runs a scheduler NVIDIA does not offer, and the verdict says so */
+    TU_CHECK_CONTAINS(vg, "<strong>weighted-3:1</strong> (a hypothetical scheduler, not one NVIDIA "
+                          "offers) is the only strategy");
     free(vg);
 }
 
@@ -265,7 +275,14 @@ static void test_results_pages(void)
         snprintf(path, sizeof path, "results/%s", e->d_name);
         char *page = tu_slurp(path);
         CU_ASSERT_PTR_NOT_NULL_FATAL(page);
-        check_page(page, path);
+        if (strstr(page, "<h2 id=\"cluster-1\">")) { /* a cluster page: no latency to plot */
+            struct svc_report r;
+            CU_ASSERT_EQUAL(svc_check_text(page, &r), 0);
+            CU_ASSERT(r.figures >= 1);
+            TU_CHECK_CONTAINS(page, "<strong>Verdict.</strong>");
+        } else {
+            check_page(page, path);
+        }
         free(page);
         n++;
     }
@@ -302,7 +319,13 @@ static void test_llm_page(void)
     /* two services × two targets, each panel with its target's line */
     CU_ASSERT_EQUAL(count(page, "data-title=\"chat: TTFT p99\""), 1);
     TU_CHECK_CONTAINS(page, "SLA: TPOT p99 ≤ 12 ms");
-    TU_CHECK_CONTAINS(page, "SLA: TTFT p99 ≤ 1.00 s");
+    TU_CHECK_CONTAINS(page, "SLA: TTFT p99 ≤ 1 s");    /* rag's, on an axis in s */
+    TU_CHECK_CONTAINS(page, "SLA: TTFT p99 ≤ 500 ms"); /* chat's, on an axis in ms */
+    CU_ASSERT_PTR_NULL(strstr(page, "ttft_p99_ms ≤"));
+    /* every tenant is an LLM service without a p99 target: no p99 figure, and the page says
+     * why where it would be */
+    CU_ASSERT_PTR_NULL(strstr(page, "id=\"fig-p99-vs-load\""));
+    TU_CHECK_CONTAINS(page, "No figure of p99 latency (ms) against load");
     TU_CHECK_CONTAINS(page, "id=\"ttft-p99-vs-load\"");
     TU_CHECK_CONTAINS(page, "id=\"tpot-p99-vs-load\"");
     TU_CHECK_CONTAINS(page, "LLM services: tokens");
@@ -326,6 +349,43 @@ static void test_llm_page(void)
     free(page);
 }
 
+/* A plain tenant beside an LLM service (tests/fixtures/html/mixed.json), swept: TTFT and TPOT
+ * panels for the LLM service only, p99 for the plain one only, each figure naming the panel it
+ * leaves out and why, the SLA in words and in the axis's unit, the token figure first. */
+static void test_mixed_sweep(void)
+{
+    char cmd[4096], err[2048], p[700];
+    const char *t = tu_tmpdir();
+    static const char *const scales[] = {"1", "2"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(
+            cmd, sizeof cmd,
+            "run tests/fixtures/html/mixed.json --quiet --scale-load %s --json '%s/mx-%s.json'",
+            scales[k], t, scales[k]);
+        CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    }
+    snprintf(cmd, sizeof cmd,
+             "report html '%s/mx-1.json' '%s/mx-2.json' --scenario tests/fixtures/html/mixed.json "
+             "-o '%s/mx.html'",
+             t, t, t);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, err, sizeof err), 0);
+    snprintf(p, sizeof p, "%s/mx.html", t);
+    char *page = tu_slurp(p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(page);
+    check_page(page, "mixed");
+    CU_ASSERT_EQUAL(count(page, "No panel for embed: not an LLM service, so no tokens to time"), 2);
+    TU_CHECK_CONTAINS(page, "No panel for chat: an LLM service with no p99 target");
+    CU_ASSERT_PTR_NULL(strstr(page, "data-title=\"embed\" data-tenant=\"embed\" "
+                                    "data-metric=\"ttft_p99_ms\""));
+    TU_CHECK_CONTAINS(page, "p99 time to first token (s)");
+    TU_CHECK_CONTAINS(page, "SLA: TTFT p99 ≤ 2 s");
+    CU_ASSERT_PTR_NULL(strstr(page, "ttft_p99_ms ≤"));
+    const char *first = strstr(page, "class=\"figure");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(first);
+    CU_ASSERT(strncmp(first, "class=\"figure verdict\" id=\"fig-llm-sla\"", 39) == 0);
+    free(page);
+}
+
 void test_html_register(void)
 {
     static const struct tu_test t[] = {
@@ -337,6 +397,7 @@ void test_html_register(void)
         {"a cluster result: allocation and fragmentation", test_cluster_section},
         {"plan --html", test_plan_page},
         {"LLM services: TTFT and TPOT per service and strategy, token table", test_llm_page},
+        {"a plain tenant and an LLM service swept: no empty panel", test_mixed_sweep},
         {"results/*.html keep the promises", test_results_pages},
         {NULL, NULL},
     };

@@ -185,7 +185,7 @@ static void test_shape(void)
     CU_ASSERT_STRING_EQUAL(rd_name(NULL), "");
     CU_ASSERT_TRUE(isnan(rd_fig(NULL, MT_TENANT, TM_LAT_P99)));
 
-    CU_ASSERT_TRUE(rd_has_instances(s));
+    CU_ASSERT_TRUE(rd_lists_instances(s));
     const cJSON *gj;
     int n = 0;
     RD_EACH_GPU(gj, s)

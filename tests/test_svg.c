@@ -172,6 +172,88 @@ static void test_styles(void)
     free(buf);
 }
 
+/* Issue 37, the writer: every one of the 48 styles is its own (colour, marker) pair, also where
+ * only markers are drawn (styles 0 and 6 were the same blue circle). */
+static void test_palette_pairs(void)
+{
+    struct svg_figure f;
+    svg_fig_init(&f, "pal", "48 strategies", 1, 900, 400);
+    struct svg_panel *p = svg_fig_panel(&f);
+    p->xa = SVG_CAT;
+    for (int k = 0; k < SVG_NSTYLES; k++) {
+        char lab[16];
+        snprintf(lab, sizeof lab, "s%d", k);
+        svg_cat(p, lab);
+        double x = k, y = k % 7;
+        struct svg_series *s = svg_add(p, lab, k, 1, &x, &y, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        s->points_only = 1;
+    }
+    char *svg = render(&f);
+    struct svc_report r;
+    int bad = svc_check_text(svg, &r);
+    if (bad)
+        fprintf(stderr, "\n  %s\n", r.first);
+    CU_ASSERT_EQUAL(r.palette, 0);
+    CU_ASSERT_EQUAL(r.series, SVG_NSTYLES);
+    TU_CHECK_CONTAINS(svg, "data-shape=\"bowtie\"");
+    free(svg);
+    svg_fig_free(&f);
+}
+
+/* A panel without a curve is left out and the figure names it and why; points above a capped
+ * axis get one label; crossing labels never overlap (those with no room are counted in the
+ * note); the SLA label carries its axis; the verdict's figure says so. */
+static void test_readable(void)
+{
+    struct svg_figure f;
+    svg_fig_init(&f, "ttft", "TTFT against load", 3, 390, 280);
+    f.verdict = 1;
+    struct svg_panel *e = svg_fig_panel(&f);
+    snprintf(e->title, sizeof e->title, "embed");
+    snprintf(e->empty_why, sizeof e->empty_why, "not an LLM service, so no tokens to time");
+    e->latency = 1;
+    struct svg_panel *p = svg_fig_panel(&f);
+    snprintf(p->title, sizeof p->title, "chat");
+    snprintf(p->ylabel, sizeof p->ylabel, "TTFT p99 (s)");
+    p->latency = 1;
+    p->ymax = 60;
+    double x[5] = {0.5, 1, 1.5, 2, 2.5};
+    for (int k = 0; k < 8; k++) {
+        double y[5] = {2 + 6.0 * k, 5 + 6.0 * k, 10 + 6.0 * k, 80 + k, 120 + k};
+        char lab[16];
+        snprintf(lab, sizeof lab, "s%d", k);
+        svg_add(p, lab, k, 5, x, y, NULL);
+        char at[24];
+        snprintf(at, sizeof at, "×1.2%d", k);
+        svg_mark(p, 1.2 + 0.001 * k, 2, k, at); /* eight crossings at one place */
+    }
+    svg_ref(p, 0, 2, SVG_REF_SLA, "SLA: TTFT p99 ≤ 2 s");
+    char *svg = render(&f);
+    struct svc_report r;
+    int bad = svc_check_text(svg, &r);
+    if (bad)
+        fprintf(stderr, "\n  %s\n", r.first);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(r.panels, 1); /* embed left out */
+    TU_CHECK_CONTAINS(svg, "No panel for embed: not an LLM service, so no tokens to time");
+    CU_ASSERT_EQUAL(count(svg, "class=\"label offscale\""), 1);
+    TU_CHECK_CONTAINS(svg, "↑ 16 points above 70 s (up to 127 s)");
+    TU_CHECK_CONTAINS(svg, "class=\"label sla-label\" data-axis=\"y\"");
+    TU_CHECK_CONTAINS(svg, "data-yunit=\"s\"");
+    TU_CHECK_CONTAINS(svg, "class=\"figure verdict\"");
+    CU_ASSERT_EQUAL(count(svg, "class=\"cross\""), 8);
+    /* the labels that found room, and the rest said in the note: eight in all */
+    int labelled = count(svg, "class=\"label\" x=");
+    char note[64];
+    snprintf(note, sizeof note, "%d crossings unlabelled (the table has them)", 8 - labelled);
+    CU_ASSERT(labelled >= 3);
+    if (labelled < 8)
+        TU_CHECK_CONTAINS(svg, note);
+    free(svg);
+    svg_fig_free(&f);
+}
+
 void test_svg_register(void)
 {
     static const struct tu_test t[] = {
@@ -180,6 +262,8 @@ void test_svg_register(void)
         {"the checker catches hidden curves and missing SLAs", test_checker_catches},
         {"axes: log where values span decades, tail percentiles", test_axes},
         {"styles: colour and dash differ, no yellow; escaping", test_styles},
+        {"48 styles, 48 (colour, marker) pairs", test_palette_pairs},
+        {"no empty panel, one off-scale label, no overlap", test_readable},
         {NULL, NULL},
     };
     tu_add_suite("svg", t);

@@ -19,7 +19,8 @@ static void usage(FILE *fp)
 {
     fprintf(fp,
             "usage: sharesim cluster SCENARIO [--json FILE|-] [--csv FILE] [--csv-frag FILE]\n"
-            "                        [--csv-frag-ratio FILE] [--jobs N] [--quiet] [--progress]\n"
+            "                        [--csv-frag-ratio FILE] [--html FILE] [--jobs N] [--quiet]\n"
+            "                        [--progress]\n"
             "       sharesim cluster SCENARIO --shard I/N --partial FILE [--jobs N]\n"
             "       sharesim cluster SCENARIO [--json FILE|-] [--csv FILE] … --merge FILE…\n\n"
             "Places the scenario's pods on its GPU cluster with each placement policy and seed\n"
@@ -34,6 +35,9 @@ static void usage(FILE *fp)
             "                        (analysis_frag_discrete.csv)\n"
             "  --csv-frag-ratio FILE inflate: fragmented share of idle GPUs, %%\n"
             "                        (analysis_frag_ratio_discrete.csv)\n"
+            "  --html FILE           the result's page: allocation and fragmentation per policy\n"
+            "                        against arrived load (inflate) or over time (replay), a MIG\n"
+            "                        cluster's reconfigurations, failed pods (docs/cluster.md)\n"
             "  --jobs N              experiments in N worker processes (output identical)\n"
             "  --quiet               no summary table\n"
             "  --progress            progress on stderr even when it is not a terminal (a line\n"
@@ -65,8 +69,9 @@ int cmd_cluster(int argc, char **argv)
     static const struct option opts[] = {
         {"json", required_argument, 0, 'j'},     {"csv", required_argument, 0, 'c'},
         {"csv-frag", required_argument, 0, 'f'}, {"csv-frag-ratio", required_argument, 0, 'r'},
-        {"jobs", required_argument, 0, 'J'},     {"quiet", no_argument, 0, 'q'},
-        {"progress", no_argument, 0, 'P'},       {"shard", required_argument, 0, 'D'},
+        {"html", required_argument, 0, 'H'},     {"jobs", required_argument, 0, 'J'},
+        {"quiet", no_argument, 0, 'q'},          {"progress", no_argument, 0, 'P'},
+        {"shard", required_argument, 0, 'D'},
         {"partial", required_argument, 0, 'p'},  {"merge", no_argument, 0, 'M'},
         {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     struct clr_opts o = {0};
@@ -90,6 +95,9 @@ int cmd_cluster(int argc, char **argv)
             break;
         case 'r':
             o.csv_ratio_path = optarg;
+            break;
+        case 'H':
+            o.html_path = optarg;
             break;
         case 'J':
             if (cli_parse_long(optarg, 1, 256, &v)) {
@@ -140,16 +148,16 @@ int cmd_cluster(int argc, char **argv)
         fprintf(stderr, "sharesim cluster: unexpected argument \"%s\"\n", argv[optind + 1]);
         return SS_EXIT_BADINPUT;
     }
-    const char *outs[4] = {o.json_path, o.csv_path, o.csv_frag_path, o.csv_ratio_path};
+    const char *outs[5] = {o.json_path, o.csv_path, o.csv_frag_path, o.csv_ratio_path, o.html_path};
     int n_stdout = 0, n_outs = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         n_stdout += outs[i] && strcmp(outs[i], "-") == 0;
         n_outs += outs[i] != NULL;
     }
     if (o.shard.n > 1 && (!o.partial || n_outs || merge)) {
         fprintf(stderr, "sharesim cluster: --shard needs --partial FILE, and writes no other "
-                        "output (--json, --csv, --csv-frag, --csv-frag-ratio and --merge come "
-                        "with the merge)\n");
+                        "output (--json, --csv, --csv-frag, --csv-frag-ratio, --html and --merge "
+                        "come with the merge)\n");
         return SS_EXIT_BADINPUT;
     }
     if (o.partial && o.shard.n <= 1) {
@@ -175,6 +183,7 @@ int cmd_cluster(int argc, char **argv)
     op_output(&op, "--csv", o.csv_path);
     op_output(&op, "--csv-frag", o.csv_frag_path);
     op_output(&op, "--csv-frag-ratio", o.csv_ratio_path);
+    op_output(&op, "--html", o.html_path);
     op_output(&op, "--partial", o.partial);
     if (op_done(&op))
         return SS_EXIT_BADINPUT;

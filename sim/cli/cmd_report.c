@@ -11,12 +11,14 @@
  *   reference INDEX.json    the reference table (JSON, CSV, Markdown)
  *   html RESULT.json…       a study's self-contained HTML page (report/html.h)
  *   check PAGE…             a page's figures keep their promises (report/svgcheck.h)
+ *   gnuplot RESULT… --out D  the page's figures as gnuplot scripts and data (report/gnuplot.h)
  */
 #include "calib/calib.h"
 #include "cli/cli.h"
 #include "cli/outplan.h"
 #include "core/rdoc.h"
 #include "core/scenario.h"
+#include "report/gnuplot.h"
 #include "report/html.h"
 #include "report/rtable.h"
 #include "report/studies.h"
@@ -41,7 +43,9 @@ static void usage(FILE *fp)
             "                          [--plot METRIC,…] [--svg PREFIX] [--title T]\n"
             "                          [--question Q] [--command C] [--note TEXT]\n"
             "                          [--index INDEX.json --study ID [--dir DIR]]\n"
-            "       sharesim report check PAGE…\n\n"
+            "       sharesim report check PAGE…\n"
+            "       sharesim report gnuplot RESULT.json… --out DIR [the options of html but\n"
+            "                          -o and --svg]\n\n"
             "Tables and plot data from `sharesim run --json` results (see docs/results.md):\n"
             "  md         Markdown: a header (title, the scenario's description, the\n"
             "             command, a note), the strategy × tenant table, the strategy\n"
@@ -71,6 +75,10 @@ static void usage(FILE *fp)
             "  check      every latency plot of the pages shows its SLA and no curve is fully\n"
             "             hidden by another (exit 1 when one is; 2 when a page is cut, holds a\n"
             "             point that is not a finite number or passes a limit of the checker)\n"
+            "  gnuplot    for every figure of the page `html` would write from the same\n"
+            "             arguments, DIR/<figure>.dat and DIR/<figure>.gp; `gnuplot\n"
+            "             DIR/<figure>.gp` renders DIR/<figure>.png and .pdf (docs/report.md);\n"
+            "             prints the scripts written, one a line\n"
             "exit: 0 ok, 1 a page fails check, 2 bad input\n");
 }
 
@@ -309,7 +317,14 @@ static void print_study(const struct sd_study *st)
 {
     char plots[256];
     sd_plot_names(st->plots, plots, sizeof plots);
-    printf("%s\t%s\t%s\t%s\t", st->id, sd_kind_names[st->kind], st->scenario ? st->scenario : "-",
+    char scn[4096] = "";
+    for (int k = 0; k < st->n_scenarios; k++) /* a cluster study: its scenarios, comma-separated */
+        snprintf(scn + strlen(scn), sizeof scn - strlen(scn), "%s%s", k ? "," : "",
+                 st->scenarios[k]);
+    printf("%s\t%s\t%s\t%s\t", st->id, sd_kind_names[st->kind],
+           st->n_scenarios ? scn
+           : st->scenario  ? st->scenario
+                           : "-",
            plots);
     for (int k = 0; k < st->n_scales; k++)
         printf("%s%g", k ? "," : "", st->scales[k]);
@@ -432,14 +447,50 @@ static int html_reference(const struct sd_study *st, const struct ropts *o, FILE
     return rc;
 }
 
-static int do_html(int n, char **args, const struct ropts *o)
+/* `report gnuplot`: each figure of the page, written as it is drawn (ht_set_figure_sink). */
+struct gp_sink {
+    const char *dir, *source;
+    int n;
+    char names[GP_MAX_FIGURES][72];
+};
+
+static int gp_sink_figure(void *ctx, const struct svg_figure *f, char *err, size_t errlen)
+{
+    struct gp_sink *g = ctx;
+    char name[72];
+    if (g->n >= GP_MAX_FIGURES)
+        return ss_errf(err, errlen, "gnuplot: more than %d figures on one page", GP_MAX_FIGURES);
+    /* A file name: the figure's id with anything but [A-Za-z0-9._-] as '-', unique. */
+    char base[56];
+    snprintf(base, sizeof base, "%.55s", f->id[0] ? f->id : "figure");
+    for (char *c = base; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '-' || *c == '_' || (*c == '.' && c != base)))
+            *c = '-';
+    snprintf(name, sizeof name, "%s", base);
+    for (int k = 0, again = 1; again && k < GP_MAX_FIGURES; k++) {
+        again = 0;
+        for (int q = 0; q < g->n; q++)
+            again |= strcmp(g->names[q], name) == 0;
+        if (again)
+            snprintf(name, sizeof name, "%s-%d", base, k + 2);
+    }
+    if (gp_write_figure(g->dir, name, f, g->source, err, errlen))
+        return -1;
+    snprintf(g->names[g->n++], sizeof g->names[0], "%s", name);
+    return 0;
+}
+
+/* html (gp_dir NULL): the page to -o; gnuplot: the page to nowhere, its figures to gp_dir. */
+static int page_run(int n, char **args, const struct ropts *o, const char *gp_dir)
 {
     char err[SS_ERRLEN];
     struct sd_index ix;
     const struct sd_study *st = NULL;
+    const char *cmdn = gp_dir ? "sharesim report gnuplot" : "sharesim report html";
     memset(&ix, 0, sizeof ix);
     if ((o->index != NULL) != (o->study != NULL)) {
-        fprintf(stderr, "sharesim report html: --index and --study go together\n");
+        fprintf(stderr, "%s: --index and --study go together\n", cmdn);
         return SS_EXIT_BADINPUT;
     }
     if (o->plot && ht_check_metrics(o->plot, err, sizeof err))
@@ -451,8 +502,8 @@ static int do_html(int n, char **args, const struct ropts *o)
         }
         st = sd_find(&ix, o->study);
         if (!st || st->kind == SD_VALIDATION) {
-            fprintf(stderr, "sharesim report html: %s: no scenario or reference study \"%s\"\n",
-                    o->index, o->study);
+            fprintf(stderr, "%s: %s: no scenario or reference study \"%s\"\n", cmdn, o->index,
+                    o->study);
             sd_free(&ix);
             return SS_EXIT_BADINPUT;
         }
@@ -475,19 +526,49 @@ static int do_html(int n, char **args, const struct ropts *o)
     for (int k = 0; k < n && rc == 0; k++)
         rc = ht_load(args[k], &docs[k], err, sizeof err);
     /* The results and the scenario are read (noted as inputs); nothing is written yet. */
+    static const char *const gp_files[] = {"*.dat", "*.gp", "*.png", "*.pdf", NULL};
     struct op_plan op;
-    op_init(&op, "sharesim report html");
-    op_output(&op, "-o", o->out ? o->out : "-");
-    op_output_prefix(&op, "--svg", o->svg, "-*.svg");
+    op_init(&op, cmdn);
+    if (gp_dir) {
+        op_output_dir(&op, "--out", gp_dir, gp_files);
+    } else {
+        op_output(&op, "-o", o->out ? o->out : "-");
+        op_output_prefix(&op, "--svg", o->svg, "-*.svg");
+    }
     if (rc == 0 && op_check(&op, err, sizeof err))
         rc = -1;
     op_free(&op);
     struct ss_out out;
-    if (rc == 0)
+    struct gp_sink *sink = NULL;
+    if (rc == 0 && gp_dir) {
+        sink = ss_xcalloc(1, sizeof *sink);
+        sink->dir = gp_dir;
+        sink->source = st ? st->id : n > 0 ? args[0] : "";
+        rc = ss_mkdirs(gp_dir, err, sizeof err);
+        if (rc == 0)
+            rc = ss_out_open(&out, "/dev/null", err, sizeof err);
+        ht_set_figure_sink(gp_sink_figure, sink);
+    } else if (rc == 0) {
         rc = ss_out_open(&out, o->out ? o->out : "-", err, sizeof err);
+    }
     if (rc == 0) {
         if (st && st->kind == SD_REFERENCE) {
             rc = html_reference(st, o, out.fp, err, sizeof err);
+        } else if (n > 0 && ht_is_cluster_run(docs[0])) {
+            struct ht_cluster hc = {o->title ? o->title
+                                    : st     ? st->title
+                                             : NULL,
+                                    o->question ? o->question
+                                    : st        ? st->question
+                                                : NULL,
+                                    o->note ? o->note
+                                    : st    ? st->requests
+                                            : NULL,
+                                    st ? st->notes : NULL,
+                                    docs,
+                                    n,
+                                    gp_dir ? NULL : o->svg};
+            rc = ht_cluster_page(out.fp, &hc, err, sizeof err);
         } else {
             struct ht_study hs = {st ? st->id : "study",
                                   o->title ? o->title
@@ -514,6 +595,14 @@ static int do_html(int n, char **args, const struct ropts *o)
         else
             ss_out_abort(&out);
     }
+    ht_set_figure_sink(NULL, NULL);
+    if (rc == 0 && sink && sink->n == 0)
+        rc = ss_errf(err, sizeof err,
+                     "gnuplot: the page of these results has no figure (a single result draws "
+                     "its latency distributions with --cdf, a sweep its metrics)");
+    for (int k = 0; rc == 0 && sink && k < sink->n; k++)
+        printf("%s/%s.gp\n", gp_dir, sink->names[k]);
+    free(sink);
     for (int k = 0; k < n; k++)
         cJSON_Delete(docs[k]);
     free(docs);
@@ -521,6 +610,21 @@ static int do_html(int n, char **args, const struct ropts *o)
         scn_free(&sc);
     sd_free(&ix);
     return rc ? bad(err) : SS_EXIT_OK;
+}
+
+static int do_html(int n, char **args, const struct ropts *o)
+{
+    return page_run(n, args, o, NULL);
+}
+
+static int do_gnuplot(int n, char **args, const struct ropts *o)
+{
+    if (!o->out) {
+        fprintf(stderr, "sharesim report gnuplot: --out DIR is required (the folder of the "
+                        ".dat and .gp files)\n");
+        return SS_EXIT_BADINPUT;
+    }
+    return page_run(n, args, o, o->out);
 }
 
 /* Each page in turn, all of them even after one fails: 2 when some page cannot be read or
@@ -562,9 +666,10 @@ static int do_check(int n, char **args, const struct ropts *o)
         printf("%s: %d figure%s, %d panels (%d of latency), %d curves: ", args[k], r.figures,
                r.figures == 1 ? "" : "s", r.panels, r.latency_panels, r.series);
         if (bad_n == 0)
-            printf("every latency panel shows its SLA, no curve hidden\n");
+            printf("every latency panel shows its SLA, no curve hidden, every figure readable\n");
         else
-            printf("%d hidden, %d without SLA; first: %s\n", r.hidden, r.sla_missing, r.first);
+            printf("%d hidden, %d without SLA, %d unreadable; first: %s\n", r.hidden, r.sla_missing,
+                   bad_n - r.hidden - r.sla_missing, r.first);
         failed |= bad_n != 0;
     }
     return damaged ? SS_EXIT_BADINPUT : failed ? SS_EXIT_INFEASIBLE : SS_EXIT_OK;
@@ -620,6 +725,14 @@ static int sub_html(int argc, char **argv)
                    do_html);
 }
 
+static int sub_gnuplot(int argc, char **argv)
+{
+    return run_sub(argc, argv,
+                   O_OUT | O_SCENARIO | O_CDF | O_PLOT | O_TITLE | O_QUESTION | O_COMMAND | O_NOTE |
+                       O_INDEX | O_STUDY | O_DIR,
+                   do_gnuplot);
+}
+
 static int sub_check(int argc, char **argv)
 {
     return run_sub(argc, argv, 0, do_check);
@@ -634,6 +747,8 @@ static const struct cli_command subcommands[] = {
     {"reference", "INDEX.json: the reference table (JSON, CSV, Markdown)", sub_reference, NULL},
     {"html", "RESULT.json…: a study's self-contained HTML page with its figures", sub_html, NULL},
     {"check", "PAGE…: every latency plot shows its SLA, no curve is hidden", sub_check, NULL},
+    {"gnuplot", "RESULT.json… --out DIR: the page's figures as gnuplot scripts (PNG, PDF)",
+     sub_gnuplot, NULL},
     {NULL, NULL, NULL, NULL},
 };
 

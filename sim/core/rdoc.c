@@ -177,7 +177,7 @@ const cJSON *rd_mig_gpus(const cJSON *strategy)
     return member(member(strategy, "details"), "gpus");
 }
 
-int rd_has_instances(const cJSON *strategy)
+int rd_lists_instances(const cJSON *strategy)
 {
     const cJSON *g;
     RD_EACH_GPU(g, strategy)
@@ -186,6 +186,22 @@ int rd_has_instances(const cJSON *strategy)
             return 1;
     }
     return 0;
+}
+
+int rd_uses_instances(const cJSON *strategy)
+{
+    const cJSON *g;
+    RD_EACH_GPU(g, strategy)
+    {
+        if (cJSON_GetArraySize(member(g, "instances")) > 0)
+            return 1;
+    }
+    return 0;
+}
+
+const char *rd_vgpu_scheduler(const cJSON *strategy)
+{
+    return str_member(member(strategy, "details"), "scheduler");
 }
 
 void rd_gpu_of(const cJSON *gpu, struct rd_gpu *g)

@@ -64,8 +64,12 @@ const cJSON *rd_sweep_params(const cJSON *doc);
 /* A MIG strategy's layout (details.gpus[]): per GPU its instances and stranded slices. */
 const cJSON *rd_mig_gpus(const cJSON *strategy);
 #define RD_EACH_GPU(g, strategy) cJSON_ArrayForEach(g, rd_mig_gpus(strategy))
-/* Whether some GPU of the strategy lists instances (an array, maybe empty). */
-int rd_has_instances(const cJSON *strategy);
+/* Whether some GPU of the strategy lists instances (an array, maybe empty), and whether some
+ * GPU has at least one. */
+int rd_lists_instances(const cJSON *strategy);
+int rd_uses_instances(const cJSON *strategy);
+/* A vGPU strategy's scheduler (its details), "" for other strategies. */
+const char *rd_vgpu_scheduler(const cJSON *strategy);
 struct rd_gpu {
     const cJSON *instances;                        /* the array, NULL when the GPU lists none */
     int n;                                         /* its instances */

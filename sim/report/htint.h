@@ -118,8 +118,9 @@ void ht_axis_value(const struct ht_axis *a, double x, char *buf, size_t n);
 
 /* ---- MIG layouts (htmig.c) ---- */
 /* Draws the instances of every strategy with MIG instances as slice grids (compute row,
- * memory row, stranded slices hatched); 0 figures written when none. */
+ * memory row, stranded slices hatched); 0 figures written when none. verdict: the figure is
+ * the one the page's verdict rests on (class "verdict", svg.h). */
 int ht_mig_section(struct hw *wr, const cJSON *doc, const struct gpu_profile *gp,
-                   const char *svg_prefix, char *err, size_t errlen);
+                   const char *svg_prefix, int verdict, char *err, size_t errlen);
 
 #endif

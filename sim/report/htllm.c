@@ -25,6 +25,12 @@ static const struct {
 } targets[] = {{LM_TTFT_P99, "ttft_p99_ms", "TTFT p99"}, {LM_TPOT_P99, "tpot_p99_ms", "TPOT p99"}};
 #define N_TARGETS ((int)(sizeof targets / sizeof targets[0]))
 
+/* Target q's figure (ms) of `tenant` under strategy k of the main result; NaN: none. */
+static double target_of(const struct page *pg, int k, const char *tenant, int q)
+{
+    return rd_fig(rd_tenant(rd_strategy(pg->doc, pg->strat[k]), tenant), MT_LLM, targets[q].index);
+}
+
 /* One panel: service `tenant`, target q, every strategy of the main result across. */
 static int llm_panel(struct svg_figure *f, const struct page *pg, const char *tenant, int q)
 {
@@ -32,27 +38,36 @@ static int llm_panel(struct svg_figure *f, const struct page *pg, const char *te
     if (!p)
         return 0;
     snprintf(p->title, sizeof p->title, "%.60s: %s", tenant, targets[q].what);
+    snprintf(p->tenant, sizeof p->tenant, "%.63s", tenant);
+    snprintf(p->metric, sizeof p->metric, "%s", targets[q].sla_key);
+    snprintf(p->empty_why, sizeof p->empty_why, "no %s measured", targets[q].what);
+    p->llm = 1;
     snprintf(p->xlabel, sizeof p->xlabel, "strategy");
-    snprintf(p->ylabel, sizeof p->ylabel, "%s (ms)", targets[q].what);
     p->xa = SVG_CAT;
     p->latency = 1;
     double sla = ht_sla_ms(pg->st->sc, pg->doc, tenant, targets[q].sla_key);
-    double all[MAX_NAMES + 1];
+    double all[MAX_NAMES + 1], hi = -INFINITY;
     int n_all = 0, drawn = 0;
     for (int k = 0; k < pg->n_strat; k++) {
+        double v = target_of(pg, k, tenant, q);
+        hi = isfinite(v) && v > hi ? v : hi;
+    }
+    /* The axis in seconds where the target (or the worst value) is a second or more. */
+    const char *unit = ht_latency_unit(sla, hi);
+    double div = strcmp(unit, "s") == 0 ? 1000 : 1;
+    snprintf(p->ylabel, sizeof p->ylabel, "%s (%s)", targets[q].what, unit);
+    for (int k = 0; k < pg->n_strat; k++) {
         svg_cat(p, pg->strat[k]);
-        double v =
-            rd_fig(rd_tenant(rd_strategy(pg->doc, pg->strat[k]), tenant), MT_LLM, targets[q].index);
+        double v = target_of(pg, k, tenant, q) / div;
         if (isfinite(v) && v > 0)
             all[n_all++] = v;
     }
     if (isfinite(sla))
-        all[n_all++] = sla;
+        all[n_all++] = sla / div;
     p->ya = svg_auto_axis(all, n_all);
     for (int k = 0; k < pg->n_strat; k++) {
-        double x = k, v = rd_fig(rd_tenant(rd_strategy(pg->doc, pg->strat[k]), tenant), MT_LLM,
-                                 targets[q].index);
-        unsigned char miss = isfinite(sla) && !(v <= sla);
+        double x = k, v = target_of(pg, k, tenant, q) / div;
+        unsigned char miss = isfinite(sla) && !(v * div <= sla);
         struct svg_series *s = svg_add(p, pg->strat[k], ht_pg_style(pg, k, 0), 1, &x, &v, &miss);
         if (s) {
             s->points_only = 1;
@@ -61,11 +76,11 @@ static int llm_panel(struct svg_figure *f, const struct page *pg, const char *te
     }
     if (isfinite(sla)) {
         char w[64];
-        ht_sla_words(w, sizeof w, targets[q].what, sla);
-        svg_ref(p, 0, sla, SVG_REF_SLA, "%s", w);
+        ht_sla_words(w, sizeof w, targets[q].what, sla, unit);
+        svg_ref(p, 0, sla / div, SVG_REF_SLA, "%s", w);
         snprintf(p->note, sizeof p->note, "%s; hollow: misses it", w);
     } else {
-        snprintf(p->note, sizeof p->note, "no %s target in the scenario", targets[q].what);
+        snprintf(p->note, sizeof p->note, "no SLA: no %s target in the scenario", targets[q].what);
     }
     return drawn;
 }
@@ -99,7 +114,9 @@ int ht_llm_figure(struct hw *wr, const struct page *pg, char *err, size_t errlen
     int rc = 0;
     if (drawn) {
         HW_MARK(wr, "<h2 id=\"llm\">TTFT and TPOT of each service</h2>\n");
+        f.verdict = !*pg->figure_drawn;
         rc = ht_figure(wr, &f, pg->st->svg_prefix, err, errlen);
+        *pg->figure_drawn = 1;
         HT_CAPTION(wr, "One row per LLM service: its time to first token (left) and its time per "
                        "output token after the first (right). Across: the strategies; up: "
                        "the service's p99 under each (a log scale where it spans decades). The "

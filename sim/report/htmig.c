@@ -207,13 +207,13 @@ static void gpu_block(struct hw *wr, const char *strategy, int gi, const cJSON *
 }
 
 int ht_mig_section(struct hw *wr, const cJSON *doc, const struct gpu_profile *gp,
-                   const char *svg_prefix, char *err, size_t errlen)
+                   const char *svg_prefix, int verdict, char *err, size_t errlen)
 {
     int blocks = 0, lines = 0, cols = 3;
     const cJSON *s, *g;
     RD_EACH_STRATEGY(s, doc)
     {
-        if (!rd_has_instances(s))
+        if (!rd_lists_instances(s))
             continue;
         int ng = cJSON_GetArraySize(rd_mig_gpus(s));
         blocks += ng;
@@ -226,7 +226,7 @@ int ht_mig_section(struct hw *wr, const cJSON *doc, const struct gpu_profile *gp
     if (hw_mem_open(mem))
         return ss_errf(err, errlen, "out of memory drawing the MIG layouts");
     HW_MARKF(mem,
-             "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"figure mig\" id=\"fig-mig\" "
+             "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"figure mig%s\" id=\"fig-mig\" "
              "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, "
              "Liberation Sans, Arial, Helvetica, sans-serif\" role=\"img\" aria-label=\"MIG "
              "layouts\">\n<title>MIG layouts: compute and memory slices per GPU</title>\n"
@@ -236,11 +236,11 @@ int ht_mig_section(struct hw *wr, const cJSON *doc, const struct gpu_profile *gp
              "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n"
              "<text x=\"10\" y=\"18\" font-size=\"14\" font-weight=\"bold\">MIG layouts: each "
              "instance's compute and memory slices</text>\n",
-             width, height, width, height, width, height);
+             verdict ? " verdict" : "", width, height, width, height, width, height);
     int line = 0;
     RD_EACH_STRATEGY(s, doc)
     {
-        if (!rd_has_instances(s))
+        if (!rd_lists_instances(s))
             continue;
         int gi = 0;
         RD_EACH_GPU(g, s)

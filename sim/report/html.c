@@ -64,6 +64,17 @@ void ht_td(struct hw *wr, double v, double scale, const char *fmt)
     HW_MARK(wr, "</td>");
 }
 
+/* The figure sink of ht_set_figure_sink: one per process, set by `report gnuplot` around the
+ * page it renders. */
+static ht_figure_sink sink_fn;
+static void *sink_ctx;
+
+void ht_set_figure_sink(ht_figure_sink fn, void *ctx)
+{
+    sink_fn = fn;
+    sink_ctx = ctx;
+}
+
 int ht_figure(struct hw *wr, struct svg_figure *f, const char *svg_prefix, char *err, size_t errlen)
 {
     struct hw svg;
@@ -88,6 +99,8 @@ int ht_figure(struct hw *wr, struct svg_figure *f, const char *svg_prefix, char 
         }
     }
     hw_mem_free(&svg);
+    if (rc == 0 && sink_fn)
+        rc = sink_fn(sink_ctx, f, err, errlen);
     return rc;
 }
 

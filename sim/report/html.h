@@ -44,6 +44,15 @@ struct ht_study {
     const char *svg_prefix; /* also write each figure as <svg_prefix>-<figure>.svg */
 };
 
+/*
+ * A second writer of the figures (report/gnuplot.h): while set, every figure a page draws is
+ * also handed to fn, in page order, after the SVG writer has drawn it (with its merged
+ * curves named). A non-zero return stops the page with err. fn NULL: none.
+ */
+struct svg_figure;
+typedef int (*ht_figure_sink)(void *ctx, const struct svg_figure *f, char *err, size_t errlen);
+void ht_set_figure_sink(ht_figure_sink fn, void *ctx);
+
 /* Writes the page to fp: 0, or -1 with err (bad metric, unreadable CDF, a figure file). */
 int ht_study_page(FILE *fp, const struct ht_study *st, char *err, size_t errlen);
 
@@ -52,6 +61,22 @@ int ht_study_page(FILE *fp, const struct ht_study *st, char *err, size_t errlen)
 int ht_reference_page(FILE *fp, const struct sd_study *st, const struct sd_ref_row *rows,
                       cJSON *const *docs, const char *dir, const char *svg_prefix, char *err,
                       size_t errlen);
+
+/* The page of `sharesim cluster --json` results (htcluster.c, docs/cluster.md): per result,
+ * allocation and fragmentation against the arrived workload (inflation) or over time
+ * (replay) per placement policy, a MIG cluster's reconfigurations, failed pods in pods. */
+struct ht_cluster {
+    const char *title;    /* default: "Cluster placement: <name>" */
+    const char *question; /* default: the placement question */
+    const char *requests; /* a line under the verdict (Markdown), or NULL */
+    const cJSON *notes;   /* array of Markdown paragraphs, or NULL */
+    cJSON *const *docs;   /* the results, one section each */
+    int n_docs;
+    const char *svg_prefix; /* also write each figure as <svg_prefix>-<figure>.svg */
+};
+int ht_cluster_page(FILE *fp, const struct ht_cluster *cs, char *err, size_t errlen);
+/* Is doc what `sharesim cluster --json` writes ("cluster", "summary", "experiments")? */
+int ht_is_cluster_run(const cJSON *doc);
 
 /* The planner's page from plan_json()'s document and the scenario. */
 int ht_plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, char *err, size_t errlen);

@@ -31,6 +31,9 @@ struct page {
     int n_strat, n_ten, n_rest;
     char strat[MAX_NAMES][64], ten[MAX_NAMES][64];
     char *rest[MAX_NAMES];
+    /* Set once a figure is drawn: the first one drawn is the one the verdict rests on (the
+     * page orders its sections so), marked for the checker (svg.h, "verdict"). */
+    int *figure_drawn;
     /* per strategy × rest, in x order: does every tenant meet its SLA? (for the verdict) */
 };
 
@@ -44,8 +47,14 @@ int ht_pg_rest(const struct page *pg, int doc);
 int ht_pg_style(const struct page *pg, int strategy, int rest);
 /* "ts-1ms" or "ts-1ms · ts-20ms time slice 2 ms". */
 void ht_pg_label(const struct page *pg, int strategy, int rest, char *buf, size_t n);
-/* "SLA: p99 ≤ 50 ms". */
-void ht_sla_words(char *buf, size_t n, const char *what, double sla);
+/* "SLA: p99 ≤ 50 ms", "SLA: TTFT p99 ≤ 2 s": the value in `unit` ("ms" or "s"), the unit of
+ * the axis the line is drawn on. */
+void ht_sla_words(char *buf, size_t n, const char *what, double sla_ms, const char *unit);
+/* The unit a latency axis is drawn in: "s" when its SLA (or, without one, its largest value)
+ * is a second or more, so that the axis and its SLA read "2 s" rather than "2000 ms". */
+const char *ht_latency_unit(double sla_ms, double max_ms);
+/* Does the tenant of that name run as an LLM service in the page's main result? */
+int ht_pg_is_llm(const struct page *pg, const char *tenant);
 
 /* The sweep's section: each metric of st->metrics (or the default) against x (htsweep.c). */
 int ht_sweep_section(struct hw *wr, const struct page *pg, char *err, size_t errlen);

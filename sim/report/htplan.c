@@ -116,6 +116,7 @@ static int figures(struct hw *wr, const struct scenario *sc, const cJSON *cands,
     }
     for (int kd = 0; kd < nk; kd++)
         svg_fig_legend(&f, kinds[kd], kd, 1);
+    f.verdict = 1; /* the candidates against the SLAs: what the verdict ranks */
     rc = ht_figure(wr, &f, NULL, err, errlen);
     HT_CAPTION(wr, "Only simulated candidates are drawn (the table lists the pruned ones and "
                    "why). A candidate meets the plan when its point is under the SLA line in "

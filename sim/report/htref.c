@@ -96,6 +96,7 @@ static int p99_figure(struct hw *wr, const struct sd_study *st, const struct sd_
         s->points_only = 1;
     svg_fig_legend(&f, "simulated", 0, 1);
     svg_fig_legend(&f, "the article", 1, 1);
+    f.verdict = 1; /* the p99 against the article's: what the verdict counts */
     int rc = ht_figure(wr, &f, svg_prefix, err, errlen);
     HT_CAPTION(wr, "One column per row of the article's table. The p99 of a row is the mean "
                    "over its instances of each instance's p99.");

@@ -121,11 +121,151 @@ void ht_pg_label(const struct page *pg, int strategy, int rest, char *buf, size_
 
 /* ---- figures: latency distributions ---------------------------------------------------------- */
 
-void ht_sla_words(char *buf, size_t n, const char *what, double sla)
+void ht_sla_words(char *buf, size_t n, const char *what, double sla_ms, const char *unit)
 {
-    char v[32];
-    ht_fmt_ms(v, sizeof v, sla);
-    snprintf(buf, n, "SLA: %.20s ≤ %.20s", what, v);
+    int s = strcmp(unit, "s") == 0;
+    snprintf(buf, n, "SLA: %.20s ≤ %.4g %s", what, s ? sla_ms / 1000 : sla_ms, s ? "s" : "ms");
+}
+
+const char *ht_latency_unit(double sla_ms, double max_ms)
+{
+    return (isfinite(sla_ms) ? sla_ms : max_ms) >= 1000 ? "s" : "ms";
+}
+
+int ht_pg_is_llm(const struct page *pg, const char *tenant)
+{
+    const cJSON *s;
+    RD_EACH_STRATEGY(s, pg->doc)
+    {
+        if (rd_is_llm(rd_tenant(s, tenant)))
+            return 1;
+    }
+    return 0;
+}
+
+/* One curve of a CDF panel: the row's points from CDF_FROM to the 99.99th percentile. */
+static void cdf_curve(struct svg_panel *p, const struct ht_cdf_row *r, const char *label, int style)
+{
+    double x[128], y[128];
+    int n = 0;
+    for (int q = 0; q < r->n; q++)
+        if (r->p[q] >= CDF_FROM && r->p[q] <= 0.9999) {
+            x[n] = r->ms[q];
+            y[n++] = r->p[q];
+        }
+    struct svg_series *s = svg_add(p, label, style, n, x, y, NULL);
+    if (s)
+        s->marker_every = 12;
+}
+
+/* A CDF panel's axes, guide and SLA, for the rows given (the tenant's, or a group's). */
+static void cdf_panel_frame(struct svg_panel *p, const struct ht_cdf_row *const *rows, int n,
+                            double sla)
+{
+    snprintf(p->xlabel, sizeof p->xlabel, "latency (ms)");
+    snprintf(p->ylabel, sizeof p->ylabel, "requests at or below (%%)");
+    snprintf(p->metric, sizeof p->metric, "latency");
+    p->ya = SVG_TAIL;
+    p->latency = 1;
+    double lo = INFINITY, hi = 0;
+    for (int k = 0; k < n; k++)
+        for (int q = 0; rows[k] && q < rows[k]->n; q++)
+            if (rows[k]->p[q] >= CDF_FROM && rows[k]->p[q] <= 0.9999 && rows[k]->ms[q] > 0) {
+                lo = rows[k]->ms[q] < lo ? rows[k]->ms[q] : lo;
+                hi = rows[k]->ms[q] > hi ? rows[k]->ms[q] : hi;
+            }
+    if (isfinite(sla)) {
+        lo = sla < lo ? sla : lo;
+        hi = sla > hi ? sla : hi;
+    }
+    p->xa = lo > 0 && hi / lo >= 30 ? SVG_LOG : SVG_LIN;
+    svg_ref(p, 0, 0.99, SVG_REF_GUIDE, "99 %%");
+    if (isfinite(sla)) {
+        char w[64];
+        ht_sla_words(w, sizeof w, "p99", sla, "ms");
+        svg_ref(p, 1, sla, SVG_REF_SLA, "%s", w);
+        snprintf(p->note, sizeof p->note, "%s", w);
+    } else {
+        snprintf(p->note, sizeof p->note, "no SLA in the scenario");
+    }
+}
+
+static int same_row(const struct ht_cdf_row *a, const struct ht_cdf_row *b)
+{
+    if (!a || !b || a->n != b->n)
+        return 0;
+    for (int q = 0; q < a->n; q++)
+        if (a->p[q] != b->p[q] || a->ms[q] != b->ms[q])
+            return 0;
+    return 1;
+}
+
+/* Does every strategy give every tenant the same distribution as the first one? Then a panel
+ * per tenant would say one thing N times ("same curve: a = b" in each). */
+static int all_strategies_same(const struct page *pg, const struct ht_cdf *cdf)
+{
+    if (pg->n_strat < 2)
+        return 0;
+    for (int i = 0; i < pg->n_ten; i++) {
+        const struct ht_cdf_row *first = ht_cdf_find(cdf, pg->strat[0], pg->ten[i]);
+        for (int k = 1; k < pg->n_strat; k++)
+            if (!same_row(first, ht_cdf_find(cdf, pg->strat[k], pg->ten[i])))
+                return 0;
+    }
+    return 1;
+}
+
+/* An LLM service with no target on its whole requests is judged on its tokens (htllm.c): its
+ * request latency is not drawn. */
+static int llm_without_p99(const struct page *pg, const char *tenant)
+{
+    return ht_pg_is_llm(pg, tenant) && !isfinite(ht_sla_ms(pg->st->sc, pg->doc, tenant, "p99_ms"));
+}
+
+#define LLM_NO_P99                                                                                 \
+    "an LLM service with no p99 target on whole requests (judged on its TTFT and TPOT)"
+
+/* Identical under every strategy: one panel per SLA value, a curve per tenant. */
+static int cdf_merged(struct svg_figure *f, const struct page *pg, const struct ht_cdf *cdf)
+{
+    int done[MAX_NAMES] = {0}, drawn = 0;
+    for (int i = 0; i < pg->n_ten; i++) {
+        if (done[i] || llm_without_p99(pg, pg->ten[i]))
+            continue;
+        double sla = ht_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms");
+        const struct ht_cdf_row *rows[MAX_NAMES];
+        int members[MAX_NAMES], n = 0;
+        for (int j = i; j < pg->n_ten; j++) {
+            double o = ht_sla_ms(pg->st->sc, pg->doc, pg->ten[j], "p99_ms");
+            if (done[j] || llm_without_p99(pg, pg->ten[j]) ||
+                !(o == sla || (isnan(o) && isnan(sla))))
+                continue;
+            done[j] = 1;
+            members[n] = j;
+            rows[n++] = ht_cdf_find(cdf, pg->strat[0], pg->ten[j]);
+        }
+        struct svg_panel *p = svg_fig_panel(f);
+        if (!p)
+            break;
+        if (n <= 3) {
+            for (int k = 0; k < n; k++) {
+                size_t len = strlen(p->title);
+                snprintf(p->title + len, sizeof p->title - len, "%s%.40s", k ? ", " : "",
+                         pg->ten[members[k]]);
+            }
+        } else {
+            snprintf(p->title, sizeof p->title, "%.50s … %.50s (%d tenants)", pg->ten[members[0]],
+                     pg->ten[members[n - 1]], n);
+        }
+        cdf_panel_frame(p, rows, n, sla);
+        for (int k = 0; k < n; k++)
+            if (rows[k]) {
+                cdf_curve(p, rows[k], pg->ten[members[k]], members[k]);
+                svg_fig_legend(f, pg->ten[members[k]], members[k], 0);
+                drawn++;
+            }
+    }
+    return drawn;
 }
 
 static int cdf_figure(struct hw *wr, const struct page *pg, char *err, size_t errlen)
@@ -134,75 +274,77 @@ static int cdf_figure(struct hw *wr, const struct page *pg, char *err, size_t er
     if (ht_cdf_load(pg->st->cdf_path, 0, &cdf, err, errlen))
         return -1;
     struct svg_figure f;
-    int big = pg->n_ten <= 2;
-    svg_fig_init(&f, "cdf", "Latency distribution of each tenant (one panel per tenant)", 3,
-                 big ? BIG_W : PANEL_W, big ? BIG_H : PANEL_H);
+    int big = pg->n_ten <= 2, same = all_strategies_same(pg, &cdf);
+    char names[400] = "";
+    for (int k = 0; k < pg->n_strat && same; k++) {
+        size_t len = strlen(names);
+        snprintf(names + len, sizeof names - len, "%s%s", k ? " = " : "", pg->strat[k]);
+    }
+    char title[600];
+    if (same)
+        snprintf(title, sizeof title,
+                 "Latency distribution of each tenant, the same under every strategy (%s)", names);
+    else
+        snprintf(title, sizeof title, "Latency distribution of each tenant (one panel per tenant)");
+    svg_fig_init(&f, "cdf", title, 3, big || same ? BIG_W : PANEL_W, big || same ? BIG_H : PANEL_H);
     int drawn = 0;
-    for (int i = 0; i < pg->n_ten; i++) {
+    if (same)
+        drawn = cdf_merged(&f, pg, &cdf);
+    for (int i = 0; i < pg->n_ten && !same; i++) {
         struct svg_panel *p = svg_fig_panel(&f);
         if (!p)
             break;
         snprintf(p->title, sizeof p->title, "%s", pg->ten[i]);
-        snprintf(p->xlabel, sizeof p->xlabel, "latency (ms)");
-        snprintf(p->ylabel, sizeof p->ylabel, "requests at or below (%%)");
-        p->ya = SVG_TAIL;
-        p->latency = 1;
-        double lo = INFINITY, hi = 0;
-        for (int k = 0; k < pg->n_strat; k++) {
-            const struct ht_cdf_row *r = ht_cdf_find(&cdf, pg->strat[k], pg->ten[i]);
-            for (int q = 0; r && q < r->n; q++)
-                if (r->p[q] >= CDF_FROM && r->p[q] <= 0.9999 && r->ms[q] > 0) {
-                    lo = r->ms[q] < lo ? r->ms[q] : lo;
-                    hi = r->ms[q] > hi ? r->ms[q] : hi;
-                }
+        snprintf(p->tenant, sizeof p->tenant, "%s", pg->ten[i]);
+        p->llm = ht_pg_is_llm(pg, pg->ten[i]);
+        if (llm_without_p99(pg, pg->ten[i])) {
+            snprintf(p->empty_why, sizeof p->empty_why, "%s", LLM_NO_P99);
+            continue;
         }
-        double sla = ht_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms");
-        if (isfinite(sla)) {
-            lo = sla < lo ? sla : lo;
-            hi = sla > hi ? sla : hi;
-        }
-        p->xa = lo > 0 && hi / lo >= 30 ? SVG_LOG : SVG_LIN;
-        for (int k = 0; k < pg->n_strat; k++) {
-            const struct ht_cdf_row *r = ht_cdf_find(&cdf, pg->strat[k], pg->ten[i]);
-            if (!r)
-                continue;
-            double x[128], y[128];
-            int n = 0;
-            for (int q = 0; q < r->n; q++)
-                if (r->p[q] >= CDF_FROM && r->p[q] <= 0.9999) {
-                    x[n] = r->ms[q];
-                    y[n++] = r->p[q];
-                }
-            struct svg_series *s = svg_add(p, pg->strat[k], ht_pg_style(pg, k, 0), n, x, y, NULL);
-            if (s)
-                s->marker_every = 12;
-            drawn++;
-        }
-        svg_ref(p, 0, 0.99, SVG_REF_GUIDE, "99 %%");
-        if (isfinite(sla)) {
-            char w[64];
-            ht_sla_words(w, sizeof w, "p99", sla);
-            svg_ref(p, 1, sla, SVG_REF_SLA, "%s", w);
-            snprintf(p->note, sizeof p->note, "%s", w);
-        } else {
-            snprintf(p->note, sizeof p->note, "no SLA in the scenario");
-        }
+        snprintf(p->empty_why, sizeof p->empty_why, "no latency in the CDF file");
+        const struct ht_cdf_row *rows[MAX_NAMES];
+        for (int k = 0; k < pg->n_strat; k++)
+            rows[k] = ht_cdf_find(&cdf, pg->strat[k], pg->ten[i]);
+        cdf_panel_frame(p, rows, pg->n_strat, ht_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms"));
+        for (int k = 0; k < pg->n_strat; k++)
+            if (rows[k]) {
+                cdf_curve(p, rows[k], pg->strat[k], ht_pg_style(pg, k, 0));
+                drawn++;
+            }
     }
-    for (int k = 0; k < pg->n_strat; k++)
+    for (int k = 0; k < pg->n_strat && !same; k++)
         svg_fig_legend(&f, pg->strat[k], ht_pg_style(pg, k, 0), 0);
     int rc = 0;
     if (drawn) {
+        f.verdict = !*pg->figure_drawn;
         HW_MARK(wr, "<h2 id=\"latency\">Latency of each tenant</h2>\n");
         rc = ht_figure(wr, &f, pg->st->svg_prefix, err, errlen);
-        HT_CAPTION(
-            wr,
-            "One panel per tenant; every strategy in each panel. Across: latency (a log scale "
-            "where it spans decades). Up: the share of the tenant's requests at or below that "
-            "latency from the 5th percentile on, stretched toward the tail (50, 90, 99, 99.9 %). "
-            "A strategy meets the "
-            "tenant's SLA when its curve crosses the dotted 99 % line left of the dashed black "
-            "SLA line. Curves that coincide are drawn once and the panel names them (\"same "
-            "curve\").");
+        *pg->figure_drawn = 1;
+        if (same) {
+            char cap[1000];
+            snprintf(cap, sizeof cap,
+                     "Every strategy (%s) gives every tenant the same distribution, so one panel "
+                     "per SLA holds a curve per tenant instead of a panel per tenant repeating "
+                     "one merged curve. Across: latency (a log scale where it spans decades). Up: "
+                     "the share of the tenant's requests at or below that latency from the 5th "
+                     "percentile on, stretched toward the tail (50, 90, 99, 99.9 %%). A tenant "
+                     "meets its SLA when its curve crosses the dotted 99 %% line left of the "
+                     "dashed black SLA line.",
+                     names);
+            HW_MARK(wr, "<figcaption>");
+            hw_text(wr, cap);
+            HW_MARK(wr, "</figcaption>\n");
+        } else {
+            HT_CAPTION(
+                wr,
+                "One panel per tenant; every strategy in each panel. Across: latency (a log scale "
+                "where it spans decades). Up: the share of the tenant's requests at or below that "
+                "latency from the 5th percentile on, stretched toward the tail (50, 90, 99, 99.9 "
+                "%). A strategy meets the "
+                "tenant's SLA when its curve crosses the dotted 99 % line left of the dashed black "
+                "SLA line. Curves that coincide are drawn once and the panel names them (\"same "
+                "curve\").");
+        }
         ht_figure_end(wr);
     }
     svg_fig_free(&f);
@@ -297,7 +439,7 @@ static int density_figure(struct hw *wr, const struct page *pg, char *err, size_
     }
     if (isfinite(tight)) {
         char w[64];
-        ht_sla_words(w, sizeof w, "p99", tight);
+        ht_sla_words(w, sizeof w, "p99", tight, "ms");
         svg_ref(p, 0, tight, SVG_REF_SLA, "%s%s", w, loose > tight ? " (the tightest)" : "");
         snprintf(p->note, sizeof p->note, "%s%s", w, loose > tight ? ", the tightest" : "");
     } else {
@@ -316,7 +458,9 @@ static int density_figure(struct hw *wr, const struct page *pg, char *err, size_
     size_t len = strlen(cap);
     snprintf(cap + len, sizeof cap - len, " tenants per GPU.");
     HW_MARK(wr, "<h2 id=\"density\">Tenants per GPU</h2>\n");
+    f.verdict = !*pg->figure_drawn;
     int rc = ht_figure(wr, &f, pg->st->svg_prefix, err, errlen);
+    *pg->figure_drawn = 1;
     HW_MARK(wr, "<figcaption>");
     hw_text(wr, cap);
     HW_MARK(wr, "</figcaption>\n");
@@ -373,7 +517,9 @@ static int cluster_section(struct hw *wr, const struct page *pg, char *err, size
         }
     }
     HW_MARK(wr, "<h2 id=\"cluster\">Cluster</h2>\n");
+    f.verdict = !*pg->figure_drawn;
     int rc = ht_figure(wr, &f, pg->st->svg_prefix, err, errlen);
+    *pg->figure_drawn = 1;
     HT_CAPTION(wr, "One line per placement policy: the share of the cluster's GPUs allocated "
                    "to jobs, and the share left fragmented, as the workload arrives.");
     ht_figure_end(wr);
@@ -405,18 +551,28 @@ static void contents(struct hw *wr, const struct page *pg, int mig, int density)
     HW_MARK(wr, "</nav>\n");
 }
 
-static int mig_present(const cJSON *doc)
+/* Does every strategy run MIG instances? Then the question is one of layouts, and the figure
+ * that answers it is the layouts' (GPUs used, slices stranded). */
+static int mig_everywhere(const cJSON *doc)
 {
-    const cJSON *s, *gj;
+    const cJSON *s;
+    int n = 0;
     RD_EACH_STRATEGY(s, doc)
     {
-        RD_EACH_GPU(gj, s)
-        {
-            struct rd_gpu g;
-            rd_gpu_of(gj, &g);
-            if (g.n > 0)
-                return 1;
-        }
+        if (!rd_uses_instances(s))
+            return 0;
+        n++;
+    }
+    return n > 0;
+}
+
+static int mig_present(const cJSON *doc)
+{
+    const cJSON *s;
+    RD_EACH_STRATEGY(s, doc)
+    {
+        if (rd_uses_instances(s))
+            return 1;
     }
     return 0;
 }
@@ -459,17 +615,32 @@ static int page_study_page(struct hw *wr, const struct ht_study *st, char *err, 
         HW_MARK(wr, "</p>\n");
     }
     contents(wr, &pg, mig, density);
-    if (st->cdf_path)
+    /* The first figure is the one the verdict rests on: an LLM service's targets, the layouts
+     * when every strategy is a MIG layout (and nothing is swept), else the distributions. */
+    int figure_drawn = 0, llm_first = rd_has_llm(pg.doc),
+        mig_first = mig && !pg.sweep && mig_everywhere(pg.doc);
+    pg.figure_drawn = &figure_drawn;
+    if (llm_first)
+        rc = ht_llm_figure(wr, &pg, err, errlen);
+    if (rc == 0 && mig_first) {
+        HW_MARK(wr, "<h2 id=\"mig\">MIG layouts</h2>\n");
+        int blocks = ht_mig_section(wr, pg.doc, &gp, st->svg_prefix, !figure_drawn, err, errlen);
+        rc = blocks < 0 ? -1 : 0;
+        figure_drawn |= blocks > 0;
+    }
+    if (rc == 0 && st->cdf_path)
         rc = cdf_figure(wr, &pg, err, errlen);
-    if (rc == 0)
+    if (rc == 0 && !llm_first)
         rc = ht_llm_figure(wr, &pg, err, errlen);
     if (rc == 0 && pg.sweep)
         rc = ht_sweep_section(wr, &pg, err, errlen);
     if (rc == 0 && density)
         rc = density_figure(wr, &pg, err, errlen);
-    if (rc == 0 && mig) {
+    if (rc == 0 && mig && !mig_first) {
         HW_MARK(wr, "<h2 id=\"mig\">MIG layouts</h2>\n");
-        rc = ht_mig_section(wr, pg.doc, &gp, st->svg_prefix, err, errlen) < 0 ? -1 : 0;
+        int blocks = ht_mig_section(wr, pg.doc, &gp, st->svg_prefix, !figure_drawn, err, errlen);
+        rc = blocks < 0 ? -1 : 0;
+        figure_drawn |= blocks > 0;
     }
     if (rc == 0)
         rc = cluster_section(wr, &pg, err, errlen);

@@ -86,9 +86,13 @@ static int series_points(const struct page *pg, const struct ht_metric *m, int k
     return n;
 }
 
-static void metric_ylabel(const struct ht_metric *m, char *buf, size_t n)
+/* Does the tenant set an SLA under this key in some result of the page? */
+static int tenant_has_sla(const struct page *pg, const char *tenant, const char *key)
 {
-    snprintf(buf, n, "%s%s%s%s", m->label, m->unit[0] ? " (" : "", m->unit, m->unit[0] ? ")" : "");
+    for (int d = 0; key && d < pg->st->n_docs; d++)
+        if (isfinite(ht_sla_ms(pg->st->sc, pg->st->docs[d], tenant, key)))
+            return 1;
+    return 0;
 }
 
 static void crossing_table(struct hw *wr, const struct page *pg, const struct ht_metric *m,
@@ -127,13 +131,57 @@ static void crossing_table(struct hw *wr, const struct page *pg, const struct ht
     (void)m;
 }
 
+/* The words of an SLA key: "p99", "TTFT p99", "TPOT p99". */
+static const char *sla_what(const char *key)
+{
+    static const char *const words[][2] = {
+        {"p99_ms", "p99"}, {"ttft_p99_ms", "TTFT p99"}, {"tpot_p99_ms", "TPOT p99"}};
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+        if (strcmp(words[k][0], key) == 0)
+            return words[k][1];
+    return "target";
+}
+
+/* A token metric (TTFT, TPOT): only an LLM service has one. */
+static int token_metric(const struct ht_metric *m)
+{
+    return strncmp(m->name, "ttft", 4) == 0 || strncmp(m->name, "tpot", 4) == 0;
+}
+
+/* The unit of a latency metric's axis over every tenant drawn: seconds when some tenant's SLA
+ * (or, with none, some value) is a second or more. Returns the divisor from ms. */
+static double sweep_unit(const struct page *pg, const struct ht_metric *m, char *unit, size_t n)
+{
+    double sla = -INFINITY, hi = -INFINITY;
+    for (int i = 0; i < pg->n_ten && m->latency && strcmp(m->unit, "ms") == 0; i++)
+        for (int d = 0; d < pg->st->n_docs; d++) {
+            double v =
+                m->sla_key ? ht_sla_ms(pg->st->sc, pg->st->docs[d], pg->ten[i], m->sla_key) : NAN;
+            if (isfinite(v) && v > sla)
+                sla = v;
+            const cJSON *s;
+            RD_EACH_STRATEGY(s, pg->st->docs[d])
+            {
+                double y = ht_metric_value(m, s, rd_tenant(s, pg->ten[i]));
+                if (isfinite(y) && y > hi)
+                    hi = y;
+            }
+        }
+    int secs = m->latency && strcmp(m->unit, "ms") == 0 &&
+               strcmp(ht_latency_unit(isfinite(sla) ? sla : NAN, hi), "s") == 0;
+    snprintf(unit, n, "%s", secs ? "s" : m->unit);
+    return secs ? 1000 : 1;
+}
+
 static int sweep_figure(struct hw *wr, const struct page *pg, const struct ht_metric *m, char *err,
                         size_t errlen)
 {
     struct svg_figure f;
-    char id[96], title[300], ylab[128];
+    char id[96], title[300], ylab[128], unit[16];
     snprintf(id, sizeof id, "%s-vs-%s", m->fig, pg->param_sweep ? "param" : "load");
-    metric_ylabel(m, ylab, sizeof ylab);
+    double div = sweep_unit(pg, m, unit, sizeof unit);
+    snprintf(ylab, sizeof ylab, "%s%s%s%s", m->label, unit[0] ? " (" : "", unit,
+             unit[0] ? ")" : "");
     snprintf(title, sizeof title, "%.100s against %.100s%s", ylab, pg->ax.label,
              m->level == HT_TENANT ? " (one panel per tenant)" : "");
     int npan = m->level == HT_TENANT ? pg->n_ten : 1, nser = pg->n_strat * pg->n_rest;
@@ -151,7 +199,26 @@ static int sweep_figure(struct hw *wr, const struct page *pg, const struct ht_me
         snprintf(p->title, sizeof p->title, "%s", tenant ? tenant : "every strategy");
         snprintf(p->xlabel, sizeof p->xlabel, "%s", pg->ax.label);
         snprintf(p->ylabel, sizeof p->ylabel, "%s", ylab);
+        snprintf(p->metric, sizeof p->metric, "%s", m->name);
         p->latency = m->latency;
+        if (tenant) {
+            snprintf(p->tenant, sizeof p->tenant, "%s", tenant);
+            p->llm = ht_pg_is_llm(pg, tenant);
+        }
+        /* Left out, and the figure says why: a token metric of a tenant that has no tokens, and
+         * the whole-request latency of an LLM service that sets no target on it. */
+        if (tenant && token_metric(m) && !p->llm) {
+            snprintf(p->empty_why, sizeof p->empty_why, "not an LLM service, so no tokens to time");
+            continue;
+        }
+        if (tenant && m->latency && !token_metric(m) && p->llm &&
+            !tenant_has_sla(pg, tenant, m->sla_key)) {
+            snprintf(p->empty_why, sizeof p->empty_why,
+                     "an LLM service with no p99 target on whole requests (judged on its TTFT "
+                     "and TPOT, drawn against the same axis)");
+            continue;
+        }
+        snprintf(p->empty_why, sizeof p->empty_why, "no value in any result");
         p->xa = !pg->ax.numeric ? SVG_CAT : pg->ax.log ? SVG_LOG : SVG_LIN;
         for (int c = 0; c < pg->ax.n_cats; c++)
             for (int d = 0; d < n; d++)
@@ -168,7 +235,7 @@ static int sweep_figure(struct hw *wr, const struct page *pg, const struct ht_me
             sla_r[r] = NAN;
             for (int d = 0; d < n && tenant && m->sla_key && !isfinite(sla_r[r]); d++)
                 if (ht_pg_rest(pg, d) == r)
-                    sla_r[r] = ht_sla_ms(pg->st->sc, pg->st->docs[d], tenant, m->sla_key);
+                    sla_r[r] = ht_sla_ms(pg->st->sc, pg->st->docs[d], tenant, m->sla_key) / div;
             if (isfinite(sla_r[r]) && !(sla_r[r] <= sla))
                 sla = sla_r[r];
         }
@@ -176,7 +243,7 @@ static int sweep_figure(struct hw *wr, const struct page *pg, const struct ht_me
             for (int r = 0; r < pg->n_rest; r++) {
                 int c = series_points(pg, m, k, r, tenant, x, y, hol);
                 for (int q = 0; q < c && na < HT_MAX_DOCS; q++)
-                    all[na++] = y[q];
+                    all[na++] = y[q] / div;
             }
         /* A point far beyond the SLA (an overloaded run, limited only by its length) would
          * squash everything near the SLA into the floor: the axis stops at 30 × the SLA and
@@ -196,6 +263,8 @@ static int sweep_figure(struct hw *wr, const struct page *pg, const struct ht_me
         for (int r = 0; r < pg->n_rest; r++)
             for (int k = 0; k < pg->n_strat; k++) {
                 int c = series_points(pg, m, k, r, tenant, x, y, hol);
+                for (int q = 0; q < c; q++)
+                    y[q] /= div;
                 char lab[200];
                 ht_pg_label(pg, k, r, lab, sizeof lab);
                 if (c == 0)
@@ -217,19 +286,18 @@ static int sweep_figure(struct hw *wr, const struct page *pg, const struct ht_me
             }
         if (m->latency) {
             char w[80], what[64];
-            snprintf(what, sizeof what, "%s",
-                     strcmp(m->sla_key, "p99_ms") == 0 ? "p99" : m->sla_key);
+            snprintf(what, sizeof what, "%s", sla_what(m->sla_key));
             if (isfinite(sla)) {
                 for (int r = 0; r < pg->n_rest; r++) { /* one line per SLA value */
                     int seen = !isfinite(sla_r[r]);
                     for (int q = 0; q < r && !seen; q++)
                         seen = sla_r[q] == sla_r[r];
                     if (!seen) {
-                        ht_sla_words(w, sizeof w, what, sla_r[r]);
+                        ht_sla_words(w, sizeof w, what, sla_r[r] * div, unit);
                         svg_ref(p, 0, sla_r[r], SVG_REF_SLA, "%s", w);
                     }
                 }
-                ht_sla_words(w, sizeof w, what, sla);
+                ht_sla_words(w, sizeof w, what, sla * div, unit);
                 snprintf(p->note, sizeof p->note, "%s%s%s", w,
                          p->n_refs > 1 ? " (the loosest)" : "", crosses ? "" : " (for reference)");
             } else {
@@ -242,15 +310,18 @@ static int sweep_figure(struct hw *wr, const struct page *pg, const struct ht_me
         char cap[1200];
         snprintf(cap, sizeof cap,
                  "%s. Every point is one result; lines join a strategy's results in the order of "
-                 "the swept value. An open marker: %s misses its p99 SLA there. A latency far "
-                 "beyond the SLA (an overloaded run) sits on the top edge with its value (↑). %s",
+                 "the swept value. An open marker: %s misses its p99 SLA there. Latencies far "
+                 "beyond the SLA (an overloaded run) sit on the top edge, counted in one label "
+                 "per panel (↑). %s",
                  m->level == HT_TENANT ? "One panel per tenant" : "One value per strategy",
                  m->level == HT_TENANT ? "the tenant" : "some tenant",
                  crosses ? "A ring marks where a strategy's p99 crosses the tenant's SLA (the "
                            "value is interpolated on the axes as drawn); the table below says "
                            "the same for every tenant."
                          : "");
+        f.verdict = !*pg->figure_drawn;
         rc = ht_figure(wr, &f, pg->st->svg_prefix, err, errlen);
+        *pg->figure_drawn = 1;
         HW_MARK(wr, "<figcaption>");
         hw_text(wr, cap);
         HW_MARK(wr, "</figcaption>\n");
@@ -259,6 +330,14 @@ static int sweep_figure(struct hw *wr, const struct page *pg, const struct ht_me
             HW_MARK(wr, "<p>Where each strategy first breaks each tenant's p99 SLA:</p>\n");
             crossing_table(wr, pg, m, cells);
         }
+    } else {
+        /* Nothing to draw: say so where the figure would be, with the panels' reason. */
+        const char *why = f.n_panels > 0 ? f.p[0]->empty_why : "no value in any result";
+        HW_MARK(wr, "<p class=\"omitted\">No figure of ");
+        hw_text(wr, title);
+        HW_MARK(wr, ": no tenant to draw (");
+        hw_text(wr, why);
+        HW_MARK(wr, ").</p>\n");
     }
     free(x);
     free(y);

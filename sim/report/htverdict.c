@@ -158,6 +158,15 @@ static void verdict_param_sweep(struct hw *wr, const struct page *pg)
     HW_MARK(wr, ".");
 }
 
+/* A strategy NVIDIA does not offer (a hypothetical vGPU scheduler) is said to be one where
+ * the verdict names it: a reader must not go looking for it in the vGPU manager. */
+static void not_offered(struct hw *wr, const cJSON *s)
+{
+    const char *sched = rd_vgpu_scheduler(s);
+    if (strncmp(sched, "hypothetical", 12) == 0)
+        HW_MARK(wr, " (a hypothetical scheduler, not one NVIDIA offers)");
+}
+
 /* Is strategy a cheaper than b (cost per million requests, then GPUs used)? */
 static int cheaper(const cJSON *a, const cJSON *b)
 {
@@ -243,10 +252,12 @@ void ht_verdict(struct hw *wr, const struct page *pg)
     if (best >= 0) {
         HW_MARK(wr, "<strong>");
         hw_text(wr, pg->strat[best]);
+        HW_MARK(wr, "</strong>");
+        not_offered(wr, cJSON_GetArrayItem(all, best));
         if (n_ok == 1)
-            HW_MARK(wr, "</strong> is the only strategy that meets every tenant's SLA");
+            HW_MARK(wr, " is the only strategy that meets every tenant's SLA");
         else
-            HW_MARK(wr, "</strong> meets every tenant's SLA");
+            HW_MARK(wr, " meets every tenant's SLA");
         if (isfinite(best_cost)) {
             if (n_ok == 1)
                 HW_MARKF(wr, " ($%.2f per million requests)", best_cost);
@@ -273,6 +284,7 @@ void ht_verdict(struct hw *wr, const struct page *pg)
                     HW_MARK2(wr, named++, " and <strong>", "<strong>");
                     hw_text(wr, pg->strat[k]);
                     HW_MARK(wr, "</strong>");
+                    not_offered(wr, s);
                     if (isfinite(c))
                         HW_MARKF(wr, " ($%.2f)", c);
                 }
@@ -293,7 +305,9 @@ void ht_verdict(struct hw *wr, const struct page *pg)
             }
             HW_MARK(wr, "; the closest is <strong>");
             hw_text(wr, pg->strat[closest]);
-            HW_MARKF(wr, "</strong>, where %d of %d tenants miss (", j.n_miss,
+            HW_MARK(wr, "</strong>");
+            not_offered(wr, cJSON_GetArrayItem(all, closest));
+            HW_MARKF(wr, ", where %d of %d tenants miss (", j.n_miss,
                      rd_n_tenants(cJSON_GetArrayItem(all, closest)));
             hw_text(wr, j.miss);
             HW_MARK(wr, ")");
@@ -314,7 +328,9 @@ void ht_verdict(struct hw *wr, const struct page *pg)
             HW_MARK(wr, "; ");
             HW_MARK(wr, "<strong>");
             hw_text(wr, pg->strat[k]);
-            HW_MARK(wr, "</strong> misses (");
+            HW_MARK(wr, "</strong>");
+            not_offered(wr, s);
+            HW_MARK(wr, " misses (");
             hw_text(wr, j.miss);
             HW_MARK(wr, ")");
             told++;

@@ -127,7 +127,7 @@ static void md_mig(FILE *fp, const cJSON *doc)
     const cJSON *s, *gj;
     RD_EACH_STRATEGY(s, doc)
     {
-        if (!rd_has_instances(s))
+        if (!rd_lists_instances(s))
             continue;
         if (!any)
             fprintf(fp, "MIG layouts (instance `profile@first memory slice`, its tenants, its "

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const sd_kind_names[] = {"scenario", "reference", "validation", NULL};
+const char *const sd_kind_names[] = {"scenario", "reference", "validation", "cluster", NULL};
 static const char *const plot_names[] = {
     "cdf", "p99-vs-load", "util-vs-tenants", "mig-occupancy", "llm-sla", "llm-vs-load", NULL};
 
@@ -151,11 +151,29 @@ static int check_notes(const struct jv *j, const cJSON *o, const char *path, str
     return 0;
 }
 
+/* A cluster study's "scenarios": 1 to SD_MAX_ROWS file names. */
+static int parse_scenarios(const struct jv *j, const cJSON *o, const char *path,
+                           struct sd_study *st)
+{
+    char p[512];
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "scenarios"), *it;
+    jv_path_key(p, sizeof p, path, "scenarios");
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) < 1 || cJSON_GetArraySize(a) > SD_MAX_ROWS)
+        return jv_fail(j, p, "expected an array of 1 to %d scenario files", SD_MAX_ROWS);
+    cJSON_ArrayForEach(it, a)
+    {
+        if (!cJSON_IsString(it) || !it->valuestring[0] || strpbrk(it->valuestring, "\t\n,"))
+            return jv_fail(j, p, "expected file names (no tab, newline or comma)");
+        st->scenarios[st->n_scenarios++] = it->valuestring;
+    }
+    return 0;
+}
+
 static int parse_study(const struct jv *j, const cJSON *o, const char *path, struct sd_study *st)
 {
-    static const char *const keys[] = {"id",       "title",    "kind",  "scenario",
-                                       "rows",     "plots",    "notes", "load_scales",
-                                       "requests", "question", NULL};
+    static const char *const keys[] = {"id",       "title",    "kind",      "scenario",
+                                       "rows",     "plots",    "notes",     "load_scales",
+                                       "requests", "question", "scenarios", NULL};
     int kind = SD_SCENARIO;
     char p[512];
     memset(st, 0, sizeof *st);
@@ -172,6 +190,11 @@ static int parse_study(const struct jv *j, const cJSON *o, const char *path, str
     st->kind = (enum sd_kind)kind;
     if (kind == SD_REFERENCE && parse_rows(j, o, path, st))
         return -1;
+    if (kind == SD_CLUSTER && parse_scenarios(j, o, path, st))
+        return -1;
+    if (kind != SD_CLUSTER && cJSON_GetObjectItemCaseSensitive(o, "scenarios"))
+        return jv_fail(j, jv_path_key(p, sizeof p, path, "scenarios"),
+                       "only a cluster study has scenarios (a scenario study has \"scenario\")");
     if (kind != SD_REFERENCE && cJSON_GetObjectItemCaseSensitive(o, "rows"))
         return jv_fail(j, jv_path_key(p, sizeof p, path, "rows"),
                        "only a reference study has rows");

@@ -3,8 +3,11 @@
  * reference table built from their results.
  *
  * index.json: {"studies": [STUDY, …]}, each STUDY
- *   {"id": "a-z0-9-", "title": "…", "kind": "scenario" | "reference" | "validation",
+ *   {"id": "a-z0-9-", "title": "…",
+ *    "kind": "scenario" | "reference" | "validation" | "cluster",
  *    "scenario": "workloads/….json"   (kind scenario),
+ *    "scenarios": ["workloads/cluster-….json", …]  (kind cluster: `sharesim cluster` scenarios,
+ *                                      one section of the page each),
  *    "rows": [ROW, …]                 (kind reference),
  *    "plots": ["cdf", "p99-vs-load", "util-vs-tenants", "mig-occupancy", "llm-sla",
  *              "llm-vs-load"],
@@ -32,7 +35,7 @@
 #define SD_MAX_SCALES 16
 #define SD_MAX_ROWS 8
 
-enum sd_kind { SD_SCENARIO, SD_REFERENCE, SD_VALIDATION };
+enum sd_kind { SD_SCENARIO, SD_REFERENCE, SD_VALIDATION, SD_CLUSTER };
 /* llm-sla: TTFT and TPOT p99 per LLM service per strategy; llm-vs-load: TTFT and TPOT p99
  * against the load scale (needs load_scales), docs/results.md. */
 enum sd_plot {
@@ -60,6 +63,8 @@ struct sd_study {
     double scales[SD_MAX_SCALES];
     int n_rows;
     struct sd_row rows[SD_MAX_ROWS];
+    int n_scenarios; /* kind cluster */
+    const char *scenarios[SD_MAX_ROWS];
     const cJSON *notes; /* array of strings or NULL */
 };
 

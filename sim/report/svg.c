@@ -42,9 +42,21 @@ const char *svg_dash(int style)
     return dashes[dash_of(style)];
 }
 
+/* Round r of six styles shifts the marker by r: style k is (colour k mod 6, marker
+ * (k mod 6 + k div 6) mod 8), a different pair for each of the 48 styles. */
 static int marker_of(int style)
 {
-    return (style < 0 ? 0 : style) % 6;
+    style = style < 0 ? 0 : style % SVG_NSTYLES;
+    return (style % 6 + style / 6) % 8;
+}
+
+static const char *const shape_names[8] = {"circle",        "square", "triangle", "diamond",
+                                           "triangle-down", "cross",  "plus",     "bowtie"};
+
+/* Markers drawn by their stroke only. */
+static int stroked(int shape)
+{
+    return shape == 5 || shape == 6;
 }
 
 /* ---- building ------------------------------------------------------------------------- */
@@ -437,9 +449,18 @@ static void marker(struct hw *wr, int shape, double x, double y)
         HW_MARKF(wr, "M%.1f,%.1fL%.1f,%.1fL%.1f,%.1fz", x, y + 1.2 * r, x + 1.1 * r, y - 0.8 * r,
                  x - 1.1 * r, y - 0.8 * r);
         break;
-    default: /* a cross, drawn by its stroke */
+    case 5: /* a cross, drawn by its stroke */
         HW_MARKF(wr, "M%.1f,%.1fL%.1f,%.1fM%.1f,%.1fL%.1f,%.1f", x - r, y - r, x + r, y + r, x - r,
                  y + r, x + r, y - r);
+        break;
+    case 6: /* a plus, drawn by its stroke */
+        r *= 1.2;
+        HW_MARKF(wr, "M%.1f,%.1fL%.1f,%.1fM%.1f,%.1fL%.1f,%.1f", x - r, y, x + r, y, x, y - r, x,
+                 y + r);
+        break;
+    default: /* a bow tie */
+        HW_MARKF(wr, "M%.1f,%.1fL%.1f,%.1fL%.1f,%.1fL%.1f,%.1fz", x - r, y - r, x + r, y + r, x + r,
+                 y - r, x - r, y + r);
     }
 }
 
@@ -454,12 +475,14 @@ static void series_markers(struct hw *wr, const struct svg_series *s, const stru
             if ((k % every != phase && k != pj->n - 1) || s->hollow[k] != open)
                 continue;
             if (!any)
-                HW_MARKF(
-                    wr, "<path class=\"marker\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\" d=\"",
-                    shape == 5 ? "none"
-                    : open     ? "#ffffff"
-                               : svg_colour(s->style),
-                    svg_colour(s->style), shape == 5 || open ? "1.8" : "1");
+                HW_MARKF(wr,
+                         "<path class=\"marker\" data-shape=\"%s\" fill=\"%s\" stroke=\"%s\" "
+                         "stroke-width=\"%s\" d=\"",
+                         shape_names[shape],
+                         stroked(shape) ? "none"
+                         : open         ? "#ffffff"
+                                        : svg_colour(s->style),
+                         svg_colour(s->style), stroked(shape) || open ? "1.8" : "1");
             any = 1;
             marker(wr, shape, pj->x[k], pj->y[k]);
         }
@@ -528,11 +551,100 @@ static void draw_axes(struct hw *wr, const struct svg_panel *p, const struct axi
     HW_MARK(wr, "</text>\n");
 }
 
+/* ---- labels inside a panel ---------------------------------------------------------------- */
+
+/* The labels placed so far in a panel, and where they may go (the panel, less its title). */
+struct placer {
+    struct svc_box b[SVG_MAX_REFS + 1 + SVG_MAX_MARKS];
+    int n;
+    double x0, y0, x1, y1;
+};
+
+struct spot {
+    double x, y;
+    enum svc_anchor an;
+};
+
+static const char *const anchor_names[3] = {"start", "middle", "end"};
+
+/* The first candidate where the text overlaps no placed label and stays in bounds; -1: none. */
+static int place(struct placer *pl, const struct spot *c, int nc, double size, int bold,
+                 const char *text)
+{
+    int chars = svc_text_chars(text, strlen(text));
+    for (int k = 0; k < nc; k++) {
+        struct svc_box b = svc_label_box(c[k].x, c[k].y, c[k].an, size, chars, bold);
+        int ok = b.x0 >= pl->x0 && b.x1 <= pl->x1 && b.y0 >= pl->y0 && b.y1 <= pl->y1;
+        for (int q = 0; q < pl->n && ok; q++)
+            ok = !svc_boxes_overlap(&pl->b[q], &b);
+        if (ok) {
+            pl->b[pl->n++] = b;
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* A panel's unit from an axis label's closing parentheses ("p99 latency (ms)" → "ms"). */
+static void unit_of(const char *label, char *buf, size_t n)
+{
+    size_t len = strlen(label);
+    const char *open = strrchr(label, '(');
+    buf[0] = '\0';
+    if (open && len > 0 && label[len - 1] == ')')
+        snprintf(buf, n, "%.*s", (int)(label + len - 1 - open - 1), open + 1);
+}
+
+/* Where each reference line's label goes (spot[r].an < 0: not drawn). */
+struct ref_spot {
+    int drawn;
+    struct spot at;
+};
+
+static void place_refs(struct placer *pl, const struct svg_panel *p, const struct axis *ax,
+                       const struct axis *ay, double x0, double y0, double pw, double ph,
+                       struct ref_spot *rs)
+{
+    for (int r = 0; r < p->n_refs; r++) {
+        const struct svg_ref *rf = &p->ref[r];
+        const struct axis *a = rf->vertical ? ax : ay;
+        rs[r].drawn = 0;
+        if (!rf->label[0] || !plottable(a->kind, rf->v))
+            continue;
+        double t = frac(a, rf->v);
+        struct spot c[12];
+        int nc = 0;
+        if (rf->vertical) {
+            double xa = x0 + t * pw;
+            for (int row = 0; row < 6; row++) {
+                struct spot right = {xa + 3, y0 + 11 + 12 * row, SVC_START},
+                            left = {xa - 3, y0 + 11 + 12 * row, SVC_END};
+                c[nc++] = t > 0.6 ? left : right;
+                c[nc++] = t > 0.6 ? right : left;
+            }
+        } else {
+            double ya = y0 + ph - t * ph;
+            c[nc++] = (struct spot){x0 + 4, ya - 4, SVC_START};
+            c[nc++] = (struct spot){x0 + pw - 4, ya - 4, SVC_END};
+            c[nc++] = (struct spot){x0 + 4, ya + 11, SVC_START};
+            c[nc++] = (struct spot){x0 + pw - 4, ya + 11, SVC_END};
+            c[nc++] = (struct spot){x0 + pw / 2, ya - 4, SVC_MIDDLE};
+            c[nc++] = (struct spot){x0 + pw / 2, ya + 11, SVC_MIDDLE};
+        }
+        int k = place(pl, c, nc, 10, 0, rf->label);
+        if (k >= 0) {
+            rs[r].drawn = 1;
+            rs[r].at = c[k];
+        }
+    }
+}
+
 /* Reference lines: the SLA black and dashed, a reference value dark grey and long-dashed, a
  * guide (the 99 % line) light grey and dotted. Lines go under the curves, labels (pass 1)
- * over them, on a white backing. */
+ * over them, on a white backing, where place_refs put them. */
 static void draw_refs(struct hw *wr, const struct svg_panel *p, const struct axis *ax,
-                      const struct axis *ay, double x0, double y0, double pw, double ph, int labels)
+                      const struct axis *ay, double x0, double y0, double pw, double ph,
+                      const struct ref_spot *rs)
 {
     static const char *const cls[3] = {"guide", "sla", "ref"};
     static const char *const col[3] = {"#8a8a8a", "#000000", "#444444"};
@@ -544,31 +656,33 @@ static void draw_refs(struct hw *wr, const struct svg_panel *p, const struct axi
         int k = rf->sla >= 0 && rf->sla <= 2 ? rf->sla : 0;
         if (!plottable(a->kind, rf->v))
             continue;
+        if (rs) {
+            if (!rs[r].drawn)
+                continue;
+            HW_MARKF(wr,
+                     "<text class=\"label%s\" data-axis=\"%s\" x=\"%.1f\" y=\"%.1f\" "
+                     "text-anchor=\"%s\" font-size=\"10\" fill=\"%s\" stroke=\"#ffffff\" "
+                     "stroke-width=\"3\" paint-order=\"stroke\">",
+                     k == SVG_REF_SLA ? " sla-label" : "", rf->vertical ? "x" : "y", rs[r].at.x,
+                     rs[r].at.y, anchor_names[rs[r].at.an], k ? "#000000" : "#555555");
+            hw_text(wr, rf->label);
+            HW_MARK(wr, "</text>\n");
+            continue;
+        }
         double t = frac(a, rf->v);
         double xa = rf->vertical ? x0 + t * pw : x0, xb = rf->vertical ? xa : x0 + pw;
         double ya = rf->vertical ? y0 : y0 + ph - t * ph, yb = rf->vertical ? y0 + ph : ya;
-        if (!labels) {
-            HW_MARKF(wr,
-                     "<line class=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-                     "stroke=\"%s\" stroke-width=\"%s\" stroke-dasharray=\"%s\"/>\n",
-                     cls[k], xa, ya, xb, yb, col[k], wid[k], dash[k]);
-            continue;
-        }
-        if (!rf->label[0])
-            continue;
-        double tx = rf->vertical ? xa + 3 : x0 + 4, ty = rf->vertical ? y0 + 11 + 12 * r : ya - 4;
-        const char *anchor = "start";
-        if (rf->vertical && t > 0.6) {
-            tx = xa - 3;
-            anchor = "end";
-        }
         HW_MARKF(wr,
-                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"10\" fill=\"%s\" "
-                 "stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">",
-                 tx, ty, anchor, k ? "#000000" : "#555555");
-        hw_text(wr, rf->label);
-        HW_MARK(wr, "</text>\n");
+                 "<line class=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                 "stroke=\"%s\" stroke-width=\"%s\" stroke-dasharray=\"%s\"/>\n",
+                 cls[k], xa, ya, xb, yb, col[k], wid[k], dash[k]);
     }
+}
+
+/* A value for a label: plain digits up to a million, then an exponent. */
+static void fmt_value(char *buf, size_t n, double v)
+{
+    snprintf(buf, n, fabs(v) < 1e6 ? "%.6g" : "%.3g", v);
 }
 
 static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy, double w, double h)
@@ -578,6 +692,8 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
     make_axis(p, 0, &ay);
     double x0 = ox + ML, y0 = oy + MT, pw = w - ML - MR, ph = h - MT - MB;
     struct proj pj[SVG_MAX_SERIES];
+    int n_off = 0;
+    double off_max = -INFINITY;
     for (int i = 0; i < p->n_series; i++) {
         const struct svg_series *s = &p->s[i];
         pj[i].n = s->n;
@@ -590,6 +706,12 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
         }
     }
     int order[SVG_MAX_SERIES], m = arrange(p, pj, order);
+    for (int q = 0; q < m; q++) /* off the top of a capped axis (merged series: once) */
+        for (int k = 0; k < p->s[order[q]].n; k++)
+            if (frac(&ay, p->s[order[q]].y[k]) > 1) {
+                n_off++;
+                off_max = p->s[order[q]].y[k] > off_max ? p->s[order[q]].y[k] : off_max;
+            }
     char merged[480] = "";
     for (int q = 0; q < m; q++) {
         const char *mg = p->s[order[q]].merged;
@@ -598,11 +720,89 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
         size_t len = strlen(merged);
         snprintf(merged + len, sizeof merged - len, "%s%s", len ? "; " : "same curve: ", mg);
     }
+    char xunit[64], yunit[64];
+    unit_of(p->xlabel, xunit, sizeof xunit);
+    unit_of(p->ylabel, yunit, sizeof yunit);
+    /* Labels: the reference lines' first, then the off-scale one, then the crossings. */
+    struct placer pl = {.n = 0, .x0 = ox + 2, .y0 = y0 - 12, .x1 = ox + w - 2, .y1 = y0 + ph};
+    struct ref_spot rs[SVG_MAX_REFS];
+    place_refs(&pl, p, &ax, &ay, x0, y0, pw, ph, rs);
+    char off[256] = "";
+    struct spot off_at = {0, 0, SVC_END};
+    if (n_off > 0) {
+        char top[32], hi[32];
+        fmt_value(top, sizeof top, ay.hi);
+        fmt_value(hi, sizeof hi, off_max);
+        snprintf(off, sizeof off, "↑ %d point%s above %s%s%s (up to %s%s%s)", n_off,
+                 n_off == 1 ? "" : "s", top, yunit[0] ? " " : "", yunit, hi, yunit[0] ? " " : "",
+                 yunit);
+        const struct spot c[6] = {
+            {x0 + pw - 4, y0 + 11, SVC_END},    {x0 + 4, y0 + 11, SVC_START},
+            {x0 + pw / 2, y0 + 11, SVC_MIDDLE}, {x0 + pw - 4, y0 + 22, SVC_END},
+            {x0 + 4, y0 + 22, SVC_START},       {x0 + pw / 2, y0 + 22, SVC_MIDDLE}};
+        int k = place(&pl, c, 6, 10, 0, off);
+        if (k >= 0)
+            off_at = c[k];
+        else
+            off[0] = '\0'; /* no room: the note says it */
+    }
+    struct spot mark_at[SVG_MAX_MARKS];
+    int mark_ok[SVG_MAX_MARKS], unlabelled = 0;
+    for (int k = 0; k < p->n_marks; k++) {
+        const struct svg_mark *mk = &p->mark[k];
+        mark_ok[k] = 0;
+        if (!mk->label[0] || !plottable(ax.kind, mk->x) || !plottable(ay.kind, mk->y))
+            continue;
+        double x = x0 + frac(&ax, mk->x) * pw, y = y0 + ph - frac(&ay, mk->y) * ph;
+        int twin = 0; /* the same crossing of a merged curve: labelled once */
+        for (int q = 0; q < k && !twin; q++)
+            twin = strcmp(p->mark[q].label, mk->label) == 0 &&
+                   fabs(x0 + frac(&ax, p->mark[q].x) * pw - x) < SVG_HIDE_PX &&
+                   fabs(y0 + ph - frac(&ay, p->mark[q].y) * ph - y) < SVG_HIDE_PX;
+        if (twin)
+            continue;
+        struct spot c[14];
+        int nc = 0;
+        for (int row = 0; row < 5; row++)
+            c[nc++] = (struct spot){x, y + 17 + 11 * row, SVC_MIDDLE};
+        for (int row = 0; row < 4; row++)
+            c[nc++] = (struct spot){x, y - 10 - 11 * row, SVC_MIDDLE};
+        c[nc++] = (struct spot){x + 9, y + 4, SVC_START};
+        c[nc++] = (struct spot){x - 9, y + 4, SVC_END};
+        int at = place(&pl, c, nc, 10, 1, mk->label);
+        if (at >= 0) {
+            mark_ok[k] = 1;
+            mark_at[k] = c[at];
+        } else {
+            unlabelled++;
+        }
+    }
     HW_MARKF(wr, "<g class=\"panel\" data-latency=\"%d\" data-title=\"", p->latency);
     hw_text(wr, p->title);
-    HW_MARK(wr, "\">\n");
+    HW_MARK(wr, "\"");
+    if (p->tenant[0]) {
+        HW_MARK(wr, " data-tenant=\"");
+        hw_text(wr, p->tenant);
+        HW_MARK2(wr, p->llm, "\" data-llm=\"1\"", "\"");
+    }
+    if (p->metric[0]) {
+        HW_MARK(wr, " data-metric=\"");
+        hw_text(wr, p->metric);
+        HW_MARK(wr, "\"");
+    }
+    if (xunit[0]) {
+        HW_MARK(wr, " data-xunit=\"");
+        hw_text(wr, xunit);
+        HW_MARK(wr, "\"");
+    }
+    if (yunit[0]) {
+        HW_MARK(wr, " data-yunit=\"");
+        hw_text(wr, yunit);
+        HW_MARK(wr, "\"");
+    }
+    HW_MARK(wr, ">\n");
     draw_axes(wr, p, &ax, &ay, x0, y0, pw, ph);
-    draw_refs(wr, p, &ax, &ay, x0, y0, pw, ph, 0);
+    draw_refs(wr, p, &ax, &ay, x0, y0, pw, ph, NULL);
     for (int q = 0; q < m; q++) {
         const struct svg_series *s = &p->s[order[q]];
         const struct proj *pr = &pj[order[q]];
@@ -620,23 +820,17 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
             HW_MARKF(wr, "%s%.1f,%.1f", k ? " " : "", pr->x[k], pr->y[k]);
         HW_MARK(wr, "\"/>\n");
         series_markers(wr, s, pr);
-        for (int k = 0; k < s->n; k++) /* off the top of a capped axis: say the value */
-            if (frac(&ay, s->y[k]) > 1) {
-                char v[32];
-                snprintf(v, sizeof v, "↑ %.3g", s->y[k]);
-                HW_MARKF(wr,
-                         "<text class=\"offscale\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
-                         "font-size=\"10\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"3\" "
-                         "paint-order=\"stroke\">",
-                         pr->x[k] - 6, y0 + 11 + 11 * (order[q] % 3), svg_colour(s->style));
-                hw_text(wr, v);
-                HW_MARK(wr, "</text>\n");
-            }
     }
-    /* Mark labels go under their ring, each on the first row where it overlaps no label
-     * placed before it (crossings of several strategies are often close together). */
-    double lx0[SVG_MAX_MARKS], lx1[SVG_MAX_MARKS], ly[SVG_MAX_MARKS];
-    int placed = 0;
+    if (off[0]) {
+        HW_MARKF(wr,
+                 "<text class=\"label offscale\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" "
+                 "font-size=\"10\" fill=\"#333333\" stroke=\"#ffffff\" stroke-width=\"3\" "
+                 "paint-order=\"stroke\">",
+                 off_at.x, off_at.y, anchor_names[off_at.an]);
+        hw_text(wr, off);
+        HW_MARK(wr, "</text>\n");
+    }
+    /* A ring where a curve crosses its SLA; its label where place() found room. */
     for (int k = 0; k < p->n_marks; k++) {
         const struct svg_mark *mk = &p->mark[k];
         if (!plottable(ax.kind, mk->x) || !plottable(ay.kind, mk->y))
@@ -646,32 +840,30 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
                  "<circle class=\"cross\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"none\" "
                  "stroke=\"%s\" stroke-width=\"2.2\"/>\n",
                  x, y, svg_colour(mk->style));
-        if (!mk->label[0])
+        if (!mark_ok[k])
             continue;
-        double half = 3.2 * (double)strlen(mk->label) + 2, row_y = y + 17;
-        for (int row = 0; row < 6; row++) {
-            row_y = y + 17 + 11 * row;
-            int clash = 0;
-            for (int q = 0; q < placed && !clash; q++)
-                clash = ly[q] == row_y && x - half < lx1[q] && x + half > lx0[q];
-            if (!clash)
-                break;
-        }
-        lx0[placed] = x - half;
-        lx1[placed] = x + half;
-        ly[placed++] = row_y;
         HW_MARKF(wr,
-                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\" "
+                 "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"10\" "
                  "font-weight=\"bold\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"3\" "
                  "paint-order=\"stroke\">",
-                 x, row_y, svg_colour(mk->style));
+                 mark_at[k].x, mark_at[k].y, anchor_names[mark_at[k].an], svg_colour(mk->style));
         hw_text(wr, mk->label);
         HW_MARK(wr, "</text>\n");
     }
-    draw_refs(wr, p, &ax, &ay, x0, y0, pw, ph, 1);
+    draw_refs(wr, p, &ax, &ay, x0, y0, pw, ph, rs);
     TEXT(wr, ox + 8, oy + 15, "start", "font-size=\"12\" font-weight=\"bold\"", p->title);
-    char note[sizeof p->note + sizeof merged + 8];
-    snprintf(note, sizeof note, "%s%s%s", p->note, p->note[0] && merged[0] ? " · " : "", merged);
+    char extra[200] = "";
+    if (n_off > 0 && !off[0])
+        snprintf(extra, sizeof extra, "%d points above the axis", n_off);
+    if (unlabelled > 0) {
+        size_t len = strlen(extra);
+        snprintf(extra + len, sizeof extra - len, "%s%d crossing%s unlabelled (the table has %s)",
+                 len ? " · " : "", unlabelled, unlabelled == 1 ? "" : "s",
+                 unlabelled == 1 ? "it" : "them");
+    }
+    char note[sizeof p->note + sizeof merged + sizeof extra + 8];
+    snprintf(note, sizeof note, "%s%s%s%s%s", p->note, p->note[0] && merged[0] ? " · " : "", merged,
+             (p->note[0] || merged[0]) && extra[0] ? " · " : "", extra);
     /* One line, cut to the panel's width (about 5.8 px a character at this size). */
     size_t fit = (size_t)((w - 16) / 5.8), chars = 0, k = 0;
     for (; note[k] && chars < fit; k++)
@@ -703,7 +895,8 @@ static void legend_swatch(struct hw *wr, double x, double y, int style, int poin
     }
     int shape = marker_of(style);
     HW_MARKF(wr, "<path fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\" d=\"",
-             shape == 5 ? "none" : svg_colour(style), svg_colour(style), shape == 5 ? "1.8" : "1");
+             stroked(shape) ? "none" : svg_colour(style), svg_colour(style),
+             stroked(shape) ? "1.8" : "1");
     marker(wr, shape, x + 15, y);
     HW_MARK(wr, "\"/>\n");
 }
@@ -734,25 +927,65 @@ static int legend_rows(const struct svg_figure *f, double width, double *ex, int
     return f->n_legend ? row + 1 : 0;
 }
 
+/* The panels left out for want of a curve, one line per reason: "No panel for a, b: why". */
+static int omitted_lines(const struct svg_figure *f, char lines[][400], int max)
+{
+    int n = 0;
+    for (int k = 0; k < f->n_panels; k++) {
+        const struct svg_panel *p = f->p[k];
+        if (p->n_series > 0)
+            continue;
+        const char *why = p->empty_why[0] ? p->empty_why : "no data";
+        int seen = 0;
+        for (int q = 0; q < k && !seen; q++)
+            seen = f->p[q]->n_series == 0 &&
+                   strcmp(f->p[q]->empty_why[0] ? f->p[q]->empty_why : "no data", why) == 0;
+        if (seen || n == max)
+            continue;
+        size_t len = (size_t)snprintf(lines[n], sizeof lines[0], "No panel for ");
+        int first = 1;
+        for (int q = k; q < f->n_panels; q++) {
+            const struct svg_panel *o = f->p[q];
+            if (o->n_series > 0 || strcmp(o->empty_why[0] ? o->empty_why : "no data", why) != 0)
+                continue;
+            if (len < sizeof lines[0])
+                len += (size_t)snprintf(lines[n] + len, sizeof lines[0] - len, "%s%s",
+                                        first ? "" : ", ", o->title);
+            first = 0;
+        }
+        if (len < sizeof lines[0])
+            snprintf(lines[n] + len, sizeof lines[0] - len, ": %s", why);
+        n++;
+    }
+    return n;
+}
+
 void svg_fig_write(struct hw *wr, struct svg_figure *f, int standalone)
 {
-    int cols = f->n_panels < f->cols ? (f->n_panels > 0 ? f->n_panels : 1) : f->cols;
-    int rows = (f->n_panels + cols - 1) / cols;
+    /* A panel without a curve is not drawn: the figure says which and why. */
+    char omitted[4][400];
+    int n_omit = omitted_lines(f, omitted, 4), drawn = 0;
+    struct svg_panel *keep[SVG_MAX_PANELS];
+    for (int k = 0; k < f->n_panels; k++)
+        if (f->p[k]->n_series > 0)
+            keep[drawn++] = f->p[k];
+    int cols = drawn < f->cols ? (drawn > 0 ? drawn : 1) : f->cols;
+    int rows = (drawn + cols - 1) / cols;
     double width = cols * f->panel_w, ex[SVG_MAX_SERIES];
     int erow[SVG_MAX_SERIES];
     width = width < 420 ? 420 : width;
     if (width < 24 + 7.8 * (double)strlen(f->title)) /* the title must fit */
         width = 24 + 7.8 * (double)strlen(f->title);
     int lrows = legend_rows(f, width, ex, erow);
-    double top = (f->title[0] ? 26 : 4) + lrows * 18 + (lrows ? 6 : 0);
+    double top = (f->title[0] ? 26 : 4) + lrows * 18 + (lrows ? 6 : 0) + 15 * n_omit;
     double height = top + rows * f->panel_h;
     if (standalone)
         HW_MARK(wr, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     HW_MARKF(wr,
-             "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"figure\" id=\"fig-%s\" "
+             "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"figure%s\" id=\"fig-%s\" "
              "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"%s\" "
              "role=\"img\" aria-label=\"",
-             f->id, width, height, width, height, FONT);
+             f->verdict ? " verdict" : "", f->id, width, height, width, height, FONT);
     hw_text(wr, f->title);
     HW_MARK(wr, "\">\n<title>");
     hw_text(wr, f->title);
@@ -765,8 +998,11 @@ void svg_fig_write(struct hw *wr, struct svg_figure *f, int standalone)
         legend_swatch(wr, ex[k], y, f->legend[k].style, f->legend[k].points_only);
         TEXT(wr, ex[k] + 36, y + 4, "start", "font-size=\"11\"", f->legend[k].label);
     }
-    for (int k = 0; k < f->n_panels; k++)
-        draw_panel(wr, f->p[k], (k % cols) * f->panel_w, top + (k / cols) * f->panel_h, f->panel_w,
+    for (int k = 0; k < n_omit; k++)
+        TEXT(wr, 10, top - 15 * (n_omit - k) + 8, "start",
+             "class=\"omitted\" font-size=\"11\" fill=\"#444444\"", omitted[k]);
+    for (int k = 0; k < drawn; k++)
+        draw_panel(wr, keep[k], (k % cols) * f->panel_w, top + (k / cols) * f->panel_h, f->panel_w,
                    f->panel_h);
     HW_MARK(wr, "</svg>\n");
 }

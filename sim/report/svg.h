@@ -11,8 +11,17 @@
  * this module wrote (svgcheck.h reads them back).
  *
  * Styles: style k has a colour from the Okabe–Ito palette without its yellow (readable
- * on white and by the three common colour-vision deficiencies), a dash pattern and a
- * marker, so two curves differ in at least two of colour, dash and marker, and in print.
+ * on white and by the three common colour-vision deficiencies), a dash pattern and one of
+ * eight markers. The marker turns with the colour each round of six styles, so the 48
+ * styles are 48 different (colour, marker) pairs: two strategies never share a marker in
+ * one colour, also where only markers are drawn (svgcheck tests the pairs it reads back).
+ *
+ * Readability (issue 37; svgcheck tests each on the page): a panel without a curve is not
+ * drawn, the figure names it and why (empty_why); points above a capped axis get one label
+ * per panel ("↑ 3 points above 6000 ms"); every label inside a panel (a reference line's,
+ * the off-scale one, a crossing's) is placed where it overlaps no other, and a crossing
+ * label with no free place is left to the table the caller draws; a figure that shows the
+ * page's verdict says so (verdict: class "figure verdict").
  *
  * Invariant (checked by svgcheck): no series is drawn fully hidden by the series drawn
  * after it. Before a panel is written, series whose plotted points coincide within
@@ -31,7 +40,7 @@ struct hw;
 #define SVG_MAX_MARKS 64
 #define SVG_MAX_PANELS 96
 #define SVG_MAX_CATS 64
-#define SVG_NSTYLES 24  /* 6 colours × 4 dashes, markers cycling with the colour */
+#define SVG_NSTYLES 48  /* 6 colours × 8 markers; the dash cycles through 4 */
 #define SVG_HIDE_PX 1.0 /* a curve within this of another, everywhere, is hidden by it */
 
 /* Axes. SVG_TAIL plots a probability p at −log10(1 − p) (p ≤ 0.9999), labelled as a
@@ -67,7 +76,11 @@ struct svg_mark {
 
 struct svg_panel {
     char title[160];
-    char note[240]; /* a line under the title, e.g. "no SLA in the scenario" */
+    char tenant[64];     /* whose panel (data-tenant), "" for none */
+    char metric[32];     /* what it plots (data-metric), e.g. "p99_ms", "ttft_p99_ms", "cdf" */
+    int llm;             /* the tenant is an LLM service (data-llm) */
+    char empty_why[120]; /* why it may hold no curve, said when it is left out */
+    char note[240];      /* a line under the title, e.g. "no SLA in the scenario" */
     char xlabel[200], ylabel[200];
     enum svg_axis xa, ya;
     double xmin, xmax, ymin, ymax; /* NaN: from the data (and references) */
@@ -85,6 +98,7 @@ struct svg_panel {
 struct svg_figure {
     char id[64];
     char title[240];
+    int verdict; /* the figure the page's verdict rests on: drawn first, class "verdict" */
     int cols, panel_w, panel_h;
     int n_panels;
     struct svg_panel *p[SVG_MAX_PANELS];

@@ -21,9 +21,52 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { A_CLASS, A_ID, A_LABEL, A_TITLE, A_LATENCY, A_POINTS_ONLY, A_POINTS, N_ATTR };
+enum {
+    A_CLASS,
+    A_ID,
+    A_LABEL,
+    A_TITLE,
+    A_LATENCY,
+    A_POINTS_ONLY,
+    A_POINTS,
+    A_X,
+    A_Y,
+    A_ANCHOR,
+    A_SIZE,
+    A_WEIGHT,
+    A_STROKE,
+    A_DASH,
+    A_SHAPE,
+    A_TENANT,
+    A_LLM,
+    A_METRIC,
+    A_XUNIT,
+    A_YUNIT,
+    A_AXIS,
+    N_ATTR
+};
 static const char *const attr_names[N_ATTR] = {
-    "class", "id", "data-label", "data-title", "data-latency", "data-points-only", "points",
+    "class",
+    "id",
+    "data-label",
+    "data-title",
+    "data-latency",
+    "data-points-only",
+    "points",
+    "x",
+    "y",
+    "text-anchor",
+    "font-size",
+    "font-weight",
+    "stroke",
+    "stroke-dasharray",
+    "data-shape",
+    "data-tenant",
+    "data-llm",
+    "data-metric",
+    "data-xunit",
+    "data-yunit",
+    "data-axis",
 };
 
 /* The attributes of one tag that matter here, pointing into the text (NULL: absent). */
@@ -36,6 +79,23 @@ struct series {
     char label[128];
     int n, cap, points_only;
     double *x, *y;
+    int has_colour;
+    unsigned colour; /* 0xRRGGBB of its line or, when it has them, of its markers */
+    char shape[16];  /* its markers' data-shape, "" without markers */
+    char dash[24];
+};
+
+/* A label inside a panel: its box and the start of its text, for the message. */
+struct label {
+    struct svc_box b;
+    char text[48];
+};
+
+/* A curve of the figure, by label (the first name of a merged "a = b"). */
+struct fig_curve {
+    char key[128];
+    unsigned colour;
+    char shape[16], dash[24];
 };
 
 struct reader {
@@ -48,6 +108,27 @@ struct reader {
     struct series s[SVC_MAX_SERIES];
     int n_series;
     long long panel_points;
+    /* the panel's kind (data-*): whose latency, of what, the units of its axes */
+    char tenant[80], metric[40], xunit[24], yunit[24];
+    int llm;
+    /* the <text> being read inside the panel */
+    int in_text, text_label, text_offscale;
+    char text_axis;
+    double tx, ty, tsize;
+    enum svc_anchor tanchor;
+    int tbold;
+    char txt[256];
+    size_t txt_len;
+    int txt_chars;
+    struct label labels[SVC_MAX_LABELS];
+    int n_labels, n_offscale;
+    /* the figure: its curves' styles, and whether every panel so far holds only one merged
+     * curve, the same one */
+    struct fig_curve *fc;
+    int n_fc, fc_cap, fig_panels, fig_same;
+    char fig_label[128];
+    /* the page */
+    int page_verdict, first_is_verdict;
 };
 
 static int is_ws(char c)
@@ -114,6 +195,103 @@ static void problem(struct svc_report *r, const char *fmt, const char *a, const 
 {
     if (!r->first[0])
         snprintf(r->first, sizeof r->first, fmt, a, b);
+}
+
+static void problemf(struct svc_report *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void problemf(struct svc_report *r, const char *fmt, ...)
+{
+    if (r->first[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->first, sizeof r->first, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- labels ----------------------------------------------------------------------------- */
+
+/* DejaVu Sans, the pages' first font: about 0.6 em a character (digits 0.64, lower case
+ * 0.55 to 0.62), bold 0.66; 0.76 em above the baseline, 0.24 below. */
+struct svc_box svc_label_box(double x, double y, enum svc_anchor anchor, double size, int chars,
+                             int bold)
+{
+    double w = chars * size * (bold ? 0.66 : 0.6);
+    double x0 = anchor == SVC_START ? x : anchor == SVC_MIDDLE ? x - w / 2 : x - w;
+    return (struct svc_box){x0, y - 0.76 * size, x0 + w, y + 0.24 * size};
+}
+
+int svc_boxes_overlap(const struct svc_box *a, const struct svc_box *b)
+{
+    double w = fmin(a->x1, b->x1) - fmax(a->x0, b->x0);
+    double h = fmin(a->y1, b->y1) - fmax(a->y0, b->y0);
+    return w > 0.5 && h > 0.5;
+}
+
+int svc_text_chars(const char *s, size_t n)
+{
+    int chars = 0;
+    for (size_t k = 0; k < n; k++) {
+        unsigned char c = (unsigned char)s[k];
+        if ((c & 0xC0) == 0x80)
+            continue;
+        if (c == '&') { /* an entity is one character */
+            size_t q = k + 1;
+            while (q < n && q < k + 10 && s[q] != ';' && s[q] != '&')
+                q++;
+            if (q < n && s[q] == ';')
+                k = q;
+        }
+        chars++;
+    }
+    return chars;
+}
+
+/* A bounded copy of an attribute's value as a number; NAN when it is none. */
+static double attr_num(const struct attrs *a, int which)
+{
+    char buf[40];
+    if (!a->v[which] || a->len[which] == 0 || a->len[which] >= sizeof buf)
+        return NAN;
+    memcpy(buf, a->v[which], a->len[which]);
+    buf[a->len[which]] = '\0';
+    char *end;
+    double v = strtod(buf, &end);
+    return end != buf && isfinite(v) ? v : NAN;
+}
+
+static void attr_copy(const struct attrs *a, int which, char *buf, size_t cap)
+{
+    shown(buf, cap, a->v[which] ? a->v[which] : "", a->v[which] ? a->len[which] : 0);
+}
+
+/* "#RRGGBB" into 0xRRGGBB; 0 when it is not one. */
+static int colour_of(const struct attrs *a, int which, unsigned *out)
+{
+    const char *v = a->v[which];
+    if (!v || a->len[which] != 7 || v[0] != '#')
+        return 0;
+    unsigned c = 0;
+    for (int k = 1; k < 7; k++) {
+        char h = v[k];
+        int d = h >= '0' && h <= '9'   ? h - '0'
+                : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                       : -1;
+        if (d < 0)
+            return 0;
+        c = c << 4 | (unsigned)d;
+    }
+    *out = c;
+    return 1;
+}
+
+static double colour_dist(unsigned a, unsigned b)
+{
+    double dr = (double)(a >> 16 & 255) - (double)(b >> 16 & 255);
+    double dg = (double)(a >> 8 & 255) - (double)(b >> 8 & 255);
+    double db = (double)(a & 255) - (double)(b & 255);
+    return sqrt(dr * dr + dg * dg + db * db);
 }
 
 /* Does the class attribute hold the token? */
@@ -242,11 +420,20 @@ static int add_series(struct reader *rd, const struct attrs *a)
     if (a->v[A_LABEL])
         shown(s->label, 121, a->v[A_LABEL], a->len[A_LABEL]);
     s->points_only = attr_is(a, A_POINTS_ONLY, "1");
+    s->has_colour = colour_of(a, A_STROKE, &s->colour);
+    attr_copy(a, A_DASH, s->dash, sizeof s->dash);
     return a->v[A_POINTS] ? parse_points(rd, s, a->v[A_POINTS], a->len[A_POINTS]) : 0;
 }
 
 static void open_panel(struct reader *rd, const struct attrs *a)
 {
+    attr_copy(a, A_TENANT, rd->tenant, sizeof rd->tenant);
+    attr_copy(a, A_METRIC, rd->metric, sizeof rd->metric);
+    attr_copy(a, A_XUNIT, rd->xunit, sizeof rd->xunit);
+    attr_copy(a, A_YUNIT, rd->yunit, sizeof rd->yunit);
+    rd->llm = attr_is(a, A_LLM, "1");
+    rd->in_text = 0;
+    rd->n_labels = rd->n_offscale = 0;
     rd->in_panel = 1;
     rd->g_depth = 1;
     rd->panel_svg_depth = rd->svg_depth;
@@ -257,6 +444,156 @@ static void open_panel(struct reader *rd, const struct attrs *a)
         shown(rd->title, sizeof rd->title, a->v[A_TITLE], a->len[A_TITLE]);
     rd->n_series = 0;
     rd->panel_points = 0;
+}
+
+/* The panel's curves join the figure's: a label not seen before must not share its marker,
+ * in nearly the same colour, with another label's (a line without markers: its dash too). */
+static int fig_curves(struct reader *rd)
+{
+    struct svc_report *r = rd->r;
+    for (int i = 0; i < rd->n_series; i++) {
+        const struct series *s = &rd->s[i];
+        if (!s->has_colour || s->n == 0)
+            continue;
+        char key[128];
+        const char *eq = strstr(s->label, " = ");
+        size_t kl = eq ? (size_t)(eq - s->label) : strlen(s->label);
+        snprintf(key, sizeof key, "%.*s", (int)kl, s->label);
+        int seen = 0;
+        for (int q = 0; q < rd->n_fc && !seen; q++)
+            seen = strcmp(rd->fc[q].key, key) == 0;
+        if (seen)
+            continue;
+        for (int q = 0; q < rd->n_fc; q++) {
+            const struct fig_curve *c = &rd->fc[q];
+            if (strcmp(c->shape, s->shape) != 0 ||
+                colour_dist(c->colour, s->colour) >= SVC_NEAR_COLOUR)
+                continue;
+            if (!s->shape[0] && strcmp(c->dash, s->dash) != 0)
+                continue;
+            r->palette++;
+            problemf(r,
+                     "figure \"%.60s\": the curves \"%.100s\" and \"%.100s\" share a marker "
+                     "(%s) in nearly the same colour (#%06X, #%06X)",
+                     rd->fig, c->key, key, s->shape[0] ? s->shape : "none", c->colour, s->colour);
+            break;
+        }
+        if (rd->n_fc == SVC_MAX_FIGURE_CURVES)
+            return fail(rd, "the figure has more than %d differently labelled curves",
+                        SVC_MAX_FIGURE_CURVES);
+        if (rd->n_fc == rd->fc_cap) {
+            rd->fc_cap = rd->fc_cap ? 2 * rd->fc_cap : 16;
+            rd->fc = ss_xrealloc(rd->fc, (size_t)rd->fc_cap * sizeof *rd->fc);
+        }
+        struct fig_curve *c = &rd->fc[rd->n_fc++];
+        snprintf(c->key, sizeof c->key, "%s", key);
+        c->colour = s->colour;
+        snprintf(c->shape, sizeof c->shape, "%s", s->shape);
+        snprintf(c->dash, sizeof c->dash, "%s", s->dash);
+    }
+    return 0;
+}
+
+/* A figure ends: panels that each hold only the same merged curve say one thing N times. */
+static void close_figure(struct reader *rd)
+{
+    if (rd->fig_panels >= 2 && rd->fig_same) {
+        rd->r->same_panels++;
+        problemf(rd->r,
+                 "figure \"%.60s\": its %d panels each hold only the curve \"%.100s\" (merge "
+                 "them, or omit them with a note)",
+                 rd->fig, rd->fig_panels, rd->fig_label);
+    }
+    rd->n_fc = 0;
+    rd->fig_panels = 0;
+    rd->fig_same = 1;
+}
+
+/* An SLA text ("SLA: TTFT p99 ≤ 2 s"): words, not a JSON key; on a line of an axis with a
+ * unit, the value in that unit. */
+static void sla_text(struct reader *rd)
+{
+    const char *t = strstr(rd->txt, "SLA:");
+    if (!t)
+        return;
+    static const char le[] = "\xE2\x89\xA4"; /* ≤ */
+    const char *op = strstr(t, le);
+    const char *end = op ? op : t + strlen(t);
+    if (memchr(t, '_', (size_t)(end - t))) {
+        rd->r->sla_words++;
+        problem(rd->r, "panel \"%.200s\": \"%.120s\" names an SLA by its key, not in words",
+                rd->title, rd->txt);
+        return;
+    }
+    const char *axis_unit = rd->text_axis == 'x'   ? rd->xunit
+                            : rd->text_axis == 'y' ? rd->yunit
+                                                   : "";
+    if (!op || !axis_unit[0])
+        return;
+    const char *p = op + 3;
+    while (*p == ' ')
+        p++;
+    while ((*p >= '0' && *p <= '9') || *p == '.' || *p == ',' || *p == 'e' || *p == '+' ||
+           *p == '-')
+        p++;
+    while (*p == ' ')
+        p++;
+    size_t ul = strcspn(p, " ;,()");
+    if (ul != strlen(axis_unit) || memcmp(p, axis_unit, ul) != 0) {
+        rd->r->sla_words++;
+        problemf(rd->r, "panel \"%.200s\": \"%.120s\" is not in the unit of its axis (%s)",
+                 rd->title, rd->txt, axis_unit);
+    }
+}
+
+/* A </text> inside a panel: an off-scale label counts, a label must not overlap another. */
+static int close_text(struct reader *rd)
+{
+    rd->in_text = 0;
+    rd->txt[rd->txt_len] = '\0';
+    sla_text(rd);
+    rd->n_offscale += rd->text_offscale;
+    if (!rd->text_label || !isfinite(rd->tx) || !isfinite(rd->ty) || !isfinite(rd->tsize))
+        return 0;
+    if (rd->n_labels == SVC_MAX_LABELS)
+        return fail(rd, "the panel has more than %d labels", SVC_MAX_LABELS);
+    struct label *l = &rd->labels[rd->n_labels];
+    l->b = svc_label_box(rd->tx, rd->ty, rd->tanchor, rd->tsize, rd->txt_chars, rd->tbold);
+    snprintf(l->text, sizeof l->text, "%.47s", rd->txt);
+    for (int q = 0; q < rd->n_labels; q++)
+        if (svc_boxes_overlap(&rd->labels[q].b, &l->b)) {
+            rd->r->overlap++;
+            problemf(rd->r, "panel \"%.200s\": the labels \"%s\" and \"%s\" overlap", rd->title,
+                     rd->labels[q].text, l->text);
+        }
+    rd->n_labels++;
+    return 0;
+}
+
+static void open_text(struct reader *rd, const struct attrs *a)
+{
+    rd->in_text = 1;
+    rd->txt_len = 0;
+    rd->txt_chars = 0;
+    rd->text_label = has_class(a, "label");
+    rd->text_offscale = has_class(a, "offscale");
+    rd->text_axis = attr_is(a, A_AXIS, "x") ? 'x' : attr_is(a, A_AXIS, "y") ? 'y' : 0;
+    rd->tx = attr_num(a, A_X);
+    rd->ty = attr_num(a, A_Y);
+    rd->tsize = attr_num(a, A_SIZE);
+    rd->tanchor = attr_is(a, A_ANCHOR, "middle") ? SVC_MIDDLE
+                  : attr_is(a, A_ANCHOR, "end")  ? SVC_END
+                                                 : SVC_START;
+    rd->tbold = attr_is(a, A_WEIGHT, "bold");
+}
+
+/* The text between tags inside a <text>: kept (its start) and counted. */
+static void text_content(struct reader *rd, const char *p, const char *stop)
+{
+    size_t n = (size_t)(stop - p), room = sizeof rd->txt - 1 - rd->txt_len;
+    rd->txt_chars += svc_text_chars(p, n);
+    shown(rd->txt + rd->txt_len, room + 1, p, n < room ? n : room);
+    rd->txt_len += n < room ? n : room;
 }
 
 /* The panel is read: its promises, after the work it needs is known to be within bounds. */
@@ -273,6 +610,38 @@ static int close_panel(struct reader *rd)
             problem(r, "latency panel \"%.200s\" has no SLA line%.1s", rd->title, "");
         }
     }
+    int with_points = 0;
+    for (int i = 0; i < rd->n_series; i++)
+        with_points += rd->s[i].n > 0;
+    if (with_points == 0) {
+        r->empty++;
+        problem(r, "panel \"%.200s\" has no curve: a panel without data (omit it and say why)%.1s",
+                rd->title, "");
+    }
+    if (rd->n_offscale > 1) {
+        r->offscale++;
+        problemf(r,
+                 "panel \"%.200s\" has %d off-scale labels (one per panel: \"N points above "
+                 "…\")",
+                 rd->title, rd->n_offscale);
+    }
+    int token = strncmp(rd->metric, "ttft", 4) == 0 || strncmp(rd->metric, "tpot", 4) == 0 ||
+                strncmp(rd->metric, "itl", 3) == 0;
+    if (rd->latency && rd->llm && !token && !rd->has_sla) {
+        r->llm_request++;
+        problemf(r,
+                 "panel \"%.200s\": the whole-request latency of the LLM service \"%.60s\" with "
+                 "no SLA (its TTFT and TPOT are what it is judged on)",
+                 rd->title, rd->tenant);
+    }
+    if (fig_curves(rd))
+        return -1;
+    int one_merged = rd->n_series == 1 && strstr(rd->s[0].label, " = ");
+    if (!one_merged || (rd->fig_panels > 0 && strcmp(rd->fig_label, rd->s[0].label) != 0))
+        rd->fig_same = 0;
+    else if (rd->fig_panels == 0)
+        snprintf(rd->fig_label, sizeof rd->fig_label, "%s", rd->s[0].label);
+    rd->fig_panels++;
     long long later = rd->panel_points;
     for (int i = 0; i < rd->n_series; i++) {
         later -= rd->s[i].n;
@@ -309,6 +678,8 @@ static int open_element(struct reader *rd, const char *name, size_t nl, const st
 #define IS(lit) (nl == sizeof lit - 1 && memcmp(name, lit, nl) == 0)
     if (IS("html"))
         rd->html_open = 1;
+    if (IS("p") && has_class(a, "verdict"))
+        rd->page_verdict = 1;
     if (IS("svg")) {
         if (rd->in_figure) {
             rd->svg_depth += !self_closing;
@@ -319,6 +690,16 @@ static int open_element(struct reader *rd, const char *name, size_t nl, const st
             rd->in_figure = !self_closing;
             rd->svg_depth = 1;
             shown(rd->fig, 64, a->v[A_ID] ? a->v[A_ID] : "", a->v[A_ID] ? a->len[A_ID] : 0);
+            int verdict = has_class(a, "verdict");
+            if (rd->r->figures == 1) {
+                rd->first_is_verdict = verdict;
+            } else if (verdict) {
+                rd->r->verdict_late++;
+                problem(rd->r,
+                        "figure \"%.60s\" shows the verdict but is not the page's first figure%.1s",
+                        rd->fig, "");
+            }
+            close_figure(rd);
         }
     }
     if (IS("g")) {
@@ -338,6 +719,15 @@ static int open_element(struct reader *rd, const char *name, size_t nl, const st
         rd->has_sla = 1;
     if (IS("polyline") && has_class(a, "series"))
         return add_series(rd, a);
+    if (IS("path") && has_class(a, "marker") && rd->n_series > 0) {
+        struct series *s = &rd->s[rd->n_series - 1];
+        if (!s->shape[0] && a->v[A_SHAPE] && colour_of(a, A_STROKE, &s->colour)) {
+            attr_copy(a, A_SHAPE, s->shape, sizeof s->shape);
+            s->has_colour = 1;
+        }
+    }
+    if (IS("text") && !self_closing)
+        open_text(rd, a);
     return 0;
 #undef IS
 }
@@ -346,12 +736,15 @@ static int close_element(struct reader *rd, const char *name, size_t nl)
 {
     if (nl == 4 && memcmp(name, "html", 4) == 0)
         rd->html_closed = 1;
+    if (nl == 4 && memcmp(name, "text", 4) == 0 && rd->in_panel && rd->in_text)
+        return close_text(rd);
     if (nl == 1 && name[0] == 'g' && rd->in_panel && --rd->g_depth == 0)
         return close_panel(rd);
     if (nl == 3 && memcmp(name, "svg", 3) == 0 && rd->in_figure) {
         if (rd->in_panel && rd->svg_depth == rd->panel_svg_depth)
             return fail(rd, "the figure closes inside the panel (no </g>)");
         if (--rd->svg_depth == 0) {
+            close_figure(rd);
             rd->in_figure = 0;
             rd->fig[0] = '\0';
         }
@@ -495,6 +888,8 @@ static int read_page(struct reader *rd)
         const char *stop = lt ? lt : end;
         if (rd->in_panel && !rd->says_none && find(p, stop, "no SLA"))
             rd->says_none = 1;
+        if (rd->in_panel && rd->in_text)
+            text_content(rd, p, stop);
         if (!lt)
             break;
         p = lt;
@@ -508,6 +903,13 @@ static int read_page(struct reader *rd)
         return fail(rd, "the file ends inside the figure (no </svg>): it is cut");
     if (rd->html_open && !rd->html_closed)
         return fail(rd, "the page ends before </html>: it is cut");
+    if (rd->page_verdict && rd->r->figures > 0 && !rd->first_is_verdict) {
+        rd->r->verdict_late++;
+        problem(rd->r,
+                "the page's first figure is not the one its verdict rests on (no figure of class "
+                "\"verdict\" first)%.1s%.1s",
+                "", "");
+    }
     return 0;
 }
 
@@ -518,10 +920,14 @@ int svc_check_mem(const char *text, size_t len, struct svc_report *r)
     rd->text = rd->at = text;
     rd->end = text + len;
     rd->r = r;
+    rd->fig_same = 1;
     int rc = read_page(rd);
     free_series(rd);
+    free(rd->fc);
     free(rd);
-    return rc ? -1 : r->hidden + r->sla_missing;
+    return rc ? -1
+              : r->hidden + r->sla_missing + r->empty + r->offscale + r->overlap + r->palette +
+                    r->sla_words + r->llm_request + r->same_panels + r->verdict_late;
 }
 
 int svc_check_text(const char *text, struct svc_report *r)

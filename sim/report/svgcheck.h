@@ -1,7 +1,12 @@
 /*
- * svgcheck — reads back what svg.c plotted and checks the two promises of the report
- * figures: every latency panel shows its SLA line (or says it has none), and no curve is
- * fully hidden by the curves drawn after it. The check works on the written SVG text
+ * svgcheck — reads back what svg.c plotted and checks the promises of the report figures:
+ * every latency panel shows its SLA line (or says it has none), and no curve is fully hidden
+ * by the curves drawn after it; and that a figure is readable (issue 37): no panel without a
+ * curve, at most one off-scale label per panel, no two labels of a panel on top of each
+ * other, no two curves of a figure with the same marker in nearly the same colour, SLA labels
+ * in words with the unit of their axis, no whole-request latency of an LLM service drawn
+ * without an SLA, no figure whose panels each hold nothing but the same merged curve, and a
+ * page's first figure is the one its verdict rests on. The check works on the written SVG text
  * (pixel points, as a browser draws them), not on the data, so it also catches two
  * different data series that land on the same pixels.
  *
@@ -27,6 +32,25 @@
 #define SVC_MAX_PANEL_POINTS 100000 /* points of all curves of one panel */
 #define SVC_MAX_PAIRS 10000000LL    /* Σ over a page's curves of points × later points */
 #define SVC_MAX_NUMBER_CHARS 64     /* characters of one coordinate */
+#define SVC_MAX_LABELS 256          /* labels inside one panel (svg.c writes at most 72) */
+#define SVC_MAX_FIGURE_CURVES 1024  /* differently labelled curves of one figure */
+
+/* Two colours closer than this (Euclidean distance in 0..255 RGB) read as the same one. */
+#define SVC_NEAR_COLOUR 60.0
+
+/* The box a label takes: its estimated extent in pixels. svg.c places its labels with the
+ * same estimate, so what it avoids is what the checker tests. */
+struct svc_box {
+    double x0, y0, x1, y1;
+};
+enum svc_anchor { SVC_START, SVC_MIDDLE, SVC_END };
+/* A line of `chars` characters at (x, y) (the baseline) of font size `size`. */
+struct svc_box svc_label_box(double x, double y, enum svc_anchor anchor, double size, int chars,
+                             int bold);
+/* Do the boxes share more than half a pixel both ways? */
+int svc_boxes_overlap(const struct svc_box *a, const struct svc_box *b);
+/* Characters (UTF-8 code points, an entity as one) of n bytes of text as written. */
+int svc_text_chars(const char *s, size_t n);
 
 struct svc_line {
     int n;
@@ -47,6 +71,14 @@ struct svc_report {
     int latency_panels;
     int sla_missing;  /* latency panels with neither an SLA line nor "no SLA" */
     int hidden;       /* series fully hidden by later ones */
+    int empty;        /* panels without a curve */
+    int offscale;     /* panels with more than one off-scale label */
+    int overlap;      /* pairs of labels of a panel that overlap */
+    int palette;      /* pairs of curves of a figure with the same marker, nearly one colour */
+    int sla_words;    /* SLA texts naming a JSON key, or in another unit than their axis */
+    int llm_request;  /* whole-request latency panels of an LLM service without an SLA */
+    int same_panels;  /* figures whose panels all hold only the same merged curve */
+    int verdict_late; /* pages whose first figure is not the one the verdict rests on */
     long long points; /* points of every curve read */
     long long pairs;  /* Σ over curves of their points × the later curves' points */
     long long work;   /* distance tests the hidden-curve check made (≤ 2 × pairs) */
@@ -56,7 +88,8 @@ struct svc_report {
 
 /*
  * Checks every <g class="panel"> of an HTML page or SVG file (text as written by
- * svg_fig_write). Returns hidden + sla_missing (0: the promises hold), or -1 when the text
+ * svg_fig_write). Returns the number of broken promises (hidden + sla_missing + the
+ * readability counts above; 0: they hold), or -1 when the text
  * cannot be checked — cut inside a figure, a tag or a comment, a malformed or non-finite
  * point, a limit above exceeded — with r->error saying where (line, figure, panel, curve)
  * and what is wrong. svc_check_mem takes the text's length (it may hold NUL bytes).

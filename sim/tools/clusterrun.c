@@ -15,6 +15,7 @@
 #include "base/jsonv.h"
 #include "base/util.h"
 #include "cluster/cl_report.h"
+#include "report/html.h"
 #include "tools/partial.h"
 #include "tools/pool.h"
 
@@ -386,9 +387,10 @@ static double sample_mean(const cJSON *o, const char *key)
  * The outputs from every experiment's JSON text (res[n]) into the files opened in f (those
  * whose paths are set) and the summary table: what one run writes, whatever ran where.
  */
-static void write_outputs(const struct cl_scenario *s, const struct clr_opts *o, char **res,
-                          const char *const *paths, struct ss_out *f)
+static int write_outputs(const struct cl_scenario *s, const struct clr_opts *o, char **res,
+                         const char *const *paths, struct ss_out *f, char *err, size_t errlen)
 {
+    int rc = 0;
     long n = (long)s->n_policies * s->n_seeds;
     cJSON **item = ss_xcalloc((size_t)n, sizeof *item);
     for (long k = 0; k < n; k++) {
@@ -540,6 +542,17 @@ static void write_outputs(const struct cl_scenario *s, const struct clr_opts *o,
                 write_csv_cols(s, ex, f[2].fp, "frag_pct", 0);
             if (paths[3])
                 write_csv_cols(s, ex, f[3].fp, "frag_ratio", 0);
+            if (paths[4]) {
+                /* --html: the page of this one result, read back as --json writes it (its
+                 * numbers are raw 6-digit text in doc, jv_out_add) */
+                char *txt = cJSON_PrintUnformatted(doc);
+                cJSON *back = txt ? cJSON_Parse(txt) : NULL;
+                free(txt);
+                struct ht_cluster hc = {NULL, NULL, NULL, NULL, &back, 1, NULL};
+                rc = back ? ht_cluster_page(f[4].fp, &hc, err, errlen)
+                          : ss_errf(err, errlen, "out of memory writing the cluster page");
+                cJSON_Delete(back);
+            }
         }
         free(ex);
     }
@@ -548,7 +561,11 @@ static void write_outputs(const struct cl_scenario *s, const struct clr_opts *o,
         cJSON_Delete(item[k]);
     free(item);
     cJSON_Delete(doc);
+    return rc;
 }
+
+/* --json, --csv, --csv-frag, --csv-frag-ratio, --html */
+#define CLR_N_OUT 5
 
 int clr_run(const struct cl_scenario *s, const struct clr_opts *o, char *err, size_t errlen)
 {
@@ -563,16 +580,17 @@ int clr_run(const struct cl_scenario *s, const struct clr_opts *o, char *err, si
     int sharded = o->shard.n > 1;
     /* Outputs are opened first: a bad path fails now, not after the experiments. A shard
      * writes its partial file only. */
-    const char *paths[4] = {NULL, NULL, NULL, NULL};
+    const char *paths[CLR_N_OUT] = {NULL, NULL, NULL, NULL, NULL};
     if (!sharded) {
         paths[0] = o->json_path;
         paths[1] = o->csv_path;
         paths[2] = o->csv_frag_path;
         paths[3] = o->csv_ratio_path;
+        paths[4] = o->html_path;
     }
-    struct ss_out f[4];
+    struct ss_out f[CLR_N_OUT];
     struct part_out part;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < CLR_N_OUT; i++)
         if (paths[i] && ss_out_open(&f[i], paths[i], err, errlen)) {
             for (int k = 0; k < i; k++)
                 if (paths[k])
@@ -594,9 +612,9 @@ int clr_run(const struct cl_scenario *s, const struct clr_opts *o, char *err, si
         else
             part_abort(&part);
     } else if (rc == 0) {
-        write_outputs(s, o, x.res, paths, f);
+        rc = write_outputs(s, o, x.res, paths, f, err, errlen);
     }
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < CLR_N_OUT; i++) {
         if (!paths[i])
             continue;
         if (rc)

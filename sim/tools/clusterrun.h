@@ -28,6 +28,7 @@ struct clr_opts {
     const char *csv_frag_path;  /* inflate: fragment amount (analysis_frag_discrete.csv) */
     const char *csv_ratio_path; /* inflate: fragmentation ratio
                                    (analysis_frag_ratio_discrete.csv) */
+    const char *html_path; /* the page of the result (report/html.h ht_cluster_page) */
     /* progress on stderr: 0 none; CLR_PROGRESS_BAR (a terminal) a bar redrawn per
      * experiment; CLR_PROGRESS_LINES (--progress without one) about ten lines. Either way
      * an experiment still running after CLR_PROGRESS_AFTER_S seconds adds a line per tenth

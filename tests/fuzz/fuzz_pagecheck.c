@@ -38,12 +38,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (strncmp(r.error, "line ", 5) != 0)
             abort();
     } else {
-        if (rc < 0 || rc != r.hidden + r.sla_missing || r.error[0])
+        if (rc < 0 || r.error[0] ||
+            rc != r.hidden + r.sla_missing + r.empty + r.offscale + r.overlap + r.palette +
+                      r.sla_words + r.llm_request + r.same_panels + r.verdict_late)
             abort();
         if ((rc > 0) != (r.first[0] != '\0'))
             abort();
     }
     if (r.hidden > r.series || r.sla_missing > r.latency_panels || r.latency_panels > r.panels)
+        abort();
+    if (r.empty > r.panels || r.offscale > r.panels || r.llm_request > r.latency_panels ||
+        r.same_panels > r.figures || r.verdict_late > r.figures + 1)
         abort();
     if (r.pairs < 0 || r.work < 0 || r.work > 2 * r.pairs)
         abort();
