@@ -9,6 +9,7 @@
 #include "report/hw.h"
 #include "core/metric.h"
 #include "core/rdoc.h"
+#include "core/verdict.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -174,17 +175,23 @@ void ht_metric_head(struct hw *wr, const struct ht_cols *c)
 
 /* A tenant's verdict on its p99 target: met when it is stable, its p99 is within the target
  * and nothing failed or was rejected. */
-static void verdict_cell(struct hw *wr, const cJSON *t, double sla)
+/* The tenant's verdict, as every other output gives it (core/verdict.h): "✓ meets" or "✗" and
+ * the first reason; "none" without an SLA ("overloaded" when it is unstable). */
+static void verdict_cell(struct hw *wr, const struct scenario *sc, const cJSON *doc,
+                         const cJSON *t)
 {
-    double p99 = rd_fig(t, MT_TENANT, TM_LAT_P99);
-    int over = rd_stable(t) == 0;
-    if (!isfinite(sla))
-        HW_MARK2(wr, over, "<td class=\"l miss\">overloaded</td>", "<td class=\"l\">none</td>");
-    else if (!over && isfinite(p99) && p99 <= sla && !(rd_fig(t, MT_TENANT, TM_FAILED) > 0) &&
-             !(rd_fig(t, MT_TENANT, TM_REJECTED) > 0))
+    struct vd_verdict v;
+    vd_judge_json(sc, doc, t, &v);
+    if (!v.has_sla)
+        HW_MARK2(wr, rd_stable(t) == 0, "<td class=\"l miss\">overloaded</td>",
+                 "<td class=\"l\">none</td>");
+    else if (v.meets)
         HW_MARK(wr, "<td class=\"l ok\">✓ meets</td>");
-    else
-        HW_MARK(wr, "<td class=\"l miss\">✗ misses</td>");
+    else {
+        HW_MARK(wr, "<td class=\"l miss\">✗ ");
+        hw_text(wr, v.reason);
+        HW_MARK(wr, "</td>");
+    }
 }
 
 void ht_metric_cells(struct hw *wr, const struct ht_cols *c, const struct scenario *sc,
@@ -196,7 +203,7 @@ void ht_metric_cells(struct hw *wr, const struct ht_cols *c, const struct scenar
             double sla = ht_sla_ms(sc, doc, rd_name(obj), m->sla_key);
             ht_td(wr, sla, 1, "%.0f");
             if (c->verdict)
-                verdict_cell(wr, obj, sla);
+                verdict_cell(wr, sc, doc, obj);
         }
         ht_td(wr, mt_doc(m, obj, 0), m->show_scale, m->doc_fmt);
     }
