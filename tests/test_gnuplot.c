@@ -267,6 +267,53 @@ static void test_page_figures(void)
     CU_ASSERT_FALSE(tu_exists("/PWNED-d"));
 }
 
+/* The MIG slice grids are drawn, not plotted: `report gnuplot` writes them as a canvas script
+ * (rectangles and labels at the page's pixels) that renders like the figures, names quoted. */
+static void test_mig_layouts(void)
+{
+    const char *t = tu_tmpdir();
+    static const char *const evil = "c`touch PWNED-m`;'q @m $x";
+    char *scn = tu_fixture_write(
+        "gp-mig.json", "golden/mig.json",
+        "{\"tenants.0.name\": \"%s\", \"strategies.0.layout.0.tenants\": [\"%s\"], "
+        "\"strategies.1.layout.0.tenants\": [\"%s\", \"batch\"], "
+        "\"strategies.2.layout.0.tenants\": [\"%s\", \"embed\", \"batch\"], \"replications\": "
+        "1, \"stop\": {\"duration_s\": 4}, \"warmup\": {\"duration_s\": 0.5}}",
+        evil, evil, evil, evil);
+    char cmd[4096], out[4096], err[2048];
+    snprintf(cmd, sizeof cmd, "run '%s' --quiet --json '%s/gp-mig-r.json'", scn, t);
+    int rc = tu_cli(cmd, NULL, 0, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\n  %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    snprintf(cmd, sizeof cmd, "report gnuplot '%s/gp-mig-r.json' --scenario '%s' --out '%s/gp-mig'",
+             t, scn, t);
+    rc = tu_cli(cmd, out, sizeof out, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\n  %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    TU_CHECK_CONTAINS(out, "/gp-mig/mig-occupancy.gp");
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/gp-mig", t);
+    char *gp = tu_slurp_in(dir, "mig-occupancy.gp");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(gp);
+    /* one instance rectangle per row of each instance, and its labels; the name quoted */
+    TU_CHECK_CONTAINS(gp, " rect from ");
+    TU_CHECK_CONTAINS(gp, "'3g.40gb'");
+    TU_CHECK_CONTAINS(gp, "'c`touch PWNED-m`;''q @m $x'");
+    TU_CHECK_CONTAINS(gp, "'mig-alone · GPU 0'");
+    free(gp);
+    if (!have_gnuplot()) {
+        printf("(render skipped: gnuplot is not installed; `make test` installs gnuplot-nox) ");
+        return;
+    }
+    CU_ASSERT_EQUAL(render(dir, "mig-occupancy"), 0);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/PWNED-m", dir);
+    CU_ASSERT_FALSE(tu_exists(path));
+    CU_ASSERT_FALSE(tu_exists("/PWNED-m"));
+}
+
 static void test_bad_input(void)
 {
     char err[2048];
@@ -295,6 +342,8 @@ void test_gnuplot_register(void)
          test_tiny_script},
         {"report gnuplot: every figure of a sweep's page renders (PNG size, PDF)",
          test_page_figures},
+        {"report gnuplot: the MIG layouts drawn as a canvas (rectangles, labels), rendered",
+         test_mig_layouts},
         {"report gnuplot: --out required, a page without figures, bad input", test_bad_input},
         {NULL, NULL},
     };

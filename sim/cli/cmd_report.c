@@ -454,31 +454,51 @@ struct gp_sink {
     char names[GP_MAX_FIGURES][72];
 };
 
-static int gp_sink_figure(void *ctx, const struct svg_figure *f, char *err, size_t errlen)
+/* A file name for figure `id`: the id with anything but [A-Za-z0-9._-] as '-', unique among
+ * the page's. -1 when the page has too many. */
+static int gp_name(struct gp_sink *g, const char *id, char *name, size_t n, char *err,
+                   size_t errlen)
 {
-    struct gp_sink *g = ctx;
-    char name[72];
     if (g->n >= GP_MAX_FIGURES)
         return ss_errf(err, errlen, "gnuplot: more than %d figures on one page", GP_MAX_FIGURES);
-    /* A file name: the figure's id with anything but [A-Za-z0-9._-] as '-', unique. */
     char base[56];
-    snprintf(base, sizeof base, "%.55s", f->id[0] ? f->id : "figure");
+    snprintf(base, sizeof base, "%.55s", id[0] ? id : "figure");
     for (char *c = base; *c; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
               *c == '-' || *c == '_' || (*c == '.' && c != base)))
             *c = '-';
-    snprintf(name, sizeof name, "%s", base);
+    snprintf(name, n, "%s", base);
     for (int k = 0, again = 1; again && k < GP_MAX_FIGURES; k++) {
         again = 0;
         for (int q = 0; q < g->n; q++)
             again |= strcmp(g->names[q], name) == 0;
         if (again)
-            snprintf(name, sizeof name, "%s-%d", base, k + 2);
+            snprintf(name, n, "%s-%d", base, k + 2);
     }
-    if (gp_write_figure(g->dir, name, f, g->source, err, errlen))
-        return -1;
     snprintf(g->names[g->n++], sizeof g->names[0], "%s", name);
     return 0;
+}
+
+static int gp_sink_figure(void *ctx, const struct svg_figure *f, char *err, size_t errlen)
+{
+    struct gp_sink *g = ctx;
+    char name[72];
+    if (gp_name(g, f->id, name, sizeof name, err, errlen))
+        return -1;
+    if (gp_write_figure(g->dir, name, f, g->source, err, errlen))
+        return -1;
+    return 0;
+}
+
+/* A drawing that is not a plot (the MIG slice grids): a canvas of its own. */
+static struct gp_canvas *gp_sink_canvas(void *ctx, const char *id, int width, int height,
+                                        const char *title, char *err, size_t errlen)
+{
+    struct gp_sink *g = ctx;
+    char name[72];
+    if (gp_name(g, id, name, sizeof name, err, errlen))
+        return NULL;
+    return gp_canvas_open(g->dir, name, width, height, title, g->source, err, errlen);
 }
 
 /* html (gp_dir NULL): the page to -o; gnuplot: the page to nowhere, its figures to gp_dir. */
@@ -548,6 +568,7 @@ static int page_run(int n, char **args, const struct ropts *o, const char *gp_di
         if (rc == 0)
             rc = ss_out_open(&out, "/dev/null", err, sizeof err);
         ht_set_figure_sink(gp_sink_figure, sink);
+        ht_set_canvas_sink(gp_sink_canvas, sink);
     } else if (rc == 0) {
         rc = ss_out_open(&out, o->out ? o->out : "-", err, sizeof err);
     }
@@ -596,6 +617,7 @@ static int page_run(int n, char **args, const struct ropts *o, const char *gp_di
             ss_out_abort(&out);
     }
     ht_set_figure_sink(NULL, NULL);
+    ht_set_canvas_sink(NULL, NULL);
     if (rc == 0 && sink && sink->n == 0)
         rc = ss_errf(err, sizeof err,
                      "gnuplot: the page of these results has no figure (a single result draws "

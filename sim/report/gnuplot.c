@@ -504,3 +504,109 @@ int gp_write_figure(const char *dir, const char *name, const struct svg_figure *
     fprintf(fp, "\n  unset multiplot\n  set output\n}\n");
     return ss_out_commit(&o, err, errlen);
 }
+
+/* ---- drawings that are not plots (gnuplot.h) ---------------------------------------- */
+
+struct gp_canvas {
+    struct ss_out o;
+    char name[128];
+    int width, height, n;
+};
+
+struct gp_canvas *gp_canvas_open(const char *dir, const char *name, int width, int height,
+                                 const char *title, const char *source, char *err, size_t errlen)
+{
+    struct gp_canvas *c = ss_xcalloc(1, sizeof *c);
+    char file[160];
+    snprintf(c->name, sizeof c->name, "%s", name);
+    snprintf(file, sizeof file, "%s.gp", name);
+    if (ss_out_open_entry(&c->o, dir, file, err, errlen)) {
+        free(c);
+        return NULL;
+    }
+    c->width = width;
+    c->height = height;
+    FILE *fp = c->o.fp;
+    fprintf(fp, "# %s.gp: ", name);
+    comment_text(fp, title);
+    if (source && *source) {
+        fprintf(fp, ", from ");
+        comment_text(fp, source);
+    }
+    fprintf(fp,
+            ".\n# Written by `sharesim report gnuplot` (docs/report.md). Renders %s.png (%d x %d "
+            "pixels)\n# and %s.pdf next to this script: gnuplot %s.gp\n"
+            "# A drawing in the page's pixel coordinates (y down): rectangles and labels.\n",
+            name, width, height, name, name);
+    fprintf(fp, "reset\nhere = ''\n"
+                "do for [i = strlen(ARG0):1:-1] { if (ARG0[i:i] eq '/') { here = ARG0[1:i]; "
+                "break } }\n");
+    return c;
+}
+
+/* Colours are the page's own literals (#RRGGBB), never data: checked, or black. */
+static const char *rgb_or_black(const char *rgb)
+{
+    if (!rgb || strlen(rgb) != 7 || rgb[0] != '#')
+        return "#000000";
+    for (int k = 1; k < 7; k++)
+        if (!strchr("0123456789abcdefABCDEF", rgb[k]))
+            return "#000000";
+    return rgb;
+}
+
+void gp_canvas_rect(struct gp_canvas *c, double x, double y, double w, double h, enum gp_fill fill,
+                    const char *fill_rgb, const char *border_rgb)
+{
+    static const char *const styles[] = {"fs solid 1.0 border", "fs empty border",
+                                         "fs transparent pattern 4 border"};
+    fprintf(c->o.fp,
+            "set object %d rect from %.1f,%.1f to %.1f,%.1f fc rgb '%s' %s lc rgb '%s'%s "
+            "back\n",
+            ++c->n, x, y, x + w, y + h, rgb_or_black(fill_rgb), styles[fill],
+            rgb_or_black(border_rgb), fill == GP_FILL_DASHED ? " dt 2" : "");
+}
+
+void gp_canvas_text(struct gp_canvas *c, double x, double y, double px, const char *rgb, int bold,
+                    int centre, const char *s)
+{
+    /* 1 px is 0.75 pt in both terminals: the PNG at 96 dpi, the PDF at width / 96 inches */
+    fprintf(c->o.fp, "set label %d ", c->n + 1);
+    c->n++;
+    gp_quote(c->o.fp, s);
+    fprintf(c->o.fp, " at %.1f,%.1f %s font '%s,%.4g' tc rgb '%s' noenhanced front\n", x, y,
+            centre ? "center" : "left", bold ? "DejaVu Sans Bold" : "DejaVu Sans", px * 0.75,
+            rgb_or_black(rgb));
+}
+
+int gp_canvas_close(struct gp_canvas *c, char *err, size_t errlen)
+{
+    FILE *fp = c->o.fp;
+    fprintf(fp,
+            "set xrange [0:%d]\nset yrange [%d:0]\nset margins 0, 0, 0, 0\nunset border\n"
+            "unset tics\nunset key\n",
+            c->width, c->height);
+    fprintf(fp,
+            "do for [out in 'png pdf'] {\n  if (out eq 'png') {\n"
+            "    set terminal pngcairo size %d,%d noenhanced background '#ffffff'\n"
+            "    set output here.",
+            c->width, c->height);
+    gp_quote(fp, c->name);
+    fprintf(fp,
+            ".'.png'\n  } else {\n    set terminal pdfcairo size %.4f,%.4f noenhanced\n"
+            "    set output here.",
+            c->width / 96.0, c->height / 96.0);
+    gp_quote(fp, c->name);
+    fprintf(fp, ".'.pdf'\n  }\n  plot NaN notitle\n  set output\n}\n");
+    int rc = ss_out_commit(&c->o, err, errlen);
+    free(c);
+    return rc;
+}
+
+void gp_canvas_abort(struct gp_canvas *c)
+{
+    if (!c)
+        return;
+    ss_out_abort(&c->o);
+    free(c);
+}

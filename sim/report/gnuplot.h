@@ -48,4 +48,24 @@ void gp_size(const struct svg_figure *f, int *width, int *height);
 int gp_write_figure(const char *dir, const char *name, const struct svg_figure *f,
                     const char *source, char *err, size_t errlen);
 
+/*
+ * A drawing that is not a plot (a MIG slice grid): rectangles and labels in the page's pixel
+ * coordinates (y down), as the SVG draws them, written to DIR/NAME.gp as `set object` and
+ * `set label` commands; the script renders NAME.png (width x height) and NAME.pdf like a
+ * figure's. Strings go through gp_quote.
+ */
+struct gp_canvas;
+enum gp_fill { GP_FILL_SOLID, GP_FILL_DASHED, GP_FILL_HATCHED };
+struct gp_canvas *gp_canvas_open(const char *dir, const char *name, int width, int height,
+                                 const char *title, const char *source, char *err, size_t errlen);
+void gp_canvas_rect(struct gp_canvas *c, double x, double y, double w, double h, enum gp_fill fill,
+                    const char *fill_rgb, const char *border_rgb);
+/* px: the font size in pixels; centre: centred at x, else starting there. */
+void gp_canvas_text(struct gp_canvas *c, double x, double y, double px, const char *rgb, int bold,
+                    int centre, const char *s);
+/* Writes the rendering commands and commits the script; frees c either way. 0 or -1. */
+int gp_canvas_close(struct gp_canvas *c, char *err, size_t errlen);
+/* Frees c without writing anything (the page failed). */
+void gp_canvas_abort(struct gp_canvas *c);
+
 #endif

@@ -13,6 +13,7 @@
  */
 #include "report/html.h"
 #include "report/htint.h"
+#include "report/gnuplot.h"
 #include "core/rdoc.h"
 #include "base/util.h"
 
@@ -41,17 +42,28 @@ static int by_start(const void *a, const void *b)
     return ((const struct inst *)a)->start - ((const struct inst *)b)->start;
 }
 
-static void cell_text(struct hw *wr, double x, double y, const char *size, const char *fill,
+/* Where a grid is drawn: the page's SVG, and under `report gnuplot` a gnuplot canvas too
+ * (gnuplot.h), with the same rectangles and labels at the same pixels. */
+struct cv {
+    struct hw *svg;
+    struct gp_canvas *gp; /* NULL: SVG only */
+};
+
+static void cell_text(struct cv *c, double x, double y, const char *size, const char *fill,
                       const char *s)
 {
-    HW_MARKF(wr, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"%s\" fill=\"%s\">",
-             x, y, size, fill);
-    hw_text(wr, s);
-    HW_MARK(wr, "</text>\n");
+    HW_MARKF(c->svg,
+             "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"%s\" fill=\"%s\">", x,
+             y, size, fill);
+    hw_text(c->svg, s);
+    HW_MARK(c->svg, "</text>\n");
+    if (c->gp)
+        gp_canvas_text(c->gp, x, y - 3, atof(size), fill, 0, 1, s);
 }
 
-static void free_cell(struct hw *wr, double x, double y, double w, double h, int stranded)
+static void free_cell(struct cv *c, double x, double y, double w, double h, int stranded)
 {
+    struct hw *wr = c->svg;
     if (stranded) {
         HW_MARKF(wr,
                  "<rect class=\"stranded\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
@@ -62,13 +74,47 @@ static void free_cell(struct hw *wr, double x, double y, double w, double h, int
                  "font-weight=\"bold\" fill=\"#8A2D00\" stroke=\"#ffffff\" stroke-width=\"3\" "
                  "paint-order=\"stroke\">stranded</text>\n",
                  x + w / 2, y + h / 2 + 3);
+        if (c->gp) {
+            gp_canvas_rect(c->gp, x + 1, y + 1, w - 2, h - 2, GP_FILL_HATCHED, "#B03A00",
+                           "#B03A00");
+            gp_canvas_text(c->gp, x + w / 2, y + h / 2, 8, "#8A2D00", 1, 1, "stranded");
+        }
     } else {
         HW_MARKF(wr,
                  "<rect class=\"free\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                  "fill=\"#ffffff\" stroke=\"#999999\" stroke-dasharray=\"3 2\"/>\n",
                  x + 1, y + 1, w - 2, h - 2);
-        cell_text(wr, x + w / 2, y + h / 2 + 3, "9", "#666666", "free");
+        if (c->gp)
+            gp_canvas_rect(c->gp, x + 1, y + 1, w - 2, h - 2, GP_FILL_DASHED, "#ffffff", "#999999");
+        cell_text(c, x + w / 2, y + h / 2 + 3, "9", "#666666", "free");
     }
+}
+
+/* An instance's slices in one row. */
+static void inst_box(struct cv *c, double x, double y, double w, double h, const char *fill)
+{
+    HW_MARKF(c->svg,
+             "<rect class=\"instance\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+             "fill=\"%s\" stroke=\"#333333\"/>\n",
+             x, y, w, h, fill);
+    if (c->gp)
+        gp_canvas_rect(c->gp, x, y, w, h, GP_FILL_SOLID, fill, "#333333");
+}
+
+/* A line of text that starts at x (titles and captions). */
+static void line_text(struct cv *c, double x, double y, const char *size, int bold,
+                      const char *fill, const char *s)
+{
+    if (bold)
+        HW_MARKF(c->svg, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%s\" font-weight=\"bold\">", x, y,
+                 size);
+    else
+        HW_MARKF(c->svg, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%s\" fill=\"%s\">", x, y, size,
+                 fill);
+    hw_text(c->svg, s);
+    HW_MARK(c->svg, "</text>\n");
+    if (c->gp)
+        gp_canvas_text(c->gp, x, y - 4, atof(size), bold ? "#000000" : fill, bold, 0, s);
 }
 
 /* Can some profile of the GPU cover memory slice k using only free slices and free compute? */
@@ -91,7 +137,7 @@ static int coverable(const struct gpu_profile *gp, const int *mused, int k, int 
 }
 
 /* One GPU's block at (ox, oy). */
-static void gpu_block(struct hw *wr, const char *strategy, int gi, const cJSON *gj,
+static void gpu_block(struct cv *cv, const char *strategy, int gi, const cJSON *gj,
                       const struct gpu_profile *gp, double ox, double oy)
 {
     int C = gp->mig_compute_slices > 0 ? gp->mig_compute_slices : 7;
@@ -136,17 +182,15 @@ static void gpu_block(struct hw *wr, const char *strategy, int gi, const cJSON *
 
     char title[160];
     snprintf(title, sizeof title, "%s · GPU %d%s", strategy, gi, n ? "" : " (unused)");
-    HW_MARKF(wr, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" font-weight=\"bold\">", ox, oy + 14);
-    hw_text(wr, title);
-    HW_MARK(wr, "</text>\n");
-    cell_text(wr, ox + LW / 2 - 4, yc + CH / 2 + 4, "10", "#333333", "compute");
-    cell_text(wr, ox + LW / 2 - 4, ym + MH / 2 + 4, "10", "#333333", "memory");
+    line_text(cv, ox, oy + 14, "12", 1, NULL, title);
+    cell_text(cv, ox + LW / 2 - 4, yc + CH / 2 + 4, "10", "#333333", "compute");
+    cell_text(cv, ox + LW / 2 - 4, ym + MH / 2 + 4, "10", "#333333", "memory");
     /* Free cells first: compute (the result's count of stranded, leftmost free first),
      * memory (uncoverable free slices first, then others up to the result's count). */
     int left = sc_n;
     for (int q = 0; q < C; q++)
         if (!cused[q])
-            free_cell(wr, x0 + q * ccw, yc, ccw, CH, left-- > 0);
+            free_cell(cv, x0 + q * ccw, yc, ccw, CH, left-- > 0);
     int strand[16] = {0}, marked = 0;
     for (int q = 0; q < M && marked < sm_n; q++)
         if (!mused[q] && !coverable(gp, mused, q, free_c)) {
@@ -160,39 +204,34 @@ static void gpu_block(struct hw *wr, const char *strategy, int gi, const cJSON *
         }
     for (int q = 0; q < M; q++)
         if (!mused[q])
-            free_cell(wr, x0 + q * CW, ym, CW, MH, strand[q]);
+            free_cell(cv, x0 + q * CW, ym, CW, MH, strand[q]);
     for (int k = 0; k < n; k++) {
         const char *tint = tints[k % 6];
         double cx = x0 + in[k].cs * ccw, cw = in[k].csl * ccw;
         double mx = x0 + in[k].start * CW, mw = in[k].msl * CW;
-        HW_MARKF(wr,
-                 "<rect class=\"instance\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                 "fill=\"%s\" stroke=\"#333333\"/>\n",
-                 cx + 1, yc + 1, cw - 2, CH - 2, tint);
-        HW_MARKF(wr,
-                 "<rect class=\"instance\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                 "fill=\"%s\" stroke=\"#333333\"/>\n",
-                 mx + 1, ym + 1, mw - 2, MH - 2, tint);
+        inst_box(cv, cx + 1, yc + 1, cw - 2, CH - 2, tint);
+        inst_box(cv, mx + 1, ym + 1, mw - 2, MH - 2, tint);
         /* The compute row says how many SMs, the memory row who runs there and how busy. */
         const struct mig_profile *mp = cal_mig_find(gp, in[k].j.profile);
         char buf[96];
         snprintf(buf, sizeof buf, "%d SM", mp ? mp->sm_count : 0);
-        cell_text(wr, cx + cw / 2, yc + CH / 2 + 4, "9.5", "#111111", buf);
+        cell_text(cv, cx + cw / 2, yc + CH / 2 + 4, "9.5", "#111111", buf);
         const char *fs = in[k].msl == 1 ? "8.5" : "10";
-        cell_text(wr, mx + mw / 2, ym + 15, fs, "#111111", in[k].j.profile);
+        cell_text(cv, mx + mw / 2, ym + 15, fs, "#111111", in[k].j.profile);
         rd_instance_tenants(&in[k].j, buf, sizeof buf);
-        cell_text(wr, mx + mw / 2, ym + 30, fs, "#111111", buf);
+        cell_text(cv, mx + mw / 2, ym + 30, fs, "#111111", buf);
         double u = in[k].j.utilization;
         if (isfinite(u)) {
             snprintf(buf, sizeof buf, "%.0f %%%s", u * 100, in[k].msl == 1 ? "" : " busy");
-            cell_text(wr, mx + mw / 2, ym + 45, fs, "#111111", buf);
-            HW_MARKF(wr,
+            cell_text(cv, mx + mw / 2, ym + 45, fs, "#111111", buf);
+            double bw = (mw - 8) * (u < 0 ? 0 : u > 1 ? 1 : u);
+            HW_MARKF(cv->svg,
                      "<rect class=\"busy\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"7\" "
                      "fill=\"#0072B2\"/>\n",
-                     mx + 4, ym + MH - 12,
-                     (mw - 8) * (u < 0   ? 0
-                                 : u > 1 ? 1
-                                         : u));
+                     mx + 4, ym + MH - 12, bw);
+            if (cv->gp)
+                gp_canvas_rect(cv->gp, mx + 4, ym + MH - 12, bw, 7, GP_FILL_SOLID, "#0072B2",
+                               "#0072B2");
         }
     }
     char cap[200], fgd[32] = "–";
@@ -200,10 +239,7 @@ static void gpu_block(struct hw *wr, const char *strategy, int gi, const cJSON *
         snprintf(fgd, sizeof fgd, "%.3f", g.fgd + 0.0);
     snprintf(cap, sizeof cap, "stranded: %d compute, %d memory slice%s · FGD %s", sc_n, sm_n,
              sm_n == 1 ? "" : "s", fgd);
-    HW_MARKF(wr, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10.5\" fill=\"%s\">", x0, ym + MH + 15,
-             sc_n + sm_n ? "#8A2D00" : "#333333");
-    hw_text(wr, cap);
-    HW_MARK(wr, "</text>\n");
+    line_text(cv, x0, ym + MH + 15, "10.5", 0, sc_n + sm_n ? "#8A2D00" : "#333333", cap);
 }
 
 int ht_mig_section(struct hw *wr, const cJSON *doc, const struct gpu_profile *gp,
@@ -237,6 +273,18 @@ int ht_mig_section(struct hw *wr, const cJSON *doc, const struct gpu_profile *gp
              "<text x=\"10\" y=\"18\" font-size=\"14\" font-weight=\"bold\">MIG layouts: each "
              "instance's compute and memory slices</text>\n",
              verdict ? " verdict" : "", width, height, width, height, width, height);
+    struct cv cv = {mem, NULL};
+    void *sink_ctx;
+    ht_canvas_sink sink = ht_canvas_sink_of(&sink_ctx);
+    if (sink) {
+        static const char title[] = "MIG layouts: each instance's compute and memory slices";
+        cv.gp = sink(sink_ctx, "mig-occupancy", (int)width, (int)height, title, err, errlen);
+        if (!cv.gp) {
+            hw_mem_free(mem);
+            return -1;
+        }
+        gp_canvas_text(cv.gp, 10, 14, 14, "#000000", 1, 0, title);
+    }
     int line = 0;
     RD_EACH_STRATEGY(s, doc)
     {
@@ -245,7 +293,7 @@ int ht_mig_section(struct hw *wr, const cJSON *doc, const struct gpu_profile *gp
         int gi = 0;
         RD_EACH_GPU(g, s)
         {
-            gpu_block(mem, rd_name(s), gi, g, gp, 10 + (gi % cols) * BW,
+            gpu_block(&cv, rd_name(s), gi, g, gp, 10 + (gi % cols) * BW,
                       30 + (line + gi / cols) * BH);
             gi++;
         }
@@ -280,5 +328,9 @@ int ht_mig_section(struct hw *wr, const cJSON *doc, const struct gpu_profile *gp
         }
     }
     hw_mem_free(mem);
+    if (cv.gp && rc)
+        gp_canvas_abort(cv.gp);
+    else if (cv.gp && gp_canvas_close(cv.gp, err, errlen))
+        rc = -1;
     return rc ? -1 : blocks;
 }

@@ -76,6 +76,21 @@ void ht_set_figure_sink(ht_figure_sink fn, void *ctx)
     sink_ctx = ctx;
 }
 
+static ht_canvas_sink canvas_fn;
+static void *canvas_ctx;
+
+void ht_set_canvas_sink(ht_canvas_sink fn, void *ctx)
+{
+    canvas_fn = fn;
+    canvas_ctx = ctx;
+}
+
+ht_canvas_sink ht_canvas_sink_of(void **ctx)
+{
+    *ctx = canvas_ctx;
+    return canvas_fn;
+}
+
 int ht_figure(struct hw *wr, struct svg_figure *f, const char *svg_prefix, char *err, size_t errlen)
 {
     struct hw svg;
@@ -177,8 +192,7 @@ void ht_metric_head(struct hw *wr, const struct ht_cols *c)
  * and nothing failed or was rejected. */
 /* The tenant's verdict, as every other output gives it (core/verdict.h): "✓ meets" or "✗" and
  * the first reason; "none" without an SLA ("overloaded" when it is unstable). */
-static void verdict_cell(struct hw *wr, const struct scenario *sc, const cJSON *doc,
-                         const cJSON *t)
+static void verdict_cell(struct hw *wr, const struct scenario *sc, const cJSON *doc, const cJSON *t)
 {
     struct vd_verdict v;
     vd_judge_json(sc, doc, t, &v);

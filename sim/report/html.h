@@ -52,6 +52,18 @@ struct ht_study {
 struct svg_figure;
 typedef int (*ht_figure_sink)(void *ctx, const struct svg_figure *f, char *err, size_t errlen);
 void ht_set_figure_sink(ht_figure_sink fn, void *ctx);
+/*
+ * The same for a drawing that is not a plot (the MIG slice grids, ht_mig_section): while set,
+ * the page asks fn for a gnuplot canvas (report/gnuplot.h) for the drawing `id` of width x
+ * height pixels, draws into it what it draws into the SVG, and closes it. fn returns NULL with
+ * err to stop the page. fn NULL: none.
+ */
+struct gp_canvas;
+typedef struct gp_canvas *(*ht_canvas_sink)(void *ctx, const char *id, int width, int height,
+                                            const char *title, char *err, size_t errlen);
+void ht_set_canvas_sink(ht_canvas_sink fn, void *ctx);
+/* The canvas sink set now, and its context (NULL: none). */
+ht_canvas_sink ht_canvas_sink_of(void **ctx);
 
 /* Writes the page to fp: 0, or -1 with err (bad metric, unreadable CDF, a figure file). */
 int ht_study_page(FILE *fp, const struct ht_study *st, char *err, size_t errlen);
