@@ -174,13 +174,47 @@ static void deciding_cells(struct hw *wr, const cJSON *c, const struct tenant_cf
         ht_td(wr, rt_num(cJSON_GetObjectItemCaseSensitive(c, f[k].key), t->name), 1, "%.4g");
 }
 
+/* A candidate's flags (its JSON "flags"), each in words after a warning sign. */
+static void flag_words(struct hw *wr, const cJSON *c)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(c, "flags"))
+    {
+        HW_MARK(wr, "<br><strong>⚠ ");
+        hw_text(wr, ht_str(f, "text"));
+        HW_MARK(wr, "</strong>");
+    }
+}
+
+/* The headroom: the load factor at which it first misses ("×1.28"), "&gt; ×8" when it never
+ * did, "&lt; ×1" when it misses at the planned load, "–" when not measured (the note says why). */
+static void headroom_cell(struct hw *wr, const cJSON *h)
+{
+    double hi = rt_num(h, "misses_at"), lo = rt_num(h, "meets_at");
+    const char *note = ht_str(h, "note");
+    HW_MARK(wr, "<td>");
+    if (!cJSON_IsObject(h))
+        HW_MARK(wr, "–");
+    else if (isfinite(hi) && isfinite(lo))
+        HW_MARKF(wr, "×%.3g", hi);
+    else if (isfinite(hi))
+        HW_MARKF(wr, "&lt; ×%.3g", hi);
+    else if (isfinite(lo))
+        HW_MARKF(wr, "&gt; ×%.3g", lo);
+    else {
+        HW_MARK(wr, "– ");
+        hw_text(wr, note);
+    }
+    HW_MARK(wr, "</td>");
+}
+
 static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
 {
     char kinds[MAX_KINDS][16];
     int nk = 0, k = 0;
     HW_MARK(wr, "<table class=\"plan\">\n<tr><th>#</th><th class=\"l\">kind</th><th class=\"l\">"
                 "configuration</th><th>GPUs</th><th>$/hour</th><th>$ per M requests</th>"
-                "<th class=\"l\">status</th><th>worst vs target</th>");
+                "<th class=\"l\">status</th><th>worst vs target</th><th>headroom</th>");
     for (int i = 0; i < sc->n_tenants; i++)
         deciding_head(wr, &sc->tenants[i]);
     HW_MARK(wr, "</tr>\n");
@@ -201,10 +235,13 @@ static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
         ht_td(wr, rt_num(c, "cost_per_hour_usd"), 1, "%.2f");
         ht_td(wr, rt_num(c, "cost_per_million_requests_usd"), 1, "%.3f");
         if (simulated && meets) {
-            HW_MARK(wr, "<td class=\"l ok\">✓ meets every SLA</td>");
+            HW_MARK(wr, "<td class=\"l ok wrap\">✓ meets every SLA");
+            flag_words(wr, c);
+            HW_MARK(wr, "</td>");
         } else if (simulated) {
             HW_MARK(wr, "<td class=\"l miss wrap\">✗ ");
             hw_text(wr, ht_str(c, "reason"));
+            flag_words(wr, c);
             HW_MARK(wr, "</td>");
         } else {
             HW_MARK(wr, "<td class=\"l wrap\">");
@@ -217,6 +254,7 @@ static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
         HW_MARK(wr, "<td>");
         hw_text(wr, ratio);
         HW_MARK(wr, "</td>");
+        headroom_cell(wr, cJSON_GetObjectItemCaseSensitive(c, "headroom"));
         for (int i = 0; i < sc->n_tenants; i++)
             deciding_cells(wr, c, &sc->tenants[i]);
         HW_MARK(wr, "</tr>\n");
@@ -283,6 +321,11 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
                     "its SLA (tightest: ");
         hw_text(wr, ratio);
         HW_MARK(wr, ")");
+        const cJSON *h = cJSON_GetObjectItemCaseSensitive(rec, "headroom");
+        if (isfinite(rt_num(h, "misses_at")))
+            HW_MARKF(wr, "; it first misses an SLA at %.3g times the load (its headroom)",
+                     rt_num(h, "misses_at"));
+        flag_words(wr, rec);
     } else {
         HW_MARK(wr, "Nothing the planner tried meets every tenant's SLA");
         const cJSON *cl = cJSON_GetObjectItemCaseSensitive(plan, "closest");

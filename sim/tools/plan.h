@@ -24,13 +24,24 @@
 
 #define PLAN_ENOUGH_FEASIBLE 5
 
+/* Headroom (docs/plan.md#headroom): the load factor at which a candidate first misses an SLA,
+ * by doubling from 1 up to PLAN_HEADROOM_MAX_FACTOR, then bisection to a relative width of
+ * PLAN_HEADROOM_TOL: 3 doublings + 7 halvings = PLAN_HEADROOM_MAX_POINTS factors at most, each
+ * run in the candidate's variants until one misses. PLAN_HEADROOM_MAX_RUNS bounds the runs of
+ * one plan; a candidate whose worst case no longer fits is left unmeasured, and says so. */
+#define PLAN_HEADROOM_TOL 0.01
+#define PLAN_HEADROOM_MAX_FACTOR 8
+#define PLAN_HEADROOM_MAX_POINTS 10
+#define PLAN_HEADROOM_MAX_RUNS 400
+
 struct plan_result {
     int n;
     struct plan_cand *c; /* sorted: feasible by cost, then the others */
     int best;            /* index of the recommendation, -1 if none */
     int closest;         /* when none is feasible: the simulated one with the best margin */
-    int simulations;
-    char reason[1200]; /* why the recommendation (or closest) was chosen among its peers */
+    int simulations;     /* the search's runs */
+    int headroom_runs;   /* the headroom's runs, besides */
+    char reason[1200];   /* why the recommendation (or closest) was chosen among its peers */
     char rule_kind[32];
     char rule_text[200];
 };
