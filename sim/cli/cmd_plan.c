@@ -18,7 +18,7 @@ static void usage(FILE *fp)
     fprintf(
         fp,
         "usage: sharesim plan SCENARIO [--json FILE|-] [--csv FILE|-] [--html FILE] [--k8s DIR]\n"
-        "                     [--namespace NS] [--quiet]\n\n"
+        "                     [--namespace NS] [--emit-scenario FILE] [--quiet]\n\n"
         "Finds the cheapest configuration (strategy kind, parameters, GPU count) under\n"
         "which every tenant meets its p99 SLA. The scenario's tenants and GPU are the\n"
         "input; its strategies are ignored (and may be left out); an optional \"plan\": "
@@ -33,6 +33,9 @@ static void usage(FILE *fp)
         "               nothing meets the SLAs, those of the closest candidate, marked\n"
         "  --namespace NS  the GPU Operator's namespace, where the ConfigMaps go\n"
         "               (default gpu-operator)\n"
+        "  --emit-scenario FILE  the recommendation (or the closest) as a scenario that\n"
+        "               `sharesim run` runs to the plan's figures: every GPU's layout, one\n"
+        "               strategy per placement simulated, the seed, stop and warm-up\n"
         "  --quiet      no table on stdout\n"
         "exit: 0 a configuration meets every SLA, 1 none does (closest shown), 2 bad input\n");
 }
@@ -75,12 +78,17 @@ static int write_k8s(const char *dir, const char *ns, const struct scenario *sc,
 
 int cmd_plan(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", required_argument, 0, 'j'},      {"csv", required_argument, 0, 'c'},
-        {"k8s", required_argument, 0, 'k'},       {"html", required_argument, 0, 'H'},
-        {"quiet", no_argument, 0, 'q'},           {"help", no_argument, 0, 'h'},
-        {"namespace", required_argument, 0, 'n'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"json", required_argument, 0, 'j'},
+                                         {"csv", required_argument, 0, 'c'},
+                                         {"k8s", required_argument, 0, 'k'},
+                                         {"html", required_argument, 0, 'H'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"namespace", required_argument, 0, 'n'},
+                                         {"emit-scenario", required_argument, 0, 'e'},
+                                         {0, 0, 0, 0}};
     const char *json = NULL, *csv = NULL, *k8s = NULL, *html = NULL, *ns = "gpu-operator";
+    const char *emit = NULL;
     int quiet = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "j:c:k:qh", opts, NULL)) != -1) {
@@ -99,6 +107,9 @@ int cmd_plan(int argc, char **argv)
             break;
         case 'n':
             ns = optarg;
+            break;
+        case 'e':
+            emit = optarg;
             break;
         case 'q':
             quiet = 1;
@@ -134,6 +145,7 @@ int cmd_plan(int argc, char **argv)
     op_output(&op, "--json", json);
     op_output(&op, "--csv", csv);
     op_output(&op, "--html", html);
+    op_output(&op, "--emit-scenario", emit);
     op_output_dir(&op, "--k8s", k8s, k8s_files);
     if (op_done(&op)) {
         scn_free(&sc);
@@ -170,6 +182,13 @@ int cmd_plan(int argc, char **argv)
             rc = SS_EXIT_BADINPUT;
         }
         cJSON_Delete(doc);
+    }
+    if (emit) {
+        cJSON *doc = plan_scenario(&sc, &r, emit, err, sizeof err);
+        if (!doc)
+            fprintf(stderr, "sharesim plan: --emit-scenario %s: %s\n", emit, err);
+        else if (cli_write_json("sharesim plan", emit, doc))
+            rc = SS_EXIT_BADINPUT;
     }
     if (k8s && write_k8s(k8s, ns, &sc, &r))
         rc = SS_EXIT_BADINPUT;

@@ -4,6 +4,7 @@
  * sim/policy/plan_<kind>.c); a kind is searched only when its policy has one and the
  * scenario's "plan.kinds" allows it. Nothing here knows a strategy by name.
  */
+#define _DEFAULT_SOURCE /* realpath() */
 #include "tools/plan.h"
 #include "base/jsonv.h"
 #include "core/deploy.h"
@@ -1088,6 +1089,117 @@ cJSON *plan_json(const struct scenario *sc, const struct plan_result *r)
     cJSON_AddNumberToObject(root, "simulations", r->simulations);
     cJSON_AddNumberToObject(root, "headroom_simulations", r->headroom_runs);
     return root;
+}
+
+/* ---- the chosen candidate as a scenario ---------------------------------------- */
+
+/* A path the scenario resolved (against its own folder) as the emitted file must spell it: kept
+ * when both files are in one folder, else made absolute so that the scenario still runs. */
+static void carry_path(cJSON *obj, const char *key, const char *resolved, int same_dir)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (same_dir || !cJSON_IsString(v) || v->valuestring[0] == '/')
+        return;
+    char *abs = realpath(resolved, NULL);
+    if (abs)
+        cJSON_ReplaceItemInObjectCaseSensitive(obj, key, cJSON_CreateString(abs));
+    free(abs);
+}
+
+/* Whether two files are in one folder (the folders resolve to one directory). */
+static int one_folder(const char *a, const char *b)
+{
+    char da[4096], db[4096];
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    snprintf(da, sizeof da, "%.*s", sa ? (int)(sa - a) : 1, sa ? a : ".");
+    snprintf(db, sizeof db, "%.*s", sb ? (int)(sb - b) : 1, sb ? b : ".");
+    char *ra = realpath(da[0] ? da : "/", NULL), *rb = realpath(db[0] ? db : "/", NULL);
+    int same = ra && rb && strcmp(ra, rb) == 0;
+    free(ra);
+    free(rb);
+    return same;
+}
+
+/* Strategy v of c under a name of its own: the kind alone for a candidate of one variant,
+ * else "<kind>-placement-<k>" and "<kind>-throttled-<k>". */
+static cJSON *named_variant(const struct plan_cand *c, int v)
+{
+    cJSON *st = cJSON_Duplicate(variant_at(c, v), 1);
+    char name[64];
+    int np = n_placed(c);
+    if (n_variants(c) == 1)
+        snprintf(name, sizeof name, "%s", c->kind);
+    else if (v < np)
+        snprintf(name, sizeof name, "%s-placement-%d", c->kind, v + 1);
+    else
+        snprintf(name, sizeof name, "%s-throttled-%d", c->kind, v - np + 1);
+    if (cJSON_GetObjectItemCaseSensitive(st, "name"))
+        cJSON_ReplaceItemInObjectCaseSensitive(st, "name", cJSON_CreateString(name));
+    else
+        cJSON_AddStringToObject(st, "name", name);
+    return st;
+}
+
+cJSON *plan_scenario(const struct scenario *sc, const struct plan_result *r, const char *out_path,
+                     char *err, size_t errlen)
+{
+    int idx = r->best >= 0 ? r->best : r->closest;
+    if (idx < 0) {
+        ss_errf(err, errlen, "no candidate was simulated: no scenario to write");
+        return NULL;
+    }
+    const struct plan_cand *c = &r->c[idx];
+    cJSON *doc = cJSON_Duplicate(sc->json, 1);
+    static const char *const drop[] = {"plan", "replications", "gpus", "strategies",
+                                       "seed", "description",  NULL};
+    for (int k = 0; drop[k]; k++)
+        cJSON_DeleteItemFromObjectCaseSensitive(doc, drop[k]);
+    char desc[1024];
+    snprintf(desc, sizeof desc,
+             "sharesim plan's %s for scenario %s: %s on %d GPU%s. Each strategy is one way it "
+             "runs (%d in all: placements the scheduler may choose, and throttled variants); the "
+             "plan's figures are each tenant's worst over them.",
+             r->best >= 0 ? "recommendation" : "closest candidate (no configuration met every SLA)",
+             sc->name, c->label, c->gpus, c->gpus == 1 ? "" : "s", n_variants(c));
+    cJSON_AddStringToObject(doc, "description", desc);
+    /* What the plan ran with, stated: one replication, its seed, stop and warm-up. */
+    cJSON_AddNumberToObject(doc, "gpus", c->gpus);
+    cJSON_AddNumberToObject(doc, "seed", (double)sc->seed);
+    cJSON_AddNumberToObject(doc, "replications", 1);
+    if (!cJSON_GetObjectItemCaseSensitive(doc, "stop")) {
+        cJSON *stop = cJSON_AddObjectToObject(doc, "stop");
+        if (sc->stop_requests > 0)
+            cJSON_AddNumberToObject(stop, "requests", (double)sc->stop_requests);
+        else
+            cJSON_AddNumberToObject(stop, "duration_s", sc->stop_duration_s);
+    }
+    if (!cJSON_GetObjectItemCaseSensitive(doc, "warmup")) {
+        cJSON *w = cJSON_AddObjectToObject(doc, "warmup");
+        if (sc->warmup_duration_s > 0)
+            cJSON_AddNumberToObject(w, "duration_s", sc->warmup_duration_s);
+        else
+            cJSON_AddNumberToObject(w, "requests", (double)sc->warmup_requests);
+    }
+    int same = strcmp(out_path, "-") == 0 || one_folder(sc->path, out_path);
+    const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(doc, "gpu");
+    if (cJSON_IsString(gpu) &&
+        (strchr(gpu->valuestring, '/') || ss_ends_with(gpu->valuestring, ".json"))) {
+        char full[4096];
+        const char *slash = strrchr(sc->path, '/');
+        snprintf(full, sizeof full, "%.*s%s%s", slash ? (int)(slash - sc->path) : 0, sc->path,
+                 slash ? "/" : "", gpu->valuestring);
+        carry_path(doc, "gpu", full, same);
+    }
+    cJSON *tenants = cJSON_GetObjectItemCaseSensitive(doc, "tenants");
+    for (int i = 0; i < sc->n_tenants; i++) {
+        cJSON *arr = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(tenants, i), "arrival");
+        if (sc->tenants[i].arrival.kind == ARR_TRACE && sc->tenants[i].arrival.trace_path)
+            carry_path(arr, "path", sc->tenants[i].arrival.trace_path, same);
+    }
+    cJSON *strategies = cJSON_AddArrayToObject(doc, "strategies");
+    for (int v = 0; v < n_variants(c); v++)
+        cJSON_AddItemToArray(strategies, named_variant(c, v));
+    return doc;
 }
 
 /* ---- Kubernetes artefacts ------------------------------------------------------ */

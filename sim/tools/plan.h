@@ -55,6 +55,17 @@ void plan_result_free(struct plan_result *r);
 void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r);
 cJSON *plan_json(const struct scenario *sc, const struct plan_result *r);
 /*
+ * The recommendation (or, when none, the closest candidate) as a runnable scenario
+ * (`plan --emit-scenario FILE`): the scenario's tenants, GPU, cost, stop and warm-up, its seed
+ * and one replication stated, "gpus" the candidate's, and one strategy per variant the plan
+ * simulated (every placement, every throttled variant), each with its whole layout, so that
+ * `sharesim run` gives the plan's figures exactly: a tenant's are its worst over the
+ * strategies. Relative paths (a trace, a profile) are made absolute when out_path is in
+ * another folder. NULL with err when no candidate was simulated.
+ */
+cJSON *plan_scenario(const struct scenario *sc, const struct plan_result *r, const char *out_path,
+                     char *err, size_t errlen);
+/*
  * Writes the Kubernetes artefacts of the recommendation into dir (created with its parents),
  * or, when no candidate meets the SLAs, of the closest one, marked as such in every file:
  * the strategy's own files (its deploy hook), one pod patch per tenant, README.md. The
