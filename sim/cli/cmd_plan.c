@@ -6,6 +6,7 @@
 #include "report/html.h"
 #include "core/deploy.h"
 #include "tools/plan.h"
+#include "tools/plandir.h"
 #include "core/scenario.h"
 #include "base/util.h"
 
@@ -60,7 +61,7 @@ static int write_k8s(const char *dir, const char *ns, const struct scenario *sc,
     int rc = plan_write_k8s(dir, ns, sc, r, &d, err, sizeof err);
     if (rc)
         fprintf(stderr, "sharesim plan: --k8s %s: %s\n", dir, err);
-    if (d.n_files) {
+    if (!rc && d.n_files) {
         fprintf(stderr, "sharesim plan: wrote %d file%s into %s:", d.n_files,
                 d.n_files > 1 ? "s" : "", dir);
         for (int k = 0; k < d.n_files; k++)
@@ -138,7 +139,11 @@ int cmd_plan(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     char err[SS_ERRLEN];
     /* --k8s DIR writes its YAML files and README.md there (core/deploy.h). */
-    static const char *const k8s_files[] = {"*.yaml", "README.md", NULL};
+    static const char *const k8s_files[] = {"*.yaml", "README.md", PD_MARKER, NULL};
+    /* Beside DIR: the lock and the previous plan's folder (tools/plandir.h). */
+    char k8s_lock[4096], k8s_prev[4096];
+    snprintf(k8s_lock, sizeof k8s_lock, "%s.lock", k8s ? k8s : "");
+    snprintf(k8s_prev, sizeof k8s_prev, "%s.previous", k8s ? k8s : "");
     struct op_plan op;
     op_init(&op, "sharesim plan");
     op_input(&op, "SCENARIO", argv[optind]);
@@ -147,11 +152,20 @@ int cmd_plan(int argc, char **argv)
     op_output(&op, "--html", html);
     op_output(&op, "--emit-scenario", emit);
     op_output_dir(&op, "--k8s", k8s, k8s_files);
+    op_output(&op, "--k8s", k8s ? k8s_lock : NULL);
+    op_output_dir(&op, "--k8s", k8s ? k8s_prev : NULL, k8s_files);
     if (op_done(&op)) {
         scn_free(&sc);
         return SS_EXIT_BADINPUT;
     }
     cli_install_signal_handlers();
+    /* Locked before the search: a second plan into the same folder is refused now, not after
+     * its simulations (tools/plandir.h). */
+    if (k8s && pd_lock(k8s, err, sizeof err)) {
+        fprintf(stderr, "sharesim plan: --k8s %s\n", err);
+        scn_free(&sc);
+        return SS_EXIT_BADINPUT;
+    }
     struct plan_result r;
     if (plan_run(&sc, cli_stderr_is_tty() && !quiet, &r, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);

@@ -13,6 +13,7 @@
 #include "core/policy.h"
 #include "core/stable.h"
 #include "core/verdict.h"
+#include "tools/plandir.h"
 #include "report/report.h"
 #include "base/util.h"
 
@@ -1338,6 +1339,21 @@ static int write_readme(struct dp_ctx *d)
     return rc;
 }
 
+int (*plan_k8s_fault)(const char *tmp_dir);
+
+/* What the next plan does to this folder, in the README's section on applying the files. */
+static void readme_folder_rule(struct dp_ctx *d, const char *dir)
+{
+    const char *base = strrchr(dir, '/');
+    base = base && base[1] ? base + 1 : dir;
+    dp_readme(d,
+              "This folder was written as a whole: the next `sharesim plan --k8s` into it replaces "
+              "every file, and keeps this plan as `%s.previous` beside it (an older `.previous` "
+              "is removed); `kubectl apply -f` on it applies only this plan. To roll back, apply "
+              "`%s.previous` the same way.\n\n",
+              base, base);
+}
+
 int plan_write_k8s(const char *dir, const char *ns, const struct scenario *sc,
                    const struct plan_result *r, struct dp_ctx *d, char *err, size_t errlen)
 {
@@ -1349,15 +1365,27 @@ int plan_write_k8s(const char *dir, const char *ns, const struct scenario *sc,
     const struct policy_ops *ops = policy_find(b->kind);
     if (!ops || !ops->hooks || !ops->hooks->deploy)
         return ss_errf(err, errlen, "strategy kind \"%s\" has no deployment artefacts", b->kind);
-    if (ss_mkdirs(dir, err, errlen))
+    /* Into a temporary beside DIR, swapped in whole (tools/plandir.h). */
+    struct pd_dir pd;
+    if (pd_begin(&pd, dir, err, errlen))
         return -1;
-    dp_init(d, dir, ns, sc, b, r->best < 0, err, errlen);
-    if (ops->hooks->deploy(d))
-        return -1;
-    for (int i = 0; i < sc->n_tenants; i++) {
+    dp_init(d, pd.tmp, ns, sc, b, r->best < 0, err, errlen);
+    int rc = ops->hooks->deploy(d);
+    for (int i = 0; rc == 0 && i < sc->n_tenants; i++) {
         char file[DP_NAME_MAX];
         if (d->n_limit[i] && write_pod_patch(d, i, file, sizeof file))
-            return -1;
+            rc = -1;
     }
-    return write_readme(d);
+    if (rc == 0)
+        readme_folder_rule(d, dir);
+    if (rc == 0)
+        rc = write_readme(d);
+    if (rc == 0 && plan_k8s_fault && plan_k8s_fault(pd.tmp))
+        rc = ss_errf(err, errlen, "%s: a write failed (injected by a test)", dir);
+    d->dir = dir; /* the temporary's name is gone either way */
+    if (rc) {
+        pd_abort(&pd);
+        return -1;
+    }
+    return pd_commit(&pd, err, errlen);
 }

@@ -73,7 +73,13 @@ cJSON *plan_scenario(const struct scenario *sc, const struct plan_result *r, con
  * releases it with dp_free. 0, or -1 with err.
  */
 struct dp_ctx;
+/* DIR is written as a whole (tools/plandir.h): into a temporary beside it, then swapped in, the
+ * previous plan's folder kept as DIR.previous; on any failure DIR stays as it was. */
 int plan_write_k8s(const char *dir, const char *ns, const struct scenario *sc,
                    const struct plan_result *r, struct dp_ctx *d, char *err, size_t errlen);
+
+/* For tests: called with the temporary folder once every file is written, before the swap; a
+ * non-zero return fails the write there (as a full disk would). NULL in the program. */
+extern int (*plan_k8s_fault)(const char *tmp_dir);
 
 #endif
