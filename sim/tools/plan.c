@@ -356,11 +356,12 @@ static void measure_headroom(const struct scenario *sc, struct plan_cand *c, int
                  (double)PLAN_HEADROOM_MAX_FACTOR);
 }
 
-/* Headroom for every candidate that meets its SLAs, in rank order (the recommendation first),
- * within PLAN_HEADROOM_MAX_RUNS runs; one that misses at the planned load has headroom below 1. */
+/* Headroom for the first PLAN_HEADROOM_CANDIDATES candidates that meet their SLAs, in rank order
+ * (the recommendation first), within PLAN_HEADROOM_MAX_RUNS runs; one that misses at the planned
+ * load has headroom below 1. */
 static void headrooms(const struct scenario *sc, struct plan_result *r, int on)
 {
-    int budget = PLAN_HEADROOM_MAX_RUNS;
+    int budget = PLAN_HEADROOM_MAX_RUNS, measured = 0;
     for (int i = 0; i < r->n; i++) {
         struct plan_cand *c = &r->c[i];
         if (!c->simulated)
@@ -372,7 +373,12 @@ static void headrooms(const struct scenario *sc, struct plan_result *r, int on)
         } else if (!on) {
             snprintf(c->headroom_note, sizeof c->headroom_note,
                      "not measured: \"plan\": {\"headroom\": false}");
+        } else if (measured >= PLAN_HEADROOM_CANDIDATES) {
+            snprintf(c->headroom_note, sizeof c->headroom_note,
+                     "not measured: only the first %d that meet the SLAs are",
+                     PLAN_HEADROOM_CANDIDATES);
         } else {
+            measured++;
             measure_headroom(sc, c, &budget);
         }
         r->headroom_runs += c->headroom_runs;

@@ -28,11 +28,15 @@
  * by doubling from 1 up to PLAN_HEADROOM_MAX_FACTOR, then bisection to a relative width of
  * PLAN_HEADROOM_TOL: 3 doublings + 7 halvings = PLAN_HEADROOM_MAX_POINTS factors at most, each
  * run in the candidate's variants until one misses. PLAN_HEADROOM_MAX_RUNS bounds the runs of
- * one plan; a candidate whose worst case no longer fits is left unmeasured, and says so. */
+ * one plan; a candidate whose worst case no longer fits is left unmeasured, and says so. So a
+ * plan runs at most PLAN_HEADROOM_CANDIDATES × PLAN_HEADROOM_MAX_POINTS × variants more. */
 #define PLAN_HEADROOM_TOL 0.01
 #define PLAN_HEADROOM_MAX_FACTOR 8
 #define PLAN_HEADROOM_MAX_POINTS 10
 #define PLAN_HEADROOM_MAX_RUNS 400
+/* Only the first PLAN_HEADROOM_CANDIDATES that meet the SLAs, in rank order (the recommendation
+ * and its nearest alternatives), are measured: each costs up to ten runs of the scenario. */
+#define PLAN_HEADROOM_CANDIDATES 3
 
 struct plan_result {
     int n;
