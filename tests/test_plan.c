@@ -619,15 +619,18 @@ static void test_k8s_namespace_rule(void)
     cJSON_Delete(d);
 }
 
-/* A symbolic link inside the --k8s folder was followed and the file outside overwritten: an
- * artefact replaces the link, and what it pointed to stays as it was. */
+/* A symbolic link inside the --k8s folder was followed and the file outside overwritten. The
+ * folder is now written as a whole (tools/plandir.h): a plan's folder with links planted in it is
+ * replaced by a fresh one, the links move to DIR.previous as links, what they point to stays as
+ * it was; a folder planted at an artefact's name moves aside too. */
 static void test_k8s_links_not_followed(void)
 {
     char dir[700], outside[700], link[800], cmd[1600];
     snprintf(dir, sizeof dir, "%s/links-out", tu_tmpdir());
     snprintf(outside, sizeof outside, "%s/outside.txt", tu_tmpdir());
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
-    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture("plan/k8s-timeslice.json"),
+             dir);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
     FILE *fp = fopen(outside, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
     fputs("not to be touched\n", fp);
@@ -635,10 +638,12 @@ static void test_k8s_links_not_followed(void)
     const char *names[] = {"pod-a.yaml", "time-slicing-config.yaml", "README.md"};
     for (int i = 0; i < 3; i++) {
         snprintf(link, sizeof link, "%s/%s", dir, names[i]);
+        CU_ASSERT_EQUAL_FATAL(unlink(link), 0);
         CU_ASSERT_EQUAL_FATAL(symlink(outside, link), 0);
     }
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture("plan/k8s-timeslice.json"),
-             dir);
+    snprintf(link, sizeof link, "%s/pod-b.yaml", dir);
+    CU_ASSERT_EQUAL_FATAL(unlink(link), 0);
+    CU_ASSERT_EQUAL_FATAL(mkdir(link, 0777), 0);
     CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
     char *text = tu_slurp(outside);
     CU_ASSERT_STRING_EQUAL(text, "not to be touched\n");
@@ -648,19 +653,25 @@ static void test_k8s_links_not_followed(void)
         snprintf(link, sizeof link, "%s/%s", dir, names[i]);
         CU_ASSERT_EQUAL_FATAL(lstat(link, &st), 0);
         CU_ASSERT(S_ISREG(st.st_mode));
+        snprintf(link, sizeof link, "%s.previous/%s", dir, names[i]);
+        CU_ASSERT_EQUAL_FATAL(lstat(link, &st), 0);
+        CU_ASSERT(S_ISLNK(st.st_mode));
     }
     const cJSON *pod;
     cJSON *d = yaml_in(dir, "pod-a.yaml", &pod);
     pod_limits(pod, "a");
     cJSON_Delete(d);
-    /* A directory at an artefact's name is refused, not replaced. */
-    snprintf(cmd, sizeof cmd, "rm -f '%s/pod-b.yaml' && mkdir '%s/pod-b.yaml'", dir, dir);
-    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    d = yaml_in(dir, "pod-b.yaml", &pod);
+    pod_limits(pod, "b");
+    cJSON_Delete(d);
+    /* The next plan must remove that DIR.previous, which holds a folder: it says so and leaves
+     * DIR as it was. */
     char err[4096];
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture("plan/k8s-timeslice.json"),
-             dir);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
-    TU_CHECK_CONTAINS(err, "pod-b.yaml: exists and is not a regular file");
+    TU_CHECK_CONTAINS(err, "links-out.previous: cannot remove the older plan");
+    struct stat st;
+    snprintf(link, sizeof link, "%s/pod-a.yaml", dir);
+    CU_ASSERT(lstat(link, &st) == 0 && S_ISREG(st.st_mode));
 }
 
 /* ---- names through every artefact writer (the property test, YAML half) ---- */

@@ -6,6 +6,7 @@
 #include "report/html.h"
 #include "core/deploy.h"
 #include "tools/plan.h"
+#include "tools/plandir.h"
 #include "core/scenario.h"
 #include "base/util.h"
 
@@ -18,7 +19,7 @@ static void usage(FILE *fp)
     fprintf(
         fp,
         "usage: sharesim plan SCENARIO [--json FILE|-] [--csv FILE|-] [--html FILE] [--k8s DIR]\n"
-        "                     [--namespace NS] [--quiet]\n\n"
+        "                     [--namespace NS] [--emit-scenario FILE] [--quiet]\n\n"
         "Finds the cheapest configuration (strategy kind, parameters, GPU count) under\n"
         "which every tenant meets its p99 SLA. The scenario's tenants and GPU are the\n"
         "input; its strategies are ignored (and may be left out); an optional \"plan\": "
@@ -33,6 +34,9 @@ static void usage(FILE *fp)
         "               nothing meets the SLAs, those of the closest candidate, marked\n"
         "  --namespace NS  the GPU Operator's namespace, where the ConfigMaps go\n"
         "               (default gpu-operator)\n"
+        "  --emit-scenario FILE  the recommendation (or the closest) as a scenario that\n"
+        "               `sharesim run` runs to the plan's figures: every GPU's layout, one\n"
+        "               strategy per placement simulated, the seed, stop and warm-up\n"
         "  --quiet      no table on stdout\n"
         "exit: 0 a configuration meets every SLA, 1 none does (closest shown), 2 bad input\n");
 }
@@ -57,7 +61,7 @@ static int write_k8s(const char *dir, const char *ns, const struct scenario *sc,
     int rc = plan_write_k8s(dir, ns, sc, r, &d, err, sizeof err);
     if (rc)
         fprintf(stderr, "sharesim plan: --k8s %s: %s\n", dir, err);
-    if (d.n_files) {
+    if (!rc && d.n_files) {
         fprintf(stderr, "sharesim plan: wrote %d file%s into %s:", d.n_files,
                 d.n_files > 1 ? "s" : "", dir);
         for (int k = 0; k < d.n_files; k++)
@@ -75,12 +79,17 @@ static int write_k8s(const char *dir, const char *ns, const struct scenario *sc,
 
 int cmd_plan(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", required_argument, 0, 'j'},      {"csv", required_argument, 0, 'c'},
-        {"k8s", required_argument, 0, 'k'},       {"html", required_argument, 0, 'H'},
-        {"quiet", no_argument, 0, 'q'},           {"help", no_argument, 0, 'h'},
-        {"namespace", required_argument, 0, 'n'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"json", required_argument, 0, 'j'},
+                                         {"csv", required_argument, 0, 'c'},
+                                         {"k8s", required_argument, 0, 'k'},
+                                         {"html", required_argument, 0, 'H'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"namespace", required_argument, 0, 'n'},
+                                         {"emit-scenario", required_argument, 0, 'e'},
+                                         {0, 0, 0, 0}};
     const char *json = NULL, *csv = NULL, *k8s = NULL, *html = NULL, *ns = "gpu-operator";
+    const char *emit = NULL;
     int quiet = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "j:c:k:qh", opts, NULL)) != -1) {
@@ -99,6 +108,9 @@ int cmd_plan(int argc, char **argv)
             break;
         case 'n':
             ns = optarg;
+            break;
+        case 'e':
+            emit = optarg;
             break;
         case 'q':
             quiet = 1;
@@ -127,19 +139,33 @@ int cmd_plan(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     char err[SS_ERRLEN];
     /* --k8s DIR writes its YAML files and README.md there (core/deploy.h). */
-    static const char *const k8s_files[] = {"*.yaml", "README.md", NULL};
+    static const char *const k8s_files[] = {"*.yaml", "README.md", PD_MARKER, NULL};
+    /* Beside DIR: the lock and the previous plan's folder (tools/plandir.h). */
+    char k8s_lock[4096], k8s_prev[4096];
+    snprintf(k8s_lock, sizeof k8s_lock, "%s.lock", k8s ? k8s : "");
+    snprintf(k8s_prev, sizeof k8s_prev, "%s.previous", k8s ? k8s : "");
     struct op_plan op;
     op_init(&op, "sharesim plan");
     op_input(&op, "SCENARIO", argv[optind]);
     op_output(&op, "--json", json);
     op_output(&op, "--csv", csv);
     op_output(&op, "--html", html);
+    op_output(&op, "--emit-scenario", emit);
     op_output_dir(&op, "--k8s", k8s, k8s_files);
+    op_output(&op, "--k8s", k8s ? k8s_lock : NULL);
+    op_output_dir(&op, "--k8s", k8s ? k8s_prev : NULL, k8s_files);
     if (op_done(&op)) {
         scn_free(&sc);
         return SS_EXIT_BADINPUT;
     }
     cli_install_signal_handlers();
+    /* Locked before the search: a second plan into the same folder is refused now, not after
+     * its simulations (tools/plandir.h). */
+    if (k8s && pd_lock(k8s, err, sizeof err)) {
+        fprintf(stderr, "sharesim plan: --k8s %s\n", err);
+        scn_free(&sc);
+        return SS_EXIT_BADINPUT;
+    }
     struct plan_result r;
     if (plan_run(&sc, cli_stderr_is_tty() && !quiet, &r, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
@@ -170,6 +196,13 @@ int cmd_plan(int argc, char **argv)
             rc = SS_EXIT_BADINPUT;
         }
         cJSON_Delete(doc);
+    }
+    if (emit) {
+        cJSON *doc = plan_scenario(&sc, &r, emit, err, sizeof err);
+        if (!doc)
+            fprintf(stderr, "sharesim plan: --emit-scenario %s: %s\n", emit, err);
+        else if (cli_write_json("sharesim plan", emit, doc))
+            rc = SS_EXIT_BADINPUT;
     }
     if (k8s && write_k8s(k8s, ns, &sc, &r))
         rc = SS_EXIT_BADINPUT;

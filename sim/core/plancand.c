@@ -33,6 +33,7 @@ struct plan_cand *pc_add(struct plan_ctx *x, const char *kind, int gpus, cJSON *
     c->cost_per_mreq = NAN;
     c->worst_margin = c->worst_ratio = NAN;
     c->free_gpus = NAN;
+    c->headroom_lo = c->headroom_hi = NAN;
     return c;
 }
 
@@ -94,12 +95,13 @@ void pc_free_cand(struct plan_cand *c)
 {
     cJSON_Delete(c->strategy);
     cJSON_Delete(c->placements);
+    cJSON_Delete(c->general);
     free(c->p99_s);
     free(c->missed);
     free(c->ttft_s);
     free(c->tpot_s);
     free(c->thr_per_s);
-    c->strategy = c->placements = NULL;
+    c->strategy = c->placements = c->general = NULL;
     c->p99_s = c->ttft_s = c->tpot_s = c->thr_per_s = NULL;
     c->missed = NULL;
 }

@@ -31,7 +31,7 @@ struct plan_cand {
      * it meets them), lost_miss the fraction of requests lost that it may not lose (or 0). */
     double worst_ratio, worst_margin;
     double lost_miss;
-    char reason[SCN_NAME_MAX + 100];
+    char reason[SCN_NAME_MAX + 300]; /* the verdict's, and what a general variant assumed */
     char worst_tenant[SCN_NAME_MAX];
     double *p99_s; /* per tenant, when simulated: the worst over the placements */
     /* per tenant, when simulated: an LLM tenant's worst TTFT and TPOT p99 (NaN for others) */
@@ -54,6 +54,32 @@ struct plan_cand {
      * cost the planner prefers more. */
     double free_gpus;
     char worst_placement[160];
+    /* Variants the configuration also runs as without the artefacts' say: a strategy object
+     * each, simulated like the placements, and the candidate meets the SLAs in general only if
+     * it does in these too (HAMi's lone-pod rule leaves a pod alone on its GPU unthrottled
+     * until another pod joins it: the throttled variants are what then runs). NULL: none.
+     * general_why says in words what they assume. */
+    cJSON *general;
+    char general_why[160];
+    unsigned flags; /* PC_FLAG_*: what an operator should know before applying it */
+    /* Headroom (tools/plan.c): the load factor at which the candidate first misses an SLA,
+     * found by bisection over the scenario's arrival rates scaled as `run --scale-load` does,
+     * with the same random numbers. headroom_lo is the largest factor seen to meet, headroom_hi
+     * the smallest seen to miss (+inf: none up to the largest tried); NaN: not measured, why
+     * in headroom_note. */
+    double headroom_lo, headroom_hi;
+    int headroom_runs;
+    char headroom_note[120];
+};
+
+/* Flags a candidate carries into the table, the JSON ("flags") and the page. */
+enum {
+    /* It bills vGPU licences but the scenario leaves their price at the $0 default
+     * (cost.vgpu_license_usd_per_vgpu_year absent): its cost is understated. */
+    PC_FLAG_LICENCE_UNPRICED = 1u << 0,
+    /* It meets the SLAs only because a pod is alone on its GPU and left unthrottled: in
+     * general (another pod placed beside it) it misses. */
+    PC_FLAG_ONLY_ALONE = 1u << 1,
 };
 
 /* What a plan hook sees: the scenario, the search bound, and the list it appends to. */

@@ -253,6 +253,21 @@ void rd_cand_of(const cJSON *cand, struct rd_cand *c)
     c->worst_ratio = num_member(cand, "worst_ratio");
     for (int f = 0; f < RD_CAND_FIGS; f++)
         c->fig[f] = member(cand, figs[f]);
+    const cJSON *h = member(cand, "headroom");
+    c->headroom_hi = num_member(h, "misses_at");
+    c->headroom_lo = num_member(h, "meets_at");
+    c->headroom_note = str_member(h, "note");
+    c->flags = member(cand, "flags");
+}
+
+int rd_cand_flags(const struct rd_cand *c)
+{
+    return cJSON_IsArray(c->flags) ? cJSON_GetArraySize(c->flags) : 0;
+}
+
+const char *rd_cand_flag(const struct rd_cand *c, int k)
+{
+    return str_member(cJSON_GetArrayItem(c->flags, k), "text");
 }
 
 double rd_cand_tenant(const struct rd_cand *c, enum rd_cand_fig f, const char *tenant)

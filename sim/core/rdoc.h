@@ -96,8 +96,15 @@ struct rd_cand {
     int simulated, meets;
     double gpus, cost_per_hour, cost_per_mreq, worst_ratio;
     const cJSON *fig[RD_CAND_FIGS];
+    /* "headroom": the factor of the first miss and the last that met (NaN: none), its note */
+    double headroom_hi, headroom_lo;
+    const char *headroom_note;
+    const cJSON *flags; /* "flags": [{"id", "text"}] */
 };
 void rd_cand_of(const cJSON *cand, struct rd_cand *c);
+/* The number of a candidate's flags, and the words of the k-th ("" when it has none). */
+int rd_cand_flags(const struct rd_cand *c);
+const char *rd_cand_flag(const struct rd_cand *c, int k);
 /* A tenant's figure of a candidate (ms for the latencies, req/s); NaN when not simulated. */
 double rd_cand_tenant(const struct rd_cand *c, enum rd_cand_fig f, const char *tenant);
 

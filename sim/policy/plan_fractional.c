@@ -103,6 +103,54 @@ static int size_cores(const struct tenant_cfg *t, double rho, double sigma)
     return c < 1 ? 1 : c;
 }
 
+/* Whether a pod is alone on its GPU in this placement (its "assign"). */
+static int has_lone_pod(const struct scenario *sc, const cJSON *st)
+{
+    const cJSON *as = cJSON_GetObjectItemCaseSensitive(st, "assign");
+    for (int i = 0; i < sc->n_tenants; i++) {
+        int g = cJSON_GetObjectItemCaseSensitive(as, sc->tenants[i].name)->valueint, alone = 1;
+        for (int k = 0; k < sc->n_tenants && alone; k++)
+            alone =
+                k == i || cJSON_GetObjectItemCaseSensitive(as, sc->tenants[k].name)->valueint != g;
+        if (alone)
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * Under HAMi's default core policy a pod alone on its GPU is not throttled, so a placement with
+ * a lone pod looks better than the configuration is: as soon as the scheduler puts another pod
+ * on that GPU (the GPU has cores left, and the cluster other pods) the lone one is held to its
+ * percentage. The candidate's general variants are those placements with every limit enforced
+ * ("core_policy": "force"); the planner judges the candidate on them too (plancand.h).
+ */
+static void fr_general(const struct scenario *sc, struct plan_cand *c)
+{
+    cJSON *gen = cJSON_CreateArray();
+    const cJSON *st;
+    cJSON *one = c->placements ? NULL : cJSON_CreateArray();
+    if (one)
+        cJSON_AddItemToArray(one, cJSON_Duplicate(c->strategy, 1));
+    const cJSON *all = c->placements ? c->placements : one;
+    cJSON_ArrayForEach(st, all)
+    {
+        if (!has_lone_pod(sc, st))
+            continue;
+        cJSON *v = cJSON_Duplicate(st, 1);
+        cJSON_AddStringToObject(v, "core_policy", "force");
+        cJSON_AddItemToArray(gen, v);
+    }
+    cJSON_Delete(one);
+    if (cJSON_GetArraySize(gen) == 0) {
+        cJSON_Delete(gen);
+        return;
+    }
+    c->general = gen;
+    snprintf(c->general_why, sizeof c->general_why,
+             "a lone pod throttled to its cores, as HAMi does once another pod joins its GPU");
+}
+
 static void fr_plan(struct plan_ctx *x)
 {
     /* (utilisation, fraction of the SLA): from the tightest size to the roomiest. */
@@ -175,6 +223,8 @@ static void fr_plan(struct plan_ctx *x)
         for (int i = 0; i < T; i++)
             sum += cores[i];
         c->free_gpus = G - sum / 100.0;
+        if (!c->pruned[0])
+            fr_general(sc, c);
     }
     free(cores);
     free(prev);

@@ -179,13 +179,42 @@ static void deciding_cells(struct hw *wr, const struct rd_cand *c, const struct 
         ht_td(wr, rd_cand_tenant(c, f[k].fig, t->name), 1, "%.4g");
 }
 
+/* A candidate's flags, each in words after a warning sign. */
+static void flag_words(struct hw *wr, const struct rd_cand *c)
+{
+    for (int k = 0; k < rd_cand_flags(c); k++) {
+        HW_MARK(wr, "<br><strong>⚠ ");
+        hw_text(wr, rd_cand_flag(c, k));
+        HW_MARK(wr, "</strong>");
+    }
+}
+
+/* The headroom: the load factor at which it first misses ("×1.28"), "&gt; ×8" when it never
+ * did, "&lt; ×1" when it misses at the planned load, "–" when not measured (the note says why). */
+static void headroom_cell(struct hw *wr, const struct rd_cand *c)
+{
+    double hi = c->headroom_hi, lo = c->headroom_lo;
+    HW_MARK(wr, "<td>");
+    if (isfinite(hi) && isfinite(lo))
+        HW_MARKF(wr, "×%.3g", hi);
+    else if (isfinite(hi))
+        HW_MARKF(wr, "&lt; ×%.3g", hi);
+    else if (isfinite(lo))
+        HW_MARKF(wr, "&gt; ×%.3g", lo);
+    else {
+        HW_MARK(wr, "– ");
+        hw_text(wr, c->headroom_note);
+    }
+    HW_MARK(wr, "</td>");
+}
+
 static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
 {
     char kinds[MAX_KINDS][16];
     int nk = 0, k = 0;
     HW_MARK(wr, "<table class=\"plan\">\n<tr><th>#</th><th class=\"l\">kind</th><th class=\"l\">"
                 "configuration</th><th>GPUs</th><th>$/hour</th><th>$ per M requests</th>"
-                "<th class=\"l\">status</th><th>worst vs target</th>");
+                "<th class=\"l\">status</th><th>worst vs target</th><th>headroom</th>");
     for (int i = 0; i < sc->n_tenants; i++)
         deciding_head(wr, &sc->tenants[i]);
     HW_MARK(wr, "</tr>\n");
@@ -205,10 +234,13 @@ static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
         ht_td(wr, c.cost_per_hour, 1, "%.2f");
         ht_td(wr, c.cost_per_mreq, 1, "%.3f");
         if (c.simulated && c.meets) {
-            HW_MARK(wr, "<td class=\"l ok\">✓ meets every SLA</td>");
+            HW_MARK(wr, "<td class=\"l ok wrap\">✓ meets every SLA");
+            flag_words(wr, &c);
+            HW_MARK(wr, "</td>");
         } else if (c.simulated) {
             HW_MARK(wr, "<td class=\"l miss wrap\">✗ ");
             hw_text(wr, c.reason);
+            flag_words(wr, &c);
             HW_MARK(wr, "</td>");
         } else {
             HW_MARK(wr, "<td class=\"l wrap\">");
@@ -221,6 +253,7 @@ static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
         HW_MARK(wr, "<td>");
         hw_text(wr, ratio);
         HW_MARK(wr, "</td>");
+        headroom_cell(wr, &c);
         for (int i = 0; i < sc->n_tenants; i++)
             deciding_cells(wr, &c, &sc->tenants[i]);
         HW_MARK(wr, "</tr>\n");
@@ -286,6 +319,10 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
                     "its SLA (tightest: ");
         hw_text(wr, ratio);
         HW_MARK(wr, ")");
+        if (isfinite(rec.headroom_hi))
+            HW_MARKF(wr, "; it first misses an SLA at %.3g times the load (its headroom)",
+                     rec.headroom_hi);
+        flag_words(wr, &rec);
     } else {
         HW_MARK(wr, "Nothing the planner tried meets every tenant's SLA");
         if (pl.closest) {

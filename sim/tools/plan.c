@@ -4,13 +4,16 @@
  * sim/policy/plan_<kind>.c); a kind is searched only when its policy has one and the
  * scenario's "plan.kinds" allows it. Nothing here knows a strategy by name.
  */
+#define _DEFAULT_SOURCE /* realpath() */
 #include "tools/plan.h"
 #include "base/jsonv.h"
 #include "core/deploy.h"
+#include "core/loadscale.h"
 #include "core/llmstats.h"
 #include "core/policy.h"
 #include "core/stable.h"
 #include "core/verdict.h"
+#include "tools/plandir.h"
 #include "report/report.h"
 #include "base/util.h"
 
@@ -23,6 +26,7 @@
 struct pctx {
     struct plan_ctx pc; /* what the plan hooks see: scenario, bound, candidates */
     int max_sims;
+    int headroom; /* "plan.headroom": measure it (default) */
     char kinds[PLAN_MAX_KINDS][16];
     int n_kinds;
 };
@@ -42,7 +46,7 @@ static int kind_wanted(const struct pctx *x, const char *kind)
 /* Loads and runs one strategy object on c->gpus GPUs: 0 with the result in *res (the caller
  * frees it), 1 when the loader rejects it (its reason in c->pruned), -1 when the run failed. */
 static int run_strategy(const struct scenario *sc, struct plan_cand *c, const cJSON *strategy,
-                        struct strategy_result *res, char *err, size_t errlen)
+                        double load, struct strategy_result *res, char *err, size_t errlen)
 {
     cJSON *doc = cJSON_Duplicate(sc->json, 1);
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "plan");
@@ -66,6 +70,11 @@ static int run_strategy(const struct scenario *sc, struct plan_cand *c, const cJ
         return 1;
     }
     free(text);
+    /* The headroom's runs: every arrival rate times `load`, as `run --scale-load` does. */
+    if (load != 1 && ls_scale_load(&s2, load, err, errlen)) {
+        scn_free(&s2);
+        return -1;
+    }
     int rc = run_one(&s2, &s2.strategies[0], 0, res, err, errlen);
     if (rc == 0) /* the verdict counts an unstable tenant as `run` does (core/stable.h) */
         stab_fill(&s2, &s2.strategies[0], res);
@@ -159,15 +168,58 @@ static void drop_figures(struct plan_cand *c)
     c->missed = NULL;
 }
 
+/* A candidate's variants: its placements (or its strategy alone), then its general ones. */
+static int n_placed(const struct plan_cand *c)
+{
+    return c->placements ? cJSON_GetArraySize(c->placements) : 1;
+}
+
+static int n_variants(const struct plan_cand *c)
+{
+    return n_placed(c) + (c->general ? cJSON_GetArraySize(c->general) : 0);
+}
+
+static const cJSON *variant_at(const struct plan_cand *c, int v)
+{
+    int np = n_placed(c);
+    if (v >= np)
+        return cJSON_GetArrayItem(c->general, v - np);
+    return c->placements ? cJSON_GetArrayItem(c->placements, v) : c->strategy;
+}
+
+/* Whether the scenario prices the vGPU licences a strategy bills: the key given (0 included,
+ * a site licence), or a price above 0. */
+static int licence_priced(const struct scenario *sc)
+{
+    const cJSON *cost = cJSON_GetObjectItemCaseSensitive(sc->json, "cost");
+    return sc->vgpu_license_usd_per_vgpu_year > 0 ||
+           cJSON_GetObjectItemCaseSensitive(cost, "vgpu_license_usd_per_vgpu_year") != NULL;
+}
+
+/* Names where variant v runs: "chat | embed+rerank", and ", throttled" for a general one. */
+static void variant_text(const struct scenario *sc, const struct plan_cand *c, int v, char *out,
+                         size_t n)
+{
+    out[0] = '\0';
+    if (c->placements || c->general)
+        placement_text(sc, variant_at(c, v), c->gpus, out, n);
+    if (v >= n_placed(c)) {
+        size_t l = strlen(out);
+        snprintf(out + l, n - l, "%sthrottled", l ? ", " : "");
+    }
+}
+
 /*
- * Simulates one candidate in each of its placements (one when it has none): a tenant's
- * figures are its worst over them, and the candidate's verdict that of its worst placement, so
- * it meets the SLAs only if it does in every one. Returns the number of runs (0 when the
- * loader rejected it: pruned, not an error), or -1 with the message when a run failed.
+ * Simulates one candidate in each of its variants (its placements, one when it has none, then
+ * its general ones): a tenant's figures are its worst over them, and the candidate's verdict
+ * that of its worst variant, so it meets the SLAs only if it does in every one. When it meets
+ * them in every placement but not in a general variant, it holds only while a pod is alone
+ * (PC_FLAG_ONLY_ALONE). Returns the number of runs (0 when the loader rejected it: pruned,
+ * not an error), or -1 with the message when a run failed.
  */
 static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, size_t errlen)
 {
-    int n = c->placements ? cJSON_GetArraySize(c->placements) : 1;
+    int n = n_variants(c), np = n_placed(c), placed_meet = 1;
     size_t nt = (size_t)(sc->n_tenants ? sc->n_tenants : 1);
     c->p99_s = ss_xcalloc(nt, sizeof *c->p99_s);
     c->missed = ss_xcalloc(nt, sizeof *c->missed);
@@ -180,10 +232,11 @@ static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, s
         c->ttft_s[i] = c->tpot_s[i] = sc->tenants[i].llm ? -INFINITY : NAN;
     }
     struct placement_verdict worst_pv;
+    int worst_v = 0;
     for (int v = 0; v < n; v++) {
-        const cJSON *st = c->placements ? cJSON_GetArrayItem(c->placements, v) : c->strategy;
+        const cJSON *st = variant_at(c, v);
         struct strategy_result res;
-        int rc = run_strategy(sc, c, st, &res, err, errlen);
+        int rc = run_strategy(sc, c, st, 1.0, &res, err, errlen);
         if (rc) {
             drop_figures(c);
             c->feasible = 0;
@@ -193,27 +246,143 @@ static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, s
         if (v == 0) {
             c->cost_per_hour = res.m[SM_COST_PER_HOUR];
             c->cost_per_mreq = res.m[SM_COST_PER_MREQ];
+            if (res.licensed_vgpus > 0 && !licence_priced(sc))
+                c->flags |= PC_FLAG_LICENCE_UNPRICED;
         }
         fold_figures(sc, &res, c);
         struct placement_verdict pv;
         judge_placement(sc, &res, c, &pv);
+        if (v < np)
+            placed_meet &= pv.v.meets;
         if (v == 0 || worse(&pv.v, &worst_pv.v)) {
             worst_pv = pv;
-            if (c->placements)
-                placement_text(sc, st, c->gpus, c->worst_placement, sizeof c->worst_placement);
+            worst_v = v;
         }
         strategy_result_free(&res);
     }
+    if (n > 1)
+        variant_text(sc, c, worst_v, c->worst_placement, sizeof c->worst_placement);
     c->feasible = worst_pv.v.meets;
+    if (placed_meet && !c->feasible)
+        c->flags |= PC_FLAG_ONLY_ALONE;
     c->lost_miss = worst_pv.v.lost_miss;
     c->worst_ratio = worst_pv.v.worst_ratio;
     /* No tenant with an SLA: nothing to miss, and no margin (+inf, as before: any cheaper). */
     c->worst_margin = isnan(c->worst_ratio) ? INFINITY : 1 - c->worst_ratio;
-    snprintf(c->reason, sizeof c->reason, "%s", worst_pv.v.reason);
+    if (worst_v >= np && !c->feasible)
+        snprintf(c->reason, sizeof c->reason, "%s, with %s", worst_pv.v.reason, c->general_why);
+    else
+        snprintf(c->reason, sizeof c->reason, "%s", worst_pv.v.reason);
     snprintf(c->worst_tenant, sizeof c->worst_tenant, "%s",
              worst_pv.worst >= 0 ? sc->tenants[worst_pv.worst].name : "");
     c->simulated = 1;
     return n;
+}
+
+/* ---- headroom ------------------------------------------------------------------ */
+
+/* Does every variant of c meet every SLA at load factor x? 1 yes, 0 no, -1 a run failed (err).
+ * The variant that missed last is tried first (*first), the likeliest to miss again. */
+static int meets_at(const struct scenario *sc, struct plan_cand *c, double x, int *first, int *runs,
+                    char *err, size_t errlen)
+{
+    int n = n_variants(c);
+    for (int k = 0; k < n; k++) {
+        int v = (*first + k) % n;
+        struct strategy_result res;
+        int rc = run_strategy(sc, c, variant_at(c, v), x, &res, err, errlen);
+        if (rc)
+            return -1;
+        ++*runs;
+        struct vd_strategy vs;
+        vd_strategy_init(&vs);
+        for (int i = 0; i < sc->n_tenants; i++) {
+            struct vd_verdict vv;
+            vd_judge(sc, &res, i, &vv);
+            vd_strategy_add(&vs, sc->tenants[i].name, &vv);
+        }
+        strategy_result_free(&res);
+        if (!vs.meets) {
+            *first = v;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/*
+ * The headroom of a candidate that meets its SLAs at the planned load (factor 1): the factor
+ * is doubled until it misses (2, 4, …, PLAN_HEADROOM_MAX_FACTOR), then the bracket [meets,
+ * misses] is halved geometrically until hi / lo ≤ 1 + PLAN_HEADROOM_TOL: at most
+ * PLAN_HEADROOM_MAX_POINTS factors, each run in every variant until one misses. The runs use the
+ * scenario's seed, so every factor sees the same random numbers (only the arrival times scale).
+ * *budget is the runs left; a candidate it cannot finish says so in headroom_note.
+ */
+static void measure_headroom(const struct scenario *sc, struct plan_cand *c, int *budget)
+{
+    char err[SS_ERRLEN];
+    int first = 0, rc = 1, need = PLAN_HEADROOM_MAX_POINTS * n_variants(c);
+    if (need > *budget) {
+        snprintf(c->headroom_note, sizeof c->headroom_note,
+                 "not measured: the plan's %d headroom runs are spent", PLAN_HEADROOM_MAX_RUNS);
+        return;
+    }
+    double lo = 1, hi = INFINITY;
+    for (double x = 2; x <= PLAN_HEADROOM_MAX_FACTOR && rc == 1; x *= 2) {
+        rc = meets_at(sc, c, x, &first, &c->headroom_runs, err, sizeof err);
+        if (rc == 1)
+            lo = x;
+        else if (rc == 0)
+            hi = x;
+    }
+    while (rc >= 0 && isfinite(hi) && hi / lo > 1 + PLAN_HEADROOM_TOL) {
+        double mid = sqrt(lo * hi);
+        rc = meets_at(sc, c, mid, &first, &c->headroom_runs, err, sizeof err);
+        if (rc == 1)
+            lo = mid;
+        else if (rc == 0)
+            hi = mid;
+    }
+    *budget -= c->headroom_runs;
+    if (rc < 0) {
+        snprintf(c->headroom_note, sizeof c->headroom_note, "not measured: %.100s", err);
+        return;
+    }
+    c->headroom_lo = lo;
+    c->headroom_hi = hi;
+    if (!isfinite(hi))
+        snprintf(c->headroom_note, sizeof c->headroom_note,
+                 "meets every SLA up to %g times the load, the largest factor tried",
+                 (double)PLAN_HEADROOM_MAX_FACTOR);
+}
+
+/* Headroom for the first PLAN_HEADROOM_CANDIDATES candidates that meet their SLAs, in rank order
+ * (the recommendation first), within PLAN_HEADROOM_MAX_RUNS runs; one that misses at the planned
+ * load has headroom below 1. */
+static void headrooms(const struct scenario *sc, struct plan_result *r, int on)
+{
+    int budget = PLAN_HEADROOM_MAX_RUNS, measured = 0;
+    for (int i = 0; i < r->n; i++) {
+        struct plan_cand *c = &r->c[i];
+        if (!c->simulated)
+            continue;
+        if (!c->feasible) {
+            c->headroom_hi = 1; /* misses at the planned load: below 1, not bisected */
+            snprintf(c->headroom_note, sizeof c->headroom_note,
+                     "misses an SLA at the planned load");
+        } else if (!on) {
+            snprintf(c->headroom_note, sizeof c->headroom_note,
+                     "not measured: \"plan\": {\"headroom\": false}");
+        } else if (measured >= PLAN_HEADROOM_CANDIDATES) {
+            snprintf(c->headroom_note, sizeof c->headroom_note,
+                     "not measured: only the first %d that meet the SLAs are",
+                     PLAN_HEADROOM_CANDIDATES);
+        } else {
+            measured++;
+            measure_headroom(sc, c, &budget);
+        }
+        r->headroom_runs += c->headroom_runs;
+    }
 }
 
 static int label_taken(const struct plan_cand *c, int n, int i)
@@ -308,6 +477,11 @@ static int by_rank(const void *pa, const void *pb)
         return ra - rb;
     if (ra == 0 && cost_key(a) != cost_key(b))
         return cost_key(a) < cost_key(b) ? -1 : 1;
+    /* Equal cost, but one bills licences nobody priced: its real cost is higher, it goes
+     * after those that need none. */
+    unsigned la = a->flags & PC_FLAG_LICENCE_UNPRICED, lb = b->flags & PC_FLAG_LICENCE_UNPRICED;
+    if (ra == 0 && la != lb)
+        return la ? 1 : -1;
     /* Equal cost: the one that leaves more capacity free (room to grow, for a new tenant),
      * when both say how much. */
     if (ra == 0 && isfinite(a->free_gpus) && isfinite(b->free_gpus) &&
@@ -372,8 +546,13 @@ static void explain_choice(struct plan_result *r)
     int n = snprintf(r->reason, sizeof r->reason,
                      "the cheapest confirmed, tied in cost with %d other%s; chosen ", ties,
                      ties > 1 ? "s" : "");
-    if (isfinite(b->free_gpus) && isfinite(next->free_gpus) &&
-        fabs(b->free_gpus - next->free_gpus) > 1e-9)
+    if ((next->flags & PC_FLAG_LICENCE_UNPRICED) && !(b->flags & PC_FLAG_LICENCE_UNPRICED))
+        snprintf(r->reason + n, sizeof r->reason - (size_t)n,
+                 "because it needs no licence, and %s's vGPU licence price is not set (the $0 "
+                 "default of cost.vgpu_license_usd_per_vgpu_year understates its cost)",
+                 next->label);
+    else if (isfinite(b->free_gpus) && isfinite(next->free_gpus) &&
+             fabs(b->free_gpus - next->free_gpus) > 1e-9)
         snprintf(r->reason + n, sizeof r->reason - (size_t)n,
                  "because it leaves more capacity free (%.2f GPUs against %.2f for %s)",
                  b->free_gpus, next->free_gpus, next->label);
@@ -395,16 +574,17 @@ static void explain_choice(struct plan_result *r)
 
 static int parse_plan(const struct scenario *sc, struct pctx *x, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"kinds", "max_gpus", "max_simulations", NULL};
+    static const char *const keys[] = {"kinds", "max_gpus", "max_simulations", "headroom", NULL};
     struct jv j = {sc->path, err, errlen};
     long v;
     /* Default bound: enough whole GPUs for every tenant twice over, at least 8. */
     x->pc.max_gpus = 2 * sc->n_tenants > 8 ? 2 * sc->n_tenants : 8;
     x->max_sims = 40;
+    x->headroom = 1;
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(sc->json, "plan");
     if (!p)
         return 0;
-    if (jv_object(&j, p, "plan", keys))
+    if (jv_object(&j, p, "plan", keys) || jv_bool(&j, p, "plan", "headroom", 0, &x->headroom) < 0)
         return -1;
     if (jv_int(&j, p, "plan", "max_gpus", 0, 1, 100000, &v) < 0)
         return -1;
@@ -491,6 +671,7 @@ int plan_run(const struct scenario *sc, int progress, struct plan_result *out, c
     }
     distinct_labels(sc, cand, n);
     qsort(cand, (size_t)n, sizeof *cand, by_rank);
+    headrooms(sc, out, x.headroom);
     if (n > 0 && cand[0].feasible)
         out->best = 0;
     for (int i = 0; out->best < 0 && i < n; i++)
@@ -618,6 +799,43 @@ static const char *gpus_words(const struct plan_cand *c, char *buf, size_t n)
     return buf;
 }
 
+/* The flags of a candidate, each as its words ("licence price not set"), in the order of their
+ * bits; what an operator is warned of before applying it. */
+static const struct {
+    unsigned bit;
+    const char *id, *words;
+} flag_words[] = {
+    {PC_FLAG_LICENCE_UNPRICED, "licence-price-not-set",
+     "licence price not set: its vGPU licences are costed at the $0 default (set "
+     "cost.vgpu_license_usd_per_vgpu_year)"},
+    {PC_FLAG_ONLY_ALONE, "holds-only-alone",
+     "holds only while a pod is alone on its GPU (unthrottled): it misses once another pod joins "
+     "it"},
+};
+
+/* The flags of c, "; "-separated, into buf ("" when none). */
+static void flags_text(const struct plan_cand *c, char *buf, size_t n)
+{
+    size_t w = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < sizeof flag_words / sizeof flag_words[0] && w < n; k++)
+        if (c->flags & flag_words[k].bit)
+            w += (size_t)snprintf(buf + w, n - w, "%s%s", w ? "; " : "", flag_words[k].words);
+}
+
+/* The headroom cell: "1.37" (first misses at 1.37 times the load), ">8", "<1" or "-". */
+static void headroom_cell(const struct plan_cand *c, char *buf, size_t n)
+{
+    if (isnan(c->headroom_hi))
+        snprintf(buf, n, "-");
+    else if (!isfinite(c->headroom_hi))
+        snprintf(buf, n, ">%g", c->headroom_lo);
+    else if (isnan(c->headroom_lo))
+        snprintf(buf, n, "<%g", c->headroom_hi);
+    else
+        snprintf(buf, n, "%.3g", c->headroom_hi);
+}
+
 /* The last column: the verdict's margin and reason, or why it was not simulated. */
 static void why_cell(const struct plan_cand *c, char *buf, size_t n)
 {
@@ -631,11 +849,15 @@ static void why_cell(const struct plan_cand *c, char *buf, size_t n)
         snprintf(buf, n, "no SLA");
     else if (c->feasible)
         snprintf(buf, n, "%s (%s%s%s)", ratio, c->worst_tenant,
-                 c->placements ? ", worst placement: " : "",
-                 c->placements ? c->worst_placement : "");
+                 c->worst_placement[0] ? ", worst placement: " : "", c->worst_placement);
     else
-        snprintf(buf, n, "%s; %s%s%s", c->reason, ratio, c->placements ? "; worst placement: " : "",
-                 c->placements ? c->worst_placement : "");
+        snprintf(buf, n, "%s; %s%s%s", c->reason, ratio,
+                 c->worst_placement[0] ? "; worst placement: " : "", c->worst_placement);
+    char flags[400];
+    flags_text(c, flags, sizeof flags);
+    size_t l = strlen(buf);
+    if (flags[0] && l < n)
+        snprintf(buf + l, n - l, " [%s]", flags);
 }
 
 void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r)
@@ -643,9 +865,9 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
     char price[64] = "no GPU price: ranked by GPU count";
     if (sc->gpu_hour_usd >= 0)
         snprintf(price, sizeof price, "$%.2f/GPU-hour", sc->gpu_hour_usd);
-    fprintf(fp, "plan for %s: %d tenant%s on %s (%s), %d simulation%s\n\n", sc->name, sc->n_tenants,
-            sc->n_tenants > 1 ? "s" : "", sc->gpu.name, price, r->simulations,
-            r->simulations == 1 ? "" : "s");
+    fprintf(fp, "plan for %s: %d tenant%s on %s (%s), %d simulation%s (and %d for headroom)\n\n",
+            sc->name, sc->n_tenants, sc->n_tenants > 1 ? "s" : "", sc->gpu.name, price,
+            r->simulations, r->simulations == 1 ? "" : "s", r->headroom_runs);
     /* Labels are printed whole: the column is as wide as the widest. */
     int wl = 8, nt = sc->n_tenants, *wt = ss_xcalloc((size_t)(nt ? nt : 1), sizeof *wt);
     char cell[160];
@@ -660,7 +882,7 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
             wt[t] = cols_of(cell) > wt[t] ? cols_of(cell) : wt[t];
         }
     }
-    fprintf(fp, "%-4s %9s %9s %5s  ", "rank", "$/hour", "$/Mreq", "gpus");
+    fprintf(fp, "%-4s %9s %9s %5s %8s  ", "rank", "$/hour", "$/Mreq", "gpus", "headroom");
     put_padded(fp, "strategy", wl, 1);
     fprintf(fp, " %-13s", "status");
     for (int t = 0; t < nt; t++) {
@@ -680,7 +902,9 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
             snprintf(cost, sizeof cost, "%.2f", c->cost_per_hour);
         if (isfinite(c->cost_per_mreq))
             snprintf(cpm, sizeof cpm, "%.3f", c->cost_per_mreq);
-        fprintf(fp, "%-4s %9s %9s %5d  ", rank, cost, cpm, c->gpus);
+        char head[32];
+        headroom_cell(c, head, sizeof head);
+        fprintf(fp, "%-4s %9s %9s %5d %8s  ", rank, cost, cpm, c->gpus, head);
         put_padded(fp, c->label, wl, 1);
         fprintf(fp, " %-13s", status(c));
         for (int t = 0; t < nt; t++) {
@@ -704,6 +928,18 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
                 "(tightest: %s, %s).\n",
                 b->label, gpus_words(b, on, sizeof on), cost, r->reason,
                 b->worst_tenant[0] ? b->worst_tenant : "-", ratio);
+        char head[32], flags[400];
+        headroom_cell(b, head, sizeof head);
+        if (isfinite(b->headroom_hi))
+            fprintf(fp,
+                    "headroom: it first misses an SLA at %s times the load (meets at %.3g; "
+                    "bisection to %g %%, same random numbers).\n",
+                    head, b->headroom_lo, 100 * PLAN_HEADROOM_TOL);
+        else
+            fprintf(fp, "headroom: %s.\n", b->headroom_note[0] ? b->headroom_note : "-");
+        flags_text(b, flags, sizeof flags);
+        if (flags[0])
+            fprintf(fp, "warning: %s.\n", flags);
     } else if (r->closest >= 0) {
         const struct plan_cand *b = &r->c[r->closest];
         char ratio[48], on[32];
@@ -730,6 +966,40 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
         fprintf(fp, "the simulation disagrees and picks %s.\n", picked);
 }
 
+/* "flags": [{"id", "text"}, ...], empty when none. */
+static void add_flags(cJSON *o, const struct plan_cand *c)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, "flags");
+    for (size_t k = 0; k < sizeof flag_words / sizeof flag_words[0]; k++)
+        if (c->flags & flag_words[k].bit) {
+            cJSON *f = cJSON_CreateObject();
+            cJSON_AddStringToObject(f, "id", flag_words[k].id);
+            cJSON_AddStringToObject(f, "text", flag_words[k].words);
+            cJSON_AddItemToArray(a, f);
+        }
+}
+
+/* "headroom": {"misses_at", "meets_at", "tolerance", "max_factor", "runs", "note"}, null when
+ * the candidate was not simulated. misses_at null: it met every SLA up to max_factor; meets_at
+ * null: it misses at the planned load (misses_at 1). */
+static void add_headroom(cJSON *o, const struct plan_cand *c)
+{
+    if (!c->simulated) {
+        cJSON_AddNullToObject(o, "headroom");
+        return;
+    }
+    cJSON *h = cJSON_AddObjectToObject(o, "headroom");
+    jv_out_add(h, "misses_at", c->headroom_hi);
+    jv_out_add(h, "meets_at", c->headroom_lo);
+    jv_out_add(h, "tolerance", PLAN_HEADROOM_TOL);
+    cJSON_AddNumberToObject(h, "max_factor", PLAN_HEADROOM_MAX_FACTOR);
+    cJSON_AddNumberToObject(h, "runs", c->headroom_runs);
+    if (c->headroom_note[0])
+        cJSON_AddStringToObject(h, "note", c->headroom_note);
+    else
+        cJSON_AddNullToObject(h, "note");
+}
+
 static cJSON *cand_json(const struct scenario *sc, const struct plan_cand *c)
 {
     cJSON *o = cJSON_CreateObject();
@@ -751,12 +1021,16 @@ static cJSON *cand_json(const struct scenario *sc, const struct plan_cand *c)
     else
         cJSON_AddNullToObject(o, "reason");
     jv_out_add(o, "free_gpus", c->free_gpus);
+    add_flags(o, c);
+    add_headroom(o, c);
+    if (c->general)
+        cJSON_AddItemToObject(o, "general_strategies", cJSON_Duplicate(c->general, 1));
     if (c->pruned[0])
         cJSON_AddStringToObject(o, "pruned", c->pruned);
     cJSON_AddNumberToObject(o, "placements", c->variants > 1 ? c->variants : 1);
     if (c->placements)
         cJSON_AddItemToObject(o, "placement_strategies", cJSON_Duplicate(c->placements, 1));
-    if (c->placements && c->simulated)
+    if (c->worst_placement[0] && c->simulated)
         cJSON_AddStringToObject(o, "worst_placement", c->worst_placement);
     if (c->p99_s) {
         cJSON *p = cJSON_AddObjectToObject(o, "p99_ms");
@@ -798,6 +1072,9 @@ cJSON *plan_json(const struct scenario *sc, const struct plan_result *r)
         jv_out_add(rec, "worst_sla_margin", b->worst_margin);
         jv_out_add(rec, "worst_ratio", b->worst_ratio);
         cJSON_AddStringToObject(rec, "reason", r->reason);
+        cJSON_AddStringToObject(rec, "label", b->label);
+        add_flags(rec, b);
+        add_headroom(rec, b);
     } else {
         cJSON_AddNullToObject(root, "recommendation");
         if (r->closest >= 0)
@@ -817,7 +1094,119 @@ cJSON *plan_json(const struct scenario *sc, const struct plan_result *r)
     cJSON_AddBoolToObject(rule, "agrees",
                           r->best >= 0 && strcmp(r->c[r->best].kind, r->rule_kind) == 0);
     cJSON_AddNumberToObject(root, "simulations", r->simulations);
+    cJSON_AddNumberToObject(root, "headroom_simulations", r->headroom_runs);
     return root;
+}
+
+/* ---- the chosen candidate as a scenario ---------------------------------------- */
+
+/* A path the scenario resolved (against its own folder) as the emitted file must spell it: kept
+ * when both files are in one folder, else made absolute so that the scenario still runs. */
+static void carry_path(cJSON *obj, const char *key, const char *resolved, int same_dir)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (same_dir || !cJSON_IsString(v) || v->valuestring[0] == '/')
+        return;
+    char *abs = realpath(resolved, NULL);
+    if (abs)
+        cJSON_ReplaceItemInObjectCaseSensitive(obj, key, cJSON_CreateString(abs));
+    free(abs);
+}
+
+/* Whether two files are in one folder (the folders resolve to one directory). */
+static int one_folder(const char *a, const char *b)
+{
+    char da[4096], db[4096];
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    snprintf(da, sizeof da, "%.*s", sa ? (int)(sa - a) : 1, sa ? a : ".");
+    snprintf(db, sizeof db, "%.*s", sb ? (int)(sb - b) : 1, sb ? b : ".");
+    char *ra = realpath(da[0] ? da : "/", NULL), *rb = realpath(db[0] ? db : "/", NULL);
+    int same = ra && rb && strcmp(ra, rb) == 0;
+    free(ra);
+    free(rb);
+    return same;
+}
+
+/* Strategy v of c under a name of its own: the kind alone for a candidate of one variant,
+ * else "<kind>-placement-<k>" and "<kind>-throttled-<k>". */
+static cJSON *named_variant(const struct plan_cand *c, int v)
+{
+    cJSON *st = cJSON_Duplicate(variant_at(c, v), 1);
+    char name[64];
+    int np = n_placed(c);
+    if (n_variants(c) == 1)
+        snprintf(name, sizeof name, "%s", c->kind);
+    else if (v < np)
+        snprintf(name, sizeof name, "%s-placement-%d", c->kind, v + 1);
+    else
+        snprintf(name, sizeof name, "%s-throttled-%d", c->kind, v - np + 1);
+    if (cJSON_GetObjectItemCaseSensitive(st, "name"))
+        cJSON_ReplaceItemInObjectCaseSensitive(st, "name", cJSON_CreateString(name));
+    else
+        cJSON_AddStringToObject(st, "name", name);
+    return st;
+}
+
+cJSON *plan_scenario(const struct scenario *sc, const struct plan_result *r, const char *out_path,
+                     char *err, size_t errlen)
+{
+    int idx = r->best >= 0 ? r->best : r->closest;
+    if (idx < 0) {
+        ss_errf(err, errlen, "no candidate was simulated: no scenario to write");
+        return NULL;
+    }
+    const struct plan_cand *c = &r->c[idx];
+    cJSON *doc = cJSON_Duplicate(sc->json, 1);
+    static const char *const drop[] = {"plan", "replications", "gpus", "strategies",
+                                       "seed", "description",  NULL};
+    for (int k = 0; drop[k]; k++)
+        cJSON_DeleteItemFromObjectCaseSensitive(doc, drop[k]);
+    char desc[1024];
+    snprintf(desc, sizeof desc,
+             "sharesim plan's %s for scenario %s: %s on %d GPU%s. Each strategy is one way it "
+             "runs (%d in all: placements the scheduler may choose, and throttled variants); the "
+             "plan's figures are each tenant's worst over them.",
+             r->best >= 0 ? "recommendation" : "closest candidate (no configuration met every SLA)",
+             sc->name, c->label, c->gpus, c->gpus == 1 ? "" : "s", n_variants(c));
+    cJSON_AddStringToObject(doc, "description", desc);
+    /* What the plan ran with, stated: one replication, its seed, stop and warm-up. */
+    cJSON_AddNumberToObject(doc, "gpus", c->gpus);
+    cJSON_AddNumberToObject(doc, "seed", (double)sc->seed);
+    cJSON_AddNumberToObject(doc, "replications", 1);
+    if (!cJSON_GetObjectItemCaseSensitive(doc, "stop")) {
+        cJSON *stop = cJSON_AddObjectToObject(doc, "stop");
+        if (sc->stop_requests > 0)
+            cJSON_AddNumberToObject(stop, "requests", (double)sc->stop_requests);
+        else
+            cJSON_AddNumberToObject(stop, "duration_s", sc->stop_duration_s);
+    }
+    if (!cJSON_GetObjectItemCaseSensitive(doc, "warmup")) {
+        cJSON *w = cJSON_AddObjectToObject(doc, "warmup");
+        if (sc->warmup_duration_s > 0)
+            cJSON_AddNumberToObject(w, "duration_s", sc->warmup_duration_s);
+        else
+            cJSON_AddNumberToObject(w, "requests", (double)sc->warmup_requests);
+    }
+    int same = strcmp(out_path, "-") == 0 || one_folder(sc->path, out_path);
+    const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(doc, "gpu");
+    if (cJSON_IsString(gpu) &&
+        (strchr(gpu->valuestring, '/') || ss_ends_with(gpu->valuestring, ".json"))) {
+        char full[4096];
+        const char *slash = strrchr(sc->path, '/');
+        snprintf(full, sizeof full, "%.*s%s%s", slash ? (int)(slash - sc->path) : 0, sc->path,
+                 slash ? "/" : "", gpu->valuestring);
+        carry_path(doc, "gpu", full, same);
+    }
+    cJSON *tenants = cJSON_GetObjectItemCaseSensitive(doc, "tenants");
+    for (int i = 0; i < sc->n_tenants; i++) {
+        cJSON *arr = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(tenants, i), "arrival");
+        if (sc->tenants[i].arrival.kind == ARR_TRACE && sc->tenants[i].arrival.trace_path)
+            carry_path(arr, "path", sc->tenants[i].arrival.trace_path, same);
+    }
+    cJSON *strategies = cJSON_AddArrayToObject(doc, "strategies");
+    for (int v = 0; v < n_variants(c); v++)
+        cJSON_AddItemToArray(strategies, named_variant(c, v));
+    return doc;
 }
 
 /* ---- Kubernetes artefacts ------------------------------------------------------ */
@@ -956,6 +1345,21 @@ static int write_readme(struct dp_ctx *d)
     return rc;
 }
 
+int (*plan_k8s_fault)(const char *tmp_dir);
+
+/* What the next plan does to this folder, in the README's section on applying the files. */
+static void readme_folder_rule(struct dp_ctx *d, const char *dir)
+{
+    const char *base = strrchr(dir, '/');
+    base = base && base[1] ? base + 1 : dir;
+    dp_readme(d,
+              "This folder was written as a whole: the next `sharesim plan --k8s` into it replaces "
+              "every file, and keeps this plan as `%s.previous` beside it (an older `.previous` "
+              "is removed); `kubectl apply -f` on it applies only this plan. To roll back, apply "
+              "`%s.previous` the same way.\n\n",
+              base, base);
+}
+
 int plan_write_k8s(const char *dir, const char *ns, const struct scenario *sc,
                    const struct plan_result *r, struct dp_ctx *d, char *err, size_t errlen)
 {
@@ -967,15 +1371,27 @@ int plan_write_k8s(const char *dir, const char *ns, const struct scenario *sc,
     const struct policy_ops *ops = policy_find(b->kind);
     if (!ops || !ops->hooks || !ops->hooks->deploy)
         return ss_errf(err, errlen, "strategy kind \"%s\" has no deployment artefacts", b->kind);
-    if (ss_mkdirs(dir, err, errlen))
+    /* Into a temporary beside DIR, swapped in whole (tools/plandir.h). */
+    struct pd_dir pd;
+    if (pd_begin(&pd, dir, err, errlen))
         return -1;
-    dp_init(d, dir, ns, sc, b, r->best < 0, err, errlen);
-    if (ops->hooks->deploy(d))
-        return -1;
-    for (int i = 0; i < sc->n_tenants; i++) {
+    dp_init(d, pd.tmp, ns, sc, b, r->best < 0, err, errlen);
+    int rc = ops->hooks->deploy(d);
+    for (int i = 0; rc == 0 && i < sc->n_tenants; i++) {
         char file[DP_NAME_MAX];
         if (d->n_limit[i] && write_pod_patch(d, i, file, sizeof file))
-            return -1;
+            rc = -1;
     }
-    return write_readme(d);
+    if (rc == 0)
+        readme_folder_rule(d, dir);
+    if (rc == 0)
+        rc = write_readme(d);
+    if (rc == 0 && plan_k8s_fault && plan_k8s_fault(pd.tmp))
+        rc = ss_errf(err, errlen, "%s: a write failed (injected by a test)", dir);
+    d->dir = dir; /* the temporary's name is gone either way */
+    if (rc) {
+        pd_abort(&pd);
+        return -1;
+    }
+    return pd_commit(&pd, err, errlen);
 }

@@ -24,13 +24,28 @@
 
 #define PLAN_ENOUGH_FEASIBLE 5
 
+/* Headroom (docs/plan.md#headroom): the load factor at which a candidate first misses an SLA,
+ * by doubling from 1 up to PLAN_HEADROOM_MAX_FACTOR, then bisection to a relative width of
+ * PLAN_HEADROOM_TOL: 3 doublings + 7 halvings = PLAN_HEADROOM_MAX_POINTS factors at most, each
+ * run in the candidate's variants until one misses. PLAN_HEADROOM_MAX_RUNS bounds the runs of
+ * one plan; a candidate whose worst case no longer fits is left unmeasured, and says so. So a
+ * plan runs at most PLAN_HEADROOM_CANDIDATES × PLAN_HEADROOM_MAX_POINTS × variants more. */
+#define PLAN_HEADROOM_TOL 0.01
+#define PLAN_HEADROOM_MAX_FACTOR 8
+#define PLAN_HEADROOM_MAX_POINTS 10
+#define PLAN_HEADROOM_MAX_RUNS 400
+/* Only the first PLAN_HEADROOM_CANDIDATES that meet the SLAs, in rank order (the recommendation
+ * and its nearest alternatives), are measured: each costs up to ten runs of the scenario. */
+#define PLAN_HEADROOM_CANDIDATES 3
+
 struct plan_result {
     int n;
     struct plan_cand *c; /* sorted: feasible by cost, then the others */
     int best;            /* index of the recommendation, -1 if none */
     int closest;         /* when none is feasible: the simulated one with the best margin */
-    int simulations;
-    char reason[1200]; /* why the recommendation (or closest) was chosen among its peers */
+    int simulations;     /* the search's runs */
+    int headroom_runs;   /* the headroom's runs, besides */
+    char reason[1200];   /* why the recommendation (or closest) was chosen among its peers */
     char rule_kind[32];
     char rule_text[200];
 };
@@ -44,6 +59,17 @@ void plan_result_free(struct plan_result *r);
 void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r);
 cJSON *plan_json(const struct scenario *sc, const struct plan_result *r);
 /*
+ * The recommendation (or, when none, the closest candidate) as a runnable scenario
+ * (`plan --emit-scenario FILE`): the scenario's tenants, GPU, cost, stop and warm-up, its seed
+ * and one replication stated, "gpus" the candidate's, and one strategy per variant the plan
+ * simulated (every placement, every throttled variant), each with its whole layout, so that
+ * `sharesim run` gives the plan's figures exactly: a tenant's are its worst over the
+ * strategies. Relative paths (a trace, a profile) are made absolute when out_path is in
+ * another folder. NULL with err when no candidate was simulated.
+ */
+cJSON *plan_scenario(const struct scenario *sc, const struct plan_result *r, const char *out_path,
+                     char *err, size_t errlen);
+/*
  * Writes the Kubernetes artefacts of the recommendation into dir (created with its parents),
  * or, when no candidate meets the SLAs, of the closest one, marked as such in every file:
  * the strategy's own files (its deploy hook), one pod patch per tenant, README.md. The
@@ -51,7 +77,13 @@ cJSON *plan_json(const struct scenario *sc, const struct plan_result *r);
  * releases it with dp_free. 0, or -1 with err.
  */
 struct dp_ctx;
+/* DIR is written as a whole (tools/plandir.h): into a temporary beside it, then swapped in, the
+ * previous plan's folder kept as DIR.previous; on any failure DIR stays as it was. */
 int plan_write_k8s(const char *dir, const char *ns, const struct scenario *sc,
                    const struct plan_result *r, struct dp_ctx *d, char *err, size_t errlen);
+
+/* For tests: called with the temporary folder once every file is written, before the swap; a
+ * non-zero return fails the write there (as a full disk would). NULL in the program. */
+extern int (*plan_k8s_fault)(const char *tmp_dir);
 
 #endif
