@@ -18,7 +18,7 @@ static void usage(FILE *fp)
     fprintf(
         fp,
         "usage: sharesim plan SCENARIO [--json FILE|-] [--csv FILE|-] [--html FILE] [--k8s DIR]\n"
-        "                     [--namespace NS] [--quiet]\n\n"
+        "                     [--namespace NS] [--nodes NODE,...] [--quiet]\n\n"
         "Finds the cheapest configuration (strategy kind, parameters, GPU count) under\n"
         "which every tenant meets its p99 SLA. The scenario's tenants and GPU are the\n"
         "input; its strategies are ignored (and may be left out); an optional \"plan\": "
@@ -33,6 +33,9 @@ static void usage(FILE *fp)
         "               nothing meets the SLAs, those of the closest candidate, marked\n"
         "  --namespace NS  the GPU Operator's namespace, where the ConfigMaps go\n"
         "               (default gpu-operator)\n"
+        "  --nodes A,B  the nodes the artefacts configure (replaces the scenario's\n"
+        "               \"k8s\": {\"nodes\": [...]}); without either, the README says which\n"
+        "               labels to put on which nodes\n"
         "  --quiet      no table on stdout\n"
         "exit: 0 a configuration meets every SLA, 1 none does (closest shown), 2 bad input\n");
 }
@@ -75,12 +78,17 @@ static int write_k8s(const char *dir, const char *ns, const struct scenario *sc,
 
 int cmd_plan(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", required_argument, 0, 'j'},      {"csv", required_argument, 0, 'c'},
-        {"k8s", required_argument, 0, 'k'},       {"html", required_argument, 0, 'H'},
-        {"quiet", no_argument, 0, 'q'},           {"help", no_argument, 0, 'h'},
-        {"namespace", required_argument, 0, 'n'}, {0, 0, 0, 0}};
-    const char *json = NULL, *csv = NULL, *k8s = NULL, *html = NULL, *ns = "gpu-operator";
+    static const struct option opts[] = {{"json", required_argument, 0, 'j'},
+                                         {"csv", required_argument, 0, 'c'},
+                                         {"k8s", required_argument, 0, 'k'},
+                                         {"html", required_argument, 0, 'H'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"namespace", required_argument, 0, 'n'},
+                                         {"nodes", required_argument, 0, 'N'},
+                                         {0, 0, 0, 0}};
+    const char *json = NULL, *csv = NULL, *k8s = NULL, *html = NULL, *ns = "gpu-operator",
+               *nodes = NULL;
     int quiet = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "j:c:k:qh", opts, NULL)) != -1) {
@@ -99,6 +107,9 @@ int cmd_plan(int argc, char **argv)
             break;
         case 'n':
             ns = optarg;
+            break;
+        case 'N':
+            nodes = optarg;
             break;
         case 'q':
             quiet = 1;
@@ -125,6 +136,11 @@ int cmd_plan(int argc, char **argv)
     struct scenario sc;
     if (cli_load_scenario(argv[optind], SCN_IGNORE_STRATEGIES, &sc))
         return SS_EXIT_BADINPUT;
+    if (nodes && ki_set_nodes(&sc.k8s, nodes, why, sizeof why)) {
+        fprintf(stderr, "sharesim plan: --nodes: %s\n", why);
+        scn_free(&sc);
+        return SS_EXIT_BADINPUT;
+    }
     char err[SS_ERRLEN];
     /* --k8s DIR writes its YAML files and README.md there (core/deploy.h). */
     static const char *const k8s_files[] = {"*.yaml", "README.md", NULL};
