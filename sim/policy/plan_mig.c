@@ -446,9 +446,14 @@ static int mig_deploy(struct dp_ctx *d)
         }
     }
     mig_limits(d);
+    char where[96];
+    if (n > 1)
+        snprintf(where, sizeof where, "%d GPUs, %d on each of %d nodes,", G, per, n);
+    else
+        snprintf(where, sizeof where, "%d GPU%s, on one node,", G, G > 1 ? "s" : "");
     dp_readme(d,
-              "The plan's %d GPU%s (%d a node, on %d node%s) are partitioned by the GPU "
-              "Operator's mig-manager; the device plugin's `mixed` strategy advertises each "
+              "The plan's %s are partitioned by the GPU Operator's mig-manager; the device "
+              "plugin's `mixed` strategy advertises each "
               "instance as `nvidia.com/mig-<profile>`, which the tenants' pods request. The "
               "ConfigMap `%s` in namespace `%s` holds the mig-parted config%s (`config.yaml`), "
               "and a node is partitioned only when its label `nvidia.com/mig.config` names "
@@ -487,10 +492,9 @@ static int mig_deploy(struct dp_ctx *d)
               "### Undoing it\n\n"
               "Drain each node, label it `nvidia.com/mig.config=all-disabled --overwrite` (whole "
               "GPUs again), wait for `success`, uncordon it and remove the plan's labels; then "
-              "set `migManager.config.name` and `mig.strategy` back to what step 2 found "
+              "set `migManager.config.name` and `mig.strategy` back to what the check above found "
               "(`helm upgrade … --reuse-values --set …`, or the ClusterPolicy patch).\n\n",
-              G, G > 1 ? "s" : "", per, n, n > 1 ? "s" : "", cm_name, d->ns, n > 1 ? "s" : "",
-              d->ns, d->ns, d->ns, d->ns, cm_name);
+              where, cm_name, d->ns, n > 1 ? "s" : "", d->ns, d->ns, d->ns, d->ns, cm_name);
     return 0;
 }
 
