@@ -219,7 +219,7 @@ VALGRIND := valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indir
 	--show-leak-kinds=definite,indirect --error-exitcode=1
 test-valgrind: all $(B)/run-tests
 	@rm -rf $(B)/valgrind && mkdir -p $(B)/valgrind
-	SHARESIM=tests/valgrind/sharesim SHARESIM_REAL=$(B)/sharesim SHARESIM_VG_LOGS=$(B)/valgrind \
+	SHARESIM=$(CURDIR)/tests/valgrind/sharesim SHARESIM_REAL=$(CURDIR)/$(B)/sharesim SHARESIM_VG_LOGS=$(CURDIR)/$(B)/valgrind \
 	  SHARESIM_SANITIZED=1 SHARESIM_UNDER_VALGRIND=1 SUITE_TIMES=$(B)/suite-seconds tests/run-suites $(JOBS) $(B)/run-tests $(VALGRIND)
 	@bad=$$(find $(B)/valgrind -name '*.log' -size +0c); \
 	if [ -n "$$bad" ]; then cat $$bad; echo "test-valgrind: memcheck errors in: $$bad"; exit 1; fi; \

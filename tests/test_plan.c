@@ -882,7 +882,9 @@ static void test_k8s_random_names(void)
                                         "fractional", "mig", "vgpu"};
     char name[256], why[SS_ERRLEN], dir[800], cmd[2400];
     int refused = 0, accepted = 0;
-    for (int i = 0; i < 72; i++) {
+    /* under valgrind (50× slower) 24: still every kind with a name in each of the four places */
+    int n_plans = tu_under_valgrind() ? 24 : 72;
+    for (int i = 0; i < n_plans; i++) {
         const char *kind = kinds[i % 6];
         int role = (i / 6) % 4;
         random_name(name, sizeof name);
@@ -926,8 +928,8 @@ static void test_k8s_random_names(void)
             CU_ASSERT(mig_hit);
     }
     /* The seed gives both outcomes (a changed generator that stopped doing so would show). */
-    CU_ASSERT(refused >= 8);
-    CU_ASSERT(accepted >= 40);
+    CU_ASSERT(refused >= n_plans / 9);
+    CU_ASSERT(accepted >= n_plans * 5 / 9);
 }
 
 /* An LLM tenant's TPOT target counts like a p99 target: Llama-2-7B FP16 on an A100-80GB

@@ -283,9 +283,13 @@ static void check_case(const struct vcase *c)
     char want[400];
     if (c->meets) {
         CU_ASSERT(page_has(page, "is the only strategy that meets every tenant"));
+        CU_ASSERT(page_has(page, "<td class=\"l ok\">✓ meets</td>"));
     } else {
         snprintf(want, sizeof want, "(t: %s)", esc);
         CU_ASSERT(page_has(page, "No strategy meets every tenant"));
+        CU_ASSERT(page_has(page, want));
+        /* the tenants table's verdict cell: the same rule and reason */
+        snprintf(want, sizeof want, "<td class=\"l miss\">✗ %s</td>", esc);
         CU_ASSERT(page_has(page, want));
     }
     /* The sweep page: two points that differ only in the weight, which only the fairness index

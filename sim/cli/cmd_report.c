@@ -16,6 +16,7 @@
 #include "calib/calib.h"
 #include "cli/cli.h"
 #include "cli/outplan.h"
+#include "core/rdoc.h"
 #include "core/scenario.h"
 #include "report/gnuplot.h"
 #include "report/html.h"
@@ -245,7 +246,7 @@ static int do_md(int n, char **args, const struct ropts *o)
         usage(stderr);
         return SS_EXIT_BADINPUT;
     }
-    if (rt_load(args[0], &doc, err, sizeof err))
+    if (rd_load(args[0], &doc, err, sizeof err))
         return bad(err);
     char *desc = o->scenario ? sd_scenario_description(o->scenario) : NULL;
     struct rt_head h = {o->title, desc, o->command, o->note, o->level};
@@ -277,10 +278,10 @@ static int do_summary(int n, char **args, const struct ropts *o)
             file = eq + 1;
         }
         cJSON *doc;
-        if (rt_load(file, &doc, err, sizeof err))
+        if (rd_load(file, &doc, err, sizeof err))
             return bad(err);
         if (llm < 0) {
-            llm = rt_has_llm(doc);
+            llm = rd_has_llm(doc);
             rt_summary_header(stdout, o->x, o->md, llm);
         }
         rt_summary_rows(stdout, doc, o->x, label, o->md, llm);
@@ -298,13 +299,14 @@ static int do_mig(int n, char **args, const struct ropts *o)
         usage(stderr);
         return SS_EXIT_BADINPUT;
     }
-    if (rt_load(args[0], &doc, err, sizeof err))
+    if (rd_load(args[0], &doc, err, sizeof err))
         return bad(err);
-    const cJSON *g = cJSON_GetObjectItemCaseSensitive(doc, "gpu");
+    struct rd_head h;
+    rd_head_of(doc, &h);
     struct gpu_profile gp;
-    if (!cJSON_IsString(g) || cal_load(g->valuestring, &gp, err, sizeof err)) {
+    if (!h.gpu[0] || cal_load(h.gpu, &gp, err, sizeof err)) {
         cJSON_Delete(doc);
-        return bad(cJSON_IsString(g) ? err : "the result names no \"gpu\"");
+        return bad(h.gpu[0] ? err : "the result names no \"gpu\"");
     }
     rt_mig_csv(stdout, doc, &gp);
     cJSON_Delete(doc);

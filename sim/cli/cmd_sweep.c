@@ -30,6 +30,7 @@
 #include "cli/outplan.h"
 #include "core/llmstats.h"
 #include "core/metric.h"
+#include "core/rdoc.h"
 #include "report/html.h"
 #include "tools/pool.h"
 #include "tools/shard.h"
@@ -647,7 +648,7 @@ typedef int (*sweep_cell_fn)(const cJSON *t);
 static int cell_p99(const cJSON *t)
 {
     char buf[32];
-    int over = cJSON_IsFalse(cJSON_GetObjectItem(t, "stable"));
+    int over = rd_stable(t) == 0;
     mt_doc_text(mt_of(MT_TENANT, TM_LAT_P99), t, "%.3f", buf, sizeof buf);
     printf(" %9s%s", buf, over ? "!" : "");
     return over;
@@ -701,15 +702,15 @@ static void print_grid(const struct sweep_cmd *c, const char *title, int only_ll
         cJSON *doc = cJSON_Parse(text);
         free(text);
         const cJSON *s;
-        cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+        RD_EACH_STRATEGY(s, doc)
         {
             printf("%-*s", wid, id);
             for (int a = 0; a < g->n_axes; a++)
                 printf("  %-*s", waxis[a], g->axes[a].labels[coords[a]]);
-            printf("  %-*s", wstrat, cJSON_GetStringValue(cJSON_GetObjectItem(s, "name")));
+            printf("  %-*s", wstrat, rd_name(s));
             const cJSON *t;
             int i = 0; /* the result lists the tenants in the scenario's order */
-            cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
+            RD_EACH_TENANT(t, s)
             {
                 if (i < c->base.n_tenants && (!only_llm || c->base.tenants[i].llm))
                     unstable += cell(t);

@@ -123,7 +123,7 @@ static const struct mt_metric builtin[] = {
      .json = MT_J_INT,
      .tail = -1},
     {.level = MT_STRATEGY,
-     .index = -1,
+     .index = MT_SM_GPUS_USED,
      .path = "gpus_used",
      .unit = "GPUs",
      .out_scale = 1,
@@ -215,7 +215,7 @@ static const double *(*const vec_of[MT_LEVELS])(const struct strategy_result *, 
 
 double mt_value(const struct mt_metric *m, const struct strategy_result *s, int i, int ci)
 {
-    if (m->index < 0)
+    if (m->get)
         return m->get(s, i, ci);
     const double *v = vec_of[m->level](s, i, ci);
     return v ? v[m->index] : NAN;

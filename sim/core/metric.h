@@ -28,7 +28,7 @@ enum mt_json { MT_J_NUM, MT_J_COUNT, MT_J_INT };
 
 struct mt_metric {
     enum mt_level level;
-    int index;           /* into the level's vector, -1 with a getter */
+    int index;           /* into the level's vector (with a getter: see get) */
     const char *path;    /* in the tenant or strategy object: "latency_ms.p99" */
     const char *ci_path; /* its 95 % half-width, NULL: none */
     const char *csv;     /* CSV column of `run --csv`, NULL: none */
@@ -64,10 +64,14 @@ struct mt_metric {
      * figure; compare marks its best only among strategies that meet every SLA (cmp_meeting). */
     double (*shown)(const struct scenario *sc, const struct strategy_result *s, int tenant);
     int cmp_meeting;
-    /* With index -1: the figure of tenant `tenant` (ignored for a strategy's), its half-width
-     * when ci. */
+    /* With a getter: the figure of tenant `tenant` (ignored for a strategy's), its half-width
+     * when ci; `index` then names it past the level's vector (MT_SM_GPUS_USED) or is -1. */
     double (*get)(const struct strategy_result *s, int tenant, int ci);
 };
+
+/* The strategy's figures that are no entry of its vector: their indexes, past SM_N, so that a
+ * reader names them as it names the others (core/rdoc.h). */
+enum { MT_SM_GPUS_USED = SM_N };
 
 /* The table's metrics, in order (the built-in ones, then any mt_register_extra). */
 int mt_count(void);

@@ -4,6 +4,7 @@
 #include "report/fidelity.h"
 
 #include "base/jsonv.h"
+#include "core/rdoc.h"
 #include "base/rng.h"
 #include "base/util.h"
 
@@ -515,29 +516,15 @@ cJSON *fid_scenario(const struct fid_summary *s, const cJSON *doc, const struct 
 
 /* ---- predictions ---- */
 
+/* 1 when there is no result at path (no prediction), else rd_load's answer. */
 static int read_result(const char *path, cJSON **doc, char *err, size_t errlen)
 {
     *doc = NULL;
     FILE *fp = fopen(path, "r");
     if (!fp)
-        return 1; /* no result: no prediction */
+        return 1;
     fclose(fp);
-    char *text = NULL;
-    size_t len = 0;
-    if (ss_read_file(path, 64 << 20, &text, &len, err, errlen))
-        return -1;
-    struct jv j = {path, err, errlen};
-    *doc = jv_parse(&j, text, len);
-    free(text);
-    if (!*doc)
-        return -1;
-    if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(*doc, "strategies"))) {
-        cJSON_Delete(*doc);
-        *doc = NULL;
-        return ss_errf(err, errlen, "%s: strategies: expected an array (a sharesim run result)",
-                       path);
-    }
-    return 0;
+    return rd_load(path, doc, err, errlen);
 }
 
 int fid_result_strategies(const char *result_json, char names[][64], int max, char *err,
@@ -549,11 +536,10 @@ int fid_result_strategies(const char *result_json, char names[][64], int max, ch
         return rc < 0 ? -1 : 0;
     int n = 0;
     const cJSON *st;
-    cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+    RD_EACH_STRATEGY(st, doc)
     {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(st, "name");
-        if (n < max && cJSON_IsString(name))
-            snprintf(names[n++], 64, "%s", name->valuestring);
+        if (n < max)
+            snprintf(names[n++], 64, "%s", rd_name(st));
     }
     cJSON_Delete(doc);
     return n;
@@ -596,23 +582,14 @@ int fid_predicted(const char *result_json, const char *cdf_csv, const char *stra
     int rc = read_result(result_json, &doc, err, errlen);
     if (rc)
         return rc < 0 ? -1 : 0;
-    const cJSON *st, *hit = NULL;
-    cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
-    {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(st, "name");
-        if (cJSON_IsString(name) && strcmp(name->valuestring, strategy) == 0)
-            hit = st;
-    }
+    const cJSON *hit = rd_strategy(doc, strategy), *t;
     double sum = 0, done = 0;
-    const cJSON *t;
-    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(hit, "tenants"))
+    RD_EACH_TENANT(t, hit)
     {
-        const cJSON *c = cJSON_GetObjectItemCaseSensitive(t, "completed");
-        const cJSON *m = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(t, "latency_ms"), "mean");
-        if (cJSON_IsNumber(c) && cJSON_IsNumber(m) && c->valuedouble > 0) {
-            sum += c->valuedouble * m->valuedouble;
-            done += c->valuedouble;
+        double c = rd_fig(t, MT_TENANT, TM_COMPLETED), m = rd_fig(t, MT_TENANT, TM_LAT_MEAN);
+        if (c > 0 && isfinite(m)) {
+            sum += c * m;
+            done += c;
         }
     }
     cJSON_Delete(doc);

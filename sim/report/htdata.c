@@ -6,7 +6,8 @@
  */
 #include "report/html.h"
 #include "report/htint.h"
-#include "report/rtable.h"
+#include "core/llmstats.h"
+#include "core/rdoc.h"
 #include "base/jsonv.h"
 #include "core/verdict.h"
 #include "base/util.h"
@@ -22,37 +23,29 @@ const char *ht_str(const cJSON *obj, const char *key)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-double ht_path_num(const cJSON *obj, const char *path)
-{
-    const char *dot = strchr(path, '.');
-    if (!dot)
-        return rt_num(obj, path);
-    char head[64];
-    snprintf(head, sizeof head, "%.*s", (int)(dot - path), path);
-    return ht_path_num(obj ? cJSON_GetObjectItemCaseSensitive(obj, head) : NULL, dot + 1);
-}
-
 /* ---- metrics ---------------------------------------------------------------------------- */
 
+/* The figures a sweep can plot, each a metric of the table (core/metric.h) shown at its scale. */
 static const struct ht_metric metrics[] = {
-    {"p99_ms", "p99 latency", "ms", HT_TENANT, "latency_ms.p99", 1, 1, "p99_ms", "p99"},
-    {"p999_ms", "p99.9 latency", "ms", HT_TENANT, "latency_ms.p999", 1, 1, "p99_ms", "p999"},
-    {"p95_ms", "p95 latency", "ms", HT_TENANT, "latency_ms.p95", 1, 1, "p99_ms", "p95"},
-    {"p50_ms", "median latency", "ms", HT_TENANT, "latency_ms.p50", 1, 1, "p99_ms", "p50"},
-    {"mean_ms", "mean latency", "ms", HT_TENANT, "latency_ms.mean", 1, 1, "p99_ms", "mean"},
-    {"ttft_p99_ms", "p99 time to first token", "ms", HT_TENANT, "llm.ttft_ms.p99", 1, 1,
+    {"p99_ms", "p99 latency", "ms", HT_TENANT, MT_TENANT, TM_LAT_P99, 1, "p99_ms", "p99"},
+    {"p999_ms", "p99.9 latency", "ms", HT_TENANT, MT_TENANT, TM_LAT_P999, 1, "p99_ms", "p999"},
+    {"p95_ms", "p95 latency", "ms", HT_TENANT, MT_TENANT, TM_LAT_P95, 1, "p99_ms", "p95"},
+    {"p50_ms", "median latency", "ms", HT_TENANT, MT_TENANT, TM_LAT_P50, 1, "p99_ms", "p50"},
+    {"mean_ms", "mean latency", "ms", HT_TENANT, MT_TENANT, TM_LAT_MEAN, 1, "p99_ms", "mean"},
+    {"ttft_p99_ms", "p99 time to first token", "ms", HT_TENANT, MT_LLM, LM_TTFT_P99, 1,
      "ttft_p99_ms", "ttft-p99"},
-    {"tpot_p99_ms", "p99 time per output token", "ms", HT_TENANT, "llm.tpot_ms.p99", 1, 1,
+    {"tpot_p99_ms", "p99 time per output token", "ms", HT_TENANT, MT_LLM, LM_TPOT_P99, 1,
      "tpot_p99_ms", "tpot-p99"},
-    {"throughput", "throughput", "req/s", HT_TENANT, "throughput_per_s", 1, 0, NULL, "throughput"},
-    {"sla_attainment", "requests within the SLA", "%", HT_TENANT, "sla_attainment", 100, 0, NULL,
-     "sla-attainment"},
-    {"cost", "cost per million requests", "$", HT_STRATEGY, "cost_per_million_requests_usd", 1, 0,
-     NULL, "cost"},
-    {"cost_per_hour", "cost per hour", "$", HT_STRATEGY, "cost_per_hour_usd", 1, 0, NULL,
+    {"throughput", "throughput", "req/s", HT_TENANT, MT_TENANT, TM_THROUGHPUT, 0, NULL,
+     "throughput"},
+    {"sla_attainment", "requests within the SLA", "%", HT_TENANT, MT_TENANT, TM_SLA_ATTAINMENT, 0,
+     NULL, "sla-attainment"},
+    {"cost", "cost per million requests", "$", HT_STRATEGY, MT_STRATEGY, SM_COST_PER_MREQ, 0, NULL,
+     "cost"},
+    {"cost_per_hour", "cost per hour", "$", HT_STRATEGY, MT_STRATEGY, SM_COST_PER_HOUR, 0, NULL,
      "cost-per-hour"},
-    {"util", "GPU utilisation", "%", HT_STRATEGY, "gpu_utilization", 100, 0, NULL, "util"},
-    {"gpus", "GPUs used", "", HT_STRATEGY, "gpus_used", 1, 0, NULL, "gpus"},
+    {"util", "GPU utilisation", "%", HT_STRATEGY, MT_STRATEGY, SM_UTIL, 0, NULL, "util"},
+    {"gpus", "GPUs used", "", HT_STRATEGY, MT_STRATEGY, MT_SM_GPUS_USED, 0, NULL, "gpus"},
 };
 #define N_METRICS ((int)(sizeof metrics / sizeof metrics[0]))
 
@@ -87,8 +80,8 @@ int ht_check_metrics(const char *list, char *err, size_t errlen)
 
 double ht_metric_value(const struct ht_metric *m, const cJSON *strategy, const cJSON *tenant)
 {
-    double v = ht_path_num(m->level == HT_TENANT ? tenant : strategy, m->path);
-    return v * m->scale;
+    const struct mt_metric *mm = mt_of(m->of, m->index);
+    return rd_fig(m->of == MT_STRATEGY ? strategy : tenant, m->of, m->index) * mm->show_scale;
 }
 
 /* ---- SLAs and verdicts -------------------------------------------------------------------- */
@@ -103,15 +96,15 @@ double ht_sla_ms(const struct scenario *sc, const cJSON *doc, const char *tenant
     /* A sweep point that sets this SLA: its own value. */
     char path[128];
     snprintf(path, sizeof path, "tenants.%d.sla.%s", i, key);
-    const cJSON *params =
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "sweep"), "params");
+    const cJSON *params = rd_sweep_params(doc);
     const cJSON *v = params ? cJSON_GetObjectItemCaseSensitive(params, path) : NULL;
     if (cJSON_IsNumber(v))
         return v->valuedouble > 0 ? v->valuedouble : NAN;
     if (strcmp(key, "p99_ms") == 0)
         return sc->tenants[i].sla_p99_s > 0 ? sc->tenants[i].sla_p99_s * 1e3 : NAN;
-    const cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(sc->json, "tenants"), i);
-    double x = rt_num(cJSON_GetObjectItemCaseSensitive(t, "sla"), key);
+    snprintf(path, sizeof path, "sla.%s", key);
+    double x = mt_path_num(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(sc->json, "tenants"), i), path);
     return x > 0 ? x : NAN;
 }
 
@@ -125,9 +118,9 @@ void ht_judge(const struct scenario *sc, const cJSON *doc, const cJSON *strategy
     j->worst_p99_ms = NAN;
     j->meets = 1;
     const cJSON *t;
-    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(strategy, "tenants"))
+    RD_EACH_TENANT(t, strategy)
     {
-        double p99 = ht_path_num(t, "latency_ms.p99");
+        double p99 = rd_fig(t, MT_TENANT, TM_LAT_P99);
         if (isfinite(p99) && !(p99 <= j->worst_p99_ms))
             j->worst_p99_ms = p99;
         struct vd_verdict v;
@@ -141,8 +134,8 @@ void ht_judge(const struct scenario *sc, const cJSON *doc, const cJSON *strategy
         j->lost_miss = v.lost_miss > j->lost_miss ? v.lost_miss : j->lost_miss;
         if (j->n_miss++ < 2) {
             size_t len = strlen(j->miss);
-            snprintf(j->miss + len, sizeof j->miss - len, "%s%s: %s", len ? "; " : "",
-                     ht_str(t, "name"), v.reason);
+            snprintf(j->miss + len, sizeof j->miss - len, "%s%s: %s", len ? "; " : "", rd_name(t),
+                     v.reason);
         }
     }
     if (j->n_miss > 2) {
@@ -324,12 +317,6 @@ void ht_param_label(const struct scenario *sc, const char *path, char *buf, size
 
 /* ---- the sweep axis ---------------------------------------------------------------------- */
 
-static const cJSON *params_of(const cJSON *doc)
-{
-    return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "sweep"),
-                                            "params");
-}
-
 static void value_text(const cJSON *v, char *buf, size_t n)
 {
     if (cJSON_IsNumber(v))
@@ -351,7 +338,7 @@ int ht_axis_make(const struct scenario *sc, cJSON *const *docs, int n, struct ht
     a->x = ss_xcalloc((size_t)n, sizeof *a->x);
     a->text = ss_xcalloc((size_t)n, sizeof *a->text);
     a->rest = ss_xcalloc((size_t)n, sizeof *a->rest);
-    const cJSON *p0 = params_of(docs[0]);
+    const cJSON *p0 = rd_sweep_params(docs[0]);
     if (p0 && p0->child)
         snprintf(a->path, sizeof a->path, "%s", p0->child->string);
     else
@@ -359,10 +346,11 @@ int ht_axis_make(const struct scenario *sc, cJSON *const *docs, int n, struct ht
     ht_param_label(sc, a->path, a->label, sizeof a->label);
     for (int k = 0; k < n; k++) {
         char buf[128] = "", rest[400] = "";
-        const cJSON *pp = params_of(docs[k]);
+        const cJSON *pp = rd_sweep_params(docs[k]);
         if (strcmp(a->path, "load_scale") == 0) {
-            double ls = rt_num(docs[k], "load_scale");
-            snprintf(buf, sizeof buf, "%g", isfinite(ls) ? ls : 1.0);
+            struct rd_head h;
+            rd_head_of(docs[k], &h);
+            snprintf(buf, sizeof buf, "%g", isfinite(h.load_scale) ? h.load_scale : 1.0);
         } else {
             const cJSON *v = pp ? cJSON_GetObjectItemCaseSensitive(pp, a->path) : NULL;
             if (!v) {
@@ -460,11 +448,10 @@ int ht_load(const char *path, cJSON **doc, char *err, size_t errlen)
     free(text);
     if (!root)
         return -1;
-    if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "cluster")) &&
-        !cJSON_GetObjectItemCaseSensitive(root, "strategies")) {
+    if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "cluster")) && !rd_strategies(root)) {
         *doc = root;
         return 0;
     }
     cJSON_Delete(root);
-    return rt_load(path, doc, err, errlen);
+    return rd_load(path, doc, err, errlen);
 }

@@ -32,9 +32,6 @@ void ht_figure_end(struct hw *wr);
 void ht_meta(struct hw *wr, const cJSON *doc, const char *command, const char *requests);
 /* The strategy × tenant, LLM token (with LLM tenants), strategy and MIG tables of one result. */
 void ht_result_tables(struct hw *wr, const cJSON *doc, const struct scenario *sc);
-/* The LLM services' token figures of one result, one row per (strategy, LLM tenant); nothing
- * without LLM tenants (htllm.c). */
-void ht_llm_table(struct hw *wr, const cJSON *doc, const struct scenario *sc);
 void ht_notes(struct hw *wr, const cJSON *notes);
 /* A level's columns of the metric table (core/metric.h) in an HTML table: the figures with an
  * HTML heading, each attainment preceded by its target (and, for tenants, the verdict). */
@@ -42,25 +39,23 @@ struct ht_cols {
     const struct mt_metric *m[MT_COLS_MAX];
     int n, verdict;
 };
-void ht_cols_of(struct ht_cols *c, enum mt_level level);
 /* The headings after a row's leading ones, and the end of the row. */
 void ht_metric_head(struct hw *wr, const struct ht_cols *c);
 /* obj's cells (a tenant or a strategy of doc; sc gives the targets), and the end of the row. */
 void ht_metric_cells(struct hw *wr, const struct ht_cols *c, const struct scenario *sc,
                      const cJSON *doc, const cJSON *obj);
 
-/* ---- inputs (htdata.c) ---- */
+/* ---- inputs (htdata.c; a result document is read through core/rdoc.h) ---- */
+/* A string member of another document (a plan, a cluster run), "" when absent. */
 const char *ht_str(const cJSON *obj, const char *key);
-double ht_path_num(const cJSON *obj, const char *path); /* "a.b" */
-
 enum ht_level { HT_TENANT, HT_STRATEGY };
 struct ht_metric {
     const char *name;    /* --plot name */
     const char *label;   /* "p99 latency" */
     const char *unit;    /* "ms", "$", "%", "" */
-    enum ht_level level; /* a tenant's figure or a strategy's */
-    const char *path;    /* in the tenant or strategy object */
-    double scale;        /* shown = value × scale */
+    enum ht_level level; /* drawn per tenant or per strategy */
+    enum mt_level of;    /* the metric of the table it shows (at its show_scale) */
+    int index;
     int latency;         /* a latency: its panels show the SLA */
     const char *sla_key; /* the scenario's tenant "sla" key it is judged by */
     const char *fig;     /* short name in figure ids: "p99" → p99-vs-load */

@@ -1,9 +1,9 @@
 /*
- * htllm — an LLM study's part of the page (htint.h, htpage.h): the token table (TTFT, TPOT,
- * their SLA attainment, tokens/s, goodput, preemptions, KV use; docs/llm.md#results) and the
- * figure that answers "which strategy meets which service's targets": one row per LLM
- * service, a panel per target (TTFT p99, TPOT p99), the strategies across, each strategy's p99 as a
- * marker in its page style — hollow where it misses — beside the service's SLA line.
+ * htllm — an LLM study's figure (htpage.h; its token table is html.c's, from the metric table's
+ * LLM level, docs/llm.md#results), which answers "which strategy meets which service's
+ * targets": one row per LLM service, a panel per target (TTFT p99, TPOT p99), the strategies
+ * across, each strategy's p99 as a marker in its page style — hollow where it misses — beside
+ * the service's SLA line.
  *
  * An LLM service's SLA is on its tokens, not on the arrival-to-last-token latency the
  * latency distribution and the request table show (a long answer is slow by design), so
@@ -12,53 +12,24 @@
  */
 #include "report/htint.h"
 #include "report/htpage.h"
-#include "report/rtable.h"
+#include "core/llmstats.h"
+#include "core/rdoc.h"
 
 #include <math.h>
 #include <string.h>
 
-static const cJSON *llm_of(const cJSON *t)
-{
-    const cJSON *l = cJSON_GetObjectItemCaseSensitive(t, "llm");
-    return cJSON_IsObject(l) ? l : NULL;
-}
-
-void ht_llm_table(struct hw *wr, const cJSON *doc, const struct scenario *sc)
-{
-    if (!rt_has_llm(doc))
-        return;
-    struct ht_cols c;
-    ht_cols_of(&c, MT_LLM);
-    HW_MARK(wr, "<h3>LLM services: tokens</h3>\n<table class=\"llm\">\n<tr><th class=\"l\">"
-                "strategy</th><th class=\"l\">tenant</th>");
-    ht_metric_head(wr, &c);
-    const cJSON *s, *t;
-    int k = 0;
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
-    {
-        cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
-        {
-            if (!llm_of(t))
-                continue;
-            HW_MARK(wr, "<tr><td class=\"l\">");
-            svg_swatch(wr, k);
-            hw_text(wr, ht_str(s, "name"));
-            HW_MARK(wr, "</td><td class=\"l\">");
-            hw_text(wr, ht_str(t, "name"));
-            HW_MARK(wr, "</td>");
-            ht_metric_cells(wr, &c, sc, doc, t);
-        }
-        k++;
-    }
-    HW_MARK(wr, "</table>\n");
-}
-
 /* The two targets an LLM service sets, as the figure's rows. */
 static const struct {
-    const char *path, *sla_key, *what;
-} targets[] = {{"llm.ttft_ms.p99", "ttft_p99_ms", "TTFT p99"},
-               {"llm.tpot_ms.p99", "tpot_p99_ms", "TPOT p99"}};
+    int index; /* of the metric table's LLM level */
+    const char *sla_key, *what;
+} targets[] = {{LM_TTFT_P99, "ttft_p99_ms", "TTFT p99"}, {LM_TPOT_P99, "tpot_p99_ms", "TPOT p99"}};
 #define N_TARGETS ((int)(sizeof targets / sizeof targets[0]))
+
+/* Target q's figure (ms) of `tenant` under strategy k of the main result; NaN: none. */
+static double target_of(const struct page *pg, int k, const char *tenant, int q)
+{
+    return rd_fig(rd_tenant(rd_strategy(pg->doc, pg->strat[k]), tenant), MT_LLM, targets[q].index);
+}
 
 /* One panel: service `tenant`, target q, every strategy of the main result across. */
 static int llm_panel(struct svg_figure *f, const struct page *pg, const char *tenant, int q)
@@ -78,8 +49,7 @@ static int llm_panel(struct svg_figure *f, const struct page *pg, const char *te
     double all[MAX_NAMES + 1], hi = -INFINITY;
     int n_all = 0, drawn = 0;
     for (int k = 0; k < pg->n_strat; k++) {
-        const cJSON *t = ht_tenant_of(rt_strategy(pg->doc, pg->strat[k]), tenant);
-        double v = t ? ht_path_num(t, targets[q].path) : NAN;
+        double v = target_of(pg, k, tenant, q);
         hi = isfinite(v) && v > hi ? v : hi;
     }
     /* The axis in seconds where the target (or the worst value) is a second or more. */
@@ -88,8 +58,7 @@ static int llm_panel(struct svg_figure *f, const struct page *pg, const char *te
     snprintf(p->ylabel, sizeof p->ylabel, "%s (%s)", targets[q].what, unit);
     for (int k = 0; k < pg->n_strat; k++) {
         svg_cat(p, pg->strat[k]);
-        const cJSON *t = ht_tenant_of(rt_strategy(pg->doc, pg->strat[k]), tenant);
-        double v = t ? ht_path_num(t, targets[q].path) / div : NAN;
+        double v = target_of(pg, k, tenant, q) / div;
         if (isfinite(v) && v > 0)
             all[n_all++] = v;
     }
@@ -97,8 +66,7 @@ static int llm_panel(struct svg_figure *f, const struct page *pg, const char *te
         all[n_all++] = sla / div;
     p->ya = svg_auto_axis(all, n_all);
     for (int k = 0; k < pg->n_strat; k++) {
-        const cJSON *t = ht_tenant_of(rt_strategy(pg->doc, pg->strat[k]), tenant);
-        double x = k, v = t ? ht_path_num(t, targets[q].path) / div : NAN;
+        double x = k, v = target_of(pg, k, tenant, q) / div;
         unsigned char miss = isfinite(sla) && !(v * div <= sla);
         struct svg_series *s = svg_add(p, pg->strat[k], ht_pg_style(pg, k, 0), 1, &x, &v, &miss);
         if (s) {
@@ -119,16 +87,16 @@ static int llm_panel(struct svg_figure *f, const struct page *pg, const char *te
 
 int ht_llm_figure(struct hw *wr, const struct page *pg, char *err, size_t errlen)
 {
-    if (!rt_has_llm(pg->doc))
+    if (!rd_has_llm(pg->doc))
         return 0;
     char llm[MAX_NAMES][64];
     int n = 0;
     for (int i = 0; i < pg->n_ten; i++) {
         int is_llm = 0;
         const cJSON *s;
-        cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pg->doc, "strategies"))
+        RD_EACH_STRATEGY(s, pg->doc)
         {
-            is_llm |= llm_of(ht_tenant_of(s, pg->ten[i])) != NULL;
+            is_llm |= rd_is_llm(rd_tenant(s, pg->ten[i]));
         }
         if (is_llm)
             snprintf(llm[n++], sizeof llm[0], "%s", pg->ten[i]);

@@ -13,7 +13,7 @@
  */
 #include "report/html.h"
 #include "report/htint.h"
-#include "report/rtable.h"
+#include "core/rdoc.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -32,7 +32,7 @@ static const char *const tints[6] = {"#CFE2F3", "#F9DCCB", "#CDEEE3",
                                      "#F3DCEA", "#FBE9C6", "#D7EEFA"};
 
 struct inst {
-    const cJSON *j;
+    struct rd_instance j;
     int start, msl, cs, csl;
 };
 
@@ -91,7 +91,7 @@ static int coverable(const struct gpu_profile *gp, const int *mused, int k, int 
 }
 
 /* One GPU's block at (ox, oy). */
-static void gpu_block(struct hw *wr, const char *strategy, int gi, const cJSON *g,
+static void gpu_block(struct hw *wr, const char *strategy, int gi, const cJSON *gj,
                       const struct gpu_profile *gp, double ox, double oy)
 {
     int C = gp->mig_compute_slices > 0 ? gp->mig_compute_slices : 7;
@@ -100,13 +100,15 @@ static void gpu_block(struct hw *wr, const char *strategy, int gi, const cJSON *
     struct inst in[MAXS];
     int n = 0, cused[16] = {0}, mused[16] = {0};
     const cJSON *i;
-    cJSON_ArrayForEach(i, cJSON_GetObjectItemCaseSensitive(g, "instances"))
+    struct rd_gpu g;
+    rd_gpu_of(gj, &g);
+    cJSON_ArrayForEach(i, g.instances)
     {
         if (n == MAXS)
             break;
-        const struct mig_profile *mp = cal_mig_find(gp, ht_str(i, "profile"));
-        in[n].j = i;
-        in[n].start = (int)rt_num(i, "start");
+        rd_instance_of(i, &in[n].j);
+        const struct mig_profile *mp = cal_mig_find(gp, in[n].j.profile);
+        in[n].start = (int)in[n].j.start;
         in[n].msl = mp ? (mp->size > 0 ? mp->size : mp->memory_slices) : 1;
         in[n].csl = mp ? mp->compute_slices : 1;
         n++;
@@ -127,8 +129,8 @@ static void gpu_block(struct hw *wr, const char *strategy, int gi, const cJSON *
     int free_c = 0;
     for (int q = 0; q < C; q++)
         free_c += !cused[q];
-    int sc_n = (int)lround(rt_num(g, "stranded_compute_frac") * C);
-    int sm_n = (int)lround(rt_num(g, "stranded_memory_frac") * M);
+    int sc_n = (int)lround(g.stranded_compute * C);
+    int sm_n = (int)lround(g.stranded_memory * M);
     sc_n = sc_n < 0 ? 0 : sc_n;
     sm_n = sm_n < 0 ? 0 : sm_n;
 
@@ -172,22 +174,15 @@ static void gpu_block(struct hw *wr, const char *strategy, int gi, const cJSON *
                  "fill=\"%s\" stroke=\"#333333\"/>\n",
                  mx + 1, ym + 1, mw - 2, MH - 2, tint);
         /* The compute row says how many SMs, the memory row who runs there and how busy. */
-        const struct mig_profile *mp = cal_mig_find(gp, ht_str(in[k].j, "profile"));
+        const struct mig_profile *mp = cal_mig_find(gp, in[k].j.profile);
         char buf[96];
         snprintf(buf, sizeof buf, "%d SM", mp ? mp->sm_count : 0);
         cell_text(wr, cx + cw / 2, yc + CH / 2 + 4, "9.5", "#111111", buf);
         const char *fs = in[k].msl == 1 ? "8.5" : "10";
-        cell_text(wr, mx + mw / 2, ym + 15, fs, "#111111", ht_str(in[k].j, "profile"));
-        buf[0] = '\0';
-        const cJSON *t;
-        cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(in[k].j, "tenants"))
-        {
-            size_t len = strlen(buf);
-            snprintf(buf + len, sizeof buf - len, "%s%s", len ? "+" : "",
-                     cJSON_IsString(t) ? t->valuestring : "?");
-        }
+        cell_text(wr, mx + mw / 2, ym + 15, fs, "#111111", in[k].j.profile);
+        rd_instance_tenants(&in[k].j, buf, sizeof buf);
         cell_text(wr, mx + mw / 2, ym + 30, fs, "#111111", buf);
-        double u = rt_num(in[k].j, "utilization");
+        double u = in[k].j.utilization;
         if (isfinite(u)) {
             snprintf(buf, sizeof buf, "%.0f %%%s", u * 100, in[k].msl == 1 ? "" : " busy");
             cell_text(wr, mx + mw / 2, ym + 45, fs, "#111111", buf);
@@ -201,8 +196,8 @@ static void gpu_block(struct hw *wr, const char *strategy, int gi, const cJSON *
         }
     }
     char cap[200], fgd[32] = "–";
-    if (isfinite(rt_num(g, "fgd")))
-        snprintf(fgd, sizeof fgd, "%.3f", rt_num(g, "fgd") + 0.0);
+    if (isfinite(g.fgd))
+        snprintf(fgd, sizeof fgd, "%.3f", g.fgd + 0.0);
     snprintf(cap, sizeof cap, "stranded: %d compute, %d memory slice%s · FGD %s", sc_n, sm_n,
              sm_n == 1 ? "" : "s", fgd);
     HW_MARKF(wr, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10.5\" fill=\"%s\">", x0, ym + MH + 15,
@@ -211,32 +206,16 @@ static void gpu_block(struct hw *wr, const char *strategy, int gi, const cJSON *
     HW_MARK(wr, "</text>\n");
 }
 
-static const cJSON *gpus_of(const cJSON *s)
-{
-    return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, "details"), "gpus");
-}
-
-static int has_instances(const cJSON *s)
-{
-    const cJSON *g;
-    cJSON_ArrayForEach(g, gpus_of(s))
-    {
-        if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(g, "instances")))
-            return 1;
-    }
-    return 0;
-}
-
 int ht_mig_section(struct hw *wr, const cJSON *doc, const struct gpu_profile *gp,
                    const char *svg_prefix, int verdict, char *err, size_t errlen)
 {
     int blocks = 0, lines = 0, cols = 3;
     const cJSON *s, *g;
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+    RD_EACH_STRATEGY(s, doc)
     {
-        if (!has_instances(s))
+        if (!rd_lists_instances(s))
             continue;
-        int ng = cJSON_GetArraySize(gpus_of(s));
+        int ng = cJSON_GetArraySize(rd_mig_gpus(s));
         blocks += ng;
         lines += (ng + cols - 1) / cols;
     }
@@ -259,14 +238,14 @@ int ht_mig_section(struct hw *wr, const cJSON *doc, const struct gpu_profile *gp
              "instance's compute and memory slices</text>\n",
              verdict ? " verdict" : "", width, height, width, height, width, height);
     int line = 0;
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+    RD_EACH_STRATEGY(s, doc)
     {
-        if (!has_instances(s))
+        if (!rd_lists_instances(s))
             continue;
         int gi = 0;
-        cJSON_ArrayForEach(g, gpus_of(s))
+        RD_EACH_GPU(g, s)
         {
-            gpu_block(mem, ht_str(s, "name"), gi, g, gp, 10 + (gi % cols) * BW,
+            gpu_block(mem, rd_name(s), gi, g, gp, 10 + (gi % cols) * BW,
                       30 + (line + gi / cols) * BH);
             gi++;
         }

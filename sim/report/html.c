@@ -7,8 +7,9 @@
 #include "report/html.h"
 #include "report/htint.h"
 #include "report/hw.h"
-#include "report/rtable.h"
 #include "core/metric.h"
+#include "core/rdoc.h"
+#include "core/verdict.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -111,14 +112,14 @@ void ht_figure_end(struct hw *wr)
 
 void ht_meta(struct hw *wr, const cJSON *doc, const char *command, const char *requests)
 {
-    double reps = rt_num(doc, "replications");
+    struct rd_head h;
+    rd_head_of(doc, &h);
     HW_MARK(wr, "<p class=\"meta\">Scenario <code>");
-    hw_text(wr, ht_str(doc, "scenario"));
-    HW_MARKF(wr, "</code> on %.0f × %s, seed %.0f, %.0f replication%s", rt_num(doc, "gpus"),
-             ht_str(doc, "gpu"), rt_num(doc, "seed"), reps,
-             reps > 1 ? "s (figures are means)" : "");
-    if (isfinite(rt_num(doc, "load_scale")))
-        HW_MARKF(wr, ", arrival rates × %g", rt_num(doc, "load_scale"));
+    hw_text(wr, h.scenario);
+    HW_MARKF(wr, "</code> on %.0f × %s, seed %.0f, %.0f replication%s", h.gpus, h.gpu, h.seed,
+             h.replications, h.replications > 1 ? "s (figures are means)" : "");
+    if (isfinite(h.load_scale))
+        HW_MARKF(wr, ", arrival rates × %g", h.load_scale);
     HW_MARK(wr, ".");
     if (command && *command) {
         HW_MARK(wr, " Made by <code>");
@@ -136,7 +137,7 @@ static int strategy_index(const cJSON *doc, const cJSON *s)
 {
     int k = 0;
     const cJSON *x;
-    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+    RD_EACH_STRATEGY(x, doc)
     {
         if (x == s)
             return k;
@@ -149,7 +150,7 @@ static void strategy_cell(struct hw *wr, const cJSON *doc, const cJSON *s)
 {
     HW_MARK(wr, "<td class=\"l\">");
     svg_swatch(wr, strategy_index(doc, s));
-    hw_text(wr, ht_str(s, "name"));
+    hw_text(wr, rd_name(s));
     HW_MARK(wr, "</td>");
 }
 
@@ -174,17 +175,23 @@ void ht_metric_head(struct hw *wr, const struct ht_cols *c)
 
 /* A tenant's verdict on its p99 target: met when it is stable, its p99 is within the target
  * and nothing failed or was rejected. */
-static void verdict_cell(struct hw *wr, const cJSON *t, double sla)
+/* The tenant's verdict, as every other output gives it (core/verdict.h): "✓ meets" or "✗" and
+ * the first reason; "none" without an SLA ("overloaded" when it is unstable). */
+static void verdict_cell(struct hw *wr, const struct scenario *sc, const cJSON *doc,
+                         const cJSON *t)
 {
-    double p99 = mt_path_num(t, "latency_ms.p99");
-    int over = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(t, "stable"));
-    if (!isfinite(sla))
-        HW_MARK2(wr, over, "<td class=\"l miss\">overloaded</td>", "<td class=\"l\">none</td>");
-    else if (!over && isfinite(p99) && p99 <= sla && !(rt_num(t, "failed") > 0) &&
-             !(rt_num(t, "rejected") > 0))
+    struct vd_verdict v;
+    vd_judge_json(sc, doc, t, &v);
+    if (!v.has_sla)
+        HW_MARK2(wr, rd_stable(t) == 0, "<td class=\"l miss\">overloaded</td>",
+                 "<td class=\"l\">none</td>");
+    else if (v.meets)
         HW_MARK(wr, "<td class=\"l ok\">✓ meets</td>");
-    else
-        HW_MARK(wr, "<td class=\"l miss\">✗ misses</td>");
+    else {
+        HW_MARK(wr, "<td class=\"l miss\">✗ ");
+        hw_text(wr, v.reason);
+        HW_MARK(wr, "</td>");
+    }
 }
 
 void ht_metric_cells(struct hw *wr, const struct ht_cols *c, const struct scenario *sc,
@@ -193,38 +200,47 @@ void ht_metric_cells(struct hw *wr, const struct ht_cols *c, const struct scenar
     for (int k = 0; k < c->n; k++) {
         const struct mt_metric *m = c->m[k];
         if (m->sla_key) {
-            double sla = ht_sla_ms(sc, doc, ht_str(obj, "name"), m->sla_key);
+            double sla = ht_sla_ms(sc, doc, rd_name(obj), m->sla_key);
             ht_td(wr, sla, 1, "%.0f");
             if (c->verdict)
-                verdict_cell(wr, obj, sla);
+                verdict_cell(wr, sc, doc, obj);
         }
         ht_td(wr, mt_doc(m, obj, 0), m->show_scale, m->doc_fmt);
     }
     HW_MARK(wr, "</tr>\n");
 }
 
-void ht_cols_of(struct ht_cols *c, enum mt_level level)
+/* A level's table: a row per (strategy, tenant), per (strategy, LLM tenant) or per strategy. */
+static void level_table(struct hw *wr, const cJSON *doc, const struct scenario *sc,
+                        enum mt_level level)
 {
-    c->n = mt_columns(level, MT_HTML, c->m);
-    c->verdict = level == MT_TENANT;
-}
-
-static void tenant_table(struct hw *wr, const cJSON *doc, const struct scenario *sc)
-{
+    static const char *const cls[MT_LEVELS] = {"tenants", "strategies", "llm"};
     struct ht_cols c;
-    ht_cols_of(&c, MT_TENANT);
-    HW_MARK(wr, "<table class=\"tenants\">\n<tr><th class=\"l\">strategy</th>"
-                "<th class=\"l\">tenant</th>");
+    c.n = mt_columns(level, MT_HTML, c.m);
+    c.verdict = level == MT_TENANT;
+    HW_MARKF(wr, "<table class=\"%s\">\n<tr><th class=\"l\">strategy</th><th class=\"l\">%s</th>",
+             cls[level], level == MT_STRATEGY ? "kind" : "tenant");
     ht_metric_head(wr, &c);
     const cJSON *s, *t;
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+    RD_EACH_STRATEGY(s, doc)
     {
-        cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
-        {
+        if (level == MT_STRATEGY) {
             HW_MARK(wr, "<tr>");
             strategy_cell(wr, doc, s);
             HW_MARK(wr, "<td class=\"l\">");
-            hw_text(wr, ht_str(t, "name"));
+            hw_text(wr, rd_kind(s));
+            HW_MARK(wr, "</td>");
+            ht_metric_cells(wr, &c, NULL, doc, s);
+            continue;
+        }
+        RD_EACH_TENANT(t, s)
+        {
+            if (level == MT_LLM && !rd_is_llm(t))
+                continue;
+            HW_MARK(wr, "<tr>");
+            strategy_cell(wr, doc, s);
+            HW_MARK(wr, "<td class=\"l\">");
+            hw_text(wr, rd_name(t));
             HW_MARK(wr, "</td>");
             ht_metric_cells(wr, &c, sc, doc, t);
         }
@@ -232,33 +248,17 @@ static void tenant_table(struct hw *wr, const cJSON *doc, const struct scenario 
     HW_MARK(wr, "</table>\n");
 }
 
-static void strategy_table(struct hw *wr, const cJSON *doc)
-{
-    struct ht_cols c;
-    ht_cols_of(&c, MT_STRATEGY);
-    HW_MARK(wr, "<table class=\"strategies\">\n<tr><th class=\"l\">strategy</th>"
-                "<th class=\"l\">kind</th>");
-    ht_metric_head(wr, &c);
-    const cJSON *s;
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
-    {
-        HW_MARK(wr, "<tr>");
-        strategy_cell(wr, doc, s);
-        HW_MARK(wr, "<td class=\"l\">");
-        hw_text(wr, ht_str(s, "kind"));
-        HW_MARK(wr, "</td>");
-        ht_metric_cells(wr, &c, NULL, doc, s);
-    }
-    HW_MARK(wr, "</table>\n");
-}
-
 void ht_result_tables(struct hw *wr, const cJSON *doc, const struct scenario *sc)
 {
     HW_MARK(wr, "<h3>Every tenant under every strategy</h3>\n");
-    tenant_table(wr, doc, sc);
-    ht_llm_table(wr, doc, sc);
+    level_table(wr, doc, sc, MT_TENANT);
+    /* The LLM services' token figures (docs/llm.md#results), only with LLM tenants. */
+    if (rd_has_llm(doc)) {
+        HW_MARK(wr, "<h3>LLM services: tokens</h3>\n");
+        level_table(wr, doc, sc, MT_LLM);
+    }
     HW_MARK(wr, "<h3>Every strategy</h3>\n");
-    strategy_table(wr, doc);
+    level_table(wr, doc, NULL, MT_STRATEGY);
 }
 
 void ht_notes(struct hw *wr, const cJSON *notes)

@@ -81,7 +81,7 @@ int ht_is_cluster_run(const cJSON *doc);
 /* The planner's page from plan_json()'s document and the scenario. */
 int ht_plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, char *err, size_t errlen);
 
-/* Reads a document a page can show: a result (a "strategies" array, as rt_load checks)
+/* Reads a document a page can show: a result (a "strategies" array, as rd_load checks)
  * or a cluster result (a "cluster" object, docs/report.md), or both. */
 int ht_load(const char *path, cJSON **doc, char *err, size_t errlen);
 

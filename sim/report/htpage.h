@@ -39,8 +39,6 @@ struct page {
 
 /* Does some tenant of the main result have an SLA under this key? */
 int ht_pg_has_sla(const struct page *pg, const char *key);
-/* The tenant of a strategy object by name, or NULL. */
-const cJSON *ht_tenant_of(const cJSON *s, const char *name);
 /* "12 ms", "3.4 ms", "1.25 s". */
 void ht_fmt_ms(char *buf, size_t n, double ms);
 /* Which combination of the other swept parameters result doc has (index into pg->rest). */

@@ -7,7 +7,7 @@
  */
 #include "report/html.h"
 #include "report/htint.h"
-#include "report/rtable.h"
+#include "core/rdoc.h"
 #include "core/verdict.h"
 #include "base/util.h"
 
@@ -39,8 +39,10 @@ static int figures(struct hw *wr, const struct scenario *sc, const cJSON *cands,
     int idx = 0, sim = 0;
     cJSON_ArrayForEach(c, cands)
     {
-        kind_style(kinds, &nk, ht_str(c, "kind"));
-        sim += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "simulated"));
+        struct rd_cand rc_;
+        rd_cand_of(c, &rc_);
+        kind_style(kinds, &nk, rc_.kind);
+        sim += rc_.simulated;
     }
     if (sim == 0) {
         free(x);
@@ -64,7 +66,9 @@ static int figures(struct hw *wr, const struct scenario *sc, const cJSON *cands,
         p->latency = !cost;
         cJSON_ArrayForEach(c, cands)
         {
-            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "simulated"))) {
+            struct rd_cand rc_;
+            rd_cand_of(c, &rc_);
+            if (rc_.simulated) {
                 char lab[16];
                 snprintf(lab, sizeof lab, "#%d", idx + 1);
                 svg_cat(p, lab);
@@ -78,14 +82,15 @@ static int figures(struct hw *wr, const struct scenario *sc, const cJSON *cands,
             int n = 0, cat = 0;
             cJSON_ArrayForEach(c, cands)
             {
-                if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "simulated")))
+                struct rd_cand rc_;
+                rd_cand_of(c, &rc_);
+                if (!rc_.simulated)
                     continue;
-                if (strcmp(ht_str(c, "kind"), kinds[kd]) == 0 && cat < SVG_MAX_CATS) {
+                if (strcmp(rc_.kind, kinds[kd]) == 0 && cat < SVG_MAX_CATS) {
                     x[n] = cat;
-                    y[n] = cost ? rt_num(c, "cost_per_hour_usd")
-                                : rt_num(cJSON_GetObjectItemCaseSensitive(c, "p99_ms"),
-                                         sc->tenants[i].name);
-                    hol[n] = !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "meets_sla"));
+                    y[n] = cost ? rc_.cost_per_hour
+                                : rd_cand_tenant(&rc_, RD_CAND_P99, sc->tenants[i].name);
+                    hol[n] = !rc_.meets;
                     if (na < SVG_MAX_CATS)
                         all[na++] = y[n];
                     n++;
@@ -128,23 +133,24 @@ static int figures(struct hw *wr, const struct scenario *sc, const cJSON *cands,
  * service's TTFT and TPOT p99, a batch tenant's throughput — beside their targets; the p99
  * without an SLA. */
 struct fig {
-    const char *what, *key, *unit;
+    const char *what;
+    enum rd_cand_fig fig;
+    const char *unit;
     double target;
 };
 static int deciding(const struct tenant_cfg *t, struct fig *f)
 {
     int n = 0;
     if (t->sla_p99_s > 0)
-        f[n++] = (struct fig){"p99", "p99_ms", "ms", t->sla_p99_s * 1e3};
+        f[n++] = (struct fig){"p99", RD_CAND_P99, "ms", t->sla_p99_s * 1e3};
     if (t->llm && t->llm->sla_ttft_p99_s > 0)
-        f[n++] = (struct fig){"TTFT p99", "ttft_p99_ms", "ms", t->llm->sla_ttft_p99_s * 1e3};
+        f[n++] = (struct fig){"TTFT p99", RD_CAND_TTFT, "ms", t->llm->sla_ttft_p99_s * 1e3};
     if (t->llm && t->llm->sla_tpot_p99_s > 0)
-        f[n++] = (struct fig){"TPOT p99", "tpot_p99_ms", "ms", t->llm->sla_tpot_p99_s * 1e3};
+        f[n++] = (struct fig){"TPOT p99", RD_CAND_TPOT, "ms", t->llm->sla_tpot_p99_s * 1e3};
     if (t->sla.min_throughput_per_s > 0)
-        f[n++] =
-            (struct fig){"throughput", "throughput_per_s", "req/s", t->sla.min_throughput_per_s};
+        f[n++] = (struct fig){"throughput", RD_CAND_THR, "req/s", t->sla.min_throughput_per_s};
     if (n == 0)
-        f[n++] = (struct fig){"p99", "p99_ms", "ms", NAN};
+        f[n++] = (struct fig){"p99", RD_CAND_P99, "ms", NAN};
     return n;
 }
 
@@ -160,18 +166,17 @@ static void deciding_head(struct hw *wr, const struct tenant_cfg *t)
         HW_MARK(wr, " ");
         hw_text(wr, f[k].unit);
         if (isfinite(f[k].target))
-            HW_MARKF(wr, " (%s %.4g)", strcmp(f[k].key, "throughput_per_s") ? "≤" : "≥",
-                     f[k].target);
+            HW_MARKF(wr, " (%s %.4g)", f[k].fig == RD_CAND_THR ? "≥" : "≤", f[k].target);
         HW_MARK(wr, "</th>");
     }
 }
 
-static void deciding_cells(struct hw *wr, const cJSON *c, const struct tenant_cfg *t)
+static void deciding_cells(struct hw *wr, const struct rd_cand *c, const struct tenant_cfg *t)
 {
     struct fig f[4];
     int n = deciding(t, f);
     for (int k = 0; k < n; k++)
-        ht_td(wr, rt_num(cJSON_GetObjectItemCaseSensitive(c, f[k].key), t->name), 1, "%.4g");
+        ht_td(wr, rd_cand_tenant(c, f[k].fig, t->name), 1, "%.4g");
 }
 
 static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
@@ -184,41 +189,40 @@ static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
     for (int i = 0; i < sc->n_tenants; i++)
         deciding_head(wr, &sc->tenants[i]);
     HW_MARK(wr, "</tr>\n");
-    const cJSON *c;
-    cJSON_ArrayForEach(c, cands)
+    const cJSON *cj;
+    cJSON_ArrayForEach(cj, cands)
     {
-        int st = kind_style(kinds, &nk, ht_str(c, "kind"));
-        int simulated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "simulated"));
-        int meets = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "meets_sla"));
-        const char *pruned = ht_str(c, "pruned");
+        struct rd_cand c;
+        rd_cand_of(cj, &c);
+        int st = kind_style(kinds, &nk, c.kind);
         HW_MARKF(wr, "<tr><td>%d</td><td class=\"l\">", ++k);
         svg_swatch(wr, st);
-        hw_text(wr, ht_str(c, "kind"));
+        hw_text(wr, c.kind);
         HW_MARK(wr, "</td><td class=\"l\">");
-        hw_text(wr, ht_str(c, "label"));
+        hw_text(wr, c.label);
         HW_MARK(wr, "</td>");
-        ht_td(wr, rt_num(c, "gpus"), 1, "%.0f");
-        ht_td(wr, rt_num(c, "cost_per_hour_usd"), 1, "%.2f");
-        ht_td(wr, rt_num(c, "cost_per_million_requests_usd"), 1, "%.3f");
-        if (simulated && meets) {
+        ht_td(wr, c.gpus, 1, "%.0f");
+        ht_td(wr, c.cost_per_hour, 1, "%.2f");
+        ht_td(wr, c.cost_per_mreq, 1, "%.3f");
+        if (c.simulated && c.meets) {
             HW_MARK(wr, "<td class=\"l ok\">✓ meets every SLA</td>");
-        } else if (simulated) {
+        } else if (c.simulated) {
             HW_MARK(wr, "<td class=\"l miss wrap\">✗ ");
-            hw_text(wr, ht_str(c, "reason"));
+            hw_text(wr, c.reason);
             HW_MARK(wr, "</td>");
         } else {
             HW_MARK(wr, "<td class=\"l wrap\">");
-            hw_text(wr, *pruned ? pruned : "not simulated");
+            hw_text(wr, *c.pruned ? c.pruned : "not simulated");
             HW_MARK(wr, "</td>");
         }
         char ratio[48] = "–";
-        if (simulated && isfinite(rt_num(c, "worst_ratio")))
-            vd_fmt_ratio(rt_num(c, "worst_ratio"), ratio, sizeof ratio);
+        if (c.simulated && isfinite(c.worst_ratio))
+            vd_fmt_ratio(c.worst_ratio, ratio, sizeof ratio);
         HW_MARK(wr, "<td>");
         hw_text(wr, ratio);
         HW_MARK(wr, "</td>");
         for (int i = 0; i < sc->n_tenants; i++)
-            deciding_cells(wr, c, &sc->tenants[i]);
+            deciding_cells(wr, &c, &sc->tenants[i]);
         HW_MARK(wr, "</tr>\n");
     }
     HW_MARK(wr, "</table>\n");
@@ -254,58 +258,56 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
             "</h1>\n<p class=\"question\"><strong>Question.</strong> What is the cheapest "
             "configuration (strategy kind, parameters, number of GPUs) under which every tenant "
             "meets its SLA?</p>\n<p class=\"verdict\"><strong>Verdict.</strong> ");
-    const cJSON *rec = cJSON_GetObjectItemCaseSensitive(plan, "recommendation");
-    const cJSON *cands = cJSON_GetObjectItemCaseSensitive(plan, "candidates"), *c;
-    const cJSON *rule = cJSON_GetObjectItemCaseSensitive(plan, "rule_of_thumb");
-    if (cJSON_IsObject(rec)) {
-        const cJSON *strat = cJSON_GetObjectItemCaseSensitive(rec, "strategy");
-        const char *label = ht_str(strat, "kind");
-        cJSON_ArrayForEach(c, cands)
+    struct rd_plan pl;
+    rd_plan_of(plan, &pl);
+    const cJSON *c;
+    if (pl.recommendation) {
+        struct rd_cand rec;
+        rd_cand_of(pl.recommendation, &rec);
+        const char *label = rec.kind;
+        cJSON_ArrayForEach(c, pl.candidates)
         {
-            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "meets_sla")) &&
-                rt_num(c, "gpus") == rt_num(rec, "gpus") &&
-                strcmp(ht_str(c, "kind"), ht_str(strat, "kind")) == 0) {
-                label = ht_str(c, "label");
+            struct rd_cand x;
+            rd_cand_of(c, &x);
+            if (x.meets && x.gpus == rec.gpus && strcmp(x.kind, rec.kind) == 0) {
+                label = x.label;
                 break;
             }
         }
         HW_MARK(wr, "<strong>");
         hw_text(wr, label);
-        HW_MARKF(wr, "</strong> on %.0f GPU%s", rt_num(rec, "gpus"),
-                 rt_num(rec, "gpus") == 1 ? "" : "s");
-        if (isfinite(rt_num(rec, "cost_per_hour_usd")))
-            HW_MARKF(wr, ", $%.2f per hour ($%.2f per million requests)",
-                     rt_num(rec, "cost_per_hour_usd"),
-                     rt_num(rec, "cost_per_million_requests_usd"));
+        HW_MARKF(wr, "</strong> on %.0f GPU%s", rec.gpus, rec.gpus == 1 ? "" : "s");
+        if (isfinite(rec.cost_per_hour))
+            HW_MARKF(wr, ", $%.2f per hour ($%.2f per million requests)", rec.cost_per_hour,
+                     rec.cost_per_mreq);
         char ratio[48];
-        vd_fmt_ratio(rt_num(rec, "worst_ratio"), ratio, sizeof ratio);
+        vd_fmt_ratio(rec.worst_ratio, ratio, sizeof ratio);
         HW_MARK(wr, ", is the cheapest configuration the simulation confirms: every tenant meets "
                     "its SLA (tightest: ");
         hw_text(wr, ratio);
         HW_MARK(wr, ")");
     } else {
         HW_MARK(wr, "Nothing the planner tried meets every tenant's SLA");
-        const cJSON *cl = cJSON_GetObjectItemCaseSensitive(plan, "closest");
-        if (cJSON_IsObject(cl)) {
+        if (pl.closest) {
+            struct rd_cand cl;
+            rd_cand_of(pl.closest, &cl);
             HW_MARK(wr, "; the closest is <strong>");
-            hw_text(wr, ht_str(cl, "label"));
+            hw_text(wr, cl.label);
             char ratio[48];
-            vd_fmt_ratio(rt_num(cl, "worst_ratio"), ratio, sizeof ratio);
+            vd_fmt_ratio(cl.worst_ratio, ratio, sizeof ratio);
             HW_MARK(wr, "</strong> (");
-            hw_text(wr, ht_str(cl, "reason"));
+            hw_text(wr, cl.reason);
             HW_MARK(wr, "; worst ");
             hw_text(wr, ratio);
             HW_MARK(wr, ")");
         }
     }
-    const char *rk = ht_str(rule, "kind");
-    if (*rk) {
+    if (*pl.rule_kind) {
         HW_MARK(wr, "; the rule of thumb (“");
-        hw_text(wr, ht_str(rule, "rule"));
+        hw_text(wr, pl.rule);
         HW_MARK(wr, "”) picks ");
-        hw_text(wr, rk);
-        HW_MARK2(wr, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rule, "agrees")),
-                 " and the simulation agrees", " and the simulation disagrees");
+        hw_text(wr, pl.rule_kind);
+        HW_MARK2(wr, pl.rule_agrees, " and the simulation agrees", " and the simulation disagrees");
     }
     HW_MARK(wr, ".</p>\n");
     HW_MARK(wr, "<p class=\"meta\">Scenario <code>");
@@ -313,13 +315,12 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
     HW_MARKF(wr,
              "</code>: %d tenant%s on %s; %.0f candidates simulated. Made by <code>sharesim "
              "plan</code> (docs/plan.md).</p>\n",
-             sc->n_tenants, sc->n_tenants == 1 ? "" : "s", sc->gpu.name,
-             rt_num(plan, "simulations"));
+             sc->n_tenants, sc->n_tenants == 1 ? "" : "s", sc->gpu.name, pl.simulations);
     HW_MARK(wr, "<h2 id=\"latency\">Candidates against the SLAs</h2>\n");
-    int rc = figures(wr, sc, cands, err, errlen);
+    int rc = figures(wr, sc, pl.candidates, err, errlen);
     if (rc == 0) {
         HW_MARK(wr, "<h2 id=\"tables\">Every candidate</h2>\n");
-        table(wr, sc, cands);
+        table(wr, sc, pl.candidates);
         ht_foot(wr);
     }
     return rc;

@@ -16,7 +16,7 @@
 #include "report/html.h"
 #include "report/htint.h"
 #include "report/htpage.h"
-#include "report/rtable.h"
+#include "core/rdoc.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -29,17 +29,6 @@ int ht_pg_has_sla(const struct page *pg, const char *key)
         if (isfinite(ht_sla_ms(pg->st->sc, pg->doc, pg->ten[i], key)))
             return 1;
     return 0;
-}
-
-const cJSON *ht_tenant_of(const cJSON *s, const char *name)
-{
-    const cJSON *t;
-    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
-    {
-        if (strcmp(ht_str(t, "name"), name) == 0)
-            return t;
-    }
-    return NULL;
 }
 
 void ht_fmt_ms(char *buf, size_t n, double ms)
@@ -69,16 +58,16 @@ static int page_init(struct page *pg, const struct ht_study *st, char *err, size
     pg->st = st;
     pg->doc = st->docs[0];
     const cJSON *s, *t;
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pg->doc, "strategies"))
+    RD_EACH_STRATEGY(s, pg->doc)
     {
         if (pg->n_strat < MAX_NAMES)
-            snprintf(pg->strat[pg->n_strat++], 64, "%s", ht_str(s, "name"));
+            snprintf(pg->strat[pg->n_strat++], 64, "%s", rd_name(s));
     }
-    s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pg->doc, "strategies"), 0);
-    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
+    s = cJSON_GetArrayItem(rd_strategies(pg->doc), 0);
+    RD_EACH_TENANT(t, s)
     {
         if (pg->n_ten < MAX_NAMES)
-            snprintf(pg->ten[pg->n_ten++], 64, "%s", ht_str(t, "name"));
+            snprintf(pg->ten[pg->n_ten++], 64, "%s", rd_name(t));
     }
     if (ht_axis_make(st->sc, st->docs, st->n_docs, &pg->ax, err, errlen))
         return -1;
@@ -146,9 +135,9 @@ const char *ht_latency_unit(double sla_ms, double max_ms)
 int ht_pg_is_llm(const struct page *pg, const char *tenant)
 {
     const cJSON *s;
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pg->doc, "strategies"))
+    RD_EACH_STRATEGY(s, pg->doc)
     {
-        if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(ht_tenant_of(s, tenant), "llm")))
+        if (rd_is_llm(rd_tenant(s, tenant)))
             return 1;
     }
     return 0;
@@ -372,12 +361,12 @@ static int density_distinct(const cJSON *doc)
     double v[MAX_NAMES];
     int n = 0, distinct = 0;
     const cJSON *s;
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+    RD_EACH_STRATEGY(s, doc)
     {
-        double used = rt_num(s, "gpus_used");
+        double used = rd_fig(s, MT_STRATEGY, MT_SM_GPUS_USED);
         if (n == MAX_NAMES || !(used > 0))
             continue;
-        v[n] = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "tenants")) / used;
+        v[n] = rd_n_tenants(s) / used;
         int seen = 0;
         for (int q = 0; q < n; q++)
             seen |= v[q] == v[n];
@@ -392,23 +381,17 @@ static int density_figure(struct hw *wr, const struct page *pg, char *err, size_
     double tpg[MAX_NAMES], util[MAX_NAMES], sw[MAX_NAMES], worst[MAX_NAMES], mean[MAX_NAMES];
     int idx[MAX_NAMES], n = 0;
     const cJSON *s;
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pg->doc, "strategies"))
+    RD_EACH_STRATEGY(s, pg->doc)
     {
-        double used = rt_num(s, "gpus_used");
-        int nt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "tenants"));
+        double used = rd_fig(s, MT_STRATEGY, MT_SM_GPUS_USED);
         if (n == MAX_NAMES || !(used > 0))
             continue;
-        tpg[n] = nt / used;
-        util[n] = rt_num(s, "gpu_utilization") * 100;
-        sw[n] = rt_num(s, "switch_overhead") * 100;
-        worst[n] = -INFINITY;
-        mean[n] = rt_tenant_mean(s, "latency_ms.p99");
-        const cJSON *t;
-        cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
-        {
-            double v = ht_path_num(t, "latency_ms.p99");
-            worst[n] = v > worst[n] ? v : worst[n];
-        }
+        tpg[n] = rd_n_tenants(s) / used;
+        util[n] = rd_fig(s, MT_STRATEGY, SM_UTIL) * 100;
+        sw[n] = rd_fig(s, MT_STRATEGY, SM_SWITCH) * 100;
+        mean[n] = rd_over_tenants(s, MT_TENANT, TM_LAT_P99, RD_MEAN);
+        worst[n] = rd_over_tenants(s, MT_TENANT, TM_LAT_P99, RD_MAX);
+        worst[n] = isnan(worst[n]) ? -INFINITY : worst[n]; /* no tenant measured one */
         idx[n] = n;
         n++;
     }
@@ -552,7 +535,7 @@ static void contents(struct hw *wr, const struct page *pg, int mig, int density)
     HW_MARK(wr, "<nav>Contents:");
     if (pg->st->cdf_path)
         HW_MARK(wr, " <a href=\"#latency\">latency of each tenant</a>");
-    if (rt_has_llm(pg->doc))
+    if (rd_has_llm(pg->doc))
         HW_MARK(wr, " <a href=\"#llm\">TTFT and TPOT</a>");
     if (pg->sweep)
         HW_MARK(wr, " <a href=\"#sweep\">sweep</a>");
@@ -572,17 +555,11 @@ static void contents(struct hw *wr, const struct page *pg, int mig, int density)
  * that answers it is the layouts' (GPUs used, slices stranded). */
 static int mig_everywhere(const cJSON *doc)
 {
-    const cJSON *s, *g;
+    const cJSON *s;
     int n = 0;
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+    RD_EACH_STRATEGY(s, doc)
     {
-        int has = 0;
-        cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(
-                                  cJSON_GetObjectItemCaseSensitive(s, "details"), "gpus"))
-        {
-            has |= cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(g, "instances")) > 0;
-        }
-        if (!has)
+        if (!rd_uses_instances(s))
             return 0;
         n++;
     }
@@ -591,15 +568,11 @@ static int mig_everywhere(const cJSON *doc)
 
 static int mig_present(const cJSON *doc)
 {
-    const cJSON *s, *g;
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+    const cJSON *s;
+    RD_EACH_STRATEGY(s, doc)
     {
-        cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(
-                                  cJSON_GetObjectItemCaseSensitive(s, "details"), "gpus"))
-        {
-            if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(g, "instances")) > 0)
-                return 1;
-        }
+        if (rd_uses_instances(s))
+            return 1;
     }
     return 0;
 }
@@ -614,16 +587,17 @@ static int page_study_page(struct hw *wr, const struct ht_study *st, char *err, 
         return -1;
     }
     char title[300];
-    snprintf(title, sizeof title, "%s",
-             st->title && *st->title ? st->title : ht_str(pg.doc, "scenario"));
+    struct rd_head h;
+    rd_head_of(pg.doc, &h);
+    snprintf(title, sizeof title, "%s", st->title && *st->title ? st->title : h.scenario);
     if (!(st->title && *st->title) && pg.param_sweep && pg.sweep)
-        snprintf(title, sizeof title, "%s: sweep of %s", ht_str(pg.doc, "scenario"), pg.ax.label);
+        snprintf(title, sizeof title, "%s: sweep of %s", h.scenario, pg.ax.label);
     int mig = mig_present(pg.doc), rc = 0;
     struct gpu_profile gp;
     if (mig) {
         if (st->sc)
             gp = st->sc->gpu;
-        else if (cal_load(ht_str(pg.doc, "gpu"), &gp, err, errlen))
+        else if (cal_load(h.gpu, &gp, err, errlen))
             mig = 0; /* no profile: the layouts stay in the tables */
     }
     int density = density_distinct(pg.doc) >= 3;
@@ -643,7 +617,7 @@ static int page_study_page(struct hw *wr, const struct ht_study *st, char *err, 
     contents(wr, &pg, mig, density);
     /* The first figure is the one the verdict rests on: an LLM service's targets, the layouts
      * when every strategy is a MIG layout (and nothing is swept), else the distributions. */
-    int figure_drawn = 0, llm_first = rt_has_llm(pg.doc),
+    int figure_drawn = 0, llm_first = rd_has_llm(pg.doc),
         mig_first = mig && !pg.sweep && mig_everywhere(pg.doc);
     pg.figure_drawn = &figure_drawn;
     if (llm_first)
@@ -678,7 +652,7 @@ static int page_study_page(struct hw *wr, const struct ht_study *st, char *err, 
                 ht_axis_value(&pg.ax, pg.ax.x[0], v, sizeof v);
                 HW_MARKF(wr, "<p>At %s:</p>\n", v);
             }
-            if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pg.doc, "strategies")))
+            if (cJSON_GetArraySize(rd_strategies(pg.doc)))
                 ht_result_tables(wr, pg.doc, st->sc);
         }
         if (pg.sweep)

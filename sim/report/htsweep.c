@@ -7,7 +7,7 @@
 #include "report/html.h"
 #include "report/htint.h"
 #include "report/htpage.h"
-#include "report/rtable.h"
+#include "core/rdoc.h"
 #include "core/verdict.h"
 #include "base/util.h"
 
@@ -61,10 +61,10 @@ static int series_points(const struct page *pg, const struct ht_metric *m, int k
         if (ht_pg_rest(pg, d) != r)
             continue;
         const cJSON *doc = pg->st->docs[d];
-        const cJSON *s = rt_strategy(doc, pg->strat[k]);
+        const cJSON *s = rd_strategy(doc, pg->strat[k]);
         if (!s)
             continue;
-        const cJSON *t = tenant ? ht_tenant_of(s, tenant) : NULL;
+        const cJSON *t = tenant ? rd_tenant(s, tenant) : NULL;
         if (tenant && !t)
             continue;
         double v = ht_metric_value(m, s, t);
@@ -160,9 +160,9 @@ static double sweep_unit(const struct page *pg, const struct ht_metric *m, char 
             if (isfinite(v) && v > sla)
                 sla = v;
             const cJSON *s;
-            cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pg->st->docs[d], "strategies"))
+            RD_EACH_STRATEGY(s, pg->st->docs[d])
             {
-                double y = ht_metric_value(m, s, ht_tenant_of(s, pg->ten[i]));
+                double y = ht_metric_value(m, s, rd_tenant(s, pg->ten[i]));
                 if (isfinite(y) && y > hi)
                     hi = y;
             }
@@ -357,13 +357,12 @@ static void default_metrics(const struct page *pg, char *buf, size_t n)
         int any = 0;
         for (int d = 0; d < pg->st->n_docs && !any; d++) {
             const cJSON *s, *t;
-            cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pg->st->docs[d], "strategies"))
+            RD_EACH_STRATEGY(s, pg->st->docs[d])
             {
                 if (m->level == HT_STRATEGY)
                     any |= isfinite(ht_metric_value(m, s, NULL));
                 else
-                    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants")) any |=
-                        isfinite(ht_metric_value(m, s, t));
+                    RD_EACH_TENANT(t, s) any |= isfinite(ht_metric_value(m, s, t));
             }
         }
         if (any) {
@@ -405,21 +404,14 @@ void ht_sweep_table(struct hw *wr, const struct page *pg)
         int d = pg->order[q];
         const cJSON *doc = pg->st->docs[d], *s;
         int k = 0;
-        cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+        RD_EACH_STRATEGY(s, doc)
         {
             struct ht_judge j;
             ht_judge(pg->st->sc, doc, s, &j);
-            double worst_att = INFINITY;
-            const cJSON *t;
-            cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(s, "tenants"))
-            {
-                double a = rt_num(t, "sla_attainment");
-                worst_att = isfinite(a) && a < worst_att ? a : worst_att;
-            }
             char lab[300];
             int si = 0;
             for (int z = 0; z < pg->n_strat; z++)
-                if (strcmp(pg->strat[z], ht_str(s, "name")) == 0)
+                if (strcmp(pg->strat[z], rd_name(s)) == 0)
                     si = z;
             HW_MARK(wr, "<tr><td>");
             hw_text(wr, pg->ax.text[d]);
@@ -427,16 +419,16 @@ void ht_sweep_table(struct hw *wr, const struct page *pg)
             hw_text(wr, pg->ax.rest[d]);
             HW_MARK(wr, "</td><td class=\"l\">");
             svg_swatch(wr, ht_pg_style(pg, si, ht_pg_rest(pg, d)));
-            snprintf(lab, sizeof lab, "%s", ht_str(s, "name"));
+            snprintf(lab, sizeof lab, "%s", rd_name(s));
             hw_text(wr, lab);
             HW_MARK(wr, "</td>");
-            ht_td(wr, rt_num(s, "gpus_used"), 1, "%.0f");
-            ht_td(wr, rt_num(s, "gpu_utilization"), 100, "%.1f");
-            ht_td(wr, rt_num(s, "throughput_per_s"), 1, "%.1f");
-            ht_td(wr, rt_tenant_mean(s, "latency_ms.p99"), 1, "%.2f");
+            ht_td(wr, rd_fig(s, MT_STRATEGY, MT_SM_GPUS_USED), 1, "%.0f");
+            ht_td(wr, rd_fig(s, MT_STRATEGY, SM_UTIL), 100, "%.1f");
+            ht_td(wr, rd_fig(s, MT_STRATEGY, SM_THROUGHPUT), 1, "%.1f");
+            ht_td(wr, rd_over_tenants(s, MT_TENANT, TM_LAT_P99, RD_MEAN), 1, "%.2f");
             ht_td(wr, j.worst_p99_ms, 1, "%.2f");
-            ht_td(wr, isfinite(worst_att) ? worst_att : NAN, 100, "%.1f");
-            ht_td(wr, rt_num(s, "cost_per_million_requests_usd"), 1, "%.3f");
+            ht_td(wr, rd_over_tenants(s, MT_TENANT, TM_SLA_ATTAINMENT, RD_MIN), 100, "%.1f");
+            ht_td(wr, rd_fig(s, MT_STRATEGY, SM_COST_PER_MREQ), 1, "%.3f");
             if (j.n_sla == 0 && j.meets)
                 HW_MARK(wr, "<td class=\"l\">none</td>");
             else if (j.meets)

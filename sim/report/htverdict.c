@@ -8,7 +8,7 @@
 #include "report/html.h"
 #include "report/htint.h"
 #include "report/htpage.h"
-#include "report/rtable.h"
+#include "core/rdoc.h"
 #include "core/verdict.h"
 #include "base/util.h"
 
@@ -18,25 +18,27 @@
 
 /* ---- the verdict ---------------------------------------------------------------------------- */
 
-/* Two strategies give every tenant the same latency (all figures of latency_ms equal). */
+/* Two strategies give every tenant the same latency: every request latency of the metric table
+ * (those that may lie past the histogram's range) reads the same, as written. */
 static int same_latency(const cJSON *a, const cJSON *b)
 {
-    const cJSON *ta = cJSON_GetObjectItemCaseSensitive(a, "tenants"), *t;
+    const cJSON *t;
     int k = 0;
-    if (cJSON_GetArraySize(ta) !=
-        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(b, "tenants")))
+    if (rd_n_tenants(a) != rd_n_tenants(b))
         return 0;
-    cJSON_ArrayForEach(t, ta)
+    RD_EACH_TENANT(t, a)
     {
-        const cJSON *u = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b, "tenants"), k++);
-        const cJSON *la = cJSON_GetObjectItemCaseSensitive(t, "latency_ms");
-        const cJSON *lb = cJSON_GetObjectItemCaseSensitive(u, "latency_ms");
-        char *x = cJSON_PrintUnformatted(la), *y = cJSON_PrintUnformatted(lb);
-        int same = x && y && strcmp(x, y) == 0;
-        free(x);
-        free(y);
-        if (!same)
-            return 0;
+        const cJSON *u = cJSON_GetArrayItem(rd_tenants(b), k++);
+        for (int m = 0; m < mt_count(); m++) {
+            const struct mt_metric *mm = mt_at(m);
+            char x[64], y[64];
+            if (mm->level != MT_TENANT || !mm->range)
+                continue;
+            mt_doc_text(mm, t, "%.17g", x, sizeof x);
+            mt_doc_text(mm, u, "%.17g", y, sizeof y);
+            if (strcmp(x, y) != 0)
+                return 0;
+        }
     }
     return 1;
 }
@@ -45,9 +47,10 @@ static int same_latency(const cJSON *a, const cJSON *b)
 static void same_clause(struct hw *wr, const struct page *pg, const cJSON *a, const cJSON *b,
                         int ia, int ib)
 {
-    double ca = rt_num(a, "cost_per_million_requests_usd"),
-           cb = rt_num(b, "cost_per_million_requests_usd");
-    double ga = rt_num(a, "gpus_used"), gb = rt_num(b, "gpus_used");
+    double ca = rd_fig(a, MT_STRATEGY, SM_COST_PER_MREQ),
+           cb = rd_fig(b, MT_STRATEGY, SM_COST_PER_MREQ);
+    double ga = rd_fig(a, MT_STRATEGY, MT_SM_GPUS_USED),
+           gb = rd_fig(b, MT_STRATEGY, MT_SM_GPUS_USED);
     if (isfinite(ca) && isfinite(cb) && ca != cb) {
         HW_MARK(wr, ", and <strong>");
         hw_text(wr, pg->strat[ca < cb ? ia : ib]);
@@ -71,7 +74,7 @@ static int holds_to_miss(const struct page *pg, int k, int r, double *x, double 
         int d = pg->order[q];
         if (ht_pg_rest(pg, d) != r)
             continue;
-        const cJSON *s = rt_strategy(pg->st->docs[d], pg->strat[k]);
+        const cJSON *s = rd_strategy(pg->st->docs[d], pg->strat[k]);
         if (!s)
             continue;
         struct ht_judge j;
@@ -159,7 +162,7 @@ static void verdict_param_sweep(struct hw *wr, const struct page *pg)
  * the verdict names it: a reader must not go looking for it in the vGPU manager. */
 static void not_offered(struct hw *wr, const cJSON *s)
 {
-    const char *sched = ht_str(cJSON_GetObjectItemCaseSensitive(s, "details"), "scheduler");
+    const char *sched = rd_vgpu_scheduler(s);
     if (strncmp(sched, "hypothetical", 12) == 0)
         HW_MARK(wr, " (a hypothetical scheduler, not one NVIDIA offers)");
 }
@@ -167,11 +170,11 @@ static void not_offered(struct hw *wr, const cJSON *s)
 /* Is strategy a cheaper than b (cost per million requests, then GPUs used)? */
 static int cheaper(const cJSON *a, const cJSON *b)
 {
-    double ca = rt_num(a, "cost_per_million_requests_usd"),
-           cb = rt_num(b, "cost_per_million_requests_usd");
+    double ca = rd_fig(a, MT_STRATEGY, SM_COST_PER_MREQ),
+           cb = rd_fig(b, MT_STRATEGY, SM_COST_PER_MREQ);
     if (isfinite(ca) && isfinite(cb) && ca != cb)
         return ca < cb;
-    return rt_num(a, "gpus_used") < rt_num(b, "gpus_used");
+    return rd_fig(a, MT_STRATEGY, MT_SM_GPUS_USED) < rd_fig(b, MT_STRATEGY, MT_SM_GPUS_USED);
 }
 
 void ht_verdict(struct hw *wr, const struct page *pg)
@@ -187,13 +190,15 @@ void ht_verdict(struct hw *wr, const struct page *pg)
     double close_lost = 0, best_cost = INFINITY, best_gpus = INFINITY, best_ratio = INFINITY,
            close_r = INFINITY;
     struct ht_judge j;
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "strategies"))
+    const cJSON *all = rd_strategies(doc);
+    cJSON_ArrayForEach(s, all)
     {
         ht_judge(pg->st->sc, doc, s, &j);
         n_sla = j.n_sla > n_sla ? j.n_sla : n_sla;
         if (j.meets && j.n_sla > 0) {
             n_ok++;
-            double c = rt_num(s, "cost_per_million_requests_usd"), g = rt_num(s, "gpus_used");
+            double c = rd_fig(s, MT_STRATEGY, SM_COST_PER_MREQ);
+            double g = rd_fig(s, MT_STRATEGY, MT_SM_GPUS_USED);
             c = isfinite(c) ? c : INFINITY;
             g = isfinite(g) ? g : INFINITY;
             if (c < best_cost ||
@@ -207,16 +212,13 @@ void ht_verdict(struct hw *wr, const struct page *pg)
         } else if (!j.meets && isfinite(j.worst_ratio) &&
                    (closest < 0 || vd_closer(j.lost_miss, j.worst_ratio, close_lost, close_r) > 0 ||
                     (vd_closer(j.lost_miss, j.worst_ratio, close_lost, close_r) == 0 &&
-                     cheaper(s,
-                             cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "strategies"),
-                                                closest))))) {
+                     cheaper(s, cJSON_GetArrayItem(all, closest))))) {
             close_r = j.worst_ratio;
             close_lost = j.lost_miss;
             closest = k;
         }
         k++;
     }
-    const cJSON *all = cJSON_GetObjectItemCaseSensitive(doc, "strategies");
     int n_all = cJSON_GetArraySize(all);
     if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(doc, "cluster")) && n_all == 0) {
         HW_MARK(wr,
@@ -278,7 +280,7 @@ void ht_verdict(struct hw *wr, const struct page *pg)
             {
                 ht_judge(pg->st->sc, doc, s, &j);
                 if (n_ok <= 3 && j.meets && j.n_sla > 0 && k != best) {
-                    double c = rt_num(s, "cost_per_million_requests_usd");
+                    double c = rd_fig(s, MT_STRATEGY, SM_COST_PER_MREQ);
                     HW_MARK2(wr, named++, " and <strong>", "<strong>");
                     hw_text(wr, pg->strat[k]);
                     HW_MARK(wr, "</strong>");
@@ -298,7 +300,7 @@ void ht_verdict(struct hw *wr, const struct page *pg)
         if (closest >= 0) {
             cJSON_ArrayForEach(s, all)
             {
-                if (strcmp(ht_str(s, "name"), pg->strat[closest]) == 0)
+                if (strcmp(rd_name(s), pg->strat[closest]) == 0)
                     ht_judge(pg->st->sc, doc, s, &j);
             }
             HW_MARK(wr, "; the closest is <strong>");
@@ -306,8 +308,7 @@ void ht_verdict(struct hw *wr, const struct page *pg)
             HW_MARK(wr, "</strong>");
             not_offered(wr, cJSON_GetArrayItem(all, closest));
             HW_MARKF(wr, ", where %d of %d tenants miss (", j.n_miss,
-                     cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
-                         cJSON_GetArrayItem(all, closest), "tenants")));
+                     rd_n_tenants(cJSON_GetArrayItem(all, closest)));
             hw_text(wr, j.miss);
             HW_MARK(wr, ")");
         }
@@ -362,7 +363,9 @@ void ht_question(struct hw *wr, const struct page *pg)
         HW_MARK(wr, ", and up to where does each strategy keep every SLA?");
     } else {
         HW_MARK(wr, "Which strategy serves every tenant of <code>");
-        hw_text(wr, ht_str(pg->doc, "scenario"));
+        struct rd_head h;
+        rd_head_of(pg->doc, &h);
+        hw_text(wr, h.scenario);
         HW_MARK(wr, "</code> within its SLA at the lowest cost?");
     }
     HW_MARK(wr, "</p>\n");

@@ -18,10 +18,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Reads and parses a result document; checks it has a "strategies" array. */
-int rt_load(const char *path, cJSON **doc, char *err, size_t errlen);
-
-/* A number member (NaN when missing or null). */
+/* A number member of a document that is no result (a plan, a cluster run; a result is read
+ * through core/rdoc.h): NaN when missing or null. */
 double rt_num(const cJSON *obj, const char *key);
 
 /* What goes above a result's tables; every string may be NULL. */
@@ -41,14 +39,11 @@ struct rt_head {
  */
 void rt_md_result(FILE *fp, const cJSON *doc, const struct rt_head *h);
 
-/* 1 when a tenant of the document has LLM figures (an "llm" object, docs/llm.md#results). */
-int rt_has_llm(const cJSON *doc);
-
 /*
  * Summary rows, one per strategy: strategy, kind, tenants, gpus_used,
  * tenants_per_gpu, gpu_utilization, switch_overhead, throughput_per_s,
  * p99_ms_mean (over tenants), p99_ms_max, sla_attainment_min,
- * cost_per_million_requests_usd; with llm (rt_has_llm of the first result),
+ * cost_per_million_requests_usd; with llm (rd_has_llm of the first result),
  * then ttft_p99_ms_max, tpot_p99_ms_max, ttft_sla_attainment_min,
  * tpot_sla_attainment_min and goodput_per_s (summed over tenants). With xname,
  * every row starts with x (the label of the result, e.g. its load scale).
@@ -65,12 +60,5 @@ void rt_summary_rows(FILE *fp, const cJSON *doc, const char *xname, const char *
  * rows (0: no MIG strategy in the document).
  */
 int rt_mig_csv(FILE *fp, const cJSON *doc, const struct gpu_profile *gp);
-
-/* Mean of a tenant metric over a strategy's tenants ("throughput_per_s", or
- * "latency_ms.p99" for a nested one); NaN when no tenant has it. */
-double rt_tenant_mean(const cJSON *strategy, const char *path);
-
-/* The strategy object with this name, or NULL. */
-const cJSON *rt_strategy(const cJSON *doc, const char *name);
 
 #endif

@@ -7,6 +7,7 @@
 #include "report/studies.h"
 #include "base/jsonv.h"
 #include "report/report.h"
+#include "core/rdoc.h"
 #include "report/rtable.h"
 #include "base/util.h"
 
@@ -275,22 +276,22 @@ int sd_reference(const struct sd_study *st, const char *dir, struct sd_ref_row *
         const struct sd_row *r = &st->rows[k];
         char path[1024];
         snprintf(path, sizeof path, "%s/%s-%s.json", dir, st->id, r->mode);
-        if (rt_load(path, &docs[k], err, errlen))
+        if (rd_load(path, &docs[k], err, errlen))
             return -1;
-        const cJSON *s = rt_strategy(docs[k], r->strategy);
+        const cJSON *s = rd_strategy(docs[k], r->strategy);
         if (!s)
             return ss_errf(err, errlen, "%s: no strategy named \"%s\" (row %s)", path, r->strategy,
                            r->mode);
-        int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "tenants"));
+        int n = rd_n_tenants(s);
         if (n != r->instances)
             return ss_errf(err, errlen,
                            "%s: strategy \"%s\" has %d tenants, row %s says %d instances (one "
                            "tenant per instance)",
                            path, r->strategy, n, r->mode, r->instances);
         out[k].row = r;
-        out[k].tps = rt_tenant_mean(s, "throughput_per_s");
-        out[k].p99_ms = rt_tenant_mean(s, "latency_ms.p99");
-        out[k].util = rt_num(s, "gpu_utilization");
+        out[k].tps = rd_over_tenants(s, MT_TENANT, TM_THROUGHPUT, RD_MEAN);
+        out[k].p99_ms = rd_over_tenants(s, MT_TENANT, TM_LAT_P99, RD_MEAN);
+        out[k].util = rd_fig(s, MT_STRATEGY, SM_UTIL);
     }
     return 0;
 }
@@ -399,10 +400,9 @@ static void md_alternatives(FILE *fp, const struct sd_study *st, cJSON *const *d
     for (int k = 0; k < st->n_rows; k++) {
         const struct sd_row *r = &st->rows[k];
         const cJSON *s;
-        cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(docs[k], "strategies"))
+        RD_EACH_STRATEGY(s, docs[k])
         {
-            const cJSON *name = cJSON_GetObjectItemCaseSensitive(s, "name");
-            if (strcmp(name->valuestring, r->strategy) == 0)
+            if (strcmp(rd_name(s), r->strategy) == 0)
                 continue;
             if (!any)
                 fprintf(fp, "The other strategies of the row scenarios (one parameter changed; "
@@ -410,12 +410,12 @@ static void md_alternatives(FILE *fp, const struct sd_study *st, cJSON *const *d
                             "| p99 ms | p99 error | GPU util %% | switching %% |\n"
                             "|---|---|---:|---:|---:|---:|---:|\n");
             any = 1;
-            double p99 = rt_tenant_mean(s, "latency_ms.p99");
-            fprintf(fp, "| %s | %s | %.1f | %.1f | %+.1f %% | %.1f | %.2f |\n", r->mode,
-                    name->valuestring, rt_tenant_mean(s, "throughput_per_s") + 0.0, p99 + 0.0,
+            double p99 = rd_over_tenants(s, MT_TENANT, TM_LAT_P99, RD_MEAN);
+            fprintf(fp, "| %s | %s | %.1f | %.1f | %+.1f %% | %.1f | %.2f |\n", r->mode, rd_name(s),
+                    rd_over_tenants(s, MT_TENANT, TM_THROUGHPUT, RD_MEAN) + 0.0, p99 + 0.0,
                     rel_err(p99, r->paper_p99_ms) * 100 + 0.0,
-                    rt_num(s, "gpu_utilization") * 100 + 0.0,
-                    rt_num(s, "switch_overhead") * 100 + 0.0);
+                    rd_fig(s, MT_STRATEGY, SM_UTIL) * 100 + 0.0,
+                    rd_fig(s, MT_STRATEGY, SM_SWITCH) * 100 + 0.0);
         }
     }
     if (any)

@@ -9,6 +9,7 @@
  *    number of workers and get byte-identical files.
  */
 #include "tools/sweep.h"
+#include "core/rdoc.h"
 #include "report/report.h"
 #include "base/util.h"
 
@@ -487,32 +488,33 @@ static int counts_conserve(const double *v, int exact, const char *where, char *
     return 0;
 }
 
-/* The JSON's tenants conserve their requests. */
+/* The JSON's tenants conserve their requests (their counts read by the metric table). */
 static int json_conserves(const cJSON *doc, char *why, size_t n)
 {
-    const cJSON *reps = cJSON_GetObjectItemCaseSensitive(doc, "replications");
-    const cJSON *strats = cJSON_GetObjectItemCaseSensitive(doc, "strategies");
-    if (!cJSON_IsNumber(reps) || !cJSON_IsArray(strats))
+    struct rd_head h;
+    rd_head_of(doc, &h);
+    if (isnan(h.replications) || !cJSON_IsArray(rd_strategies(doc)))
         return ss_errf(why, n, "no \"replications\" or \"strategies\": not a run's result");
-    int exact = reps->valuedouble == 1;
-    static const char *const keys[5] = {"arrived", "completed", "rejected", "failed", "in_flight"};
+    int exact = h.replications == 1;
+    static const int counts[5] = {TM_ARRIVED, TM_COMPLETED, TM_REJECTED, TM_FAILED, TM_IN_FLIGHT};
     int si = 0;
-    for (const cJSON *st = strats->child; st; st = st->next, si++) {
-        const cJSON *ts = cJSON_GetObjectItemCaseSensitive(st, "tenants");
-        if (!cJSON_IsArray(ts))
+    const cJSON *st, *t;
+    RD_EACH_STRATEGY(st, doc)
+    {
+        if (!cJSON_IsArray(rd_tenants(st)))
             return ss_errf(why, n, "strategies[%d]: no \"tenants\" array", si);
         int ti = 0;
-        for (const cJSON *t = ts->child; t; t = t->next, ti++) {
+        RD_EACH_TENANT(t, st)
+        {
             double v[5];
             char where[64];
-            snprintf(where, sizeof where, "strategies[%d].tenants[%d]", si, ti);
-            for (int k = 0; k < 5; k++) {
-                const cJSON *x = cJSON_GetObjectItemCaseSensitive(t, keys[k]);
-                v[k] = cJSON_IsNumber(x) ? x->valuedouble : NAN;
-            }
+            snprintf(where, sizeof where, "strategies[%d].tenants[%d]", si, ti++);
+            for (int k = 0; k < 5; k++)
+                v[k] = rd_fig(t, MT_TENANT, counts[k]);
             if (counts_conserve(v, exact, where, why, n))
                 return -1;
         }
+        si++;
     }
     return 0;
 }
