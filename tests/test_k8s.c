@@ -666,7 +666,10 @@ static void test_every_shipped_plan_validates(void)
     size_t used = 0;
     int planned = 0;
     static const char *const roots[] = {"workloads", "tests/fixtures/plan"};
-    for (int r = 0; r < 2; r++) {
+    /* Under valgrind every plan runs ~50 times slower: the fixtures only there; the normal and
+     * ASan builds plan every shipped scenario. */
+    int vg = tu_under_valgrind();
+    for (int r = vg ? 1 : 0; r < 2; r++) {
         char base[1024];
         snprintf(base, sizeof base, "%s/%s", tu_root(), roots[r]);
         DIR *dh = opendir(base);
@@ -705,7 +708,7 @@ static void test_every_shipped_plan_validates(void)
         CU_ASSERT_EQUAL_FATAL(plan_into("plan/k8s-nodes.json", patch, dir, NULL, NULL, 0), 0);
         used += (size_t)snprintf(dirs + used, 65536 - used, " %s", dir);
     }
-    CU_ASSERT(planned >= 20);
+    CU_ASSERT(planned >= (vg ? 8 : 20));
     if (!py) {
         skip_note("the Kubernetes schema check of every shipped plan");
         free(dirs);
