@@ -341,7 +341,8 @@ static void check_plugin_config(const char *text, const char *how, int replicas)
     check_keys(at(cfg, "sharing"), sharing);
     const cJSON *sh = at(at(cfg, "sharing"), how);
     check_keys(sh, ts);
-    CU_ASSERT(cJSON_IsTrue(at(sh, "renameByDefault")));
+    /* Renaming only when the scenario asks ("k8s": {"rename": true}, tests/test_k8s.c). */
+    CU_ASSERT(cJSON_IsFalse(at(sh, "renameByDefault")));
     CU_ASSERT(cJSON_IsTrue(at(sh, "failRequestsGreaterThanOne")));
     const cJSON *r = at(sh, "resources");
     CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(r), 1);
@@ -435,9 +436,9 @@ static void test_k8s_timeslice_configmap(void)
     snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s --namespace gpu-ops",
              tu_fixture("plan/k8s-timeslice.json"), dir);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 0);
-    TU_CHECK_CONTAINS(err, "wrote 5 files into");
-    TU_CHECK_CONTAINS(err, "time-slicing-config.yaml gpu-operator-values.yaml pod-a.yaml "
-                           "pod-b.yaml README.md");
+    TU_CHECK_CONTAINS(err, "wrote 6 files into");
+    TU_CHECK_CONTAINS(err, "time-slicing-config.yaml gpu-operator-values.yaml node-labels.yaml "
+                           "pod-a.yaml pod-b.yaml README.md");
     const cJSON *cm, *values, *pod;
     cJSON *d1 = yaml_in(dir, "time-slicing-config.yaml", &cm);
     const cJSON *data = configmap_data(cm, "gpu-ops");
@@ -445,19 +446,20 @@ static void test_k8s_timeslice_configmap(void)
     const cJSON *key = cJSON_GetArrayItem(data, 0);
     CU_ASSERT_STRING_EQUAL(key->string, "sharesim-k8s");
     check_plugin_config(key->valuestring, "timeSlicing", 2);
-    /* Helm values naming that ConfigMap and key (GPUOP_SHARING). */
+    /* Helm values naming that ConfigMap, and no default config: only the labelled nodes use
+     * the key (GPUOP_SHARING). */
     cJSON *d2 = yaml_in(dir, "gpu-operator-values.yaml", &values);
     const cJSON *pc = at(at(values, "devicePlugin"), "config");
     CU_ASSERT_STRING_EQUAL(at(pc, "name")->valuestring,
                            at(at(cm, "metadata"), "name")->valuestring);
-    CU_ASSERT_STRING_EQUAL(at(pc, "default")->valuestring, "sharesim-k8s");
-    /* Each tenant asks for one renamed replica. */
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(pc, "default"));
+    /* Each tenant asks for one replica. */
     cJSON *d3 = yaml_in(dir, "pod-a.yaml", &pod);
     const cJSON *lim = pod_limits(pod, "a");
     CU_ASSERT_EQUAL(cJSON_GetArraySize(lim), 1);
-    CU_ASSERT_EQUAL(at(lim, "nvidia.com/gpu.shared")->valueint, 1);
+    CU_ASSERT_EQUAL(at(lim, "nvidia.com/gpu")->valueint, 1);
     char *readme = tu_slurp_in(dir, "README.md");
-    TU_CHECK_CONTAINS(readme, "devicePlugin.config.name=sharesim-time-slicing");
+    TU_CHECK_CONTAINS(readme, "{\"name\": \"sharesim-time-slicing\"}");
     TU_CHECK_CONTAINS(readme, "`pod-b.yaml`");
     CU_ASSERT_PTR_NULL(strstr(readme, "CLOSEST"));
     free(readme);
@@ -498,7 +500,7 @@ static void test_k8s_mig_manager(void)
     /* all-disabled stays available (a custom config replaces the operator's default). */
     CU_ASSERT(cJSON_IsFalse(
         at(cJSON_GetArrayItem(at(at(mp, "mig-configs"), "all-disabled"), 0), "mig-enabled")));
-    cJSON *d2 = yaml_in(dir, "node-mig-label.yaml", &label);
+    cJSON *d2 = yaml_in(dir, "node-labels.yaml", &label);
     CU_ASSERT_STRING_EQUAL(
         at(at(at(label, "metadata"), "labels"), "nvidia.com/mig.config")->valuestring,
         "sharesim-migk8s");
@@ -510,7 +512,7 @@ static void test_k8s_mig_manager(void)
     CU_ASSERT_EQUAL(at(pod_limits(pod, "b"), "nvidia.com/mig-2g.10gb")->valueint, 1);
     char *readme = tu_slurp_in(dir, "README.md");
     TU_CHECK_CONTAINS(readme, "nvidia.com/mig.config=sharesim-migk8s");
-    TU_CHECK_CONTAINS(readme, "spec.mig.strategy: mixed");
+    TU_CHECK_CONTAINS(readme, "{\"mig\": {\"strategy\": \"mixed\"}");
     free(readme);
     cJSON_Delete(in);
     cJSON_Delete(d1);
@@ -794,11 +796,11 @@ static int check_folder(const char *dir, const char *kind, const char *scn, cons
                         const char *tenant, const char *mig, int *mig_hit)
 {
     static const char *const cm_keys[] = {"apiVersion", "kind", "metadata", "data", NULL};
-    static const char *const pod_keys[] = {"metadata", "spec", NULL};
+    static const char *const pod_keys[] = {"apiVersion", "kind", "metadata", "spec", NULL};
     static const char *const dp_values[] = {"devicePlugin", NULL};
     static const char *const mig_values[] = {"mig", "migManager", NULL};
     static const char *const hami[] = {"devices", NULL};
-    static const char *const label[] = {"metadata", NULL};
+    static const char *const label[] = {"apiVersion", "kind", "metadata", NULL};
     static const char *const plugin_cfg[] = {"version", "flags", "sharing", NULL};
     static const char *const mig_cfg[] = {"version", "mig-configs", NULL};
     int tenant_pods = 0;
@@ -822,7 +824,7 @@ static int check_folder(const char *dir, const char *kind, const char *scn, cons
             check_exact_keys(doc, strcmp(kind, "mig") == 0 ? mig_values : dp_values, f);
         } else if (strcmp(f, "hami-values.yaml") == 0) {
             check_exact_keys(doc, hami, f);
-        } else if (strcmp(f, "node-mig-label.yaml") == 0) {
+        } else if (strncmp(f, "node-", 5) == 0) {
             check_exact_keys(doc, label, f);
         } else if (strcmp(f, "time-slicing-config.yaml") == 0 ||
                    strcmp(f, "mps-config.yaml") == 0 || strcmp(f, "mig-manager-config.yaml") == 0) {

@@ -19,7 +19,8 @@ static void usage(FILE *fp)
     fprintf(
         fp,
         "usage: sharesim plan SCENARIO [--json FILE|-] [--csv FILE|-] [--html FILE] [--k8s DIR]\n"
-        "                     [--namespace NS] [--emit-scenario FILE] [--quiet]\n\n"
+        "                     [--namespace NS] [--nodes NODE,...] [--emit-scenario FILE]\n"
+        "                     [--quiet]\n\n"
         "Finds the cheapest configuration (strategy kind, parameters, GPU count) under\n"
         "which every tenant meets its p99 SLA. The scenario's tenants and GPU are the\n"
         "input; its strategies are ignored (and may be left out); an optional \"plan\": "
@@ -34,6 +35,9 @@ static void usage(FILE *fp)
         "               nothing meets the SLAs, those of the closest candidate, marked\n"
         "  --namespace NS  the GPU Operator's namespace, where the ConfigMaps go\n"
         "               (default gpu-operator)\n"
+        "  --nodes A,B  the nodes the artefacts configure (replaces the scenario's\n"
+        "               \"k8s\": {\"nodes\": [...]}); without either, the README says which\n"
+        "               labels to put on which nodes\n"
         "  --emit-scenario FILE  the recommendation (or the closest) as a scenario that\n"
         "               `sharesim run` runs to the plan's figures: every GPU's layout, one\n"
         "               strategy per placement simulated, the seed, stop and warm-up\n"
@@ -86,9 +90,11 @@ int cmd_plan(int argc, char **argv)
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
                                          {"namespace", required_argument, 0, 'n'},
+                                         {"nodes", required_argument, 0, 'N'},
                                          {"emit-scenario", required_argument, 0, 'e'},
                                          {0, 0, 0, 0}};
-    const char *json = NULL, *csv = NULL, *k8s = NULL, *html = NULL, *ns = "gpu-operator";
+    const char *json = NULL, *csv = NULL, *k8s = NULL, *html = NULL, *ns = "gpu-operator",
+               *nodes = NULL;
     const char *emit = NULL;
     int quiet = 0, c;
     optind = 1;
@@ -108,6 +114,9 @@ int cmd_plan(int argc, char **argv)
             break;
         case 'n':
             ns = optarg;
+            break;
+        case 'N':
+            nodes = optarg;
             break;
         case 'e':
             emit = optarg;
@@ -137,6 +146,11 @@ int cmd_plan(int argc, char **argv)
     struct scenario sc;
     if (cli_load_scenario(argv[optind], SCN_IGNORE_STRATEGIES, &sc))
         return SS_EXIT_BADINPUT;
+    if (nodes && ki_set_nodes(&sc.k8s, nodes, why, sizeof why)) {
+        fprintf(stderr, "sharesim plan: --nodes: %s\n", why);
+        scn_free(&sc);
+        return SS_EXIT_BADINPUT;
+    }
     char err[SS_ERRLEN];
     /* --k8s DIR writes its YAML files and README.md there (core/deploy.h). */
     static const char *const k8s_files[] = {"*.yaml", "README.md", PD_MARKER, NULL};

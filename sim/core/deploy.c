@@ -23,6 +23,61 @@ void dp_init(struct dp_ctx *d, const char *dir, const char *ns, const struct sce
     d->errlen = errlen;
     d->limit = ss_xcalloc((size_t)sc->n_tenants, sizeof *d->limit);
     d->n_limit = ss_xcalloc((size_t)sc->n_tenants, sizeof *d->n_limit);
+    d->replicas = ss_xcalloc((size_t)sc->n_tenants, sizeof *d->replicas);
+    d->route = ss_xcalloc((size_t)sc->n_tenants, sizeof *d->route);
+    d->engine_gb = ss_xcalloc((size_t)sc->n_tenants, sizeof *d->engine_gb);
+    d->visible_gb = ss_xcalloc((size_t)sc->n_tenants, sizeof *d->visible_gb);
+    for (int i = 0; i < sc->n_tenants; i++) {
+        d->replicas[i] = 1;
+        d->engine_gb[i] = d->visible_gb[i] = -1;
+    }
+    /* A group per tenant (vGPU's VMs) or per node (MIG's), and the plan's own. */
+    d->max_groups = sc->n_tenants + KI_MAX_NODES + 1;
+    d->group = ss_xcalloc((size_t)d->max_groups, sizeof *d->group);
+    dp_plan_name(d, d->plan_name, sizeof d->plan_name);
+    char what[160];
+    snprintf(what, sizeof what, "the nodes that hold the plan's %d GPU%s", c->gpus,
+             c->gpus > 1 ? "s" : "");
+    dp_group_add(d, what, -1, -1);
+}
+
+void dp_replicas(struct dp_ctx *d, int tenant, int n, const char *route)
+{
+    SS_ASSERT(tenant >= 0 && tenant < d->sc->n_tenants && n >= 1);
+    d->replicas[tenant] = n;
+    snprintf(d->route[tenant], sizeof d->route[0], "%s", route ? route : "");
+}
+
+void dp_engine_memory(struct dp_ctx *d, int tenant, double engine_gb, double visible_gb)
+{
+    SS_ASSERT(tenant >= 0 && tenant < d->sc->n_tenants);
+    d->engine_gb[tenant] = engine_gb;
+    d->visible_gb[tenant] = visible_gb;
+}
+
+int dp_group_add(struct dp_ctx *d, const char *what, int count, int tenant)
+{
+    SS_ASSERT(d->n_groups < d->max_groups);
+    struct dp_group *g = &d->group[d->n_groups];
+    memset(g, 0, sizeof *g);
+    snprintf(g->what, sizeof g->what, "%s", what);
+    g->count = count;
+    g->tenant = tenant;
+    dp_group_label(d, d->n_groups, DP_PLAN_LABEL, d->plan_name);
+    if (tenant >= 0) {
+        char name[48];
+        dp_tenant_name(d->sc, tenant, name, sizeof name);
+        dp_group_label(d, d->n_groups, DP_TENANT_LABEL, name);
+    }
+    return d->n_groups++;
+}
+
+void dp_group_label(struct dp_ctx *d, int g, const char *key, const char *value)
+{
+    SS_ASSERT(g >= 0 && g < d->n_groups + 1 && d->group[g].n_labels < DP_MAX_LABELS);
+    struct dp_group *gr = &d->group[g];
+    snprintf(gr->key[gr->n_labels], sizeof gr->key[0], "%s", key);
+    snprintf(gr->value[gr->n_labels++], sizeof gr->value[0], "%s", value);
 }
 
 void dp_free(struct dp_ctx *d)
@@ -30,9 +85,18 @@ void dp_free(struct dp_ctx *d)
     free(d->limit);
     free(d->n_limit);
     free(d->readme);
+    free(d->replicas);
+    free(d->route);
+    free(d->engine_gb);
+    free(d->visible_gb);
+    free(d->group);
     d->limit = NULL;
     d->n_limit = NULL;
     d->readme = NULL;
+    d->replicas = NULL;
+    d->route = NULL;
+    d->engine_gb = d->visible_gb = NULL;
+    d->group = NULL;
 }
 
 void dp_limit(struct dp_ctx *d, int tenant, const char *resource, long quantity)
@@ -210,4 +274,30 @@ void dp_plan_name(const struct dp_ctx *d, char *out, size_t n)
     char name[41];
     dp_k8s_name(d->sc->name, name, sizeof name);
     snprintf(out, n, "sharesim%s%s", name[0] ? "-" : "", name);
+}
+
+void dp_tenant_name(const struct scenario *sc, int i, char *out, size_t n)
+{
+    char mine[48], other[48];
+    dp_k8s_name(sc->tenants[i].name, mine, sizeof mine);
+    int clash = !mine[0];
+    for (int k = 0; k < i && !clash; k++) {
+        dp_k8s_name(sc->tenants[k].name, other, sizeof other);
+        clash = strcmp(mine, other) == 0;
+    }
+    if (clash)
+        snprintf(out, n, "%s-%d", mine[0] ? mine : "tenant", i);
+    else
+        snprintf(out, n, "%s", mine);
+}
+
+void dp_workload(const struct scenario *sc, int i, struct ki_workload *w)
+{
+    *w = sc->tenants[i].k8s;
+    char name[48];
+    dp_tenant_name(sc, i, name, sizeof name);
+    if (!w->name[0])
+        snprintf(w->name, sizeof w->name, "%s", name);
+    if (!w->container[0])
+        snprintf(w->container, sizeof w->container, "%s", name);
 }

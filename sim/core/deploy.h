@@ -27,9 +27,9 @@
 
 #include <stddef.h>
 
-#define DP_MAX_FILES 64
+#define DP_MAX_FILES 160 /* KI_MAX_NODES node files, a pod a tenant, the configs */
 #define DP_MAX_LIMITS 4
-#define DP_NAME_MAX 96
+#define DP_NAME_MAX 272 /* "node-" and a node name (KI_SUBDOMAIN_MAX) and ".yaml" */
 /* A Kubernetes namespace is an RFC 1123 label: 1 to 63 characters, lower-case letters,
  * digits and '-', starting and ending with a letter or digit. */
 #define DP_NAMESPACE_MAX 63
@@ -41,6 +41,25 @@
 struct dp_limit {
     char resource[64];
     long quantity;
+};
+
+/*
+ * Nodes the plan configures and the labels they must carry: a group is "the nodes that hold
+ * the plan's GPUs" (group 0, made by dp_init), or one the hook makes (a vGPU tenant's VMs, one
+ * MIG node of several). Every group carries DP_PLAN_LABEL = the plan's name, which the pods
+ * select, so no label or selector the plan writes reaches a node it does not name. A group of
+ * one tenant also carries DP_TENANT_LABEL, which only that tenant's pods select.
+ */
+#define DP_PLAN_LABEL "sharesim.io/plan"
+#define DP_TENANT_LABEL "sharesim.io/tenant"
+#define DP_MAX_LABELS 6
+struct dp_group {
+    char what[160]; /* for the README: "the nodes that hold the plan's 2 GPUs" */
+    int count;      /* the nodes it needs: -1 any number; 0 the group is not used */
+    int tenant;     /* -1: every tenant's pods select it */
+    char key[DP_MAX_LABELS][64], value[DP_MAX_LABELS][64];
+    int n_labels;
+    int first, n; /* the named nodes it was given (sc->k8s.nodes[first ..]), by the planner */
 };
 
 struct dp_ctx {
@@ -56,6 +75,13 @@ struct dp_ctx {
     int *n_limit;                            /* per tenant */
     char *readme;                            /* the hook's "how to apply" section (Markdown) */
     size_t readme_n, readme_cap;
+    int *replicas;          /* per tenant: the pods the plan runs (default 1) */
+    char (*route)[480];     /* per tenant: how the simulation spread its requests over them */
+    double *engine_gb;      /* per LLM tenant: the memory its engine was simulated with */
+    double *visible_gb;     /* per LLM tenant: the memory its process sees (sets the flag) */
+    struct dp_group *group; /* group[0]: the plan's nodes; the hook may add more */
+    int n_groups, max_groups;
+    char plan_name[64]; /* dp_plan_name: the key of every config and DP_PLAN_LABEL's value */
     char *err;
     size_t errlen;
 };
@@ -67,6 +93,17 @@ void dp_free(struct dp_ctx *d);
 
 /* Tenant i's container requests `quantity` of `resource` (resources.limits). */
 void dp_limit(struct dp_ctx *d, int tenant, const char *resource, long quantity);
+/* Tenant i runs n pods, its requests spread over them as `route` says (the README's words). */
+void dp_replicas(struct dp_ctx *d, int tenant, int n, const char *route);
+/* LLM tenant i's engine was simulated with engine_gb of memory in a process that sees
+ * visible_gb (time-slicing: the whole GPU): its --gpu-memory-utilization is scaled so that
+ * vLLM takes what the simulation gave it. Without a call both are the whole of what it sees. */
+void dp_engine_memory(struct dp_ctx *d, int tenant, double engine_gb, double visible_gb);
+/* A new group of nodes (count: the nodes it needs, -1 any; tenant: -1 all, else its own),
+ * carrying DP_PLAN_LABEL (and DP_TENANT_LABEL for a tenant's): its index. */
+int dp_group_add(struct dp_ctx *d, const char *what, int count, int tenant);
+/* Group g's nodes carry key=value. */
+void dp_group_label(struct dp_ctx *d, int g, const char *key, const char *value);
 /* Appends Markdown to the README's section on applying the hook's files. */
 void dp_readme(struct dp_ctx *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -103,5 +140,13 @@ void dp_k8s_name(const char *src, char *out, size_t n);
 /* The name tools may use for this plan (a ConfigMap key, a mig config): "sharesim-" and the
  * scenario name reduced to what Kubernetes allows in a name ([a-z0-9-], 40 at most). */
 void dp_plan_name(const struct dp_ctx *d, char *out, size_t n);
+
+/* Tenant i's Kubernetes name: its name reduced as dp_k8s_name does, with "-<i>" when that is
+ * empty or an earlier tenant reduces to the same ("Chat" and "chat"): the pod patch's file
+ * name, the default workload and container name, DP_TENANT_LABEL's value. */
+void dp_tenant_name(const struct scenario *sc, int i, char *out, size_t n);
+/* Tenant i's workload: its "k8s" object with what it leaves out filled in (kind Deployment,
+ * name and container dp_tenant_name; the namespace stays "" = kubectl's current one). */
+void dp_workload(const struct scenario *sc, int i, struct ki_workload *w);
 
 #endif

@@ -567,7 +567,7 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
         "name",        "arrival",   "work",      "class",         "compute_share",
         "memory_gb",   "sla",       "priority",  "weight",        "fault_rate_per_h",
         "queue_limit", "startup_s", "restart_s", "memory_growth", "serving",
-        "tokens",      NULL};
+        "tokens",      "k8s",       NULL};
     static const char *const classes[] = {"compute", "memory", "mixed", NULL};
     char p[512];
     const char *name;
@@ -627,6 +627,9 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
             return -1;
     }
     t->queue_limit = qlim;
+    if (ki_parse_workload(j, cJSON_GetObjectItemCaseSensitive(obj, "k8s"),
+                          jv_path_key(p, sizeof p, path, "k8s"), &t->k8s))
+        return -1;
     const cJSON *sla = cJSON_GetObjectItemCaseSensitive(obj, "sla");
     if (sla && parse_sla(j, sla, jv_path_key(p, sizeof p, path, "sla"), t))
         return -1;
@@ -857,7 +860,7 @@ int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned
     static const char *const keys[] = {
         "name",   "description",          "gpu",     "gpus",       "seed", "stop",
         "warmup", "replications",         "tenants", "strategies", "cost", "plan",
-        "limits", "gpu_fault_rate_per_h", NULL};
+        "limits", "gpu_fault_rate_per_h", "k8s",     NULL};
     memset(sc, 0, sizeof *sc);
     sc->path = ss_xstrdup(file);
     struct jv j = {file, err, errlen};
@@ -878,7 +881,9 @@ int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned
     sc->seed = (uint64_t)seed;
     sc->replications = (int)reps;
     if (parse_stop(&j, root, sc) || parse_warmup(&j, root, sc) || parse_cost(&j, root, sc) ||
-        parse_limits(&j, root, sc) || parse_tenants(&j, root, sc) || check_stop(&j, root, sc) ||
+        parse_limits(&j, root, sc) ||
+        ki_parse_plan(&j, cJSON_GetObjectItemCaseSensitive(root, "k8s"), "k8s", &sc->k8s) ||
+        parse_tenants(&j, root, sc) || check_stop(&j, root, sc) ||
         scn_check_clock(sc, 1.0, err, errlen))
         return -1;
     if (!(flags & SCN_IGNORE_STRATEGIES) && parse_strategies(&j, root, sc))
@@ -914,6 +919,7 @@ void scn_free(struct scenario *sc)
     free(sc->strategies);
     free(sc->tenants);
     free(sc->name_hash);
+    ki_plan_free(&sc->k8s);
     cJSON_Delete(sc->json);
     free(sc->path);
     memset(sc, 0, sizeof *sc);

@@ -8,6 +8,7 @@
 #define SS_SCENARIO_H
 
 #include "calib/calib.h"
+#include "core/k8sid.h"
 #include "io/trace.h"
 #include "llm/serving.h"
 
@@ -139,6 +140,9 @@ struct tenant_cfg {
     /* memory_growth: the footprint grows by growth_gb at growth_at_s for growth_for_s
      * (growth_gb 0: none), e.g. a KV cache filling up under a burst. */
     double growth_at_s, growth_gb, growth_for_s;
+    /* "k8s": the Deployment or StatefulSet and container that run it (core/k8sid.h), for the
+     * artefacts of `plan --k8s`; nothing else reads it. */
+    struct ki_workload k8s;
 };
 
 struct policy_ops;
@@ -169,6 +173,7 @@ struct scenario {
     double power_usd_per_kwh;    /* 0 = power not billed separately */
     double gpu_fault_rate_per_h; /* card faults per GPU and hour (gpufault.h); 0 = none */
     long max_in_system;          /* limits.in_system; <= 0 means SCN_DEFAULT_IN_SYSTEM */
+    struct ki_plan k8s;          /* "k8s": the nodes a plan configures (core/k8sid.h) */
     cJSON *json;                 /* the parsed document, kept for policies and sweeps */
     /* Tenant names → indices, an open-addressing hash table of name_slots entries (-1 =
      * empty), so a name lookup (every "assign", "tenants" list of every strategy) is O(1), not

@@ -98,21 +98,35 @@ static void excl_plan(struct plan_ctx *x)
     free(need);
 }
 
-/* Whole GPUs need no sharing configuration: each tenant requests its GPUs. */
+/* Whole GPUs need no sharing configuration: each tenant runs one pod of one GPU for each GPU
+ * it was given. The plan configures no node; when the scenario names nodes, the pods select
+ * them (the plan's own label), and otherwise they run on any node with a free GPU. */
 static int excl_deploy(struct dp_ctx *d)
 {
+    d->group[0].count = d->sc->k8s.n_nodes ? -1 : 0;
     const cJSON *as = cJSON_GetObjectItemCaseSensitive(d->c->strategy, "assign"), *it;
     cJSON_ArrayForEach(it, as)
     {
-        int i = scn_tenant_index(d->sc, it->string);
-        if (i >= 0)
-            dp_limit(d, i, "nvidia.com/gpu", cJSON_GetArraySize(it));
+        int i = scn_tenant_index(d->sc, it->string), n = cJSON_GetArraySize(it);
+        if (i < 0)
+            continue;
+        dp_limit(d, i, "nvidia.com/gpu", 1);
+        if (n > 1)
+            dp_replicas(d, i, n,
+                        d->sc->tenants[i].llm
+                            ? "The simulation sent each request to the engine holding the "
+                              "fewest requests (one engine a GPU)."
+                            : "The simulation served the tenant's requests from one queue that "
+                              "feeds whichever of its GPUs is free (M/G/c).");
+        if (d->sc->tenants[i].llm)
+            dp_engine_memory(d, i, d->sc->gpu.memory_gb, d->sc->gpu.memory_gb);
     }
     dp_readme(d, "Whole GPUs: the device plugin's default configuration (no sharing) is what "
-                 "was simulated; nothing to configure besides the pods' requests. A tenant given "
-                 "several GPUs is simulated as that many replicas behind one queue: run as many "
-                 "pods of one GPU each behind a load balancer, or one pod that spreads its "
-                 "requests over its GPUs.\n\n");
+                 "was simulated; nothing to configure besides the workloads. A tenant given "
+                 "several GPUs runs that many pods of one GPU each.\n\n"
+                 "### Requirements\n\n"
+                 "- The NVIDIA device plugin (or the GPU Operator) in its default "
+                 "configuration: whole GPUs as `nvidia.com/gpu`, any version.\n\n");
     return 0;
 }
 

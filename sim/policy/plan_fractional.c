@@ -268,6 +268,11 @@ static int fr_deploy(struct dp_ctx *d)
     yw_doc_end(&f.w);
     if (dp_yaml_commit(d, &f))
         return -1;
+    /* HAMi manages a node labelled gpu=on; its device plugin registers nvidia.com/gpu there,
+     * so the GPU Operator's must not run on it (HAMI_CFG; the operator's per-node operand
+     * label, GPUOP_SHARING). */
+    dp_group_label(d, 0, "gpu", "on");
+    dp_group_label(d, 0, "nvidia.com/gpu.deploy.device-plugin", "false");
     dp_readme(d,
               "Fractional GPUs through HAMi: each tenant's pod requests one shared GPU "
               "(`nvidia.com/gpu: 1`), its memory limit in MiB (`nvidia.com/gpumem`) and its "
@@ -275,13 +280,35 @@ static int fr_deploy(struct dp_ctx *d)
               "the cores (100 a GPU) and the memory fit, and HAMi-core, preloaded into each "
               "container, throttles a pod that has used its percentage of the current time window. "
               "The plan was simulated in each of the %d placement%s the scheduler may choose.\n\n"
-              "1. Install HAMi with these values: `helm install hami hami-charts/hami -n "
-              "kube-system -f hami-values.yaml` (Helm value `devices.nvidia.gpuCorePolicy=%s`, "
-              "the containers' `GPU_CORE_UTILIZATION_POLICY`).\n"
-              "2. With the `default` policy HAMi does not enforce the core limit of a pod that is "
+              "### Requirements\n\n"
+              "- HAMi v2.6.0 or later: the Helm value `devices.nvidia.gpuCorePolicy` is in its "
+              "chart from v2.6.0 (HAMi pull request #901); the resources `nvidia.com/gpumem` and "
+              "`nvidia.com/gpucores` are older.\n"
+              "- With the NVIDIA GPU Operator: its per-node label "
+              "`nvidia.com/gpu.deploy.device-plugin=false` (the operator deploys its device "
+              "plugin only where that label is `true`), so that only HAMi's device plugin "
+              "registers the GPUs of these nodes. Without the operator, remove NVIDIA's device "
+              "plugin from these nodes yourself.\n\n"
+              "### Steps\n\n"
+              "1. HAMi's chart repository: `helm repo add hami-charts "
+              "https://project-hami.github.io/HAMi/` and `helm repo update`.\n"
+              "2. Label the plan's nodes (the Nodes section): `gpu=on` hands them to HAMi's "
+              "scheduler and device plugin, `nvidia.com/gpu.deploy.device-plugin=false` takes "
+              "NVIDIA's device plugin off them (other nodes keep theirs).\n"
+              "3. Install or upgrade HAMi, keeping its other values: `helm upgrade --install hami "
+              "hami-charts/hami -n kube-system --reuse-values -f hami-values.yaml` (Helm value "
+              "`devices.nvidia.gpuCorePolicy=%s`, the containers' "
+              "`GPU_CORE_UTILIZATION_POLICY`). Check that `hami-device-plugin` and "
+              "`hami-scheduler` run: `kubectl get pods -n kube-system`. HAMi's webhook hands "
+              "the pods that request these resources to its scheduler.\n"
+              "4. With the `default` policy HAMi does not enforce the core limit of a pod that is "
               "alone on its GPU; the simulation did the same (`core_policy` `default`). Set "
               "`force` to throttle a lone pod too, and re-plan with `\"core_policy\": \"force\"` "
-              "to see what it costs.\n\n",
+              "to see what it costs.\n\n"
+              "### Undoing it\n\n"
+              "Patch the workloads back, remove the nodes' labels (the operator deploys its "
+              "device plugin there again), and `helm uninstall hami -n kube-system` if HAMi was "
+              "installed for this plan (otherwise upgrade it back to its old values).\n\n",
               d->c->variants > 1 ? d->c->variants : 1, d->c->variants > 1 ? "s" : "", policy);
     return 0;
 }

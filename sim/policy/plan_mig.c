@@ -271,12 +271,15 @@ static void mig_refine(struct plan_ctx *x, int idx)
     free(req);
 }
 
-/* The mig-parted config (MIGPARTED, docs/domain.md) the mig-manager applies: a config named
- * `name` with one entry per GPU index (the plan's GPUs as devices 0..G-1 of one node) and
- * its instance counts, and `all-disabled` so that the node can be returned to whole GPUs
- * (a custom config replaces the operator's default one, which has it). */
+/*
+ * The mig-parted config (MIGPARTED, docs/domain.md) the mig-manager applies: one config for
+ * each of the plan's nodes (n_nodes of them, `per` GPUs each, devices 0..per-1 of that node,
+ * the plan's layouts in order), named `name` or, with several nodes, `name-1`, `name-2`, …;
+ * and `all-disabled`, so that a node can be returned to whole GPUs (a custom config replaces
+ * the operator's, which has it).
+ */
 static char *mig_parted_text(const struct scenario *sc, const struct plan_cand *b, const char *name,
-                             char *err, size_t errlen)
+                             int n_nodes, int per, char *err, size_t errlen)
 {
     struct yw w;
     yw_open_string(&w);
@@ -292,35 +295,41 @@ static char *mig_parted_text(const struct scenario *sc, const struct plan_cand *
     yw_kv_bool(&w, "mig-enabled", 0);
     yw_map_end(&w);
     yw_seq_end(&w);
-    yw_str(&w, name);
-    yw_seq_begin(&w, 0);
-    const cJSON *lay;
-    int g = 0;
-    cJSON_ArrayForEach(lay, cJSON_GetObjectItemCaseSensitive(b->strategy, "layouts"))
-    {
-        yw_map_begin(&w);
-        yw_str(&w, "devices");
-        yw_seq_begin(&w, 1);
-        yw_int(&w, g++);
-        yw_seq_end(&w);
-        yw_kv_bool(&w, "mig-enabled", 1);
-        yw_str(&w, "mig-devices");
-        yw_map_begin(&w);
-        for (int k = 0; k < sc->gpu.n_mig; k++) {
-            int count = 0;
-            const cJSON *inst;
-            cJSON_ArrayForEach(inst, lay)
-            {
-                const cJSON *p = cJSON_GetObjectItemCaseSensitive(inst, "profile");
-                count += strcmp(p->valuestring, sc->gpu.mig[k].name) == 0;
+    const cJSON *lays = cJSON_GetObjectItemCaseSensitive(b->strategy, "layouts");
+    for (int node = 0; node < n_nodes; node++) {
+        char cname[80];
+        if (n_nodes > 1)
+            snprintf(cname, sizeof cname, "%s-%d", name, node + 1);
+        else
+            snprintf(cname, sizeof cname, "%s", name);
+        yw_str(&w, cname);
+        yw_seq_begin(&w, 0);
+        for (int g = 0; g < per; g++) {
+            const cJSON *lay = cJSON_GetArrayItem(lays, node * per + g);
+            yw_map_begin(&w);
+            yw_str(&w, "devices");
+            yw_seq_begin(&w, 1);
+            yw_int(&w, g);
+            yw_seq_end(&w);
+            yw_kv_bool(&w, "mig-enabled", 1);
+            yw_str(&w, "mig-devices");
+            yw_map_begin(&w);
+            for (int k = 0; k < sc->gpu.n_mig; k++) {
+                int count = 0;
+                const cJSON *inst;
+                cJSON_ArrayForEach(inst, lay)
+                {
+                    const cJSON *p = cJSON_GetObjectItemCaseSensitive(inst, "profile");
+                    count += strcmp(p->valuestring, sc->gpu.mig[k].name) == 0;
+                }
+                if (count)
+                    yw_kv_int(&w, sc->gpu.mig[k].name, count);
             }
-            if (count)
-                yw_kv_int(&w, sc->gpu.mig[k].name, count);
+            yw_map_end(&w);
+            yw_map_end(&w);
         }
-        yw_map_end(&w);
-        yw_map_end(&w);
+        yw_seq_end(&w);
     }
-    yw_seq_end(&w);
     yw_map_end(&w);
     yw_map_end(&w);
     yw_doc_end(&w);
@@ -328,31 +337,13 @@ static char *mig_parted_text(const struct scenario *sc, const struct plan_cand *
     return yw_close(&w, &text, err, errlen) ? NULL : text;
 }
 
-/* The node's label that tells mig-manager which config to apply, as a patch of the Node. */
-static int write_node_label(struct dp_ctx *d, const char *name)
-{
-    struct dp_file f;
-    if (dp_yaml_open(d, &f, "node-mig-label.yaml", "Node label for the GPU Operator's mig-manager"))
-        return -1;
-    yw_doc_begin(&f.w);
-    yw_map_begin(&f.w);
-    yw_str(&f.w, "metadata");
-    yw_map_begin(&f.w);
-    yw_str(&f.w, "labels");
-    yw_map_begin(&f.w);
-    yw_kv_str(&f.w, "nvidia.com/mig.config", name);
-    yw_map_end(&f.w);
-    yw_map_end(&f.w);
-    yw_map_end(&f.w);
-    yw_doc_end(&f.w);
-    return dp_yaml_commit(d, &f);
-}
-
-/* Helm values: the mixed strategy (each profile its own resource) and the custom config. */
+/* Helm values: the mixed strategy (each profile its own resource) and the custom config; only
+ * these, so that `helm upgrade --reuse-values -f` changes nothing else. */
 static int write_mig_values(struct dp_ctx *d, const char *cm_name)
 {
     struct dp_file f;
-    if (dp_yaml_open(d, &f, "gpu-operator-values.yaml", "NVIDIA GPU Operator Helm values"))
+    if (dp_yaml_open(d, &f, "gpu-operator-values.yaml",
+                     "NVIDIA GPU Operator Helm values (only what the plan sets)"))
         return -1;
     yw_doc_begin(&f.w);
     yw_map_begin(&f.w);
@@ -372,35 +363,60 @@ static int write_mig_values(struct dp_ctx *d, const char *cm_name)
     return dp_yaml_commit(d, &f);
 }
 
-/* Each tenant requests its instance's profile as the mixed strategy advertises it. */
+/* Each tenant requests its instance's profile as the mixed strategy advertises it; a tenant in
+ * several instances runs a pod in each (one queue fed all of them in the simulation). */
 static void mig_limits(struct dp_ctx *d)
 {
+    const struct scenario *sc = d->sc;
+    int T = sc->n_tenants;
+    int *count = ss_xcalloc((size_t)T, sizeof *count);
     const cJSON *lay, *inst, *t;
     cJSON_ArrayForEach(lay, cJSON_GetObjectItemCaseSensitive(d->c->strategy, "layouts"))
     {
         cJSON_ArrayForEach(inst, lay)
         {
-            char res[64];
-            snprintf(res, sizeof res, "nvidia.com/mig-%s",
-                     cJSON_GetObjectItemCaseSensitive(inst, "profile")->valuestring);
+            const char *prof = cJSON_GetObjectItemCaseSensitive(inst, "profile")->valuestring;
+            const struct mig_profile *m = cal_mig_find(&sc->gpu, prof);
             cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(inst, "tenants"))
             {
-                int i = scn_tenant_index(d->sc, t->valuestring);
-                if (i >= 0)
-                    dp_limit(d, i, res, 1);
+                int i = scn_tenant_index(sc, t->valuestring);
+                if (i < 0 || count[i]++ > 0)
+                    continue;
+                char res[64];
+                snprintf(res, sizeof res, "nvidia.com/mig-%s", prof);
+                dp_limit(d, i, res, 1);
+                if (sc->tenants[i].llm && m)
+                    dp_engine_memory(d, i, m->memory_gb, m->memory_gb);
             }
         }
     }
+    for (int i = 0; i < T; i++)
+        if (count[i] > 1)
+            dp_replicas(d, i, count[i],
+                        "The simulation served the tenant's requests from one queue that feeds "
+                        "whichever of its instances is free.");
+    free(count);
 }
 
-/* The GPU Operator's mig-manager (GPUOP_MIG): a ConfigMap holding the mig-parted config, the
- * node label naming it, the device plugin's mixed strategy, the pods' MIG resources. */
+/*
+ * The GPU Operator's mig-manager (GPUOP_MIG): a ConfigMap holding the mig-parted configs, the
+ * label that names one on each of the plan's nodes, the device plugin's mixed strategy, the
+ * pods' MIG resources. Without named nodes, or with one, the plan's G GPUs are one node's
+ * devices 0..G-1; with n named nodes, each holds G/n of them and gets a config of its own.
+ */
 static int mig_deploy(struct dp_ctx *d)
 {
     static const char cm_name[] = "sharesim-mig-config";
-    char name[64];
-    dp_plan_name(d, name, sizeof name);
-    char *cfg = mig_parted_text(d->sc, d->c, name, d->err, d->errlen);
+    const char *name = d->plan_name;
+    int G = d->c->gpus, n = d->sc->k8s.n_nodes > 1 ? d->sc->k8s.n_nodes : 1;
+    if (n > G || G % n != 0)
+        return ss_errf(d->err, d->errlen,
+                       "k8s.nodes (or --nodes) names %d nodes for a MIG plan of %d GPU%s: each "
+                       "node must hold an equal share of the plan's GPUs (name 1%s node%s)",
+                       n, G, G > 1 ? "s" : "", G > 1 ? " or a divisor of that many" : "",
+                       G > 1 ? "s" : "");
+    int per = G / n;
+    char *cfg = mig_parted_text(d->sc, d->c, name, n, per, d->err, d->errlen);
     if (!cfg)
         return -1;
     struct dp_file f;
@@ -414,25 +430,71 @@ static int mig_deploy(struct dp_ctx *d)
         rc = dp_yaml_commit(d, &f);
     }
     free(cfg);
-    if (rc || write_node_label(d, name) || write_mig_values(d, cm_name))
+    if (rc || write_mig_values(d, cm_name))
         return -1;
+    if (n == 1) {
+        d->group[0].count = 1;
+        dp_group_label(d, 0, "nvidia.com/mig.config", name);
+    } else {
+        d->group[0].count = 0;
+        for (int k = 0; k < n; k++) {
+            char what[160], cname[80];
+            snprintf(what, sizeof what, "MIG node %d of %d (the plan's GPUs %d to %d)", k + 1, n,
+                     k * per, (k + 1) * per - 1);
+            snprintf(cname, sizeof cname, "%s-%d", name, k + 1);
+            dp_group_label(d, dp_group_add(d, what, 1, -1), "nvidia.com/mig.config", cname);
+        }
+    }
     mig_limits(d);
+    char where[96];
+    if (n > 1)
+        snprintf(where, sizeof where, "%d GPUs, %d on each of %d nodes,", G, per, n);
+    else
+        snprintf(where, sizeof where, "%d GPU%s, on one node,", G, G > 1 ? "s" : "");
     dp_readme(d,
-              "The %d GPU%s of one node are partitioned by the GPU Operator's mig-manager; the "
-              "device plugin's `mixed` strategy advertises each instance as "
-              "`nvidia.com/mig-<profile>`, which the tenants' pods request.\n\n"
-              "1. `kubectl apply -f mig-manager-config.yaml` (the ConfigMap `%s` in namespace "
-              "`%s`; its `config.yaml` holds the mig-parted config `%s`, devices 0..%d).\n"
-              "2. Install or upgrade the operator with `-f gpu-operator-values.yaml` (Helm "
-              "values `mig.strategy=mixed`, `migManager.config.name=%s`), or set the "
-              "ClusterPolicy fields `spec.mig.strategy: mixed` and "
-              "`spec.migManager.config.name: %s`.\n"
-              "3. Label the node: `kubectl label node NODE nvidia.com/mig.config=%s "
-              "--overwrite` (or `kubectl patch node NODE --patch-file node-mig-label.yaml`). "
-              "mig-manager reports `nvidia.com/mig.config.state=success` when the instances "
-              "exist; it needs the GPUs free of workloads while it reconfigures them.\n\n",
-              d->c->gpus, d->c->gpus > 1 ? "s" : "", cm_name, d->ns, name, d->c->gpus - 1, cm_name,
-              cm_name, name);
+              "The plan's %s are partitioned by the GPU Operator's mig-manager; the device "
+              "plugin's `mixed` strategy advertises each "
+              "instance as `nvidia.com/mig-<profile>`, which the tenants' pods request. The "
+              "ConfigMap `%s` in namespace `%s` holds the mig-parted config%s (`config.yaml`), "
+              "and a node is partitioned only when its label `nvidia.com/mig.config` names "
+              "one.\n\n"
+              "### Requirements\n\n"
+              "- NVIDIA GPU Operator v1.7.0 or later: MIG Manager, which applies the mig-parted "
+              "config a node's `nvidia.com/mig.config` label names, starts there (its release "
+              "notes); the config format is mig-parted's `version: v1`.\n"
+              "- GPUs that support MIG (the profile's MIG table), free of workloads while "
+              "mig-manager partitions them.\n\n"
+              "### Before you change anything\n\n"
+              "Two settings of this plan are the cluster's, not the nodes': check both first.\n\n"
+              "- `mig.strategy`: `kubectl get clusterpolicies.nvidia.com/cluster-policy -o "
+              "jsonpath='{.spec.mig.strategy}'`. If it is already `mixed`, nothing changes. If it "
+              "is `single`, switching to `mixed` renames the resource of every MIG-enabled GPU on "
+              "other nodes (`nvidia.com/gpu` becomes `nvidia.com/mig-<profile>`): their pods must "
+              "ask for the new names first. Nodes without MIG are not affected.\n"
+              "- `migManager.config.name`: a custom ConfigMap replaces the operator's config for "
+              "every node. List the configs the other nodes use (`kubectl get nodes -L "
+              "nvidia.com/mig.config`): each must be in `mig-manager-config.yaml` too — copy them "
+              "from the ConfigMap in use (`kubectl -n %s get configmap NAME -o yaml`; the "
+              "operator's own is `default-mig-parted-config`) into its `config.yaml` before step "
+              "2.\n\n"
+              "### Steps\n\n"
+              "1. `kubectl apply -n %s -f mig-manager-config.yaml`\n"
+              "2. Point the operator at it, keeping every other value: `helm upgrade gpu-operator "
+              "nvidia/gpu-operator -n %s --reuse-values --version INSTALLED -f "
+              "gpu-operator-values.yaml` (INSTALLED: the chart version `helm list -n %s` shows), "
+              "or patch the ClusterPolicy: `kubectl patch clusterpolicies.nvidia.com/"
+              "cluster-policy --type merge -p '{\"spec\": {\"mig\": {\"strategy\": \"mixed\"}, "
+              "\"migManager\": {\"config\": {\"name\": \"%s\"}}}}'`.\n"
+              "3. For each of the plan's nodes: `kubectl drain NODE --ignore-daemonsets` (the "
+              "GPUs must be free), label it (the Nodes section), wait until `kubectl get node "
+              "NODE -L nvidia.com/mig.config.state` says `success`, then `kubectl uncordon "
+              "NODE`.\n\n"
+              "### Undoing it\n\n"
+              "Drain each node, label it `nvidia.com/mig.config=all-disabled --overwrite` (whole "
+              "GPUs again), wait for `success`, uncordon it and remove the plan's labels; then "
+              "set `migManager.config.name` and `mig.strategy` back to what the check above found "
+              "(`helm upgrade … --reuse-values --set …`, or the ClusterPolicy patch).\n\n",
+              where, cm_name, d->ns, n > 1 ? "s" : "", d->ns, d->ns, d->ns, d->ns, cm_name);
     return 0;
 }
 

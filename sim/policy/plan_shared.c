@@ -10,11 +10,13 @@
 #include "core/deploy.h"
 #include "core/plancand.h"
 #include "core/policy.h"
+#include "policy/llmmem.h"
 #include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The placements a candidate is simulated in are enumerated (pc_placement_*); past these
  * bounds there are too many to simulate and the candidate is pruned, saying so. */
@@ -197,25 +199,32 @@ static void mps_plan(struct plan_ctx *x)
 }
 
 /*
- * The NVIDIA k8s-device-plugin's sharing config (PLUGIN_CFG, docs/domain.md): every GPU is
- * advertised as `replicas` GPUs, time-sliced or MPS clients. Two flags are set on purpose:
- * - renameByDefault: true — the replicas are advertised as nvidia.com/gpu.shared, so only
- *   pods that ask for a shared replica (the tenants' patches) land on these GPUs; a pod
- *   asking for nvidia.com/gpu cannot join them unplanned and change what was simulated.
- * - failRequestsGreaterThanOne: true — a pod asking for two replicas would get two slices of
- *   possibly one GPU, not twice the compute; the plan gives each tenant one replica, so more
- *   is refused (for MPS the plugin sets it to true itself, PLUGIN_REL 0.15.0).
+ * The NVIDIA k8s-device-plugin's sharing config (PLUGIN_CFG, docs/domain.md), as a NAMED config
+ * that only the plan's nodes select (their label nvidia.com/device-plugin.config, GPUOP_SHARING):
+ * every GPU of those nodes is advertised as `replicas` GPUs, time-sliced or MPS clients, and
+ * no other node's configuration changes — the operator is pointed at the ConfigMap without a
+ * default (devicePlugin.config.default), so an unlabelled node keeps what it has.
+ * - renameByDefault only when the scenario asks ("k8s": {"rename": true}): renaming advertises
+ *   the replicas as nvidia.com/gpu.shared, so a pod asking for nvidia.com/gpu cannot land on a
+ *   shared GPU unplanned, but every workload of those nodes must then ask for the new name.
+ * - failRequestsGreaterThanOne: true for time-slicing — a pod asking for two replicas would
+ *   get two slices of possibly one GPU, not twice the compute; the plan gives each tenant one.
+ *   MPS refuses such requests itself and ignores the key (PLUGIN_REL 0.15.0, PLUGIN_MPS), so
+ *   its config leaves it out.
  */
 struct plugin_config {
-    const char *file;    /* in the --k8s folder */
-    const char *what;    /* the file's header */
-    const char *cm_name; /* the ConfigMap's */
-    const char *sharing; /* its sharing key */
-    const char *how;     /* how the replicas share a GPU, for the README */
+    const char *file;     /* in the --k8s folder */
+    const char *what;     /* the file's header */
+    const char *cm_name;  /* the ConfigMap's */
+    const char *sharing;  /* its sharing key */
+    int fail_flag;        /* write failRequestsGreaterThanOne */
+    const char *how;      /* how the replicas share a GPU, for the README */
+    const char *requires; /* the README's minimum versions, with their sources */
+    const char *restart;  /* the daemonsets to restart after the ConfigMap changes */
 };
 
 /* The config the plugin reads (the ConfigMap's value), as YAML text. */
-static char *plugin_config_text(const struct plugin_config *pc, int replicas, char *err,
+static char *plugin_config_text(const struct plugin_config *pc, int replicas, int rename, char *err,
                                 size_t errlen)
 {
     struct yw w;
@@ -231,8 +240,9 @@ static char *plugin_config_text(const struct plugin_config *pc, int replicas, ch
     yw_map_begin(&w);
     yw_str(&w, pc->sharing);
     yw_map_begin(&w);
-    yw_kv_bool(&w, "renameByDefault", 1);
-    yw_kv_bool(&w, "failRequestsGreaterThanOne", 1);
+    yw_kv_bool(&w, "renameByDefault", rename);
+    if (pc->fail_flag)
+        yw_kv_bool(&w, "failRequestsGreaterThanOne", 1);
     yw_str(&w, "resources");
     yw_seq_begin(&w, 0);
     yw_map_begin(&w);
@@ -248,11 +258,13 @@ static char *plugin_config_text(const struct plugin_config *pc, int replicas, ch
     return yw_close(&w, &text, err, errlen) ? NULL : text;
 }
 
-/* Helm values of the GPU Operator that select the config (GPUOP_SHARING). */
-static int write_values(struct dp_ctx *d, const char *cm_name, const char *key)
+/* Helm values of the GPU Operator: only the ConfigMap's name, so that `helm upgrade
+ * --reuse-values -f` changes nothing else — no default config, which would reach every node. */
+static int write_values(struct dp_ctx *d, const char *cm_name)
 {
     struct dp_file f;
-    if (dp_yaml_open(d, &f, "gpu-operator-values.yaml", "NVIDIA GPU Operator Helm values"))
+    if (dp_yaml_open(d, &f, "gpu-operator-values.yaml",
+                     "NVIDIA GPU Operator Helm values (only what the plan sets)"))
         return -1;
     yw_doc_begin(&f.w);
     yw_map_begin(&f.w);
@@ -261,7 +273,6 @@ static int write_values(struct dp_ctx *d, const char *cm_name, const char *key)
     yw_str(&f.w, "config");
     yw_map_begin(&f.w);
     yw_kv_str(&f.w, "name", cm_name);
-    yw_kv_str(&f.w, "default", key);
     yw_map_end(&f.w);
     yw_map_end(&f.w);
     yw_map_end(&f.w);
@@ -277,12 +288,63 @@ static int shared_replicas(const struct scenario *sc, const struct plan_cand *c)
     return cJSON_IsNumber(r) ? r->valueint : (sc->n_tenants + c->gpus - 1) / c->gpus;
 }
 
+/*
+ * The memory each LLM tenant's engine was simulated with. MPS: the plugin's pinned-memory cap,
+ * which is also what its process sees (the cap is the client's device memory). Time-slicing:
+ * what llmmem gives it in each placement simulated — the GPU less its neighbours' — and the
+ * least of those, so that the engine's share fits whichever placement the scheduler picks,
+ * out of a process that sees the whole GPU.
+ */
+static void engine_memory(struct dp_ctx *d, int mps)
+{
+    const struct scenario *sc = d->sc;
+    int T = sc->n_tenants;
+    const cJSON *pm = cJSON_GetObjectItemCaseSensitive(d->c->strategy, "pinned_memory_gb");
+    if (mps) {
+        for (int i = 0; i < T; i++) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(pm, sc->tenants[i].name);
+            if (sc->tenants[i].llm && cJSON_IsNumber(v))
+                dp_engine_memory(d, i, v->valuedouble, v->valuedouble);
+        }
+        return;
+    }
+    int *gpu_of = ss_xcalloc((size_t)T, sizeof *gpu_of);
+    double *mem = ss_xcalloc((size_t)T, sizeof *mem), *least = ss_xcalloc((size_t)T, sizeof *least);
+    long *blocks = ss_xcalloc((size_t)T, sizeof *blocks);
+    for (int i = 0; i < T; i++)
+        least[i] = -1;
+    cJSON *one = cJSON_CreateArray();
+    cJSON_AddItemReferenceToArray(one, d->c->strategy);
+    const cJSON *all = d->c->placements ? d->c->placements : one, *st;
+    cJSON_ArrayForEach(st, all)
+    {
+        const cJSON *as = cJSON_GetObjectItemCaseSensitive(st, "assign");
+        for (int i = 0; i < T; i++) {
+            const cJSON *g = cJSON_GetObjectItemCaseSensitive(as, sc->tenants[i].name);
+            gpu_of[i] = cJSON_IsNumber(g) ? g->valueint : 0;
+            mem[i] = -1;
+        }
+        /* The candidate was simulated, so its placements load: llmm_shared cannot fail. */
+        llmm_shared(NULL, "plan", sc, gpu_of, NULL, "contexts", mem, blocks);
+        for (int i = 0; i < T; i++)
+            if (sc->tenants[i].llm && mem[i] > 0 && (least[i] < 0 || mem[i] < least[i]))
+                least[i] = mem[i];
+    }
+    for (int i = 0; i < T; i++)
+        if (least[i] > 0)
+            dp_engine_memory(d, i, least[i], sc->gpu.memory_gb);
+    cJSON_Delete(one);
+    free(gpu_of);
+    free(mem);
+    free(least);
+    free(blocks);
+}
+
 static int deploy_plugin(struct dp_ctx *d, const struct plugin_config *pc)
 {
-    int replicas = shared_replicas(d->sc, d->c);
-    char key[64];
-    dp_plan_name(d, key, sizeof key);
-    char *cfg = plugin_config_text(pc, replicas, d->err, d->errlen);
+    int replicas = shared_replicas(d->sc, d->c), rename = d->sc->k8s.rename;
+    const char *key = d->plan_name, *resource = rename ? "nvidia.com/gpu.shared" : "nvidia.com/gpu";
+    char *cfg = plugin_config_text(pc, replicas, rename, d->err, d->errlen);
     if (!cfg)
         return -1;
     struct dp_file f;
@@ -295,25 +357,58 @@ static int deploy_plugin(struct dp_ctx *d, const struct plugin_config *pc)
         rc = dp_yaml_commit(d, &f);
     }
     free(cfg);
-    if (rc || write_values(d, pc->cm_name, key))
+    if (rc || write_values(d, pc->cm_name))
         return -1;
+    dp_group_label(d, 0, "nvidia.com/device-plugin.config", key);
     for (int i = 0; i < d->sc->n_tenants; i++)
-        dp_limit(d, i, "nvidia.com/gpu.shared", 1);
+        dp_limit(d, i, resource, 1);
+    engine_memory(d, strcmp(pc->sharing, "mps") == 0);
     dp_readme(d,
-              "Each of the %d GPU%s is advertised as %d `nvidia.com/gpu.shared` replicas, %s; "
-              "each tenant's pod asks for one.\n\n"
-              "1. `kubectl apply -f %s` (the ConfigMap `%s` in namespace `%s`, key `%s`).\n"
-              "2. Point the GPU Operator at it: `helm upgrade --install gpu-operator "
-              "nvidia/gpu-operator -n %s -f gpu-operator-values.yaml` (Helm values "
-              "`devicePlugin.config.name=%s`, `devicePlugin.config.default=%s`), or on a "
-              "running operator set the ClusterPolicy fields `spec.devicePlugin.config.name` and "
-              "`spec.devicePlugin.config.default` to the same values (`kubectl patch "
-              "clusterpolicies.nvidia.com/cluster-policy --type merge -p "
-              "'{\"spec\": {\"devicePlugin\": {\"config\": {\"name\": \"%s\", \"default\": "
-              "\"%s\"}}}}'`). The operator does not watch the ConfigMap: after changing it, "
-              "restart the device plugin pods.\n\n",
-              d->c->gpus, d->c->gpus > 1 ? "s" : "", replicas, pc->how, pc->file, pc->cm_name,
-              d->ns, key, d->ns, pc->cm_name, key, pc->cm_name, key);
+              "Each GPU of the plan's nodes is advertised as %d `%s` replicas, %s; each tenant's "
+              "pod asks for one. The config is a named one (key `%s` of the ConfigMap `%s` in "
+              "namespace `%s`) that a node uses only when its label "
+              "`nvidia.com/device-plugin.config` says so; the operator gets no default config, "
+              "so every other node keeps the configuration it has.\n\n",
+              replicas, resource, pc->how, key, pc->cm_name, d->ns);
+    if (rename)
+        dp_readme(d, "The replicas are renamed `nvidia.com/gpu.shared` (`\"k8s\": {\"rename\": "
+                     "true}`): on these nodes a pod asking for `nvidia.com/gpu` no longer fits, so "
+                     "nothing unplanned shares their GPUs; any other GPU workload of these nodes "
+                     "must move or ask for the new name.\n\n");
+    else
+        dp_readme(d, "The replicas keep the name `nvidia.com/gpu` (`\"k8s\": {\"rename\": true}` "
+                     "renames them `nvidia.com/gpu.shared`): a pod of another workload that asks "
+                     "for `nvidia.com/gpu` and lands on these nodes gets a shared replica and "
+                     "changes what was simulated — keep other GPU pods off them (their own node "
+                     "selector or affinity), or rename.\n\n");
+    dp_readme(
+        d,
+        "### Requirements\n\n%s\n\n"
+        "### Steps\n\n"
+        "1. See what the operator uses now: `kubectl get clusterpolicies.nvidia.com/"
+        "cluster-policy -o jsonpath='{.spec.devicePlugin.config}'`. If it already names a "
+        "ConfigMap, the other nodes' configs live there: do not replace it — add the key "
+        "`%s` of `%s` to that ConfigMap (`kubectl -n %s edit configmap NAME`), restart the "
+        "device plugin (`kubectl -n %s rollout restart %s`) and go to step 4.\n"
+        "2. `kubectl apply -n %s -f %s`\n"
+        "3. Point the operator at it, keeping every other value: `helm upgrade gpu-operator "
+        "nvidia/gpu-operator -n %s --reuse-values --version INSTALLED -f "
+        "gpu-operator-values.yaml` (INSTALLED: the chart version `helm list -n %s` shows; "
+        "without `--version` Helm upgrades the operator too), or patch the ClusterPolicy: "
+        "`kubectl patch clusterpolicies.nvidia.com/cluster-policy --type merge -p "
+        "'{\"spec\": {\"devicePlugin\": {\"config\": {\"name\": \"%s\"}}}}'`. The "
+        "operator restarts the device plugin; it does not watch the ConfigMap afterwards, "
+        "so after changing it restart the plugin yourself (`kubectl -n %s rollout restart %s`).\n"
+        "4. Label the plan's nodes (the Nodes section): the plugin applies a node's config "
+        "when its label changes. Check: `kubectl get node NODE -o "
+        "jsonpath='{.status.allocatable}'` shows `%s` = %d × the node's GPUs.\n\n"
+        "### Undoing it\n\n"
+        "Remove the nodes' labels (they fall back to the config they had), then undo step 3 "
+        "(`helm upgrade … --reuse-values --set devicePlugin.config.name=OLD`, or the same "
+        "ClusterPolicy patch with the old name, `null` if there was none) and "
+        "`kubectl delete -n %s -f %s`.\n\n",
+        pc->requires, key, pc->file, d->ns, d->ns, pc->restart, d->ns, pc->file, d->ns, d->ns,
+        pc->cm_name, d->ns, pc->restart, resource, replicas, d->ns, pc->file);
     return 0;
 }
 
@@ -321,9 +416,18 @@ static int deploy_plugin(struct dp_ctx *d, const struct plugin_config *pc)
 static int ts_deploy(struct dp_ctx *d)
 {
     static const struct plugin_config ts = {
-        "time-slicing-config.yaml", "NVIDIA k8s-device-plugin time-slicing config",
-        "sharesim-time-slicing", "timeSlicing",
-        "time-sliced by the driver (no memory or fault isolation)"};
+        "time-slicing-config.yaml",
+        "NVIDIA k8s-device-plugin time-slicing config",
+        "sharesim-time-slicing",
+        "timeSlicing",
+        1,
+        "time-sliced by the driver (no memory or fault isolation)",
+        "- NVIDIA GPU Operator v22.9.1 or later: its release notes add per-node device plugin "
+        "configs selected by the label `nvidia.com/device-plugin.config` in 22.9.1 "
+        "(time-slicing itself came in v1.11.0).\n"
+        "- NVIDIA k8s-device-plugin v0.12.0 or later: its README's \"Multiple Config File "
+        "Example\" and `sharing.timeSlicing` are from v0.12.0 on.",
+        "daemonset/nvidia-device-plugin-daemonset"};
     return deploy_plugin(d, &ts);
 }
 
@@ -332,9 +436,20 @@ static int ts_deploy(struct dp_ctx *d)
 static int mps_deploy(struct dp_ctx *d)
 {
     static const struct plugin_config mps = {
-        "mps-config.yaml", "NVIDIA k8s-device-plugin MPS sharing config", "sharesim-mps", "mps",
+        "mps-config.yaml",
+        "NVIDIA k8s-device-plugin MPS sharing config",
+        "sharesim-mps",
+        "mps",
+        0,
         "each an MPS client capped by the plugin at 1/replicas of the GPU's threads and of its "
-        "memory"};
+        "memory",
+        "- NVIDIA GPU Operator v24.3.0 or later: the first release that ships device plugin "
+        "v0.15.0 (its release notes).\n"
+        "- NVIDIA k8s-device-plugin v0.15.0 or later: MPS sharing (`sharing.mps`) starts "
+        "there, marked experimental (its README and release notes); MPS is not supported on "
+        "MIG-enabled GPUs.",
+        "daemonset/nvidia-device-plugin-daemonset "
+        "daemonset/nvidia-device-plugin-mps-control-daemon"};
     return deploy_plugin(d, &mps);
 }
 

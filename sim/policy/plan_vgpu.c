@@ -67,16 +67,23 @@ static void vg_plan(struct plan_ctx *x)
     }
 }
 
-/* vGPU lives in the hypervisor: the README says which VMs to create; in each VM the vGPU is
- * one GPU to the VM's own device plugin, so each tenant's pod requests one. */
+/*
+ * vGPU lives in the hypervisor: the README says which VMs to create. A tenant has a VM on every
+ * GPU of the plan (the layout is applied to each, vgpu policy), each VM a Kubernetes node whose
+ * device plugin sees one GPU; so the tenant runs one pod on each of its G VMs, and its pods
+ * select its VMs by the tenant's own node label.
+ */
 static int vg_deploy(struct dp_ctx *d)
 {
+    int G = d->c->gpus;
     dp_readme(d,
               "vGPU is configured in the hypervisor, not in Kubernetes: create, on each of the "
               "%d GPU%s, one VM per tenant with the NVIDIA vGPU type below (scheduler: best "
               "effort, the default), each VM a Kubernetes node whose device plugin sees one "
-              "GPU.\n\n",
-              d->c->gpus, d->c->gpus > 1 ? "s" : "");
+              "GPU%s:\n\n",
+              G, G > 1 ? "s" : "",
+              G > 1 ? " — so each tenant has one VM on every GPU, and runs one pod on each" : "");
+    d->group[0].count = 0; /* no node carries every tenant: each tenant's VMs are its own */
     const cJSON *vm;
     cJSON_ArrayForEach(vm, cJSON_GetObjectItemCaseSensitive(d->c->strategy, "vgpus"))
     {
@@ -85,12 +92,35 @@ static int vg_deploy(struct dp_ctx *d)
         const struct vgpu_type *vt =
             cJSON_IsString(ty) ? cal_vgpu_type(&d->sc->gpu, ty->valuestring) : NULL;
         int i = t ? scn_tenant_index(d->sc, t->valuestring) : -1;
-        dp_readme(d, "- %s: %s (%g GB frame buffer)\n", t ? t->valuestring : "?",
-                  vt ? vt->name : "?", vt ? vt->fb_gb : 0.0);
-        if (i >= 0)
-            dp_limit(d, i, "nvidia.com/gpu", 1);
+        dp_readme(d, "- %s: %s (%g GB frame buffer)%s\n", t ? t->valuestring : "?",
+                  vt ? vt->name : "?", vt ? vt->fb_gb : 0.0, G > 1 ? ", one VM on each GPU" : "");
+        if (i < 0)
+            continue;
+        char what[160];
+        snprintf(what, sizeof what, "%s's VM%s (one on each of the %d GPU%s)", t->valuestring,
+                 G > 1 ? "s" : "", G, G > 1 ? "s" : "");
+        dp_group_add(d, what, G, i);
+        dp_limit(d, i, "nvidia.com/gpu", 1);
+        if (G > 1)
+            dp_replicas(d, i, G,
+                        "The simulation served the tenant's requests from one queue that its VMs "
+                        "take in turn (each VM takes the oldest waiting request when its vGPU is "
+                        "free).");
     }
-    dp_readme(d, "\n");
+    dp_readme(d, "\n### Requirements\n\n"
+                 "- NVIDIA vGPU software whose types include the ones above (the NVIDIA Virtual "
+                 "GPU Software User Guide lists the types of each GPU), with the vGPU guest "
+                 "driver in each VM.\n"
+                 "- Inside each VM, the NVIDIA device plugin (or the GPU Operator) in its default "
+                 "configuration: the VM's one vGPU is its one `nvidia.com/gpu`; no sharing "
+                 "feature, so any version.\n\n"
+                 "### Steps\n\n"
+                 "1. Create the VMs, join them to the cluster, and label each one with its "
+                 "tenant's labels (the Nodes section).\n"
+                 "2. Patch the workloads (below): a tenant's pods select its VMs only.\n\n"
+                 "### Undoing it\n\n"
+                 "Patch the workloads back, drain the VMs, remove them from the cluster and the "
+                 "hypervisor.\n\n");
     return 0;
 }
 

@@ -8,6 +8,7 @@
 #include "tools/plan.h"
 #include "base/jsonv.h"
 #include "core/deploy.h"
+#include "core/engineargs.h"
 #include "core/loadscale.h"
 #include "core/llmstats.h"
 #include "core/policy.h"
@@ -18,6 +19,7 @@
 #include "base/util.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1211,54 +1213,214 @@ cJSON *plan_scenario(const struct scenario *sc, const struct plan_result *r, con
 
 /* ---- Kubernetes artefacts ------------------------------------------------------ */
 
-/* Tenant i's Kubernetes name: its name reduced to [a-z0-9-], with "-<i>" when that is empty
- * or an earlier tenant reduces to the same ("Chat" and "chat"), so no two pods share a file. */
-static void pod_name(const struct scenario *sc, int i, char *out, size_t n)
+/* The named nodes (sc->k8s.nodes) given to the groups the hook left in use: all of them to
+ * the plan's own group when it takes any number, else in order to the groups of fixed sizes,
+ * whose sizes must then add up to the names. */
+static int assign_nodes(struct dp_ctx *d)
 {
-    char mine[48], other[48];
-    dp_k8s_name(sc->tenants[i].name, mine, sizeof mine);
-    int clash = !mine[0];
-    for (int k = 0; k < i && !clash; k++) {
-        dp_k8s_name(sc->tenants[k].name, other, sizeof other);
-        clash = strcmp(mine, other) == 0;
+    const struct ki_plan *k = &d->sc->k8s;
+    int fixed = 0, flex = -1;
+    for (int g = 0; g < d->n_groups; g++) {
+        if (d->group[g].count > 0)
+            fixed += d->group[g].count;
+        else if (d->group[g].count < 0)
+            flex = g;
     }
-    if (clash)
-        snprintf(out, n, "%s%s%d", mine[0] ? mine : "tenant", "-", i);
-    else
-        snprintf(out, n, "%s", mine);
+    SS_ASSERT(!(fixed && flex >= 0));
+    if (k->n_nodes == 0)
+        return 0;
+    if (flex >= 0) {
+        /* Every node holds a GPU at least: more nodes than the plan's GPUs would carry its
+         * config to GPUs that were not simulated. A group that only selects (exclusive's)
+         * configures nothing, so any number of nodes may serve it. */
+        if (d->group[flex].n_labels > 1 && k->n_nodes > d->c->gpus)
+            return ss_errf(d->err, d->errlen,
+                           "k8s.nodes (or --nodes) names %d nodes for a plan of %d GPU%s (%s): "
+                           "every node holds a GPU at least, so the plan's configuration would "
+                           "reach GPUs that were not simulated; name at most %d",
+                           k->n_nodes, d->c->gpus, d->c->gpus > 1 ? "s" : "", d->c->label,
+                           d->c->gpus);
+        d->group[flex].first = 0;
+        d->group[flex].n = k->n_nodes;
+        return 0;
+    }
+    if (fixed == 0)
+        return 0; /* nothing to configure: the names select nothing */
+    if (k->n_nodes != fixed) {
+        char what[400] = "";
+        size_t n = 0;
+        for (int g = 0; g < d->n_groups && n < sizeof what; g++)
+            if (d->group[g].count > 0)
+                n += (size_t)snprintf(what + n, sizeof what - n, "%s%d for %s", n ? ", " : "",
+                                      d->group[g].count, d->group[g].what);
+        return ss_errf(d->err, d->errlen,
+                       "k8s.nodes (or --nodes) names %d node%s; the plan (%s) needs %d: %s",
+                       k->n_nodes, k->n_nodes > 1 ? "s" : "", d->c->label, fixed, what);
+    }
+    int next = 0;
+    for (int g = 0; g < d->n_groups; g++)
+        if (d->group[g].count > 0) {
+            d->group[g].first = next;
+            d->group[g].n = d->group[g].count;
+            next += d->group[g].count;
+        }
+    return 0;
 }
 
-/* Tenant i's pod patch: a strategic-merge patch of its Deployment (named after the tenant,
- * one container of the same name) that sets the container's resources.limits. */
-static int write_pod_patch(struct dp_ctx *d, int i, char *file, size_t n)
+/* A Node object carrying group g's labels: named (a patch of that node) or, when the plan names
+ * no nodes, without a name (the labels to put on each of the group's nodes). */
+static int write_node(struct dp_ctx *d, int g, const char *node, const char *file)
 {
-    char name[64];
-    pod_name(d->sc, i, name, sizeof name);
-    snprintf(file, n, "pod-%s.yaml", name);
+    const struct dp_group *gr = &d->group[g];
+    char what[300];
+    snprintf(what, sizeof what, "Node labels for %s%s%s", node ? "node " : "",
+             node ? node : gr->what, node ? "" : " (one patch for each)");
     struct dp_file f;
-    char what[160];
-    snprintf(what, sizeof what, "Resource limits of tenant %s's pod (a patch of its Deployment)",
-             d->sc->tenants[i].name);
     if (dp_yaml_open(d, &f, file, what))
         return -1;
     yw_doc_begin(&f.w);
     yw_map_begin(&f.w);
-    /* The Deployment's own annotations say which tenant and plan set its limits: the names
-     * as libyaml scalars, which no name can break out of. */
+    yw_kv_str(&f.w, "apiVersion", "v1");
+    yw_kv_str(&f.w, "kind", "Node");
     yw_str(&f.w, "metadata");
     yw_map_begin(&f.w);
+    if (node)
+        yw_kv_str(&f.w, "name", node);
+    yw_str(&f.w, "labels");
+    yw_map_begin(&f.w);
+    for (int k = 0; k < gr->n_labels; k++)
+        yw_kv_str(&f.w, gr->key[k], gr->value[k]);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_map_end(&f.w);
+    yw_doc_end(&f.w);
+    return dp_yaml_commit(d, &f);
+}
+
+/* The unnamed labels file of group g: node-labels.yaml for the plan's own, node-labels-<tenant>
+ * for a tenant's, node-labels-<g> for another. */
+static void group_file(const struct dp_ctx *d, int g, char *file, size_t n)
+{
+    char tn[48] = "";
+    if (d->group[g].tenant >= 0) {
+        dp_tenant_name(d->sc, d->group[g].tenant, tn, sizeof tn);
+        snprintf(file, n, "node-labels-%s.yaml", tn);
+    } else if (g > 0) {
+        snprintf(file, n, "node-labels-%d.yaml", g);
+    } else {
+        snprintf(file, n, "node-labels.yaml");
+    }
+}
+
+static int write_nodes(struct dp_ctx *d)
+{
+    const struct ki_plan *k = &d->sc->k8s;
+    for (int g = 0; g < d->n_groups; g++) {
+        const struct dp_group *gr = &d->group[g];
+        char file[DP_NAME_MAX];
+        if (gr->count == 0)
+            continue;
+        for (int i = 0; i < gr->n; i++) {
+            snprintf(file, sizeof file, "node-%s.yaml", k->nodes[gr->first + i]);
+            if (write_node(d, g, k->nodes[gr->first + i], file))
+                return -1;
+        }
+        if (gr->n)
+            continue;
+        group_file(d, g, file, sizeof file);
+        if (write_node(d, g, NULL, file))
+            return -1;
+    }
+    return 0;
+}
+
+/* Whether tenant i's pods select nodes, and whether by its own label too. */
+static int selects(const struct dp_ctx *d, int i, int *own)
+{
+    int any = 0;
+    *own = 0;
+    for (int g = 0; g < d->n_groups; g++)
+        if (d->group[g].count != 0 && (d->group[g].tenant < 0 || d->group[g].tenant == i)) {
+            any = 1;
+            *own |= d->group[g].tenant == i;
+        }
+    return any;
+}
+
+/* The fraction of what its process sees that LLM tenant i's engine takes: the scenario's
+ * gpu_memory_utilization of the memory the simulation gave it. */
+static double memory_util(const struct dp_ctx *d, int i)
+{
+    double u = d->sc->tenants[i].llm->gpu_memory_utilization;
+    if (d->engine_gb[i] > 0 && d->visible_gb[i] > 0)
+        u *= d->engine_gb[i] / d->visible_gb[i];
+    return u;
+}
+
+/*
+ * Tenant i's patch of its workload (dp_workload): a strategic-merge patch that names the
+ * object (apiVersion, kind, name, namespace: the API server refuses it on any other) and the
+ * container, and sets the replicas the plan runs, the node selector of the plan's nodes, the
+ * container's resources.limits and, for an LLM tenant, the engine's flags as its args.
+ */
+static int write_pod_patch(struct dp_ctx *d, int i, char *file, size_t n)
+{
+    const struct tenant_cfg *t = &d->sc->tenants[i];
+    char name[48];
+    struct ki_workload w;
+    dp_tenant_name(d->sc, i, name, sizeof name);
+    dp_workload(d->sc, i, &w);
+    snprintf(file, n, "pod-%s.yaml", name);
+    struct dp_file f;
+    char what[200];
+    snprintf(what, sizeof what, "Tenant %s's %s: replicas, nodes, resource limits%s", t->name,
+             ki_kind_names[w.kind], t->llm ? ", engine flags" : "");
+    if (dp_yaml_open(d, &f, file, what))
+        return -1;
+    yw_doc_begin(&f.w);
+    yw_map_begin(&f.w);
+    yw_kv_str(&f.w, "apiVersion", "apps/v1");
+    yw_kv_str(&f.w, "kind", ki_kind_names[w.kind]);
+    /* The object's own annotations say which tenant and plan set it: the names as libyaml
+     * scalars, which no name can break out of. */
+    yw_str(&f.w, "metadata");
+    yw_map_begin(&f.w);
+    yw_kv_str(&f.w, "name", w.name);
+    if (w.ns[0])
+        yw_kv_str(&f.w, "namespace", w.ns);
     dp_annotations(d, &f.w, i);
     yw_map_end(&f.w);
     yw_str(&f.w, "spec");
     yw_map_begin(&f.w);
+    yw_kv_int(&f.w, "replicas", d->replicas[i]);
     yw_str(&f.w, "template");
     yw_map_begin(&f.w);
     yw_str(&f.w, "spec");
     yw_map_begin(&f.w);
+    int own;
+    if (selects(d, i, &own)) {
+        char tn[48];
+        dp_tenant_name(d->sc, i, tn, sizeof tn);
+        yw_str(&f.w, "nodeSelector");
+        yw_map_begin(&f.w);
+        yw_kv_str(&f.w, DP_PLAN_LABEL, d->plan_name);
+        if (own)
+            yw_kv_str(&f.w, DP_TENANT_LABEL, tn);
+        yw_map_end(&f.w);
+    }
     yw_str(&f.w, "containers");
     yw_seq_begin(&f.w, 0);
     yw_map_begin(&f.w);
-    yw_kv_str(&f.w, "name", name);
+    yw_kv_str(&f.w, "name", w.container);
+    if (t->llm) {
+        struct ea_args a;
+        ea_vllm(t->llm, memory_util(d, i), &a);
+        yw_str(&f.w, "args");
+        yw_seq_begin(&f.w, 0);
+        for (int k = 0; k < a.n; k++)
+            yw_str(&f.w, a.arg[k]);
+        yw_seq_end(&f.w);
+    }
     yw_str(&f.w, "resources");
     yw_map_begin(&f.w);
     yw_str(&f.w, "limits");
@@ -1277,71 +1439,240 @@ static int write_pod_patch(struct dp_ctx *d, int i, char *file, size_t n)
     return dp_yaml_commit(d, &f);
 }
 
-/* The folder's README.md: what the plan is, every file, how to apply them. */
+/* A growing Markdown text: the README is built of pieces whose lengths the names decide. */
+struct md {
+    char *b;
+    size_t n, cap;
+};
+
+static void md(struct md *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void md(struct md *m, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (m->n + (size_t)need + 1 > m->cap) {
+        m->cap = 2 * (m->n + (size_t)need + 1);
+        m->b = ss_xrealloc(m->b, m->cap);
+    }
+    va_start(ap, fmt);
+    vsnprintf(m->b + m->n, (size_t)need + 1, fmt, ap);
+    va_end(ap);
+    m->n += (size_t)need;
+}
+
+/* The README's section on the nodes: which labels go on which, and how to take them off. */
+static void readme_nodes(const struct dp_ctx *d, struct md *m)
+{
+    const struct ki_plan *k = &d->sc->k8s;
+    int used = 0;
+    for (int g = 0; g < d->n_groups; g++)
+        used += d->group[g].count != 0;
+    md(m, "## Nodes\n\n");
+    if (!used) {
+        md(m, "This plan configures no node: its pods run on any node with free GPUs%s.\n\n",
+           k->n_nodes ? " (the nodes named in the scenario select nothing here)" : "");
+        return;
+    }
+    md(m,
+       "The plan configures only the nodes below, through labels on them: no other node's "
+       "configuration changes, and the pods select these nodes by `%s=%s`. %s\n\n",
+       DP_PLAN_LABEL, d->plan_name,
+       k->n_nodes ? "The nodes are the ones the scenario names (`k8s.nodes` or `--nodes`)."
+                  : "The scenario names no nodes (`k8s.nodes` or `plan --nodes a,b`): choose "
+                    "them, and put the labels on exactly those.");
+    for (int g = 0; g < d->n_groups; g++) {
+        const struct dp_group *gr = &d->group[g];
+        if (gr->count == 0)
+            continue;
+        char labels[800] = "", unlabel[800] = "";
+        size_t a = 0, b = 0;
+        for (int l = 0; l < gr->n_labels; l++) {
+            a += (size_t)snprintf(labels + a, a < sizeof labels ? sizeof labels - a : 0, " %s=%s",
+                                  gr->key[l], gr->value[l]);
+            b += (size_t)snprintf(unlabel + b, b < sizeof unlabel ? sizeof unlabel - b : 0, " %s-",
+                                  gr->key[l]);
+        }
+        if (gr->n) {
+            md(m, "- %s:", gr->what);
+            for (int i = 0; i < gr->n; i++)
+                md(m, " `%s`", k->nodes[gr->first + i]);
+            md(m, "\n\n  ```\n");
+            for (int i = 0; i < gr->n; i++)
+                md(m, "  kubectl patch node %s --patch-file node-%s.yaml\n",
+                   k->nodes[gr->first + i], k->nodes[gr->first + i]);
+            md(m,
+               "  ```\n\n  (the same as `kubectl label node NODE --overwrite%s`). To undo: "
+               "`kubectl label node NODE%s`.\n",
+               labels, unlabel);
+        } else {
+            char count[48], file[DP_NAME_MAX];
+            if (gr->count > 0)
+                snprintf(count, sizeof count, "%d node%s", gr->count, gr->count > 1 ? "s" : "");
+            else
+                snprintf(count, sizeof count, "as many nodes as hold them");
+            group_file(d, g, file, sizeof file);
+            md(m,
+               "- %s, %s: `kubectl label node NODE --overwrite%s` on each (or `kubectl patch "
+               "node NODE --patch-file %s`). To undo: `kubectl label node NODE%s`.\n",
+               gr->what, count, labels, file, unlabel);
+        }
+    }
+    md(m,
+       "\nThese nodes should hold the plan's %d GPU%s and no more: on more GPUs the scheduler "
+       "could place the pods in ways that were not simulated.\n\n",
+       d->c->gpus, d->c->gpus > 1 ? "s" : "");
+}
+
+/* The README's section on the tenants' workloads: which object each patch changes, how to check
+ * it first, what the replicas and the engine flags mean. */
+static void readme_workloads(const struct dp_ctx *d, struct md *m)
+{
+    const struct scenario *sc = d->sc;
+    md(m, "## The tenants' workloads\n\n"
+          "Each `pod-<tenant>.yaml` is a strategic-merge patch of the tenant's workload, naming "
+          "its kind, name, namespace and container. A container name the workload does not have "
+          "would not fail: the patch would add a second container, without an image. Check the "
+          "name first (the command must print it), keep a copy to roll back to, then patch:\n\n");
+    for (int i = 0; i < sc->n_tenants; i++) {
+        if (!d->n_limit[i])
+            continue;
+        const struct tenant_cfg *t = &sc->tenants[i];
+        struct ki_workload w;
+        char name[48], ns[80] = "", kind[16];
+        dp_workload(sc, i, &w);
+        dp_tenant_name(sc, i, name, sizeof name);
+        if (w.ns[0])
+            snprintf(ns, sizeof ns, " -n %s", w.ns);
+        snprintf(kind, sizeof kind, "%s", w.kind == KI_STATEFULSET ? "statefulset" : "deployment");
+        md(m, "### %s\n\n", t->name);
+        if (t->k8s.set && t->k8s.name[0] && t->k8s.container[0])
+            md(m, "%s `%s`, container `%s`%s%s%s (from the scenario's `k8s` object).\n\n",
+               ki_kind_names[w.kind], w.name, w.container, w.ns[0] ? ", namespace `" : "", w.ns,
+               w.ns[0] ? "`" : "");
+        else
+            md(m,
+               "**Assumed**: %s `%s`, container `%s`, in %s%s%s — %s. Set `tenants[%d].k8s` "
+               "(`namespace`, `kind`, `name`, `container`) to name the real ones.\n\n",
+               ki_kind_names[w.kind], w.name, w.container, w.ns[0] ? "namespace `" : "",
+               w.ns[0] ? w.ns : "kubectl's current namespace", w.ns[0] ? "`" : "",
+               "the tenant's name where the scenario does not say", i);
+        md(m,
+           "```\nkubectl%s get %s %s -o jsonpath='{.spec.template.spec.containers[*].name}'\n"
+           "kubectl%s get %s %s -o yaml > %s.before.yaml\n"
+           "kubectl%s patch %s %s --patch-file pod-%s.yaml\n```\n\n",
+           ns, kind, w.name, ns, kind, w.name, name, ns, kind, w.name, name);
+        md(m, "Replicas: %d.", d->replicas[i]);
+        if (d->replicas[i] > 1)
+            md(m,
+               " %s A Kubernetes Service spreads connections over the pods (at random with "
+               "kube-proxy's iptables mode, in turn with IPVS) whatever each pod holds: that is "
+               "%d queues, not what was simulated; put a load balancer that sends each request "
+               "to the pod with the fewest outstanding requests in front of them, or have the "
+               "pods pull from one queue.",
+               d->route[i], d->replicas[i]);
+        md(m, "\n\n");
+        if (t->llm) {
+            struct ea_args a;
+            ea_vllm(t->llm, memory_util(d, i), &a);
+            md(m, "Engine: the container's `args` are vLLM's flags for what was simulated:");
+            for (int k = 0; k < a.n; k++)
+                md(m, " `%s`", a.arg[k]);
+            md(m,
+               ". A strategic-merge patch replaces a container's whole `args` list: add the "
+               "container's own arguments (the model, the port) in front of these in the file "
+               "before applying it.%s%s",
+               a.note[0] ? " " : "", a.note);
+            if (d->engine_gb[i] > 0 && d->visible_gb[i] > 0 && d->engine_gb[i] < d->visible_gb[i])
+                md(m,
+                   " The engine was simulated with %.2f GB of the %.2f GB its process sees, "
+                   "so `--gpu-memory-utilization` is %.2f × %.2f / %.2f.",
+                   d->engine_gb[i], d->visible_gb[i], t->llm->gpu_memory_utilization,
+                   d->engine_gb[i], d->visible_gb[i]);
+            long blocks;
+            char why[SS_ERRLEN];
+            if (d->engine_gb[i] > 0 &&
+                !lsv_kv_blocks(t->llm, d->engine_gb[i], "its memory", &blocks, why, sizeof why))
+                md(m,
+                   " The simulated KV cache is %ld blocks of %d tokens (%ld tokens): vLLM logs "
+                   "its own at start (\"GPU KV cache size: … tokens\"), from its measured "
+                   "activations rather than the simulator's reserve of %.2f GB; a much smaller "
+                   "one serves fewer sequences than were simulated.",
+                   blocks, t->llm->block_size, blocks * t->llm->block_size,
+                   t->llm->activation_reserve_gb);
+            md(m, "\n\n");
+        }
+    }
+}
+
+/* The folder's README.md: what the plan is, every file, how to apply and roll back them. */
 static int write_readme(struct dp_ctx *d)
 {
     const struct scenario *sc = d->sc;
     const struct plan_cand *c = d->c;
-    size_t cap = 16384 + (d->readme_n) + 512 * (size_t)sc->n_tenants;
-    char *b = ss_xmalloc(cap);
-    size_t n = 0;
-#define APPEND(...) n += (size_t)snprintf(b + n, n < cap ? cap - n : 0, __VA_ARGS__)
-    APPEND("# Kubernetes artefacts: %s\n\n", sc->name);
-    APPEND("Written by `sharesim plan` for scenario `%s` on %s GPUs: **%s** on %d GPU%s", sc->name,
-           sc->gpu.name, c->label, c->gpus, c->gpus > 1 ? "s" : "");
+    struct md m = {0};
+    md(&m, "# Kubernetes artefacts: %s\n\n", sc->name);
+    md(&m, "Written by `sharesim plan` for scenario `%s` on %s GPUs: **%s** on %d GPU%s", sc->name,
+       sc->gpu.name, c->label, c->gpus, c->gpus > 1 ? "s" : "");
     if (isfinite(c->cost_per_hour))
-        APPEND(", $%.2f/hour", c->cost_per_hour);
+        md(&m, ", $%.2f/hour", c->cost_per_hour);
     char ratio[48];
     vd_fmt_ratio(c->worst_ratio, ratio, sizeof ratio);
     if (d->closest)
-        APPEND(".\n\n**This is the closest candidate, not a recommendation: no configuration "
-               "within the plan's limits met every SLA** (here %s; worst %s). Every file says so "
-               "in its first lines.\n\n",
-               c->reason, ratio);
+        md(&m,
+           ".\n\n**This is the closest candidate, not a recommendation: no configuration "
+           "within the plan's limits met every SLA** (here %s; worst %s). Every file says so "
+           "in its first lines.\n\n",
+           c->reason, ratio);
     else
-        APPEND(", which the simulation confirms meets every tenant's SLA (tightest: %s, %s).\n\n",
-               c->worst_tenant[0] ? c->worst_tenant : "-", ratio);
+        md(&m, ", which the simulation confirms meets every tenant's SLA (tightest: %s, %s).\n\n",
+           c->worst_tenant[0] ? c->worst_tenant : "-", ratio);
     if (c->variants > 1)
-        APPEND("The configuration does not fix which pods share a GPU, so all %d ways the "
-               "scheduler may place them (up to swapping identical GPUs) were simulated; the "
-               "p99 below is each tenant's worst over them.\n\n",
-               c->variants);
-    APPEND(
-        "| tenant | requests (resources.limits) | simulated p99 | p99 SLA |\n|---|---|---|---|\n");
+        md(&m,
+           "The configuration does not fix which pods share a GPU, so all %d ways the "
+           "scheduler may place them (up to swapping identical GPUs) were simulated; the "
+           "p99 below is each tenant's worst over them.\n\n",
+           c->variants);
+    md(&m, "| tenant | workload | replicas | requests (resources.limits) | simulated p99 | p99 SLA "
+           "|\n|---|---|---|---|---|---|\n");
     for (int i = 0; i < sc->n_tenants; i++) {
-        APPEND("| %s | ", sc->tenants[i].name);
+        struct ki_workload w;
+        dp_workload(sc, i, &w);
+        md(&m, "| %s | %s `%s%s%s`, container `%s` | %d | ", sc->tenants[i].name,
+           ki_kind_names[w.kind], w.ns, w.ns[0] ? "/" : "", w.name, w.container, d->replicas[i]);
         for (int k = 0; k < d->n_limit[i]; k++)
-            APPEND("%s`%s: %ld`", k ? ", " : "", d->limit[i][k].resource, d->limit[i][k].quantity);
+            md(&m, "%s`%s: %ld`", k ? ", " : "", d->limit[i][k].resource, d->limit[i][k].quantity);
         if (c->p99_s && isfinite(c->p99_s[i]))
-            APPEND(" | %.1f ms", c->p99_s[i] * 1e3);
+            md(&m, " | %.1f ms", c->p99_s[i] * 1e3);
         else
-            APPEND(" | -");
+            md(&m, " | -");
         if (sc->tenants[i].sla_p99_s > 0)
-            APPEND(" | %.0f ms |\n", sc->tenants[i].sla_p99_s * 1e3);
+            md(&m, " | %.0f ms |\n", sc->tenants[i].sla_p99_s * 1e3);
         else
-            APPEND(" | none |\n");
+            md(&m, " | none |\n");
     }
-    APPEND("\n## Files\n\n");
+    md(&m, "\n## Files\n\n");
     for (int k = 0; k < d->n_files; k++)
-        APPEND("- `%s` — %s\n", d->files[k], d->what[k]);
-    APPEND("- `README.md` — this file\n\n");
-    APPEND("## Applying the sharing configuration\n\n%s", d->readme ? d->readme : "");
-    APPEND("## The tenants' pods\n\n"
-           "Each tenant is taken to run as a Deployment named after it whose container has the "
-           "same name; its `pod-<tenant>.yaml` is a strategic-merge patch that sets the "
-           "container's `resources.limits`:\n\n"
-           "```\nkubectl -n APP_NAMESPACE patch deployment TENANT --patch-file pod-TENANT.yaml\n"
-           "```\n\n"
-           "ConfigMaps go to namespace `%s` (`sharesim plan --namespace`), the GPU Operator's; "
-           "the tenants' pods may live in any namespace.\n",
-           d->ns);
-#undef APPEND
-    if (n >= cap) {
-        free(b);
-        return ss_errf(d->err, d->errlen, "README.md too long");
-    }
-    int rc = dp_text(d, "README.md", "how to apply the files", b);
-    free(b);
+        md(&m, "- `%s` — %s\n", d->files[k], d->what[k]);
+    md(&m, "- `README.md` — this file\n\nApply them in the order below, not with `kubectl apply "
+           "-f` on the folder: the node files and the pod files are patches of existing "
+           "objects.\n\n");
+    readme_nodes(d, &m);
+    md(&m, "## Applying the sharing configuration\n\n%s", d->readme ? d->readme : "");
+    readme_workloads(d, &m);
+    md(&m,
+       "## Rollback\n\n"
+       "In reverse order. Each workload: `kubectl rollout undo` (its pod template: limits, "
+       "node selector, args) and `kubectl scale --replicas=N` with the count its "
+       "`<tenant>.before.yaml` holds, e.g. `kubectl rollout undo deployment NAME && kubectl "
+       "scale deployment NAME --replicas=N`. Then the sharing configuration, as its \"Undoing "
+       "it\" says; then the node labels (the `kubectl label node NODE key-` commands "
+       "above).\n\n"
+       "ConfigMaps go to namespace `%s` (`sharesim plan --namespace`), the GPU Operator's.\n",
+       d->ns);
+    int rc = dp_text(d, "README.md", "how to apply the files", m.b);
+    free(m.b);
     return rc;
 }
 
@@ -1376,7 +1707,9 @@ int plan_write_k8s(const char *dir, const char *ns, const struct scenario *sc,
     if (pd_begin(&pd, dir, err, errlen))
         return -1;
     dp_init(d, pd.tmp, ns, sc, b, r->best < 0, err, errlen);
-    int rc = ops->hooks->deploy(d);
+    /* the nodes are checked after the hook has written its configs: into the temporary, so a
+     * refusal leaves DIR as it was */
+    int rc = ops->hooks->deploy(d) || assign_nodes(d) || write_nodes(d) ? -1 : 0;
     for (int i = 0; rc == 0 && i < sc->n_tenants; i++) {
         char file[DP_NAME_MAX];
         if (d->n_limit[i] && write_pod_patch(d, i, file, sizeof file))
