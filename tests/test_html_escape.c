@@ -106,7 +106,7 @@ static void test_plan_profile_name(void)
                  "{\"process\": \"poisson\", \"rate_per_s\": 50}, \"work\": {\"dist\": "
                  "\"exponential\", \"mean_ms\": 2}, \"memory_gb\": 10, \"sla\": {\"p99_ms\": "
                  "100}}], \"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}");
-    snprintf(cmd, sizeof cmd, "plan '%s' --quiet --html '%s/esc-plan.html'", sc, t);
+    snprintf(cmd, sizeof cmd, "plan --no-headroom '%s' --quiet --html '%s/esc-plan.html'", sc, t);
     int rc = tu_cli(cmd, NULL, 0, err, sizeof err);
     if (rc)
         fprintf(stderr, "\n  %s\n", err);
@@ -385,7 +385,8 @@ static int make_inputs(void)
              "run '%s' --quiet --json '%s/esc-1.json' --cdf '%s/esc-cdf.csv'", sc, t, t);
     snprintf(cmd[1], sizeof cmd[1], "run '%s' --quiet --scale-load 2 --json '%s/esc-2.json'", sc,
              t);
-    snprintf(cmd[2], sizeof cmd[2], "plan '%s' --quiet --json '%s/esc-planr.json'", sc, t);
+    snprintf(cmd[2], sizeof cmd[2], "plan --no-headroom '%s' --quiet --json '%s/esc-planr.json'",
+             sc, t);
     snprintf(cmd[3], sizeof cmd[3],
              "sweep '%s' --set strategies.1.name=zqCvA,zqCvB --out '%s/esc-sw' --quiet", sc, t);
     for (int k = 0; k < 4; k++)

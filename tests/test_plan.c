@@ -20,7 +20,7 @@ static cJSON *plan_json_of(const char *name, int rc)
     char rel[256], cmd[1200], out_path[600];
     snprintf(rel, sizeof rel, "plan/%s", name);
     snprintf(out_path, sizeof out_path, "%s/%s.plan.json", tu_tmpdir(), name);
-    snprintf(cmd, sizeof cmd, "plan %s --json %s --quiet", tu_fixture(rel), out_path);
+    snprintf(cmd, sizeof cmd, "plan --no-headroom %s --json %s --quiet", tu_fixture(rel), out_path);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), rc);
     char *text = tu_slurp(out_path);
     cJSON *doc = text ? cJSON_Parse(text) : NULL;
@@ -75,7 +75,7 @@ static void test_impossible_sla(void)
     CU_ASSERT(cJSON_GetObjectItem(closest, "worst_sla_margin")->valuedouble < 0);
     cJSON_Delete(doc);
     char cmd[700], out[8192];
-    snprintf(cmd, sizeof cmd, "plan %s", tu_fixture("plan/impossible-sla.json"));
+    snprintf(cmd, sizeof cmd, "plan --no-headroom %s", tu_fixture("plan/impossible-sla.json"));
     CU_ASSERT_EQUAL(tu_cli(cmd, out, sizeof out, NULL, 0), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "closest"));
 }
@@ -159,7 +159,7 @@ static void test_forty_minutes(void)
     free(text);
     char cmd[1200], out_path[600];
     snprintf(out_path, sizeof out_path, "%s/forty-minutes.plan.json", tu_tmpdir());
-    snprintf(cmd, sizeof cmd, "plan %s --json %s --quiet", path, out_path);
+    snprintf(cmd, sizeof cmd, "plan --no-headroom %s --json %s --quiet", path, out_path);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
     char *res = tu_slurp(out_path);
     cJSON *doc = res ? cJSON_Parse(res) : NULL;
@@ -248,7 +248,7 @@ static void test_mps_memory_rules_out(void)
     char *path = tu_write("three-services-50gb.json", text);
     char out[700], cmd[1400];
     snprintf(out, sizeof out, "%s.plan.json", path);
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --json %s", path, out);
+    snprintf(cmd, sizeof cmd, "plan --no-headroom %s --quiet --json %s", path, out);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
     char *res = tu_slurp(out);
     cJSON *doc = cJSON_Parse(res);
@@ -394,7 +394,7 @@ static void test_fractional_candidates(void)
     char out[700], cmd[2200], dir[700];
     snprintf(out, sizeof out, "%s.plan.json", path);
     snprintf(dir, sizeof dir, "%s/fractional-out", tu_tmpdir());
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --json %s --k8s %s", path, out, dir);
+    snprintf(cmd, sizeof cmd, "plan --no-headroom %s --quiet --json %s --k8s %s", path, out, dir);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
     char *res = tu_slurp(out);
     cJSON *doc = cJSON_Parse(res);
@@ -433,7 +433,7 @@ static void test_k8s_timeslice_configmap(void)
      * command lists what it wrote on stderr. */
     char dir[600], cmd[1400], err[4096];
     snprintf(dir, sizeof dir, "%s/nested/k8s-out", tu_tmpdir());
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s --namespace gpu-ops",
+    snprintf(cmd, sizeof cmd, "plan --no-headroom %s --quiet --k8s %s --namespace gpu-ops",
              tu_fixture("plan/k8s-timeslice.json"), dir);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 0);
     TU_CHECK_CONTAINS(err, "wrote 6 files into");
@@ -478,7 +478,8 @@ static void test_k8s_mig_manager(void)
      * instance as nvidia.com/mig-<profile>. */
     char dir[600], cmd[1400];
     snprintf(dir, sizeof dir, "%s/mig-out", tu_tmpdir());
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture("plan/k8s-mig.json"), dir);
+    snprintf(cmd, sizeof cmd, "plan --no-headroom %s --quiet --k8s %s",
+             tu_fixture("plan/k8s-mig.json"), dir);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
     static const char *const parted[] = {"version", "mig-configs", NULL};
     static const char *const entry[] = {"devices", "mig-enabled", "mig-devices", NULL};
@@ -527,8 +528,8 @@ static void test_k8s_closest_marked(void)
      * are written anyway, every file and stderr say it is the closest, not a recommendation. */
     char dir[600], cmd[1400], err[4096];
     snprintf(dir, sizeof dir, "%s/closest-out", tu_tmpdir());
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture("plan/impossible-sla.json"),
-             dir);
+    snprintf(cmd, sizeof cmd, "plan --no-headroom %s --quiet --k8s %s",
+             tu_fixture("plan/impossible-sla.json"), dir);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 1);
     TU_CHECK_CONTAINS(err, "holds the closest candidate");
     TU_CHECK_CONTAINS(err, "t misses by");
@@ -547,7 +548,7 @@ static void test_k8s_names_do_not_clash(void)
     char *path = tu_write("k8s-clash.json", text);
     char cmd[1400], dir[700];
     snprintf(dir, sizeof dir, "%s/clash-out", tu_tmpdir());
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", path, dir);
+    snprintf(cmd, sizeof cmd, "plan --no-headroom %s --quiet --k8s %s", path, dir);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
     const cJSON *p1, *p2;
     cJSON *d1 = yaml_in(dir, "pod-a.yaml", &p1), *d2 = yaml_in(dir, "pod-a-1.yaml", &p2);
@@ -567,7 +568,7 @@ static void test_k8s_vgpu_types(void)
     char *path = tu_write("three-services-vgpu.json", text);
     char cmd[1400], dir[700];
     snprintf(dir, sizeof dir, "%s/vgpu-out", tu_tmpdir());
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", path, dir);
+    snprintf(cmd, sizeof cmd, "plan --no-headroom %s --quiet --k8s %s", path, dir);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
     char *readme = tu_slurp_in(dir, "README.md");
     TU_CHECK_CONTAINS(readme, "- chat: A100DX-20C (20 GB frame buffer)");
@@ -582,7 +583,8 @@ static void test_k8s_vgpu_types(void)
 static void test_k8s_bad_namespace(void)
 {
     char cmd[1400], err[4096];
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s/ns-out --namespace GPU_Operator",
+    snprintf(cmd, sizeof cmd,
+             "plan --no-headroom %s --quiet --k8s %s/ns-out --namespace GPU_Operator",
              tu_fixture("plan/k8s-timeslice.json"), tu_tmpdir());
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
     TU_CHECK_CONTAINS(err, "is not a Kubernetes namespace name");
@@ -604,7 +606,7 @@ static void test_k8s_namespace_rule(void)
     char cmd[1400], err[4096], dir[700];
     snprintf(dir, sizeof dir, "%s/ns-rule-out", tu_tmpdir());
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s --namespace %s",
+        snprintf(cmd, sizeof cmd, "plan --no-headroom %s --quiet --k8s %s --namespace %s",
                  tu_fixture("plan/k8s-timeslice.json"), dir, bad[i].ns);
         CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
         TU_CHECK_CONTAINS(err, bad[i].says);
@@ -612,7 +614,7 @@ static void test_k8s_namespace_rule(void)
         CU_ASSERT_FALSE(tu_exists(dir));
     }
     const char *max = "a23456789012345678901234567890123456789012345678901234567890123";
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s --namespace %s",
+    snprintf(cmd, sizeof cmd, "plan --no-headroom %s --quiet --k8s %s --namespace %s",
              tu_fixture("plan/k8s-timeslice.json"), dir, max);
     CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, err, sizeof err), 0);
     const cJSON *cm;
@@ -630,8 +632,8 @@ static void test_k8s_links_not_followed(void)
     char dir[700], outside[700], link[800], cmd[1600];
     snprintf(dir, sizeof dir, "%s/links-out", tu_tmpdir());
     snprintf(outside, sizeof outside, "%s/outside.txt", tu_tmpdir());
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture("plan/k8s-timeslice.json"),
-             dir);
+    snprintf(cmd, sizeof cmd, "plan --no-headroom %s --quiet --k8s %s",
+             tu_fixture("plan/k8s-timeslice.json"), dir);
     CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
     FILE *fp = fopen(outside, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
@@ -690,7 +692,7 @@ static void test_k8s_injection_refused(void)
     snprintf(dir, sizeof dir, "%s/inject-out", tu_tmpdir());
     for (size_t i = 0; i < sizeof patches / sizeof patches[0]; i++) {
         char *path = tu_fixture_write("inject.json", "plan/k8s-timeslice.json", "%s", patches[i]);
-        snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", path, dir);
+        snprintf(cmd, sizeof cmd, "plan --no-headroom %s --quiet --k8s %s", path, dir);
         CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
         TU_CHECK_CONTAINS(err, "docs/scenario.md#names");
         CU_ASSERT_FALSE(tu_exists(dir));
@@ -920,7 +922,7 @@ static void test_k8s_random_names(void)
         char *path = tu_write("prop.json", text);
         cJSON_free(text);
         snprintf(dir, sizeof dir, "%s/prop-out-%d", tu_tmpdir(), i);
-        snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", path, dir);
+        snprintf(cmd, sizeof cmd, "plan --no-headroom %s --quiet --k8s %s", path, dir);
         int rc = tu_cli(cmd, NULL, 0, NULL, 0);
         if (name_check(name, why, sizeof why)) {
             refused++;
@@ -957,7 +959,7 @@ static void test_llm_tpot(void)
     const char *p = tu_fixture_write("llm-tpot-5.json", "plan/llm-tpot.json",
                                      "{\"tenants.0.sla.tpot_p99_ms\": %d}", 5);
     char cmd[1200], out[8192];
-    snprintf(cmd, sizeof cmd, "plan %s", p);
+    snprintf(cmd, sizeof cmd, "plan --no-headroom %s", p);
     CU_ASSERT_EQUAL(tu_cli(cmd, out, sizeof out, NULL, 0), 1);
     TU_CHECK_CONTAINS(out, "closest");
     TU_CHECK_CONTAINS(out, "(chat: TPOT p99 ");
@@ -1044,7 +1046,7 @@ static void test_labels_distinct_and_whole(void)
     for (int f = 0; f < 2; f++) {
         cJSON *doc = plan_json_of(fx[f], 0);
         char cmd[700], *out = calloc(1, 1 << 16);
-        snprintf(cmd, sizeof cmd, "plan tests/fixtures/plan/%s", fx[f]);
+        snprintf(cmd, sizeof cmd, "plan --no-headroom tests/fixtures/plan/%s", fx[f]);
         tu_cli(cmd, out, 1 << 16, NULL, 0);
         const cJSON *a, *b;
         int dups = 0, cut = 0;

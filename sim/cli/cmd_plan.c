@@ -20,7 +20,7 @@ static void usage(FILE *fp)
         fp,
         "usage: sharesim plan SCENARIO [--json FILE|-] [--csv FILE|-] [--html FILE] [--k8s DIR]\n"
         "                     [--namespace NS] [--nodes NODE,...] [--emit-scenario FILE]\n"
-        "                     [--quiet]\n\n"
+        "                     [--no-headroom] [--quiet]\n\n"
         "Finds the cheapest configuration (strategy kind, parameters, GPU count) under\n"
         "which every tenant meets its p99 SLA. The scenario's tenants and GPU are the\n"
         "input; its strategies are ignored (and may be left out); an optional \"plan\": "
@@ -41,6 +41,8 @@ static void usage(FILE *fp)
         "  --emit-scenario FILE  the recommendation (or the closest) as a scenario that\n"
         "               `sharesim run` runs to the plan's figures: every GPU's layout, one\n"
         "               strategy per placement simulated, the seed, stop and warm-up\n"
+        "  --no-headroom  measure no candidate's headroom (as \"plan\": {\"headroom\": false}):\n"
+        "               a quarter of the runs\n"
         "  --quiet      no table on stdout\n"
         "exit: 0 a configuration meets every SLA, 1 none does (closest shown), 2 bad input\n");
 }
@@ -92,11 +94,12 @@ int cmd_plan(int argc, char **argv)
                                          {"namespace", required_argument, 0, 'n'},
                                          {"nodes", required_argument, 0, 'N'},
                                          {"emit-scenario", required_argument, 0, 'e'},
+                                         {"no-headroom", no_argument, 0, 'R'},
                                          {0, 0, 0, 0}};
     const char *json = NULL, *csv = NULL, *k8s = NULL, *html = NULL, *ns = "gpu-operator",
                *nodes = NULL;
     const char *emit = NULL;
-    int quiet = 0, c;
+    int quiet = 0, no_headroom = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "j:c:k:qh", opts, NULL)) != -1) {
         switch (c) {
@@ -117,6 +120,9 @@ int cmd_plan(int argc, char **argv)
             break;
         case 'N':
             nodes = optarg;
+            break;
+        case 'R':
+            no_headroom = 1;
             break;
         case 'e':
             emit = optarg;
@@ -181,7 +187,9 @@ int cmd_plan(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     }
     struct plan_result r;
-    if (plan_run(&sc, cli_stderr_is_tty() && !quiet, &r, err, sizeof err)) {
+    int flags =
+        (cli_stderr_is_tty() && !quiet ? PLAN_PROGRESS : 0) | (no_headroom ? PLAN_NO_HEADROOM : 0);
+    if (plan_run(&sc, flags, &r, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
         scn_free(&sc);
         return SS_EXIT_BADINPUT;

@@ -612,14 +612,17 @@ static int parse_plan(const struct scenario *sc, struct pctx *x, char *err, size
     return 0;
 }
 
-int plan_run(const struct scenario *sc, int progress, struct plan_result *out, char *err,
+int plan_run(const struct scenario *sc, int flags, struct plan_result *out, char *err,
              size_t errlen)
 {
     struct pctx x = {.pc.sc = sc};
+    int progress = flags & PLAN_PROGRESS;
     memset(out, 0, sizeof *out);
     out->best = out->closest = -1;
     if (parse_plan(sc, &x, err, errlen))
         return -1;
+    if (flags & PLAN_NO_HEADROOM)
+        x.headroom = 0;
     int llm = -1; /* the first LLM tenant, if any */
     for (int i = 0; i < sc->n_tenants && llm < 0; i++)
         if (sc->tenants[i].llm)

@@ -50,9 +50,12 @@ struct plan_result {
     char rule_text[200];
 };
 
-/* Parses sc->json's optional "plan" object and searches. Returns 0, or -1 with err (a bad
- * "plan" object, or a simulation that failed: a replayed trace changed since load). */
-int plan_run(const struct scenario *sc, int progress, struct plan_result *out, char *err,
+/* Parses sc->json's optional "plan" object and searches. flags: PLAN_PROGRESS (a progress
+ * line on stderr), PLAN_NO_HEADROOM (no headroom runs whatever "plan.headroom" says: `plan
+ * --no-headroom`). Returns 0, or -1 with err (a bad "plan" object, or a simulation that
+ * failed: a replayed trace changed since load). */
+enum { PLAN_PROGRESS = 1, PLAN_NO_HEADROOM = 2 };
+int plan_run(const struct scenario *sc, int flags, struct plan_result *out, char *err,
              size_t errlen);
 void plan_result_free(struct plan_result *r);
 
