@@ -374,7 +374,7 @@ static void headrooms(const struct scenario *sc, struct plan_result *r, int on)
                      "misses an SLA at the planned load");
         } else if (!on) {
             snprintf(c->headroom_note, sizeof c->headroom_note,
-                     "not measured: \"plan\": {\"headroom\": false}");
+                     "not measured: \"plan\": {\"headroom\": false} or --no-headroom");
         } else if (measured >= PLAN_HEADROOM_CANDIDATES) {
             snprintf(c->headroom_note, sizeof c->headroom_note,
                      "not measured: only the first %d that meet the SLAs are",

@@ -34,9 +34,9 @@
 #define PLAN_HEADROOM_MAX_FACTOR 8
 #define PLAN_HEADROOM_MAX_POINTS 10
 #define PLAN_HEADROOM_MAX_RUNS 400
-/* Only the first PLAN_HEADROOM_CANDIDATES that meet the SLAs, in rank order (the recommendation
- * and its nearest alternatives), are measured: each costs up to ten runs of the scenario. */
-#define PLAN_HEADROOM_CANDIDATES 3
+/* Every candidate that meets the SLAs is measured, in rank order, up to PLAN_HEADROOM_CANDIDATES
+ * of them and PLAN_HEADROOM_MAX_RUNS runs: each costs up to ten runs of the scenario. */
+#define PLAN_HEADROOM_CANDIDATES 64
 
 struct plan_result {
     int n;
