@@ -75,7 +75,7 @@ static const char *rec_kind(const cJSON *doc)
  * tie, and the larger margin wins. */
 static void test_licence_price_not_set(void)
 {
-    cJSON *doc = plan_doc(tu_fixture("plan/three-services.json"), "", 0);
+    cJSON *doc = plan_doc(tu_fixture("plan/three-services.json"), "--no-headroom", 0);
     const cJSON *v = cand_starting(doc, "vgpu 3 x A100DX-20C per GPU, best_effort on 2 GPUs");
     const cJSON *f = cand_starting(doc, "fractional chat 78%");
     CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(v, "meets_sla")));
@@ -90,7 +90,7 @@ static void test_licence_price_not_set(void)
     cJSON_Delete(doc);
     char *priced = tu_fixture_write("priced.json", "plan/three-services.json",
                                     "{\"cost\": {\"vgpu_license_usd_per_vgpu_year\": 0}}");
-    doc = plan_doc(priced, "", 0);
+    doc = plan_doc(priced, "--no-headroom", 0);
     v = cand_starting(doc, "vgpu 3 x A100DX-20C per GPU, best_effort on 2 GPUs");
     CU_ASSERT_FALSE(has_flag(v, "licence-price-not-set"));
     CU_ASSERT_STRING_EQUAL(rec_kind(doc), "vgpu");
@@ -117,7 +117,7 @@ static void test_licence_price_not_set(void)
  * "core_policy": "force"), misses in general and is flagged; exclusive is recommended. */
 static void test_hami_only_alone(void)
 {
-    cJSON *doc = plan_doc(tu_fixture("planx/lone-pod.json"), "", 0);
+    cJSON *doc = plan_doc(tu_fixture("planx/lone-pod.json"), "--no-headroom", 0);
     const cJSON *f = cand_starting(doc, "fractional big 84%");
     CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(f, "simulated")));
     CU_ASSERT_FALSE(cJSON_IsTrue(cJSON_GetObjectItem(f, "meets_sla")));
@@ -133,7 +133,7 @@ static void test_hami_only_alone(void)
     cJSON_Delete(doc);
     /* Three services: the fractional plan meets in general too, no flag, and chat's figure is the
      * throttled one (worse than alone, which is what a whole GPU gives). */
-    doc = plan_doc(tu_fixture("plan/three-services.json"), "", 0);
+    doc = plan_doc(tu_fixture("plan/three-services.json"), "--no-headroom", 0);
     f = cand_starting(doc, "fractional chat 78%");
     const cJSON *x = cand_starting(doc, "exclusive chatx1");
     CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(f, "meets_sla")));
@@ -237,7 +237,7 @@ static void emitted_reproduces(const char *path, int plan_rc, int variants)
     char emit[700], args[800], out[700], cmd[2000];
     snprintf(emit, sizeof emit, "%s/emitted-%d.json", tu_tmpdir(), seq);
     snprintf(out, sizeof out, "%s/emitted-%d.result.json", tu_tmpdir(), seq++);
-    snprintf(args, sizeof args, "--emit-scenario %s", emit);
+    snprintf(args, sizeof args, "--no-headroom --emit-scenario %s", emit);
     cJSON *plan = plan_doc(path, args, plan_rc);
     const cJSON *c = cJSON_GetObjectItem(plan, plan_rc ? "closest" : "recommendation");
     if (!plan_rc) { /* the recommendation's figures are its candidate's */
@@ -308,7 +308,7 @@ static void test_emit_scenario_reproduces(void)
     /* Every GPU's layout is in the strategy: the MIG plan's per-GPU layouts. */
     char emit[700], args[800];
     snprintf(emit, sizeof emit, "%s/mig-emitted.json", tu_tmpdir());
-    snprintf(args, sizeof args, "--emit-scenario %s", emit);
+    snprintf(args, sizeof args, "--no-headroom --emit-scenario %s", emit);
     cJSON *plan = plan_doc(tu_fixture("plan/k8s-mig.json"), args, 0);
     char *text = tu_slurp(emit);
     cJSON *sc = cJSON_Parse(text);
@@ -332,7 +332,7 @@ static void test_emit_scenario_reproduces(void)
     /* The output planner: --emit-scenario onto the scenario itself is refused before any work. */
     char cmd[1400], err[4096];
     char *copy = tu_fixture_write("self.json", "planx/headroom.json", NULL);
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --emit-scenario %s", copy, copy);
+    snprintf(cmd, sizeof cmd, "plan %s --no-headroom --quiet --emit-scenario %s", copy, copy);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
     TU_CHECK_CONTAINS(err, "--emit-scenario");
 }
@@ -371,7 +371,7 @@ static int temporaries_beside(const char *parent, const char *base)
 static void k8s_plan(const char *fixture, const char *dir, int rc)
 {
     char cmd[1400];
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture(fixture), dir);
+    snprintf(cmd, sizeof cmd, "plan %s --no-headroom --quiet --k8s %s", tu_fixture(fixture), dir);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, NULL, 0), rc);
 }
 
@@ -420,8 +420,8 @@ static void test_k8s_folder_replaced_whole(void)
     snprintf(other, sizeof other, "%s/not-a-plan", tu_tmpdir());
     snprintf(cmd, sizeof cmd, "mkdir -p '%s' && echo mine > '%s/notes.txt'", other, other);
     CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture("plan/k8s-timeslice.json"),
-             other);
+    snprintf(cmd, sizeof cmd, "plan %s --no-headroom --quiet --k8s %s",
+             tu_fixture("plan/k8s-timeslice.json"), other);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
     TU_CHECK_CONTAINS(err, "no plan wrote");
     snprintf(path, sizeof path, "%s.previous", other);
@@ -551,7 +551,8 @@ static void test_k8s_concurrent_plans(void)
     fl.l_type = F_WRLCK;
     fl.l_whence = SEEK_SET;
     CU_ASSERT_EQUAL_FATAL(fcntl(fd, F_SETLK, &fl), 0);
-    snprintf(cmd, sizeof cmd, "plan %s --quiet --k8s %s", tu_fixture("plan/k8s-mig.json"), dir);
+    snprintf(cmd, sizeof cmd, "plan %s --no-headroom --quiet --k8s %s",
+             tu_fixture("plan/k8s-mig.json"), dir);
     CU_ASSERT_EQUAL(tu_cli(cmd, NULL, 0, err, sizeof err), 2);
     char pid[64];
     snprintf(pid, sizeof pid, "another plan (pid %ld)", (long)getpid());
