@@ -100,11 +100,6 @@ void gp_size(const struct svg_figure *f, int *width, int *height)
     *height = top_px(f, w) + (rows > 0 ? rows : 1) * f->panel_h;
 }
 
-static int plottable(enum svg_axis a, double v)
-{
-    return isfinite(v) && (a != SVG_LOG || v > 0);
-}
-
 /* A coordinate as the script's axis takes it: the tail axis is plotted at −log10(1 − p). */
 static double coord(enum svg_axis a, double v)
 {
@@ -118,22 +113,8 @@ static void axis_range(const struct svg_panel *p, int is_x, double *lo_out, doub
 {
     enum svg_axis kind = is_x ? p->xa : p->ya;
     double fix_lo = is_x ? p->xmin : p->ymin, fix_hi = is_x ? p->xmax : p->ymax;
-    double lo = INFINITY, hi = -INFINITY;
-    for (int i = 0; i < p->n_series; i++)
-        for (int k = 0; k < p->s[i].n; k++) {
-            double v = is_x ? p->s[i].x[k] : p->s[i].y[k];
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
-        }
-    for (int r = 0; r < p->n_refs; r++)
-        if (p->ref[r].vertical == is_x && plottable(kind, p->ref[r].v)) {
-            lo = p->ref[r].v < lo ? p->ref[r].v : lo;
-            hi = p->ref[r].v > hi ? p->ref[r].v : hi;
-        }
-    if (isfinite(fix_lo))
-        lo = fix_lo;
-    if (isfinite(fix_hi))
-        hi = fix_hi;
+    double lo, hi;
+    svg_data_extent(p, is_x, &lo, &hi);
     if (!(lo <= hi))
         lo = hi = kind == SVG_LOG ? 1 : 0;
     switch (kind) {
@@ -254,7 +235,7 @@ static void write_refs(FILE *fp, const struct svg_panel *p)
         const struct svg_ref *rf = &p->ref[r];
         int k = rf->sla >= 0 && rf->sla <= 2 ? rf->sla : 0;
         enum svg_axis a = rf->vertical ? p->xa : p->ya;
-        if (!plottable(a, rf->v))
+        if (!svg_plottable(a, rf->v))
             continue;
         double v = coord(a, rf->v);
         if (rf->vertical)
@@ -294,7 +275,7 @@ static void write_marks(FILE *fp, const struct svg_panel *p)
 {
     for (int k = 0; k < p->n_marks; k++) {
         const struct svg_mark *mk = &p->mark[k];
-        if (!plottable(p->xa, mk->x) || !plottable(p->ya, mk->y))
+        if (!svg_plottable(p->xa, mk->x) || !svg_plottable(p->ya, mk->y))
             continue;
         const char *c = svg_colour(mk->style);
         fprintf(fp, "  set label ");

@@ -114,9 +114,33 @@ void svg_fig_free(struct svg_figure *f)
     f->n_panels = 0;
 }
 
-static int plottable(enum svg_axis a, double v)
+int svg_plottable(enum svg_axis a, double v)
 {
     return isfinite(v) && (a != SVG_LOG || v > 0);
+}
+
+void svg_data_extent(const struct svg_panel *p, int is_x, double *lo_out, double *hi_out)
+{
+    enum svg_axis kind = is_x ? p->xa : p->ya;
+    double fix_lo = is_x ? p->xmin : p->ymin, fix_hi = is_x ? p->xmax : p->ymax;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < p->n_series; i++)
+        for (int k = 0; k < p->s[i].n; k++) {
+            double v = is_x ? p->s[i].x[k] : p->s[i].y[k];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+    for (int r = 0; r < p->n_refs; r++)
+        if (p->ref[r].vertical == is_x && svg_plottable(kind, p->ref[r].v)) {
+            lo = p->ref[r].v < lo ? p->ref[r].v : lo;
+            hi = p->ref[r].v > hi ? p->ref[r].v : hi;
+        }
+    if (isfinite(fix_lo))
+        lo = fix_lo;
+    if (isfinite(fix_hi))
+        hi = fix_hi;
+    *lo_out = lo;
+    *hi_out = hi;
 }
 
 struct svg_series *svg_add(struct svg_panel *p, const char *label, int style, int n,
@@ -130,7 +154,7 @@ struct svg_series *svg_add(struct svg_panel *p, const char *label, int style, in
     s->y = ss_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *s->y);
     s->hollow = ss_xcalloc((size_t)(n > 0 ? n : 1), 1);
     for (int k = 0; k < n; k++) {
-        if (!plottable(p->xa, x[k]) || !plottable(p->ya, y[k]))
+        if (!svg_plottable(p->xa, x[k]) || !svg_plottable(p->ya, y[k]))
             continue;
         s->x[s->n] = x[k];
         s->y[s->n] = p->ya == SVG_TAIL && y[k] > 0.9999 ? 0.9999 : y[k];
@@ -291,25 +315,10 @@ static void tail_axis(struct axis *ax, double hi_p)
 static void make_axis(const struct svg_panel *p, int is_x, struct axis *ax)
 {
     enum svg_axis kind = is_x ? p->xa : p->ya;
-    double fix_lo = is_x ? p->xmin : p->ymin, fix_hi = is_x ? p->xmax : p->ymax;
-    double lo = INFINITY, hi = -INFINITY;
+    double lo, hi;
     memset(ax, 0, sizeof *ax);
     ax->kind = kind;
-    for (int i = 0; i < p->n_series; i++)
-        for (int k = 0; k < p->s[i].n; k++) {
-            double v = is_x ? p->s[i].x[k] : p->s[i].y[k];
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
-        }
-    for (int r = 0; r < p->n_refs; r++)
-        if (p->ref[r].vertical == is_x && plottable(kind, p->ref[r].v)) {
-            lo = p->ref[r].v < lo ? p->ref[r].v : lo;
-            hi = p->ref[r].v > hi ? p->ref[r].v : hi;
-        }
-    if (isfinite(fix_lo))
-        lo = fix_lo;
-    if (isfinite(fix_hi))
-        hi = fix_hi;
+    svg_data_extent(p, is_x, &lo, &hi);
     if (!(lo <= hi)) /* nothing to show */
         lo = hi = kind == SVG_LOG ? 1 : 0;
     switch (kind) {
@@ -609,7 +618,7 @@ static void place_refs(struct placer *pl, const struct svg_panel *p, const struc
         const struct svg_ref *rf = &p->ref[r];
         const struct axis *a = rf->vertical ? ax : ay;
         rs[r].drawn = 0;
-        if (!rf->label[0] || !plottable(a->kind, rf->v))
+        if (!rf->label[0] || !svg_plottable(a->kind, rf->v))
             continue;
         double t = frac(a, rf->v);
         struct spot c[12];
@@ -654,7 +663,7 @@ static void draw_refs(struct hw *wr, const struct svg_panel *p, const struct axi
         const struct svg_ref *rf = &p->ref[r];
         const struct axis *a = rf->vertical ? ax : ay;
         int k = rf->sla >= 0 && rf->sla <= 2 ? rf->sla : 0;
-        if (!plottable(a->kind, rf->v))
+        if (!svg_plottable(a->kind, rf->v))
             continue;
         if (rs) {
             if (!rs[r].drawn)
@@ -751,7 +760,7 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
     for (int k = 0; k < p->n_marks; k++) {
         const struct svg_mark *mk = &p->mark[k];
         mark_ok[k] = 0;
-        if (!mk->label[0] || !plottable(ax.kind, mk->x) || !plottable(ay.kind, mk->y))
+        if (!mk->label[0] || !svg_plottable(ax.kind, mk->x) || !svg_plottable(ay.kind, mk->y))
             continue;
         double x = x0 + frac(&ax, mk->x) * pw, y = y0 + ph - frac(&ay, mk->y) * ph;
         int twin = 0; /* the same crossing of a merged curve: labelled once */
@@ -833,7 +842,7 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
     /* A ring where a curve crosses its SLA; its label where place() found room. */
     for (int k = 0; k < p->n_marks; k++) {
         const struct svg_mark *mk = &p->mark[k];
-        if (!plottable(ax.kind, mk->x) || !plottable(ay.kind, mk->y))
+        if (!svg_plottable(ax.kind, mk->x) || !svg_plottable(ay.kind, mk->y))
             continue;
         double x = x0 + frac(&ax, mk->x) * pw, y = y0 + ph - frac(&ay, mk->y) * ph;
         HW_MARKF(wr,

@@ -144,4 +144,11 @@ const char *svg_dash(int style);
 /* A small inline SVG swatch of a style's line and marker, for tables and legends. */
 void svg_swatch(struct hw *wr, int style);
 
+/* Whether v can be drawn on an axis of kind a (finite; positive on a log axis). */
+int svg_plottable(enum svg_axis a, double v);
+/* The extent of one direction of a panel's data: its series and its lines of that direction
+ * (SLA, references), with the panel's fixed bounds where set; +inf, -inf when empty. The SVG
+ * axes and the gnuplot scripts (gnuplot.c) both start from it, so they show one range. */
+void svg_data_extent(const struct svg_panel *p, int is_x, double *lo, double *hi);
+
 #endif
