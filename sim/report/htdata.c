@@ -57,10 +57,16 @@ const struct ht_metric *ht_metric(const char *name)
     return NULL;
 }
 
+/* The names of the table above, in its order, for messages and --help (built once). */
 const char *ht_metric_names(void)
 {
-    return "p99_ms, p999_ms, p95_ms, p50_ms, mean_ms, ttft_p99_ms, tpot_p99_ms, throughput, "
-           "sla_attainment, cost, cost_per_hour, util, gpus";
+    static char names[512];
+    if (!names[0])
+        for (int k = 0; k < N_METRICS; k++) {
+            size_t len = strlen(names);
+            snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "", metrics[k].name);
+        }
+    return names;
 }
 
 int ht_check_metrics(const char *list, char *err, size_t errlen)
