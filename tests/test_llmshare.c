@@ -179,7 +179,7 @@ static char *kv_scenario(const char *file, long blocks, const char *strategy)
     tu_write("kv-embed.csv", "time_s,work_ms\n0,1\n");
     snprintf(path, sizeof path, "%s/%s", tu_tmpdir(), csv);
     const char *serving =
-        "\"serving\": {\"engine\": \"llm\", \"model\": \"Llama-2-7B\", \"dtype\": "
+        "\"serving\": {\"engine\": \"llm\", \"step_model\": \"roofline\", \"model\": \"Llama-2-7B\", \"dtype\": "
         "\"fp16\", \"activation_reserve_gb\": 1}";
     char *text = malloc(4096);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);

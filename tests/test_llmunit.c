@@ -167,7 +167,7 @@ static void test_load_errors(void)
                             "tokens from \"tokens\"",
                             "llmunit/mixed.json", "{\"tenants.1\": %s}",
                             "{\"name\": \"chat\", \"arrival\": {\"process\": \"poisson\", "
-                            "\"rate_per_s\": 4}, \"serving\": {\"engine\": \"llm\", \"model\": "
+                            "\"rate_per_s\": 4}, \"serving\": {\"engine\": \"llm\", \"step_model\": \"roofline\", \"model\": "
                             "\"Llama-2-7B\"}}");
     /* A trace without token columns. */
     tu_write("llm-work.csv", "time_s,work_ms\n0,1\n1,1\n");
@@ -175,7 +175,7 @@ static void test_load_errors(void)
     snprintf(scn, sizeof scn,
              "{\"gpu\": \"A100-80GB\", \"tenants\": [{\"name\": \"c\", \"arrival\": "
              "{\"process\": \"trace\", \"path\": \"%s/llm-work.csv\", \"format\": "
-             "\"sharesim\"}, \"serving\": {\"engine\": \"llm\", \"model\": \"Mistral-7B\"}}], "
+             "\"sharesim\"}, \"serving\": {\"engine\": \"llm\", \"step_model\": \"roofline\", \"model\": \"Mistral-7B\"}}], "
              "\"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}",
              tu_tmpdir());
     tu_expect_load_error(scn, "tenants[0].tokens: missing: an LLM tenant's requests take their "
@@ -395,7 +395,7 @@ static void test_tokens_past_32_bits(void)
     static const char tiny[] =
         "{\"name\": \"llm-huge\", \"gpu\": \"A100-80GB\", \"gpus\": 1, \"seed\": 1, \"tenants\": "
         "[{\"name\": \"chat\", \"arrival\": {\"process\": \"trace\", \"path\": \"huge.csv\", "
-        "\"format\": \"sharesim\"}, \"serving\": {\"engine\": \"llm\", \"model\": {\"name\": "
+        "\"format\": \"sharesim\"}, \"serving\": {\"engine\": \"llm\", \"step_model\": \"roofline\", \"model\": {\"name\": "
         "\"tiny\", \"params\": 1000, \"layers\": 1, \"hidden\": 8, \"intermediate\": 8, \"heads\": "
         "1, \"kv_heads\": 1, \"head_dim\": 1, \"vocab\": 8}, \"kv_dtype\": \"fp8\", "
         "\"max_batched_tokens\": 10000000}}], \"strategies\": [{\"name\": \"excl\", \"kind\": "

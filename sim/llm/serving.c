@@ -41,6 +41,12 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
                                        "block_size",
                                        "gpu_memory_utilization",
                                        "activation_reserve_gb",
+                                       "step_model",
+                                       "framework",
+                                       "cpu_step_ms",
+                                       "cpu_per_seq_ms",
+                                       "frontend_ms",
+                                       "overlap_cpu",
                                        NULL};
     static const char *const engines[] = {"llm", NULL};
     int engine, dt = RD_FP16, kv = -1;
@@ -79,6 +85,8 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     c->max_num_seqs = (int)seqs;
     c->block_size = (int)bs;
     c->step_overhead_s = ms * 1e-3;
+    if (etm_parse(j, obj, path, NULL, &c->etm))
+        return -1;
     if (c->activation_reserve_gb < 0)
         c->activation_reserve_gb = lsv_activation_estimate_gb(c);
     return 0;

@@ -21,6 +21,7 @@
 
 #include "base/jsonv.h"
 #include "calib/roof.h"
+#include "llm/enginetime.h"
 #include "llm/model.h"
 #include "llm/sched.h"
 #include "llm/tokens.h"
@@ -33,6 +34,7 @@ struct lsv_cfg {
     int chunked_prefill;
     int block_size;
     double step_overhead_s;
+    struct etm_cfg etm; /* step model and engine time (llm/enginetime.h) */
     double gpu_memory_utilization;
     double activation_reserve_gb;
     /* Request tokens: drawn (has_tokens) or, without "tokens", the trace's columns. */

@@ -17,9 +17,12 @@ void le_init(struct llm_engine *e, int tenant, const struct lsv_cfg *c, long kv_
     struct ls_cfg sc;
     lsv_sched_cfg(c, kv_blocks, &sc);
     ls_init(&e->sched, &sc);
-    rf_model_init(&e->rm, &c->model, c->dtype, c->kv_dtype);
-    rf_gpu_init(&e->rg, &g->roof, g->hbm_bw_gbps, c->dtype);
+    struct stm_cpu cpu = c->etm.cpu;
+    cpu.step_s += c->step_overhead_s; /* the engine model counts a fixed overhead as CPU time */
+    stm_init(&e->model, c->etm.kind, &c->model, c->dtype, c->kv_dtype, &g->roof, g->hbm_bw_gbps,
+             &cpu, c->step_overhead_s);
     e->overhead_s = c->step_overhead_s;
+    e->frontend_s = c->etm.frontend_s;
 }
 
 void le_free(struct llm_engine *e)
@@ -47,7 +50,8 @@ void le_take(struct sim *s, struct llm_engine *e)
 {
     struct request r;
     eng_pop(s, e->tenant, &r);
-    r.start = -1; /* it waits until the scheduler first gives it tokens */
+    r.start = -1;               /* it waits until the scheduler first gives it tokens */
+    r.arrival -= e->frontend_s; /* its client sent it a front end's time ago (llmengine.h) */
     int h = ls_add(&e->sched, e->taken++, r.in_tokens, r.out_tokens, s->now);
     if (h < 0) {
         eng_fail(s, &r);
@@ -90,14 +94,16 @@ int le_begin(struct sim *s, struct llm_engine *e)
         return 0;
     if (e->step.preempted)
         lst_preempted(s, e->tenant, e->step.preempted);
-    rf_cost_start(&e->rm, &e->cost);
+    stm_start(&e->model, &e->sum);
     for (int i = 0; i < e->step.n; i++) {
         const struct ls_item *it = &e->step.items[i];
-        rf_cost_add(&e->rm, &e->cost, it->past, it->n_new);
+        stm_add(&e->model, &e->sum, it->past, it->n_new, it->emits);
         struct request *r = &e->req[it->seq];
         if (r->start < 0) /* its wait ends at its first step */
             r->start = s->now;
     }
+    stm_parts(&e->model, &e->sum, &e->parts);
+    e->overhead_s = stm_cpu_exposed_s(&e->parts, 1, 1);
     e->stepping = 1;
     return 1;
 }
@@ -145,20 +151,15 @@ int le_fail(struct sim *s, struct llm_engine *e)
 
 double le_time_s(const struct llm_engine *e, double sm, double bw)
 {
-    return rf_time_s(&e->rg, &e->cost, sm, bw, e->overhead_s);
+    return stm_time_s(&e->parts, sm, bw);
 }
 
 double le_gpu_s(const struct llm_engine *e)
 {
-    double tc, tm;
-    rf_parts_s(&e->rg, &e->cost, &tc, &tm);
-    return tc > tm ? tc : tm;
+    return stm_gpu_s(&e->parts, 1, 1);
 }
 
 double le_speed(const struct llm_engine *e, double sm, double bw)
 {
-    double tc, tm;
-    rf_parts_s(&e->rg, &e->cost, &tc, &tm);
-    double w = tc > tm ? tc : tm, t = tc / sm > tm / bw ? tc / sm : tm / bw;
-    return w / t;
+    return stm_speed(&e->parts, sm, bw);
 }

@@ -5,11 +5,16 @@
  * fast: the standalone engine unit (llmunit.h) on a fixed share, a context of the time-slicer
  * (tsunit.h), a client of an MPS server (mpsunit.h), a VM of the time-sliced vGPU scheduler.
  *
- * A step's cost is the roofline's (llm/roofline.h): its compute part tc = FLOPs / (peak ×
- * compute_eff) and its memory part tm = bytes / (bandwidth × bandwidth_eff) on the whole GPU,
- * plus the engine's fixed overhead. On shares (f, b) it lasts max(tc / f, tm / b) + overhead
- * (le_time_s); a host whose shares change during the step (MPS) advances it as a fraction of
- * its GPU part (le_gpu_s, le_speed: mpsunit.h says why a fraction).
+ * A step's cost is the step model's (llm/stepmodel.h): parts bound by compute or memory on the
+ * whole GPU, a fixed GPU part, and the engine's CPU time. On shares (f, b) its GPU part lasts
+ * Σ max(tc / f, tm / b) + fixed, and the CPU part follows with the GPU idle (le_time_s); a host
+ * whose shares change during the step (MPS) advances its GPU part as a fraction (le_gpu_s,
+ * le_speed: mpsunit.h says why a fraction) and then runs the CPU part (overhead_s) as a phase
+ * of its own, in which the other clients have the GPU.
+ *
+ * The front end (frontend_ms, llm/enginetime.h) is a delay before the engine: a request that
+ * reaches the engine at t was sent by its client at t − frontend, and that is the arrival its
+ * TTFT and latency are measured from (le_take).
  *
  * Life cycle: le_take as its tenant's requests arrive (each joins the scheduler, or fails at
  * once when it could never run on this cache); le_begin builds the next step (1) or finds
@@ -37,7 +42,7 @@
 #define SS_LLMENGINE_H
 
 #include "core/engine.h"
-#include "llm/roofline.h"
+#include "llm/stepmodel.h"
 #include "llm/sched.h"
 #include "llm/serving.h"
 #include "policy/units/unit.h"
@@ -46,10 +51,11 @@ struct llm_engine {
     int tenant;
     struct ls_sched sched;
     struct ls_step step;
-    struct rf_model rm;
-    struct rf_gpu rg;
-    struct rf_cost cost; /* of the step in flight */
-    double overhead_s;
+    struct stm model;
+    struct stm_sum sum;     /* of the step in flight */
+    struct stm_parts parts; /* of the step in flight */
+    double overhead_s;      /* its CPU time the GPU part does not hide, on the whole GPU */
+    double frontend_s;
     struct request *req; /* by scheduler handle */
     int req_cap;
     long held;    /* requests taken and not finished */
@@ -97,12 +103,12 @@ int le_fail(struct sim *s, struct llm_engine *e);
 /* Books the KV figures up to now (the end of the run). */
 void le_kv_close(struct sim *s, struct llm_engine *e);
 
-/* The step in flight on shares (sm, bw) of the GPU, in seconds, its overhead included. */
+/* The step in flight on shares (sm, bw) of the GPU, in seconds, its CPU part included. */
 double le_time_s(const struct llm_engine *e, double sm, double bw);
-/* Its GPU part on the whole GPU, max(tc, tm), in seconds: the step's work as a plain request's
- * work is counted (whole-GPU seconds). */
+/* Its GPU part on the whole GPU, in seconds: the step's work as a plain request's work is
+ * counted (whole-GPU seconds). */
 double le_gpu_s(const struct llm_engine *e);
-/* The rate at which that work progresses on shares (sm, bw): le_gpu_s / max(tc / sm, tm / bw),
+/* The rate at which that work progresses on shares (sm, bw): le_gpu_s / its GPU part on them,
  * 1 on the whole GPU. */
 double le_speed(const struct llm_engine *e, double sm, double bw);
 

@@ -1,0 +1,145 @@
+/*
+ * enginetime — the engine's time outside the kernels (enginetime.h).
+ *
+ * The table is read on each tenant's load, as the model table is: it is a few entries.
+ */
+#include "llm/enginetime.h"
+
+#include "base/util.h"
+#include "calib/calib.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *etm_table_path(void)
+{
+    static char path[PATH_MAX];
+    const char *env = getenv("SHARESIM_ENGINES");
+    if (env && *env)
+        return env;
+    snprintf(path, sizeof path, "%s/engines.json", cal_profile_dir());
+    return path;
+}
+
+/* The table's value of key in entry e (path names it): {"value": x, "source", "confidence"}. */
+static int table_num(const struct jv *j, const cJSON *e, const char *path, const char *key,
+                     double hi, double *out)
+{
+    char p[256];
+    jv_path_key(p, sizeof p, path, key);
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(e, key);
+    static const char *const keys[] = {"value", "source", "confidence", "note", NULL};
+    const char *s;
+    if (!cJSON_IsObject(it))
+        return jv_fail(j, p, "expected an object {\"value\": …, \"source\": …, \"confidence\": …}");
+    if (jv_object(j, it, p, keys) || jv_str(j, it, p, "source", 1, &s) < 0 ||
+        jv_str(j, it, p, "confidence", 1, &s) < 0)
+        return -1;
+    return jv_num(j, it, p, "value", 1, 0, hi, out) < 0 ? -1 : 0;
+}
+
+/* Fills the framework's defaults from the table. */
+static int table_defaults(const char *table_path, const char *name, struct etm_cfg *c, char *err,
+                          size_t errlen)
+{
+    const char *path = table_path ? table_path : etm_table_path();
+    char *text = NULL;
+    size_t len;
+    if (ss_read_file(path, 1u << 20, &text, &len, err, errlen))
+        return -1;
+    struct jv j = {path, err, errlen};
+    cJSON *root = jv_parse(&j, text, len);
+    free(text);
+    if (!root)
+        return -1;
+    int rc = -1, i = 0;
+    static const char *const top[] = {"schema", "notes", "engines", NULL};
+    static const char *const ekeys[] = {"name",           "version",     "cpu_step_ms",
+                                        "cpu_per_seq_ms", "frontend_ms", "overlap_cpu",
+                                        "notes",          NULL};
+    const cJSON *engines = cJSON_GetObjectItemCaseSensitive(root, "engines"), *e;
+    char known[256] = "";
+    if (jv_object(&j, root, "", top))
+        goto out;
+    if (!cJSON_IsArray(engines)) {
+        jv_fail(&j, "engines", "expected an array of engines");
+        goto out;
+    }
+    cJSON_ArrayForEach(e, engines)
+    {
+        char p[64];
+        const char *n, *v;
+        double step, seq, fe, ov;
+        jv_path_idx(p, sizeof p, "engines", i++);
+        if (!cJSON_IsObject(e)) {
+            jv_fail(&j, p, "expected an object {\"name\", \"cpu_step_ms\", …}");
+            goto out;
+        }
+        if (jv_object(&j, e, p, ekeys) || jv_str(&j, e, p, "name", 1, &n) < 0 ||
+            jv_str(&j, e, p, "version", 1, &v) < 0 ||
+            table_num(&j, e, p, "cpu_step_ms", 1e4, &step) ||
+            table_num(&j, e, p, "cpu_per_seq_ms", 1e3, &seq) ||
+            table_num(&j, e, p, "frontend_ms", 1e5, &fe) ||
+            table_num(&j, e, p, "overlap_cpu", 1, &ov))
+            goto out;
+        if (strcmp(n, name) == 0) {
+            c->cpu.step_s = step * 1e-3;
+            c->cpu.per_seq_s = seq * 1e-3;
+            c->frontend_s = fe * 1e-3;
+            c->cpu.overlap = ov != 0;
+            rc = 0;
+            goto out;
+        }
+        size_t k = strlen(known);
+        snprintf(known + k, sizeof known - k, "%s\"%s\"", k ? ", " : "", n);
+    }
+    ss_errf(err, errlen, "unknown framework \"%s\": expected one of %s (%s)", name, known, path);
+out:
+    cJSON_Delete(root);
+    return rc;
+}
+
+int etm_parse(const struct jv *j, const cJSON *obj, const char *path, const char *table_path,
+              struct etm_cfg *c)
+{
+    int kind = STM_ENGINE, overlap = -1;
+    const char *fw = "vllm";
+    char p[512];
+    memset(c, 0, sizeof *c);
+    if (jv_enum(j, obj, path, "step_model", 0, stm_kind_names, &kind) < 0 ||
+        jv_str(j, obj, path, "framework", 0, &fw) < 0)
+        return -1;
+    c->kind = (enum stm_kind)kind;
+    if (strlen(fw) >= sizeof c->framework)
+        return jv_fail(j, jv_path_key(p, sizeof p, path, "framework"),
+                       "expected at most %zu characters", sizeof c->framework - 1);
+    strcpy(c->framework, fw);
+    if (c->kind == STM_ROOFLINE) {
+        /* The roofline has no engine terms: they would be silently ignored. */
+        static const char *const engine_only[] = {"cpu_step_ms", "cpu_per_seq_ms", "frontend_ms",
+                                                  "overlap_cpu", "framework",      NULL};
+        for (int i = 0; engine_only[i]; i++)
+            if (cJSON_GetObjectItemCaseSensitive(obj, engine_only[i]))
+                return jv_fail(j, jv_path_key(p, sizeof p, path, engine_only[i]),
+                               "not used by \"step_model\": \"roofline\" (its only engine time is "
+                               "step_overhead_ms)");
+        return 0;
+    }
+    char err[SS_ERRLEN];
+    if (table_defaults(table_path, fw, c, err, sizeof err))
+        return jv_fail(j, jv_path_key(p, sizeof p, path, "framework"), "%s", err);
+    double step = c->cpu.step_s * 1e3, seq = c->cpu.per_seq_s * 1e3, fe = c->frontend_s * 1e3;
+    if (jv_num(j, obj, path, "cpu_step_ms", 0, 0, 1e4, &step) < 0 ||
+        jv_num(j, obj, path, "cpu_per_seq_ms", 0, 0, 1e3, &seq) < 0 ||
+        jv_num(j, obj, path, "frontend_ms", 0, 0, 1e5, &fe) < 0 ||
+        jv_bool(j, obj, path, "overlap_cpu", 0, &overlap) < 0)
+        return -1;
+    c->cpu.step_s = step * 1e-3;
+    c->cpu.per_seq_s = seq * 1e-3;
+    c->frontend_s = fe * 1e-3;
+    if (overlap >= 0)
+        c->cpu.overlap = overlap;
+    return 0;
+}

@@ -1,0 +1,41 @@
+/*
+ * enginetime — a serving engine's time outside the GPU kernels (docs/llm.md#engine-time):
+ * the step model's choice and the engine's CPU and front-end terms.
+ *
+ * Serving keys (all optional):
+ *   "step_model": "engine" (default) | "roofline" (llm/stepmodel.h);
+ *   "framework": a name in the engine table (default "vllm"), whose entry gives the defaults of
+ *   "cpu_step_ms"     CPU time per step whatever its size (scheduling, input preparation),
+ *   "cpu_per_seq_ms"  CPU time per sequence in the step (its input rows, sampling,
+ *                     detokenisation of its token),
+ *   "frontend_ms"     per request, before the engine sees it: the API server's HTTP handling,
+ *                     tokenisation and the first streamed chunk, counted in TTFT and latency,
+ *   "overlap_cpu"     whether the CPU part overlaps the GPU part (vLLM's async scheduling).
+ * The engine table is <profile directory>/engines.json ($SHARESIM_ENGINES overrides), each
+ * value an object {"value", "source", "confidence"} as in the GPU profiles.
+ */
+#ifndef SS_LLM_ENGINETIME_H
+#define SS_LLM_ENGINETIME_H
+
+#include "base/jsonv.h"
+#include "llm/stepmodel.h"
+
+struct etm_cfg {
+    enum stm_kind kind;
+    char framework[32];
+    struct stm_cpu cpu;
+    double frontend_s;
+};
+
+/* The engine table's path: $SHARESIM_ENGINES, else <profile directory>/engines.json. */
+const char *etm_table_path(void);
+
+/*
+ * Reads the keys above from a tenant's serving object at path (the framework's defaults from
+ * the table at table_path, NULL: etm_table_path()). 0, or -1 with a jv message naming the path
+ * or the table's file and key.
+ */
+int etm_parse(const struct jv *j, const cJSON *obj, const char *path, const char *table_path,
+              struct etm_cfg *c);
+
+#endif

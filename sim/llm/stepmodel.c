@@ -1,0 +1,160 @@
+/*
+ * stepmodel — a serving step's time as a sum of parts (stepmodel.h).
+ */
+#include "llm/stepmodel.h"
+
+#include "base/util.h"
+
+#include <string.h>
+
+const char *const stm_kind_names[] = {"engine", "roofline", NULL};
+
+void stm_init(struct stm *m, enum stm_kind kind, const struct lm_model *model,
+              enum roof_dtype weights, enum roof_dtype kv, const struct gpu_roof *roof,
+              double hbm_bw_gbps, const struct stm_cpu *cpu, double overhead_s)
+{
+    memset(m, 0, sizeof *m);
+    m->kind = kind;
+    rf_model_init(&m->rm, model, weights, kv);
+    rf_gpu_init(&m->rg, roof, hbm_bw_gbps, weights);
+    m->overhead_s = overhead_s;
+    if (cpu)
+        m->cpu = *cpu;
+    double h = model->hidden, q = (double)model->heads * model->head_dim,
+           kvw = (double)model->kv_heads * model->head_dim, in = model->intermediate;
+    /* The table's models are all gated MLPs (Llama, Mistral, Qwen): gate and up are one GEMM
+     * of twice the width, as the engines fuse them; Q, K and V are one as well. */
+    m->gemm_k[STM_QKV] = h, m->gemm_n[STM_QKV] = q + 2 * kvw;
+    m->gemm_k[STM_O] = q, m->gemm_n[STM_O] = h;
+    m->gemm_k[STM_GATE_UP] = h, m->gemm_n[STM_GATE_UP] = 2 * in;
+    m->gemm_k[STM_DOWN] = in, m->gemm_n[STM_DOWN] = h;
+    m->gemm_k[STM_LM_HEAD] = h, m->gemm_n[STM_LM_HEAD] = model->vocab;
+    m->layers = model->layers;
+    m->weight_b = roof_dtype_bytes(weights);
+    /* Activations run in 16 bits whatever the weights' format (weight-only and fp8 engines
+     * keep bf16/fp16 activations between kernels). */
+    m->act_b = 2;
+    m->kv_bytes_per_token = lm_kv_bytes_per_token(model, kv);
+    m->attn_flops_per_pair = m->rm.attn_flops_per_pair;
+    /* Per layer and token the small kernels read and write: two RMSNorms (2 × 2h), two
+     * residual adds (2 × 3h), RoPE on Q and K (2 (q + kv)), SiLU × up (3 × intermediate). */
+    m->elementwise_per_token = model->layers * (10 * h + 2 * (q + kvw) + 3 * in);
+    m->peak = roof_peak_flops(roof, weights);
+    /* Attention multiplies activations by the KV cache: the 16-bit peak. */
+    m->peak_act = roof_peak_flops(roof, RD_BF16) > 0 ? roof_peak_flops(roof, RD_BF16)
+                                                     : roof_peak_flops(roof, RD_FP16);
+    m->bw = hbm_bw_gbps * 1e9;
+    roof_kernels(roof, &m->k);
+}
+
+void stm_start(const struct stm *m, struct stm_sum *s)
+{
+    memset(s, 0, sizeof *s);
+    rf_cost_start(&m->rm, &s->rc);
+}
+
+void stm_add(const struct stm *m, struct stm_sum *s, long past, long n_new, int emits)
+{
+    if (m->kind == STM_ROOFLINE) {
+        rf_cost_add(&m->rm, &s->rc, past, n_new);
+        return;
+    }
+    double n = (double)n_new, p = (double)past;
+    double pairs = n * p + n * (n + 1) / 2, ctx = p + n;
+    double e = m->k.attn_eff;
+    if (m->k.attn_half_context > 0)
+        e *= ctx / (ctx + m->k.attn_half_context);
+    int d = n_new == 1; /* a decode: one new token */
+    s->attn_tc[d] += m->attn_flops_per_pair * pairs / (m->peak_act * e);
+    s->kv_tokens[d] += ctx;
+    s->tokens += n_new;
+    s->seqs++;
+    s->sampled += emits != 0;
+}
+
+/* One linear layer over M tokens: FLOPs at e(M) of the peak, its weights and its input and
+ * output activations at the weights' bandwidth efficiency. */
+static void gemm_part(const struct stm *m, int g, double tokens, double times, double *tc,
+                      double *tm)
+{
+    double n = m->gemm_n[g], k = m->gemm_k[g];
+    double e = m->k.gemm_eff;
+    if (m->k.gemm_half_tokens > 0)
+        e *= tokens / (tokens + m->k.gemm_half_tokens);
+    *tc = times * 2 * tokens * n * k / (m->peak * e);
+    *tm =
+        times * (n * k * m->weight_b + tokens * (n + k) * m->act_b) / (m->bw * m->k.weight_bw_eff);
+}
+
+void stm_parts(const struct stm *m, const struct stm_sum *s, struct stm_parts *p)
+{
+    memset(p, 0, sizeof *p);
+    if (m->kind == STM_ROOFLINE) {
+        p->rg = &m->rg;
+        p->rc = s->rc;
+        p->cpu_s = m->overhead_s;
+        return;
+    }
+    double t = (double)s->tokens;
+    for (int g = STM_QKV; g <= STM_DOWN; g++)
+        gemm_part(m, g, t, m->layers, &p->tc[p->n], &p->tm[p->n]), p->n++;
+    if (s->sampled > 0)
+        gemm_part(m, STM_LM_HEAD, s->sampled, 1, &p->tc[p->n], &p->tm[p->n]), p->n++;
+    for (int d = 0; d < 2; d++)
+        if (s->kv_tokens[d] > 0) {
+            p->tc[p->n] = s->attn_tc[d];
+            p->tm[p->n] = s->kv_tokens[d] * m->kv_bytes_per_token / (m->bw * m->k.kv_bw_eff);
+            p->n++;
+        }
+    p->tc[p->n] = 0;
+    p->tm[p->n] = t * m->elementwise_per_token * m->act_b / (m->bw * m->k.weight_bw_eff);
+    p->n++;
+    p->fixed_s = m->layers * m->k.layer_fixed_s;
+    p->cpu_s = m->cpu.step_s + m->cpu.per_seq_s * s->seqs;
+    p->overlap = m->cpu.overlap;
+}
+
+static void check_shares(double f, double b)
+{
+    if (!(f > 0 && f <= 1 && b > 0 && b <= 1))
+        SS_FATAL("stepmodel: shares out of (0, 1]: sm %g, bandwidth %g", f, b);
+}
+
+double stm_gpu_s(const struct stm_parts *p, double f, double b)
+{
+    if (p->rg)
+        return rf_time_s(p->rg, &p->rc, f, b, 0);
+    check_shares(f, b);
+    double t = p->fixed_s;
+    for (int i = 0; i < p->n; i++) {
+        double c = p->tc[i] / f, m = p->tm[i] / b;
+        t += c > m ? c : m;
+    }
+    return t;
+}
+
+double stm_speed(const struct stm_parts *p, double f, double b)
+{
+    if (p->rg) { /* as llmengine.c's le_speed was written: the old results to the bit */
+        double tc, tm;
+        rf_parts_s(p->rg, &p->rc, &tc, &tm);
+        double w = tc > tm ? tc : tm, t = tc / f > tm / b ? tc / f : tm / b;
+        return w / t;
+    }
+    return stm_gpu_s(p, 1, 1) / stm_gpu_s(p, f, b);
+}
+
+double stm_cpu_exposed_s(const struct stm_parts *p, double f, double b)
+{
+    if (!p->overlap)
+        return p->cpu_s;
+    double g = stm_gpu_s(p, f, b);
+    return p->cpu_s > g ? p->cpu_s - g : 0;
+}
+
+double stm_time_s(const struct stm_parts *p, double f, double b)
+{
+    if (p->rg)
+        return rf_time_s(p->rg, &p->rc, f, b, p->cpu_s);
+    return stm_gpu_s(p, f, b) + stm_cpu_exposed_s(p, f, b);
+}

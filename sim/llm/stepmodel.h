@@ -1,0 +1,109 @@
+/*
+ * stepmodel — a serving step's time as a sum of parts (docs/llm.md#step-time).
+ *
+ * Two models, chosen per tenant by `serving.step_model`:
+ *
+ *   "roofline": the whole step as one roofline, max(FLOPs / (peak × compute_eff),
+ *     bytes / (bandwidth × bandwidth_eff)) + step_overhead_ms (llm/roofline.h): the model of
+ *     the first two waves, kept so that old results can be reproduced.
+ *   "engine" (the default): the step as the engine runs it — its kernels one after another,
+ *     each bound by its own resource, and the engine's CPU time beside them:
+ *       linear layers (per layer: QKV, O, gate+up, down; and the LM head over the sampled
+ *         tokens), each max(2 M n k / (peak × e(M)), bytes / (bandwidth × weight_bw_eff)) with
+ *         M the step's tokens and e(M) = gemm_eff × M / (M + gemm_half_tokens);
+ *       attention, each sequence's pairs at attn_eff × ctx / (ctx + attn_half_context) of the
+ *         activations' peak, and its KV reads at kv_bw_eff of the bandwidth — prefill chunks
+ *         and decodes as two kernels, each its own roofline;
+ *       the small per-layer kernels (norms, activation, RoPE, residual adds): their activation
+ *         traffic at weight_bw_eff of the bandwidth, and layer_fixed_us a layer that no share
+ *         shortens (launch and latency bound);
+ *       the CPU: cpu_step_ms + cpu_per_seq_ms × the step's sequences (scheduling, input
+ *         preparation, sampling, detokenisation), during which the GPU idles unless
+ *         overlap_cpu (vLLM's async scheduling) hides it behind the GPU part.
+ *     Parts add because the kernels run one after another: decode attention does not ride free
+ *     under a prefill's matrix products, as one roofline over the whole step lets it.
+ *
+ * A step is described on the whole GPU by its parts (struct stm_parts); on a share (f of the
+ * SMs, b of the bandwidth) each part takes max(tc / f, tm / b) — the roofline of one kernel —
+ * and the fixed and CPU parts take what they take.
+ */
+#ifndef SS_LLM_STEPMODEL_H
+#define SS_LLM_STEPMODEL_H
+
+#include "calib/roof.h"
+#include "llm/model.h"
+#include "llm/roofline.h"
+
+enum stm_kind { STM_ENGINE, STM_ROOFLINE, STM_N };
+/* "engine", "roofline"; NULL-terminated, in enum order (for jv_enum). */
+extern const char *const stm_kind_names[];
+
+/* The engine's time outside the GPU kernels (serving keys; defaults: llm/enginetab.h). */
+struct stm_cpu {
+    double step_s;    /* cpu_step_ms */
+    double per_seq_s; /* cpu_per_seq_ms */
+    int overlap;      /* overlap_cpu */
+};
+
+/* Linear layers of a transformer block, and the LM head. */
+enum { STM_QKV, STM_O, STM_GATE_UP, STM_DOWN, STM_LM_HEAD, STM_N_GEMM };
+#define STM_MAX_PARTS (STM_N_GEMM + 4)
+
+/* What a model costs on one GPU in its serving types: built once per engine. */
+struct stm {
+    enum stm_kind kind;
+    struct rf_model rm; /* the roofline model's view */
+    struct rf_gpu rg;
+    int layers;
+    double gemm_n[STM_N_GEMM], gemm_k[STM_N_GEMM];
+    double weight_b, act_b;       /* bytes of a weight, of an activation */
+    double kv_bytes_per_token;    /* all layers */
+    double attn_flops_per_pair;   /* 4 × layers × heads × head_dim */
+    double elementwise_per_token; /* activation elements the small kernels move, all layers */
+    double peak, peak_act, bw;    /* FLOP/s of the weights' and the activations' types; B/s */
+    struct gpu_llm_kernels k;     /* efficiencies (calib/roof.h), defaults resolved */
+    struct stm_cpu cpu;
+    double overhead_s; /* roofline: step_overhead_ms */
+};
+
+/* What a step holds, summed as its sequences are added. */
+struct stm_sum {
+    struct rf_cost rc; /* the roofline's sums */
+    long tokens;       /* Σ n_new */
+    int seqs, sampled; /* sequences; those that sample a token at its end */
+    /* Attention, prefill chunks [0] and decodes [1] apart (they run as two kernels): compute
+     * time on the whole GPU (s) and KV tokens read, Σ (past + n_new). */
+    double attn_tc[2], kv_tokens[2];
+};
+
+/* A step on the whole GPU: parts bound by compute (tc) or memory (tm), a fixed GPU part, CPU. */
+struct stm_parts {
+    int n;
+    double tc[STM_MAX_PARTS], tm[STM_MAX_PARTS];
+    double fixed_s, cpu_s;
+    int overlap;
+    /* The roofline model: its one roofline, computed as llm/roofline.c always has (the old
+     * results reproduce to the bit); n is 0. */
+    const struct rf_gpu *rg;
+    struct rf_cost rc;
+};
+
+void stm_init(struct stm *m, enum stm_kind kind, const struct lm_model *model,
+              enum roof_dtype weights, enum roof_dtype kv, const struct gpu_roof *roof,
+              double hbm_bw_gbps, const struct stm_cpu *cpu, double overhead_s);
+
+void stm_start(const struct stm *m, struct stm_sum *s);
+/* One sequence of the step: n_new tokens after past cached ones; emits: it samples a token. */
+void stm_add(const struct stm *m, struct stm_sum *s, long past, long n_new, int emits);
+void stm_parts(const struct stm *m, const struct stm_sum *s, struct stm_parts *p);
+
+/* The GPU part on shares (f, b) in (0, 1]: Σ max(tc / f, tm / b) + fixed. */
+double stm_gpu_s(const struct stm_parts *p, double f, double b);
+/* The GPU part's progress rate on shares (f, b): stm_gpu_s(1, 1) / stm_gpu_s(f, b). */
+double stm_speed(const struct stm_parts *p, double f, double b);
+/* The CPU time that is not hidden behind the GPU part on shares (f, b). */
+double stm_cpu_exposed_s(const struct stm_parts *p, double f, double b);
+/* The whole step on shares (f, b): GPU part + exposed CPU time. */
+double stm_time_s(const struct stm_parts *p, double f, double b);
+
+#endif

@@ -1,0 +1,237 @@
+/*
+ * stepmodel (llm/stepmodel.c, llm/enginetime.c): the engine step model's parts written out
+ * by hand from docs/llm.md#step-time with made-up efficiencies (so that every term shows), the
+ * CPU part and its overlap, shares, the roofline model kept to the bit, and the engine table.
+ */
+#include "llm/enginetime.h"
+#include "llm/roofline.h"
+#include "llm/stepmodel.h"
+#include "calib/calib.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct lm_model llama3_8b(void)
+{
+    struct lm_model m;
+    char err[512];
+    CU_ASSERT_EQUAL_FATAL(lm_find(NULL, "Llama-3-8B", &m, err, sizeof err), 0);
+    return m;
+}
+
+/* A GPU with round numbers: 1e15 FLOP/s in 16 bits, 2e12 in fp8, 4 TB/s. */
+static struct gpu_roof test_roof(void)
+{
+    struct gpu_roof r;
+    memset(&r, 0, sizeof r);
+    r.peak_flops[RD_FP16] = r.peak_flops[RD_BF16] = 1e15;
+    r.peak_flops[RD_FP8] = 2e15;
+    r.compute_eff = 0.7;
+    r.bandwidth_eff = 0.85;
+    r.k.gemm_eff = 0.6;
+    r.k.gemm_half_tokens = 64;
+    r.k.weight_bw_eff = 0.75;
+    r.k.kv_bw_eff = 0.5;
+    r.k.attn_eff = 0.4;
+    r.k.attn_half_context = 1024;
+    r.k.layer_fixed_s = 20e-6;
+    return r;
+}
+
+/* One linear layer of M tokens, n × k, by hand. */
+static double hand_gemm(double M, double n, double k, double times, double f, double b)
+{
+    double e = 0.6 * M / (M + 64);
+    double tc = times * 2 * M * n * k / (1e15 * e);
+    double tm = times * (n * k * 2 + M * (n + k) * 2) / (4e12 * 0.75);
+    return fmax(tc / f, tm / b);
+}
+
+/* Llama-3-8B: hidden 4096, 32 heads of 128, 8 KV heads, MLP 14336, vocabulary 128256, 32
+ * layers. The step's sequences as (past, n_new, emits). */
+static double hand_step(const long (*seq)[3], int n, double f, double b, double cpu_step,
+                        double cpu_seq)
+{
+    double h = 4096, q = 4096, kv = 1024, in = 14336, L = 32, V = 128256;
+    double M = 0, pairs_t[2] = {0, 0}, kvtok[2] = {0, 0};
+    int sampled = 0;
+    for (int i = 0; i < n; i++) {
+        double p = (double)seq[i][0], nn = (double)seq[i][1], ctx = p + nn;
+        double pairs = nn * p + nn * (nn + 1) / 2;
+        int d = seq[i][1] == 1;
+        pairs_t[d] += 4 * L * 32 * 128 * pairs / (1e15 * 0.4 * ctx / (ctx + 1024));
+        kvtok[d] += ctx;
+        M += nn;
+        sampled += seq[i][2] != 0;
+    }
+    double t = hand_gemm(M, q + 2 * kv, h, L, f, b) + hand_gemm(M, h, q, L, f, b) +
+               hand_gemm(M, 2 * in, h, L, f, b) + hand_gemm(M, h, in, L, f, b);
+    if (sampled)
+        t += hand_gemm(sampled, V, h, 1, f, b);
+    for (int d = 0; d < 2; d++)
+        t += fmax(pairs_t[d] / f, kvtok[d] * 2 * L * 8 * 128 * 2 / (4e12 * 0.5) / b);
+    t += M * L * (10 * h + 2 * (q + kv) + 3 * in) * 2 / (4e12 * 0.75) / b;
+    t += L * 20e-6;
+    return t + cpu_step + cpu_seq * n;
+}
+
+static double model_step(const long (*seq)[3], int n, double f, double b, struct stm_cpu cpu,
+                         struct stm_parts *out)
+{
+    struct lm_model lm = llama3_8b();
+    struct gpu_roof r = test_roof();
+    struct stm m;
+    stm_init(&m, STM_ENGINE, &lm, RD_BF16, RD_BF16, &r, 4000, &cpu, 0);
+    struct stm_sum s;
+    stm_start(&m, &s);
+    for (int i = 0; i < n; i++)
+        stm_add(&m, &s, seq[i][0], seq[i][1], (int)seq[i][2]);
+    stm_parts(&m, &s, out);
+    return stm_time_s(out, f, b);
+}
+
+static void test_decode_by_hand(void)
+{
+    const long one[1][3] = {{1000, 1, 1}};
+    struct stm_cpu cpu = {1e-3, 2e-5, 0};
+    struct stm_parts p;
+    double t = model_step(one, 1, 1, 1, cpu, &p);
+    TU_CHECK_CLOSE_REL(t, hand_step(one, 1, 1, 1, 1e-3, 2e-5), 1e-12);
+    /* A batch-1 decode step is bound by the weights: ~15 GB at 3 TB/s, 5 ms, plus the rest. */
+    CU_ASSERT(t > 5e-3 && t < 8e-3);
+    const long eight[8][3] = {{100, 1, 1}, {200, 1, 1}, {300, 1, 1}, {400, 1, 1},
+                              {500, 1, 1}, {600, 1, 1}, {700, 1, 1}, {800, 1, 1}};
+    TU_CHECK_CLOSE_REL(model_step(eight, 8, 1, 1, cpu, &p), hand_step(eight, 8, 1, 1, 1e-3, 2e-5),
+                       1e-12);
+}
+
+/* A prefill chunk beside decodes: the decodes' attention reads add to the chunk's products. */
+static void test_mixed_step_adds(void)
+{
+    const long mix[3][3] = {{0, 512, 0}, {4000, 1, 1}, {6000, 1, 1}};
+    const long alone[1][3] = {{0, 512, 0}};
+    struct stm_cpu cpu = {0, 0, 0};
+    struct stm_parts p;
+    double t = model_step(mix, 3, 1, 1, cpu, &p);
+    TU_CHECK_CLOSE_REL(t, hand_step(mix, 3, 1, 1, 0, 0), 1e-12);
+    double kv_s = (4001.0 + 6001.0) * 2 * 32 * 8 * 128 * 2 / (4e12 * 0.5);
+    /* Compute-bound chunk: the decodes' KV reads are not hidden under it. */
+    CU_ASSERT(t - model_step(alone, 1, 1, 1, cpu, &p) > 0.9 * kv_s);
+}
+
+/* Shares: each part is its own roofline; the fixed and CPU parts do not scale. */
+static void test_shares(void)
+{
+    const long seq[2][3] = {{0, 300, 1}, {2000, 1, 1}};
+    struct stm_cpu cpu = {2e-3, 0, 0};
+    struct stm_parts p;
+    double t = model_step(seq, 2, 0.5, 0.25, cpu, &p);
+    TU_CHECK_CLOSE_REL(t, hand_step(seq, 2, 0.5, 0.25, 2e-3, 0), 1e-12);
+    TU_CHECK_CLOSE_REL(stm_speed(&p, 1, 1), 1, 1e-15);
+    TU_CHECK_CLOSE_REL(stm_speed(&p, 0.5, 0.25), stm_gpu_s(&p, 1, 1) / stm_gpu_s(&p, 0.5, 0.25),
+                       1e-15);
+}
+
+/* Overlapped CPU time is hidden behind the GPU part up to its length. */
+static void test_overlap(void)
+{
+    const long one[1][3] = {{10, 1, 1}};
+    struct stm_cpu cpu = {1e-3, 0, 1};
+    struct stm_parts p;
+    double t = model_step(one, 1, 1, 1, cpu, &p);
+    double g = stm_gpu_s(&p, 1, 1);
+    TU_CHECK_CLOSE_REL(t, g, 1e-15); /* 1 ms of CPU under a ~5 ms GPU part */
+    CU_ASSERT_DOUBLE_EQUAL(stm_cpu_exposed_s(&p, 1, 1), 0, 0);
+    cpu.step_s = 0.1;
+    t = model_step(one, 1, 1, 1, cpu, &p);
+    TU_CHECK_CLOSE_REL(t, 0.1, 1e-12); /* the CPU part is the longer: it is the step */
+}
+
+/* "roofline" is llm/roofline.c's formula, to the bit. */
+static void test_roofline_kept(void)
+{
+    struct lm_model lm = llama3_8b();
+    struct gpu_roof r = test_roof();
+    struct stm m;
+    stm_init(&m, STM_ROOFLINE, &lm, RD_BF16, RD_BF16, &r, 4000, NULL, 1.5e-3);
+    struct stm_sum s;
+    stm_start(&m, &s);
+    stm_add(&m, &s, 0, 700, 1);
+    stm_add(&m, &s, 300, 1, 1);
+    struct stm_parts p;
+    stm_parts(&m, &s, &p);
+    struct rf_model rm;
+    struct rf_gpu rg;
+    struct rf_cost c;
+    rf_model_init(&rm, &lm, RD_BF16, RD_BF16);
+    rf_gpu_init(&rg, &r, 4000, RD_BF16);
+    rf_cost_start(&rm, &c);
+    rf_cost_add(&rm, &c, 0, 700);
+    rf_cost_add(&rm, &c, 300, 1);
+    CU_ASSERT_EQUAL(stm_time_s(&p, 0.5, 0.7), rf_time_s(&rg, &c, 0.5, 0.7, 1.5e-3));
+    CU_ASSERT_EQUAL(stm_gpu_s(&p, 1, 1), rf_time_s(&rg, &c, 1, 1, 0));
+}
+
+static int parse_serving(const char *json, struct etm_cfg *c, const char *table, char *err,
+                         size_t errlen)
+{
+    cJSON *o = cJSON_Parse(json);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    struct jv j = {"s.json", err, errlen};
+    int rc = etm_parse(&j, o, "tenants[0].serving", table, c);
+    cJSON_Delete(o);
+    return rc;
+}
+
+static void test_engine_table(void)
+{
+    struct etm_cfg c;
+    char err[1024];
+    /* The shipped table's vLLM entry gives the defaults; keys override them. */
+    CU_ASSERT_EQUAL(parse_serving("{}", &c, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(c.kind, STM_ENGINE);
+    CU_ASSERT_STRING_EQUAL(c.framework, "vllm");
+    CU_ASSERT(c.cpu.step_s > 0 && c.frontend_s > 0);
+    CU_ASSERT_EQUAL(parse_serving("{\"cpu_step_ms\": 4, \"frontend_ms\": 0, \"overlap_cpu\": true}",
+                                  &c, NULL, err, sizeof err),
+                    0);
+    CU_ASSERT_DOUBLE_EQUAL(c.cpu.step_s, 4e-3, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(c.frontend_s, 0, 0);
+    CU_ASSERT_EQUAL(c.cpu.overlap, 1);
+    /* The roofline has no engine terms: a key it would ignore is refused. */
+    CU_ASSERT_EQUAL(parse_serving("{\"step_model\": \"roofline\", \"frontend_ms\": 3}", &c, NULL,
+                                  err, sizeof err),
+                    -1);
+    TU_CHECK_CONTAINS(err, "tenants[0].serving.frontend_ms");
+    CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"tgi\"}", &c, NULL, err, sizeof err), -1);
+    TU_CHECK_CONTAINS(err, "unknown framework \"tgi\": expected one of \"vllm\"");
+    CU_ASSERT_EQUAL(parse_serving("{\"step_model\": \"exact\"}", &c, NULL, err, sizeof err), -1);
+    TU_CHECK_CONTAINS(err, "step_model");
+    /* A bad table names its file and key. */
+    char path[] = "/tmp/sharesim-etm-XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    const char bad[] = "{\"schema\": 1, \"engines\": [{\"name\": \"vllm\", \"version\": \"0\", "
+                       "\"cpu_step_ms\": {\"value\": -1, \"source\": \"x\", \"confidence\": "
+                       "\"low\"}}]}";
+    CU_ASSERT_EQUAL(write(fd, bad, sizeof bad - 1), (ssize_t)(sizeof bad - 1));
+    close(fd);
+    CU_ASSERT_EQUAL(parse_serving("{}", &c, path, err, sizeof err), -1);
+    TU_CHECK_CONTAINS(err, path);
+    TU_CHECK_CONTAINS(err, "engines[0].cpu_step_ms");
+    unlink(path);
+}
+
+void test_stepmodel_register(void)
+{
+    CU_pSuite s = CU_add_suite("stepmodel", NULL, NULL);
+    CU_add_test(s, "a decode step's parts by hand (batch 1 and 8)", test_decode_by_hand);
+    CU_add_test(s, "a mixed step: the decodes' KV reads add to the prefill", test_mixed_step_adds);
+    CU_add_test(s, "shares: each part its own roofline", test_shares);
+    CU_add_test(s, "overlapped CPU time hidden up to the GPU part", test_overlap);
+    CU_add_test(s, "\"roofline\" is the old formula to the bit", test_roofline_kept);
+    CU_add_test(s, "the engine table: defaults, overrides, errors", test_engine_table);
+}
