@@ -311,7 +311,8 @@ static void test_converter_errors(void)
     CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 2);
     text = tu_slurp(msg);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-    TU_CHECK_CONTAINS(text, "gemm_perf.csv: row 14 of the table: latency -1 is not a positive number");
+    TU_CHECK_CONTAINS(text,
+                      "gemm_perf.csv: row 14 of the table: latency -1 is not a positive number");
     free(text);
 }
 
