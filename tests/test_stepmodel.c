@@ -84,7 +84,7 @@ static double model_step(const long (*seq)[3], int n, double f, double b, struct
     struct lm_model lm = llama3_8b();
     struct gpu_roof r = test_roof();
     struct stm m;
-    stm_init(&m, STM_ENGINE, &lm, RD_BF16, RD_BF16, &r, 4000, &cpu, 0);
+    stm_init(&m, STM_ENGINE, &lm, RD_BF16, RD_BF16, &r, 4000, &cpu, 0, NULL);
     struct stm_sum s;
     stm_start(&m, &s);
     for (int i = 0; i < n; i++)
@@ -156,7 +156,7 @@ static void test_roofline_kept(void)
     struct lm_model lm = llama3_8b();
     struct gpu_roof r = test_roof();
     struct stm m;
-    stm_init(&m, STM_ROOFLINE, &lm, RD_BF16, RD_BF16, &r, 4000, NULL, 1.5e-3);
+    stm_init(&m, STM_ROOFLINE, &lm, RD_BF16, RD_BF16, &r, 4000, NULL, 1.5e-3, NULL);
     struct stm_sum s;
     stm_start(&m, &s);
     stm_add(&m, &s, 0, 700, 1);

@@ -426,6 +426,34 @@ int kc_load(const char *profile_path, struct kc_gpu **out, char *err, size_t err
     return kc_load_file(path, out, err, errlen);
 }
 
+int kc_get(const char *profile_path, const struct kc_gpu **out, char *err, size_t errlen)
+{
+    static struct {
+        char path[PATH_MAX];
+        char dir[PATH_MAX]; /* cal_profile_dir() when it was loaded: tests change it */
+        struct kc_gpu *g;
+    } cache[KC_CACHE];
+    static int n;
+    const char *dir = cal_profile_dir();
+    for (int i = 0; i < n; i++)
+        if (strcmp(cache[i].path, profile_path) == 0 && strcmp(cache[i].dir, dir) == 0) {
+            *out = cache[i].g;
+            return 0;
+        }
+    struct kc_gpu *g;
+    if (kc_load(profile_path, &g, err, errlen))
+        return -1;
+    *out = g;
+    if (n < KC_CACHE && strlen(profile_path) < PATH_MAX && strlen(dir) < PATH_MAX) {
+        strcpy(cache[n].path, profile_path);
+        strcpy(cache[n].dir, dir);
+        cache[n++].g = g;
+    }
+    /* else: the caller's pointer is the only one, for the process's life (more than KC_CACHE
+     * profile files in one process: a test that makes up profile directories) */
+    return 0;
+}
+
 static void curve_free(struct kc_curve *c)
 {
     free(c->x);

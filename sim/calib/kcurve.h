@@ -63,6 +63,14 @@ int kc_load(const char *profile_path, struct kc_gpu **out, char *err, size_t err
 /* The same for a named file, which must exist. */
 int kc_load_file(const char *path, struct kc_gpu **out, char *err, size_t errlen);
 void kc_free(struct kc_gpu *g);
+/*
+ * kc_load once per profile file and process: the set stays loaded until the process ends
+ * (a scenario's engines all read it; a sweep's forked workers each have their own). The first
+ * call that fails caches nothing, so every later call reports the same error. Up to KC_CACHE
+ * (profile, profile directory) pairs are kept.
+ */
+#define KC_CACHE 64
+int kc_get(const char *profile_path, const struct kc_gpu **out, char *err, size_t errlen);
 /* The file a loaded set came from. */
 const char *kc_file(const struct kc_gpu *g);
 

@@ -15,6 +15,8 @@
 #include "base/name.h"
 #include "core/policy.h"
 #include "core/tenant.h"
+#include "calib/kcurve.h"
+#include "llm/serving.h"
 #include "base/util.h"
 
 #include <limits.h>
@@ -748,6 +750,23 @@ static int parse_gpu(const struct jv *j, const cJSON *root, struct scenario *sc)
     return 0;
 }
 
+/* An LLM tenant on the engine step model reads the GPU's measured kernel tables: a bad file
+ * is a load error (exit 2), not a run's abort. */
+static int check_kernel_tables(const struct jv *j, const struct scenario *sc)
+{
+    for (int i = 0; i < sc->n_tenants; i++) {
+        const struct lsv_cfg *l = sc->tenants[i].llm;
+        if (l && l->etm.kind == STM_ENGINE) {
+            const struct kc_gpu *kc;
+            char msg[SS_ERRLEN];
+            if (kc_get(sc->gpu.path, &kc, msg, sizeof msg))
+                return jv_fail(j, "gpu", "%s", msg);
+            return 0;
+        }
+    }
+    return 0;
+}
+
 static int parse_tenants(const struct jv *j, const cJSON *root, struct scenario *sc)
 {
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "tenants");
@@ -884,7 +903,7 @@ int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned
         parse_limits(&j, root, sc) ||
         ki_parse_plan(&j, cJSON_GetObjectItemCaseSensitive(root, "k8s"), "k8s", &sc->k8s) ||
         parse_tenants(&j, root, sc) || check_stop(&j, root, sc) ||
-        scn_check_clock(sc, 1.0, err, errlen))
+        check_kernel_tables(&j, sc) || scn_check_clock(sc, 1.0, err, errlen))
         return -1;
     if (!(flags & SCN_IGNORE_STRATEGIES) && parse_strategies(&j, root, sc))
         return -1;

@@ -143,3 +143,22 @@ int etm_parse(const struct jv *j, const cJSON *obj, const char *path, const char
         c->cpu.overlap = overlap;
     return 0;
 }
+
+double etm_decode_floor_s(const struct etm_cfg *c, const struct lm_model *m,
+                          enum roof_dtype weights, enum roof_dtype kv, const struct gpu_roof *roof,
+                          double hbm_bw_gbps, const struct kc_gpu *kc, double step_overhead_s,
+                          double f, double b, double *weight_bw_eff)
+{
+    struct stm_cpu cpu = c->cpu;
+    cpu.step_s += step_overhead_s;
+    struct stm sm;
+    stm_init(&sm, c->kind, m, weights, kv, roof, hbm_bw_gbps, &cpu, step_overhead_s,
+             c->kind == STM_ENGINE ? kc : NULL);
+    struct stm_sum s;
+    struct stm_parts p;
+    stm_start(&sm, &s);
+    stm_add(&sm, &s, 0, 1, 1);
+    stm_parts(&sm, &s, &p);
+    *weight_bw_eff = c->kind == STM_ROOFLINE ? sm.rg.bandwidth_eff : sm.k.weight_bw_eff;
+    return stm_time_s(&p, f, b);
+}

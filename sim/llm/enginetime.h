@@ -38,4 +38,14 @@ const char *etm_table_path(void);
 int etm_parse(const struct jv *j, const cJSON *obj, const char *path, const char *table_path,
               struct etm_cfg *c);
 
+/*
+ * The shortest decode step the engine can take on shares (f, b) of a GPU: one sequence, one
+ * token, no context — the floor under its TPOT (the planner's bound). *weight_bw_eff gets the
+ * bandwidth efficiency its weights are read at, for messages.
+ */
+double etm_decode_floor_s(const struct etm_cfg *c, const struct lm_model *m,
+                          enum roof_dtype weights, enum roof_dtype kv, const struct gpu_roof *roof,
+                          double hbm_bw_gbps, const struct kc_gpu *kc, double step_overhead_s,
+                          double f, double b, double *weight_bw_eff);
+
 #endif

@@ -11,10 +11,19 @@ const char *const stm_kind_names[] = {"engine", "roofline", NULL};
 
 void stm_init(struct stm *m, enum stm_kind kind, const struct lm_model *model,
               enum roof_dtype weights, enum roof_dtype kv, const struct gpu_roof *roof,
-              double hbm_bw_gbps, const struct stm_cpu *cpu, double overhead_s)
+              double hbm_bw_gbps, const struct stm_cpu *cpu, double overhead_s,
+              const struct kc_gpu *kc)
 {
     memset(m, 0, sizeof *m);
     m->kind = kind;
+    m->kc = kc;
+    m->wd = weights;
+    m->kvd = kv;
+    m->heads = model->heads;
+    m->kv_heads = model->kv_heads;
+    m->head_dim = model->head_dim;
+    m->hidden = model->hidden;
+    m->intermediate = model->intermediate;
     rf_model_init(&m->rm, model, weights, kv);
     rf_gpu_init(&m->rg, roof, hbm_bw_gbps, weights);
     m->overhead_s = overhead_s;
@@ -50,7 +59,15 @@ void stm_init(struct stm *m, enum stm_kind kind, const struct lm_model *model,
 void stm_start(const struct stm *m, struct stm_sum *s)
 {
     memset(s, 0, sizeof *s);
+    s->table_attn = m->kc != NULL;
     rf_cost_start(&m->rm, &s->rc);
+}
+
+/* fp16 and bf16 run the same tensor-core rate and move the same bytes on these GPUs: a table of
+ * either serves both when the other is missing. */
+static enum roof_dtype twin(enum roof_dtype d)
+{
+    return d == RD_FP16 ? RD_BF16 : d == RD_BF16 ? RD_FP16 : d;
 }
 
 void stm_add(const struct stm *m, struct stm_sum *s, long past, long n_new, int emits)
@@ -67,15 +84,40 @@ void stm_add(const struct stm *m, struct stm_sum *s, long past, long n_new, int 
     int d = n_new == 1; /* a decode: one new token */
     s->attn_tc[d] += m->attn_flops_per_pair * pairs / (m->peak_act * e);
     s->kv_tokens[d] += ctx;
+    s->decodes += d;
+    if (!d && s->table_attn) {
+        /* The table times a whole causal prompt of ctx tokens; a chunk after `past` cached
+         * tokens computes its share of that prompt's pairs. */
+        struct kc_result r;
+        kc_attn_prefill(m->kc, m->kvd, m->heads, m->kv_heads, m->head_dim, 1, ctx, &r);
+        if (r.path == KC_NONE)
+            s->table_attn = 0;
+        else
+            s->attn_table_s += m->layers * r.s * pairs / (ctx * (ctx + 1) / 2);
+    }
     s->tokens += n_new;
     s->seqs++;
     s->sampled += emits != 0;
 }
 
+/* A measured time t for a part whose roofline is (tc, tm): split in the roofline's proportion,
+ * so that max(tc, tm) on the whole GPU is t and a share slows the binding resource. */
+static void measured(double t, double *tc, double *tm)
+{
+    double r = *tc > *tm ? *tc : *tm;
+    if (r > 0) {
+        *tc *= t / r;
+        *tm *= t / r;
+    } else {
+        *tm = t;
+    }
+}
+
 /* One linear layer over M tokens: FLOPs at e(M) of the peak, its weights and its input and
- * output activations at the weights' bandwidth efficiency. */
-static void gemm_part(const struct stm *m, int g, double tokens, double times, double *tc,
-                      double *tm)
+ * output activations at the weights' bandwidth efficiency; or its measured time. 1 when the
+ * time came from a table. */
+static int gemm_part(const struct stm *m, int g, double tokens, double times, double *tc,
+                     double *tm)
 {
     double n = m->gemm_n[g], k = m->gemm_k[g];
     double e = m->k.gemm_eff;
@@ -84,6 +126,24 @@ static void gemm_part(const struct stm *m, int g, double tokens, double times, d
     *tc = times * 2 * tokens * n * k / (m->peak * e);
     *tm =
         times * (n * k * m->weight_b + tokens * (n + k) * m->act_b) / (m->bw * m->k.weight_bw_eff);
+    if (!m->kc)
+        return 0;
+    struct kc_result r;
+    kc_gemm(m->kc, m->wd, tokens, n, k, &r);
+    if (r.path == KC_NONE && twin(m->wd) != m->wd)
+        kc_gemm(m->kc, twin(m->wd), tokens, n, k, &r);
+    if (r.path == KC_NONE)
+        return 0;
+    measured(times * r.s, tc, tm);
+    return 1;
+}
+
+static void path(struct stm_parts *p, int bit, int table)
+{
+    if (table)
+        p->table |= bit;
+    else
+        p->roof |= bit;
 }
 
 void stm_parts(const struct stm *m, const struct stm_sum *s, struct stm_parts *p)
@@ -96,20 +156,56 @@ void stm_parts(const struct stm *m, const struct stm_sum *s, struct stm_parts *p
         return;
     }
     double t = (double)s->tokens;
-    for (int g = STM_QKV; g <= STM_DOWN; g++)
-        gemm_part(m, g, t, m->layers, &p->tc[p->n], &p->tm[p->n]), p->n++;
-    if (s->sampled > 0)
-        gemm_part(m, STM_LM_HEAD, s->sampled, 1, &p->tc[p->n], &p->tm[p->n]), p->n++;
+    for (int g = STM_QKV; g <= STM_DOWN; g++) {
+        path(p, STM_PATH_GEMM, gemm_part(m, g, t, m->layers, &p->tc[p->n], &p->tm[p->n]));
+        p->n++;
+    }
+    if (s->sampled > 0) {
+        path(p, STM_PATH_GEMM,
+             gemm_part(m, STM_LM_HEAD, s->sampled, 1, &p->tc[p->n], &p->tm[p->n]));
+        p->n++;
+    }
     for (int d = 0; d < 2; d++)
         if (s->kv_tokens[d] > 0) {
-            p->tc[p->n] = s->attn_tc[d];
-            p->tm[p->n] = s->kv_tokens[d] * m->kv_bytes_per_token / (m->bw * m->k.kv_bw_eff);
+            double *tc = &p->tc[p->n], *tm = &p->tm[p->n];
+            *tc = s->attn_tc[d];
+            *tm = s->kv_tokens[d] * m->kv_bytes_per_token / (m->bw * m->k.kv_bw_eff);
+            int table = 0;
+            if (d == 0 && s->table_attn) {
+                measured(s->attn_table_s, tc, tm);
+                table = 1;
+            } else if (d == 1 && m->kc) {
+                /* The decodes as one batch of their mean context (the kernel's cost is its
+                 * KV reads, which the mean conserves). */
+                struct kc_result r;
+                double past = s->kv_tokens[1] / s->decodes - 1;
+                kc_attn_decode(m->kc, m->kvd, m->heads, m->kv_heads, m->head_dim, s->decodes,
+                               past > 1 ? past : 1, &r);
+                if (r.path != KC_NONE) {
+                    measured(m->layers * r.s, tc, tm);
+                    table = 1;
+                }
+            }
+            path(p, STM_PATH_ATTN, table);
             p->n++;
         }
+    double *tm = &p->tm[p->n];
     p->tc[p->n] = 0;
-    p->tm[p->n] = t * m->elementwise_per_token * m->act_b / (m->bw * m->k.weight_bw_eff);
-    p->n++;
+    *tm = t * m->elementwise_per_token * m->act_b / (m->bw * m->k.weight_bw_eff);
     p->fixed_s = m->layers * m->k.layer_fixed_s;
+    int small = 0;
+    if (m->kc && t > 0) {
+        struct kc_result r;
+        kc_small_kernels(m->kc, m->act_b == 2 ? RD_FP16 : m->wd, m->hidden, m->intermediate,
+                         m->heads, m->kv_heads, t, &r);
+        if (r.path != KC_NONE) {
+            *tm = m->layers * r.s; /* the table's floor is its launch-bound part */
+            p->fixed_s = 0;
+            small = 1;
+        }
+    }
+    path(p, STM_PATH_SMALL, small);
+    p->n++;
     p->cpu_s = m->cpu.step_s + m->cpu.per_seq_s * s->seqs;
     p->overlap = m->cpu.overlap;
 }

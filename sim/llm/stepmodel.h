@@ -23,6 +23,12 @@
  *     Parts add because the kernels run one after another: decode attention does not ride free
  *     under a prefill's matrix products, as one roofline over the whole step lets it.
  *
+ * Measured kernel times come first (calib/kcurve.h, from NVIDIA AIConfigurator's and Vidur's
+ * tables; docs/kernel-data.md): a GEMM, an attention kernel or the small kernels whose table
+ * exists take the table's time, split between compute and memory in the proportion of their
+ * roofline (so that a share slows them as it slows that resource); what has no table keeps the
+ * efficiencies above. Each part records which path it took (STM_PATH_* bits).
+ *
  * A step is described on the whole GPU by its parts (struct stm_parts); on a share (f of the
  * SMs, b of the bandwidth) each part takes max(tc / f, tm / b) — the roofline of one kernel —
  * and the fixed and CPU parts take what they take.
@@ -30,6 +36,7 @@
 #ifndef SS_LLM_STEPMODEL_H
 #define SS_LLM_STEPMODEL_H
 
+#include "calib/kcurve.h"
 #include "calib/roof.h"
 #include "llm/model.h"
 #include "llm/roofline.h"
@@ -49,6 +56,9 @@ struct stm_cpu {
 enum { STM_QKV, STM_O, STM_GATE_UP, STM_DOWN, STM_LM_HEAD, STM_N_GEMM };
 #define STM_MAX_PARTS (STM_N_GEMM + 4)
 
+/* Which parts of a step came from measured tables (bits of stm_parts.table, .roof). */
+enum { STM_PATH_GEMM = 1, STM_PATH_ATTN = 2, STM_PATH_SMALL = 4 };
+
 /* What a model costs on one GPU in its serving types: built once per engine. */
 struct stm {
     enum stm_kind kind;
@@ -64,6 +74,9 @@ struct stm {
     struct gpu_llm_kernels k;     /* efficiencies (calib/roof.h), defaults resolved */
     struct stm_cpu cpu;
     double overhead_s; /* roofline: step_overhead_ms */
+    const struct kc_gpu *kc; /* measured kernel curves, or NULL */
+    enum roof_dtype wd, kvd;
+    int heads, kv_heads, head_dim, hidden, intermediate;
 };
 
 /* What a step holds, summed as its sequences are added. */
@@ -71,9 +84,12 @@ struct stm_sum {
     struct rf_cost rc; /* the roofline's sums */
     long tokens;       /* Σ n_new */
     int seqs, sampled; /* sequences; those that sample a token at its end */
+    int decodes;       /* sequences with one new token */
     /* Attention, prefill chunks [0] and decodes [1] apart (they run as two kernels): compute
      * time on the whole GPU (s) and KV tokens read, Σ (past + n_new). */
     double attn_tc[2], kv_tokens[2];
+    double attn_table_s; /* prefill attention from the tables, all layers (table_attn) */
+    int table_attn;      /* every prefill chunk so far found its table */
 };
 
 /* A step on the whole GPU: parts bound by compute (tc) or memory (tm), a fixed GPU part, CPU. */
@@ -86,11 +102,14 @@ struct stm_parts {
      * results reproduce to the bit); n is 0. */
     const struct rf_gpu *rg;
     struct rf_cost rc;
+    int table, roof; /* STM_PATH_* of the parts that took the tables, and that did not */
 };
 
+/* kc: the GPU's kernel curves (kc_get), or NULL for the efficiencies alone. */
 void stm_init(struct stm *m, enum stm_kind kind, const struct lm_model *model,
               enum roof_dtype weights, enum roof_dtype kv, const struct gpu_roof *roof,
-              double hbm_bw_gbps, const struct stm_cpu *cpu, double overhead_s);
+              double hbm_bw_gbps, const struct stm_cpu *cpu, double overhead_s,
+              const struct kc_gpu *kc);
 
 void stm_start(const struct stm *m, struct stm_sum *s);
 /* One sequence of the step: n_new tokens after past cached ones; emits: it samples a token. */

@@ -9,6 +9,7 @@
 #include "core/policy.h"
 #include "core/rate.h"
 #include "core/tenant.h"
+#include "calib/kcurve.h"
 #include "llm/roofline.h"
 #include "llm/serving.h"
 #include "mig/mig.h"
@@ -41,23 +42,22 @@ static int llm_unfit(const struct gpu_profile *g, const struct tenant_cfg *t, in
         return 1;
     if (l->sla_tpot_p99_s <= 0)
         return 0;
-    struct rf_model rm;
-    struct rf_gpu rg;
-    struct rf_cost c;
-    rf_model_init(&rm, &l->model, l->dtype, l->kv_dtype);
-    rf_gpu_init(&rg, &g->roof, g->hbm_bw_gbps, l->dtype);
-    rf_cost_start(&rm, &c);
-    rf_cost_add(&rm, &c, 0, 1);
-    double bw = mig_memory_share(g, k);
-    double step = rf_time_s(&rg, &c, mig_compute_share(g, k), bw, l->step_overhead_s);
+    double bw = mig_memory_share(g, k), eff;
+    const struct kc_gpu *kc = NULL;
+    char err[SS_ERRLEN];
+    if (kc_get(g->path, &kc, err, sizeof err)) /* the load checked it: a bound without tables */
+        kc = NULL;
+    double step = etm_decode_floor_s(&l->etm, &l->model, l->dtype, l->kv_dtype, &g->roof,
+                                     g->hbm_bw_gbps, kc, l->step_overhead_s,
+                                     mig_compute_share(g, k), bw, &eff);
     if (step <= l->sla_tpot_p99_s)
         return 0;
     snprintf(why, n,
              "a decode step in the %s instance reads %.2f GB of %s weights at %.0f GB/s (%d/%d of "
              "the bandwidth × efficiency %.2f): TPOT at least %.1f ms > SLA %g ms",
-             m->name, rm.weight_bytes * 1e-9, roof_dtype_names[l->dtype],
-             rg.bw_bytes_per_s * bw * rg.bandwidth_eff * 1e-9, m->memory_slices,
-             g->mig_memory_slices, rg.bandwidth_eff, step * 1e3, l->sla_tpot_p99_s * 1e3);
+             m->name, lm_weight_bytes(&l->model, l->dtype) * 1e-9, roof_dtype_names[l->dtype],
+             g->hbm_bw_gbps * bw * eff, m->memory_slices, g->mig_memory_slices, eff, step * 1e3,
+             l->sla_tpot_p99_s * 1e3);
     return 1;
 }
 

@@ -4,6 +4,7 @@
 #include "policy/units/llmengine.h"
 
 #include "base/util.h"
+#include "calib/kcurve.h"
 #include "core/llmstats.h"
 
 #include <stdlib.h>
@@ -19,8 +20,13 @@ void le_init(struct llm_engine *e, int tenant, const struct lsv_cfg *c, long kv_
     ls_init(&e->sched, &sc);
     struct stm_cpu cpu = c->etm.cpu;
     cpu.step_s += c->step_overhead_s; /* the engine model counts a fixed overhead as CPU time */
+    const struct kc_gpu *kc = NULL;
+    char err[SS_ERRLEN];
+    /* The scenario's load has read the GPU's kernel file (scn: kc_get), so this finds it. */
+    if (c->etm.kind == STM_ENGINE && kc_get(g->path, &kc, err, sizeof err))
+        SS_FATAL("%s", err);
     stm_init(&e->model, c->etm.kind, &c->model, c->dtype, c->kv_dtype, &g->roof, g->hbm_bw_gbps,
-             &cpu, c->step_overhead_s);
+             &cpu, c->step_overhead_s, kc);
     e->overhead_s = c->step_overhead_s;
     e->frontend_s = c->etm.frontend_s;
 }
