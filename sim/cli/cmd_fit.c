@@ -8,11 +8,13 @@
 #include "cli/outplan.h"
 #include "tools/fit.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define CMD "sharesim profile fit"
@@ -34,7 +36,8 @@ static void usage(FILE *fp)
             "  --no-fit          evaluate only, at the START values\n"
             "  --out FILE        the profile fragment: values, data sha256, split, residuals\n"
             "  --json FILE       the same document; - for stdout (then no table)\n"
-            "  --scenarios DIR   write each simulated row's scenario as DIR/ID.json\n"
+            "  --scenarios DIR   write each simulated row's scenario as DIR/ID.json (DIR is\n"
+            "                    made if missing)\n"
             "  --quiet           no table on stdout\n"
             "Rows it cannot simulate (tp > 1, an unknown GPU or model, ...) are skipped with a\n"
             "warning saying why. The time taken goes to stderr.\n"
@@ -130,6 +133,10 @@ static int write_doc(const char *path, const cJSON *doc)
 
 static int write_scenarios(const char *dir, const struct fit_ctx *c)
 {
+    if (mkdir(dir, 0777) && errno != EEXIST) { /* one level, as a user would make it */
+        fprintf(stderr, CMD ": --scenarios %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
     for (int i = 0; i < c->n_rows; i++) {
         const struct fit_row *r = &c->rows[i];
         if (*r->skip)
@@ -272,10 +279,13 @@ int cmd_profile_fit(int argc, char **argv)
     c.params = o.params;
     c.n_params = o.n_params;
     double t0 = cpu_s();
-    fit_prepare(&c);
-    int fit_rows = warn_skipped(path, &c);
     rc = SS_EXIT_BADINPUT;
     cJSON *doc = NULL;
+    if (fit_prepare(&c, err, sizeof err)) {
+        fprintf(stderr, CMD ": %s\n", err);
+        goto done;
+    }
+    int fit_rows = warn_skipped(path, &c);
     if (!o.no_fit && fit_rows == 0) {
         fprintf(stderr, CMD ": %s: no row of role \"fit\" can be simulated: nothing to fit on\n",
                 path);

@@ -300,25 +300,53 @@ static int has_closed_loop(void)
     return 1;
 }
 
-void fit_prepare(struct fit_ctx *c)
+/* Whether row r loads with every parameter at its low bound, at its high bound and at its
+ * start (the loader's ranges: docs/llm.md#the-serving-object). */
+static int check_params(struct fit_ctx *c, struct fit_row *r, char *err, size_t errlen)
+{
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < c->n_params; i++) {
+            const struct fit_param *p = &c->params[i];
+            c->params[i].value = k == 0 ? p->lo : k == 1 ? p->hi : p->start;
+        }
+        struct scenario sc;
+        char why[SS_ERRLEN];
+        if (load_row(c, r, &sc, why, sizeof why))
+            return ss_errf(err, errlen, "--param: the parameters at their %s: %s",
+                           k == 0   ? "low bounds"
+                           : k == 1 ? "high bounds"
+                                    : "starts",
+                           why);
+        scn_free(&sc);
+    }
+    return 0;
+}
+
+int fit_prepare(struct fit_ctx *c, char *err, size_t errlen)
 {
     c->closed_loop = has_closed_loop();
-    /* The rows at the parameters' starts: a row that does not load at all is one the
-     * simulator cannot simulate (an unknown GPU, model, type, dataset), whatever is fitted. */
-    for (int i = 0; i < c->n_params; i++)
-        c->params[i].value = c->params[i].start;
+    /* A row that does not load without the parameters is one the simulator cannot simulate
+     * (an unknown GPU, model, type, dataset): skipped. One that does and fails with them is
+     * a parameter the user got wrong: an error. */
+    int n_params = c->n_params;
+    c->n_params = 0;
     for (int i = 0; i < c->n_rows; i++) {
         struct fit_row *r = &c->rows[i];
         if (*r->skip)
             continue;
         struct scenario sc;
-        char err[SS_ERRLEN];
-        if (load_row(c, r, &sc, err, sizeof err)) {
-            snprintf(r->skip, sizeof r->skip, "%s", err);
+        char why[SS_ERRLEN];
+        if (load_row(c, r, &sc, why, sizeof why)) {
+            snprintf(r->skip, sizeof r->skip, "%s", why);
             continue;
         }
         scn_free(&sc);
     }
+    c->n_params = n_params;
+    for (int i = 0; i < c->n_rows; i++)
+        if (!*c->rows[i].skip)
+            return check_params(c, &c->rows[i], err, errlen);
+    return 0;
 }
 
 /* ---- evaluating ---- */

@@ -92,9 +92,11 @@ struct fit_ctx {
     double objective; /* at the values of params[].value */
 };
 
-/* Probes the scenario format for the syntax rows need and notes rows it cannot build then:
- * call once after fit_read. Prints nothing. */
-void fit_prepare(struct fit_ctx *c);
+/* Probes the scenario format for the syntax rows need, notes the rows it cannot build (skip)
+ * and checks that the parameters are serving keys the loader takes at their bounds and
+ * starts: call once after fit_read. 0, or -1 with the message; the values are then the
+ * starts. Prints nothing. */
+int fit_prepare(struct fit_ctx *c, char *err, size_t errlen);
 
 /* Evaluates every simulated row at params[].value: pred[] set. 0, or -1 with the message. */
 int fit_evaluate(struct fit_ctx *c, char *err, size_t errlen);
