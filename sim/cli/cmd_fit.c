@@ -23,7 +23,7 @@ static void usage(FILE *fp)
 {
     fprintf(fp,
             "usage: sharesim profile fit MEASUREMENTS.csv [--param KEY=LO:HI[:START]]...\n"
-            "                            [--no-fit] [--out FILE] [--json FILE|-]\n"
+            "                            [--no-fit] [--out FILE] [--json FILE|-] [--csv FILE|-]\n"
             "                            [--scenarios DIR] [--quiet]\n\n"
             "Simulates every row of the measurement file (one LLM tenant on its GPU under\n"
             "exclusive) and fits the parameters, the same values for every row, to minimise\n"
@@ -36,6 +36,7 @@ static void usage(FILE *fp)
             "  --no-fit          evaluate only, at the START values\n"
             "  --out FILE        the profile fragment: values, data sha256, split, residuals\n"
             "  --json FILE       the same document; - for stdout (then no table)\n"
+            "  --csv FILE        its rows, one per measurement simulated; - for stdout\n"
             "  --scenarios DIR   write each simulated row's scenario as DIR/ID.json (DIR is\n"
             "                    made if missing)\n"
             "  --quiet           no table on stdout\n"
@@ -162,7 +163,7 @@ static int write_scenarios(const char *dir, const struct fit_ctx *c)
 /* ---- the command ---- */
 
 struct fit_opts {
-    const char *out, *json, *scen;
+    const char *out, *json, *csv, *scen;
     int no_fit, quiet;
     struct fit_param params[FIT_PARAMS_MAX];
     int n_params;
@@ -177,6 +178,7 @@ static int parse_opts(int argc, char **argv, struct fit_opts *o)
         {"json", required_argument, NULL, 'j'},
         {"scenarios", required_argument, NULL, 's'},
         {"quiet", no_argument, NULL, 'q'},
+        {"csv", required_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -209,6 +211,9 @@ static int parse_opts(int argc, char **argv, struct fit_opts *o)
             break;
         case 'j':
             o->json = optarg;
+            break;
+        case 'c':
+            o->csv = optarg;
             break;
         case 's':
             o->scen = optarg;
@@ -266,6 +271,7 @@ int cmd_profile_fit(int argc, char **argv)
     op_input(&op, "MEASUREMENTS", path);
     op_output(&op, "--out", o.out);
     op_output(&op, "--json", o.json);
+    op_output(&op, "--csv", o.csv);
     if (o.scen)
         op_output_dir(&op, "--scenarios", o.scen, scen_names);
     if (op_done(&op))
@@ -298,9 +304,11 @@ int cmd_profile_fit(int argc, char **argv)
     fprintf(stderr, CMD ": %ld simulations in %.1f s of CPU\n", c.sims, cpu_s() - t0);
     doc = fit_report(&c, path, sha, !o.no_fit);
     rc = SS_EXIT_OK;
-    if (!o.quiet && !cli_is_stdout(o.json))
+    if (!o.quiet && !cli_is_stdout(o.json) && !cli_is_stdout(o.csv))
         print_report(&c, !o.no_fit);
     if ((o.out && write_doc(o.out, doc)) || (o.json && write_doc(o.json, doc)) ||
+        (o.csv && cli_write_csv_rows(CMD, o.csv,
+                                     cJSON_Duplicate(cJSON_GetObjectItem(doc, "rows"), 1), NULL)) ||
         (o.scen && write_scenarios(o.scen, &c)))
         rc = SS_EXIT_BADINPUT;
 done:
