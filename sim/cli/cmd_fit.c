@@ -58,7 +58,7 @@ static void print_cell(const struct fit_row *r, int m)
         snprintf(b, sizeof b, "%.4g", r->pred[m]);
     if (!isnan(e))
         snprintf(c, sizeof c, "%+.1f%%", e);
-    printf("  %9s %9s %7s", a, b, c);
+    printf("  %9s %9s %8s", a, b, c);
 }
 
 static void print_summary(const struct fit_ctx *c, int holdout)
@@ -79,7 +79,7 @@ static void print_summary(const struct fit_ctx *c, int holdout)
 static void print_split(const struct fit_ctx *c, int holdout)
 {
     printf("\n%s rows:\n", holdout ? "holdout" : "fit");
-    printf("%-28s  %9s %9s %7s  %9s %9s %7s  %9s %9s %7s\n", "id", "TTFT ms", "pred", "err",
+    printf("%-28s  %9s %9s %8s  %9s %9s %8s  %9s %9s %8s\n", "id", "TTFT ms", "pred", "err",
            "TPOT ms", "pred", "err", "tok/s", "pred", "err");
     for (int i = 0; i < c->n_rows; i++) {
         const struct fit_row *r = &c->rows[i];
