@@ -278,6 +278,8 @@ static int load_row(const struct fit_ctx *c, struct fit_row *r, struct scenario 
     snprintf(name, sizeof name, "(row %s)", r->id);
     int rc = scn_load_text(name, t, strlen(t), sc, err, errlen);
     cJSON_free(t);
+    if (rc)
+        scn_free(sc); /* what a failed load parsed */
     return rc;
 }
 
@@ -294,10 +296,9 @@ static int has_closed_loop(void)
         "\"tokens\": 8}}}], \"strategies\": [{\"name\": \"e\", \"kind\": \"exclusive\"}]}";
     struct scenario sc;
     char err[SS_ERRLEN];
-    if (scn_load_text("(probe)", probe, sizeof probe - 1, &sc, err, sizeof err))
-        return 0;
+    int ok = scn_load_text("(probe)", probe, sizeof probe - 1, &sc, err, sizeof err) == 0;
     scn_free(&sc);
-    return 1;
+    return ok;
 }
 
 /* Whether row r loads with every parameter at its low bound, at its high bound and at its
