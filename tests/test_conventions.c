@@ -132,6 +132,7 @@ static const struct conv_case json_cases[] = {
     {"profile diff", "A100-40GB A100-80GB --json -", 0},
     {"profile merge", "H100-80GB @F --json -", 0},
     {"profile match", "'NVIDIA H200' --json -", 0},
+    {"profile fit", "tests/fixtures/fit/known.csv --no-fit --json -", 0},
     {"validate", "--quick --json -", 0},
     {"cluster", "tests/fixtures/cluster/tiny.json --quiet --json -", 0},
     {"fidelity scenario", "tests/fixtures/fidelity/timeslice-2.json --gpu H100-80GB --json -", 0},
@@ -153,6 +154,7 @@ static const struct conv_case csv_cases[] = {
     {"profile diff", "A100-40GB A100-80GB --csv -", 0},
     {"validate", "--quick --csv -", 0},
     {"fidelity table", "tests/fixtures/fidelity/timeslice-2.json --sim @D --csv -", 0},
+    {"profile fit", "tests/fixtures/fit/known.csv --no-fit --csv -", 0},
     {NULL, NULL, 0},
 };
 
@@ -191,6 +193,8 @@ static const struct conv_case exit_cases[] = {
     {"trace stats", "traces/AzureLLMInferenceTrace_conv.head100.csv", 2},
     {"trace gen", "--scenario @S --tenant a --count 3 -o @D/conv-gen2.csv", 0},
     {"trace gen", "--scenario @S --tenant nosuch --count 3 -o @D/conv-gen3.csv", 2},
+    {"profile fit", "tests/fixtures/fit/known.csv --no-fit --quiet", 0},
+    {"profile fit", "@D/no-such.csv", 2},
     {"mig profiles", "--gpu A100-40GB", 0},
     {"mig profiles", "--gpu V100", 2},
     {"mig layouts", "--gpu A100-40GB --maximal", 0},

@@ -168,10 +168,7 @@ int cli_is_stdout(const char *path)
     return path && strcmp(path, "-") == 0;
 }
 
-/* Opens path, lets put() write into it, commits; the message goes out as `cmd: …`. */
-static int write_out(const char *cmd, const char *path,
-                     void (*put)(FILE *, const cJSON *, const char *const *), const cJSON *doc,
-                     const char *const *skip)
+int cli_write_out(const char *cmd, const char *path, cli_put_fn put, const void *ctx)
 {
     struct ss_out o;
     char err[SS_ERRLEN];
@@ -179,7 +176,11 @@ static int write_out(const char *cmd, const char *path,
         fprintf(stderr, "%s: %s\n", cmd, err);
         return -1;
     }
-    put(o.fp, doc, skip);
+    if (put(o.fp, ctx, err, sizeof err)) {
+        ss_out_abort(&o);
+        fprintf(stderr, "%s: %s\n", cmd, err);
+        return -1;
+    }
     if (ss_out_commit(&o, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", cmd, err);
         return -1;
@@ -187,9 +188,8 @@ static int write_out(const char *cmd, const char *path,
     return 0;
 }
 
-static void put_json(FILE *fp, const cJSON *doc, const char *const *skip)
+void cli_put_doc(FILE *fp, const cJSON *doc)
 {
-    (void)skip;
     char *text = cJSON_Print(doc);
     if (!text)
         SS_FATAL("cJSON_Print failed");
@@ -198,16 +198,37 @@ static void put_json(FILE *fp, const cJSON *doc, const char *const *skip)
     free(text);
 }
 
+static int put_json(FILE *fp, const void *doc, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    cli_put_doc(fp, doc);
+    return 0;
+}
+
+struct csv_job {
+    const cJSON *rows;
+    const char *const *skip;
+};
+
+static int put_csv(FILE *fp, const void *ctx, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    const struct csv_job *j = ctx;
+    csv_rows(fp, j->rows, j->skip);
+    return 0;
+}
+
 int cli_write_json(const char *cmd, const char *path, cJSON *doc)
 {
-    int rc = write_out(cmd, path, put_json, doc, NULL);
+    int rc = cli_write_out(cmd, path, put_json, doc);
     cJSON_Delete(doc);
     return rc;
 }
 
 int cli_write_csv_rows(const char *cmd, const char *path, cJSON *rows, const char *const *skip)
 {
-    int rc = write_out(cmd, path, csv_rows, rows, skip);
+    struct csv_job j = {rows, skip};
+    int rc = cli_write_out(cmd, path, put_csv, &j);
     cJSON_Delete(rows);
     return rc;
 }

@@ -10,6 +10,7 @@
 #ifndef SS_CLI_H
 #define SS_CLI_H
 
+#include <stdio.h>
 #include <sys/types.h>
 
 struct cli_group;
@@ -48,6 +49,7 @@ int cmd_validate(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
+int cmd_profile_fit(int argc, char **argv); /* `profile fit` (cmd_fit.c) */
 extern const struct cli_group cmd_profile, cmd_mig, cmd_trace, cmd_report, cmd_fidelity;
 
 /*
@@ -68,6 +70,82 @@ int cli_opt_error(const char *cmd, const char *opt, const char *arg, const char 
 
 /* Option parsers of commands return this to mean "parsed, go on", or else an exit code. */
 #define CLI_CONTINUE (-1)
+
+/*
+ * A command's options as a table, one row an option (cliopt.c builds getopt_long's arrays
+ * from it). A row stores its value into target: CLI_FLAG sets an int to 1 and CLI_UNSET to 0;
+ * CLI_STR keeps the argument (const char *); CLI_LONG (long) and CLI_INT (int) are integers
+ * in [lo, hi] (hi INFINITY: no bound) and CLI_DOUBLE a number as cli_opt_double() checks it,
+ * each with cli_opt_long()'s or cli_opt_double()'s message; CLI_CALL hands the argument to
+ * call(cmd, target, arg), which prints its own message and returns non-zero when it is bad;
+ * CLI_HELP prints the usage on stdout.
+ */
+enum cli_kind { CLI_FLAG, CLI_UNSET, CLI_STR, CLI_LONG, CLI_INT, CLI_DOUBLE, CLI_CALL, CLI_HELP };
+struct cli_opt {
+    const char *name; /* the long name, without "--"; NULL ends the table */
+    int short_name;   /* -x, or 0 */
+    enum cli_kind kind;
+    void *target;
+    double lo, hi;
+    enum cli_lo lo_kind;
+    int (*call)(const char *cmd, void *target, const char *arg);
+};
+/* Rows, by kind (designated, so that a row names only what it uses). */
+#define CLI_OPT_STR(n, s, t)                                                                       \
+    {                                                                                              \
+        .name = (n), .short_name = (s), .kind = CLI_STR, .target = (t)                             \
+    }
+#define CLI_OPT_FLAG(n, s, t)                                                                      \
+    {                                                                                              \
+        .name = (n), .short_name = (s), .kind = CLI_FLAG, .target = (t)                            \
+    }
+#define CLI_OPT_UNSET(n, s, t)                                                                     \
+    {                                                                                              \
+        .name = (n), .short_name = (s), .kind = CLI_UNSET, .target = (t)                           \
+    }
+#define CLI_OPT_LONG(n, s, t, l, h)                                                                \
+    {                                                                                              \
+        .name = (n), .short_name = (s), .kind = CLI_LONG, .target = (t), .lo = (l), .hi = (h)      \
+    }
+#define CLI_OPT_INT(n, s, t, l, h)                                                                 \
+    {                                                                                              \
+        .name = (n), .short_name = (s), .kind = CLI_INT, .target = (t), .lo = (l), .hi = (h)       \
+    }
+#define CLI_OPT_NUM(n, s, t, lk, l, h)                                                             \
+    {                                                                                              \
+        .name = (n), .short_name = (s), .kind = CLI_DOUBLE, .target = (t), .lo_kind = (lk),        \
+        .lo = (l), .hi = (h)                                                                       \
+    }
+#define CLI_OPT_CALL(n, s, t, fn)                                                                  \
+    {                                                                                              \
+        .name = (n), .short_name = (s), .kind = CLI_CALL, .target = (t), .call = (fn)              \
+    }
+#define CLI_OPT_HELP                                                                               \
+    {                                                                                              \
+        .name = "help", .short_name = 'h', .kind = CLI_HELP                                        \
+    }
+#define CLI_OPT_END                                                                                \
+    {                                                                                              \
+        .name = NULL                                                                               \
+    }
+struct cli_spec {
+    const char *cmd;            /* as typed, for messages: "sharesim run" */
+    const struct cli_opt *opts; /* {NULL}-terminated */
+    void (*usage)(FILE *fp);    /* the usage text, or NULL and */
+    const char *help;           /* the usage text as a string */
+    int min_args, max_args;     /* positional arguments; max_args < 0: no bound */
+    int own_errors;             /* word an unknown option or a missing value as `CMD: …` */
+    unsigned long *given;       /* or NULL: bit i set when opts[i] was given */
+};
+/*
+ * Parses argv (argv[0] the command's name) by the spec. Returns CLI_CONTINUE with optind at
+ * the first positional argument, SS_EXIT_OK after printing the usage for --help, or
+ * SS_EXIT_BADINPUT after a bad option, value or count of positional arguments (with the
+ * usage on stderr, except after a bad value, whose message says it all).
+ */
+int cli_parse_opts(const struct cli_spec *sp, int argc, char **argv);
+/* A CLI_CALL for --shard I/N (tools/shard.h): target is a struct shard. */
+int cli_opt_shard(const char *cmd, void *target, const char *arg);
 
 /* Strict integer parse without a message (for the environment, e.g. $COLUMNS): 0 or -1. */
 int cli_parse_long(const char *s, long lo, long hi, long *out);
@@ -94,6 +172,12 @@ int cli_stderr_is_tty(void);
  */
 struct cJSON;
 int cli_is_stdout(const char *path);
+/* Any output: put() writes it into fp and returns 0, or -1 with err filled (the output is
+ * then removed). */
+typedef int (*cli_put_fn)(FILE *fp, const void *ctx, char *err, size_t errlen);
+int cli_write_out(const char *cmd, const char *path, cli_put_fn put, const void *ctx);
+/* doc as cJSON_Print prints it plus a newline, into fp. */
+void cli_put_doc(FILE *fp, const struct cJSON *doc);
 /* The document, as cJSON_Print prints it plus a newline; doc is deleted. */
 int cli_write_json(const char *cmd, const char *path, struct cJSON *doc);
 /* An array of objects as CSV (report/csvrows.h: one row per object, keys in skip left out);

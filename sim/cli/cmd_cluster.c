@@ -66,79 +66,35 @@ static void fail(const char *err)
 
 int cmd_cluster(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", required_argument, 0, 'j'},     {"csv", required_argument, 0, 'c'},
-        {"csv-frag", required_argument, 0, 'f'}, {"csv-frag-ratio", required_argument, 0, 'r'},
-        {"html", required_argument, 0, 'H'},     {"jobs", required_argument, 0, 'J'},
-        {"quiet", no_argument, 0, 'q'},          {"progress", no_argument, 0, 'P'},
-        {"shard", required_argument, 0, 'D'},
-        {"partial", required_argument, 0, 'p'},  {"merge", no_argument, 0, 'M'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     struct clr_opts o = {0};
     o.jobs = 1;
     o.shard = (struct shard){0, 1};
-    int quiet = 0, merge = 0, progress = 0, c;
-    long v;
+    int quiet = 0, merge = 0, progress = 0;
     char err[SS_ERRLEN];
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":j:c:f:r:J:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            o.json_path = optarg;
-            break;
-        case 'c':
-            o.csv_path = optarg;
-            break;
-        case 'f':
-            o.csv_frag_path = optarg;
-            break;
-        case 'r':
-            o.csv_ratio_path = optarg;
-            break;
-        case 'H':
-            o.html_path = optarg;
-            break;
-        case 'J':
-            if (cli_parse_long(optarg, 1, 256, &v)) {
-                fprintf(stderr,
-                        "sharesim cluster: --jobs expects an integer in [1, 256], got \"%s\"\n",
-                        optarg);
-                return SS_EXIT_BADINPUT;
-            }
-            o.jobs = (int)v;
-            break;
-        case 'q':
-            quiet = 1;
-            break;
-        case 'P':
-            progress = 1;
-            break;
-        case 'D':
-            if (shard_parse(optarg, &o.shard, err, sizeof err)) {
-                fprintf(stderr, "sharesim cluster: --shard: %s\n", err);
-                return SS_EXIT_BADINPUT;
-            }
-            break;
-        case 'p':
-            o.partial = optarg;
-            break;
-        case 'M':
-            merge = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return SS_EXIT_OK;
-        case ':':
-            fprintf(stderr, "sharesim cluster: option %s needs a value\n\n", argv[optind - 1]);
-            usage(stderr);
-            return SS_EXIT_BADINPUT;
-        default:
-            fprintf(stderr, "sharesim cluster: unknown option %s\n\n", argv[optind - 1]);
-            usage(stderr);
-            return SS_EXIT_BADINPUT;
-        }
-    }
+    const struct cli_opt opts[] = {
+        CLI_OPT_STR("json", 'j', &o.json_path),
+        CLI_OPT_STR("csv", 'c', &o.csv_path),
+        CLI_OPT_STR("csv-frag", 'f', &o.csv_frag_path),
+        CLI_OPT_STR("csv-frag-ratio", 'r', &o.csv_ratio_path),
+        CLI_OPT_STR("html", 0, &o.html_path),
+        CLI_OPT_INT("jobs", 'J', &o.jobs, 1, 256),
+        CLI_OPT_FLAG("quiet", 'q', &quiet),
+        CLI_OPT_FLAG("progress", 0, &progress),
+        CLI_OPT_CALL("shard", 0, &o.shard, cli_opt_shard),
+        CLI_OPT_STR("partial", 0, &o.partial),
+        CLI_OPT_FLAG("merge", 0, &merge),
+        CLI_OPT_HELP,
+        CLI_OPT_END,
+    };
+    const struct cli_spec spec = {.cmd = "sharesim cluster",
+                                  .opts = opts,
+                                  .usage = usage,
+                                  .min_args = 0,
+                                  .max_args = -1,
+                                  .own_errors = 1};
+    int prc = cli_parse_opts(&spec, argc, argv);
+    if (prc != CLI_CONTINUE)
+        return prc;
     if (optind >= argc) {
         fprintf(stderr, "sharesim cluster: missing SCENARIO\n\n");
         usage(stderr);

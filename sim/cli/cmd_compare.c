@@ -346,60 +346,26 @@ static cJSON *compare_json(const struct scenario *sc, const struct run_result *r
 
 int cmd_compare(int argc, char **argv)
 {
-    static const struct option opts[] = {{"baseline", required_argument, 0, 'b'},
-                                         {"seed", required_argument, 0, 's'},
-                                         {"replications", required_argument, 0, 'r'},
-                                         {"json", required_argument, 0, 'j'},
-                                         {"csv", required_argument, 0, 'c'},
-                                         {"quiet", no_argument, 0, 'q'},
-                                         {"check-sla", no_argument, 0, 'S'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     static const char cmd[] = "sharesim compare";
     const char *baseline = NULL, *json = NULL, *csv = NULL;
     struct run_opts ro = {0, -1, 0, 0};
-    long v;
-    int c, quiet = 0, check_sla = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "b:s:r:j:c:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = optarg;
-            break;
-        case 'c':
-            csv = optarg;
-            break;
-        case 'q':
-            quiet = 1;
-            break;
-        case 'S':
-            check_sla = 1;
-            break;
-        case 'b':
-            baseline = optarg;
-            break;
-        case 's':
-            if (cli_opt_long("sharesim compare", "--seed", optarg, 0, 4294967295L, &v))
-                return SS_EXIT_BADINPUT;
-            ro.seed = v;
-            break;
-        case 'r':
-            if (cli_opt_long("sharesim compare", "--replications", optarg, 1, 10000, &v))
-                return SS_EXIT_BADINPUT;
-            ro.replications = (int)v;
-            break;
-        case 'h':
-            usage(stdout);
-            return SS_EXIT_OK;
-        default:
-            usage(stderr);
-            return SS_EXIT_BADINPUT;
-        }
-    }
-    if (optind != argc - 1) {
-        usage(stderr);
-        return SS_EXIT_BADINPUT;
-    }
+    int quiet = 0, check_sla = 0;
+    const struct cli_opt opts[] = {
+        CLI_OPT_STR("baseline", 'b', &baseline),
+        CLI_OPT_LONG("seed", 's', &ro.seed, 0, 4294967295.0),
+        CLI_OPT_INT("replications", 'r', &ro.replications, 1, 10000),
+        CLI_OPT_STR("json", 'j', &json),
+        CLI_OPT_STR("csv", 'c', &csv),
+        CLI_OPT_FLAG("quiet", 'q', &quiet),
+        CLI_OPT_FLAG("check-sla", 0, &check_sla),
+        CLI_OPT_HELP,
+        CLI_OPT_END,
+    };
+    const struct cli_spec spec = {
+        .cmd = cmd, .opts = opts, .usage = usage, .min_args = 1, .max_args = 1};
+    int prc = cli_parse_opts(&spec, argc, argv);
+    if (prc != CLI_CONTINUE)
+        return prc;
     struct scenario sc;
     if (cli_load_scenario(argv[optind], 0, &sc))
         return SS_EXIT_BADINPUT;

@@ -48,42 +48,23 @@ static void usage_scenario(FILE *fp)
 
 static int sub_scenario(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"gpu", required_argument, NULL, 'g'},
-        {"output", required_argument, NULL, 'o'},
-        {"json", required_argument, NULL, 'o'},
-        {"replay", no_argument, NULL, 'r'},
-        {"requests", required_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *cmd = "sharesim fidelity scenario", *gpu = NULL, *out = NULL;
-    int replay = 0, c;
+    int replay = 0;
     long requests = 400000;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'g':
-            gpu = optarg;
-            break;
-        case 'o':
-            out = optarg;
-            break;
-        case 'r':
-            replay = 1;
-            break;
-        case 'n':
-            if (cli_opt_long(cmd, "--requests", optarg, 100, 1000000000L, &requests))
-                return SS_EXIT_BADINPUT;
-            break;
-        case 'h':
-            usage_scenario(stdout);
-            return SS_EXIT_OK;
-        default:
-            usage_scenario(stderr);
-            return SS_EXIT_BADINPUT;
-        }
-    }
+    const struct cli_opt opts[] = {
+        CLI_OPT_STR("gpu", 0, &gpu),
+        CLI_OPT_STR("output", 'o', &out),
+        CLI_OPT_STR("json", 0, &out),
+        CLI_OPT_FLAG("replay", 0, &replay),
+        CLI_OPT_LONG("requests", 0, &requests, 100, 1000000000.0),
+        {.name = "help", .kind = CLI_HELP},
+        CLI_OPT_END,
+    };
+    const struct cli_spec spec = {
+        .cmd = cmd, .opts = opts, .usage = usage_scenario, .min_args = 0, .max_args = -1};
+    int prc = cli_parse_opts(&spec, argc, argv);
+    if (prc != CLI_CONTINUE)
+        return prc;
     if (!gpu || !out || optind != argc - 1) {
         usage_scenario(stderr);
         return SS_EXIT_BADINPUT;
@@ -215,45 +196,24 @@ static int case_rows(const struct fid_summary *s, const char *dir, struct fid_ro
 
 static int sub_table(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"sim", required_argument, NULL, 's'},  {"output", required_argument, NULL, 'o'},
-        {"json", required_argument, NULL, 'j'}, {"csv", required_argument, NULL, 'c'},
-        {"goal", required_argument, NULL, 'g'}, {"check", no_argument, NULL, 'k'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
-    };
     const char *cmd = "sharesim fidelity table", *dir = NULL, *md = NULL, *json = NULL, *csv = NULL;
     double goal = 10;
-    int check = 0, c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            dir = optarg;
-            break;
-        case 'o':
-            md = optarg;
-            break;
-        case 'j':
-            json = optarg;
-            break;
-        case 'c':
-            csv = optarg;
-            break;
-        case 'g':
-            if (cli_opt_double(cmd, "--goal", optarg, CLI_GT, 0, 1000, &goal))
-                return SS_EXIT_BADINPUT;
-            break;
-        case 'k':
-            check = 1;
-            break;
-        case 'h':
-            usage_table(stdout);
-            return SS_EXIT_OK;
-        default:
-            usage_table(stderr);
-            return SS_EXIT_BADINPUT;
-        }
-    }
+    int check = 0;
+    const struct cli_opt opts[] = {
+        CLI_OPT_STR("sim", 0, &dir),
+        CLI_OPT_STR("output", 'o', &md),
+        CLI_OPT_STR("json", 0, &json),
+        CLI_OPT_STR("csv", 0, &csv),
+        CLI_OPT_NUM("goal", 0, &goal, CLI_GT, 0, 1000),
+        CLI_OPT_FLAG("check", 0, &check),
+        {.name = "help", .kind = CLI_HELP},
+        CLI_OPT_END,
+    };
+    const struct cli_spec spec = {
+        .cmd = cmd, .opts = opts, .usage = usage_table, .min_args = 0, .max_args = -1};
+    int prc = cli_parse_opts(&spec, argc, argv);
+    if (prc != CLI_CONTINUE)
+        return prc;
     if (!dir || optind >= argc) {
         usage_table(stderr);
         return SS_EXIT_BADINPUT;

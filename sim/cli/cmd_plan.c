@@ -85,63 +85,28 @@ static int write_k8s(const char *dir, const char *ns, const struct scenario *sc,
 
 int cmd_plan(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", required_argument, 0, 'j'},
-                                         {"csv", required_argument, 0, 'c'},
-                                         {"k8s", required_argument, 0, 'k'},
-                                         {"html", required_argument, 0, 'H'},
-                                         {"quiet", no_argument, 0, 'q'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {"namespace", required_argument, 0, 'n'},
-                                         {"nodes", required_argument, 0, 'N'},
-                                         {"emit-scenario", required_argument, 0, 'e'},
-                                         {"no-headroom", no_argument, 0, 'R'},
-                                         {0, 0, 0, 0}};
     const char *json = NULL, *csv = NULL, *k8s = NULL, *html = NULL, *ns = "gpu-operator",
                *nodes = NULL;
     const char *emit = NULL;
-    int quiet = 0, no_headroom = 0, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "j:c:k:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = optarg;
-            break;
-        case 'c':
-            csv = optarg;
-            break;
-        case 'k':
-            k8s = optarg;
-            break;
-        case 'H':
-            html = optarg;
-            break;
-        case 'n':
-            ns = optarg;
-            break;
-        case 'N':
-            nodes = optarg;
-            break;
-        case 'R':
-            no_headroom = 1;
-            break;
-        case 'e':
-            emit = optarg;
-            break;
-        case 'q':
-            quiet = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return SS_EXIT_OK;
-        default:
-            usage(stderr);
-            return SS_EXIT_BADINPUT;
-        }
-    }
-    if (optind != argc - 1) {
-        usage(stderr);
-        return SS_EXIT_BADINPUT;
-    }
+    int quiet = 0, no_headroom = 0;
+    const struct cli_opt opts[] = {
+        CLI_OPT_STR("json", 'j', &json),
+        CLI_OPT_STR("csv", 'c', &csv),
+        CLI_OPT_STR("k8s", 'k', &k8s),
+        CLI_OPT_STR("html", 0, &html),
+        CLI_OPT_FLAG("quiet", 'q', &quiet),
+        CLI_OPT_HELP,
+        CLI_OPT_STR("namespace", 0, &ns),
+        CLI_OPT_STR("nodes", 0, &nodes),
+        CLI_OPT_STR("emit-scenario", 0, &emit),
+        CLI_OPT_FLAG("no-headroom", 0, &no_headroom),
+        CLI_OPT_END,
+    };
+    const struct cli_spec spec = {
+        .cmd = "sharesim plan", .opts = opts, .usage = usage, .min_args = 1, .max_args = 1};
+    int prc = cli_parse_opts(&spec, argc, argv);
+    if (prc != CLI_CONTINUE)
+        return prc;
     char why[SS_ERRLEN];
     if (dp_namespace_check(ns, why, sizeof why)) {
         fprintf(stderr,

@@ -5,6 +5,7 @@
  *   diff A B                  what changed from A to B, with relative changes
  *   merge BASE FRAG… -o OUT   lay microbenchmark outputs over a shipped profile
  *   match DEVICE              the shipped profile for a CUDA device name
+ *   fit MEASUREMENTS.csv      the engine's parameters fitted to measurements (cmd_fit.c)
  * Tables are for people (long sources wrap to the terminal width); --json FILE|- (and --csv
  * for list and diff, which have rows) are for tools (docs/cli.md).
  */
@@ -848,6 +849,8 @@ static const struct cli_command subcommands[] = {
     {"merge", "BASE MEASURED... -o OUT: make a measured profile from kernels/ output", sub_merge,
      NULL},
     {"match", "DEVICE: the shipped profile for a CUDA device name", sub_match, NULL},
+    {"fit", "MEASUREMENTS.csv: fit the engine's parameters to measured points", cmd_profile_fit,
+     NULL},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -88,7 +88,8 @@ static int bad(const char *err)
     return SS_EXIT_BADINPUT;
 }
 
-/* Options shared by the subcommands; each accepts only the ones it documents. */
+/* Options shared by the subcommands; each accepts only the ones it documents. Bit i is row i
+ * of parse_opts's table. */
 enum {
     O_TITLE = 1,
     O_SCENARIO = 2,
@@ -119,123 +120,39 @@ struct ropts {
 
 static int parse_opts(int argc, char **argv, struct ropts *o)
 {
-    static const struct option opts[] = {{"title", required_argument, 0, 't'},
-                                         {"scenario", required_argument, 0, 's'},
-                                         {"command", required_argument, 0, 'c'},
-                                         {"level", required_argument, 0, 'l'},
-                                         {"md", required_argument, 0, 'm'},
-                                         {"x", required_argument, 0, 'x'},
-                                         {"markdown", no_argument, 0, 'M'},
-                                         {"note", required_argument, 0, 'n'},
-                                         {"rows", required_argument, 0, 'r'},
-                                         {"study", required_argument, 0, 'S'},
-                                         {"dir", required_argument, 0, 'd'},
-                                         {"json", required_argument, 0, 'j'},
-                                         {"csv", required_argument, 0, 'C'},
-                                         {"out", required_argument, 0, 'o'},
-                                         {"cdf", required_argument, 0, 'F'},
-                                         {"plot", required_argument, 0, 'p'},
-                                         {"svg", required_argument, 0, 'v'},
-                                         {"question", required_argument, 0, 'Q'},
-                                         {"index", required_argument, 0, 'I'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     char cmd[64];
-    int c;
-    long v;
     snprintf(cmd, sizeof cmd, "sharesim report %s", argv[0]);
     memset(o, 0, sizeof *o);
     o->level = 2;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            o->out = optarg;
-            o->given |= O_OUT;
-            break;
-        case 'F':
-            o->cdf = optarg;
-            o->given |= O_CDF;
-            break;
-        case 'p':
-            o->plot = optarg;
-            o->given |= O_PLOT;
-            break;
-        case 'v':
-            o->svg = optarg;
-            o->given |= O_SVG;
-            break;
-        case 'Q':
-            o->question = optarg;
-            o->given |= O_QUESTION;
-            break;
-        case 'I':
-            o->index = optarg;
-            o->given |= O_INDEX;
-            break;
-        case 't':
-            o->title = optarg;
-            o->given |= O_TITLE;
-            break;
-        case 's':
-            o->scenario = optarg;
-            o->given |= O_SCENARIO;
-            break;
-        case 'c':
-            o->command = optarg;
-            o->given |= O_COMMAND;
-            break;
-        case 'n':
-            o->note = optarg;
-            o->given |= O_NOTE;
-            break;
-        case 'x':
-            o->x = optarg;
-            o->given |= O_X;
-            break;
-        case 'r':
-            o->rows = optarg;
-            o->given |= O_ROWS;
-            break;
-        case 'S':
-            o->study = optarg;
-            o->given |= O_STUDY;
-            break;
-        case 'd':
-            o->dir = optarg;
-            o->given |= O_DIR;
-            break;
-        case 'j':
-            o->json = optarg;
-            o->given |= O_JSON;
-            break;
-        case 'C':
-            o->csv = optarg;
-            o->given |= O_CSV;
-            break;
-        case 'm':
-            o->md_path = optarg;
-            o->given |= O_MD;
-            break;
-        case 'M':
-            o->md = 1;
-            o->given |= O_MARKDOWN;
-            break;
-        case 'l':
-            o->given |= O_LEVEL;
-            if (cli_opt_long(cmd, "--level", optarg, 1, 6, &v))
-                return SS_EXIT_BADINPUT;
-            o->level = (int)v;
-            break;
-        case 'h':
-            usage(stdout);
-            return SS_EXIT_OK;
-        default:
-            usage(stderr);
-            return SS_EXIT_BADINPUT;
-        }
-    }
-    return CLI_CONTINUE;
+    unsigned long given = 0;
+    const struct cli_opt opts[] = {
+        CLI_OPT_STR("title", 0, &o->title),
+        CLI_OPT_STR("scenario", 0, &o->scenario),
+        CLI_OPT_STR("command", 0, &o->command),
+        CLI_OPT_INT("level", 0, &o->level, 1, 6),
+        CLI_OPT_FLAG("markdown", 0, &o->md),
+        CLI_OPT_STR("x", 0, &o->x),
+        CLI_OPT_STR("rows", 0, &o->rows),
+        CLI_OPT_STR("study", 0, &o->study),
+        CLI_OPT_STR("dir", 0, &o->dir),
+        CLI_OPT_STR("json", 0, &o->json),
+        CLI_OPT_STR("csv", 0, &o->csv),
+        CLI_OPT_STR("md", 0, &o->md_path),
+        CLI_OPT_STR("note", 0, &o->note),
+        CLI_OPT_STR("out", 'o', &o->out),
+        CLI_OPT_STR("cdf", 0, &o->cdf),
+        CLI_OPT_STR("plot", 0, &o->plot),
+        CLI_OPT_STR("svg", 0, &o->svg),
+        CLI_OPT_STR("question", 0, &o->question),
+        CLI_OPT_STR("index", 0, &o->index),
+        CLI_OPT_HELP,
+        CLI_OPT_END,
+    };
+    const struct cli_spec spec = {
+        .cmd = cmd, .opts = opts, .usage = usage, .min_args = 0, .max_args = -1, .given = &given};
+    int rc = cli_parse_opts(&spec, argc, argv);
+    o->given = (unsigned)given;
+    return rc;
 }
 
 static int do_md(int n, char **args, const struct ropts *o)
@@ -361,27 +278,34 @@ static int do_index(int n, char **args, const struct ropts *o)
 }
 
 /* Writes one reference output atomically: 0 JSON, 1 CSV, 2 Markdown. */
+struct ref_out {
+    int what; /* 0 JSON, 1 CSV, 2 Markdown */
+    const struct sd_study *st;
+    const struct sd_ref_row *rows;
+    cJSON *const *docs;
+};
+
+static int put_ref(FILE *fp, const void *ctx, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    const struct ref_out *w = ctx;
+    if (w->what == 0) {
+        cJSON *j = sd_reference_json(w->st, w->rows);
+        cli_put_doc(fp, j);
+        cJSON_Delete(j);
+    } else if (w->what == 1) {
+        sd_reference_csv(fp, w->st, w->rows);
+    } else {
+        sd_reference_md(fp, w->st, w->rows, w->docs);
+    }
+    return 0;
+}
+
 static int write_ref(const char *path, int what, const struct sd_study *st,
                      const struct sd_ref_row *rows, cJSON *const *docs)
 {
-    struct ss_out out;
-    char err[SS_ERRLEN];
-    if (ss_out_open(&out, path, err, sizeof err))
-        return bad(err);
-    if (what == 0) {
-        cJSON *j = sd_reference_json(st, rows);
-        char *text = cJSON_Print(j);
-        fprintf(out.fp, "%s\n", text);
-        free(text);
-        cJSON_Delete(j);
-    } else if (what == 1) {
-        sd_reference_csv(out.fp, st, rows);
-    } else {
-        sd_reference_md(out.fp, st, rows, docs);
-    }
-    if (ss_out_commit(&out, err, sizeof err))
-        return bad(err);
-    return SS_EXIT_OK;
+    const struct ref_out w = {what, st, rows, docs};
+    return cli_write_out("sharesim report", path, put_ref, &w) ? SS_EXIT_BADINPUT : SS_EXIT_OK;
 }
 
 static int do_reference(int n, char **args, const struct ropts *o)

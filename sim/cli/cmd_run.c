@@ -45,125 +45,69 @@ static void usage(FILE *fp)
                 "      --check-sla, 2 bad input\n");
 }
 
-/* Writes the --cdf file (a second pass over the same seeds, see cdf.h). */
-static int write_cdf(const char *path, const struct scenario *sc, const struct run_opts *ro)
+struct run_out {
+    const struct scenario *sc;
+    const struct run_opts *ro;
+    const struct run_result *r;
+    double load_scale;
+};
+
+/* The --cdf file (a second pass over the same seeds, see cdf.h). */
+static int put_cdf(FILE *fp, const void *ctx, char *err, size_t errlen)
 {
-    struct ss_out o;
-    char err[SS_ERRLEN];
-    if (ss_out_open(&o, path, err, sizeof err)) {
-        fprintf(stderr, "sharesim: %s\n", err);
-        return -1;
-    }
+    const struct run_out *w = ctx;
     struct cdf_result c;
-    if (cdf_collect(sc, ro->seed, ro->replications, &c, err, sizeof err)) {
-        ss_out_abort(&o);
-        fprintf(stderr, "sharesim: %s\n", err);
+    if (cdf_collect(w->sc, w->ro->seed, w->ro->replications, &c, err, errlen))
         return -1;
-    }
-    cdf_write_csv(o.fp, sc, &c);
+    cdf_write_csv(fp, w->sc, &c);
     cdf_free(&c);
-    if (ss_out_commit(&o, err, sizeof err)) {
-        fprintf(stderr, "sharesim: %s\n", err);
-        return -1;
-    }
     return 0;
 }
 
-/* Writes one output through an atomic temporary file. */
-static int write_output(const char *path, const struct scenario *sc, const struct run_result *r,
-                        int json, double load_scale)
+static int put_json(FILE *fp, const void *ctx, char *err, size_t errlen)
 {
-    struct ss_out o;
-    char err[SS_ERRLEN];
-    if (ss_out_open(&o, path, err, sizeof err)) {
-        fprintf(stderr, "sharesim: %s\n", err);
-        return -1;
-    }
-    if (json) {
-        cJSON *doc = rep_json(sc, r);
-        if (load_scale != 1.0)
-            jv_out_add(doc, "load_scale", load_scale);
-        char *text = cJSON_Print(doc);
-        fputs(text, o.fp);
-        fputc('\n', o.fp);
-        free(text);
-        cJSON_Delete(doc);
-    } else {
-        rep_csv(o.fp, sc, r);
-    }
-    if (ss_out_commit(&o, err, sizeof err)) {
-        fprintf(stderr, "sharesim: %s\n", err);
-        return -1;
-    }
+    (void)err, (void)errlen;
+    const struct run_out *w = ctx;
+    cJSON *doc = rep_json(w->sc, w->r);
+    if (w->load_scale != 1.0)
+        jv_out_add(doc, "load_scale", w->load_scale);
+    cli_put_doc(fp, doc);
+    cJSON_Delete(doc);
+    return 0;
+}
+
+static int put_csv(FILE *fp, const void *ctx, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    const struct run_out *w = ctx;
+    rep_csv(fp, w->sc, w->r);
     return 0;
 }
 
 int cmd_run(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", required_argument, 0, 'j'},
-                                         {"csv", required_argument, 0, 'c'},
-                                         {"seed", required_argument, 0, 's'},
-                                         {"replications", required_argument, 0, 'r'},
-                                         {"quiet", no_argument, 0, 'q'},
-                                         {"no-slowdown", no_argument, 0, 'n'},
-                                         {"cdf", required_argument, 0, 'F'},
-                                         {"scale-load", required_argument, 0, 'L'},
-                                         {"check-sla", no_argument, 0, 'S'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     const char *json = NULL, *csv = NULL, *cdf = NULL;
     double load_scale = 1.0;
     struct run_opts ro = {0, -1, 1, 0};
-    int quiet = 0, check_sla = 0, c;
-    long v;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "j:c:s:r:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = optarg;
-            break;
-        case 'c':
-            csv = optarg;
-            break;
-        case 's':
-            if (cli_opt_long("sharesim run", "--seed", optarg, 0, 4294967295L, &v))
-                return SS_EXIT_BADINPUT;
-            ro.seed = v;
-            break;
-        case 'r':
-            if (cli_opt_long("sharesim run", "--replications", optarg, 1, 10000, &v))
-                return SS_EXIT_BADINPUT;
-            ro.replications = (int)v;
-            break;
-        case 'q':
-            quiet = 1;
-            break;
-        case 'n':
-            ro.slowdown = 0;
-            break;
-        case 'L':
-            if (cli_opt_double("sharesim run", "--scale-load", optarg, CLI_GT, 0, INFINITY,
-                               &load_scale))
-                return SS_EXIT_BADINPUT;
-            break;
-        case 'F':
-            cdf = optarg;
-            break;
-        case 'S':
-            check_sla = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return SS_EXIT_OK;
-        default:
-            usage(stderr);
-            return SS_EXIT_BADINPUT;
-        }
-    }
-    if (optind != argc - 1) {
-        usage(stderr);
-        return SS_EXIT_BADINPUT;
-    }
+    int quiet = 0, check_sla = 0;
+    const struct cli_opt opts[] = {
+        CLI_OPT_STR("json", 'j', &json),
+        CLI_OPT_STR("csv", 'c', &csv),
+        CLI_OPT_LONG("seed", 's', &ro.seed, 0, 4294967295.0),
+        CLI_OPT_INT("replications", 'r', &ro.replications, 1, 10000),
+        CLI_OPT_FLAG("quiet", 'q', &quiet),
+        CLI_OPT_UNSET("no-slowdown", 0, &ro.slowdown),
+        CLI_OPT_STR("cdf", 0, &cdf),
+        CLI_OPT_NUM("scale-load", 0, &load_scale, CLI_GT, 0, INFINITY),
+        CLI_OPT_FLAG("check-sla", 0, &check_sla),
+        CLI_OPT_HELP,
+        CLI_OPT_END,
+    };
+    const struct cli_spec spec = {
+        .cmd = "sharesim run", .opts = opts, .usage = usage, .min_args = 1, .max_args = 1};
+    int prc = cli_parse_opts(&spec, argc, argv);
+    if (prc != CLI_CONTINUE)
+        return prc;
     struct scenario sc;
     if (cli_load_scenario(argv[optind], 0, &sc))
         return SS_EXIT_BADINPUT;
@@ -198,11 +142,12 @@ int cmd_run(int argc, char **argv)
     int csv_stdout = csv && strcmp(csv, "-") == 0;
     if (!quiet && !json_stdout && !csv_stdout)
         rep_table(stdout, &sc, &r);
-    if (json && write_output(json, &sc, &r, 1, load_scale))
+    const struct run_out w = {&sc, &ro, &r, load_scale};
+    if (json && cli_write_out("sharesim", json, put_json, &w))
         rc = SS_EXIT_BADINPUT;
-    if (csv && write_output(csv, &sc, &r, 0, load_scale))
+    if (csv && cli_write_out("sharesim", csv, put_csv, &w))
         rc = SS_EXIT_BADINPUT;
-    if (cdf && write_cdf(cdf, &sc, &ro))
+    if (cdf && cli_write_out("sharesim", cdf, put_cdf, &w))
         rc = SS_EXIT_BADINPUT;
     if (check_sla && rep_sla_misses(stderr, "sharesim run", &sc, &r) > 0 && rc == SS_EXIT_OK)
         rc = SS_EXIT_INFEASIBLE;

@@ -136,88 +136,51 @@ static int bad(const char *fmt, const char *arg)
     return SS_EXIT_BADINPUT;
 }
 
+static int opt_set(const char *cmd, void *t, const char *arg)
+{
+    (void)cmd;
+    char err[SS_ERRLEN];
+    struct sweep_cmd *c = t;
+    return sw_grid_add(&c->grid, arg, err, sizeof err) ? bad("%s", err) : 0;
+}
+
+static int opt_plot(const char *cmd, void *t, const char *arg)
+{
+    (void)cmd;
+    char err[SS_ERRLEN];
+    if (ht_check_metrics(arg, err, sizeof err))
+        return bad("%s", err);
+    ((struct sweep_cmd *)t)->metrics = arg;
+    return 0;
+}
+
 /* CLI_CONTINUE, or the exit code (SS_EXIT_OK after --help; a message printed on bad ones). */
 static int parse_args(int argc, char **argv, struct sweep_cmd *c)
 {
-    static const struct option opts[] = {{"set", required_argument, 0, 'S'},
-                                         {"out", required_argument, 0, 'o'},
-                                         {"jobs", required_argument, 0, 'j'},
-                                         {"replications", required_argument, 0, 'r'},
-                                         {"seed", required_argument, 0, 's'},
-                                         {"no-slowdown", no_argument, 0, 'n'},
-                                         {"no-plot", no_argument, 0, 'P'},
-                                         {"quiet", no_argument, 0, 'q'},
-                                         {"json", required_argument, 0, 'J'},
-                                         {"csv", required_argument, 0, 'C'},
-                                         {"plot", required_argument, 0, 'M'},
-                                         {"shard", required_argument, 0, 'D'},
-                                         {"merge", no_argument, 0, 'G'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    char err[SS_ERRLEN];
-    long v, cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int ch;
+    const struct cli_opt opts[] = {
+        CLI_OPT_CALL("set", 'S', c, opt_set),
+        CLI_OPT_STR("out", 'o', &c->dir),
+        CLI_OPT_INT("jobs", 'j', &c->jobs, 1, SW_MAX_JOBS),
+        CLI_OPT_INT("replications", 'r', &c->opts.replications, 1, 10000),
+        CLI_OPT_LONG("seed", 's', &c->opts.seed, 0, 4294967295.0),
+        CLI_OPT_UNSET("no-slowdown", 0, &c->opts.slowdown),
+        CLI_OPT_UNSET("no-plot", 0, &c->plot),
+        CLI_OPT_FLAG("quiet", 'q', &c->quiet),
+        CLI_OPT_STR("json", 0, &c->json),
+        CLI_OPT_STR("csv", 0, &c->csv),
+        CLI_OPT_CALL("plot", 0, c, opt_plot),
+        CLI_OPT_CALL("shard", 0, &c->shard, cli_opt_shard),
+        CLI_OPT_FLAG("merge", 0, &c->merge),
+        CLI_OPT_HELP,
+        CLI_OPT_END,
+    };
+    const struct cli_spec spec = {
+        .cmd = "sharesim sweep", .opts = opts, .usage = usage, .min_args = 0, .max_args = -1};
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
     c->jobs = cores < 1 ? 1 : cores > SW_MAX_JOBS ? SW_MAX_JOBS : (int)cores;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "S:o:j:r:s:qh", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'S':
-            if (sw_grid_add(&c->grid, optarg, err, sizeof err))
-                return bad("%s", err);
-            break;
-        case 'o':
-            c->dir = optarg;
-            break;
-        case 'j':
-            if (cli_opt_long("sharesim sweep", "--jobs", optarg, 1, SW_MAX_JOBS, &v))
-                return SS_EXIT_BADINPUT;
-            c->jobs = (int)v;
-            break;
-        case 'r':
-            if (cli_opt_long("sharesim sweep", "--replications", optarg, 1, 10000, &v))
-                return SS_EXIT_BADINPUT;
-            c->opts.replications = (int)v;
-            break;
-        case 's':
-            if (cli_opt_long("sharesim sweep", "--seed", optarg, 0, 4294967295L, &v))
-                return SS_EXIT_BADINPUT;
-            c->opts.seed = v;
-            break;
-        case 'n':
-            c->opts.slowdown = 0;
-            break;
-        case 'P':
-            c->plot = 0;
-            break;
-        case 'M':
-            if (ht_check_metrics(optarg, err, sizeof err))
-                return bad("%s", err);
-            c->metrics = optarg;
-            break;
-        case 'q':
-            c->quiet = 1;
-            break;
-        case 'J':
-            c->json = optarg;
-            break;
-        case 'C':
-            c->csv = optarg;
-            break;
-        case 'D':
-            if (shard_parse(optarg, &c->shard, err, sizeof err))
-                return bad("--shard: %s", err);
-            break;
-        case 'G':
-            c->merge = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return SS_EXIT_OK;
-        default:
-            usage(stderr);
-            return SS_EXIT_BADINPUT;
-        }
-    }
+    int prc = cli_parse_opts(&spec, argc, argv);
+    if (prc != CLI_CONTINUE)
+        return prc;
     if (optind > argc - 1 || (optind != argc - 1 && !c->merge)) {
         usage(stderr);
         return SS_EXIT_BADINPUT;

@@ -147,42 +147,24 @@ static cJSON *stats_json(const char *path, const struct tr_opts *o, const struct
 
 static int trace_stats(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'}, {"time-scale", required_argument, NULL, 's'},
-        {"limit", required_argument, NULL, 'n'},  {"json", required_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
-    };
     static const char cmd[] = "sharesim trace stats";
     const char *format = NULL, *json = NULL;
     struct tr_opts opts = {1.0, 0};
-    int c;
-    long v;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "f:s:n:j:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'f':
-            format = optarg;
-            break;
-        case 's':
-            if (cli_opt_double(cmd, "--time-scale", optarg, CLI_GT, 0, INFINITY, &opts.time_scale))
-                return SS_EXIT_BADINPUT;
-            break;
-        case 'n':
-            if (cli_opt_long(cmd, "--limit", optarg, 0, LONG_MAX, &v))
-                return SS_EXIT_BADINPUT;
-            opts.limit = v;
-            break;
-        case 'j':
-            json = optarg;
-            break;
-        case 'h':
-            stats_usage(stdout);
-            return SS_EXIT_OK;
-        default:
-            stats_usage(stderr);
-            return SS_EXIT_BADINPUT;
-        }
-    }
+    long limit = 0;
+    const struct cli_opt o[] = {
+        CLI_OPT_STR("format", 'f', &format),
+        CLI_OPT_NUM("time-scale", 's', &opts.time_scale, CLI_GT, 0, INFINITY),
+        CLI_OPT_LONG("limit", 'n', &limit, 0, INFINITY),
+        CLI_OPT_STR("json", 'j', &json),
+        CLI_OPT_HELP,
+        CLI_OPT_END,
+    };
+    const struct cli_spec spec = {
+        .cmd = cmd, .opts = o, .usage = stats_usage, .min_args = 0, .max_args = -1};
+    int prc = cli_parse_opts(&spec, argc, argv);
+    if (prc != CLI_CONTINUE)
+        return prc;
+    opts.limit = limit;
     if (optind != argc - 1 || !format) {
         fprintf(stderr, "sharesim trace stats: %s\n",
                 optind != argc - 1 ? "expected exactly one FILE" : "--format is required");
@@ -281,67 +263,31 @@ static int gen_fail(const char *fmt, const char *arg)
 /* CLI_CONTINUE, or the exit code (SS_EXIT_OK after --help). */
 static int gen_parse_args(int argc, char **argv, struct gen_opts *g)
 {
-    enum { O_SCENARIO = 1000, O_TENANT };
-    static const struct option longopts[] = {
-        {"arrival", required_argument, NULL, 'a'},
-        {"work", required_argument, NULL, 'w'},
-        {"scenario", required_argument, NULL, O_SCENARIO},
-        {"tenant", required_argument, NULL, O_TENANT},
-        {"count", required_argument, NULL, 'n'},
-        {"duration-s", required_argument, NULL, 'd'},
-        {"seed", required_argument, NULL, 's'},
-        {"output", required_argument, NULL, 'o'},
-        {"json", required_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    static const char cmd[] = "sharesim trace gen";
     memset(g, 0, sizeof *g);
     g->seed = -1;
-    int c;
-    long v;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "a:w:n:d:s:o:j:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'a':
-            g->arrival = optarg;
-            break;
-        case 'w':
-            g->work = optarg;
-            break;
-        case O_SCENARIO:
-            g->scenario = optarg;
-            break;
-        case O_TENANT:
-            g->tenant = optarg;
-            break;
-        case 'n':
-            if (cli_opt_long(cmd, "--count", optarg, 1, LONG_MAX, &v))
-                return SS_EXIT_BADINPUT;
-            g->count = v;
-            break;
-        case 'd':
-            if (cli_opt_double(cmd, "--duration-s", optarg, CLI_GT, 0, INFINITY, &g->duration_s))
-                return SS_EXIT_BADINPUT;
-            break;
-        case 's':
-            if (cli_opt_long(cmd, "--seed", optarg, 0, 4294967295L, &g->seed))
-                return SS_EXIT_BADINPUT;
-            break;
-        case 'o':
-            g->output = optarg;
-            break;
-        case 'j':
-            g->json = optarg;
-            break;
-        case 'h':
-            gen_usage(stdout);
-            return SS_EXIT_OK;
-        default:
-            gen_usage(stderr);
-            return SS_EXIT_BADINPUT;
-        }
-    }
+    long count = 0;
+    const struct cli_opt opts[] = {
+        CLI_OPT_STR("arrival", 'a', &g->arrival),
+        CLI_OPT_STR("work", 'w', &g->work),
+        CLI_OPT_STR("scenario", 0, &g->scenario),
+        CLI_OPT_STR("tenant", 0, &g->tenant),
+        CLI_OPT_LONG("count", 'n', &count, 1, INFINITY),
+        CLI_OPT_NUM("duration-s", 'd', &g->duration_s, CLI_GT, 0, INFINITY),
+        CLI_OPT_LONG("seed", 's', &g->seed, 0, 4294967295.0),
+        CLI_OPT_STR("output", 'o', &g->output),
+        CLI_OPT_STR("json", 'j', &g->json),
+        CLI_OPT_HELP,
+        CLI_OPT_END,
+    };
+    const struct cli_spec spec = {.cmd = "sharesim trace gen",
+                                  .opts = opts,
+                                  .usage = gen_usage,
+                                  .min_args = 0,
+                                  .max_args = -1};
+    int prc = cli_parse_opts(&spec, argc, argv);
+    if (prc != CLI_CONTINUE)
+        return prc;
+    g->count = count;
     if (optind != argc)
         return gen_fail("unexpected argument \"%s\"", argv[optind]);
     if (!g->output)

@@ -100,72 +100,32 @@ static double seconds_now(void)
 
 int cmd_validate(int argc, char **argv)
 {
-    static const struct option opts[] = {{"quick", no_argument, 0, 'Q'},
-                                         {"json", required_argument, 0, 'j'},
-                                         {"csv", required_argument, 0, 'c'},
-                                         {"markdown", required_argument, 0, 'm'},
-                                         {"jobs", required_argument, 0, 'J'},
-                                         {"seed", required_argument, 0, 's'},
-                                         {"quiet", no_argument, 0, 'q'},
-                                         {"shard", required_argument, 0, 'D'},
-                                         {"partial", required_argument, 0, 'p'},
-                                         {"merge", no_argument, 0, 'M'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     struct val_opts vo = {0, 1, 1, 1.0, 0};
     struct val_batch vb = {{0, 1}, NULL, NULL, 0};
     const char *json = NULL, *md = NULL, *csv = NULL;
-    int quiet = 0, merge = 0, c;
+    int quiet = 0, merge = 0;
+    long seed = 1;
     char err[SS_ERRLEN];
-    long v;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "Qj:c:m:J:s:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c':
-            csv = optarg;
-            break;
-        case 'Q':
-            vo.quick = 1;
-            break;
-        case 'j':
-            json = optarg;
-            break;
-        case 'm':
-            md = optarg;
-            break;
-        case 'J':
-            if (cli_opt_long("sharesim validate", "--jobs", optarg, 1, 256, &v))
-                return SS_EXIT_BADINPUT;
-            vo.jobs = (int)v;
-            break;
-        case 's':
-            if (cli_opt_long("sharesim validate", "--seed", optarg, 0, 4294967295L, &v))
-                return SS_EXIT_BADINPUT;
-            vo.seed = (unsigned long)v;
-            break;
-        case 'q':
-            quiet = 1;
-            break;
-        case 'D':
-            if (shard_parse(optarg, &vb.shard, err, sizeof err)) {
-                fprintf(stderr, "sharesim validate: --shard: %s\n", err);
-                return SS_EXIT_BADINPUT;
-            }
-            break;
-        case 'p':
-            vb.partial = optarg;
-            break;
-        case 'M':
-            merge = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return SS_EXIT_OK;
-        default:
-            usage(stderr);
-            return SS_EXIT_BADINPUT;
-        }
-    }
+    const struct cli_opt opts[] = {
+        CLI_OPT_FLAG("quick", 'Q', &vo.quick),
+        CLI_OPT_STR("json", 'j', &json),
+        CLI_OPT_STR("csv", 'c', &csv),
+        CLI_OPT_STR("markdown", 'm', &md),
+        CLI_OPT_INT("jobs", 'J', &vo.jobs, 1, 256),
+        CLI_OPT_LONG("seed", 's', &seed, 0, 4294967295.0),
+        CLI_OPT_FLAG("quiet", 'q', &quiet),
+        CLI_OPT_CALL("shard", 0, &vb.shard, cli_opt_shard),
+        CLI_OPT_STR("partial", 0, &vb.partial),
+        CLI_OPT_FLAG("merge", 0, &merge),
+        CLI_OPT_HELP,
+        CLI_OPT_END,
+    };
+    const struct cli_spec spec = {
+        .cmd = "sharesim validate", .opts = opts, .usage = usage, .min_args = 0, .max_args = -1};
+    int prc = cli_parse_opts(&spec, argc, argv);
+    if (prc != CLI_CONTINUE)
+        return prc;
+    vo.seed = (unsigned long)seed;
     if (optind < argc && !merge) {
         fprintf(stderr, "sharesim validate: unexpected argument \"%s\"\n", argv[optind]);
         usage(stderr);

@@ -1,0 +1,318 @@
+/*
+ * sharesim profile fit — fits the LLM engine's named parameters (numeric keys of `serving`)
+ * to published end-to-end measurements, and reports the error on the rows held back
+ * (tools/fit.h; docs/calibration.md#fitting-the-engine-to-measurements).
+ */
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/outplan.h"
+#include "tools/fit.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define CMD "sharesim profile fit"
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: sharesim profile fit MEASUREMENTS.csv [--param KEY=LO:HI[:START]]...\n"
+            "                            [--no-fit] [--out FILE] [--json FILE|-] [--csv FILE|-]\n"
+            "                            [--scenarios DIR] [--quiet]\n\n"
+            "Simulates every row of the measurement file (one LLM tenant on its GPU under\n"
+            "exclusive) and fits the parameters, the same values for every row, to minimise\n"
+            "the sum of ln(predicted/measured)^2 over the rows of role \"fit\"; then reports\n"
+            "predicted against measured TTFT, TPOT and output throughput, for the fit rows\n"
+            "and separately for the holdout rows (median |error|, share predicted high).\n\n"
+            "  --param KEY=LO:HI[:START]  fit serving key KEY within [LO, HI] from START\n"
+            "                    (default the middle); repeatable, at most %d; without it the\n"
+            "                    default set (docs/calibration.md)\n"
+            "  --no-fit          evaluate only, at the START values\n"
+            "  --out FILE        the profile fragment: values, data sha256, split, residuals\n"
+            "  --json FILE       the same document; - for stdout (then no table)\n"
+            "  --csv FILE        its rows, one per measurement simulated; - for stdout\n"
+            "  --scenarios DIR   write each simulated row's scenario as DIR/ID.json (DIR is\n"
+            "                    made if missing)\n"
+            "  --quiet           no table on stdout\n"
+            "Rows it cannot simulate (tp > 1, an unknown GPU or model, ...) are skipped with a\n"
+            "warning saying why. The time taken goes to stderr.\n"
+            "exit: 0 ok, 2 bad input (the CSV error as FILE:LINE:COL)\n",
+            FIT_PARAMS_MAX);
+}
+
+/* ---- the text report ---- */
+
+static void print_cell(const struct fit_row *r, int m)
+{
+    double e = fit_error_pct(r, m);
+    char a[24] = "-", b[24] = "-", c[24] = "";
+    if (!isnan(r->meas[m]))
+        snprintf(a, sizeof a, "%.4g", r->meas[m]);
+    if (isfinite(r->pred[m]))
+        snprintf(b, sizeof b, "%.4g", r->pred[m]);
+    if (!isnan(e))
+        snprintf(c, sizeof c, "%+.1f%%", e);
+    printf("  %9s %9s %8s", a, b, c);
+}
+
+static void print_summary(const struct fit_ctx *c, int holdout)
+{
+    static const char *const label[] = {"TTFT", "TPOT", "tok/s"};
+    for (int m = 0; m < FM_N; m++) {
+        struct fit_stat st;
+        fit_summary(c, holdout, m, &st);
+        if (st.points == 0)
+            printf("  %-5s no points\n", label[m]);
+        else
+            printf("  %-5s median |error| %.1f%% over %d point%s, %.0f%% of them predicted high\n",
+                   label[m], st.median_abs_pct, st.points, st.points == 1 ? "" : "s",
+                   st.positive_share * 100);
+    }
+}
+
+static void print_split(const struct fit_ctx *c, int holdout)
+{
+    printf("\n%s rows:\n", holdout ? "holdout" : "fit");
+    printf("%-28s  %9s %9s %8s  %9s %9s %8s  %9s %9s %8s\n", "id", "TTFT ms", "pred", "err",
+           "TPOT ms", "pred", "err", "tok/s", "pred", "err");
+    for (int i = 0; i < c->n_rows; i++) {
+        const struct fit_row *r = &c->rows[i];
+        if (*r->skip || r->holdout != holdout)
+            continue;
+        printf("%-28s", r->id);
+        for (int m = 0; m < FM_N; m++)
+            print_cell(r, m);
+        putchar('\n');
+        if (*r->note)
+            printf("  (%s)\n", r->note);
+    }
+    print_summary(c, holdout);
+}
+
+static void print_report(const struct fit_ctx *c, int fitted)
+{
+    printf("%s\n", fitted ? "fitted parameters:" : "parameters (not fitted):");
+    for (int i = 0; i < c->n_params; i++) {
+        const struct fit_param *p = &c->params[i];
+        printf("  %s = %g  (bounds %g to %g, start %g)\n", p->key, p->value, p->lo, p->hi,
+               p->start);
+    }
+    if (fitted)
+        printf("%d iterations, %s, objective %.6g\n", c->iterations,
+               c->converged ? "converged" : "iteration cap reached", c->objective);
+    else
+        printf("objective %.6g\n", c->objective);
+    print_split(c, 0);
+    print_split(c, 1);
+}
+
+/* ---- outputs ---- */
+
+static int write_doc(const char *path, const cJSON *doc)
+{
+    struct ss_out o;
+    char err[SS_ERRLEN];
+    if (ss_out_open(&o, path, err, sizeof err)) {
+        fprintf(stderr, CMD ": %s\n", err);
+        return -1;
+    }
+    char *t = cJSON_Print(doc);
+    fprintf(o.fp, "%s\n", t);
+    cJSON_free(t);
+    if (ss_out_commit(&o, err, sizeof err)) {
+        fprintf(stderr, CMD ": %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int write_scenarios(const char *dir, const struct fit_ctx *c)
+{
+    if (mkdir(dir, 0777) && errno != EEXIST) { /* one level, as a user would make it */
+        fprintf(stderr, CMD ": --scenarios %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    for (int i = 0; i < c->n_rows; i++) {
+        const struct fit_row *r = &c->rows[i];
+        if (*r->skip)
+            continue;
+        struct ss_out o;
+        char err[SS_ERRLEN], name[FIT_ID_MAX + 8];
+        snprintf(name, sizeof name, "%s.json", r->id);
+        if (ss_out_open_entry(&o, dir, name, err, sizeof err)) {
+            fprintf(stderr, CMD ": %s\n", err);
+            return -1;
+        }
+        char *t = fit_scenario_text(c, r);
+        fprintf(o.fp, "%s\n", t);
+        free(t);
+        if (ss_out_commit(&o, err, sizeof err)) {
+            fprintf(stderr, CMD ": %s\n", err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- the command ---- */
+
+struct fit_opts {
+    const char *out, *json, *csv, *scen;
+    int no_fit, quiet;
+    struct fit_param params[FIT_PARAMS_MAX];
+    int n_params;
+};
+
+static int parse_opts(int argc, char **argv, struct fit_opts *o)
+{
+    static const struct option opts[] = {
+        {"param", required_argument, NULL, 'p'},
+        {"no-fit", no_argument, NULL, 'n'},
+        {"out", required_argument, NULL, 'o'},
+        {"json", required_argument, NULL, 'j'},
+        {"scenarios", required_argument, NULL, 's'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"csv", required_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    char err[SS_ERRLEN];
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (o->n_params == FIT_PARAMS_MAX) {
+                fprintf(stderr, CMD ": --param: at most %d parameters\n", FIT_PARAMS_MAX);
+                return SS_EXIT_BADINPUT;
+            }
+            if (fit_parse_param(optarg, &o->params[o->n_params], err, sizeof err)) {
+                fprintf(stderr, CMD ": --param %s\n", err);
+                return SS_EXIT_BADINPUT;
+            }
+            for (int i = 0; i < o->n_params; i++)
+                if (strcmp(o->params[i].key, o->params[o->n_params].key) == 0) {
+                    fprintf(stderr, CMD ": --param %s: given twice\n", o->params[i].key);
+                    return SS_EXIT_BADINPUT;
+                }
+            o->n_params++;
+            break;
+        case 'n':
+            o->no_fit = 1;
+            break;
+        case 'o':
+            o->out = optarg;
+            break;
+        case 'j':
+            o->json = optarg;
+            break;
+        case 'c':
+            o->csv = optarg;
+            break;
+        case 's':
+            o->scen = optarg;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return -1;
+        default:
+            usage(stderr);
+            return SS_EXIT_BADINPUT;
+        }
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return SS_EXIT_BADINPUT;
+    }
+    if (o->n_params == 0)
+        o->n_params = fit_default_params(o->params, FIT_PARAMS_MAX);
+    return SS_EXIT_OK;
+}
+
+/* Names each skipped row on stderr; the number of rows simulated with role `fit`. */
+static int warn_skipped(const char *path, const struct fit_ctx *c)
+{
+    int fit_rows = 0;
+    for (int i = 0; i < c->n_rows; i++) {
+        const struct fit_row *r = &c->rows[i];
+        if (*r->skip)
+            fprintf(stderr, CMD ": warning: %s:%d: row %s skipped: %s\n", path, r->line, r->id,
+                    r->skip);
+        else
+            fit_rows += !r->holdout;
+    }
+    return fit_rows;
+}
+
+static double cpu_s(void)
+{
+    return (double)clock() / CLOCKS_PER_SEC;
+}
+
+int cmd_profile_fit(int argc, char **argv)
+{
+    struct fit_opts o = {0};
+    int rc = parse_opts(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? SS_EXIT_OK : rc;
+    const char *path = argv[optind];
+    struct op_plan op;
+    static const char *const scen_names[] = {"*.json", NULL};
+    op_init(&op, CMD);
+    op_input(&op, "MEASUREMENTS", path);
+    op_output(&op, "--out", o.out);
+    op_output(&op, "--json", o.json);
+    op_output(&op, "--csv", o.csv);
+    if (o.scen)
+        op_output_dir(&op, "--scenarios", o.scen, scen_names);
+    if (op_done(&op))
+        return SS_EXIT_BADINPUT;
+    char err[SS_ERRLEN], sha[65];
+    struct fit_ctx c = {0};
+    if (fit_read(path, &c.rows, &c.n_rows, sha, err, sizeof err)) {
+        fprintf(stderr, CMD ": %s\n", err);
+        return SS_EXIT_BADINPUT;
+    }
+    c.params = o.params;
+    c.n_params = o.n_params;
+    double t0 = cpu_s();
+    rc = SS_EXIT_BADINPUT;
+    cJSON *doc = NULL;
+    if (fit_prepare(&c, err, sizeof err)) {
+        fprintf(stderr, CMD ": %s\n", err);
+        goto done;
+    }
+    int fit_rows = warn_skipped(path, &c);
+    if (!o.no_fit && fit_rows == 0) {
+        fprintf(stderr, CMD ": %s: no row of role \"fit\" can be simulated: nothing to fit on\n",
+                path);
+        goto done;
+    }
+    if (o.no_fit ? fit_evaluate(&c, err, sizeof err) : fit_run(&c, err, sizeof err)) {
+        fprintf(stderr, CMD ": %s\n", err);
+        goto done;
+    }
+    fprintf(stderr, CMD ": %ld simulations in %.1f s of CPU\n", c.sims, cpu_s() - t0);
+    doc = fit_report(&c, path, sha, !o.no_fit);
+    rc = SS_EXIT_OK;
+    if (!o.quiet && !cli_is_stdout(o.json) && !cli_is_stdout(o.csv))
+        print_report(&c, !o.no_fit);
+    if ((o.out && write_doc(o.out, doc)) || (o.json && write_doc(o.json, doc)) ||
+        (o.csv && cli_write_csv_rows(CMD, o.csv,
+                                     cJSON_Duplicate(cJSON_GetObjectItem(doc, "rows"), 1), NULL)) ||
+        (o.scen && write_scenarios(o.scen, &c)))
+        rc = SS_EXIT_BADINPUT;
+done:
+    cJSON_Delete(doc);
+    free(c.rows);
+    return rc;
+}
