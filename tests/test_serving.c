@@ -55,7 +55,7 @@ static void test_defaults(void)
                                 &c, err, 512),
                           0);
     CU_ASSERT_EQUAL(c.kv_dtype, RD_FP16); /* weight-only int4 keeps 16-bit activations */
-    CU_ASSERT_EQUAL(c.prefix_caching, 1);  /* vLLM V1's default */
+    CU_ASSERT_EQUAL(c.prefix_caching, 1); /* vLLM V1's default */
     CU_ASSERT_EQUAL(c.enforce_eager, 0);
 }
 
@@ -70,7 +70,7 @@ static void test_device_defaults(void)
         double gib;
         int seqs;
         long tokens;
-    } cases[] = {{"A100-80GB", 80, 256, 2048},  {"H100-80GB", 80, 1024, 8192},
+    } cases[] = {{"A100-80GB", 80, 256, 2048},    {"H100-80GB", 80, 1024, 8192},
                  {"H200-141GB", 141, 1024, 8192}, {"A100-40GB", 40, 256, 2048},
                  {"H100-80GB", 39.5, 256, 2048},  {"h100", 70, 1024, 8192},
                  {"H100", 69.99, 256, 2048},      {"NVIDIA A100-SXM4-80GB", 80, 256, 2048}};
@@ -160,9 +160,9 @@ static void test_kv_capacity(void)
     c.defaulted = LSV_DEF_SEQS | LSV_DEF_TOKENS | LSV_DEF_RESERVE;
     lsv_resolve(&c, "H100-80GB", 80);
     CU_ASSERT_EQUAL_FATAL(lsv_kv_blocks(&c, 80, "the H100-80GB's 80 GB", &blocks, err, 512), 0);
-    CU_ASSERT_EQUAL(blocks, (long)floor((80 * gib * 0.9 - 16.060522496 - c.activation_reserve_gb -
-                                         0.15 * gib) /
-                                        (16 * 131072e-9)));
+    CU_ASSERT_EQUAL(
+        blocks, (long)floor((80 * gib * 0.9 - 16.060522496 - c.activation_reserve_gb - 0.15 * gib) /
+                            (16 * 131072e-9)));
     CU_ASSERT_EQUAL(blocks, 28526);
     CU_ASSERT_EQUAL_FATAL(parse("{\"engine\": \"llm\", \"model\": \"Llama-2-7B\"}", &c, err, 512),
                           0);

@@ -240,8 +240,7 @@ static void publish(struct ls_sched *s, struct ls_seq *q)
     if (!s->cfg.prefix_caching)
         return;
     long full = q->computed / s->cfg.block_size;
-    while (q->ent < full &&
-           key_owner(s, q, q->ent) == LPC_SHARED &&
+    while (q->ent < full && key_owner(s, q, q->ent) == LPC_SHARED &&
            lpc_insert(&s->kv, LPC_SHARED, q->ent, 1) == 0)
         q->ent++;
 }

@@ -88,15 +88,15 @@ struct ls_item {
 struct ls_step {
     int n, cap;
     struct ls_item *items;
-    long tokens;      /* Σ n_new */
-    int preempted;    /* sequences preempted while building it */
-    long hit_tokens;  /* tokens its admissions found in the prefix cache (in past, not n_new) */
-    int graph_batch;  /* a pure-decode step (every n_new = 1) of n ≤ graph_max sequences runs
-                       * as the CUDA graph captured for the next capture size ≥ n: that size,
-                       * the batch the GPU computes (padded with dummy sequences); 0 when the
-                       * step runs eagerly — it has a prefill chunk, more sequences than the
-                       * largest capture size, or the engine has no graphs. vLLM v0.11's
-                       * FULL_AND_PIECEWISE mode: full graphs for decode only. */
+    long tokens;     /* Σ n_new */
+    int preempted;   /* sequences preempted while building it */
+    long hit_tokens; /* tokens its admissions found in the prefix cache (in past, not n_new) */
+    int graph_batch; /* a pure-decode step (every n_new = 1) of n ≤ graph_max sequences runs
+                      * as the CUDA graph captured for the next capture size ≥ n: that size,
+                      * the batch the GPU computes (padded with dummy sequences); 0 when the
+                      * step runs eagerly — it has a prefill chunk, more sequences than the
+                      * largest capture size, or the engine has no graphs. vLLM v0.11's
+                      * FULL_AND_PIECEWISE mode: full graphs for decode only. */
 };
 
 struct ls_sched {

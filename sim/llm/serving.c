@@ -72,8 +72,8 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     c->activation_reserve_gb = -1;
     int rs, rt;
     if ((rs = jv_int(j, obj, path, "max_num_seqs", 0, 1, 65536, &seqs)) < 0 ||
-        (rt = jv_int(j, obj, path, "max_batched_tokens", 0, 1, 10000000,
-                     &c->max_batched_tokens)) < 0 ||
+        (rt = jv_int(j, obj, path, "max_batched_tokens", 0, 1, 10000000, &c->max_batched_tokens)) <
+            0 ||
         jv_bool(j, obj, path, "chunked_prefill", 0, &c->chunked_prefill) < 0 ||
         jv_bool(j, obj, path, "prefix_caching", 0, &c->prefix_caching) < 0 ||
         jv_bool(j, obj, path, "enforce_eager", 0, &c->enforce_eager) < 0 ||
@@ -188,13 +188,13 @@ void lsv_sched_cfg(const struct lsv_cfg *c, long kv_blocks, struct ls_cfg *out)
     if (!c->resolved)
         SS_FATAL("lsv_sched_cfg: %s's defaults are not resolved for a device (lsv_resolve)",
                  c->model.name);
-    *out = (struct ls_cfg){kv_blocks,
-                           c->block_size,
-                           c->max_num_seqs,
-                           c->max_batched_tokens,
-                           c->chunked_prefill,
-                           c->prefix_caching,
-                           c->shared_prefix,
-                           c->enforce_eager ? 0
-                                            : ls_graph_max(c->max_num_seqs, c->max_batched_tokens)};
+    *out = (struct ls_cfg){
+        kv_blocks,
+        c->block_size,
+        c->max_num_seqs,
+        c->max_batched_tokens,
+        c->chunked_prefill,
+        c->prefix_caching,
+        c->shared_prefix,
+        c->enforce_eager ? 0 : ls_graph_max(c->max_num_seqs, c->max_batched_tokens)};
 }

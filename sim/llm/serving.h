@@ -55,7 +55,7 @@ struct lsv_cfg {
     long max_batched_tokens;
     int chunked_prefill;
     int prefix_caching;
-    int enforce_eager; /* no CUDA graphs */
+    int enforce_eager;  /* no CUDA graphs */
     long shared_prefix; /* "tokens": {"shared_prefix": N}: every prompt's first N tokens */
     int block_size;
     double step_overhead_s;
