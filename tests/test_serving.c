@@ -17,6 +17,8 @@ static int parse(const char *text, struct lsv_cfg *c, char *err, size_t n)
     CU_ASSERT_PTR_NOT_NULL_FATAL(o);
     int rc = lsv_parse(&j, o, "tenants[0].serving", NULL, c);
     cJSON_Delete(o);
+    if (rc == 0)
+        lsv_resolve(c, "A100-80GB", 80);
     return rc;
 }
 
@@ -53,6 +55,53 @@ static void test_defaults(void)
                                 &c, err, 512),
                           0);
     CU_ASSERT_EQUAL(c.kv_dtype, RD_FP16); /* weight-only int4 keeps 16-bit activations */
+    CU_ASSERT_EQUAL(c.prefix_caching, 1); /* vLLM V1's default */
+    CU_ASSERT_EQUAL(c.enforce_eager, 0);
+}
+
+/* vLLM v0.11's server defaults by device: 8192 tokens and 1024 sequences on a device of at
+ * least 70 GiB that is not an A100 (an H100-80GB, an H200), else 2048 and 256 (an A100-80GB, an
+ * A100-40GB, an H100's 3g.40gb MIG instance); given values stay, and so does the record of
+ * which were defaulted. */
+static void test_device_defaults(void)
+{
+    static const struct {
+        const char *dev;
+        double gib;
+        int seqs;
+        long tokens;
+    } cases[] = {{"A100-80GB", 80, 256, 2048},    {"H100-80GB", 80, 1024, 8192},
+                 {"H200-141GB", 141, 1024, 8192}, {"A100-40GB", 40, 256, 2048},
+                 {"H100-80GB", 39.5, 256, 2048},  {"h100", 70, 1024, 8192},
+                 {"H100", 69.99, 256, 2048},      {"NVIDIA A100-SXM4-80GB", 80, 256, 2048}};
+    char err[512];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct lsv_cfg c;
+        struct jv j = {"s.json", err, sizeof err};
+        cJSON *o = cJSON_Parse("{\"engine\": \"llm\", \"model\": \"Llama-3-8B\"}");
+        CU_ASSERT_EQUAL_FATAL(lsv_parse(&j, o, "s", NULL, &c), 0);
+        cJSON_Delete(o);
+        CU_ASSERT_EQUAL(c.max_num_seqs, 0); /* unset until the device is known */
+        CU_ASSERT_EQUAL(c.defaulted, LSV_DEF_SEQS | LSV_DEF_TOKENS | LSV_DEF_RESERVE);
+        lsv_resolve(&c, cases[i].dev, cases[i].gib);
+        CU_ASSERT_EQUAL(c.max_num_seqs, cases[i].seqs);
+        CU_ASSERT_EQUAL(c.max_batched_tokens, cases[i].tokens);
+        /* The reserve follows: the profiling run's tokens and the sampler's sequences. */
+        CU_ASSERT_DOUBLE_EQUAL(c.activation_reserve_gb,
+                               ((double)cases[i].tokens * (4 * 4096 + 2 * 14336) * 2 +
+                                (double)cases[i].seqs * 128256 * 4) *
+                                   1e-9,
+                               1e-12);
+    }
+    struct lsv_cfg c;
+    CU_ASSERT_EQUAL_FATAL(parse("{\"engine\": \"llm\", \"model\": \"Llama-3-8B\", "
+                                "\"max_num_seqs\": 64}",
+                                &c, err, 512),
+                          0);
+    CU_ASSERT_EQUAL(c.defaulted, LSV_DEF_TOKENS | LSV_DEF_RESERVE);
+    lsv_resolve(&c, "H100-80GB", 80);
+    CU_ASSERT_EQUAL(c.max_num_seqs, 64);
+    CU_ASSERT_EQUAL(c.max_batched_tokens, 8192); /* a defaulted value follows its device */
 }
 
 static void test_errors(void)
@@ -96,22 +145,42 @@ static void test_kv_capacity(void)
     CU_ASSERT_EQUAL_FATAL(parse("{\"engine\": \"llm\", \"model\": \"Llama-2-7B\"}", &c, err, 512),
                           0);
     CU_ASSERT_EQUAL_FATAL(lsv_kv_blocks(&c, 80, "the A100-80GB's 80 GB", &blocks, err, 512), 0);
-    double kv_gb = 80 * 0.9 - 13.476831232 - c.activation_reserve_gb;
+    /* 80 GiB × 0.9, less the weights, the profiling run's activations and what lives outside
+     * PyTorch (0.15 GiB); 6,953 blocks before, with 80 GB of 10⁹ bytes and no non-torch term. */
+    double gib = 1073741824e-9;
+    double kv_gb = 80 * gib * 0.9 - 13.476831232 - c.activation_reserve_gb - 0.15 * gib;
     CU_ASSERT_EQUAL(blocks, (long)floor(kv_gb / (16 * 524288e-9)));
-    CU_ASSERT_EQUAL(blocks, 6953);
+    CU_ASSERT_EQUAL(blocks, 7567);
+    /* Llama-3-8B BF16 on an H100-80GB at its device defaults (8192 tokens, 1024 sequences):
+     * 26,523 blocks before. */
+    CU_ASSERT_EQUAL_FATAL(parse("{\"engine\": \"llm\", \"model\": \"Llama-3-8B\", \"dtype\": "
+                                "\"bf16\"}",
+                                &c, err, 512),
+                          0);
+    c.defaulted = LSV_DEF_SEQS | LSV_DEF_TOKENS | LSV_DEF_RESERVE;
+    lsv_resolve(&c, "H100-80GB", 80);
+    CU_ASSERT_EQUAL_FATAL(lsv_kv_blocks(&c, 80, "the H100-80GB's 80 GB", &blocks, err, 512), 0);
+    CU_ASSERT_EQUAL(
+        blocks, (long)floor((80 * gib * 0.9 - 16.060522496 - c.activation_reserve_gb - 0.15 * gib) /
+                            (16 * 131072e-9)));
+    CU_ASSERT_EQUAL(blocks, 28526);
+    CU_ASSERT_EQUAL_FATAL(parse("{\"engine\": \"llm\", \"model\": \"Llama-2-7B\"}", &c, err, 512),
+                          0);
     /* The weights do not fit a 1g.10gb instance. */
     CU_ASSERT_EQUAL(lsv_kv_blocks(&c, 9.75, "the 1g.10gb instance's 9.75 GB", &blocks, err, 512),
                     -1);
     TU_CHECK_CONTAINS(err, "13.48 GB of fp16 Llama-2-7B weights do not fit the 1g.10gb "
-                           "instance's 9.75 GB (× gpu_memory_utilization 0.9 = 8.78 GB)");
-    /* In 15 GB (13.5 usable) the weights fit, but with the reserve they leave no block. */
-    CU_ASSERT_EQUAL(lsv_kv_blocks(&c, 15, "15 GB", &blocks, err, 512), -1);
+                           "instance's 9.75 GB (10.47 GB of 10⁹ bytes × gpu_memory_utilization 0.9 "
+                           "= 9.42 GB)");
+    /* In 14 GiB (13.53 GB usable) the weights fit, but with the reserve they leave no block. */
+    CU_ASSERT_EQUAL(lsv_kv_blocks(&c, 14, "14 GiB", &blocks, err, 512), -1);
     TU_CHECK_CONTAINS(err, "leave 0.000 GB");
     /* In fp8 (weight-only on an A100) the weights fit the 1g.10gb instance. */
     c.dtype = RD_FP8;
     CU_ASSERT_EQUAL(lsv_kv_blocks(&c, 9.75, "the 1g.10gb instance's 9.75 GB", &blocks, err, 512),
                     0);
-    CU_ASSERT_EQUAL(blocks, (long)floor((9.75 * 0.9 - 6.738415616 - c.activation_reserve_gb) /
+    CU_ASSERT_EQUAL(blocks, (long)floor((9.75 * gib * 0.9 - 6.738415616 - c.activation_reserve_gb -
+                                         0.15 * gib) /
                                         (16 * 524288e-9)));
 }
 
@@ -119,6 +188,7 @@ void test_serving_register(void)
 {
     static const struct tu_test t[] = {
         {"defaults are vLLM's, the KV type follows the activations", test_defaults},
+        {"per-device defaults: A100-80GB 2048/256, H100-80GB 8192/1024", test_device_defaults},
         {"bad serving objects name their path", test_errors},
         {"KV blocks by hand, weights that do not fit name the numbers", test_kv_capacity},
         {NULL, NULL},

@@ -61,7 +61,8 @@ void ea_vllm(const struct lsv_cfg *c, double memory_util, struct ea_args *out)
     add(out, "--gpu-memory-utilization=%.4g", memory_util);
     add(out, "--block-size=%d", c->block_size);
     add(out, c->chunked_prefill ? "--enable-chunked-prefill" : "--no-enable-chunked-prefill");
-    /* The simulator has no prefix cache (docs/llm.md): a hit would shorten prefills that were
-     * simulated in full. */
-    add(out, "--no-enable-prefix-caching");
+    /* The simulated prefix cache is vLLM's (docs/llm.md#scheduler): the flag follows it. */
+    add(out, c->prefix_caching ? "--enable-prefix-caching" : "--no-enable-prefix-caching");
+    if (c->enforce_eager)
+        add(out, "--enforce-eager");
 }

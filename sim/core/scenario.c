@@ -482,7 +482,8 @@ void scn_tenant_free(struct tenant_cfg *t)
  * "tokens" or read from its trace. Keys that describe a plain request's work or footprint do
  * not apply: its work is the engine's steps and its memory what its strategy gives it.
  */
-static int parse_llm(const struct jv *j, const cJSON *obj, const char *path, struct tenant_cfg *t)
+static int parse_llm(const struct jv *j, const cJSON *obj, const char *path,
+                     const struct gpu_profile *gpu, struct tenant_cfg *t)
 {
     static const char *const not_llm[] = {"work", "class", "compute_share", "memory_gb", NULL};
     char p[512], ap[512], tp[512];
@@ -500,6 +501,8 @@ static int parse_llm(const struct jv *j, const cJSON *obj, const char *path, str
     jv_path_key(tp, sizeof tp, path, "tokens");
     if (tok && lsv_parse_tokens(j, tok, tp, t->llm))
         return -1;
+    /* vLLM's defaults depend on the device: the scenario's GPU, whole (docs/llm.md#scheduler). */
+    lsv_resolve(t->llm, gpu->name, gpu->memory_gb);
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, "arrival");
     jv_path_key(ap, sizeof ap, path, "arrival");
     if (!arr)
@@ -563,7 +566,7 @@ static int parse_sla(const struct jv *j, const cJSON *sla, const char *p, struct
 }
 
 static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
-                        struct tenant_cfg *t)
+                        const struct gpu_profile *gpu, struct tenant_cfg *t)
 {
     static const char *const keys[] = {
         "name",        "arrival",   "work",      "class",         "compute_share",
@@ -578,7 +581,7 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
         return -1;
     char ap[512], wp[512];
     if (cJSON_GetObjectItemCaseSensitive(obj, "serving")) {
-        if (parse_llm(j, obj, path, t))
+        if (parse_llm(j, obj, path, gpu, t))
             return -1;
     } else if (cJSON_GetObjectItemCaseSensitive(obj, "tokens")) {
         return jv_fail(j, jv_path_key(p, sizeof p, path, "tokens"),
@@ -789,7 +792,7 @@ static int parse_tenants(const struct jv *j, const cJSON *root, struct scenario 
         char p[64];
         snprintf(p, sizeof p, "tenants[%d]", i);
         sc->n_tenants = i + 1; /* so scn_free releases a half-parsed tenant's trace path */
-        if (parse_tenant(j, t, p, &sc->tenants[i]))
+        if (parse_tenant(j, t, p, &sc->gpu, &sc->tenants[i]))
             return -1;
         int slot = name_slot(sc, sc->tenants[i].name);
         if (sc->name_hash[slot] >= 0)

@@ -23,9 +23,12 @@ void ls_init(struct ls_sched *s, const struct ls_cfg *cfg)
         cfg->max_batched_tokens < 1)
         SS_FATAL("ls_init: blocks %ld, block size %d, seqs %d, tokens %ld: expected all >= 1",
                  cfg->kv_blocks, cfg->block_size, cfg->max_num_seqs, cfg->max_batched_tokens);
+    if (cfg->shared_prefix < 0 || cfg->graph_max < 0)
+        SS_FATAL("ls_init: shared prefix %ld, graph_max %d: expected >= 0", cfg->shared_prefix,
+                 cfg->graph_max);
     memset(s, 0, sizeof *s);
     s->cfg = *cfg;
-    s->free_blocks = cfg->kv_blocks;
+    lpc_init(&s->kv, cfg->kv_blocks);
 }
 
 void ls_free(struct ls_sched *s)
@@ -35,6 +38,7 @@ void ls_free(struct ls_sched *s)
     free(s->retired);
     free(s->wait);
     free(s->run);
+    lpc_free(&s->kv);
     memset(s, 0, sizeof *s);
 }
 
@@ -47,6 +51,28 @@ void ls_step_free(struct ls_step *st)
 long ls_blocks_for(const struct ls_sched *s, long n)
 {
     return (n + s->cfg.block_size - 1) / s->cfg.block_size;
+}
+
+int ls_graph_size(int max, int n)
+{
+    if (n < 1 || n > max)
+        return 0;
+    int g = n <= 2 ? n : n <= 4 ? 4 : n < 256 ? (n + 7) / 8 * 8 : 256 + (n - 256 + 15) / 16 * 16;
+    return g <= max ? g : 0;
+}
+
+int ls_graph_max(int max_num_seqs, long max_batched_tokens)
+{
+    long m = 2L * max_num_seqs;
+    if (m > 512)
+        m = 512;
+    if (m > max_batched_tokens)
+        m = max_batched_tokens;
+    /* The largest capture size not above m. */
+    return m >= 256 ? 256 + (int)(m - 256) / 16 * 16
+           : m >= 8 ? (int)m / 8 * 8
+           : m >= 4 ? 4
+                    : (int)m;
 }
 
 static void grow_int(int **a, int *cap, int need)
@@ -151,7 +177,7 @@ int ls_running(const struct ls_sched *s)
 
 long ls_used_blocks(const struct ls_sched *s)
 {
-    return s->cfg.kv_blocks - s->free_blocks;
+    return s->kv.fresh + s->kv.in_use;
 }
 
 static long need_of(const struct ls_seq *q)
@@ -159,12 +185,64 @@ static long need_of(const struct ls_seq *q)
     return q->prompt + q->generated - q->computed;
 }
 
-/* Sets q's blocks for n tokens in its cache; the caller checked they are free. */
+/* Block j of q's content key: the shared prompt's blocks are the tenant's, the rest its own. */
+static long key_owner(const struct ls_sched *s, const struct ls_seq *q, long j)
+{
+    long shared = q->prompt < s->cfg.shared_prefix ? q->prompt : s->cfg.shared_prefix;
+    return (j + 1) * s->cfg.block_size <= shared ? LPC_SHARED : q->id;
+}
+
+/* Sets q's blocks for n tokens in its cache; the caller checked they are available. */
 static void hold(struct ls_sched *s, struct ls_seq *q, long n)
 {
     long b = ls_blocks_for(s, n);
-    s->free_blocks -= b - q->blocks;
+    lpc_take(&s->kv, b - q->blocks);
     q->blocks = b;
+}
+
+/* q lets its blocks go, last first (vLLM frees in reverse so that a sequence's tail is evicted
+ * before its head): entries are released, and with prefix caching its other full blocks are
+ * cached under their keys; the rest are free. */
+static void release(struct ls_sched *s, struct ls_seq *q)
+{
+    long full = q->computed / s->cfg.block_size;
+    for (long j = q->blocks - 1; j >= 0; j--) {
+        long owner = key_owner(s, q, j);
+        if (j < q->ent)
+            lpc_release(&s->kv, lpc_find(&s->kv, owner, j));
+        else if (!s->cfg.prefix_caching || j >= full || lpc_insert(&s->kv, owner, j, 0))
+            lpc_put(&s->kv, 1);
+    }
+    q->blocks = 0;
+    q->ent = 0;
+}
+
+/* The cached run of q's leading blocks (q waiting, nothing computed): into *hits, and into
+ * *idle how many of them nobody holds (taking them makes them unavailable to others). */
+static void lookup(const struct ls_sched *s, const struct ls_seq *q, long *hits, long *idle)
+{
+    *hits = *idle = 0;
+    if (!s->cfg.prefix_caching)
+        return;
+    long max = (q->prompt + q->generated - 1) / s->cfg.block_size;
+    for (long j = 0; j < max; j++) {
+        int e = lpc_find(&s->kv, key_owner(s, q, j), j);
+        if (e < 0)
+            break;
+        ++*hits;
+        *idle += s->kv.ent[e].ref == 0;
+    }
+}
+
+/* After a step: the shared prompt's blocks q completed become entries others can hit. */
+static void publish(struct ls_sched *s, struct ls_seq *q)
+{
+    if (!s->cfg.prefix_caching)
+        return;
+    long full = q->computed / s->cfg.block_size;
+    while (q->ent < full && key_owner(s, q, q->ent) == LPC_SHARED &&
+           lpc_insert(&s->kv, LPC_SHARED, q->ent, 1) == 0)
+        q->ent++;
 }
 
 /* Recompute preemption of the last running sequence: it forgets its cache and goes to the
@@ -174,8 +252,7 @@ static int preempt_last(struct ls_sched *s, struct ls_step *st)
 {
     int h = s->run[--s->run_n];
     struct ls_seq *q = &s->seq[h];
-    s->free_blocks += q->blocks;
-    q->blocks = 0;
+    release(s, q);
     q->computed = 0;
     q->state = LS_WAITING;
     q->preemptions++;
@@ -205,7 +282,7 @@ static long schedule_running(struct ls_sched *s, struct ls_step *st, int i, long
     struct ls_seq *q = &s->seq[h];
     long need = need_of(q);
     long n_new = need < budget ? need : budget;
-    while (ls_blocks_for(s, q->computed + n_new) - q->blocks > s->free_blocks)
+    while (ls_blocks_for(s, q->computed + n_new) - q->blocks > lpc_available(&s->kv))
         if (preempt_last(s, st) == h)
             return -1;
     hold(s, q, q->computed + n_new);
@@ -213,21 +290,40 @@ static long schedule_running(struct ls_sched *s, struct ls_step *st, int i, long
     return n_new;
 }
 
-/* Admits the waiting head with up to budget tokens if its blocks are free: tokens, or 0. */
+/* The waiting head's tokens to compute: its need less what the prefix cache holds. */
+static long head_need(const struct ls_sched *s)
+{
+    const struct ls_seq *q = &s->seq[wait_front(s)];
+    long hits, idle;
+    lookup(s, q, &hits, &idle);
+    return need_of(q) - hits * s->cfg.block_size;
+}
+
+/* Admits the waiting head with up to budget tokens if the blocks for them are available after
+ * its cache hits: tokens, or 0. */
 static long admit_head(struct ls_sched *s, struct ls_step *st, long budget)
 {
     int h = wait_front(s);
     struct ls_seq *q = &s->seq[h];
-    long need = need_of(q);
+    long hits, idle;
+    lookup(s, q, &hits, &idle);
+    long past = hits * s->cfg.block_size, need = need_of(q) - past;
     long n_new = need < budget ? need : budget;
-    if (ls_blocks_for(s, n_new) > s->free_blocks)
+    if (ls_blocks_for(s, past + n_new) - hits > lpc_available(&s->kv) - idle)
         return 0;
     wait_pop(s);
-    hold(s, q, n_new);
+    for (long j = 0; j < hits; j++)
+        lpc_acquire(&s->kv, lpc_find(&s->kv, key_owner(s, q, j), j));
+    q->blocks = q->ent = hits;
+    q->computed = past;
+    q->hit_tokens += past;
+    s->hit_tokens += past;
+    st->hit_tokens += past;
+    hold(s, q, past + n_new);
     q->state = LS_RUNNING;
     grow_int(&s->run, &s->run_cap, s->run_n + 1);
     s->run[s->run_n++] = h;
-    add_item(st, h, 0, n_new, n_new == need);
+    add_item(st, h, past, n_new, n_new == need);
     return n_new;
 }
 
@@ -254,8 +350,7 @@ static void schedule_prefill_first(struct ls_sched *s, struct ls_step *st)
 {
     long budget = s->cfg.max_batched_tokens;
     /* A whole prompt or nothing: admit while the head's need fits the tokens left. */
-    while (s->wait_n > 0 && s->run_n < s->cfg.max_num_seqs &&
-           need_of(&s->seq[wait_front(s)]) <= budget) {
+    while (s->wait_n > 0 && s->run_n < s->cfg.max_num_seqs && head_need(s) <= budget) {
         long n = admit_head(s, st, budget);
         if (n == 0)
             break;
@@ -278,13 +373,18 @@ int ls_schedule(struct ls_sched *s, struct ls_step *st)
     st->n = 0;
     st->tokens = 0;
     st->preempted = 0;
+    st->hit_tokens = 0;
+    st->graph_batch = 0;
     if (s->cfg.chunked_prefill)
         schedule_chunked(s, st);
     else
         schedule_prefill_first(s, st);
     if (st->n == 0 && (s->wait_n > 0 || s->run_n > 0))
-        SS_FATAL("ls_schedule: nothing scheduled with %d waiting and %d running, %ld blocks free",
-                 s->wait_n, s->run_n, s->free_blocks);
+        SS_FATAL("ls_schedule: nothing scheduled with %d waiting and %d running, %ld blocks "
+                 "available",
+                 s->wait_n, s->run_n, lpc_available(&s->kv));
+    if (st->tokens == st->n) /* every sequence computes one token: a uniform decode batch */
+        st->graph_batch = ls_graph_size(s->cfg.graph_max, st->n);
     return st->n;
 }
 
@@ -295,6 +395,7 @@ void ls_complete(struct ls_sched *s, struct ls_step *st, double now_s)
         struct ls_item *it = &st->items[i];
         struct ls_seq *q = &s->seq[it->seq];
         q->computed += it->n_new;
+        publish(s, q);
         if (!it->emits)
             continue;
         q->generated++;
@@ -306,8 +407,7 @@ void ls_complete(struct ls_sched *s, struct ls_step *st, double now_s)
         if (q->generated == q->output) {
             it->done = 1;
             q->state = LS_DONE;
-            s->free_blocks += q->blocks;
-            q->blocks = 0;
+            release(s, q);
             done++;
         }
     }
@@ -329,23 +429,27 @@ void ls_complete(struct ls_sched *s, struct ls_step *st, double now_s)
 
 void ls_check(const struct ls_sched *s)
 {
-    long held = 0;
+    long fresh = 0, refs = 0;
     if (s->run_n > s->cfg.max_num_seqs)
         SS_FATAL("ls_check: %d running, max_num_seqs %d", s->run_n, s->cfg.max_num_seqs);
     for (int i = 0; i < s->run_n; i++) {
         const struct ls_seq *q = &s->seq[s->run[i]];
-        if (q->state != LS_RUNNING || q->blocks != ls_blocks_for(s, q->computed))
-            SS_FATAL("ls_check: running seq %ld: state %d, %ld blocks for %ld computed tokens",
-                     q->id, (int)q->state, q->blocks, q->computed);
-        held += q->blocks;
+        if (q->state != LS_RUNNING || q->blocks != ls_blocks_for(s, q->computed) || q->ent < 0 ||
+            q->ent > q->blocks)
+            SS_FATAL("ls_check: running seq %ld: state %d, %ld blocks (%ld entries) for %ld "
+                     "computed tokens",
+                     q->id, (int)q->state, q->blocks, q->ent, q->computed);
+        for (long j = 0; j < q->ent; j++)
+            if (lpc_find(&s->kv, key_owner(s, q, j), j) < 0)
+                SS_FATAL("ls_check: running seq %ld: its block %ld is no cache entry", q->id, j);
+        fresh += q->blocks - q->ent;
+        refs += q->ent;
     }
     for (int i = 0; i < s->wait_n; i++) {
         const struct ls_seq *q = &s->seq[s->wait[(s->wait_head + i) % s->wait_cap]];
-        if (q->state != LS_WAITING || q->blocks != 0 || q->computed != 0)
+        if (q->state != LS_WAITING || q->blocks != 0 || q->ent != 0 || q->computed != 0)
             SS_FATAL("ls_check: waiting seq %ld: state %d, %ld blocks, %ld computed", q->id,
                      (int)q->state, q->blocks, q->computed);
     }
-    if (held + s->free_blocks != s->cfg.kv_blocks)
-        SS_FATAL("ls_check: %ld held + %ld free != %ld blocks", held, s->free_blocks,
-                 s->cfg.kv_blocks);
+    lpc_check(&s->kv, fresh, refs);
 }

@@ -24,15 +24,28 @@
  * admitted running sequence (possibly itself) by recompute; the preempted go back to the
  * front of the waiting queue, in arrival order.
  *
- * Invariants (checked by ls_check, which the tests call after every step): free + held
- * blocks = kv_blocks; every running sequence holds ⌈computed / block_size⌉ blocks after a
- * step, a waiting one none; at most max_num_seqs run; a step's tokens ≤ max_batched_tokens.
+ * With prefix_caching (vLLM V1's default) the blocks live in a prefix cache (llm/prefix.h): a
+ * sequence's full blocks stay cached when it frees them (finished or preempted) until they are
+ * evicted, the blocks of the tenant's shared prompt prefix (its first shared_prefix tokens,
+ * whole blocks only) are cached as soon as they are computed and shared by every sequence that
+ * holds them, and a sequence admitted (or re-admitted after a preemption) starts with the
+ * longest run of its leading blocks that is cached: computed = hits × block_size, and only the
+ * rest is computed, in n_new. As in vLLM the hit stops one token short of the sequence's
+ * tokens, so a step always computes at least the last one (whose logits sample the next).
+ *
+ * Invariants (checked by ls_check, which the tests call after every step): free + fresh + in
+ * use + cached blocks = kv_blocks, the sequences' fresh blocks and cache references are the
+ * cache's; every running sequence holds ⌈computed / block_size⌉ blocks after a step (its first
+ * `ent` of them cache entries), a waiting one none; at most max_num_seqs run; a step's tokens
+ * ≤ max_batched_tokens.
  * A request that could never run — its prompt and output need more blocks than the whole
  * cache, or, without chunked prefill, more tokens than max_batched_tokens (vLLM requires
  * max_num_batched_tokens ≥ max_model_len there) — is refused by ls_add.
  */
 #ifndef SS_LLM_SCHED_H
 #define SS_LLM_SCHED_H
+
+#include "llm/prefix.h"
 
 #include <stddef.h>
 
@@ -42,6 +55,9 @@ struct ls_cfg {
     int max_num_seqs;        /* running sequences at most, >= 1 */
     long max_batched_tokens; /* tokens in one step at most, >= 1 */
     int chunked_prefill;
+    int prefix_caching;
+    long shared_prefix; /* prompt tokens every request of the tenant shares (0: none) */
+    int graph_max;      /* largest CUDA-graph capture size for decode; 0: eager (ls_graph_size) */
 };
 
 enum ls_state { LS_WAITING, LS_RUNNING, LS_DONE };
@@ -51,6 +67,8 @@ struct ls_seq {
     long prompt; /* input tokens, >= 1 */
     long output; /* output tokens to generate, >= 1 */
     long generated, computed, blocks;
+    long ent;        /* of its blocks, the leading ones that are cache entries */
+    long hit_tokens; /* tokens found cached at its admissions, all of them */
     long preemptions;
     enum ls_state state;
     double arrival_s, first_token_s, last_token_s;
@@ -59,7 +77,7 @@ struct ls_seq {
 /* One sequence's part in a step. ls_complete fills the last three. */
 struct ls_item {
     int seq;      /* handle (ls_seq_at) */
-    long past;    /* tokens already in its KV cache */
+    long past;    /* tokens already in its KV cache (prefix-cache hits included) */
     long n_new;   /* tokens computed in this step */
     int emits;    /* it samples a token at the end of the step */
     int first;    /* ... and that token is its first */
@@ -70,8 +88,15 @@ struct ls_item {
 struct ls_step {
     int n, cap;
     struct ls_item *items;
-    long tokens;   /* Σ n_new */
-    int preempted; /* sequences preempted while building it */
+    long tokens;     /* Σ n_new */
+    int preempted;   /* sequences preempted while building it */
+    long hit_tokens; /* tokens its admissions found in the prefix cache (in past, not n_new) */
+    int graph_batch; /* a pure-decode step (every n_new = 1) of n ≤ graph_max sequences runs
+                      * as the CUDA graph captured for the next capture size ≥ n: that size,
+                      * the batch the GPU computes (padded with dummy sequences); 0 when the
+                      * step runs eagerly — it has a prefill chunk, more sequences than the
+                      * largest capture size, or the engine has no graphs. vLLM v0.11's
+                      * FULL_AND_PIECEWISE mode: full graphs for decode only. */
 };
 
 struct ls_sched {
@@ -84,8 +109,9 @@ struct ls_sched {
     int wait_head, wait_n, wait_cap;
     int *run; /* handles in admission order */
     int run_n, run_cap;
-    long free_blocks;
-    long preemptions; /* all preemptions so far */
+    struct lpc_cache kv; /* the blocks (with prefix_caching off, never an entry) */
+    long preemptions;    /* all preemptions so far */
+    long hit_tokens;     /* prefix-cache hits so far, in tokens */
 };
 
 void ls_init(struct ls_sched *s, const struct ls_cfg *cfg);
@@ -93,6 +119,15 @@ void ls_free(struct ls_sched *s);
 
 /* Blocks a sequence of n tokens holds. */
 long ls_blocks_for(const struct ls_sched *s, long n);
+
+/* The CUDA-graph batch a pure-decode step of n sequences runs as, with graphs captured up to
+ * max (vLLM's default capture sizes 1, 2, 4, 8, 16, …, 248 by 8, 256, 272, … by 16): the
+ * smallest capture size ≥ n, or 0 when n exceeds the largest ≤ max. */
+int ls_graph_size(int max, int n);
+
+/* The largest capture size vLLM v0.11 captures for an engine of max_num_seqs and
+ * max_batched_tokens: the largest size ≤ min(2 × max_num_seqs, 512, max_batched_tokens). */
+int ls_graph_max(int max_num_seqs, long max_batched_tokens);
 
 /* Queues a request (prompt, output >= 1) that arrived at arrival_s: its handle, or -1 when it
  * could never run (see the top) and is refused. */
@@ -110,6 +145,8 @@ void ls_complete(struct ls_sched *s, struct ls_step *st, double now_s);
 const struct ls_seq *ls_seq_at(const struct ls_sched *s, int handle);
 int ls_waiting(const struct ls_sched *s);
 int ls_running(const struct ls_sched *s);
+/* Blocks held by running sequences (fresh or in use); cached blocks count as free, as in
+ * vLLM's KV usage. */
 long ls_used_blocks(const struct ls_sched *s);
 
 /* Aborts (SS_FATAL) when an invariant above is broken; for the tests. */

@@ -37,6 +37,8 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
                                        "max_num_seqs",
                                        "max_batched_tokens",
                                        "chunked_prefill",
+                                       "prefix_caching",
+                                       "enforce_eager",
                                        "step_overhead_ms",
                                        "block_size",
                                        "gpu_memory_utilization",
@@ -67,15 +69,20 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
         return jv_fail(j, jv_path_key(p, sizeof p, path, "kv_dtype"),
                        "expected fp16, bf16, fp8 or int8 (no engine keeps a 4-bit KV cache)");
     }
-    long seqs = 256, bs = 16;
+    long seqs = 0, bs = 16;
     double ms = 0;
-    c->max_batched_tokens = 2048;
+    c->max_batched_tokens = 0;
     c->chunked_prefill = 1;
+    c->prefix_caching = 1;
     c->gpu_memory_utilization = 0.9;
     c->activation_reserve_gb = -1;
-    if (jv_int(j, obj, path, "max_num_seqs", 0, 1, 65536, &seqs) < 0 ||
-        jv_int(j, obj, path, "max_batched_tokens", 0, 1, 10000000, &c->max_batched_tokens) < 0 ||
+    int rs, rt;
+    if ((rs = jv_int(j, obj, path, "max_num_seqs", 0, 1, 65536, &seqs)) < 0 ||
+        (rt = jv_int(j, obj, path, "max_batched_tokens", 0, 1, 10000000, &c->max_batched_tokens)) <
+            0 ||
         jv_bool(j, obj, path, "chunked_prefill", 0, &c->chunked_prefill) < 0 ||
+        jv_bool(j, obj, path, "prefix_caching", 0, &c->prefix_caching) < 0 ||
+        jv_bool(j, obj, path, "enforce_eager", 0, &c->enforce_eager) < 0 ||
         jv_num(j, obj, path, "step_overhead_ms", 0, 0, 1e6, &ms) < 0 ||
         jv_int(j, obj, path, "block_size", 0, 1, 4096, &bs) < 0 ||
         jv_num_gt(j, obj, path, "gpu_memory_utilization", 0, 0, 1, &c->gpu_memory_utilization) <
@@ -87,14 +94,39 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     c->step_overhead_s = ms * 1e-3;
     if (etm_parse(j, obj, path, NULL, &c->etm))
         return -1;
-    if (c->activation_reserve_gb < 0)
-        c->activation_reserve_gb = lsv_activation_estimate_gb(c);
+    c->defaulted = (rs == 1 ? LSV_DEF_SEQS : 0u) | (rt == 1 ? LSV_DEF_TOKENS : 0u) |
+                   (c->activation_reserve_gb < 0 ? LSV_DEF_RESERVE : 0u);
     return 0;
+}
+
+/* Case-insensitive substring: vLLM lower-cases the device name before looking for "a100". */
+static int has_a100(const char *name)
+{
+    for (const char *p = name; *p; p++) {
+        const char *a = "a100", *q = p;
+        while (*a && *q && (*q | 0x20) == *a)
+            a++, q++;
+        if (!*a)
+            return 1;
+    }
+    return 0;
+}
+
+void lsv_resolve(struct lsv_cfg *c, const char *device, double device_gib)
+{
+    int big = device_gib >= LSV_BIG_DEVICE_GIB && !has_a100(device);
+    if (c->defaulted & LSV_DEF_SEQS)
+        c->max_num_seqs = big ? LSV_BIG_MAX_SEQS : LSV_SMALL_MAX_SEQS;
+    if (c->defaulted & LSV_DEF_TOKENS)
+        c->max_batched_tokens = big ? LSV_BIG_BATCHED_TOKENS : LSV_SMALL_BATCHED_TOKENS;
+    if (c->defaulted & LSV_DEF_RESERVE)
+        c->activation_reserve_gb = lsv_activation_estimate_gb(c);
+    c->resolved = 1;
 }
 
 int lsv_parse_tokens(const struct jv *j, const cJSON *obj, const char *path, struct lsv_cfg *c)
 {
-    static const char *const keys[] = {"input", "output", NULL};
+    static const char *const keys[] = {"input", "output", "shared_prefix", NULL};
     char p[512];
     if (!cJSON_IsObject(obj))
         return jv_fail(j, path, "expected an object {\"input\": {…}, \"output\": {…}}");
@@ -110,6 +142,8 @@ int lsv_parse_tokens(const struct jv *j, const cJSON *obj, const char *path, str
         if (ltk_parse(j, v, p, d[i]))
             return -1;
     }
+    if (jv_int(j, obj, path, "shared_prefix", 0, 0, LSV_SHARED_PREFIX_MAX, &c->shared_prefix) < 0)
+        return -1;
     c->has_tokens = 1;
     return 0;
 }
@@ -129,30 +163,46 @@ double lsv_activation_estimate_gb(const struct lsv_cfg *c)
 int lsv_kv_blocks(const struct lsv_cfg *c, double memory_gb, const char *where, long *blocks,
                   char *err, size_t errlen)
 {
-    double usable = memory_gb * c->gpu_memory_utilization;
+    if (!c->resolved)
+        SS_FATAL("lsv_kv_blocks: %s's defaults are not resolved for a device (lsv_resolve)",
+                 c->model.name);
+    /* In GB (10⁹ bytes) from here on, as the messages give it. */
+    double usable = memory_gb * 1073741824e-9 * c->gpu_memory_utilization;
     double weights = lm_weight_bytes(&c->model, c->dtype) * 1e-9;
     double block = lm_kv_bytes_per_token(&c->model, c->kv_dtype) * c->block_size * 1e-9;
-    double kv = usable - weights - c->activation_reserve_gb;
+    double other = c->activation_reserve_gb + LSV_NON_TORCH_GIB * 1073741824e-9;
+    double kv = usable - weights - other;
+    double device = memory_gb * 1073741824e-9;
     if (weights > usable)
         return ss_errf(err, errlen,
-                       "%.2f GB of %s %s weights do not fit %s (× gpu_memory_utilization %g = "
-                       "%.2f GB)",
-                       weights, roof_dtype_names[c->dtype], c->model.name, where,
+                       "%.2f GB of %s %s weights do not fit %s (%.2f GB of 10⁹ bytes × "
+                       "gpu_memory_utilization %g = %.2f GB)",
+                       weights, roof_dtype_names[c->dtype], c->model.name, where, device,
                        c->gpu_memory_utilization, usable);
     if (kv < block)
         return ss_errf(err, errlen,
-                       "%.2f GB of %s %s weights and a %.2f GB activation reserve leave %.3f GB "
-                       "of %s (× gpu_memory_utilization %g = %.2f GB) for the KV cache, less "
-                       "than one block of %d tokens (%.4f GB)",
+                       "%.2f GB of %s %s weights, a %.2f GB activation reserve and %.2f GB "
+                       "outside PyTorch leave %.3f GB of %s (%.2f GB × gpu_memory_utilization %g "
+                       "= %.2f GB) for the KV cache, less than one block of %d tokens (%.4f GB)",
                        weights, roof_dtype_names[c->dtype], c->model.name, c->activation_reserve_gb,
-                       kv > 0 ? kv : 0, where, c->gpu_memory_utilization, usable, c->block_size,
-                       block);
+                       LSV_NON_TORCH_GIB * 1073741824e-9, kv > 0 ? kv : 0, where, device,
+                       c->gpu_memory_utilization, usable, c->block_size, block);
     *blocks = (long)floor(kv / block);
     return 0;
 }
 
 void lsv_sched_cfg(const struct lsv_cfg *c, long kv_blocks, struct ls_cfg *out)
 {
-    *out = (struct ls_cfg){kv_blocks, c->block_size, c->max_num_seqs, c->max_batched_tokens,
-                           c->chunked_prefill};
+    if (!c->resolved)
+        SS_FATAL("lsv_sched_cfg: %s's defaults are not resolved for a device (lsv_resolve)",
+                 c->model.name);
+    *out = (struct ls_cfg){
+        kv_blocks,
+        c->block_size,
+        c->max_num_seqs,
+        c->max_batched_tokens,
+        c->chunked_prefill,
+        c->prefix_caching,
+        c->shared_prefix,
+        c->enforce_eager ? 0 : ls_graph_max(c->max_num_seqs, c->max_batched_tokens)};
 }

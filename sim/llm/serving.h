@@ -3,18 +3,22 @@
  * its token sources and SLAs, and the KV cache the memory it is given leaves.
  *
  *   "serving": {"engine": "llm", "model": NAME | {…}, "dtype", "kv_dtype", "max_num_seqs",
- *               "max_batched_tokens", "chunked_prefill", "step_overhead_ms", "block_size",
- *               "gpu_memory_utilization", "activation_reserve_gb"}
+ *               "max_batched_tokens", "chunked_prefill", "prefix_caching", "enforce_eager",
+ *               "step_overhead_ms", "block_size", "gpu_memory_utilization",
+ *               "activation_reserve_gb"}
  *
- * Defaults are vLLM's where vLLM has one (max_num_seqs 256, max_batched_tokens 2048,
- * chunked_prefill true as in its V1 engine, block_size 16, gpu_memory_utilization 0.9,
- * kv_dtype the activations' type: bf16 for bf16 weights, fp16 otherwise); step_overhead_ms
- * is 0 unless given (no published per-step figure is taken as a default).
+ * Defaults are vLLM v0.11's (V1 engine, its OpenAI API server) where vLLM has one: block_size
+ * 16, gpu_memory_utilization 0.9, chunked_prefill, prefix_caching and CUDA graphs on, kv_dtype
+ * the activations' type (bf16 for bf16 weights, fp16 otherwise), and max_num_seqs and
+ * max_batched_tokens by the device (lsv_resolve): 1024 and 8192 on a device of at least 70
+ * GiB that is not an A100, else 256 and 2048. step_overhead_ms is 0 unless given.
  *
- * KV capacity (lsv_kv_blocks): of the memory the strategy gives the tenant, the engine takes
- * gpu_memory_utilization; from that the weights and the activation reserve are subtracted and
- * the rest, in whole blocks, is the cache. Memory is in GB = 10⁹ bytes, as the profiles give
- * it. The reserve defaults to an estimate of one step's peak activations (docs/llm.md#memory).
+ * KV capacity (lsv_kv_blocks), as vLLM's memory profiling: of the device memory the strategy
+ * gives the tenant — in GiB, as the profiles' memory_gb counts it (an A100's 80 is 80 × 2³⁰
+ * bytes, a 1g.10gb instance's 9.75 is 9,984 MiB) — the engine takes gpu_memory_utilization;
+ * from that the weights, the activation peak of its profiling run (activation_reserve_gb, in
+ * GB = 10⁹ bytes) and LSV_NON_TORCH_GIB of memory outside PyTorch's allocator are subtracted,
+ * and the rest, in whole blocks, is the cache (docs/llm.md#memory).
  */
 #ifndef SS_LLM_SERVING_H
 #define SS_LLM_SERVING_H
@@ -26,17 +30,43 @@
 #include "llm/sched.h"
 #include "llm/tokens.h"
 
+/* vLLM's per-device defaults: a device of at least this much memory (GiB) that is not an A100
+ * takes the large ones (vllm/engine/arg_utils.py, EngineArgs._set_default_args). */
+#define LSV_BIG_DEVICE_GIB 70.0
+#define LSV_BIG_MAX_SEQS 1024
+#define LSV_BIG_BATCHED_TOKENS 8192L
+#define LSV_SMALL_MAX_SEQS 256
+#define LSV_SMALL_BATCHED_TOKENS 2048L
+
+/* Memory its profiling finds allocated outside PyTorch (cuBLAS workspaces, NCCL buffers, what
+ * the CUDA context grew by), GiB: vLLM's log line "non_torch_memory takes …" reads 0.04 to
+ * 0.26 GiB for one-GPU engines. */
+#define LSV_NON_TORCH_GIB 0.15
+
+/* Prompt tokens a tenant's requests may share (its "shared_prefix"). */
+#define LSV_SHARED_PREFIX_MAX 10000000L
+
+/* Which of a cfg's values were not given and took the device's default (lsv_resolve). */
+enum { LSV_DEF_SEQS = 1, LSV_DEF_TOKENS = 2, LSV_DEF_RESERVE = 4 };
+
 struct lsv_cfg {
     struct lm_model model;
     enum roof_dtype dtype, kv_dtype;
     int max_num_seqs;
     long max_batched_tokens;
     int chunked_prefill;
+    int prefix_caching;
+    int enforce_eager;  /* no CUDA graphs */
+    long shared_prefix; /* "tokens": {"shared_prefix": N}: every prompt's first N tokens */
     int block_size;
     double step_overhead_s;
     struct etm_cfg etm; /* step model and engine time (llm/enginetime.h) */
     double gpu_memory_utilization;
     double activation_reserve_gb;
+    /* LSV_DEF_*: the values not given; max_num_seqs, max_batched_tokens and the reserve are
+     * 0 / -1 until lsv_resolve sets them for the device (resolved then 1). */
+    unsigned defaulted;
+    int resolved;
     /* Request tokens: drawn (has_tokens) or, without "tokens", the trace's columns. */
     int has_tokens;
     struct ltk_dist input, output;
@@ -58,7 +88,14 @@ int lsv_parse_tokens(const struct jv *j, const cJSON *obj, const char *path, str
 double lsv_activation_estimate_gb(const struct lsv_cfg *c);
 
 /*
- * KV-cache blocks in memory_gb (what the strategy gives, described by `where` in messages,
+ * Sets the values c's object did not give to vLLM's defaults for its device: device (a GPU
+ * profile's name, e.g. "A100-80GB"; an A100 is one whose name contains "a100", any case) of
+ * device_gib GiB of memory. Given values stay. Called once the scenario's GPU is known.
+ */
+void lsv_resolve(struct lsv_cfg *c, const char *device, double device_gib);
+
+/*
+ * KV-cache blocks in memory_gb GiB (what the strategy gives, described by `where` in messages,
  * e.g. "the 1g.10gb instance's 9.75 GB"). 0 and *blocks >= 1; or -1 with a message naming
  * the numbers when the weights and the reserve leave no block.
  */
