@@ -27,6 +27,20 @@ int cl_parse(const struct jv *j, const cJSON *obj, const char *path, struct arri
 
 /* Returns where v ends up: 0 when it is strictly earlier than every other (equal times keep
  * the older one on top). */
+int cl_check_queue(const struct jv *j, const char *tenant_path, const struct tenant_cfg *t)
+{
+    const struct arrival_cfg *a = &t->arrival;
+    char p[512];
+    if (a->kind != ARR_CLOSED || a->think_s > 0 || t->queue_limit <= 0 ||
+        t->queue_limit >= a->users)
+        return 0;
+    return jv_fail(j, jv_path_key(p, sizeof p, tenant_path, "queue_limit"),
+                   "%ld, below the closed loop's %ld users with no think time: a rejected user "
+                   "would send again at the same instant and be rejected again without end; "
+                   "expected a queue_limit >= users, none, or a think_ms > 0",
+                   t->queue_limit, a->users);
+}
+
 static long sift_up(double *h, long i, double v)
 {
     while (i > 0 && v < h[(i - 1) / 2]) {

@@ -45,6 +45,10 @@
  * message. */
 int cl_parse(const struct jv *j, const cJSON *obj, const char *path, struct arrival_cfg *a);
 
+/* A closed tenant with no think time and a queue_limit below its users: a rejected user would
+ * send again at the same instant, rejected again, for ever. 0, or -1 naming tenant.queue_limit. */
+int cl_check_queue(const struct jv *j, const char *tenant_path, const struct tenant_cfg *t);
+
 struct cl_state {
     struct rng think_rng; /* the think times' stream */
     double *due;          /* min-heap of the thinking users' send times */

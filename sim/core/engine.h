@@ -131,12 +131,12 @@ struct tenant_rt {
     uint8_t poisson_exp; /* Poisson arrivals and exponential work: ten_next's inline case */
     uint8_t closed;      /* closed-loop arrivals: each end of a request calls eng_closed_end */
     uint8_t saturated;   /* cfg's arrival is "saturated": eng_pop refills its queue */
-    uint8_t announce;   /* ops->arrive is called for its arrivals (eng_announce; 1 by default) */
-    uint8_t active;     /* still generating arrivals */
-    uint8_t mmpp_state; /* < SCN_MAX_MMPP */
-    double gap_mean_s;  /* 1 / rate (poisson) */
-    double work_mean_s; /* mean work (exponential) */
-    union { /* by arrival kind: the open trace (trace), the users' loop (closed) */
+    uint8_t announce;    /* ops->arrive is called for its arrivals (eng_announce; 1 by default) */
+    uint8_t active;      /* still generating arrivals */
+    uint8_t mmpp_state;  /* < SCN_MAX_MMPP */
+    double gap_mean_s;   /* 1 / rate (poisson) */
+    double work_mean_s;  /* mean work (exponential) */
+    union {              /* by arrival kind: the open trace (trace), the users' loop (closed) */
         struct trace_src *trace;
         struct cl_state *cl;
     };

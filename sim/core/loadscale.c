@@ -48,7 +48,8 @@ int ls_scale_load(struct scenario *sc, double x, char *err, size_t errlen)
         return ss_errf(err, errlen, "load scale %g: expected a finite number > 0", x);
     for (int i = 0; i < sc->n_tenants; i++) {
         scale_arrival(&sc->tenants[i].arrival, x);
-        if (sc->tenants[i].arrival.kind == ARR_CLOSED && sc->tenants[i].arrival.users > CL_MAX_USERS)
+        if (sc->tenants[i].arrival.kind == ARR_CLOSED &&
+            sc->tenants[i].arrival.users > CL_MAX_USERS)
             return ss_errf(err, errlen,
                            "load scale %g: tenant \"%s\" would have more than %ld users, the "
                            "limit of a closed loop",

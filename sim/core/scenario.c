@@ -148,9 +148,8 @@ static int parse_mmpp(const struct jv *j, const cJSON *obj, const char *path, st
 static int parse_arrival(const struct jv *j, const cJSON *obj, const char *path,
                          struct arrival_cfg *a)
 {
-    static const char *const procs[] = {"poisson", "deterministic", "gamma",     "mmpp",
-                                        "diurnal", "trace",         "saturated", "closed",
-                                        NULL};
+    static const char *const procs[] = {"poisson", "deterministic", "gamma",  "mmpp", "diurnal",
+                                        "trace",   "saturated",     "closed", NULL};
     int k;
     if (!cJSON_IsObject(obj))
         return jv_fail(j, path, "expected an object {\"process\": …}");
@@ -375,7 +374,7 @@ static int clock_stream(const char *file, const char *arrival, const struct tena
         sum->trace_requests += (double)a->trace_count;
         return 0;
     case ARR_SATURATED:
-    case ARR_CLOSED: /* as fast as it is served (closed: at most that) */
+    case ARR_CLOSED:         /* as fast as it is served (closed: at most that) */
         sum->rate_known = 0; /* never idle: the stop comes as fast as it is served */
         return 0;
     }
@@ -632,6 +631,8 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
             return -1;
     }
     t->queue_limit = qlim;
+    if (cl_check_queue(j, path, t))
+        return -1;
     if (ki_parse_workload(j, cJSON_GetObjectItemCaseSensitive(obj, "k8s"),
                           jv_path_key(p, sizeof p, path, "k8s"), &t->k8s))
         return -1;
