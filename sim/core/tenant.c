@@ -148,9 +148,13 @@ double ten_draw_work(struct tenant_rt *t)
         /* The engine's steps are the work (docs/llm.md); the request carries its tokens. */
         if (!t->cfg->llm->has_tokens)
             break;
-        t->next_in = ltk_draw(&t->cfg->llm->input, &t->rng);
-        t->next_out = ltk_draw(&t->cfg->llm->output, &t->rng);
-        return 0;
+        {
+            long in, out; /* a dataset's row gives both: one draw (tokens.h) */
+            ltk_draw_pair(&t->cfg->llm->input, &t->cfg->llm->output, &t->rng, &in, &out);
+            t->next_in = in;
+            t->next_out = out;
+            return 0;
+        }
     case WORK_TOKENS:
     case WORK_TRACE:
         break;
