@@ -7,6 +7,7 @@
  * server plus one per tenant), so the hot path is a sift of two or three levels.
  */
 #include "core/engine.h"
+#include "core/closed.h"
 #include "core/llmstats.h"
 #include "core/policy.h"
 #include "core/tenant.h"
@@ -129,6 +130,25 @@ static inline __attribute__((always_inline)) void arr_retime_top(struct sim *s, 
     /* Arrivals are still on (this one is being processed): the cache is the new top. */
     s->arr_t = s->arr_heap[0].t;
     s->arr_seq = s->arr_heap[0].seq;
+}
+
+/* Tenant i's pending arrival moves earlier, to t (a closed loop's user who thinks less than the
+ * one due): found by a scan (a closed tenant's end only; the heap has one entry a tenant), then
+ * sifted up as the newest entry. */
+static void arr_move_earlier(struct sim *s, int tenant, double t)
+{
+    struct arr_ent *h = s->arr_heap;
+    int i = 0;
+    while (h[i].tenant != tenant)
+        i++;
+    SS_ASSERT(i < s->arr_n && t <= h[i].t);
+    struct arr_ent e = {t, s->seq++, tenant};
+    while (i > 0 && t < h[(i - 1) / 2].t) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = e;
+    arr_cache_top(s);
 }
 
 static void arr_pop_top(struct sim *s)
@@ -350,16 +370,43 @@ static inline __attribute__((always_inline)) void on_arrival(struct sim *s, int 
         s->leave = 1;
         return;
     }
-    t->next_t = more ? t_next : INFINITY;
-    if (more) {
+    /* 1 is the constant of ten_next's inline case: the tests fold away for Poisson tenants. */
+    t->next_t = more == 1 ? t_next : INFINITY;
+    if (more == 1) {
         t->next_work = w_next;
         arr_retime_top(s, t_next);
     } else {
         arr_pop_top(s);
-        tenant_ended(s, t);
+        if (more == CL_PAUSED) /* its time comes with a request's end (eng_closed_end) */
+            t->next_work = w_next;
+        else
+            tenant_ended(s, t);
     }
-    if (admit(s, i, work, in, out) && (!may_mute || t->announce))
-        s->ops->arrive(s, s->pst, i);
+    if (admit(s, i, work, in, out)) {
+        if (!may_mute || t->announce)
+            s->ops->arrive(s, s->pst, i);
+    } else if (t->closed) { /* a rejected request ends its user's wait too */
+        eng_closed_end(s, i);
+    }
+}
+
+void eng_closed_end(struct sim *s, int tenant)
+{
+    if (s->arrivals_done) /* no user sends any more */
+        return;
+    struct tenant_rt *t = &s->ten[tenant];
+    double at;
+    switch (cl_end(t->cl, s->now, &at)) {
+    case CL_NONE:
+        return;
+    case CL_PUSH:
+        arr_push(s, tenant, at);
+        break;
+    case CL_RETIME:
+        arr_move_earlier(s, tenant, at);
+        break;
+    }
+    t->next_t = at;
 }
 
 /* A saturated tenant always has a request waiting while arrivals go on. */
@@ -397,6 +444,8 @@ void eng_fail(struct sim *s, const struct request *r)
     s->in_system--;
     if (r->measured)
         t->st.failed++;
+    if (t->closed)
+        eng_closed_end(s, r->tenant);
 }
 
 void eng_fail_queue(struct sim *s, int tenant)
@@ -480,10 +529,12 @@ static void start(struct sim *s)
             s->stream_failed = t;
             return;
         }
-        if (more) {
+        if (more == 1) {
             t->next_work = w_first;
             t->next_t = t_first;
             arr_push(s, i, t_first);
+        } else if (more == CL_PAUSED) { /* not at the start: every user sends at t = 0 */
+            SS_FATAL("tenant %s: a closed loop with no user due at the start", t->cfg->name);
         } else {
             tenant_ended(s, t);
         }

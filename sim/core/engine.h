@@ -114,6 +114,7 @@ struct arr_ent {
 };
 
 struct trace_src;
+struct cl_state;
 struct lst_stats;
 /* 384 bytes (3 × 128): an index into s->ten is then two lea and a shift; a field more costs an
  * imul at every tenant look-up on the hot paths (has_work, eng_complete, eng_pop). */
@@ -127,14 +128,18 @@ struct tenant_rt {
     double mmpp_state_end;
     double gamma_shape, gamma_scale;
     double lognorm_mu, lognorm_sigma;
-    int poisson_exp;    /* Poisson arrivals and exponential work: ten_next's inline case */
-    uint8_t saturated;  /* cfg's arrival is "saturated": eng_pop refills its queue */
-    uint8_t announce;   /* ops->arrive is called for its arrivals (eng_announce; 1 by default) */
-    uint8_t active;     /* still generating arrivals */
-    uint8_t mmpp_state; /* < SCN_MAX_MMPP */
-    double gap_mean_s;  /* 1 / rate (poisson) */
-    double work_mean_s; /* mean work (exponential) */
-    struct trace_src *trace;
+    uint8_t poisson_exp; /* Poisson arrivals and exponential work: ten_next's inline case */
+    uint8_t closed;      /* closed-loop arrivals: each end of a request calls eng_closed_end */
+    uint8_t saturated;   /* cfg's arrival is "saturated": eng_pop refills its queue */
+    uint8_t announce;    /* ops->arrive is called for its arrivals (eng_announce; 1 by default) */
+    uint8_t active;      /* still generating arrivals */
+    uint8_t mmpp_state;  /* < SCN_MAX_MMPP */
+    double gap_mean_s;   /* 1 / rate (poisson) */
+    double work_mean_s;  /* mean work (exponential) */
+    union {              /* by arrival kind: the open trace (trace), the users' loop (closed) */
+        struct trace_src *trace;
+        struct cl_state *cl;
+    };
     double next_work; /* work of the arrival already scheduled (its time: in s->arr_heap) */
     double next_t;    /* … and its time, INFINITY once the stream has ended */
     int64_t next_in, next_out; /* LLM tenants: that arrival's tokens (as struct request has them) */
@@ -369,6 +374,10 @@ static inline int eng_in_window(const struct sim *s, double t)
     return t >= s->t_warm && t <= s->t_stop; /* false while t_warm is not known (+INFINITY) */
 }
 
+/* A request of a closed-loop tenant ended (completed, rejected or failed): its user thinks,
+ * then sends again (core/closed.h). */
+void eng_closed_end(struct sim *s, int tenant);
+
 /* The request is done now. Inline: it runs once per request, from every policy. */
 static inline void eng_complete(struct sim *s, const struct request *r)
 {
@@ -376,6 +385,8 @@ static inline void eng_complete(struct sim *s, const struct request *r)
     t->in_system--;
     s->in_system--;
     t->done_all++;
+    if (t->closed)
+        eng_closed_end(s, r->tenant);
     if (!r->measured)
         return;
     double lat = s->now - r->arrival;

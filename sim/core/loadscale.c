@@ -5,6 +5,7 @@
  * configuration when the run starts.
  */
 #include "core/loadscale.h"
+#include "core/closed.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -30,6 +31,12 @@ static void scale_arrival(struct arrival_cfg *a, double x)
         a->trace_last_s /= x;
         a->trace_rate_per_s *= x;
         break;
+    case ARR_CLOSED: {
+        /* x times as many users (rounded, at least one): their think time stays theirs. */
+        double u = nearbyint((double)a->users * x);
+        a->users = u < 1 ? 1 : u > (double)CL_MAX_USERS ? CL_MAX_USERS + 1 : (long)u;
+        break;
+    }
     case ARR_SATURATED:
         break;
     }
@@ -39,8 +46,15 @@ int ls_scale_load(struct scenario *sc, double x, char *err, size_t errlen)
 {
     if (!isfinite(x) || !(x > 0))
         return ss_errf(err, errlen, "load scale %g: expected a finite number > 0", x);
-    for (int i = 0; i < sc->n_tenants; i++)
+    for (int i = 0; i < sc->n_tenants; i++) {
         scale_arrival(&sc->tenants[i].arrival, x);
+        if (sc->tenants[i].arrival.kind == ARR_CLOSED &&
+            sc->tenants[i].arrival.users > CL_MAX_USERS)
+            return ss_errf(err, errlen,
+                           "load scale %g: tenant \"%s\" would have more than %ld users, the "
+                           "limit of a closed loop",
+                           x, sc->tenants[i].name, CL_MAX_USERS);
+    }
     /* The loader's bounds hold for the values the run uses: 1e300 would make rates infinite. */
     return scn_check_clock(sc, x, err, errlen);
 }

@@ -10,6 +10,7 @@
  * at every load (0.6 s of CPU per million rows, as `sharesim trace stats`).
  */
 #include "core/scenario.h"
+#include "core/closed.h"
 #include "core/verdict.h"
 #include "base/jsonv.h"
 #include "base/name.h"
@@ -149,8 +150,8 @@ static int parse_mmpp(const struct jv *j, const cJSON *obj, const char *path, st
 static int parse_arrival(const struct jv *j, const cJSON *obj, const char *path,
                          struct arrival_cfg *a)
 {
-    static const char *const procs[] = {"poisson", "deterministic", "gamma",     "mmpp",
-                                        "diurnal", "trace",         "saturated", NULL};
+    static const char *const procs[] = {"poisson", "deterministic", "gamma",  "mmpp", "diurnal",
+                                        "trace",   "saturated",     "closed", NULL};
     int k;
     if (!cJSON_IsObject(obj))
         return jv_fail(j, path, "expected an object {\"process\": …}");
@@ -191,6 +192,8 @@ static int parse_arrival(const struct jv *j, const cJSON *obj, const char *path,
     }
     case ARR_TRACE:
         return parse_trace_arrival(j, obj, path, a);
+    case ARR_CLOSED:
+        return cl_parse(j, obj, path, a);
     }
     SS_FATAL("unhandled arrival process %d", k);
 }
@@ -373,6 +376,7 @@ static int clock_stream(const char *file, const char *arrival, const struct tena
         sum->trace_requests += (double)a->trace_count;
         return 0;
     case ARR_SATURATED:
+    case ARR_CLOSED:         /* as fast as it is served (closed: at most that) */
         sum->rate_known = 0; /* never idle: the stop comes as fast as it is served */
         return 0;
     }
@@ -381,8 +385,8 @@ static int clock_stream(const char *file, const char *arrival, const struct tena
 
 /* ---- a tenant's request stream: arrival × work --------------------------- */
 
-static const char *const arrival_names[] = {"poisson", "deterministic", "gamma",    "mmpp",
-                                            "diurnal", "trace",         "saturated"};
+static const char *const arrival_names[] = {"poisson", "deterministic", "gamma",     "mmpp",
+                                            "diurnal", "trace",         "saturated", "closed"};
 
 /* Lists the optional request columns of a trace, for messages. */
 static const char *column_list(unsigned cols, char *buf, size_t n)
@@ -632,6 +636,8 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
             return -1;
     }
     t->queue_limit = qlim;
+    if (cl_check_queue(j, path, t))
+        return -1;
     if (ki_parse_workload(j, cJSON_GetObjectItemCaseSensitive(obj, "k8s"),
                           jv_path_key(p, sizeof p, path, "k8s"), &t->k8s))
         return -1;

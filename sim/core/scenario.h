@@ -62,7 +62,8 @@ enum arr_kind {
     ARR_MMPP,
     ARR_DIURNAL,
     ARR_TRACE,
-    ARR_SATURATED
+    ARR_SATURATED,
+    ARR_CLOSED /* N users in a loop: send, wait for the end, think, send (core/closed.h) */
 };
 /* WORK_LLM: an LLM tenant's work is its engine's steps (docs/llm.md); a request carries tokens. */
 enum work_kind {
@@ -85,6 +86,10 @@ struct arrival_cfg {
     double amplitude; /* diurnal: rate(t) = rate (1 + amplitude sin(2π (t/period + phase))) */
     double period_s;
     double phase;
+    /* closed: users, mean think time (s) and whether it is exponential (else deterministic) */
+    long users;
+    double think_s;
+    int think_exp;
     /* trace: path resolved relative to the scenario file; opts as in trace.h */
     char *trace_path;
     enum tr_format trace_format;

@@ -83,6 +83,22 @@ static double served_capacity(const struct tenant_cfg *t, const struct strategy_
     return load * served / kept;
 }
 
+/*
+ * A closed loop (core/closed.h) offers users / (think + work) requests a second while none
+ * waits (stab_offered: ten_mean_rate's bound), and never more than its share serves: its users
+ * wait instead of sending, so nothing grows, whatever the bound. Its load is the smaller of the
+ * two, and it is stable: where the bound reaches the share, the capacity is the next double
+ * above the load (stab_state's strict test), and the overload shows 1.00.
+ */
+static void closed_load(struct strategy_result *r, int i)
+{
+    double cap = r->capacity[i];
+    if (!(r->load[i] >= cap)) /* below its share, or either not known */
+        return;
+    r->load[i] = cap;
+    r->capacity[i] = nextafter(cap, INFINITY);
+}
+
 void stab_fill(const struct scenario *sc, const struct strategy_cfg *st, struct strategy_result *r)
 {
     int n = sc->n_tenants;
@@ -102,9 +118,14 @@ void stab_fill(const struct scenario *sc, const struct strategy_cfg *st, struct 
     for (int i = 0; i < n; i++)
         r->capacity[i] *= up;
     free(busy);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        if (sc->tenants[i].arrival.kind == ARR_CLOSED) {
+            closed_load(r, i);
+            continue;
+        }
         if (isnan(r->capacity[i]))
             r->capacity[i] = served_capacity(&sc->tenants[i], r, i);
+    }
 }
 
 int stab_state(const struct strategy_result *r, int tenant)

@@ -17,6 +17,7 @@
  * The end of the trace (or of its limit) ends the tenant's stream.
  */
 #include "core/tenant.h"
+#include "core/closed.h"
 #include "base/moments.h"
 #include "base/util.h"
 
@@ -79,6 +80,8 @@ static void trace_open(struct tenant_rt *t, const char *scenario_file)
 
 const char *ten_error(const struct tenant_rt *t)
 {
+    if (t->cfg->arrival.kind != ARR_TRACE) /* t->trace is another kind's (the union) */
+        return NULL;
     return t->trace && t->trace->error[0] ? t->trace->error : NULL;
 }
 
@@ -110,12 +113,20 @@ void ten_init(struct tenant_rt *t, const struct tenant_cfg *cfg, const char *sce
     t->gap_mean_s = 1.0 / a->rate_per_s;
     t->work_mean_s = cfg->work.mean_s;
     t->trace = NULL;
+    t->closed = a->kind == ARR_CLOSED;
     if (a->kind == ARR_TRACE)
         trace_open(t, scenario_file);
+    if (t->closed) /* the think stream, beside the work stream (closed.h) */
+        t->cl = cl_new(a, ten_mix(base ^ 0x7417c0u));
 }
 
 void ten_free(struct tenant_rt *t)
 {
+    if (t->closed) {
+        cl_free(t->cl);
+        t->cl = NULL;
+        return;
+    }
     if (t->trace) {
         tr_close(t->trace->r);
         free(t->trace);
@@ -137,9 +148,13 @@ double ten_draw_work(struct tenant_rt *t)
         /* The engine's steps are the work (docs/llm.md); the request carries its tokens. */
         if (!t->cfg->llm->has_tokens)
             break;
-        t->next_in = ltk_draw(&t->cfg->llm->input, &t->rng);
-        t->next_out = ltk_draw(&t->cfg->llm->output, &t->rng);
-        return 0;
+        {
+            long in, out; /* a dataset's row gives both: one draw (tokens.h) */
+            ltk_draw_pair(&t->cfg->llm->input, &t->cfg->llm->output, &t->rng, &in, &out);
+            t->next_in = in;
+            t->next_out = out;
+            return 0;
+        }
     case WORK_TOKENS:
     case WORK_TRACE:
         break;
@@ -262,6 +277,12 @@ int ten_next_general(struct tenant_rt *t, double now, double *t_next, double *wo
         break;
     case ARR_TRACE:
         return trace_next(t, now, t_next, work);
+    case ARR_CLOSED: {
+        /* The next arrival's work is drawn now, whenever its time becomes known (closed.h). */
+        int rc = cl_next(t->cl, t_next);
+        *work = ten_draw_work(t);
+        return rc;
+    }
     case ARR_SATURATED:
         SS_FATAL("a saturated tenant has no arrival process");
     }
@@ -355,6 +376,8 @@ double ten_mean_rate(const struct tenant_cfg *cfg)
     }
     case ARR_TRACE:
         return a->trace_rate_per_s;
+    case ARR_CLOSED: /* an upper bound: the rate if no request waited (NaN for an LLM tenant) */
+        return cl_offered_rate(a, ten_mean_work(cfg));
     case ARR_SATURATED:
         break;
     }

@@ -48,7 +48,9 @@ int ten_next_general(struct tenant_rt *t, double now, double *t_next, double *wo
 
 /*
  * Draws the tenant's next arrival after `now`: returns 1 with *t_next and *work,
- * or 0 when the stream has ended (a trace's last row, or its limit), or -1 when it failed: the
+ * or 0 when the stream has ended (a trace's last row, or its limit), or CL_PAUSED (2, a closed
+ * loop whose users all wait for a request: *work is the next arrival's, its time comes with a
+ * request's end, eng_closed_end), or -1 when it failed: the
  * replayed trace changed since the scenario was loaded (ten_error() says how; every later
  * call returns -1 too). Inline for Poisson arrivals with exponential work, the benchmarks'
  * and most scenarios' case: the same two draws, in the same order, as the general path,

@@ -130,6 +130,12 @@ int lsv_parse_tokens(const struct jv *j, const cJSON *obj, const char *path, str
     char p[512];
     if (!cJSON_IsObject(obj))
         return jv_fail(j, path, "expected an object {\"input\": {…}, \"output\": {…}}");
+    if (cJSON_GetObjectItemCaseSensitive(obj, "dataset")) { /* joint pairs (llm/tokens.h) */
+        if (ltk_parse_dataset(j, obj, path, &c->input, &c->output))
+            return -1;
+        c->has_tokens = 1;
+        return 0;
+    }
     if (jv_object(j, obj, path, keys))
         return -1;
     const char *names[2] = {"input", "output"};
