@@ -602,7 +602,7 @@ static void test_llm_engine_flags(void)
                                        "--gpu-memory-utilization=0.4",
                                        "--block-size=16",
                                        "--no-enable-chunked-prefill",
-                                       "--no-enable-prefix-caching",
+                                       "--enable-prefix-caching",
                                        NULL};
     static const char *const summarise[] = {"--dtype=float16",
                                             "--kv-cache-dtype=auto",
@@ -611,7 +611,7 @@ static void test_llm_engine_flags(void)
                                             "--gpu-memory-utilization=0.45",
                                             "--block-size=16",
                                             "--enable-chunked-prefill",
-                                            "--no-enable-prefix-caching",
+                                            "--enable-prefix-caching",
                                             NULL};
     const char *dir = out_dir("llm");
     CU_ASSERT_EQUAL_FATAL(plan_into("plan/k8s-llm.json", NULL, dir, NULL, NULL, 0), 0);

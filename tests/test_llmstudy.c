@@ -9,6 +9,7 @@
  * under MPS and time-slicing an equal split of the 80 GB among the services on the GPU. A request
  * of exactly that many tokens is served, one token more fails on arrival (docs/llm.md#scheduler).
  */
+#include "llm/serving.h"
 #include "testutil.h"
 
 #include <cJSON.h>
@@ -158,16 +159,19 @@ static const struct shape shapes[] = {
     {"Llama-3-8B", 8030261248.0, 32, 4096, 14336, 8, 128, 128256, 0},
 };
 
-/* KV blocks of 16 tokens in an instance of memory_gb (vLLM's defaults: 0.9 of the memory,
- * max_batched_tokens 2048, max_num_seqs 256, a KV cache in 16 bits), by hand. */
+/* KV blocks of 16 tokens in an instance of memory_gb GiB (vLLM's defaults on an H100: 0.9 of
+ * the memory, max_batched_tokens 8192, max_num_seqs 1024, a KV cache in 16 bits), by hand. */
 static long kv_blocks(const struct shape *m, double wbytes, double memory_gb)
 {
-    double usable = memory_gb * 0.9;
+    /* The strategy's memory is GiB; vLLM's defaults on an H100 (≥ 70 GiB, not an A100): 8,192
+     * tokens a step and 1,024 sequences size the activation reserve; the non-torch allowance. */
+    const double gib = 1073741824e-9;
+    double usable = memory_gb * gib * 0.9;
     double weights = m->params * wbytes * 1e-9;
     double reserve =
-        (2048.0 * (4.0 * m->hidden + 2.0 * m->inter) * 2 + 256.0 * m->vocab * 4) * 1e-9;
+        (8192.0 * (4.0 * m->hidden + 2.0 * m->inter) * 2 + 1024.0 * m->vocab * 4) * 1e-9;
     double block = 2.0 * m->layers * m->kv_heads * m->head_dim * 2 * 16 * 1e-9;
-    return (long)floor((usable - weights - reserve) / block);
+    return (long)floor((usable - weights - reserve - LSV_NON_TORCH_GIB * gib) / block);
 }
 
 /* The memory an engine of tenant `name` gets under strategy s, in GB: a MIG instance's (both
@@ -198,18 +202,19 @@ static const struct shape *shape_of(const cJSON *tenant, double *wbytes)
 
 static void test_kv_capacity(void)
 {
-    /* The figures the study's notes quote, worked out once by hand for a 19.62 GB instance:
-     * Llama-2-7B fp16: 17.658 − 13.4768 − 0.1901 GB = 3.9911 GB / 8.389 MB a block = 475;
-     * Mistral-7B fp16: 17.658 − 14.4835 − 0.2173 = 2.9572 GB / 2.097 MB = 1410;
-     * Qwen2.5-7B fp16: 17.658 − 15.2312 − 0.3696 = 2.0571 GB / 0.9175 MB = 2242;
-     * Llama-3-8B fp8: 17.658 − 8.0303 − 0.3159 = 9.3119 GB / 2.097 MB = 4440;
-     * and Llama-2-7B with a quarter of 80 GB (MPS, time-slicing): 18 − 13.4768 − 0.1901 =
-     * 4.3331 GB = 516 blocks. */
-    CU_ASSERT_EQUAL(kv_blocks(&shapes[0], 2, 19.62), 475);
-    CU_ASSERT_EQUAL(kv_blocks(&shapes[1], 2, 19.62), 1410);
-    CU_ASSERT_EQUAL(kv_blocks(&shapes[2], 2, 19.62), 2242);
-    CU_ASSERT_EQUAL(kv_blocks(&shapes[3], 1, 19.62), 4440);
-    CU_ASSERT_EQUAL(kv_blocks(&shapes[0], 2, 20), 516);
+    /* Worked out once by hand for a 19.62 GiB instance (18.9601 GB at 0.9), with the H100's
+     * defaults (8,192 tokens, 1,024 sequences) sizing the reserve and 0.1611 GB non-torch:
+     * Llama-2-7B fp16: 18.9601 − 13.4768 − 0.7602 − 0.1611 = 4.5620 GB / 8.3886 MB = 543;
+     * Mistral-7B fp16: 18.9601 − 14.4835 − 0.8693 − 0.1611 = 3.4463 GB / 2.0972 MB = 1643;
+     * Qwen2.5-7B fp16: 18.9601 − 15.2312 − 1.4785 − 0.1611 = 2.0893 GB / 0.9175 MB = 2277;
+     * Llama-3-8B fp8: 18.9601 − 8.0303 − 1.2635 − 0.1611 = 9.5053 GB / 2.0972 MB = 4532;
+     * and Llama-2-7B with a quarter of 80 GiB (MPS, time-slicing): 19.3274 − 13.4768 − 0.7602 −
+     * 0.1611 = 4.9292 GB = 587 blocks. */
+    CU_ASSERT_EQUAL(kv_blocks(&shapes[0], 2, 19.62), 543);
+    CU_ASSERT_EQUAL(kv_blocks(&shapes[1], 2, 19.62), 1643);
+    CU_ASSERT_EQUAL(kv_blocks(&shapes[2], 2, 19.62), 2277);
+    CU_ASSERT_EQUAL(kv_blocks(&shapes[3], 1, 19.62), 4532);
+    CU_ASSERT_EQUAL(kv_blocks(&shapes[0], 2, 20), 587);
 
     cJSON *doc = study();
     cJSON_DeleteItemFromObject(doc, "stop");

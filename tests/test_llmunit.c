@@ -84,8 +84,9 @@ static void test_small_cache(void)
     struct run_result r;
     tu_run_file(tu_fixture("llmunit/small-cache.json"), &sc, &r);
     const double *t = r.s[0].t, *m = r.s[0].llm;
-    /* 0.18 × 80 GB − 13.48 GB − 0.19 GB leave 87 blocks (1,392 tokens) for requests of up to
-     * 900: the cache runs out and sequences are recomputed, yet every request completes. */
+    /* 0.17 × 80 GiB (85.90 GB) − 13.48 GB − 0.19 GB − 0.16 GB non-torch leave 92 blocks (1,472
+     * tokens) for requests of up to 900: the cache runs out and sequences are recomputed, yet
+     * every request completes. */
     CU_ASSERT_DOUBLE_EQUAL(t[TM_ARRIVED], 400, 0);
     CU_ASSERT_DOUBLE_EQUAL(t[TM_COMPLETED], 400, 0);
     CU_ASSERT(m[LM_PREEMPTIONS] > 0);
@@ -137,8 +138,8 @@ static void test_load_errors(void)
 {
     /* 70.55 B parameters × 2 bytes = 141.11 GB against 0.9 × 80 GB. */
     tu_expect_fixture_error("strategies[0]: tenant \"chat\": 141.11 GB of fp16 Llama-3-70B "
-                            "weights do not fit a whole A100-80GB's 80 GB (× "
-                            "gpu_memory_utilization 0.9 = 72.00 GB)",
+                            "weights do not fit a whole A100-80GB's 80 GB (85.90 GB of 10⁹ bytes × "
+                            "gpu_memory_utilization 0.9 = 77.31 GB)",
                             "llmunit/mixed.json", "{\"tenants.1.serving.model\": %s}",
                             "\"Llama-3-70B\"");
     tu_expect_fixture_error(
@@ -167,7 +168,8 @@ static void test_load_errors(void)
                             "tokens from \"tokens\"",
                             "llmunit/mixed.json", "{\"tenants.1\": %s}",
                             "{\"name\": \"chat\", \"arrival\": {\"process\": \"poisson\", "
-                            "\"rate_per_s\": 4}, \"serving\": {\"engine\": \"llm\", \"step_model\": \"roofline\", \"model\": "
+                            "\"rate_per_s\": 4}, \"serving\": {\"engine\": \"llm\", "
+                            "\"step_model\": \"roofline\", \"model\": "
                             "\"Llama-2-7B\"}}");
     /* A trace without token columns. */
     tu_write("llm-work.csv", "time_s,work_ms\n0,1\n1,1\n");
@@ -175,7 +177,8 @@ static void test_load_errors(void)
     snprintf(scn, sizeof scn,
              "{\"gpu\": \"A100-80GB\", \"tenants\": [{\"name\": \"c\", \"arrival\": "
              "{\"process\": \"trace\", \"path\": \"%s/llm-work.csv\", \"format\": "
-             "\"sharesim\"}, \"serving\": {\"engine\": \"llm\", \"step_model\": \"roofline\", \"model\": \"Mistral-7B\"}}], "
+             "\"sharesim\"}, \"serving\": {\"engine\": \"llm\", \"step_model\": \"roofline\", "
+             "\"model\": \"Mistral-7B\"}}], "
              "\"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}",
              tu_tmpdir());
     tu_expect_load_error(scn, "tenants[0].tokens: missing: an LLM tenant's requests take their "
@@ -315,8 +318,8 @@ static void test_mig(void)
     /* Patched text loads from the working directory: the trace by its full path. */
     const char *csv = tu_fixture("llmunit/alone.csv");
     tu_expect_fixture_error("strategies[0].layout[0]: tenant \"a\": 13.48 GB of fp16 Llama-2-7B "
-                            "weights do not fit the 1g.10gb instance's 9.75 GB (× "
-                            "gpu_memory_utilization 0.9 = 8.78 GB)",
+                            "weights do not fit the 1g.10gb instance's 9.75 GB (10.47 GB of 10⁹ "
+                            "bytes × gpu_memory_utilization 0.9 = 9.42 GB)",
                             "llmunit/mig.json",
                             "{\"tenants.0.arrival.path\": \"%s\", "
                             "\"strategies.0.layout.0.profile\": \"1g.10gb\"}",
@@ -395,7 +398,8 @@ static void test_tokens_past_32_bits(void)
     static const char tiny[] =
         "{\"name\": \"llm-huge\", \"gpu\": \"A100-80GB\", \"gpus\": 1, \"seed\": 1, \"tenants\": "
         "[{\"name\": \"chat\", \"arrival\": {\"process\": \"trace\", \"path\": \"huge.csv\", "
-        "\"format\": \"sharesim\"}, \"serving\": {\"engine\": \"llm\", \"step_model\": \"roofline\", \"model\": {\"name\": "
+        "\"format\": \"sharesim\"}, \"serving\": {\"engine\": \"llm\", \"step_model\": "
+        "\"roofline\", \"model\": {\"name\": "
         "\"tiny\", \"params\": 1000, \"layers\": 1, \"hidden\": 8, \"intermediate\": 8, \"heads\": "
         "1, \"kv_heads\": 1, \"head_dim\": 1, \"vocab\": 8}, \"kv_dtype\": \"fp8\", "
         "\"max_batched_tokens\": 10000000}}], \"strategies\": [{\"name\": \"excl\", \"kind\": "

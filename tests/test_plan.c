@@ -1021,9 +1021,9 @@ static void test_llm_mig(void)
     CU_ASSERT_FATAL(c10 && c20 && fr);
     TU_CHECK_CONTAINS(cJSON_GetObjectItem(c10, "pruned")->valuestring,
                       "13.48 GB of fp16 Llama-2-7B weights do not fit the 1g.10gb instance's 9.75 "
-                      "GB (× gpu_memory_utilization 0.9 = 8.78 GB)");
+                      "GB (10.47 GB of 10⁹ bytes × gpu_memory_utilization 0.9 = 9.42 GB)");
     TU_CHECK_CONTAINS(cJSON_GetObjectItem(c20, "pruned")->valuestring,
-                      "at 433 GB/s (2/8 of the bandwidth × efficiency 0.85): TPOT at least 31.1 ms "
+                      "over 2/8 of the bandwidth (510 GB/s): TPOT at least 39.6 ms "
                       "> SLA 25 ms");
     /* fractional is the one shipped strategy without serves_llm: listed once, not tried. */
     TU_CHECK_CONTAINS(cJSON_GetObjectItem(fr, "pruned")->valuestring,

@@ -19,7 +19,7 @@ const char *etm_table_path(void)
     const char *env = getenv("SHARESIM_ENGINES");
     if (env && *env)
         return env;
-    snprintf(path, sizeof path, "%s/engines.json", cal_profile_dir());
+    snprintf(path, sizeof path, "%s/engines/engines.json", cal_profile_dir());
     return path;
 }
 

@@ -11,7 +11,7 @@
  *   "frontend_ms"     per request, before the engine sees it: the API server's HTTP handling,
  *                     tokenisation and the first streamed chunk, counted in TTFT and latency,
  *   "overlap_cpu"     whether the CPU part overlaps the GPU part (vLLM's async scheduling).
- * The engine table is <profile directory>/engines.json ($SHARESIM_ENGINES overrides), each
+ * The engine table is <profile directory>/engines/engines.json ($SHARESIM_ENGINES overrides), each
  * value an object {"value", "source", "confidence"} as in the GPU profiles.
  */
 #ifndef SS_LLM_ENGINETIME_H
@@ -27,7 +27,7 @@ struct etm_cfg {
     double frontend_s;
 };
 
-/* The engine table's path: $SHARESIM_ENGINES, else <profile directory>/engines.json. */
+/* The engine table's path: $SHARESIM_ENGINES, else <profile directory>/engines/engines.json. */
 const char *etm_table_path(void);
 
 /*

@@ -42,7 +42,7 @@ static int llm_unfit(const struct gpu_profile *g, const struct tenant_cfg *t, in
         return 1;
     if (l->sla_tpot_p99_s <= 0)
         return 0;
-    double bw = mig_memory_share(g, k), eff;
+    double bw = mig_memory_share(g, k), eff; /* eff: not in the message (tables have none) */
     const struct kc_gpu *kc = NULL;
     char err[SS_ERRLEN];
     if (kc_get(g->path, &kc, err, sizeof err)) /* the load checked it: a bound without tables */
@@ -53,10 +53,10 @@ static int llm_unfit(const struct gpu_profile *g, const struct tenant_cfg *t, in
     if (step <= l->sla_tpot_p99_s)
         return 0;
     snprintf(why, n,
-             "a decode step in the %s instance reads %.2f GB of %s weights at %.0f GB/s (%d/%d of "
-             "the bandwidth × efficiency %.2f): TPOT at least %.1f ms > SLA %g ms",
+             "a decode step in the %s instance reads %.2f GB of %s weights over %d/%d of the "
+             "bandwidth (%.0f GB/s): TPOT at least %.1f ms > SLA %g ms",
              m->name, lm_weight_bytes(&l->model, l->dtype) * 1e-9, roof_dtype_names[l->dtype],
-             g->hbm_bw_gbps * bw * eff, m->memory_slices, g->mig_memory_slices, eff, step * 1e3,
+             m->memory_slices, g->mig_memory_slices, g->hbm_bw_gbps * bw, step * 1e3,
              l->sla_tpot_p99_s * 1e3);
     return 1;
 }
