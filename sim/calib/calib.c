@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #define CAL_MAX_FILE (4u << 20)
+#define CAL_MAX_PROFILES 256 /* .json files a profile directory may hold for a lookup by name */
 
 const char *cal_profile_dir(void)
 {
@@ -54,8 +55,8 @@ const char *cal_profile_dir(void)
     return dir;
 }
 
-static const char *meta_keys[] = {"schema",   "name",  "aliases", "device",
-                                  "measured", "notes", "date",    "driver"};
+static const char *meta_keys[] = {"schema", "name",     "aliases", "family", "family_default",
+                                  "device", "measured", "notes",   "date",   "driver"};
 
 static int is_meta(const char *k)
 {
@@ -263,6 +264,55 @@ static int parse_vgpu_types(const char *path, const cJSON *arr, struct gpu_profi
     return 0;
 }
 
+/* The link kinds a profile may name: a table, so a new generation is one line. */
+static const char *const link_kinds[] = {"nvlink3", "nvlink4", "nvlink5",
+                                         "pcie4",   "pcie5",   "pcie6"};
+
+/* o's key, one of link_kinds (only the PCIe ones when pcie_only), into dst. */
+static int link_kind(const cJSON *o, const char *key, int pcie_only, char *dst, size_t n)
+{
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, key);
+    for (size_t i = 0; cJSON_IsString(k) && i < sizeof link_kinds / sizeof *link_kinds; i++)
+        if (strcmp(k->valuestring, link_kinds[i]) == 0 &&
+            (!pcie_only || strncmp(k->valuestring, "pcie", 4) == 0)) {
+            snprintf(dst, n, "%s", k->valuestring);
+            return 0;
+        }
+    return -1;
+}
+
+/* interconnect: {"kind", "gbps_per_gpu", "domain_gpus", "pcie", "pcie_gbps_per_gpu"}. */
+static int parse_link(const char *path, const cJSON *o, struct gpu_link *l, char *err,
+                      size_t errlen)
+{
+    if (!cJSON_IsObject(o))
+        return ss_errf(err, errlen,
+                       "%s: interconnect.value: expected an object {kind, "
+                       "gbps_per_gpu, domain_gpus, pcie, pcie_gbps_per_gpu}",
+                       path);
+    if (link_kind(o, "kind", 0, l->kind, sizeof l->kind))
+        return ss_errf(err, errlen,
+                       "%s: interconnect.value.kind: expected one of nvlink3, "
+                       "nvlink4, nvlink5, pcie4, pcie5, pcie6",
+                       path);
+    if (link_kind(o, "pcie", 1, l->pcie, sizeof l->pcie))
+        return ss_errf(err, errlen, "%s: interconnect.value.pcie: expected pcie4, pcie5 or pcie6",
+                       path);
+    const char *nums[] = {"gbps_per_gpu", "pcie_gbps_per_gpu"};
+    double *dst[] = {&l->gbps, &l->pcie_gbps};
+    for (int i = 0; i < 2; i++) {
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, nums[i]);
+        if (!cJSON_IsNumber(g) || !(g->valuedouble > 0) || g->valuedouble > 1e5)
+            return ss_errf(err, errlen, "%s: interconnect.value.%s: expected a number in (0, 1e5]",
+                           path, nums[i]);
+        *dst[i] = g->valuedouble;
+    }
+    char where[600];
+    snprintf(where, sizeof where, "%s: interconnect.value", path);
+    return get_int_field(where, o, "domain_gpus", 1, CAL_MAX_LINK_DOMAIN, &l->domain_gpus, err,
+                         errlen);
+}
+
 int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t errlen)
 {
     char *text = NULL;
@@ -365,6 +415,10 @@ int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t err
     const cJSON *mig = cJSON_GetObjectItemCaseSensitive(root, "mig_profiles");
     if (mig && parse_mig(path, cJSON_GetObjectItemCaseSensitive(mig, "value"), p, err, errlen))
         goto out;
+    const cJSON *ic = cJSON_GetObjectItemCaseSensitive(root, "interconnect");
+    if (ic &&
+        parse_link(path, cJSON_GetObjectItemCaseSensitive(ic, "value"), &p->link, err, errlen))
+        goto out;
     if (roof_parse(path, root, &p->roof, err, errlen))
         goto out;
     rc = 0;
@@ -373,26 +427,147 @@ out:
     return rc;
 }
 
-/* True when the profile file names this GPU (its "name" or one of its "aliases"). */
-static int file_matches(const char *path, const char *want)
+/* What a lookup by name needs of one profile file: its name, aliases and family. */
+struct cal_entry {
+    char file[256];
+    cJSON *doc; /* NULL when the file is no profile (engines.json, a broken file) */
+};
+
+static int str_is(const cJSON *o, const char *key, const char *want)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) && strcasecmp(v->valuestring, want) == 0;
+}
+
+/* True when the profile names this GPU (its "name" or one of its "aliases"). */
+static int entry_names(const cJSON *doc, const char *want)
+{
+    if (str_is(doc, "name", want))
+        return 1;
+    const cJSON *a;
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(doc, "aliases"))
+    {
+        if (cJSON_IsString(a) && strcasecmp(a->valuestring, want) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static cJSON *read_profile_doc(const char *path)
 {
     char *text = NULL;
     if (ss_read_file_own(path, CAL_MAX_FILE, &text, NULL, NULL, 0))
-        return 0;
+        return NULL;
     cJSON *root = cJSON_Parse(text);
     free(text);
-    int hit = 0;
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(root, "name");
-    if (cJSON_IsString(name) && strcasecmp(name->valuestring, want) == 0)
-        hit = 1;
-    const cJSON *a;
-    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(root, "aliases"))
-    {
-        if (cJSON_IsString(a) && strcasecmp(a->valuestring, want) == 0)
-            hit = 1;
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "sharesim-profile/1") != 0 ||
+        !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "name"))) {
+        cJSON_Delete(root);
+        return NULL;
     }
-    cJSON_Delete(root);
-    return hit;
+    return root;
+}
+
+/* Appends text to buf (size n) and returns how much is left: a long list is cut, not overrun. */
+static void add_text(char *buf, size_t n, const char *text)
+{
+    size_t l = strlen(buf);
+    if (l < n)
+        snprintf(buf + l, n - l, "%s", text);
+}
+
+/* "A100-40GB (A100-SXM4-40GB, A100-PCIE-40GB), …" and the families: for the unknown-GPU error. */
+static void known_names(const struct cal_entry *e, int n, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    char fams[256] = "";
+    for (int i = 0; i < n; i++) {
+        if (!e[i].doc)
+            continue;
+        if (buf[0])
+            add_text(buf, len, ", ");
+        add_text(buf, len, cJSON_GetObjectItemCaseSensitive(e[i].doc, "name")->valuestring);
+        const cJSON *a;
+        int k = 0;
+        cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(e[i].doc, "aliases"))
+        {
+            if (!cJSON_IsString(a))
+                continue;
+            add_text(buf, len, k++ ? ", " : " (");
+            add_text(buf, len, a->valuestring);
+        }
+        if (k)
+            add_text(buf, len, ")");
+        const cJSON *f = cJSON_GetObjectItemCaseSensitive(e[i].doc, "family");
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e[i].doc, "family_default")) &&
+            cJSON_IsString(f)) {
+            add_text(fams, sizeof fams, fams[0] ? ", " : "");
+            add_text(fams, sizeof fams, f->valuestring);
+        }
+    }
+    if (fams[0]) {
+        add_text(buf, len, "; or a family name, which picks its SXM part: ");
+        add_text(buf, len, fams);
+    }
+}
+
+/*
+ * The profile a family name means: the one member marked family_default. Writes the note
+ * saying which variant was chosen and which others exist; -1 (with a message) when the name is
+ * no family, or when the family has no default or several.
+ */
+static int family_pick(const struct cal_entry *e, int n, const char *want, char *note,
+                       size_t notelen, char *err, size_t errlen)
+{
+    int pick = -1, n_default = 0, members = 0;
+    char others[CAL_NOTE_LEN / 2] = "";
+    for (int i = 0; i < n; i++) {
+        if (!e[i].doc || !str_is(e[i].doc, "family", want))
+            continue;
+        members++;
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e[i].doc, "family_default"))) {
+            n_default++;
+            if (pick < 0)
+                pick = i;
+        } else {
+            add_text(others, sizeof others, others[0] ? ", " : "");
+            add_text(others, sizeof others,
+                     cJSON_GetObjectItemCaseSensitive(e[i].doc, "name")->valuestring);
+        }
+    }
+    if (members == 0)
+        return -1;
+    if (n_default != 1) {
+        ss_errf(err, errlen,
+                "GPU family \"%s\": %d of its %d profiles are marked \"family_default\" (expected "
+                "exactly one): name the variant",
+                want, n_default, members);
+        return -2;
+    }
+    const cJSON *d = e[pick].doc;
+    const cJSON *dev = cJSON_GetObjectItemCaseSensitive(d, "device");
+    snprintf(note, notelen,
+             "GPU \"%s\" names a family of %d profiles: using %s (%s)%s%s; name the variant to "
+             "choose another",
+             want, members, cJSON_GetObjectItemCaseSensitive(d, "name")->valuestring,
+             cJSON_IsString(dev) ? dev->valuestring : "its default part", others[0] ? ", not " : "",
+             others);
+    return pick;
+}
+
+/* The family note on stderr once per process and family name: a sweep loads its scenario once
+ * per point, and the choice needs saying once. */
+static void family_say(const char *want, const char *note)
+{
+    static char said[16][NAME_MAX_BYTES + 1];
+    static int n_said;
+    for (int i = 0; i < n_said; i++)
+        if (strcasecmp(said[i], want) == 0)
+            return;
+    if (n_said < 16)
+        snprintf(said[n_said++], sizeof said[0], "%s", want);
+    fprintf(stderr, "sharesim: note: %s\n", note);
 }
 
 static int by_name(const void *a, const void *b)
@@ -465,11 +640,14 @@ int cal_load(const char *name_or_path, struct gpu_profile *out, char *err, size_
     const char *dir = by_path ? NULL : cal_profile_dir();
     char key[PATH_MAX + 64];
     snprintf(key, sizeof key, "%s\n%s", dir ? dir : "", name_or_path);
-    if (cache_get(key, dir, out))
-        return 0;
-    int rc = cal_load_uncached(name_or_path, out, err, errlen);
-    if (rc == 0)
-        cache_put(key, dir, out);
+    int rc = 0;
+    if (!cache_get(key, dir, out)) {
+        rc = cal_load_uncached(name_or_path, out, err, errlen);
+        if (rc == 0)
+            cache_put(key, dir, out);
+    }
+    if (rc == 0 && out->family_note[0])
+        family_say(name_or_path, out->family_note);
     return rc;
 }
 
@@ -483,36 +661,45 @@ static int cal_load_uncached(const char *name_or_path, struct gpu_profile *out, 
     if (!d)
         return ss_errf(err, errlen, "cannot open the profile directory %s", dir);
     /* Sorted so the lookup does not depend on directory order. */
-    char *names[256];
+    static struct cal_entry e[CAL_MAX_PROFILES];
+    char *names[CAL_MAX_PROFILES];
     int n = 0;
     struct dirent *de;
-    while ((de = readdir(d)) && n < 256)
-        if (ss_ends_with(de->d_name, ".json"))
+    while ((de = readdir(d)) && n < CAL_MAX_PROFILES)
+        if (ss_ends_with(de->d_name, ".json") && strlen(de->d_name) < sizeof e[0].file)
             names[n++] = ss_xstrdup(de->d_name);
     closedir(d);
     qsort(names, (size_t)n, sizeof *names, by_name);
-    char known[1024] = "";
     int found = -1;
     for (int i = 0; i < n; i++) {
         char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (found < 0 && file_matches(path, name_or_path))
+        snprintf(e[i].file, sizeof e[i].file, "%.*s", (int)sizeof e[i].file - 1, names[i]);
+        free(names[i]);
+        snprintf(path, sizeof path, "%.*s/%.255s", PATH_MAX - 300, dir, e[i].file);
+        e[i].doc = read_profile_doc(path);
+        if (found < 0 && e[i].doc && entry_names(e[i].doc, name_or_path))
             found = i;
-        size_t kl = strlen(known);
-        snprintf(known + kl, sizeof known - kl, "%s%.*s", kl ? ", " : "",
-                 (int)(strlen(names[i]) - 5), names[i]);
     }
-    int rc;
+    char note[CAL_NOTE_LEN] = "";
+    int rc = 0;
+    if (found < 0)
+        found = family_pick(e, n, name_or_path, note, sizeof note, err, errlen);
     if (found >= 0) {
         char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s", dir, names[found]);
+        snprintf(path, sizeof path, "%.*s/%.255s", PATH_MAX - 300, dir, e[found].file);
         rc = cal_load_file(path, out, err, errlen);
-    } else {
-        rc = ss_errf(err, errlen, "unknown GPU \"%s\": expected one of %s, or a path to a profile",
+        if (rc == 0)
+            snprintf(out->family_note, sizeof out->family_note, "%s", note);
+    } else if (found == -1) {
+        char known[SS_ERRLEN - 128];
+        known_names(e, n, known, sizeof known);
+        rc = ss_errf(err, errlen, "unknown GPU \"%s\": expected one of %s; or a path to a profile",
                      name_or_path, known);
+    } else {
+        rc = -1; /* family_pick's message */
     }
     for (int i = 0; i < n; i++)
-        free(names[i]);
+        cJSON_Delete(e[i].doc);
     return rc;
 }
 

@@ -2,7 +2,9 @@
  * calib — GPU calibration profiles (kernels/profiles/<gpu>.json).
  *
  * Schema "sharesim-profile/1": a JSON object with the meta keys
- *   "schema", "name", "aliases" (array of strings), "device", "measured" (bool), "notes"
+ *   "schema", "name", "aliases" (array of strings), "device", "measured" (bool), "notes",
+ *   "family" (opt: a name several variants share, "H100"), "family_default" (opt, bool: the
+ *     variant a lookup by the family name loads; one per family)
  * and every other key a value object {"value": …, "source": "…", "confidence": "…"}.
  * A value without a non-empty source is rejected at load: nothing in a profile is
  * unsourced. Units are in the key names; the loader converts to seconds.
@@ -25,6 +27,9 @@
  *     [{"name", "compute_slices", "memory_slices", "sm_count", "memory_gb",
  *       "max_instances", "starts": [..], "size"}]   (size/starts in memory slices)
  *   dense_tflops_* and llm_*_efficiency (opt): calib/roof.h
+ *   interconnect (opt): {"kind", "gbps_per_gpu", "domain_gpus", "pcie", "pcie_gbps_per_gpu"} —
+ *     the GPU-to-GPU link (kind nvlink3/nvlink4/nvlink5/pcie4/pcie5/pcie6, NVIDIA's
+ *     bidirectional GB/s per GPU, how many GPUs it joins) and the host link behind it
  * Unknown keys are kept (profiles written by kernels/ may carry extra measured values)
  * but must still be value objects with a source.
  */
@@ -41,6 +46,17 @@
 #define CAL_MAX_STARTS 8
 #define CAL_MAX_CURVE 32
 #define CAL_MAX_VGPU 16
+#define CAL_MAX_LINK_DOMAIN 576 /* GPUs one NVLink domain may join (NVL576 racks) */
+#define CAL_NOTE_LEN 512
+
+/* The GPU-to-GPU link (interconnect): kind[0] == 0 when the profile has none. */
+struct gpu_link {
+    char kind[16];    /* "nvlink4", "pcie5", … */
+    double gbps;      /* bidirectional GB/s per GPU, as NVIDIA quotes it */
+    int domain_gpus;  /* GPUs joined at that bandwidth (1: none beyond PCIe) */
+    char pcie[16];    /* the host link, "pcie4" or "pcie5" */
+    double pcie_gbps; /* its bidirectional GB/s */
+};
 
 /* A time-sliced vGPU type (VGPU_UG): its frame buffer and how many fit one GPU. */
 struct vgpu_type {
@@ -93,6 +109,9 @@ struct gpu_profile {
     double vgpu_overhead_compute, vgpu_overhead_memory; /* time-sliced vGPU speed lost */
     double gpu_hour_usd;                                /* < 0 when the profile has none */
     double power_kw;                                    /* < 0 when the profile has none */
+    struct gpu_link link;
+    /* Set when the profile was loaded by a family name ("H100"): which variant was chosen. */
+    char family_note[CAL_NOTE_LEN];
     int mig_sms_7g;
     int mig_compute_slices;
     int mig_memory_slices;
@@ -110,7 +129,9 @@ const char *cal_profile_dir(void);
 
 /*
  * Loads a profile by GPU name or alias (case-insensitive, looked up in
- * cal_profile_dir()) or by path (anything containing '/' or ending in .json).
+ * cal_profile_dir()) or by path (anything containing '/' or ending in .json). A family name
+ * ("H100") that is no profile's name or alias loads the family's default variant, says so in
+ * out->family_note and, once per process and family, on stderr.
  */
 int cal_load(const char *name_or_path, struct gpu_profile *out, char *err, size_t errlen);
 int cal_load_file(const char *path, struct gpu_profile *out, char *err, size_t errlen);

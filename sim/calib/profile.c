@@ -17,8 +17,8 @@
 
 #define PROF_MAX_FILE (4u << 20)
 
-static const char *meta_keys[] = {"schema",   "name",  "aliases", "device",
-                                  "measured", "notes", "date",    "driver"};
+static const char *meta_keys[] = {"schema", "name",     "aliases", "family", "family_default",
+                                  "device", "measured", "notes",   "date",   "driver"};
 
 int prof_is_meta(const char *key)
 {
