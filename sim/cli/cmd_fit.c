@@ -24,7 +24,7 @@ static void usage(FILE *fp)
     fprintf(fp,
             "usage: sharesim profile fit MEASUREMENTS.csv [--param KEY=LO:HI[:START]]...\n"
             "                            [--no-fit] [--out FILE] [--json FILE|-] [--csv FILE|-]\n"
-            "                            [--scenarios DIR] [--quiet]\n\n"
+            "                            [--scenarios DIR] [--framework NAME] [--quiet]\n\n"
             "Simulates every row of the measurement file (one LLM tenant on its GPU under\n"
             "exclusive) and fits the parameters, the same values for every row, to minimise\n"
             "the sum of ln(predicted/measured)^2 over the rows of role \"fit\"; then reports\n"
@@ -39,6 +39,8 @@ static void usage(FILE *fp)
             "  --csv FILE        its rows, one per measurement simulated; - for stdout\n"
             "  --scenarios DIR   write each simulated row's scenario as DIR/ID.json (DIR is\n"
             "                    made if missing)\n"
+            "  --framework NAME  only the rows of this engine (the engine table's name: vllm,\n"
+            "                    trtllm; nim-trtllm rows are trtllm's): its terms are fitted\n"
             "  --quiet           no table on stdout\n"
             "Rows it cannot simulate (tp > 1, an unknown GPU or model, ...) are skipped with a\n"
             "warning saying why. The time taken goes to stderr.\n"
@@ -163,7 +165,7 @@ static int write_scenarios(const char *dir, const struct fit_ctx *c)
 /* ---- the command ---- */
 
 struct fit_opts {
-    const char *out, *json, *csv, *scen;
+    const char *out, *json, *csv, *scen, *framework;
     int no_fit, quiet;
     struct fit_param params[FIT_PARAMS_MAX];
     int n_params;
@@ -179,6 +181,7 @@ static int parse_opts(int argc, char **argv, struct fit_opts *o)
         {"scenarios", required_argument, NULL, 's'},
         {"quiet", no_argument, NULL, 'q'},
         {"csv", required_argument, NULL, 'c'},
+        {"framework", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -217,6 +220,9 @@ static int parse_opts(int argc, char **argv, struct fit_opts *o)
             break;
         case 's':
             o->scen = optarg;
+            break;
+        case 'f':
+            o->framework = optarg;
             break;
         case 'q':
             o->quiet = 1;
@@ -284,6 +290,11 @@ int cmd_profile_fit(int argc, char **argv)
     }
     c.params = o.params;
     c.n_params = o.n_params;
+    if (o.framework)
+        for (int i = 0; i < c.n_rows; i++)
+            if (!*c.rows[i].skip && strcmp(c.rows[i].framework, o.framework) != 0)
+                snprintf(c.rows[i].skip, sizeof c.rows[i].skip, "engine %s, not --framework %s",
+                         c.rows[i].framework, o.framework);
     double t0 = cpu_s();
     rc = SS_EXIT_BADINPUT;
     cJSON *doc = NULL;

@@ -9,6 +9,7 @@
 #include "calib/calib.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,25 @@ static int table_num(const struct jv *j, const cJSON *e, const char *path, const
     return jv_num(j, it, p, "value", 1, 0, hi, out) < 0 ? -1 : 0;
 }
 
+/* An optional integer of the table in [0, hi] (chunked_prefill: 0 or 1): *out unchanged when
+ * the entry has no such key. */
+static int table_opt_int(const struct jv *j, const cJSON *e, const char *path, const char *key,
+                         long hi, long *out)
+{
+    if (!cJSON_GetObjectItemCaseSensitive(e, key))
+        return 0;
+    double v;
+    if (table_num(j, e, path, key, (double)hi, &v))
+        return -1;
+    if (v != floor(v) || (hi > 1 && v < 1)) {
+        char p[256];
+        return jv_fail(j, jv_path_key(p, sizeof p, path, key), "expected an integer in [%d, %ld]",
+                       hi > 1 ? 1 : 0, hi);
+    }
+    *out = (long)v;
+    return 0;
+}
+
 /* Fills the framework's defaults from the table. */
 static int table_defaults(const char *table_path, const char *name, struct etm_cfg *c, char *err,
                           size_t errlen)
@@ -56,8 +76,9 @@ static int table_defaults(const char *table_path, const char *name, struct etm_c
         return -1;
     int rc = -1, i = 0;
     static const char *const top[] = {"schema", "notes", "engines", NULL};
-    static const char *const ekeys[] = {"name",           "version",     "cpu_step_ms",
-                                        "cpu_per_seq_ms", "frontend_ms", "overlap_cpu",
+    static const char *const ekeys[] = {"name",           "version",        "cpu_step_ms",
+                                        "cpu_per_seq_ms", "frontend_ms",    "overlap_cpu",
+                                        "max_num_seqs",   "max_batched_tokens", "chunked_prefill",
                                         "notes",          NULL};
     const cJSON *engines = cJSON_GetObjectItemCaseSensitive(root, "engines"), *e;
     char known[256] = "";
@@ -85,6 +106,13 @@ static int table_defaults(const char *table_path, const char *name, struct etm_c
             table_num(&j, e, p, "overlap_cpu", 1, &ov))
             goto out;
         if (strcmp(n, name) == 0) {
+            if (table_opt_int(&j, e, p, "max_num_seqs", 65536, &c->max_num_seqs) ||
+                table_opt_int(&j, e, p, "max_batched_tokens", 10000000, &c->max_batched_tokens))
+                goto out;
+            long cp = -1;
+            if (table_opt_int(&j, e, p, "chunked_prefill", 1, &cp))
+                goto out;
+            c->chunked_prefill = cp < 0 ? -1 : (int)cp;
             c->cpu.step_s = step * 1e-3;
             c->cpu.per_seq_s = seq * 1e-3;
             c->frontend_s = fe * 1e-3;
@@ -108,6 +136,7 @@ int etm_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     const char *fw = "vllm";
     char p[512];
     memset(c, 0, sizeof *c);
+    c->chunked_prefill = -1;
     if (jv_enum(j, obj, path, "step_model", 0, stm_kind_names, &kind) < 0 ||
         jv_str(j, obj, path, "framework", 0, &fw) < 0)
         return -1;

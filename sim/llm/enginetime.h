@@ -10,7 +10,10 @@
  *                     detokenisation of its token),
  *   "frontend_ms"     per request, before the engine sees it: the API server's HTTP handling,
  *                     tokenisation and the first streamed chunk, counted in TTFT and latency,
- *   "overlap_cpu"     whether the CPU part overlaps the GPU part (vLLM's async scheduling).
+ *   "overlap_cpu"     whether the CPU part overlaps the GPU part (vLLM's async scheduling);
+ * and, optional in a table entry, the framework's scheduler defaults for keys the scenario
+ * leaves out: "max_num_seqs", "max_batched_tokens", "chunked_prefill" (vLLM's per-device
+ * defaults apply where an entry has none).
  * The engine table is <profile directory>/engines/engines.json ($SHARESIM_ENGINES overrides), each
  * value an object {"value", "source", "confidence"} as in the GPU profiles.
  */
@@ -25,6 +28,10 @@ struct etm_cfg {
     char framework[32];
     struct stm_cpu cpu;
     double frontend_s;
+    /* The framework's scheduler defaults from its table entry (optional keys of the same
+     * names): 0 / -1 where it has none and vLLM's rules apply (llm/serving.h). */
+    long max_num_seqs, max_batched_tokens;
+    int chunked_prefill;
 };
 
 /* The engine table's path: $SHARESIM_ENGINES, else <profile directory>/engines/engines.json. */

@@ -76,11 +76,11 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     c->prefix_caching = 1;
     c->gpu_memory_utilization = 0.9;
     c->activation_reserve_gb = -1;
-    int rs, rt;
+    int rs, rt, rc;
     if ((rs = jv_int(j, obj, path, "max_num_seqs", 0, 1, 65536, &seqs)) < 0 ||
         (rt = jv_int(j, obj, path, "max_batched_tokens", 0, 1, 10000000, &c->max_batched_tokens)) <
             0 ||
-        jv_bool(j, obj, path, "chunked_prefill", 0, &c->chunked_prefill) < 0 ||
+        (rc = jv_bool(j, obj, path, "chunked_prefill", 0, &c->chunked_prefill)) < 0 ||
         jv_bool(j, obj, path, "prefix_caching", 0, &c->prefix_caching) < 0 ||
         jv_bool(j, obj, path, "enforce_eager", 0, &c->enforce_eager) < 0 ||
         jv_num(j, obj, path, "step_overhead_ms", 0, 0, 1e6, &ms) < 0 ||
@@ -94,6 +94,14 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     c->step_overhead_s = ms * 1e-3;
     if (etm_parse(j, obj, path, NULL, &c->etm))
         return -1;
+    /* The framework's own scheduler defaults (the engine table) come before vLLM's per-device
+     * ones; a key the scenario sets wins over both. */
+    if (rs == 1 && c->etm.max_num_seqs > 0)
+        c->max_num_seqs = (int)c->etm.max_num_seqs, rs = 0;
+    if (rt == 1 && c->etm.max_batched_tokens > 0)
+        c->max_batched_tokens = c->etm.max_batched_tokens, rt = 0;
+    if (rc == 1 && c->etm.chunked_prefill >= 0)
+        c->chunked_prefill = c->etm.chunked_prefill;
     c->defaulted = (rs == 1 ? LSV_DEF_SEQS : 0u) | (rt == 1 ? LSV_DEF_TOKENS : 0u) |
                    (c->activation_reserve_gb < 0 ? LSV_DEF_RESERVE : 0u);
     return 0;

@@ -10,6 +10,7 @@
  * the whole fit is.
  */
 #include "tools/fit.h"
+#include "calib/calib.h"
 #include "base/jsonv.h"
 #include "base/util.h"
 #include "core/llmstats.h"
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * The parameters fitted when no --param is given: numeric keys of the `serving` object
@@ -33,8 +35,11 @@
  * know is refused when the first row is built.
  */
 static const struct fit_param default_params[] = {
-    /* key                lo    hi     start */
-    {"step_overhead_ms", 0.0, 20.0, 2.0, 0.0},
+    /* key              lo    hi     start: the engine's time outside its kernels
+     *                                      (llm/enginetime.h, docs/llm.md#engine-time) */
+    {"cpu_step_ms", 0.0, 10.0, 1.0, 0.0},
+    {"cpu_per_seq_ms", 0.0, 0.5, 0.02, 0.0},
+    {"frontend_ms", 0.0, 200.0, 10.0, 0.0},
 };
 
 /* The fixed seed of every row's scenario. */
@@ -206,6 +211,7 @@ static cJSON *serving(const struct fit_ctx *c, const struct fit_row *r)
 {
     cJSON *s = cJSON_CreateObject();
     cJSON_AddStringToObject(s, "engine", "llm");
+    cJSON_AddStringToObject(s, "framework", r->framework);
     cJSON_AddStringToObject(s, "model", r->model);
     cJSON_AddStringToObject(s, "dtype", r->dtype);
     if (*r->kv_dtype)
@@ -219,10 +225,35 @@ static cJSON *serving(const struct fit_ctx *c, const struct fit_row *r)
     return s;
 }
 
-static cJSON *tokens(const struct fit_row *r)
+/* Whether the dataset is one sharesim ships (llm/tokens.h). */
+static int shipped_dataset(const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/datasets/%s.csv", cal_profile_dir(), name);
+    return access(path, R_OK) == 0;
+}
+
+static cJSON *tokens(struct fit_row *r)
 {
     cJSON *t = cJSON_CreateObject();
-    if (strcmp(r->lengths, "fixed") == 0) {
+    if (strcmp(r->lengths, "fixed") != 0 && !shipped_dataset(r->lengths) && r->isl_mean >= 1 &&
+        r->osl_mean >= 1) {
+        /* A dataset sharesim does not ship (ShareGPT: docs/llm.md#request-lengths-from-
+         * datasets): every request at the means the source states. */
+        r->isl = lround(r->isl_mean);
+        r->osl = lround(r->osl_mean);
+        size_t k = strlen(r->note);
+        snprintf(r->note + k, sizeof r->note - k,
+                 "%s%s lengths not shipped: fixed at %ld/%ld%s", k ? "; " : "", r->lengths,
+                 r->isl, r->osl,
+                 r->client == FC_RATE ? "" : "; throughput not compared (a batch's or a closed "
+                                             "loop's depends on its longest requests)");
+        /* Over a window of Poisson arrivals the rate is the mean's; a batch ends with its
+         * longest request, which the means do not give. */
+        if (r->client != FC_RATE)
+            r->meas[FM_TPS] = NAN;
+    }
+    if (r->isl > 0 && r->osl > 0) {
         cJSON_AddItemToObject(t, "input", deterministic(r->isl));
         cJSON_AddItemToObject(t, "output", deterministic(r->osl));
     } else {

@@ -33,10 +33,12 @@ struct fit_row {
     char id[FIT_ID_MAX];
     char gpu[FIT_TEXT_MAX], model[FIT_TEXT_MAX], dtype[FIT_TEXT_MAX], kv_dtype[FIT_TEXT_MAX];
     char lengths[FIT_TEXT_MAX]; /* "fixed" or a dataset name */
+    char framework[FIT_TEXT_MAX]; /* the engine table's entry for the row's engine column */
     int tp;
     enum fit_client client;
     double load;
     long isl, osl;         /* 0: not given (a dataset) */
+    double isl_mean, osl_mean; /* a dataset's stated means (may be fractional); 0: not given */
     long num_prompts;      /* 0: not given */
     long max_num_seqs;     /* 0: the engine default */
     long max_batched;      /* max_batched_tokens, 0: the engine default */

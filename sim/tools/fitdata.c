@@ -185,9 +185,20 @@ static int parse_lengths(const struct at *a, struct fit_row *r, char *err, size_
     if (!name_ok(r->lengths))
         return bad(a, C_LENGTHS, err, errlen, "fixed or a dataset name ([a-z0-9-]+)");
     int fixed = strcmp(r->lengths, "fixed") == 0;
-    if (get_long(a, C_ISL, 1, 10000000L, !fixed, &r->isl, err, errlen) ||
-        get_long(a, C_OSL, 1, 10000000L, !fixed, &r->osl, err, errlen))
+    if (fixed)
+        return get_long(a, C_ISL, 1, 10000000L, 0, &r->isl, err, errlen) ||
+                       get_long(a, C_OSL, 1, 10000000L, 0, &r->osl, err, errlen)
+                   ? -1
+                   : 0;
+    /* A dataset's lengths are stated as means over its requests: fractions are fine. */
+    r->isl_mean = r->osl_mean = NAN;
+    if (get_pos(a, C_ISL, 1, &r->isl_mean, err, errlen) ||
+        get_pos(a, C_OSL, 1, &r->osl_mean, err, errlen))
         return -1;
+    if (isnan(r->isl_mean))
+        r->isl_mean = 0;
+    if (isnan(r->osl_mean))
+        r->osl_mean = 0;
     return 0;
 }
 
@@ -204,7 +215,7 @@ static int parse_row(const struct at *a, struct fit_row *r, char *err, size_t er
         return bad(a, C_ID, err, errlen, "an id of [a-z0-9-]+");
     long tp;
     if (get_text(a, C_SOURCE, scratch, sizeof scratch, err, errlen) ||
-        get_text(a, C_ENGINE, scratch, sizeof scratch, err, errlen) ||
+        get_text(a, C_ENGINE, r->framework, sizeof r->framework, err, errlen) ||
         get_text(a, C_GPU, r->gpu, sizeof r->gpu, err, errlen) ||
         get_text(a, C_MODEL, r->model, sizeof r->model, err, errlen) ||
         get_text(a, C_DTYPE, r->dtype, sizeof r->dtype, err, errlen) ||
@@ -220,6 +231,11 @@ static int parse_row(const struct at *a, struct fit_row *r, char *err, size_t er
         get_word(a, C_ROLE, roles, "fit or holdout", &r->holdout, err, errlen))
         return -1;
     r->tp = (int)tp;
+    /* NVIDIA's NIM serves these models with TensorRT-LLM: the same engine's terms. */
+    if (strcmp(r->framework, "nim-trtllm") == 0)
+        strcpy(r->framework, "trtllm");
+    else if (strcmp(r->framework, "nim-vllm") == 0)
+        strcpy(r->framework, "vllm");
     if (strlen(txt(a, C_KV_DTYPE)) >= sizeof r->kv_dtype)
         return bad(a, C_KV_DTYPE, err, errlen, "a shorter value");
     snprintf(r->kv_dtype, sizeof r->kv_dtype, "%s", txt(a, C_KV_DTYPE));
