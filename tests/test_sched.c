@@ -86,7 +86,7 @@ static void test_one_request(void)
     setup_a100(&rm, &rg);
     for (int chunked = 0; chunked < 2; chunked++) {
         struct ls_sched s;
-        struct ls_cfg c = {6953, 16, 256, 2048, chunked, 0, 0, 0};
+        struct ls_cfg c = {6953, 16, 256, 2048, chunked, 1, 0, 0, 0};
         ls_init(&s, &c);
         const long P = 512, O = 32;
         const double over = 0.003;
@@ -118,7 +118,7 @@ static void test_lock_step(void)
     const int B = 8;
     const long P = 200, O = 20;
     struct ls_sched s;
-    struct ls_cfg c = {6953, 16, 256, 2048, 0, 0, 0, 0};
+    struct ls_cfg c = {6953, 16, 256, 2048, 0, 1, 0, 0, 0};
     ls_init(&s, &c);
     int h[8];
     for (int i = 0; i < B; i++)
@@ -161,7 +161,7 @@ static void test_lock_step(void)
 static void test_preemption_by_hand(void)
 {
     struct ls_sched s;
-    struct ls_cfg c = {6, 4, 4, 64, 0, 0, 0, 0};
+    struct ls_cfg c = {6, 4, 4, 64, 0, 1, 0, 0, 0};
     ls_init(&s, &c);
     int a = ls_add(&s, 0, 8, 8, 0), b = ls_add(&s, 1, 8, 8, 0);
     struct trace_rec tr;
@@ -191,7 +191,7 @@ static void test_preemption_by_hand(void)
 static void test_gaps(void)
 {
     struct ls_sched s;
-    struct ls_cfg c = {6, 4, 4, 64, 0, 0, 0, 0};
+    struct ls_cfg c = {6, 4, 4, 64, 0, 1, 0, 0, 0};
     ls_init(&s, &c);
     ls_add(&s, 0, 8, 8, 0);
     int b = ls_add(&s, 1, 8, 8, 0);
@@ -225,7 +225,7 @@ static void test_gaps(void)
 static void test_chunked_budget(void)
 {
     struct ls_sched s;
-    struct ls_cfg c = {100, 4, 8, 6, 1, 0, 0, 0};
+    struct ls_cfg c = {100, 4, 8, 6, 1, 1, 0, 0, 0};
     ls_init(&s, &c);
     int a = ls_add(&s, 0, 10, 3, 0);
     struct ls_step st = {0};
@@ -261,7 +261,7 @@ static void test_chunked_budget(void)
 static void test_refusals(void)
 {
     struct ls_sched s;
-    struct ls_cfg c = {4, 16, 8, 100, 0, 0, 0, 0};
+    struct ls_cfg c = {4, 16, 8, 100, 0, 1, 0, 0, 0};
     ls_init(&s, &c);
     /* 4 blocks of 16 tokens: 64 tokens of prompt and output fit, 65 never do. */
     CU_ASSERT(ls_add(&s, 0, 40, 24, 0) >= 0);
@@ -282,7 +282,7 @@ static void test_conservation(void)
 {
     for (int chunked = 0; chunked < 2; chunked++) {
         struct ls_sched s;
-        struct ls_cfg c = {40, 8, 6, 96, chunked, 0, 0, 0};
+        struct ls_cfg c = {40, 8, 6, 96, chunked, 1, 0, 0, 0};
         ls_init(&s, &c);
         struct rng r;
         rng_seed(&r, 17 + chunked);
@@ -339,6 +339,47 @@ static void test_conservation(void)
     }
 }
 
+/*
+ * Without chunking and without prefill-first (vLLM V1, TensorRT-LLM's in-flight batching), a
+ * prompt joins the running decodes' step whole, and waits while it does not fit what the
+ * budget leaves. Budget 11 (unchunked, a request's prompt and output must fit it: a recompute
+ * takes them in one step), blocks plenty: A (6 in, 3 out) and B (9 in, 2 out) arrive together.
+ *   step 1  A's prompt (6); B's 9 do not fit the 5 left           A: token 1
+ *   step 2  A decodes (1), B's prompt (9): 10 tokens              A: token 2, B: token 1
+ *   step 3  A and B decode                                        A: token 3 done, B: 2 done
+ * Under prefill-first B would prefill alone in step 2 and A wait for it.
+ */
+static void test_unsplit_by_hand(void)
+{
+    struct ls_sched s;
+    struct ls_cfg c = {100, 4, 8, 11, 0, 0, 0, 0, 0};
+    ls_init(&s, &c);
+    int a = ls_add(&s, 0, 6, 3, 0), b = ls_add(&s, 1, 9, 2, 0);
+    struct trace_rec tr;
+    double end = drive(&s, NULL, NULL, 0, &tr);
+    static const int n[] = {1, 2, 2};
+    static const long tokens[] = {6, 10, 2};
+    CU_ASSERT_EQUAL(tr.steps, 3);
+    for (int i = 0; i < 3 && i < tr.steps; i++) {
+        CU_ASSERT_EQUAL(tr.n[i], n[i]);
+        CU_ASSERT_EQUAL(tr.tokens[i], tokens[i]);
+    }
+    CU_ASSERT_DOUBLE_EQUAL(end, 3, 0);
+    CU_ASSERT_DOUBLE_EQUAL(ls_seq_at(&s, a)->last_token_s, 3, 0);
+    CU_ASSERT_DOUBLE_EQUAL(ls_seq_at(&s, b)->first_token_s, 2, 0);
+    ls_free(&s);
+    /* The same under prefill-first: B's prompt is a step of its own. */
+    c.prefill_first = 1;
+    ls_init(&s, &c);
+    a = ls_add(&s, 0, 6, 3, 0);
+    b = ls_add(&s, 1, 9, 2, 0);
+    drive(&s, NULL, NULL, 0, &tr);
+    CU_ASSERT_EQUAL(tr.steps, 4);
+    CU_ASSERT_EQUAL(tr.tokens[1], 9);
+    CU_ASSERT_DOUBLE_EQUAL(ls_seq_at(&s, a)->last_token_s, 4, 0);
+    ls_free(&s);
+}
+
 void test_sched_register(void)
 {
     static const struct tu_test t[] = {
@@ -347,6 +388,7 @@ void test_sched_register(void)
         {"KV exhaustion: the preemption sequence by hand", test_preemption_by_hand},
         {"token gaps include the preemption's wait", test_gaps},
         {"chunked prefill shares the token budget", test_chunked_budget},
+        {"unchunked, not prefill-first: whole prompts join the decodes", test_unsplit_by_hand},
         {"requests that could never run are refused", test_refusals},
         {"random load: invariants, FCFS, tokens and requests conserved", test_conservation},
         {NULL, NULL},

@@ -76,10 +76,18 @@ static int table_defaults(const char *table_path, const char *name, struct etm_c
         return -1;
     int rc = -1, i = 0;
     static const char *const top[] = {"schema", "notes", "engines", NULL};
-    static const char *const ekeys[] = {"name",           "version",        "cpu_step_ms",
-                                        "cpu_per_seq_ms", "frontend_ms",    "overlap_cpu",
-                                        "max_num_seqs",   "max_batched_tokens", "chunked_prefill",
-                                        "notes",          NULL};
+    static const char *const ekeys[] = {"name",
+                                        "version",
+                                        "cpu_step_ms",
+                                        "cpu_per_seq_ms",
+                                        "frontend_ms",
+                                        "overlap_cpu",
+                                        "max_num_seqs",
+                                        "max_batched_tokens",
+                                        "chunked_prefill",
+                                        "prefill_first",
+                                        "notes",
+                                        NULL};
     const cJSON *engines = cJSON_GetObjectItemCaseSensitive(root, "engines"), *e;
     char known[256] = "";
     if (jv_object(&j, root, "", top))
@@ -113,6 +121,10 @@ static int table_defaults(const char *table_path, const char *name, struct etm_c
             if (table_opt_int(&j, e, p, "chunked_prefill", 1, &cp))
                 goto out;
             c->chunked_prefill = cp < 0 ? -1 : (int)cp;
+            long pf = -1;
+            if (table_opt_int(&j, e, p, "prefill_first", 1, &pf))
+                goto out;
+            c->prefill_first = pf < 0 ? -1 : (int)pf;
             c->cpu.step_s = step * 1e-3;
             c->cpu.per_seq_s = seq * 1e-3;
             c->frontend_s = fe * 1e-3;
@@ -136,7 +148,7 @@ int etm_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     const char *fw = "vllm";
     char p[512];
     memset(c, 0, sizeof *c);
-    c->chunked_prefill = -1;
+    c->chunked_prefill = c->prefill_first = -1;
     if (jv_enum(j, obj, path, "step_model", 0, stm_kind_names, &kind) < 0 ||
         jv_str(j, obj, path, "framework", 0, &fw) < 0)
         return -1;

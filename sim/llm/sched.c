@@ -363,6 +363,26 @@ static void schedule_prefill_first(struct ls_sched *s, struct ls_step *st)
             break;
 }
 
+/* Decodes first, then whole prompts into what the step's token budget leaves. */
+static void schedule_unsplit(struct ls_sched *s, struct ls_step *st)
+{
+    long budget = s->cfg.max_batched_tokens;
+    for (int i = 0; i < s->run_n && budget > 0; i++) {
+        long n = schedule_running(s, st, i, budget);
+        if (n < 0)
+            break;
+        budget -= n;
+    }
+    if (st->preempted)
+        return;
+    while (s->wait_n > 0 && s->run_n < s->cfg.max_num_seqs && head_need(s) <= budget) {
+        long n = admit_head(s, st, budget);
+        if (n == 0)
+            break;
+        budget -= n;
+    }
+}
+
 int ls_schedule(struct ls_sched *s, struct ls_step *st)
 {
     for (int i = 0; i < s->n_retired; i++) {
@@ -377,8 +397,10 @@ int ls_schedule(struct ls_sched *s, struct ls_step *st)
     st->graph_batch = 0;
     if (s->cfg.chunked_prefill)
         schedule_chunked(s, st);
-    else
+    else if (s->cfg.prefill_first)
         schedule_prefill_first(s, st);
+    else
+        schedule_unsplit(s, st);
     if (st->n == 0 && (s->wait_n > 0 || s->run_n > 0))
         SS_FATAL("ls_schedule: nothing scheduled with %d waiting and %d running, %ld blocks "
                  "available",

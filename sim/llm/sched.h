@@ -17,9 +17,13 @@
  *    of max_batched_tokens); then, if no sequence was preempted in this step, waiting ones in
  *    arrival order while fewer than max_num_seqs run, tokens are left and the KV blocks for
  *    their chunk are free (vLLM's V1 scheduler).
- *  - otherwise prefill first (vLLM's V0 default): waiting sequences are admitted whole while
- *    the seqs, token and block limits allow; a step with admissions is a prefill-only step.
- *    Only when none is admitted do the running sequences decode, one token each.
+ *  - unchunked and not prefill_first (vLLM V1 with chunking off, TensorRT-LLM's in-flight
+ *    batching without chunked context): the running sequences decode, one token each, and
+ *    waiting ones are admitted whole into the same step while their prompt fits the tokens
+ *    left (a prompt is never split).
+ *  - prefill_first (vLLM's V0 default): waiting sequences are admitted whole while the seqs,
+ *    token and block limits allow; a step with admissions is a prefill-only step. Only when
+ *    none is admitted do the running sequences decode, one token each.
  * A running sequence that needs a block when none is free preempts the most recently
  * admitted running sequence (possibly itself) by recompute; the preempted go back to the
  * front of the waiting queue, in arrival order.
@@ -55,6 +59,7 @@ struct ls_cfg {
     int max_num_seqs;        /* running sequences at most, >= 1 */
     long max_batched_tokens; /* tokens in one step at most, >= 1 */
     int chunked_prefill;
+    int prefill_first; /* without chunked_prefill: V0's prefill-only steps (above) */
     int prefix_caching;
     long shared_prefix; /* prompt tokens every request of the tenant shares (0: none) */
     int graph_max;      /* largest CUDA-graph capture size for decode; 0: eager (ls_graph_size) */

@@ -37,6 +37,7 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
                                        "max_num_seqs",
                                        "max_batched_tokens",
                                        "chunked_prefill",
+                                       "prefill_first",
                                        "prefix_caching",
                                        "enforce_eager",
                                        "step_overhead_ms",
@@ -76,11 +77,12 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     c->prefix_caching = 1;
     c->gpu_memory_utilization = 0.9;
     c->activation_reserve_gb = -1;
-    int rs, rt, rc;
+    int rs, rt, rc, rp;
     if ((rs = jv_int(j, obj, path, "max_num_seqs", 0, 1, 65536, &seqs)) < 0 ||
         (rt = jv_int(j, obj, path, "max_batched_tokens", 0, 1, 10000000, &c->max_batched_tokens)) <
             0 ||
         (rc = jv_bool(j, obj, path, "chunked_prefill", 0, &c->chunked_prefill)) < 0 ||
+        (rp = jv_bool(j, obj, path, "prefill_first", 0, &c->prefill_first)) < 0 ||
         jv_bool(j, obj, path, "prefix_caching", 0, &c->prefix_caching) < 0 ||
         jv_bool(j, obj, path, "enforce_eager", 0, &c->enforce_eager) < 0 ||
         jv_num(j, obj, path, "step_overhead_ms", 0, 0, 1e6, &ms) < 0 ||
@@ -102,6 +104,10 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
         c->max_batched_tokens = c->etm.max_batched_tokens, rt = 0;
     if (rc == 1 && c->etm.chunked_prefill >= 0)
         c->chunked_prefill = c->etm.chunked_prefill;
+    /* Without chunking, the old model's scheduler is vLLM V0's (prefill-only steps); the
+     * engine model's is its framework's, vLLM V1's by default (prompts join the decodes). */
+    if (rp == 1)
+        c->prefill_first = c->etm.kind == STM_ROOFLINE ? 1 : c->etm.prefill_first > 0;
     c->defaulted = (rs == 1 ? LSV_DEF_SEQS : 0u) | (rt == 1 ? LSV_DEF_TOKENS : 0u) |
                    (c->activation_reserve_gb < 0 ? LSV_DEF_RESERVE : 0u);
     return 0;
@@ -210,13 +216,14 @@ void lsv_sched_cfg(const struct lsv_cfg *c, long kv_blocks, struct ls_cfg *out)
     if (!c->resolved)
         SS_FATAL("lsv_sched_cfg: %s's defaults are not resolved for a device (lsv_resolve)",
                  c->model.name);
-    *out = (struct ls_cfg){
-        kv_blocks,
-        c->block_size,
-        c->max_num_seqs,
-        c->max_batched_tokens,
-        c->chunked_prefill,
-        c->prefix_caching,
-        c->shared_prefix,
-        c->enforce_eager ? 0 : ls_graph_max(c->max_num_seqs, c->max_batched_tokens)};
+    *out = (struct ls_cfg){kv_blocks,
+                           c->block_size,
+                           c->max_num_seqs,
+                           c->max_batched_tokens,
+                           c->chunked_prefill,
+                           c->prefill_first,
+                           c->prefix_caching,
+                           c->shared_prefix,
+                           c->enforce_eager ? 0
+                                            : ls_graph_max(c->max_num_seqs, c->max_batched_tokens)};
 }
