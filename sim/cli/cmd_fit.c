@@ -24,7 +24,8 @@ static void usage(FILE *fp)
     fprintf(fp,
             "usage: sharesim profile fit MEASUREMENTS.csv [--param KEY=LO:HI[:START]]...\n"
             "                            [--no-fit] [--out FILE] [--json FILE|-] [--csv FILE|-]\n"
-            "                            [--scenarios DIR] [--framework NAME] [--quiet]\n\n"
+            "                            [--scenarios DIR] [--framework NAME] [--shipped]\n"
+            "                            [--quiet]\n\n"
             "Simulates every row of the measurement file (one LLM tenant on its GPU under\n"
             "exclusive) and fits the parameters, the same values for every row, to minimise\n"
             "the sum of ln(predicted/measured)^2 over the rows of role \"fit\"; then reports\n"
@@ -34,6 +35,8 @@ static void usage(FILE *fp)
             "                    (default the middle); repeatable, at most %d; without it the\n"
             "                    default set (docs/calibration.md)\n"
             "  --no-fit          evaluate only, at the START values\n"
+            "  --shipped         evaluate only, at the engine table's values (each row's\n"
+            "                    framework entry): the validation of what ships\n"
             "  --out FILE        the profile fragment: values, data sha256, split, residuals\n"
             "  --json FILE       the same document; - for stdout (then no table)\n"
             "  --csv FILE        its rows, one per measurement simulated; - for stdout\n"
@@ -166,7 +169,7 @@ static int write_scenarios(const char *dir, const struct fit_ctx *c)
 
 struct fit_opts {
     const char *out, *json, *csv, *scen, *framework;
-    int no_fit, quiet;
+    int no_fit, quiet, shipped;
     struct fit_param params[FIT_PARAMS_MAX];
     int n_params;
 };
@@ -182,6 +185,7 @@ static int parse_opts(int argc, char **argv, struct fit_opts *o)
         {"quiet", no_argument, NULL, 'q'},
         {"csv", required_argument, NULL, 'c'},
         {"framework", required_argument, NULL, 'f'},
+        {"shipped", no_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -224,6 +228,9 @@ static int parse_opts(int argc, char **argv, struct fit_opts *o)
         case 'f':
             o->framework = optarg;
             break;
+        case 'S':
+            o->shipped = o->no_fit = 1;
+            break;
         case 'q':
             o->quiet = 1;
             break;
@@ -239,7 +246,11 @@ static int parse_opts(int argc, char **argv, struct fit_opts *o)
         usage(stderr);
         return SS_EXIT_BADINPUT;
     }
-    if (o->n_params == 0)
+    if (o->shipped && o->n_params > 0) {
+        fprintf(stderr, CMD ": --shipped evaluates the engine table's values: no --param\n");
+        return SS_EXIT_BADINPUT;
+    }
+    if (o->n_params == 0 && !o->shipped)
         o->n_params = fit_default_params(o->params, FIT_PARAMS_MAX);
     return SS_EXIT_OK;
 }
