@@ -183,8 +183,9 @@ static void test_three_services_as_deployed(void)
      * ms on A100-80GB). Before: "mps 3 per GPU" recommended with uncapped clients. With the
      * device plugin's caps (each client 100/3 = 33 % of the threads) embed misses (p99 above
      * 20 ms), so MPS on one GPU is not recommended; time-slicing 2 per GPU is simulated in
-     * the 3 placements Kubernetes may choose, and chat misses in the worst of them. The vGPU candidates use a real vGPU type of the A100-80GB (three VMs a GPU:
-     * A100DX-20C), not a third of its frame buffer. */
+     * the 3 placements Kubernetes may choose, and chat misses in the worst of them. The vGPU
+     * candidates use a real vGPU type of the A100-80GB (three VMs a GPU: A100DX-20C), not a third
+     * of its frame buffer. */
     cJSON *doc = plan_json_of("three-services.json", 0);
     const cJSON *mps3 = cand(doc, "mps 3 per GPU");
     CU_ASSERT_EQUAL(
