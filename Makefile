@@ -238,12 +238,13 @@ golden: all
 PREFIX ?= /usr/local
 SHARE  := $(DESTDIR)$(PREFIX)/share/sharesim
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/kernels/profiles/models $(SHARE)/kernels/profiles/kernels $(SHARE)/kernels/profiles/engines $(SHARE)/kernels/profiles/datasets $(SHARE)/kernels/profiles/measurements $(SHARE)/workloads $(SHARE)/traces
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/kernels/profiles/workloads $(SHARE)/kernels/profiles/models $(SHARE)/kernels/profiles/kernels $(SHARE)/kernels/profiles/engines $(SHARE)/kernels/profiles/datasets $(SHARE)/kernels/profiles/measurements $(SHARE)/workloads $(SHARE)/traces
 	install -m 755 $(B)/sharesim $(DESTDIR)$(PREFIX)/bin/sharesim
 	install -m 644 kernels/profiles/*.json $(SHARE)/kernels/profiles/
 	install -m 644 kernels/profiles/models/*.json $(SHARE)/kernels/profiles/models/
 	install -m 644 kernels/profiles/kernels/*.json $(SHARE)/kernels/profiles/kernels/
 	install -m 644 kernels/profiles/engines/*.json $(SHARE)/kernels/profiles/engines/
+	install -m 644 kernels/profiles/workloads/*.json $(SHARE)/kernels/profiles/workloads/
 	install -m 644 kernels/profiles/datasets/*.csv kernels/profiles/datasets/README.md $(SHARE)/kernels/profiles/datasets/
 	install -m 644 kernels/profiles/measurements/*.csv kernels/profiles/measurements/*.md $(SHARE)/kernels/profiles/measurements/
 	install -m 644 workloads/*.json workloads/*.csv workloads/README.md $(SHARE)/workloads/

@@ -49,7 +49,8 @@ int cmd_validate(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
-int cmd_profile_fit(int argc, char **argv); /* `profile fit` (cmd_fit.c) */
+int cmd_profile_fit(int argc, char **argv);       /* `profile fit` (cmd_fit.c) */
+int cmd_profile_occupancy(int argc, char **argv); /* `profile occupancy` (cmd_occupancy.c) */
 extern const struct cli_group cmd_profile, cmd_mig, cmd_trace, cmd_report, cmd_fidelity;
 
 /*

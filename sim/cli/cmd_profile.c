@@ -851,6 +851,8 @@ static const struct cli_command subcommands[] = {
     {"match", "DEVICE: the shipped profile for a CUDA device name", sub_match, NULL},
     {"fit", "MEASUREMENTS.csv: fit the engine's parameters to measured points", cmd_profile_fit,
      NULL},
+    {"occupancy", "how to measure a workload's SM-scaling curve; the work presets",
+     cmd_profile_occupancy, NULL},
     {NULL, NULL, NULL, NULL},
 };
 

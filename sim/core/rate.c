@@ -1,6 +1,7 @@
 /* rate — see rate.h for the model, why speeds are relative to the whole GPU and why the mixed
  * blend is harmonic. */
 #include "core/rate.h"
+#include "core/scaling.h"
 
 #include <math.h>
 
@@ -87,17 +88,24 @@ double rate_speed(const struct gpu_profile *g, const struct tenant_cfg *t, doubl
     double u = f < s ? f : s;
     /* Only the speed the class needs: the MPS benchmark calls this for every busy client at
      * every arrival and completion. */
+    double v = 0;
     switch (t->wclass) {
     case CLASS_COMPUTE:
-        return compute_speed(g, u, s);
-    case CLASS_MEMORY:
-        return memory_speed(g, b, u, s);
-    case CLASS_MIXED:
+        v = compute_speed(g, u, s);
+        /* Its memory share limits it only when its intensity is given (core/scaling.h). */
+        if (t->work.intensity > 0)
+            v = scl_roofline(v, memory_speed(g, b, u, s), t->work.intensity);
         break;
+    case CLASS_MEMORY:
+        v = memory_speed(g, b, u, s);
+        break;
+    case CLASS_MIXED: {
+        double sc = compute_speed(g, u, s), sm = memory_speed(g, b, u, s);
+        double c = t->compute_share;
+        v = 1.0 / (c / sc + (1.0 - c) / sm);
     }
-    double sc = compute_speed(g, u, s), sm = memory_speed(g, b, u, s);
-    double c = t->compute_share;
-    return 1.0 / (c / sc + (1.0 - c) / sm);
+    }
+    return t->work.host_fraction > 0 ? scl_host(v, t->work.host_fraction) : v;
 }
 
 double rate_speed_n(const struct gpu_profile *g, const struct tenant_cfg *t, double sm_share,

@@ -15,6 +15,7 @@
 #include "base/jsonv.h"
 #include "base/name.h"
 #include "core/policy.h"
+#include "core/preset.h"
 #include "core/tenant.h"
 #include "calib/kcurve.h"
 #include "llm/serving.h"
@@ -201,16 +202,25 @@ static int parse_arrival(const struct jv *j, const cJSON *obj, const char *path,
 /* ---- work ---------------------------------------------------------------- */
 
 /* The keys every "dist" takes besides its own (docs/scenario.md#work). */
-#define WORK_COMMON_KEYS "max_sm_fraction", "concurrency", "context_state_mb"
+#define WORK_COMMON_KEYS                                                                           \
+    "max_sm_fraction", "concurrency", "context_state_mb", "preset", "intensity", "host_fraction"
 
-/* Occupancy: read after the dist's own keys were checked by jv_object. */
+/* Occupancy: read after the dist's own keys were checked by jv_object. A preset fills the
+ * defaults first, so that the keys given override it (core/preset.h). */
 static int parse_work_occupancy(const struct jv *j, const cJSON *obj, const char *path,
                                 struct work_cfg *w)
 {
     long conc = 1;
     w->max_sm_fraction = 1;
+    w->intensity = 0;
+    w->host_fraction = 0;
     w->context_state_mb = -1; /* the profile's */
+    if (wp_apply(j, obj, path, w))
+        return -1;
     if (jv_num_gt(j, obj, path, "max_sm_fraction", 0, 0, 1, &w->max_sm_fraction) < 0 ||
+        jv_num(j, obj, path, "intensity", 0, SCN_MIN_INTENSITY, SCN_MAX_INTENSITY, &w->intensity) <
+            0 ||
+        jv_num(j, obj, path, "host_fraction", 0, 0, SCN_MAX_HOST_FRACTION, &w->host_fraction) < 0 ||
         jv_int(j, obj, path, "concurrency", 0, 1, 4096, &conc) < 0 ||
         jv_num(j, obj, path, "context_state_mb", 0, 0, 1e5, &w->context_state_mb) < 0)
         return -1;
@@ -518,6 +528,9 @@ static int parse_llm(const struct jv *j, const cJSON *obj, const char *path,
     t->work.max_sm_fraction = 1;
     t->work.concurrency = 1;
     t->work.context_state_mb = -1;
+    t->work.intensity = 0;
+    t->work.host_fraction = 0;
+    t->work.preset_class = -1;
     /* A saturated tenant keeps one request waiting; an engine takes every request waiting
      * into its own queue, so it would take them without end. */
     if (t->arrival.kind == ARR_SATURATED)
@@ -569,6 +582,42 @@ static int parse_sla(const struct jv *j, const cJSON *sla, const char *p, struct
     return 0;
 }
 
+/*
+ * "class" and "compute_share", defaulting to the work preset's (core/preset.h): a class given
+ * overrides the preset's, and then the preset's intensity and compute share, which belong to
+ * its class, are dropped; an intensity given outright must have class compute.
+ */
+static int parse_class(const struct jv *j, const cJSON *obj, const char *path, struct tenant_cfg *t)
+{
+    static const char *const classes[] = {"compute", "memory", "mixed", NULL};
+    char p[512], wp[512];
+    const struct work_cfg *w = &t->work;
+    int from_preset = !t->llm && w->preset_class >= 0;
+    int cls = from_preset ? w->preset_class : CLASS_COMPUTE;
+    if (jv_enum(j, obj, path, "class", 0, classes, &cls) < 0)
+        return -1;
+    t->wclass = (enum work_class)cls;
+    t->compute_share = t->wclass == CLASS_COMPUTE ? 1.0 : t->wclass == CLASS_MEMORY ? 0.0 : 0.5;
+    if (from_preset && cls == w->preset_class && t->wclass == CLASS_MIXED)
+        t->compute_share = w->preset_compute_share;
+    if (jv_num(j, obj, path, "compute_share", 0, 0, 1, &t->compute_share) < 0)
+        return -1;
+    if (t->wclass != CLASS_MIXED && cJSON_GetObjectItemCaseSensitive(obj, "compute_share"))
+        return jv_fail(j, jv_path_key(p, sizeof p, path, "compute_share"),
+                       "only meaningful with \"class\": \"mixed\"");
+    if (t->wclass == CLASS_COMPUTE || !(w->intensity > 0))
+        return 0;
+    const cJSON *work = cJSON_GetObjectItemCaseSensitive(obj, "work");
+    if (cJSON_GetObjectItemCaseSensitive(work, "intensity"))
+        return jv_fail(
+            j, jv_path_key(p, sizeof p, jv_path_key(wp, sizeof wp, path, "work"), "intensity"),
+            "only for \"class\": \"compute\" (got \"%s\"): a %s request's memory "
+            "part is already in its class",
+            classes[cls], classes[cls]);
+    t->work.intensity = 0; /* the preset's, for its own class */
+    return 0;
+}
+
 static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
                         const struct gpu_profile *gpu, struct tenant_cfg *t)
 {
@@ -577,7 +626,6 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
         "memory_gb",   "sla",       "priority",  "weight",        "fault_rate_per_h",
         "queue_limit", "startup_s", "restart_s", "memory_growth", "serving",
         "tokens",      "k8s",       NULL};
-    static const char *const classes[] = {"compute", "memory", "mixed", NULL};
     char p[512];
     const char *name;
     if (jv_object(j, obj, path, keys) || jv_str(j, obj, path, "name", 1, &name) ||
@@ -597,16 +645,8 @@ static int parse_tenant(const struct jv *j, const cJSON *obj, const char *path,
                             jv_path_key(wp, sizeof wp, path, "work"), t)) {
         return -1;
     }
-    int cls = CLASS_COMPUTE;
-    if (jv_enum(j, obj, path, "class", 0, classes, &cls) < 0)
+    if (parse_class(j, obj, path, t))
         return -1;
-    t->wclass = (enum work_class)cls;
-    t->compute_share = t->wclass == CLASS_COMPUTE ? 1.0 : t->wclass == CLASS_MEMORY ? 0.0 : 0.5;
-    if (jv_num(j, obj, path, "compute_share", 0, 0, 1, &t->compute_share) < 0)
-        return -1;
-    if (t->wclass != CLASS_MIXED && cJSON_GetObjectItemCaseSensitive(obj, "compute_share"))
-        return jv_fail(j, jv_path_key(p, sizeof p, path, "compute_share"),
-                       "only meaningful with \"class\": \"mixed\"");
     t->memory_gb = 0;
     t->weight = 1;
     long qlim = 0;
@@ -911,8 +951,8 @@ int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned
     if (parse_stop(&j, root, sc) || parse_warmup(&j, root, sc) || parse_cost(&j, root, sc) ||
         parse_limits(&j, root, sc) ||
         ki_parse_plan(&j, cJSON_GetObjectItemCaseSensitive(root, "k8s"), "k8s", &sc->k8s) ||
-        parse_tenants(&j, root, sc) || check_stop(&j, root, sc) ||
-        check_kernel_tables(&j, sc) || scn_check_clock(sc, 1.0, err, errlen))
+        parse_tenants(&j, root, sc) || check_stop(&j, root, sc) || check_kernel_tables(&j, sc) ||
+        scn_check_clock(sc, 1.0, err, errlen))
         return -1;
     if (!(flags & SCN_IGNORE_STRATEGIES) && parse_strategies(&j, root, sc))
         return -1;

@@ -42,6 +42,12 @@
 #define SCN_SLICE_WHY                                                                              \
     "a time slice repeats without end, so it must stay about 100 clock ticks or more (the "        \
     "clock resolves 2^-20 s at its horizon of 2^32 s)"
+/* work.intensity (over the ridge point): below 1 the work is memory-bound on the whole GPU
+ * (class memory or mixed), and past 1e6 the memory share could never limit it. */
+#define SCN_MIN_INTENSITY 1.0
+#define SCN_MAX_INTENSITY 1e6
+/* work.host_fraction: at 1 the work would not need the GPU at all. */
+#define SCN_MAX_HOST_FRACTION 0.99
 #define SCN_MIN_RATE_PER_S 1e-9
 #define SCN_MAX_RATE_PER_S 1e9
 #define SCN_MIN_TIME_SCALE 1e-6
@@ -116,6 +122,15 @@ struct work_cfg {
      * runs at once (they share the tenant's share), default 1. */
     double max_sm_fraction;
     int concurrency;
+    /* docs/mig.md#work-that-does-not-fill-a-gpu (core/scaling.h): a compute-class request's
+     * arithmetic intensity over the GPU's ridge point (0: not given, its memory share never
+     * limits it), and the part of its time that no share of the GPU shortens (0: none). */
+    double intensity;
+    double host_fraction;
+    /* "preset" (core/preset.h): the class and compute share it names, which the tenant's
+     * own "class" and "compute_share" override; preset_class < 0: no preset. */
+    int preset_class;
+    double preset_compute_share;
     /* Registers and shared memory its kernels hold, saved and restored at a time-slice
      * switch; < 0: the profile's context_state_mb. */
     double context_state_mb;
