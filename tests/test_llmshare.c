@@ -52,10 +52,11 @@ static double step_at(long past, long n_new, double f, double b, double over)
  * 0.25), (98, 1), (108, 1)) at a fraction f of its 108 SMs. */
 static double curve(double f)
 {
-    double sms = f * 108;
+    /* The larger of the MIG bound (mem_bw_sm_curve) and f / knee (mem_bw_knee_sm_fraction). */
+    double sms = f * 108, knee = fmin(1, f / 0.58);
     if (sms <= 14)
-        return 0.25 * sms / 14;
-    return sms >= 98 ? 1 : 0.25 + (sms - 14) / 84 * 0.75;
+        return fmax(knee, 0.25 * sms / 14);
+    return fmax(knee, sms >= 98 ? 1 : 0.25 + (sms - 14) / 84 * 0.75);
 }
 
 /* The requests of llmunit/alone.csv: their mean TTFT and TPOT at shares (f, b), 3 ms overhead. */
@@ -281,7 +282,7 @@ static void test_ts_slices(void)
     scn_free(&sc);
 
     tu_run_file(tu_fixture("llmshare/ts-slice.json"), &sc, &r);
-    double tc, tm, q = 0.010, sw = 40e-6 + 2 * 2.8e6 / 560e9;
+    double tc, tm, q = 0.010, sw = 40e-6 + 2 * 2.8e6 / 560e9 + 62e-6; /* + the refill */
     parts(0, 512, &tc, &tm);
     double d = fmax(tc, tm);
     CU_ASSERT(d > 3 * q && d < 4 * q);
@@ -592,7 +593,7 @@ static void test_reference_rows(void)
     run_result_free(&r);
     scn_free(&sc);
     tu_run_file("workloads/llm-reference-ts4.json", &sc, &r);
-    double q = sc.gpu.timeslice_s, sw = 40e-6 + 2 * 2.8e6 / 560e9;
+    double q = sc.gpu.timeslice_s, sw = 40e-6 + 2 * 2.8e6 / 560e9 + 62e-6; /* + the refill */
     CU_ASSERT_DOUBLE_EQUAL(sc.gpu.switch_s, 40e-6, 1e-12);
     for (int i = 0; i < 4; i++) {
         CU_ASSERT_DOUBLE_EQUAL(res_t(&r.s[0], i)[TM_COMPLETED], 8, 0);

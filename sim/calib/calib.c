@@ -396,6 +396,15 @@ int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t err
         get_num(path, root, "gpu_reset_s", 0, 0, 1e5, &p->gpu_reset_s, err, errlen) < 0 ||
         get_num(path, root, "context_state_mb", 0, 0, 1e5, &p->context_state_mb, err, errlen) < 0)
         goto out;
+    /* Interference as measured
+     * (docs/mps-vgpu.md#validation-against-published-sharing-measurements): the SM fraction at
+     * which a streaming kernel fills the bus, and the refill after a switch. */
+    double refill_us = 0;
+    if (get_num(path, root, "mem_bw_knee_sm_fraction", 0, 0.01, 1, &p->bw_knee_sm, err, errlen) <
+            0 ||
+        get_num(path, root, "timeslice_refill_us", 0, 0, 1e6, &refill_us, err, errlen) < 0)
+        goto out;
+    p->ts_refill_s = refill_us * 1e-6;
     double gbps = 0;
     if (get_num(path, root, "ctx_switch_gbps", 0, 1e-3, 1e6, &gbps, err, errlen) < 0)
         goto out;
@@ -725,6 +734,15 @@ const struct vgpu_type *cal_vgpu_type_fb(const struct gpu_profile *p, double fb_
         if (fabs(p->vgpu_types[i].fb_gb - fb_gb) < 1e-9)
             return &p->vgpu_types[i];
     return NULL;
+}
+
+double cal_refill_s(const struct gpu_profile *p, double refill_s, double state_in_mb)
+{
+    if (!(refill_s > 0))
+        return 0;
+    /* The caches and TLB refill what the context touches: its state against the profile's
+     * default, which the measurement behind timeslice_refill_us ran with. */
+    return p->context_state_mb > 0 ? refill_s * state_in_mb / p->context_state_mb : refill_s;
 }
 
 double cal_switch_s(const struct gpu_profile *p, double base_s, double state_out_mb,

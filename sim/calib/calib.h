@@ -18,7 +18,9 @@
  *   mem_bw_sm_curve (opt): [{"sms", "bw_fraction"}, …] — the memory bandwidth (fraction of
  *     the GPU's) that `sms` SMs can pull, increasing sms, the last point all SMs at 1;
  *     without it bandwidth is never limited by the SMs in use,
+ *   mem_bw_knee_sm_fraction (opt): the SM fraction with which a streaming kernel fills the bus,
  *   mps_bw_contention_loss (opt, default 0), gpu_reset_s (opt, default 0),
+ *   timeslice_refill_us (opt, default 0): the warm-up after a time-slice switch,
  *   ctx_switch_gbps, context_state_mb (opt; without them a switch costs switch_us alone),
  *   vgpu_types (opt): [{"name", "fb_gb", "max_per_gpu"}] — the time-sliced vGPU types,
  *   vgpu_overhead_compute, vgpu_overhead_memory (opt, default 0): the speed a time-sliced
@@ -104,6 +106,14 @@ struct gpu_profile {
     int n_bw_curve;
     double bw_curve_sm[CAL_MAX_CURVE], bw_curve_bw[CAL_MAX_CURVE];
     double mps_bw_loss; /* mps_bw_contention_loss: default of the MPS co-run loss */
+    /* mem_bw_knee_sm_fraction (opt, 0: none): a streaming kernel on this fraction of the SMs
+     * or more pulls the whole bandwidth; below it, f / knee (rate_bw_curve takes the larger of
+     * that and mem_bw_sm_curve). */
+    double bw_knee_sm;
+    /* timeslice_refill_us (opt, 0: none): after a time-slice switch, the time the incoming
+     * context runs without progress while caches, TLB and pipeline refill, for a context of
+     * the default context_state_mb (cal_refill_s scales it). */
+    double ts_refill_s;
     int n_vgpu_types;
     struct vgpu_type vgpu_types[CAL_MAX_VGPU];
     double vgpu_overhead_compute, vgpu_overhead_memory; /* time-sliced vGPU speed lost */
@@ -121,6 +131,10 @@ struct gpu_profile {
 
 /* A time-slice switch from a context holding state_out_mb to one holding state_in_mb: the base
  * cost plus both states over the save/restore bandwidth (docs/scenario.md#timeslice). */
+/* The refill after a switch into a context holding state_in_mb, refill_s being a default-state
+ * context's (the profile's ts_refill_s, or a strategy's refill_us): refill_s × state_in_mb /
+ * context_state_mb (refill_s itself when the profile has no default state; 0 for 0). */
+double cal_refill_s(const struct gpu_profile *p, double refill_s, double state_in_mb);
 double cal_switch_s(const struct gpu_profile *p, double base_s, double state_out_mb,
                     double state_in_mb);
 

@@ -307,6 +307,14 @@ double an_ts_capacity_fraction(double slice_s, double switch_s)
     return slice_s / (slice_s + switch_s);
 }
 
+/* The refill after each switch is dead time like the switch itself (tsunit.h: ts_switch_s). */
+double an_ts_capacity_fraction_refill(double slice_s, double switch_s, double refill_s)
+{
+    if (!(refill_s >= 0.0) || !isfinite(refill_s))
+        return GSL_NAN;
+    return an_ts_capacity_fraction(slice_s, switch_s + refill_s);
+}
+
 /*
  * Exp(mean m) work cut into slices of q: by memorylessness each slice finishes the job with
  * probability 1 - e^{-q/m}, so the slice count is geometric with that mean's inverse.

@@ -82,6 +82,10 @@ double an_lognormal_scv_from_sigma(double sigma);
  * switch (saturation: two or more contexts always have work): q / (q + s).
  */
 double an_ts_capacity_fraction(double slice_s, double switch_s);
+/* The same with the refill after each switch (timeslice_refill_us, calib.h: cal_refill_s): a
+ * slice of q does q of work per q + switch + refill, the fraction measured time-slicing loses
+ * on top of the switch (NaN for a negative or non-finite refill). */
+double an_ts_capacity_fraction_refill(double slice_s, double switch_s, double refill_s);
 /*
  * The same per job when a context holds one request and releases the GPU on completion,
  * so every slice *or job end* costs a switch: mean work / (mean work + s · E[slices per job]).

@@ -27,12 +27,11 @@ double rate_occupancy(const struct tenant_cfg *t)
     return s > 0 && s <= 1 ? s : 1.0;
 }
 
-double rate_bw_curve(const struct gpu_profile *g, double f)
+/* The MIG-derived lower bound: mem_bw_sm_curve, linear between its points. */
+static double mig_bound(const struct gpu_profile *g, double f)
 {
-    if (g->n_bw_curve == 0 || f >= 1)
+    if (g->n_bw_curve == 0)
         return 1.0;
-    if (!(f > 0))
-        return 0.0;
     double x0 = 0, y0 = 0;
     for (int k = 0; k < g->n_bw_curve; k++) {
         double x1 = g->bw_curve_sm[k], y1 = g->bw_curve_bw[k];
@@ -42,6 +41,27 @@ double rate_bw_curve(const struct gpu_profile *g, double f)
         y0 = y1;
     }
     return 1.0;
+}
+
+/*
+ * The bandwidth a share f of the SMs can pull. mem_bw_sm_curve is a lower bound derived from
+ * the MIG table (an instance's SMs pull at least its memory slices); a streaming kernel fills
+ * the bus with fewer SMs than that, which mem_bw_knee_sm_fraction says: below the knee the
+ * SMs' requests in flight set the rate (Little's law: proportional to the SMs), at and above
+ * it the bus does. The larger of the two, so a profile without the knee keeps its curve.
+ */
+double rate_bw_curve(const struct gpu_profile *g, double f)
+{
+    if (f >= 1 || (g->n_bw_curve == 0 && !(g->bw_knee_sm > 0)))
+        return 1.0;
+    if (!(f > 0))
+        return 0.0;
+    double c = g->n_bw_curve ? mig_bound(g, f) : 0.0;
+    if (g->bw_knee_sm > 0) {
+        double k = f >= g->bw_knee_sm ? 1.0 : f / g->bw_knee_sm;
+        c = k > c ? k : c;
+    }
+    return c;
 }
 
 /* Compute-class speed of a request that keeps u = min(f, s) of the SMs busy: (u / s)^α. */

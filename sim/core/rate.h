@@ -29,8 +29,9 @@
 double rate_speed(const struct gpu_profile *g, const struct tenant_cfg *t, double sm_share,
                   double bw_share);
 
-/* C(f): the fraction of the GPU's memory bandwidth that a fraction f of its SMs can pull
- * (linear between the profile's points, through (0, 0); 1 when the profile has no curve). */
+/* C(f): the fraction of the GPU's memory bandwidth that a fraction f of its SMs can pull: the
+ * larger of the profile's mem_bw_sm_curve (linear between its points, through (0, 0)) and
+ * min(1, f / mem_bw_knee_sm_fraction); 1 when the profile has neither. */
 double rate_bw_curve(const struct gpu_profile *g, double sm_share);
 
 /* The tenant's occupancy s (work.max_sm_fraction, 1 when unset). */

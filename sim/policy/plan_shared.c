@@ -177,15 +177,17 @@ static void shared_plan(struct plan_ctx *x, const struct shared_kind *sk)
     free(gpu_of);
 }
 
-/* Time-slicing: the switch cost leaves q/(q+s) of the GPU to work; up to 16 replicas. */
+/* Time-slicing: the switch and the refill after it leave q/(q+s+r) of the GPU to work; up to 16
+ * replicas. */
 static void ts_plan(struct plan_ctx *x)
 {
     const struct shared_kind sk = {
         &policy_timeslice,
-        an_ts_capacity_fraction(x->sc->gpu.timeslice_s,
-                                cal_switch_s(&x->sc->gpu, x->sc->gpu.switch_s,
-                                             x->sc->gpu.context_state_mb,
-                                             x->sc->gpu.context_state_mb)),
+        an_ts_capacity_fraction_refill(
+            x->sc->gpu.timeslice_s,
+            cal_switch_s(&x->sc->gpu, x->sc->gpu.switch_s, x->sc->gpu.context_state_mb,
+                         x->sc->gpu.context_state_mb),
+            cal_refill_s(&x->sc->gpu, x->sc->gpu.ts_refill_s, x->sc->gpu.context_state_mb)),
         16, 1, 0};
     shared_plan(x, &sk);
 }

@@ -15,11 +15,11 @@
  *   d_i = C(sm_i) (the profile's mem_bw_sm_curve). A client's memory weight w_i is 1
  *   (memory class), 0 (compute) or 1 − compute_share (mixed): the fraction of its time
  *   it touches memory. While in its memory phase client i shares the bus with the
- *   others' expected demands: bw_i = η · d_i · min(1, 1 / (d_i + Σ_{j≠i} w_j d_j)).
+ *   others' expected demands: bw_i = d_i · min(1, η / (d_i + Σ_{j≠i} w_j d_j)).
  *   Memory-bound clients whose SMs could pull the whole bus get exactly 1/n each;
  *   η = 1 − bw_contention_loss · min(1, W − 1) (W = Σ w) is the aggregate efficiency
- *   lost to co-running memory streams (default: the profile's mps_bw_contention_loss,
- *   0.3 from VILLARRUBIA, low confidence).
+ *   lost to co-running memory streams when their demands exceed the bus (default: the
+ *   profile's mps_bw_contention_loss, 0 fitted to GOPEBBLE_MPS, range 0-0.3, low confidence).
  * - speed of each of client i's n_i requests = rate_speed(class_i, sm_i / n_i, bw_i / n_i).
  * Whenever the busy set of a GPU changes, the work done so far is charged at the
  * old speeds, speeds are recomputed, and a client whose speed changed gets a new

@@ -38,6 +38,7 @@ enum { EV_UNIT = EV_POLICY, EV_CARD, EV_CARD_UP };
 
 struct ts_cfg {
     double slice_s, switch_s;
+    double refill_s; /* refill_us: a default-state context's warm-up after a switch */
     int release_on_idle;
     long replicas; /* 0 = no cap */
     int oom_simulate;
@@ -108,7 +109,7 @@ static int ts_parse(const struct jv *j, const cJSON *obj, const char *path,
                     const struct scenario *sc, void **out)
 {
     static const char *const keys[] = {
-        "name",     "kind",   "slice_ms", "switch_us", "release_on_idle",
+        "name",     "kind",   "slice_ms", "switch_us", "refill_us", "release_on_idle",
         "replicas", "assign", "oom",      NULL};
     static const char *const ooms[] = {"error", "simulate", NULL};
     struct ts_cfg *c = ss_xcalloc(1, sizeof *c);
@@ -116,11 +117,13 @@ static int ts_parse(const struct jv *j, const cJSON *obj, const char *path,
     *out = c;
     c->gpu_of = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->gpu_of);
     double slice_ms = sc->gpu.timeslice_s * 1e3, switch_us = sc->gpu.switch_s * 1e6;
+    double refill_us = sc->gpu.ts_refill_s * 1e6;
     int oom = 0;
     c->release_on_idle = 1;
     if (jv_object(j, obj, path, keys) ||
         jv_num_gt(j, obj, path, "slice_ms", 0, 0, 1e6, &slice_ms) < 0 ||
         jv_num(j, obj, path, "switch_us", 0, 0, 1e9, &switch_us) < 0 ||
+        jv_num(j, obj, path, "refill_us", 0, 0, 1e9, &refill_us) < 0 ||
         jv_bool(j, obj, path, "release_on_idle", 0, &c->release_on_idle) < 0 ||
         jv_int(j, obj, path, "replicas", 0, 1, 4096, &c->replicas) < 0 ||
         jv_enum(j, obj, path, "oom", 0, ooms, &oom) < 0 ||
@@ -128,6 +131,7 @@ static int ts_parse(const struct jv *j, const cJSON *obj, const char *path,
         return -1;
     c->slice_s = slice_ms * 1e-3;
     c->switch_s = switch_us * 1e-6;
+    c->refill_s = refill_us * 1e-6;
     c->oom_simulate = oom == 1;
     c->llm_gb = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->llm_gb);
     c->kv_blocks = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->kv_blocks);
@@ -181,6 +185,7 @@ static void *ts_init(struct sim *s, const void *cfgp)
         ts_unit_init(&x->units[g], sc, unit_addr(EV_UNIT, g), first[g + 1] - first[g],
                      order + first[g], 1.0, 1.0, mem + first[g], c->slice_s, c->switch_s,
                      c->release_on_idle, 1.0, c->oom_simulate, sc->gpu.memory_gb);
+        ts_set_refill(&x->units[g], sc, c->refill_s);
         for (int k = first[g]; k < first[g + 1]; k++)
             if (sc->tenants[order[k]].llm)
                 ts_set_llm(&x->units[g], sc, k - first[g], c->kv_blocks[order[k]]);
@@ -307,10 +312,11 @@ static void ts_capacity_all(const struct scenario *sc, const void *cfgp, const d
                 l[n++] = load[i];
             }
         for (int k = 0; k < n; k++) /* an LLM tenant's steps have no mean work in advance */
-            cap[ten[k]] = sc->tenants[ten[k]].llm
-                              ? NAN
-                              : ts_capacity(n, speed, l, k, c->slice_s,
-                                            ts_mean_switch_s(sc, n, ten, c->switch_s));
+            cap[ten[k]] =
+                sc->tenants[ten[k]].llm
+                    ? NAN
+                    : ts_capacity(n, speed, l, k, c->slice_s,
+                                  ts_mean_switch_refill_s(sc, n, ten, c->switch_s, c->refill_s));
     }
     free(ten);
     free(speed);

@@ -279,12 +279,26 @@ static void account(struct sim *s, struct mu_unit *u)
 }
 
 /*
+ * The bandwidth a busy client gets (a fraction of the GPU's): its demand d (what its SMs pull
+ * alone, the curve) while the demands in the bus (room: its own and the others' expected ones)
+ * fit in what co-running streams leave of the unit's bandwidth, eta × bw_scale; beyond, that
+ * bandwidth split in proportion to the demands. So clients below the knee that together fit
+ * run as if alone, and the co-run loss only counts when the streams contend: a client alone
+ * (or among compute-only ones) has eta = 1.
+ */
+static inline double bw_by_demand(double d, double room, double bw_scale, double eta)
+{
+    double avail = eta * bw_scale;
+    return room > avail ? d * avail / room : d;
+}
+
+/*
  * Every busy client's shares and speed under the model, into c->sm and u->speed[k].
  * SMs by demand: a client asks for min(cap, n·s) — its thread cap, or what its n requests
  * of occupancy s keep busy — and the demands shrink in proportion when they exceed the unit.
  * Bandwidth by demand: a client's SMs can pull d = C(its SM share of the GPU); in its memory
  * phase it shares the unit's bandwidth with the others' expected demands (weighted by how
- * often they touch memory), bw = η·d·min(1, bw_scale / (d + Σ_{j≠i} w_j d_j)).
+ * often they touch memory), bw = d·min(1, η·bw_scale / (d + Σ_{j≠i} w_j d_j)) (bw_by_demand).
  */
 static void model(struct sim *s, struct mu_unit *u)
 {
@@ -316,7 +330,7 @@ static void model(struct sim *s, struct mu_unit *u)
         const struct tenant_cfg *t = &s->sc->tenants[c->tenant];
         double f = c->sm * u->sm_scale, d = rate_bw_curve(gpu, f);
         double room = d + wd - c->mem_w * d;
-        double bw = eta * d * (room > u->bw_scale ? u->bw_scale / room : 1);
+        double bw = bw_by_demand(d, room, u->bw_scale, eta);
         u->speed[k] = c->llm ? le_speed(c->llm, f, bw) : rate_speed_n(gpu, t, f, bw, c->g.n);
         SS_ASSERT(u->speed[k] > 0);
     }
@@ -759,7 +773,7 @@ static double client_rate(const struct mu_cap *m, int k, double sm, double wd, d
     const struct tenant_cfg *t = &m->sc->tenants[m->tenants[k]];
     double f = sm * m->sm_scale, d = rate_bw_curve(gpu, f);
     double room = d + wd - m->w[k] * d;
-    double bw = eta * d * (room > m->bw_scale ? m->bw_scale / room : 1);
+    double bw = bw_by_demand(d, room, m->bw_scale, eta);
     return rate_saturated(gpu, t, f, bw);
 }
 

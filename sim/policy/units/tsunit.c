@@ -36,6 +36,12 @@ static inline uint64_t work_bit(int c)
     return (uint64_t)1 << (c & 63);
 }
 
+double ts_switch_s(const struct gpu_profile *g, double base_s, double refill_s, double out_mb,
+                   double in_mb)
+{
+    return cal_switch_s(g, base_s, out_mb, in_mb) + cal_refill_s(g, refill_s, in_mb);
+}
+
 void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr ev, int n,
                   const int *tenants, double sm, double bw, const double *memory_gb, double q,
                   double sw, int release_on_idle, double share, int oom_simulate,
@@ -83,7 +89,15 @@ void ts_unit_init(struct ts_unit *u, const struct scenario *sc, struct unit_addr
     u->same_state = 1;
     for (int i = 1; i < n; i++)
         u->same_state &= u->ctx[i].state_mb == u->ctx[0].state_mb;
-    u->sw_cost = n ? cal_switch_s(&sc->gpu, sw, u->ctx[0].state_mb, u->ctx[0].state_mb) : sw;
+    ts_set_refill(u, sc, sc->gpu.ts_refill_s);
+}
+
+void ts_set_refill(struct ts_unit *u, const struct scenario *sc, double refill_s)
+{
+    u->refill_s = refill_s;
+    u->sw_cost =
+        u->n ? ts_switch_s(&sc->gpu, u->sw, refill_s, u->ctx[0].state_mb, u->ctx[0].state_mb)
+             : u->sw;
 }
 
 void ts_set_llm(struct ts_unit *u, const struct scenario *sc, int c, long kv_blocks)
@@ -561,8 +575,8 @@ static inline __attribute__((always_inline)) void switch_body(struct sim *s, str
 {
     double cost = u->last < 0     ? 0
                   : u->same_state ? u->sw_cost
-                                  : cal_switch_s(&s->sc->gpu, u->sw, u->ctx[u->last].state_mb,
-                                                 u->ctx[c].state_mb);
+                                  : ts_switch_s(&s->sc->gpu, u->sw, u->refill_s,
+                                                u->ctx[u->last].state_mb, u->ctx[c].state_mb);
     if (u->last < 0 || c == u->last || cost <= 0) {
         run_ctx(s, u, c);
         return;
@@ -980,13 +994,19 @@ UNIT_OPS_OVER(ts_unit_ops, struct ts_unit, UNIT_RANK_TIMESLICE, ts_arrive, ts_ev
 
 double ts_mean_switch_s(const struct scenario *sc, int n, const int *tenants, double base_s)
 {
+    return ts_mean_switch_refill_s(sc, n, tenants, base_s, sc->gpu.ts_refill_s);
+}
+
+double ts_mean_switch_refill_s(const struct scenario *sc, int n, const int *tenants, double base_s,
+                               double refill_s)
+{
     double sum = 0;
     for (int k = 0; k < n; k++) {
         const struct tenant_cfg *t = &sc->tenants[tenants[k]];
         sum += t->work.context_state_mb >= 0 ? t->work.context_state_mb : sc->gpu.context_state_mb;
     }
     double mean = n > 0 ? sum / n : 0;
-    return cal_switch_s(&sc->gpu, base_s, mean, mean);
+    return ts_switch_s(&sc->gpu, base_s, refill_s, mean, mean);
 }
 
 double ts_capacity(int n, const double *speed, const double *load, int k, double q, double sw)

@@ -88,6 +88,7 @@ struct ts_unit {
     struct llm_engine **llm;
     double sm, bw; /* the unit's fractions of the GPU's SMs and bandwidth */
     double q, sw;
+    double refill_s; /* a default-state context's refill after a switch (ts_set_refill) */
     /* Every context holds the same state: each switch costs sw_cost (cal_switch_s, cached:
      * it runs at every switch). Otherwise the cost is computed per pair. */
     int same_state;
@@ -193,10 +194,26 @@ extern const struct unit_ops ts_unit_ops;
  */
 double ts_capacity(int n, const double *speed, const double *load, int k, double q, double sw);
 
+/*
+ * The cost of a switch from a context holding out_mb of state to one holding in_mb: the switch
+ * itself (base_s and both states over the save/restore bandwidth, cal_switch_s) and the refill
+ * that follows (cal_refill_s: the incoming context's caches, TLB and pipeline warm up). The
+ * refill is dead time for the incoming context, counted before its slice starts, so a busy
+ * pair does q / (q + switch + refill) of its work per slice (docs/mps-vgpu.md).
+ */
+double ts_switch_s(const struct gpu_profile *g, double base_s, double refill_s, double out_mb,
+                   double in_mb);
+/* The unit's refill for a default-state context (ts_unit_init sets the profile's
+ * timeslice_refill_us; the timeslice strategy's refill_us overrides it). */
+void ts_set_refill(struct ts_unit *u, const struct scenario *sc, double refill_s);
+
 /* The s that ts_capacity takes for a unit of these n tenants with base switch base_s: the mean
  * switch of a round robin over all of them, each context's state saved once and restored once
- * a cycle (a switch costs base + both contexts' state over the save/restore bandwidth,
- * cal_switch_s): base + 2 × mean state / bandwidth. Exact while every context has work. */
+ * a cycle, and refilled once (ts_switch_s): base + 2 × mean state / bandwidth + the mean
+ * state's refill. Exact while every context has work. */
 double ts_mean_switch_s(const struct scenario *sc, int n, const int *tenants, double base_s);
+/* The same with a refill other than the profile's. */
+double ts_mean_switch_refill_s(const struct scenario *sc, int n, const int *tenants, double base_s,
+                               double refill_s);
 
 #endif
