@@ -77,19 +77,19 @@ static void test_3g_compute_and_memory_job_by_hand(void)
     /* A mixed job (90 % of its whole-GPU time compute) that keeps at most 0.518 of the SMs
      * busy, on a 3g.40gb: f = 42/108 = 0.388889, b = 4/8 = 0.5.
      *   compute phase: u / s = 0.388889 / 0.518 = 0.750751
-     *   memory phase: min(b, C(u)) / C(s); C(42 SMs) = 0.25 + 0.75 × 28/84 = 0.5,
-     *     C(0.518 × 108 = 55.944 SMs) = 0.25 + 0.75 × 41.944/84 = 0.624500: 0.5 / 0.6245
-     *     = 0.800641
-     *   speed = 1 / (0.9 / 0.750751 + 0.1 / 0.800641) = 1 / (1.198800 + 0.124900) = 0.755458
-     * (QLoRA measured 0.7558, NJIT_MIG). Had the memory slices counted as the SM share
-     * (0.388889 / C(s) = 0.622721): 1 / (1.198800 + 0.160586) = 0.735627. */
+     *   memory phase: min(b, C(u)) / C(s), C(x) the bandwidth x of the SMs can pull: the larger
+     *     of the profile's curve and x / knee (mem_bw_knee_sm_fraction 0.58 on the A100-80GB):
+     *     C(0.388889) = max(0.5, 0.670498) = 0.670498, C(0.518) = max(0.624500, 0.893103) =
+     *     0.893103: 0.5 / 0.893103 = 0.559846
+     *   speed = 1 / (0.9 / 0.750751 + 0.1 / 0.559846) = 1 / (1.198800 + 0.178621) = 0.725994
+     * (QLoRA measured 0.7558, NJIT_MIG: the preset was fitted before the knee). */
     tu_load_text(A100_TENANT(", \"max_sm_fraction\": 0.518",
                              ", \"class\": \"mixed\", \"compute_share\": 0.9"),
                  &sc);
-    double c3 = 0.5 + 0.0, cs = 0.25 + 0.75 * (0.518 * 108 - 14) / 84;
-    double want = 1 / (0.9 / ((42.0 / 108) / 0.518) + 0.1 / (0.5 / cs));
-    CU_ASSERT_DOUBLE_EQUAL(c3, 0.25 + 0.75 * 28.0 / 84, 1e-12);
-    CU_ASSERT_DOUBLE_EQUAL(want, 0.755458, 1e-6);
+    double c3 = fmax(0.25 + 0.75 * 28.0 / 84, (42.0 / 108) / 0.58),
+           cs = fmax(0.25 + 0.75 * (0.518 * 108 - 14) / 84, 0.518 / 0.58);
+    double want = 1 / (0.9 / ((42.0 / 108) / 0.518) + 0.1 / (fmin(0.5, c3) / cs));
+    CU_ASSERT_DOUBLE_EQUAL(want, 0.725994, 1e-6);
     CU_ASSERT_DOUBLE_EQUAL(on(&sc, "3g.40gb"), want, 1e-12);
     scn_free(&sc);
     /* A compute job with a host fraction 0.2 on the 3g.40gb: 1 / (0.2 + 0.8 / (42/108)) =
@@ -104,7 +104,7 @@ static void test_3g_compute_and_memory_job_by_hand(void)
 static void test_3g_job_end_to_end(void)
 {
     /* The same mixed job saturating a 3g.40gb for 100 s of 10 ms requests: one request at a
-     * time at 0.755458, so 75.5458 completions per second (deterministic work). */
+     * time at 0.725994, so 72.5994 completions per second (deterministic work). */
     struct scenario sc;
     struct run_result r;
     tu_run_text(
@@ -114,7 +114,7 @@ static void test_3g_job_end_to_end(void)
         "[{\"name\": \"m\", \"kind\": \"mig\", \"layout\": [{\"profile\": \"3g.40gb\", "
         "\"tenants\": [\"a\"]}]}]}",
         &sc, &r);
-    TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_THROUGHPUT], 75.5458, 2e-3);
+    TU_CHECK_CLOSE_REL(res_t(&r.s[0], 0)[TM_THROUGHPUT], 72.5994, 2e-3);
     run_result_free(&r);
     scn_free(&sc);
 }

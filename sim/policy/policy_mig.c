@@ -88,7 +88,7 @@ struct inst_cfg {
     const struct server_kind *server;
     double *cap; /* nested MPS: thread_pct / 100 per tenant of the instance */
     double recovery_s, bw_loss;
-    double slice_s, switch_s;
+    double slice_s, switch_s, refill_s; /* nested time-slicing (parse_nested_ts) */
     int release_on_idle;
 };
 
@@ -152,17 +152,22 @@ static int parse_nested_mps(const struct jv *j, const cJSON *o, const char *path
 static int parse_nested_ts(const struct jv *j, const cJSON *o, const char *path,
                            const struct scenario *sc, struct inst_cfg *ic)
 {
-    static const char *const keys[] = {"kind", "slice_ms", "switch_us", "release_on_idle", NULL};
-    double slice_ms = sc->gpu.timeslice_s * 1e3, switch_us = sc->gpu.switch_s * 1e6;
+    /* The top-level time-slicer's keys (policy_timeslice.c), but its assignment: one schema. */
+    static const char *const keys[] = {"kind",      "slice_ms",        "switch_us",
+                                       "refill_us", "release_on_idle", NULL};
+    double slice_ms = sc->gpu.timeslice_s * 1e3, switch_us = sc->gpu.switch_s * 1e6,
+           refill_us = sc->gpu.ts_refill_s * 1e6;
     ic->release_on_idle = 1;
     if (jv_object(j, o, path, keys) ||
         jv_num_gt(j, o, path, "slice_ms", 0, 0, 1e6, &slice_ms) < 0 ||
         jv_num(j, o, path, "switch_us", 0, 0, 1e9, &switch_us) < 0 ||
+        jv_num(j, o, path, "refill_us", 0, 0, 1e9, &refill_us) < 0 ||
         jv_bool(j, o, path, "release_on_idle", 0, &ic->release_on_idle) < 0 ||
         jv_at_least(j, path, "slice_ms", slice_ms, SCN_MIN_SLICE_MS, SCN_SLICE_WHY))
         return -1;
     ic->slice_s = slice_ms * 1e-3;
     ic->switch_s = switch_us * 1e-6;
+    ic->refill_s = refill_us * 1e-6;
     return 0;
 }
 
@@ -182,6 +187,7 @@ static struct unit build_ts(const struct scenario *sc, const struct inst_cfg *ic
     struct ts_unit *u = ss_xmalloc(sizeof *u);
     ts_unit_init(u, sc, ev, ic->n_ten, ic->ten, sh->sm, sh->bw, mem, ic->slice_s, ic->switch_s,
                  ic->release_on_idle, sh->sm, sh->oom_simulate, sh->memory_gb);
+    ts_set_refill(u, sc, ic->refill_s);
     free(mem);
     return (struct unit){&ts_unit_ops, u};
 }
@@ -208,7 +214,7 @@ static double capacity_ts(const struct scenario *sc, const struct inst_cfg *ic, 
 {
     (void)f, (void)b;
     return ts_capacity(ic->n_ten, speed, share, m, ic->slice_s,
-                       ts_mean_switch_s(sc, ic->n_ten, ic->ten, ic->switch_s));
+                       ts_mean_switch_refill_s(sc, ic->n_ten, ic->ten, ic->switch_s, ic->refill_s));
 }
 
 static double capacity_mps(const struct scenario *sc, const struct inst_cfg *ic, double f, double b,
@@ -399,7 +405,8 @@ static int inst_same(const struct inst_cfg *a, const struct inst_cfg *b)
 {
     if (a->prof != b->prof || a->n_ten != b->n_ten || a->server != b->server ||
         a->recovery_s != b->recovery_s || a->bw_loss != b->bw_loss || a->slice_s != b->slice_s ||
-        a->switch_s != b->switch_s || a->release_on_idle != b->release_on_idle)
+        a->switch_s != b->switch_s || a->refill_s != b->refill_s ||
+        a->release_on_idle != b->release_on_idle)
         return 0;
     for (int m = 0; m < a->n_ten; m++)
         if (a->ten[m] != b->ten[m] || (a->cap && b->cap && a->cap[m] != b->cap[m]))
