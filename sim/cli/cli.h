@@ -50,7 +50,8 @@ int cmd_plan(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
 int cmd_profile_fit(int argc, char **argv); /* `profile fit` (cmd_fit.c) */
-extern const struct cli_group cmd_profile, cmd_mig, cmd_trace, cmd_report, cmd_fidelity;
+extern const struct cli_group cmd_profile, cmd_mig, cmd_trace, cmd_report, cmd_fidelity,
+    cmd_model;
 
 /*
  * Option values. Each prints `CMD: OPT: expected WHAT, got "ARG"` on stderr and returns -1
