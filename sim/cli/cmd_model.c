@@ -20,7 +20,8 @@ static const char show_help[] =
     "  NAME           a model of the table, an alias or a Hugging Face id (sharesim model list)\n"
     "  --config FILE  a Hugging Face config.json: the shapes and the parameter count derived\n"
     "                 from it\n"
-    "  --json FILE|-  the same as JSON (- is stdout)\n";
+    "  --json FILE|-  the same as JSON (- is stdout)\n"
+    "exit codes: 0 ok; 2 an unknown model, a bad config.json (file and key named) or option\n";
 
 /* The facts of m as a JSON object (what the table and the config describe alike). */
 static cJSON *model_doc(const struct lm_model *m, const char *from)
@@ -120,13 +121,16 @@ static int sub_show(int argc, char **argv)
     return SS_EXIT_OK;
 }
 
-static const char list_help[] = "usage: sharesim model list\n"
-                                "  the shipped models, each with its kind, parameters and "
-                                "aliases\n";
+static const char list_help[] =
+    "usage: sharesim model list [--json FILE|-]\n"
+    "  the shipped models, each with its kind, parameters and aliases\n"
+    "  --json FILE|-  the same as JSON (- is stdout)\n"
+    "exit codes: 0 ok; 2 an unreadable or bad model table, or a bad option\n";
 
 static int sub_list(int argc, char **argv)
 {
-    const struct cli_opt opts[] = {CLI_OPT_HELP, CLI_OPT_END};
+    const char *json = NULL;
+    const struct cli_opt opts[] = {CLI_OPT_STR("json", 0, &json), CLI_OPT_HELP, CLI_OPT_END};
     const struct cli_spec sp = {.cmd = "sharesim model list",
                                 .opts = opts,
                                 .help = list_help,
@@ -142,10 +146,18 @@ static int sub_list(int argc, char **argv)
         fprintf(stderr, "sharesim model list: %s\n", err);
         return SS_EXIT_BADINPUT;
     }
-    cJSON *root = cJSON_Parse(text);
+    struct op_plan op;
+    op_init(&op, "sharesim model list");
+    op_output(&op, "--json", json);
+    if (op_done(&op)) {
+        free(text);
+        return SS_EXIT_BADINPUT;
+    }
+    cJSON *root = cJSON_Parse(text), *doc = cJSON_CreateArray();
     free(text);
     const cJSON *e;
     struct lm_model m;
+    int table = !cli_is_stdout(json);
     /* Each entry through lm_find, so that what is listed is what a scenario gets. */
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "models"))
     {
@@ -153,8 +165,15 @@ static int sub_list(int argc, char **argv)
         if (!cJSON_IsString(n) || lm_find(path, n->valuestring, &m, err, sizeof err)) {
             fprintf(stderr, "sharesim model list: %s\n", cJSON_IsString(n) ? err : path);
             cJSON_Delete(root);
+            cJSON_Delete(doc);
             return SS_EXIT_BADINPUT;
         }
+        cJSON *row = model_doc(&m, path);
+        cJSON_AddItemToObject(row, "aliases",
+                              cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(e, "aliases"), 1));
+        cJSON_AddItemToArray(doc, row);
+        if (!table)
+            continue;
         printf("%-26s %-9s %8.2f B", m.name, lm_kind_names[m.kind], m.params * 1e-9);
         if (m.experts)
             printf(" (%.2f B active)", m.active_params * 1e-9);
@@ -167,6 +186,9 @@ static int sub_list(int argc, char **argv)
         printf("\n");
     }
     cJSON_Delete(root);
+    if (json)
+        return cli_write_json("sharesim model list", json, doc) ? SS_EXIT_BADINPUT : SS_EXIT_OK;
+    cJSON_Delete(doc);
     return SS_EXIT_OK;
 }
 

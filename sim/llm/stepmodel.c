@@ -48,10 +48,10 @@ void stm_init(struct stm *m, enum stm_kind kind, const struct lm_model *model,
          * its expansion per head) as one GEMM from h of the same weights, so that FLOPs and
          * bytes are those of the chain; O maps heads × v_head_dim back to h. */
         double hq = model->heads, qk = model->head_dim, r = model->kv_lora_rank;
-        double qp = model->q_lora_rank > 0
-                        ? h * model->q_lora_rank + model->q_lora_rank * hq * qk
-                        : h * hq * qk;
-        double kvp = h * (r + model->qk_rope_dim) + r * hq * (model->qk_nope_dim + model->v_head_dim);
+        double qp = model->q_lora_rank > 0 ? h * model->q_lora_rank + model->q_lora_rank * hq * qk
+                                           : h * hq * qk;
+        double kvp =
+            h * (r + model->qk_rope_dim) + r * hq * (model->qk_nope_dim + model->v_head_dim);
         m->gemm_n[STM_QKV] = (qp + kvp) / h;
         m->gemm_k[STM_O] = hq * model->v_head_dim;
     }
@@ -86,8 +86,7 @@ void stm_init(struct stm *m, enum stm_kind kind, const struct lm_model *model,
     if (m->experts > 0)
         act_width += m->moe_layers * ((double)model->experts_per_token * model->moe_intermediate +
                                       model->shared_intermediate);
-    m->elementwise_per_token =
-        model->layers * (10 * h + 2 * (q + kvw)) + 3 * act_width;
+    m->elementwise_per_token = model->layers * (10 * h + 2 * (q + kvw)) + 3 * act_width;
     m->peak = roof_peak_flops(roof, weights);
     /* Attention multiplies activations by the KV cache: the 16-bit peak. */
     m->peak_act = roof_peak_flops(roof, RD_BF16) > 0 ? roof_peak_flops(roof, RD_BF16)

@@ -75,7 +75,7 @@ struct stm {
     double peak, peak_act, bw;    /* FLOP/s of the weights' and the activations' types; B/s */
     struct gpu_llm_kernels k;     /* efficiencies (calib/roof.h), defaults resolved */
     struct stm_cpu cpu;
-    double overhead_s; /* roofline: step_overhead_ms */
+    double overhead_s;       /* roofline: step_overhead_ms */
     const struct kc_gpu *kc; /* measured kernel curves, or NULL */
     enum roof_dtype wd, kvd;
     int heads, kv_heads, head_dim, hidden, intermediate;
