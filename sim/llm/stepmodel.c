@@ -82,11 +82,14 @@ void stm_init(struct stm *m, enum stm_kind kind, const struct lm_model *model,
     /* Per layer and token the small kernels read and write: two RMSNorms (2 × 2h), two
      * residual adds (2 × 3h), RoPE on Q and K (2 (q + kv)), SiLU × up (3 × the MLP's width:
      * in a MoE block the routed experts' k × moe_intermediate and the shared width). */
-    double act_width = m->mlp_layers * in;
+    /* (A dense model keeps the original expression, so that its results stay to the bit.) */
+    m->elementwise_per_token = model->layers * (10 * h + 2 * (q + kvw) + 3 * in);
     if (m->experts > 0)
-        act_width += m->moe_layers * ((double)model->experts_per_token * model->moe_intermediate +
-                                      model->shared_intermediate);
-    m->elementwise_per_token = model->layers * (10 * h + 2 * (q + kvw)) + 3 * act_width;
+        m->elementwise_per_token =
+            model->layers * (10 * h + 2 * (q + kvw)) +
+            3 * (m->mlp_layers * in +
+                 m->moe_layers * ((double)model->experts_per_token * model->moe_intermediate +
+                                  model->shared_intermediate));
     m->peak = roof_peak_flops(roof, weights);
     /* Attention multiplies activations by the KV cache: the 16-bit peak. */
     m->peak_act = roof_peak_flops(roof, RD_BF16) > 0 ? roof_peak_flops(roof, RD_BF16)
