@@ -5,7 +5,9 @@
  * fp16 and 0.5 MiB of KV per token, the figures the serving literature quotes); lookups by
  * alias ignoring case; errors naming the path and the known models.
  */
+#include "llm/hfconfig.h"
 #include "llm/model.h"
+#include "llm/sched.h"
 #include "testutil.h"
 
 #include <cJSON.h>
@@ -101,6 +103,140 @@ static void test_table_errors(void)
     TU_CHECK_CONTAINS(err, "models[0].source: missing");
 }
 
+/* Each family's config.json (tests/fixtures/models/, from the published files cited in the
+ * table's sources) against the parameter count its publisher states (within 1 %), and the
+ * shipped entry (the same integer). */
+static void test_configs(void)
+{
+    static const struct {
+        const char *dir, *entry;
+        double published;
+        enum lm_kind kind;
+    } c[] = {
+        {"Llama-3.1-8B", "Llama-3.1-8B", 8.03e9, LM_DECODER},
+        {"Mistral-7B-v0.1", "Mistral-7B", 7.24e9, LM_DECODER},
+        {"Qwen2.5-7B", "Qwen2.5-7B", 7.61e9, LM_DECODER},
+        {"Qwen3-8B", "Qwen3-8B", 8.2e9, LM_DECODER},
+        {"gemma-2-9b", "Gemma-2-9B", 9.24e9, LM_DECODER},
+        {"gemma-3-1b-it", "Gemma-3-1B", 1.0e9, LM_DECODER},
+        {"Mixtral-8x7B-v0.1", "Mixtral-8x7B", 46.7e9, LM_DECODER},
+        {"Qwen1.5-MoE-A2.7B", "Qwen1.5-MoE-A2.7B", 14.3e9, LM_DECODER},
+        {"Qwen3-30B-A3B", "Qwen3-30B-A3B", 30.5e9, LM_DECODER},
+        {"DeepSeek-V2-Lite", "DeepSeek-V2-Lite", 15.7e9, LM_DECODER},
+        {"DeepSeek-V3", "DeepSeek-V3", 671e9, LM_DECODER},
+        {"gpt-oss-20b", "gpt-oss-20b", 20.9e9, LM_DECODER},
+        {"gpt-oss-120b", "gpt-oss-120b", 116.8e9, LM_DECODER},
+        {"bge-large-en-v1.5", "BGE-large-en-v1.5", 335e6, LM_EMBEDDING},
+        {"bge-reranker-v2-m3", "BGE-reranker-v2-m3", 568e6, LM_RERANKER},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        char path[256], err[1024];
+        snprintf(path, sizeof path, "models/%s/config.json", c[i].dir);
+        snprintf(path, sizeof path, "%s", tu_fixture(path));
+        struct lm_model m, t;
+        int rc = hf_load(path, &m, err, sizeof err);
+        if (rc)
+            fprintf(stderr, "\n%s\n", err);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+        CU_ASSERT_STRING_EQUAL(m.name, c[i].dir);
+        if (fabs(m.params / c[i].published - 1) > 0.01)
+            fprintf(stderr, "\n%s: %.0f against %.0f published\n", c[i].dir, m.params,
+                    c[i].published);
+        CU_ASSERT(fabs(m.params / c[i].published - 1) <= 0.01);
+        CU_ASSERT_EQUAL(m.kind, c[i].kind);
+        find(c[i].entry, &t);
+        CU_ASSERT_DOUBLE_EQUAL(t.params, m.params, 0.5);
+        CU_ASSERT_EQUAL(t.experts, m.experts);
+        CU_ASSERT_EQUAL(t.kv_lora_rank, m.kv_lora_rank);
+        CU_ASSERT_EQUAL(t.kind, m.kind);
+    }
+    /* The active counts the publishers give, embeddings and head included in ours. */
+    struct lm_model m;
+    find("Qwen3-30B-A3B", &m);
+    CU_ASSERT_DOUBLE_EQUAL(m.active_params * 1e-9, 3.3, 0.1);
+    find("DeepSeek-V3", &m);
+    CU_ASSERT_DOUBLE_EQUAL(m.active_params * 1e-9, 37.5, 0.5);
+}
+
+static void test_aliases(void)
+{
+    struct lm_model m;
+    char err[4096];
+    find("meta-llama/Meta-Llama-3-8B-Instruct", &m);
+    CU_ASSERT_STRING_EQUAL(m.name, "Llama-3-8B");
+    find("Llama-3.1-8B-Instruct", &m);
+    CU_ASSERT_STRING_EQUAL(m.name, "Llama-3.1-8B");
+    find("meta-llama/Llama-3.1-70B-Instruct", &m);
+    CU_ASSERT_STRING_EQUAL(m.name, "Llama-3.1-70B");
+    find("Llama-3.3-70B-Instruct", &m);
+    CU_ASSERT_STRING_EQUAL(m.name, "Llama-3.1-70B");
+    find("google/gemma-2-9b-it", &m);
+    CU_ASSERT_STRING_EQUAL(m.name, "Gemma-2-9B");
+    find("Qwen/Qwen2.5-72B-Instruct", &m);
+    CU_ASSERT_STRING_EQUAL(m.name, "Qwen2.5-72B");
+    find("intfloat/e5-large-v2", &m);
+    CU_ASSERT_EQUAL(m.kind, LM_EMBEDDING);
+    CU_ASSERT_EQUAL(lm_find(NULL, "Llama-3.2-3B", &m, err, sizeof err), -1);
+    TU_CHECK_CONTAINS(err, "unknown model \"Llama-3.2-3B\"");
+    TU_CHECK_CONTAINS(err, "aliases of the nearest: ");
+    TU_CHECK_CONTAINS(err, "meta-llama/Llama-3.1-8B");
+}
+
+static void test_config_errors(void)
+{
+    struct lm_model m;
+    char err[1024];
+    const char *p =
+        tu_write("cfg-missing.json", "{\"model_type\": \"llama\", \"hidden_size\": 64}");
+    CU_ASSERT_EQUAL(hf_load(p, &m, err, sizeof err), -1);
+    TU_CHECK_CONTAINS(err, "cfg-missing.json: num_hidden_layers: missing");
+    p = tu_write("cfg-family.json", "{\"model_type\": \"mamba\"}");
+    CU_ASSERT_EQUAL(hf_load(p, &m, err, sizeof err), -1);
+    TU_CHECK_CONTAINS(err, "model_type: unknown family \"mamba\" (expected one of llama");
+    /* Inline: relative to the scenario file, the error naming both files and the key. */
+    char scen[512];
+    snprintf(scen, sizeof scen, "%s", tu_fixture("models/scenario.json"));
+    struct jv j = {scen, err, sizeof err};
+    cJSON *o = cJSON_Parse("{\"config\": \"Qwen3-8B/config.json\", \"name\": \"q\"}");
+    CU_ASSERT_EQUAL(lm_parse(&j, o, "tenants[0].serving.model", 0, &m), 0);
+    CU_ASSERT_STRING_EQUAL(m.name, "q");
+    CU_ASSERT_DOUBLE_EQUAL(m.params, 8190735360.0, 0.5);
+    cJSON_Delete(o);
+    o = cJSON_Parse("{\"config\": \"nowhere/config.json\"}");
+    CU_ASSERT_EQUAL(lm_parse(&j, o, "tenants[0].serving.model", 0, &m), -1);
+    TU_CHECK_CONTAINS(err, "scenario.json: tenants[0].serving.model.config: ");
+    TU_CHECK_CONTAINS(err, "nowhere/config.json");
+    cJSON_Delete(o);
+    o = cJSON_Parse("{\"config\": \"Qwen3-8B/config.json\", \"layers\": 3}");
+    CU_ASSERT_EQUAL(lm_parse(&j, o, "m", 0, &m), -1);
+    TU_CHECK_CONTAINS(err, "m.layers: unknown key");
+    cJSON_Delete(o);
+}
+
+/* An embedding model's requests are prefill-only: 8 prompts of 100 tokens are one step, and
+ * each completes at its end (its first "token" is its result, and its last). */
+static void test_embedding_batch(void)
+{
+    struct ls_cfg c = {1000, 16, 256, 2048, 1, 0, 0, 0, 0, 1};
+    struct ls_sched s;
+    struct ls_step st = {0};
+    ls_init(&s, &c);
+    for (int i = 0; i < 8; i++)
+        CU_ASSERT(ls_add(&s, i, 100, 50, 0) >= 0); /* the output is ignored */
+    CU_ASSERT_EQUAL(ls_schedule(&s, &st), 8);
+    CU_ASSERT_EQUAL(st.tokens, 800);
+    ls_complete(&s, &st, 0.25);
+    ls_check(&s);
+    for (int i = 0; i < st.n; i++) {
+        CU_ASSERT(st.items[i].emits && st.items[i].first && st.items[i].done);
+        CU_ASSERT_EQUAL(st.items[i].n_new, 100);
+    }
+    CU_ASSERT_EQUAL(ls_running(&s), 0);
+    CU_ASSERT_EQUAL(ls_schedule(&s, &st), 0); /* nothing decodes after */
+    ls_step_free(&st);
+    ls_free(&s);
+}
+
 void test_model_register(void)
 {
     static const struct tu_test t[] = {
@@ -108,6 +244,13 @@ void test_model_register(void)
         {"weights and KV bytes per token by hand", test_bytes_by_hand},
         {"unknown names list the table, inline models are checked", test_unknown_and_inline},
         {"a table entry without a source is refused", test_table_errors},
+        {"each family's config.json gives its published count within 1 %", test_configs},
+        {"Hugging Face ids and instruct variants; the unknown-name error lists aliases",
+         test_aliases},
+        {"config.json errors name the file and the key; paths relative to the scenario",
+         test_config_errors},
+        {"an embedding model: a batch of 8 is one step, each done at its end",
+         test_embedding_batch},
         {NULL, NULL},
     };
     tu_add_suite("model", t);

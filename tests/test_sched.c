@@ -86,7 +86,7 @@ static void test_one_request(void)
     setup_a100(&rm, &rg);
     for (int chunked = 0; chunked < 2; chunked++) {
         struct ls_sched s;
-        struct ls_cfg c = {6953, 16, 256, 2048, chunked, 1, 0, 0, 0};
+        struct ls_cfg c = {6953, 16, 256, 2048, chunked, 1, 0, 0, 0, 0};
         ls_init(&s, &c);
         const long P = 512, O = 32;
         const double over = 0.003;
@@ -118,7 +118,7 @@ static void test_lock_step(void)
     const int B = 8;
     const long P = 200, O = 20;
     struct ls_sched s;
-    struct ls_cfg c = {6953, 16, 256, 2048, 0, 1, 0, 0, 0};
+    struct ls_cfg c = {6953, 16, 256, 2048, 0, 1, 0, 0, 0, 0};
     ls_init(&s, &c);
     int h[8];
     for (int i = 0; i < B; i++)
@@ -161,7 +161,7 @@ static void test_lock_step(void)
 static void test_preemption_by_hand(void)
 {
     struct ls_sched s;
-    struct ls_cfg c = {6, 4, 4, 64, 0, 1, 0, 0, 0};
+    struct ls_cfg c = {6, 4, 4, 64, 0, 1, 0, 0, 0, 0};
     ls_init(&s, &c);
     int a = ls_add(&s, 0, 8, 8, 0), b = ls_add(&s, 1, 8, 8, 0);
     struct trace_rec tr;
@@ -191,7 +191,7 @@ static void test_preemption_by_hand(void)
 static void test_gaps(void)
 {
     struct ls_sched s;
-    struct ls_cfg c = {6, 4, 4, 64, 0, 1, 0, 0, 0};
+    struct ls_cfg c = {6, 4, 4, 64, 0, 1, 0, 0, 0, 0};
     ls_init(&s, &c);
     ls_add(&s, 0, 8, 8, 0);
     int b = ls_add(&s, 1, 8, 8, 0);
@@ -225,7 +225,7 @@ static void test_gaps(void)
 static void test_chunked_budget(void)
 {
     struct ls_sched s;
-    struct ls_cfg c = {100, 4, 8, 6, 1, 1, 0, 0, 0};
+    struct ls_cfg c = {100, 4, 8, 6, 1, 1, 0, 0, 0, 0};
     ls_init(&s, &c);
     int a = ls_add(&s, 0, 10, 3, 0);
     struct ls_step st = {0};
@@ -261,7 +261,7 @@ static void test_chunked_budget(void)
 static void test_refusals(void)
 {
     struct ls_sched s;
-    struct ls_cfg c = {4, 16, 8, 100, 0, 1, 0, 0, 0};
+    struct ls_cfg c = {4, 16, 8, 100, 0, 1, 0, 0, 0, 0};
     ls_init(&s, &c);
     /* 4 blocks of 16 tokens: 64 tokens of prompt and output fit, 65 never do. */
     CU_ASSERT(ls_add(&s, 0, 40, 24, 0) >= 0);
@@ -282,7 +282,7 @@ static void test_conservation(void)
 {
     for (int chunked = 0; chunked < 2; chunked++) {
         struct ls_sched s;
-        struct ls_cfg c = {40, 8, 6, 96, chunked, 1, 0, 0, 0};
+        struct ls_cfg c = {40, 8, 6, 96, chunked, 1, 0, 0, 0, 0};
         ls_init(&s, &c);
         struct rng r;
         rng_seed(&r, 17 + chunked);
@@ -352,7 +352,7 @@ static void test_conservation(void)
 static void test_unsplit_by_hand(void)
 {
     struct ls_sched s;
-    struct ls_cfg c = {100, 4, 8, 11, 0, 0, 0, 0, 0};
+    struct ls_cfg c = {100, 4, 8, 11, 0, 0, 0, 0, 0, 0};
     ls_init(&s, &c);
     int a = ls_add(&s, 0, 6, 3, 0), b = ls_add(&s, 1, 9, 2, 0);
     struct trace_rec tr;

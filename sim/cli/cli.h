@@ -51,7 +51,8 @@ int cmd_sweep(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
 int cmd_profile_fit(int argc, char **argv);       /* `profile fit` (cmd_fit.c) */
 int cmd_profile_occupancy(int argc, char **argv); /* `profile occupancy` (cmd_occupancy.c) */
-extern const struct cli_group cmd_profile, cmd_mig, cmd_trace, cmd_report, cmd_fidelity;
+extern const struct cli_group cmd_profile, cmd_mig, cmd_trace, cmd_report, cmd_fidelity,
+    cmd_model;
 
 /*
  * Option values. Each prints `CMD: OPT: expected WHAT, got "ARG"` on stderr and returns -1

@@ -18,6 +18,8 @@ static const struct cli_command commands[] = {
     {"mig", "MIG profiles: layouts, check, pack", NULL, &cmd_mig},
     {"cluster", "pod placement on a GPU cluster: policies, fragmentation (FGD comparable)",
      cmd_cluster, NULL},
+    {"model", "LLM architectures: show one (or a config.json's), list the table", NULL,
+     &cmd_model},
     {"profile", "GPU calibration profiles: list, show, diff, merge, match", NULL, &cmd_profile},
     {"fidelity", "measured GPU contention (kernels/fidelity) against the prediction: scenario, table",
      NULL, &cmd_fidelity},

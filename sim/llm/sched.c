@@ -131,7 +131,11 @@ static void wait_pop(struct ls_sched *s)
 
 int ls_add(struct ls_sched *s, long id, long prompt, long output, double arrival_s)
 {
-    if (prompt < 1 || output < 1)
+    if (s->cfg.prefill_only)
+        output = 0; /* its prefill is the whole request */
+    else if (output < 1)
+        output = -1; /* refused below */
+    if (prompt < 1 || output < 0)
         SS_FATAL("ls_add: prompt %ld, output %ld: expected both >= 1", prompt, output);
     if (ls_blocks_for(s, prompt + output) > s->cfg.kv_blocks)
         return -1;
@@ -426,7 +430,7 @@ void ls_complete(struct ls_sched *s, struct ls_step *st, double now_s)
         if (it->first)
             q->first_token_s = now_s;
         q->last_token_s = now_s;
-        if (q->generated == q->output) {
+        if (q->generated == q->output || q->output == 0) {
             it->done = 1;
             q->state = LS_DONE;
             release(s, q);

@@ -63,6 +63,9 @@ struct ls_cfg {
     int prefix_caching;
     long shared_prefix; /* prompt tokens every request of the tenant shares (0: none) */
     int graph_max;      /* largest CUDA-graph capture size for decode; 0: eager (ls_graph_size) */
+    int prefill_only;   /* embedding and reranking models: a request has no output tokens and
+                         * completes at the end of the step that computes its prompt's last
+                         * token (that step "emits" its result: first = done) */
 };
 
 enum ls_state { LS_WAITING, LS_RUNNING, LS_DONE };
@@ -135,7 +138,7 @@ int ls_graph_size(int max, int n);
 int ls_graph_max(int max_num_seqs, long max_batched_tokens);
 
 /* Queues a request (prompt, output >= 1) that arrived at arrival_s: its handle, or -1 when it
- * could never run (see the top) and is refused. */
+ * could never run (see the top) and is refused. With prefill_only, output is ignored (0). */
 int ls_add(struct ls_sched *s, long id, long prompt, long output, double arrival_s);
 
 /* Builds the next step into st (reusing its items): the number of sequences in it; 0 only

@@ -225,5 +225,6 @@ void lsv_sched_cfg(const struct lsv_cfg *c, long kv_blocks, struct ls_cfg *out)
                            c->prefix_caching,
                            c->shared_prefix,
                            c->enforce_eager ? 0
-                                            : ls_graph_max(c->max_num_seqs, c->max_batched_tokens)};
+                                            : ls_graph_max(c->max_num_seqs, c->max_batched_tokens),
+                           c->model.kind != LM_DECODER};
 }

@@ -31,23 +31,65 @@ void stm_init(struct stm *m, enum stm_kind kind, const struct lm_model *model,
         m->cpu = *cpu;
     double h = model->hidden, q = (double)model->heads * model->head_dim,
            kvw = (double)model->kv_heads * model->head_dim, in = model->intermediate;
-    /* The table's models are all gated MLPs (Llama, Mistral, Qwen): gate and up are one GEMM
-     * of twice the width, as the engines fuse them; Q, K and V are one as well. */
+    /* Gated MLPs (Llama, Mistral, Qwen, Gemma): gate and up are one GEMM of twice the width,
+     * as the engines fuse them; a plain MLP (BERT) has up alone. Q, K and V are one GEMM. */
+    double up = model->plain_mlp ? 1 : 2;
     m->gemm_k[STM_QKV] = h, m->gemm_n[STM_QKV] = q + 2 * kvw;
     m->gemm_k[STM_O] = q, m->gemm_n[STM_O] = h;
-    m->gemm_k[STM_GATE_UP] = h, m->gemm_n[STM_GATE_UP] = 2 * in;
+    m->gemm_k[STM_GATE_UP] = h, m->gemm_n[STM_GATE_UP] = up * in;
     m->gemm_k[STM_DOWN] = in, m->gemm_n[STM_DOWN] = h;
-    m->gemm_k[STM_LM_HEAD] = h, m->gemm_n[STM_LM_HEAD] = model->vocab;
+    /* Embedding and reranking models pool their last hidden states: no vocabulary head. */
+    m->gemm_k[STM_LM_HEAD] = h,
+    m->gemm_n[STM_LM_HEAD] = model->kind == LM_DECODER ? model->vocab : 0;
     m->layers = model->layers;
+    m->mla = model->kv_lora_rank > 0;
+    if (m->mla) {
+        /* Latent attention's projections (queries through their low rank, the KV latent and
+         * its expansion per head) as one GEMM from h of the same weights, so that FLOPs and
+         * bytes are those of the chain; O maps heads × v_head_dim back to h. */
+        double hq = model->heads, qk = model->head_dim, r = model->kv_lora_rank;
+        double qp = model->q_lora_rank > 0 ? h * model->q_lora_rank + model->q_lora_rank * hq * qk
+                                           : h * hq * qk;
+        double kvp =
+            h * (r + model->qk_rope_dim) + r * hq * (model->qk_nope_dim + model->v_head_dim);
+        m->gemm_n[STM_QKV] = (qp + kvp) / h;
+        m->gemm_k[STM_O] = hq * model->v_head_dim;
+    }
+    m->experts = model->experts;
+    m->experts_per_token = model->experts_per_token;
+    m->moe_layers = lm_moe_layers(model);
+    m->mlp_layers = model->layers - m->moe_layers;
+    if (m->experts > 0) {
+        double im = model->moe_intermediate, is = model->shared_intermediate;
+        m->expert_params = lm_expert_params(model);
+        m->shared_params = 3 * h * is + h * model->experts;
+        /* Per routed token an expert reads h and writes up × im, then reads im and writes h;
+         * the shared experts the same at their width, and the router reads h, writes E. */
+        m->expert_act = 2 * h + (up + 1) * im;
+        m->shared_act = (is > 0 ? 2 * h + 3 * is : 0) + h + model->experts;
+    }
     m->weight_b = roof_dtype_bytes(weights);
     /* Activations run in 16 bits whatever the weights' format (weight-only and fp8 engines
      * keep bf16/fp16 activations between kernels). */
     m->act_b = 2;
     m->kv_bytes_per_token = lm_kv_bytes_per_token(model, kv);
     m->attn_flops_per_pair = m->rm.attn_flops_per_pair;
+    if (m->mla) /* QKᵀ over qk = nope + rope, AV over v_head_dim: 2 H (qk + v) per pair */
+        m->attn_flops_per_pair =
+            2.0 * model->layers * model->heads * (model->head_dim + model->v_head_dim);
+    if (m->experts > 0) /* the roofline model: compute follows the active parameters */
+        m->rm.params = model->active_params;
     /* Per layer and token the small kernels read and write: two RMSNorms (2 × 2h), two
-     * residual adds (2 × 3h), RoPE on Q and K (2 (q + kv)), SiLU × up (3 × intermediate). */
+     * residual adds (2 × 3h), RoPE on Q and K (2 (q + kv)), SiLU × up (3 × the MLP's width:
+     * in a MoE block the routed experts' k × moe_intermediate and the shared width). */
+    /* (A dense model keeps the original expression, so that its results stay to the bit.) */
     m->elementwise_per_token = model->layers * (10 * h + 2 * (q + kvw) + 3 * in);
+    if (m->experts > 0)
+        m->elementwise_per_token =
+            model->layers * (10 * h + 2 * (q + kvw)) +
+            3 * (m->mlp_layers * in +
+                 m->moe_layers * ((double)model->experts_per_token * model->moe_intermediate +
+                                  model->shared_intermediate));
     m->peak = roof_peak_flops(roof, weights);
     /* Attention multiplies activations by the KV cache: the 16-bit peak. */
     m->peak_act = roof_peak_flops(roof, RD_BF16) > 0 ? roof_peak_flops(roof, RD_BF16)
@@ -59,7 +101,7 @@ void stm_init(struct stm *m, enum stm_kind kind, const struct lm_model *model,
 void stm_start(const struct stm *m, struct stm_sum *s)
 {
     memset(s, 0, sizeof *s);
-    s->table_attn = m->kc != NULL;
+    s->table_attn = m->kc != NULL && !m->mla; /* the tables time standard attention */
     rf_cost_start(&m->rm, &s->rc);
 }
 
@@ -138,6 +180,40 @@ static int gemm_part(const struct stm *m, int g, double tokens, double times, do
     return 1;
 }
 
+static void path(struct stm_parts *p, int bit, int table);
+
+/*
+ * A MoE block's MLP over T tokens, in two parts, times its moe_layers (never from the tables:
+ * they time dense GEMMs, not the grouped expert GEMM):
+ *   routed: FLOPs 2 T k expert_params at e(T k / D) of the peak, D = E (1 − (1 − k/E)^T) the
+ *     distinct experts the tokens route to in expectation (uniform routing), each of them a
+ *     GEMM over its T k / D tokens; bytes: the D experts' weights and T k tokens' activations;
+ *   shared: the shared experts and the router, a dense GEMM over all T tokens.
+ * Compute follows the active experts; the weights read grow with the batch, from k experts
+ * at one token to all E once D reaches E.
+ */
+static void moe_parts(const struct stm *m, double tokens, struct stm_parts *p)
+{
+    double t = tokens, k = m->experts_per_token;
+    double d = lm_expected_experts(m->experts, m->experts_per_token, t);
+    double bw = m->bw * m->k.weight_bw_eff;
+    double per_expert = d > 0 ? t * k / d : 0;
+    double e = m->k.gemm_eff, es = m->k.gemm_eff;
+    if (m->k.gemm_half_tokens > 0) {
+        e *= per_expert / (per_expert + m->k.gemm_half_tokens);
+        es *= t / (t + m->k.gemm_half_tokens);
+    }
+    double L = m->moe_layers;
+    p->tc[p->n] = e > 0 ? L * 2 * t * k * m->expert_params / (m->peak * e) : 0;
+    p->tm[p->n] = L * (d * m->expert_params * m->weight_b + t * k * m->expert_act * m->act_b) / bw;
+    path(p, STM_PATH_GEMM, 0);
+    p->n++;
+    p->tc[p->n] = es > 0 ? L * 2 * t * m->shared_params / (m->peak * es) : 0;
+    p->tm[p->n] = L * (m->shared_params * m->weight_b + t * m->shared_act * m->act_b) / bw;
+    path(p, STM_PATH_GEMM, 0);
+    p->n++;
+}
+
 static void path(struct stm_parts *p, int bit, int table)
 {
     if (table)
@@ -157,10 +233,16 @@ void stm_parts(const struct stm *m, const struct stm_sum *s, struct stm_parts *p
     }
     double t = (double)s->tokens;
     for (int g = STM_QKV; g <= STM_DOWN; g++) {
-        path(p, STM_PATH_GEMM, gemm_part(m, g, t, m->layers, &p->tc[p->n], &p->tm[p->n]));
+        /* The dense MLP runs in the blocks without experts (all of a dense model's). */
+        int times = g == STM_GATE_UP || g == STM_DOWN ? m->mlp_layers : m->layers;
+        if (times == 0)
+            continue;
+        path(p, STM_PATH_GEMM, gemm_part(m, g, t, times, &p->tc[p->n], &p->tm[p->n]));
         p->n++;
     }
-    if (s->sampled > 0) {
+    if (m->experts > 0 && t > 0)
+        moe_parts(m, t, p);
+    if (s->sampled > 0 && m->gemm_n[STM_LM_HEAD] > 0) {
         path(p, STM_PATH_GEMM,
              gemm_part(m, STM_LM_HEAD, s->sampled, 1, &p->tc[p->n], &p->tm[p->n]));
         p->n++;
@@ -174,7 +256,7 @@ void stm_parts(const struct stm *m, const struct stm_sum *s, struct stm_parts *p
             if (d == 0 && s->table_attn) {
                 measured(s->attn_table_s, tc, tm);
                 table = 1;
-            } else if (d == 1 && m->kc) {
+            } else if (d == 1 && m->kc && !m->mla) {
                 /* The decodes as one batch of their mean context (the kernel's cost is its
                  * KV reads, which the mean conserves). */
                 struct kc_result r;

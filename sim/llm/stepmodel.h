@@ -54,7 +54,9 @@ struct stm_cpu {
 
 /* Linear layers of a transformer block, and the LM head. */
 enum { STM_QKV, STM_O, STM_GATE_UP, STM_DOWN, STM_LM_HEAD, STM_N_GEMM };
-#define STM_MAX_PARTS (STM_N_GEMM + 4)
+/* Beside them a mixture of experts adds two parts: the routed experts and the always-on
+ * shared experts with the router (docs/llm.md#model-families-moe-and-embeddings). */
+#define STM_MAX_PARTS (STM_N_GEMM + 6)
 
 /* Which parts of a step came from measured tables (bits of stm_parts.table, .roof). */
 enum { STM_PATH_GEMM = 1, STM_PATH_ATTN = 2, STM_PATH_SMALL = 4 };
@@ -77,6 +79,13 @@ struct stm {
     const struct kc_gpu *kc; /* measured kernel curves, or NULL */
     enum roof_dtype wd, kvd;
     int heads, kv_heads, head_dim, hidden, intermediate;
+    /* Mixture of experts (experts = 0: dense): the dense MLP runs in mlp_layers blocks, the
+     * experts in moe_layers; per expert expert_params weights, per token the shared experts'
+     * and the router's shared_params. A step's routed weights read are those of the distinct
+     * experts its tokens route to (lm_expected_experts: uniform routing). */
+    int experts, experts_per_token, mlp_layers, moe_layers;
+    double expert_params, shared_params, expert_act, shared_act; /* act: elements in and out */
+    int mla; /* latent attention: no measured attention table applies */
 };
 
 /* What a step holds, summed as its sequences are added. */
