@@ -25,16 +25,19 @@ static void usage(FILE *fp)
             "usage: sharesim profile fit MEASUREMENTS.csv [--param KEY=LO:HI[:START]]...\n"
             "                            [--no-fit] [--out FILE] [--json FILE|-] [--csv FILE|-]\n"
             "                            [--scenarios DIR] [--framework NAME] [--shipped]\n"
-            "                            [--quiet]\n\n"
+            "                            [--robust] [--quiet]\n\n"
             "Simulates every row of the measurement file (one LLM tenant on its GPU under\n"
             "exclusive) and fits the parameters, the same values for every row, to minimise\n"
-            "the sum of ln(predicted/measured)^2 over the rows of role \"fit\"; then reports\n"
+            "the sum of ln(predicted/measured)^2 over the rows of role \"fit\" (--robust: of\n"
+            "|ln(predicted/measured)|); then reports\n"
             "predicted against measured TTFT, TPOT and output throughput, for the fit rows\n"
             "and separately for the holdout rows (median |error|, share predicted high).\n\n"
             "  --param KEY=LO:HI[:START]  fit serving key KEY within [LO, HI] from START\n"
             "                    (default the middle); repeatable, at most %d; without it the\n"
             "                    default set (docs/calibration.md)\n"
             "  --no-fit          evaluate only, at the START values\n"
+            "  --robust          minimise the sum of |ln(predicted/measured)|, which rows no\n"
+            "                    parameter explains pull less than their squares\n"
             "  --shipped         evaluate only, at the engine table's values (each row's\n"
             "                    framework entry): the validation of what ships\n"
             "  --out FILE        the profile fragment: values, data sha256, split, residuals\n"
@@ -169,7 +172,7 @@ static int write_scenarios(const char *dir, const struct fit_ctx *c)
 
 struct fit_opts {
     const char *out, *json, *csv, *scen, *framework;
-    int no_fit, quiet, shipped;
+    int no_fit, quiet, shipped, robust;
     struct fit_param params[FIT_PARAMS_MAX];
     int n_params;
 };
@@ -186,6 +189,7 @@ static int parse_opts(int argc, char **argv, struct fit_opts *o)
         {"csv", required_argument, NULL, 'c'},
         {"framework", required_argument, NULL, 'f'},
         {"shipped", no_argument, NULL, 'S'},
+        {"robust", no_argument, NULL, 'Q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -230,6 +234,9 @@ static int parse_opts(int argc, char **argv, struct fit_opts *o)
             break;
         case 'S':
             o->shipped = o->no_fit = 1;
+            break;
+        case 'Q':
+            o->robust = 1;
             break;
         case 'q':
             o->quiet = 1;
@@ -301,6 +308,7 @@ int cmd_profile_fit(int argc, char **argv)
     }
     c.params = o.params;
     c.n_params = o.n_params;
+    c.l1 = o.robust;
     if (o.framework)
         for (int i = 0; i < c.n_rows; i++)
             if (!*c.rows[i].skip && strcmp(c.rows[i].framework, o.framework) != 0)

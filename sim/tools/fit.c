@@ -459,7 +459,9 @@ int fit_evaluate(struct fit_ctx *c, char *err, size_t errlen)
     return 0;
 }
 
-/* Σ (ln(pred / measured))² over the fit rows' measured metrics. */
+/* Σ (ln(pred / measured))² over the fit rows' measured metrics; with c->l1, Σ |ln(pred /
+ * measured)|: the robust choice when some rows are off for reasons no parameter can fix (a
+ * scheduler the source does not describe), which squares would let pull every other row. */
 static double objective(const struct fit_ctx *c)
 {
     double sum = 0;
@@ -472,7 +474,7 @@ static double objective(const struct fit_ctx *c)
                 continue;
             double e = r->pred[m] > 0 && isfinite(r->pred[m]) ? log(r->pred[m] / r->meas[m])
                                                               : log(FIT_PENALTY_FACTOR);
-            sum += e * e;
+            sum += c->l1 ? fabs(e) : e * e;
         }
     }
     return sum;

@@ -87,6 +87,7 @@ struct fit_ctx {
     struct fit_param *params;
     int n_params;
     int closed_loop; /* the scenario format has "process": "closed" */
+    int l1;          /* the objective sums |ln(pred/measured)| instead of its square */
     int datasets;    /* it has "tokens": {"dataset": NAME} */
     long sims;       /* simulations run */
     int iterations;
