@@ -70,6 +70,17 @@ struct ts_ctx {
     double state_mb; /* saved and restored at a switch */
 };
 
+/* An LLM context's CPU phase (tsunit.c: on_done, on_cpu_end): the step's CPU part that follows
+ * its GPU part, on a timer of the context's own, the context idle on the GPU meanwhile. */
+struct ts_cpu {
+    double cpu_s;  /* the step in flight's CPU part on the unit's shares (set when it begins) */
+    double step_s; /* … and its whole time there, le_time_s */
+    double t0;     /* when its GPU part started */
+    int whole;     /* its GPU part has run in one piece since t0 (never preempted) */
+    int on;        /* in its CPU phase: the GPU part is done, the step not ended yet */
+    uint32_t ver;  /* version of its pending end */
+};
+
 /* A context's memory (resident memory, growth, OOM restarts): read at OOM events only. */
 struct ts_mem {
     double memory_gb;
@@ -86,7 +97,8 @@ struct ts_unit {
     /* [n]: context c's LLM engine, NULL for a plain context; the array is NULL when the unit
      * has no LLM context (the plain paths test only that). */
     struct llm_engine **llm;
-    double sm, bw; /* the unit's fractions of the GPU's SMs and bandwidth */
+    struct ts_cpu *cpu; /* [n] with llm, NULL without */
+    double sm, bw;      /* the unit's fractions of the GPU's SMs and bandwidth */
     double q, sw;
     double refill_s; /* a default-state context's refill after a switch (ts_set_refill) */
     /* Every context holds the same state: each switch costs sw_cost (cal_switch_s, cached:
