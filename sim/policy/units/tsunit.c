@@ -10,7 +10,8 @@
  * events per request, a fifth of the completions stale). Its handler tests which of the
  * two is due (the completion first when both are), so an event that is due for nothing
  * (its completion was cancelled by a fault) is harmless; arm() keeps it at the earlier
- * time and re-schedules, bumping run_ver, only when that time moves.
+ * time and re-schedules, bumping run_ver, only when that time moves. An LLM context's CPU phase
+ * ends on its context's memory timer (MEM_CPU), beside its begin timer.
  */
 #include "policy/units/tsunit.h"
 #include "core/analytic.h"
