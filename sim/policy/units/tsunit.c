@@ -10,7 +10,8 @@
  * events per request, a fifth of the completions stale). Its handler tests which of the
  * two is due (the completion first when both are), so an event that is due for nothing
  * (its completion was cancelled by a fault) is harmless; arm() keeps it at the earlier
- * time and re-schedules, bumping run_ver, only when that time moves.
+ * time and re-schedules, bumping run_ver, only when that time moves. An LLM context's CPU phase
+ * ends on its context's memory timer (MEM_CPU), beside its begin timer.
  */
 #include "policy/units/tsunit.h"
 #include "core/analytic.h"
@@ -24,8 +25,11 @@
 
 /* TS_TIMER_BEGIN: an LLM context's begin timer (aux = the context; llmengine.h: le_defer). */
 enum { TS_TIMER_RUN, TS_TIMER_SWITCHED, TS_TIMER_MEM, TS_TIMER_BEGIN, TS_TIMERS };
-/* What a TS_TIMER_MEM event of context c is: aux = c × 4 + one of these. */
-enum { MEM_GROW, MEM_SHRINK, MEM_RESTART };
+/* What a TS_TIMER_MEM event of context c is: aux = c × 4 + one of these. The timer is the
+ * context's own: besides its memory events, an LLM context's CPU phase ends on it (MEM_CPU,
+ * versioned by its ts_cpu; a unit has only UNIT_TIMERS timers, and OOM simulation, the other
+ * kinds' user, is refused with LLM tenants). */
+enum { MEM_GROW, MEM_SHRINK, MEM_RESTART, MEM_CPU };
 _Static_assert(sizeof(struct ts_ctx) == 64, "struct ts_ctx: the layout tsunit.h describes");
 _Static_assert((int)TS_TIMERS <= (int)UNIT_TIMERS, "a unit has at most UNIT_TIMERS timers");
 
@@ -102,12 +106,14 @@ void ts_set_refill(struct ts_unit *u, const struct scenario *sc, double refill_s
 
 void ts_set_llm(struct ts_unit *u, const struct scenario *sc, int c, long kv_blocks)
 {
-    if (!u->llm)
+    if (!u->llm) {
         u->llm = ss_xcalloc((size_t)u->n, sizeof *u->llm);
+        u->cpu = ss_xcalloc((size_t)u->n, sizeof *u->cpu);
+    }
     struct ts_ctx *x = &u->ctx[c];
     u->llm[c] = ss_xcalloc(1, sizeof *u->llm[c]);
     le_init(u->llm[c], x->tenant, sc->tenants[x->tenant].llm, kv_blocks, &sc->gpu);
-    x->speed1 = 1; /* its work is the step's time on the unit (le_time_s) */
+    x->speed1 = 1; /* its work is its step's GPU part on the unit (serve_llm) */
     x->used1 = 1;  /* a step keeps every SM of the unit busy */
     u->fold = 0;   /* an engine takes its requests as they arrive, not at a switch */
     u->masked = 0; /* the round robin scans, asking has_work_llm */
@@ -147,7 +153,9 @@ void ts_unit_free(struct ts_unit *u)
         free(llm_of(u, i));
     }
     free(u->llm);
+    free(u->cpu);
     u->llm = NULL;
+    u->cpu = NULL;
     free(u->ctx);
     free(u->mem);
     u->ctx = NULL;
@@ -159,10 +167,19 @@ static int has_cur(const struct ts_unit *u, int c)
     return u->ctx[c].g.n > 0;
 }
 
-/* has_work for a unit with LLM contexts: an engine's waiting and running requests too. */
+/* Context c is an LLM context in its CPU phase: idle on the GPU until the phase ends. */
+static inline int in_cpu(const struct ts_unit *u, int c)
+{
+    return u->cpu && u->cpu[c].on;
+}
+
+/* has_work for a unit with LLM contexts: an engine's waiting and running requests too, except
+ * in its CPU phase (its next step is not ready before the phase ends). */
 SS_NOINLINE static int has_work_llm(const struct sim *s, const struct ts_unit *u, int c)
 {
     const struct ts_ctx *x = &u->ctx[c];
+    if (in_cpu(u, c))
+        return 0;
     return x->g.n > 0 || (eng_qlen(s, x->tenant) > 0 && !x->down) ||
            (u->llm[c] && !x->down && le_has_work(u->llm[c]));
 }
@@ -320,6 +337,10 @@ static void fail_cur(struct sim *s, struct ts_unit *u, int c)
     drop_cur(u, c);
     if (llm_of(u, c)) {
         u->ctx[c].g.n = 0;
+        if (u->cpu[c].on) { /* the pending end of its CPU phase goes stale */
+            u->cpu[c].on = 0;
+            u->cpu[c].ver++;
+        }
         le_fail(s, u->llm[c]);
         return;
     }
@@ -403,8 +424,9 @@ static int serve_llm(struct sim *s, struct ts_unit *u)
     struct llm_engine *e = u->llm[u->cur];
     if (c->g.n == 0) {
         /* Picked for an arrival (or holding its slice when one came), the context is the unit's;
-         * with another arrival of its tenant due now its step begins at the begin timer. */
-        if (c->down ||
+         * with another arrival of its tenant due now its step begins at the begin timer. In its
+         * CPU phase (holding its slice, release_on_idle false) it has nothing to run yet. */
+        if (c->down || u->cpu[u->cur].on ||
             (u->arriving == u->cur && le_defer(s, e, u->ev, TS_TIMER_BEGIN, (uint32_t)u->cur)) ||
             !le_begin(s, e)) {
             pause_cur(u);
@@ -413,8 +435,17 @@ static int serve_llm(struct sim *s, struct ts_unit *u)
         struct request *r = &c->g.r[0]; /* the step, as the one request of the group */
         memset(r, 0, sizeof *r);
         r->tenant = c->tenant;
-        r->work = le_time_s(e, u->sm, u->bw);
+        /* Its GPU part on the unit's shares is served in its slices; the CPU part that is not
+         * hidden behind it (le_time_s less the GPU part) follows as the CPU phase (on_done). */
+        struct ts_cpu *p = &u->cpu[u->cur];
+        r->work = stm_gpu_s(&e->parts, u->sm, u->bw);
+        p->cpu_s = stm_cpu_exposed_s(&e->parts, u->sm, u->bw);
+        p->step_s = le_time_s(e, u->sm, u->bw);
+        p->t0 = s->now;
+        p->whole = 1;
         c->g.n = 1;
+    } else {
+        u->cpu[u->cur].whole = 0; /* resumed: its GPU part was cut */
     }
     serve_one(s, u, c);
     return 0;
@@ -693,10 +724,22 @@ SS_NOINLINE static void on_done(struct sim *s, struct ts_unit *u)
         return;
     }
     charge(s, u);
-    if (llm_of(u, u->cur)) { /* the step ended: its tokens; the next starts in the slice */
+    if (llm_of(u, u->cur)) {
+        /* The step's GPU part ended. Its CPU phase follows on the context's own timer, the
+         * context idle on the GPU meanwhile (after_cur_ended releases it or holds the slice);
+         * without one the step ends: its tokens, and the next starts in the slice. */
+        struct ts_cpu *p = &u->cpu[u->cur];
         drop_cur(u, u->cur);
         c->g.n = 0;
-        le_end(s, u->llm[u->cur]);
+        if (p->cpu_s > 0) {
+            /* A GPU part served in one piece from t0 ended at t0 + its time: the step ends at
+             * t0 + le_time_s, as on a GPU of its own to the bit (a lone context is exclusive). */
+            double end = p->whole ? p->t0 + p->step_s : s->now + p->cpu_s;
+            p->on = 1;
+            unit_schedule(s, u->ev, end, TS_TIMER_MEM, ++p->ver, (uint32_t)(u->cur * 4 + MEM_CPU));
+        } else {
+            le_end(s, u->llm[u->cur]);
+        }
         after_cur_ended(s, u);
         return;
     }
@@ -756,6 +799,39 @@ static void on_begin(struct sim *s, struct ts_unit *u, int c, uint32_t version)
     serve(s, u);
     if (!has_cur(u, c))
         after_cur_ended(s, u);
+}
+
+/* Context c's CPU phase ends: its step ends (its tokens), and the next step is ready, so the
+ * context has work as after an arrival: the idle unit runs it (no switch when it was the last
+ * to run), a running one ends the slice of the context running, and a context holding its
+ * slice (release_on_idle false) begins the step at once. A fault since made the event stale. */
+static void on_cpu_end(struct sim *s, struct ts_unit *u, int c, uint32_t version)
+{
+    struct ts_cpu *p = &u->cpu[c];
+    if (!p->on || version != p->ver)
+        return;
+    p->on = 0;
+    le_end(s, u->llm[c]);
+    if (!has_work(s, u, c))
+        return;
+    switch (u->state) {
+    case TS_IDLE:
+        switch_to(s, u, c);
+        break;
+    case TS_RUN:
+        if (u->cur != c) {
+            if (!slice_pending(u)) {
+                slice_set(s, u);
+                arm(s, u);
+            }
+        } else {
+            serve(s, u); /* it held its slice through the phase: nothing to charge */
+            maybe_schedule_slice(s, u);
+        }
+        break;
+    case TS_SWITCH:
+        break; /* the switch's end picks up whoever has work */
+    }
 }
 
 /* A restarted context comes back (its resident memory fits) or is killed again. */
@@ -832,7 +908,10 @@ void ts_event(struct sim *s, struct ts_unit *u, const struct event *ev)
     }
     switch (timer) {
     case TS_TIMER_MEM:
-        on_mem(s, u, ev);
+        if (ev->aux % 4 == MEM_CPU)
+            on_cpu_end(s, u, (int)(ev->aux / 4), ev->version);
+        else
+            on_mem(s, u, ev);
         break;
     case TS_TIMER_SWITCHED:
         if (ev->version == u->sw_ver && u->state == TS_SWITCH)
@@ -860,7 +939,9 @@ SS_NOINLINE static void arrive(struct sim *s, struct ts_unit *u, int c)
             switch_to(s, u, c);
         break;
     case TS_RUN:
-        if (u->cur != c) { /* c has work now: another context waits, no search needed */
+        if (in_cpu(u, c)) {
+            break; /* its requests join the engine's next step, ready when the phase ends */
+        } else if (u->cur != c) { /* c has work now: another context waits, no search needed */
             if (!slice_pending(u)) {
                 slice_set(s, u);
                 arm(s, u);
@@ -964,6 +1045,10 @@ void ts_reset(struct sim *s, struct ts_unit *u)
         m->ver++;
         x->g.speed = 0;
         u->memory_active_gb += m->memory_gb;
+        if (u->cpu && u->cpu[c].on) { /* (ts_abort failed the engine already) */
+            u->cpu[c].on = 0;
+            u->cpu[c].ver++;
+        }
     }
 }
 

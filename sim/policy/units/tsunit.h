@@ -34,18 +34,26 @@
  *   (the one it was starting too), its memory (growth included) is freed, and it restarts
  *   after the tenant's restart_s, serving nothing meanwhile (its arrivals queue).
  * - LLM tenants (ts_set_llm): the context runs its engine (llmengine.h), which takes every
- *   request as it arrives; its work is the step in flight, one at a time, lasting the roofline
- *   of the step on the unit's shares (le_time_s: the unit's SMs and bandwidth, the overhead
- *   included, since the context holds the GPU while its engine is between kernels). The step
- *   is preempted at a slice end like any request (its remaining time kept) and resumed in
- *   the context's next slice; when it ends inside the slice, the next step starts at once.
+ *   request as it arrives; its work is the GPU part of the step in flight, one at a time, on
+ *   the unit's shares (stm_gpu_s at the unit's SMs and bandwidth). That part is preempted at a
+ *   slice end like any request (its remaining time kept) and resumed in the context's next
+ *   slice. When it ends, the step's CPU part that the GPU part does not hide
+ *   (stm_cpu_exposed_s; le_time_s is the two together) runs as a CPU phase on a timer of the
+ *   context's own: the context is idle on the GPU meanwhile, so with release_on_idle the unit
+ *   switches to the next context with work (paying the switch and refill as for any switch),
+ *   and without it the context holds its slice idle. The step ends (its tokens) when the
+ *   phase ends, and the next step is then ready: the context has work again, as after an
+ *   arrival (an idle unit runs it at once, without a switch if it was the last to run; a busy
+ *   one ends the running context's slice). Alone, a step thus lasts GPU part + CPU part, to
+ *   the bit as on a GPU of its own. Arrivals during the phase join the engine's scheduler.
  *   Simultaneous arrivals (llmengine.h: le_defer): the time-slicer picks the context on an
  *   arrival as for any context (the same context, the same switch); when it starts running at
  *   once (no switch) with other arrivals of its tenant due at the instant, its step begins at
  *   its begin timer after all of them, the context holding the unit meanwhile (no switch away
  *   and back); after a switch the step
  *   begins at the switch's end with every request that arrived by then.
- *   A fault fails every request the engine holds. No "oom": "simulate" (the owner refuses it):
+ *   A fault fails every request the engine holds, in its CPU phase too (the phase's end is
+ *   then void). No "oom": "simulate" (the owner refuses it):
  *   an engine allocates its memory once, at its start.
  * - Faults: only the faulting context's in-flight requests fail.
  * - Utilisation: `share` of the GPU while a context runs, times the fraction of the
@@ -70,6 +78,17 @@ struct ts_ctx {
     double state_mb; /* saved and restored at a switch */
 };
 
+/* An LLM context's CPU phase (tsunit.c: on_done, on_cpu_end): the step's CPU part that follows
+ * its GPU part, on a timer of the context's own, the context idle on the GPU meanwhile. */
+struct ts_cpu {
+    double cpu_s;  /* the step in flight's CPU part on the unit's shares (set when it begins) */
+    double step_s; /* … and its whole time there, le_time_s */
+    double t0;     /* when its GPU part started */
+    int whole;     /* its GPU part has run in one piece since t0 (never preempted) */
+    int on;        /* in its CPU phase: the GPU part is done, the step not ended yet */
+    uint32_t ver;  /* version of its pending end */
+};
+
 /* A context's memory (resident memory, growth, OOM restarts): read at OOM events only. */
 struct ts_mem {
     double memory_gb;
@@ -86,7 +105,8 @@ struct ts_unit {
     /* [n]: context c's LLM engine, NULL for a plain context; the array is NULL when the unit
      * has no LLM context (the plain paths test only that). */
     struct llm_engine **llm;
-    double sm, bw; /* the unit's fractions of the GPU's SMs and bandwidth */
+    struct ts_cpu *cpu; /* [n] with llm, NULL without */
+    double sm, bw;      /* the unit's fractions of the GPU's SMs and bandwidth */
     double q, sw;
     double refill_s; /* a default-state context's refill after a switch (ts_set_refill) */
     /* Every context holds the same state: each switch costs sw_cost (cal_switch_s, cached:
