@@ -203,15 +203,15 @@ static void test_refused(void)
  * timer, so the plain arrival finds it running and waits for the slice's end at q = 10 ms, and
  * no switch is paid for the wait. The step of all eight runs [0, q), the plain request
  * [q + sw, q + sw + 5 ms), the step's rest after a switch back: it ends, with every TTFT, at
- * pre + 5 ms + 2 sw (sw = 40 µs + 2 × 2.8 MB / 560 GB/s), then 127 decode steps alone. Two
- * switches in all.
+ * pre + 5 ms + 2 sw (sw = 40 µs + 2 × 2.8 MB / 560 GB/s + the 62 µs refill of the context
+ * switched to), then 127 decode steps alone. Two switches in all.
  */
 static void test_ts_pick(void)
 {
     struct scenario sc;
     struct run_result r;
     tu_run_file(tu_fixture("llmbatch/ts-plain.json"), &sc, &r);
-    double pre, dec, sw = 40e-6 + 2 * 2.8e6 / 560e9, q = 0.010, w = 0.005;
+    double pre, dec, sw = 40e-6 + 2 * 2.8e6 / 560e9 + 62e-6, q = 0.010, w = 0.005;
     group_s(1, 1, &pre, &dec);
     TU_CHECK_CLOSE_REL(res_t(&r.s[0], 1)[TM_LAT_MEAN], q + sw + w, 1e-9);
     cJSON *g0 = cJSON_GetArrayItem(cJSON_GetObjectItem(r.s[0].details, "gpus"), 0);

@@ -243,11 +243,11 @@ static cJSON *tokens(struct fit_row *r)
         r->isl = lround(r->isl_mean);
         r->osl = lround(r->osl_mean);
         size_t k = strlen(r->note);
-        snprintf(r->note + k, sizeof r->note - k,
-                 "%s%s lengths not shipped: fixed at %ld/%ld%s", k ? "; " : "", r->lengths,
-                 r->isl, r->osl,
-                 r->client == FC_RATE ? "" : "; throughput not compared (a batch's or a closed "
-                                             "loop's depends on its longest requests)");
+        snprintf(r->note + k, sizeof r->note - k, "%s%s lengths not shipped: fixed at %ld/%ld%s",
+                 k ? "; " : "", r->lengths, r->isl, r->osl,
+                 r->client == FC_RATE ? ""
+                                      : "; throughput not compared (a batch's or a closed "
+                                        "loop's depends on its longest requests)");
         /* Over a window of Poisson arrivals the rate is the mean's; a batch ends with its
          * longest request, which the means do not give. */
         if (r->client != FC_RATE)

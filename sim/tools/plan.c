@@ -533,29 +533,43 @@ static void explain_choice(struct plan_result *r)
     }
     const struct plan_cand *b = &r->c[r->best];
     int ties = 0;
-    const struct plan_cand *next = NULL;
+    /* The ties a licence that is not priced put behind it, and the first of the others: each
+     * gets its own clause, so that a three-way tie is explained against both kinds. */
+    const struct plan_cand *unpriced = NULL, *next = NULL;
     for (int i = 0; i < r->n; i++)
         if (i != r->best && r->c[i].feasible && cost_key(&r->c[i]) == cost_key(b)) {
             ties++;
-            if (!next)
+            if ((r->c[i].flags & PC_FLAG_LICENCE_UNPRICED) &&
+                !(b->flags & PC_FLAG_LICENCE_UNPRICED)) {
+                if (!unpriced)
+                    unpriced = &r->c[i];
+            } else if (!next) {
                 next = &r->c[i];
+            }
         }
     if (!ties) {
         snprintf(r->reason, sizeof r->reason,
                  "the cheapest configuration the simulation confirms meets every tenant's SLA");
         return;
     }
-    int n = snprintf(r->reason, sizeof r->reason,
-                     "the cheapest confirmed, tied in cost with %d other%s; chosen ", ties,
-                     ties > 1 ? "s" : "");
-    if ((next->flags & PC_FLAG_LICENCE_UNPRICED) && !(b->flags & PC_FLAG_LICENCE_UNPRICED))
-        snprintf(r->reason + n, sizeof r->reason - (size_t)n,
-                 "because it needs no licence, and %s's vGPU licence price is not set (the $0 "
-                 "default of cost.vgpu_license_usd_per_vgpu_year understates its cost)",
-                 next->label);
-    else if (isfinite(b->free_gpus) && isfinite(next->free_gpus) &&
-             fabs(b->free_gpus - next->free_gpus) > 1e-9)
-        snprintf(r->reason + n, sizeof r->reason - (size_t)n,
+    size_t n = (size_t)snprintf(r->reason, sizeof r->reason,
+                                "the cheapest confirmed, tied in cost with %d other%s; chosen ",
+                                ties, ties > 1 ? "s" : "");
+    if (unpriced && n < sizeof r->reason)
+        n += (size_t)snprintf(r->reason + n, sizeof r->reason - n,
+                              "because it needs no licence, and %s's vGPU licence price is not "
+                              "set (the $0 default of cost.vgpu_license_usd_per_vgpu_year "
+                              "understates its cost)%s",
+                              unpriced->label, next ? "; and over " : "");
+    if (!next || n >= sizeof r->reason)
+        return;
+    if (unpriced)
+        n += (size_t)snprintf(r->reason + n, sizeof r->reason - n, "%s ", next->label);
+    if (n >= sizeof r->reason)
+        return;
+    if (isfinite(b->free_gpus) && isfinite(next->free_gpus) &&
+        fabs(b->free_gpus - next->free_gpus) > 1e-9)
+        snprintf(r->reason + n, sizeof r->reason - n,
                  "because it leaves more capacity free (%.2f GPUs against %.2f for %s)",
                  b->free_gpus, next->free_gpus, next->label);
     else {
@@ -563,11 +577,11 @@ static void explain_choice(struct plan_result *r)
         vd_fmt_ratio(b->worst_ratio, mine, sizeof mine);
         vd_fmt_ratio(next->worst_ratio, theirs, sizeof theirs);
         if (vd_closer(b->lost_miss, b->worst_ratio, next->lost_miss, next->worst_ratio) > 0)
-            snprintf(r->reason + n, sizeof r->reason - (size_t)n,
+            snprintf(r->reason + n, sizeof r->reason - n,
                      "for its larger worst SLA margin (%s against %s for %s)", mine, theirs,
                      next->label);
         else
-            snprintf(r->reason + n, sizeof r->reason - (size_t)n,
+            snprintf(r->reason + n, sizeof r->reason - n,
                      "first by name: %s has the same worst SLA margin (%s)", next->label, theirs);
     }
 }
