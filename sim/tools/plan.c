@@ -560,7 +560,7 @@ static void explain_choice(struct plan_result *r)
                               "because it needs no licence, and %s's vGPU licence price is not "
                               "set (the $0 default of cost.vgpu_license_usd_per_vgpu_year "
                               "understates its cost)%s",
-                              unpriced->label, next ? "; and over " : "");
+                              unpriced->label, next ? "; it ranks before " : "");
     if (!next || n >= sizeof r->reason)
         return;
     if (unpriced)
@@ -580,6 +580,9 @@ static void explain_choice(struct plan_result *r)
             snprintf(r->reason + n, sizeof r->reason - n,
                      "for its larger worst SLA margin (%s against %s for %s)", mine, theirs,
                      next->label);
+        else if (unpriced)
+            snprintf(r->reason + n, sizeof r->reason - n, "by name (the same worst SLA margin, %s)",
+                     theirs);
         else
             snprintf(r->reason + n, sizeof r->reason - n,
                      "first by name: %s has the same worst SLA margin (%s)", next->label, theirs);
