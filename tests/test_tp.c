@@ -6,6 +6,7 @@
  * term show; the ring model and the link a profile gives; the KV capacity of a group; the
  * refusals; and Llama-3-70B fp16 served end to end on TP=2 and TP=4 groups of H100s.
  */
+#define _DEFAULT_SOURCE /* realpath() */
 #include "core/run.h"
 #include "core/scenario.h"
 #include "llm/model.h"
@@ -15,6 +16,7 @@
 #include "testutil.h"
 
 #include <cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +286,37 @@ static void test_llama70b_runs(void)
     cJSON_Delete(doc);
 }
 
+/* Lambda's vLLM runs of bf16 Llama-3-70B on 2, 4 and 8 H100s (docs/llm.md#tensor-parallelism):
+ * sharesim's p50 TPOT and TTFT are the documented ones, within the table's stated errors of the
+ * measured medians. */
+static void test_lambda_tp(void)
+{
+    static const struct {
+        int tp;
+        double tpot, ttft, measured_tpot;
+    } rows[] = {{2, 30.1, 173, 29.5}, {4, 16.7, 114, 18.1}, {8, 10.1, 81, 12.2}};
+    char trace[PATH_MAX]; /* absolute: the scenario is written to the temporary directory */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(tu_fixture("tp/lambda10.csv"), trace));
+    for (int i = 0; i < 3; i++) {
+        const char *path =
+            tu_fixture_write("lambda.json", "tp/lambda10.json",
+                             "{\"gpus\": %d, \"tenants.0.serving.tensor_parallel\": %d, "
+                             "\"tenants.0.arrival.path\": \"%s\"}",
+                             rows[i].tp, rows[i].tp, trace);
+        char args[600];
+        snprintf(args, sizeof args, "run %s", path);
+        cJSON *doc = tu_cli_json(args);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+        double tpot = tu_json_num(doc, "strategies.0.tenants.0.llm.tpot_ms.p50");
+        double ttft = tu_json_num(doc, "strategies.0.tenants.0.llm.ttft_ms.p50");
+        CU_ASSERT_DOUBLE_EQUAL(tpot, rows[i].tpot, 0.05);
+        CU_ASSERT_DOUBLE_EQUAL(ttft, rows[i].ttft, 0.5);
+        CU_ASSERT(fabs(tpot / rows[i].measured_tpot - 1) < 0.2);
+        CU_ASSERT_EQUAL(tu_json_num(doc, "strategies.0.tenants.0.completed"), 10);
+        cJSON_Delete(doc);
+    }
+}
+
 void test_tp_register(void)
 {
     static const struct tu_test t[] = {
@@ -296,6 +329,8 @@ void test_tp_register(void)
          test_refusals},
         {"Llama-3-70B fp16 on TP=2 and TP=4 groups of H100s, and two TP=2 replicas",
          test_llama70b_runs},
+        {"Lambda's vLLM Llama-3-70B TP=2/4/8 H100 runs against the documented predictions",
+         test_lambda_tp},
         {NULL, NULL},
     };
     tu_add_suite("tp", t);
