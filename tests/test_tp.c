@@ -317,6 +317,36 @@ static void test_lambda_tp(void)
     }
 }
 
+/* The planner: exclusive candidates give the group multiples of its size, aligned even behind a
+ * tenant listed first (the groups are placed first), and the sharing strategies are pruned with
+ * the reason. */
+static void test_plan(void)
+{
+    const char *path = tu_fixture("tp/plan2.json");
+    char args[600];
+    snprintf(args, sizeof args, "plan %s", path);
+    cJSON *doc = tu_cli_json(args);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    CU_ASSERT_EQUAL(tu_json_num(doc, "recommendation.gpus"), 5);
+    for (int g = 0; g < 4; g++) {
+        char key[96];
+        snprintf(key, sizeof key, "recommendation.strategy.assign.chat.%d", g);
+        CU_ASSERT_EQUAL(tu_json_num(doc, key), g);
+    }
+    CU_ASSERT_EQUAL(tu_json_num(doc, "recommendation.strategy.assign.batch.0"), 4);
+    const cJSON *cands = cJSON_GetObjectItemCaseSensitive(doc, "candidates"), *c;
+    int pruned = 0;
+    cJSON_ArrayForEach(c, cands)
+    {
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(c, "reason");
+        if (cJSON_IsString(r) &&
+            strstr(r->valuestring, "chat has tensor_parallel 4: a MIG instance"))
+            pruned++;
+    }
+    CU_ASSERT_EQUAL(pruned, 1);
+    cJSON_Delete(doc);
+}
+
 void test_tp_register(void)
 {
     static const struct tu_test t[] = {
@@ -329,6 +359,8 @@ void test_tp_register(void)
          test_refusals},
         {"Llama-3-70B fp16 on TP=2 and TP=4 groups of H100s, and two TP=2 replicas",
          test_llama70b_runs},
+        {"the planner: aligned groups of multiples of the size, the others pruned with why",
+         test_plan},
         {"Lambda's vLLM Llama-3-70B TP=2/4/8 H100 runs against the documented predictions",
          test_lambda_tp},
         {NULL, NULL},
