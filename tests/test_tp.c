@@ -345,6 +345,16 @@ static void test_plan(void)
     }
     CU_ASSERT_EQUAL(pruned, 1);
     cJSON_Delete(doc);
+    /* Its Kubernetes artefacts: one pod holds the group, and vLLM is told the group's size. */
+    char dir[300], k8s[1000];
+    snprintf(dir, sizeof dir, "%s/k8s", tu_tmpdir());
+    snprintf(k8s, sizeof k8s, "plan %s --k8s %s", path, dir);
+    CU_ASSERT_EQUAL(tu_cli(k8s, NULL, 0, NULL, 0), 0);
+    char *pod = tu_slurp_in(dir, "pod-chat.yaml");
+    CU_ASSERT_PTR_NOT_NULL(strstr(pod, "--tensor-parallel-size=4"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(pod, "nvidia.com/gpu: 4"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(pod, "replicas: 1"));
+    free(pod);
 }
 
 void test_tp_register(void)
