@@ -65,4 +65,6 @@ void ea_vllm(const struct lsv_cfg *c, double memory_util, struct ea_args *out)
     add(out, c->prefix_caching ? "--enable-prefix-caching" : "--no-enable-prefix-caching");
     if (c->enforce_eager)
         add(out, "--enforce-eager");
+    if (c->tensor_parallel > 1) /* one pod holds the group (plan_exclusive's limit) */
+        add(out, "--tensor-parallel-size=%d", c->tensor_parallel);
 }

@@ -57,6 +57,9 @@ struct policy_ops {
     /* Non-zero when its servers run LLM tenants' engines (docs/llm.md); the loader refuses a
      * scenario with an LLM tenant under a strategy without it. */
     int serves_llm;
+    /* Why its servers cannot hold a tensor-parallel group (docs/llm.md#tensor-parallelism), for
+     * the loader's refusal of "tensor_parallel" > 1; NULL: they can (whole GPUs). */
+    const char *no_tp;
 };
 
 /*

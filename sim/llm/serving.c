@@ -4,6 +4,7 @@
 #include "llm/serving.h"
 
 #include "base/util.h"
+#include "llm/tp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -50,6 +51,7 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
                                        "cpu_per_seq_ms",
                                        "frontend_ms",
                                        "overlap_cpu",
+                                       "tensor_parallel",
                                        NULL};
     static const char *const engines[] = {"llm", NULL};
     int engine, dt = RD_FP16, kv = -1;
@@ -91,11 +93,26 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
             0 ||
         jv_num(j, obj, path, "activation_reserve_gb", 0, 0, 1e5, &c->activation_reserve_gb) < 0)
         return -1;
+    long tp = 1;
+    if (jv_int(j, obj, path, "tensor_parallel", 0, 1, TP_MAX, &tp) < 0)
+        return -1;
+    c->tensor_parallel = (int)tp;
     c->max_num_seqs = (int)seqs;
     c->block_size = (int)bs;
     c->step_overhead_s = ms * 1e-3;
     if (etm_parse(j, obj, path, NULL, &c->etm))
         return -1;
+    if (c->tensor_parallel > 1) {
+        char p[512], msg[SS_ERRLEN];
+        jv_path_key(p, sizeof p, path, "tensor_parallel");
+        if (tp_check_model(&c->model, c->tensor_parallel, msg, sizeof msg))
+            return jv_fail(j, p, "%s", msg);
+        if (c->etm.kind != STM_ENGINE)
+            return jv_fail(j, p,
+                           "tensor_parallel %d needs \"step_model\": \"engine\" (the roofline "
+                           "model has no all-reduce)",
+                           c->tensor_parallel);
+    }
     /* The framework's own scheduler defaults (the engine table) come before vLLM's per-device
      * ones; a key the scenario sets wins over both. */
     if (rs == 1 && c->etm.max_num_seqs > 0)
@@ -175,7 +192,9 @@ double lsv_activation_estimate_gb(const struct lsv_cfg *c)
      * MLP's two intermediate tensors (2 × intermediate); plus fp32 logits for every running
      * sequence (max_num_seqs × vocab × 4 bytes). */
     const struct lm_model *m = &c->model;
-    double act = (double)c->max_batched_tokens * (4.0 * m->hidden + 2.0 * m->intermediate) * 2;
+    /* Under tensor parallelism each GPU holds its slice of the MLP's tensors. */
+    int tp = c->tensor_parallel > 1 ? c->tensor_parallel : 1;
+    double act = (double)c->max_batched_tokens * (4.0 * m->hidden + 2.0 * m->intermediate / tp) * 2;
     double logits = (double)c->max_num_seqs * m->vocab * 4;
     return (act + logits) * 1e-9;
 }
@@ -188,16 +207,21 @@ int lsv_kv_blocks(const struct lsv_cfg *c, double memory_gb, const char *where, 
                  c->model.name);
     /* In GB (10⁹ bytes) from here on, as the messages give it. */
     double usable = memory_gb * 1073741824e-9 * c->gpu_memory_utilization;
-    double weights = lm_weight_bytes(&c->model, c->dtype) * 1e-9;
-    double block = lm_kv_bytes_per_token(&c->model, c->kv_dtype) * c->block_size * 1e-9;
+    /* One GPU of a tensor-parallel group: its shard of the weights, its KV heads' share of a
+     * block; the group's blocks are what one GPU holds (each holds every token). */
+    int tp = c->tensor_parallel > 1 ? c->tensor_parallel : 1;
+    double weights = lm_weight_bytes(&c->model, c->dtype) * 1e-9 / tp;
+    double block = lm_kv_bytes_per_token(&c->model, c->kv_dtype) * tp_kv_share(&c->model, tp) *
+                   c->block_size * 1e-9;
     double other = c->activation_reserve_gb + LSV_NON_TORCH_GIB * 1073741824e-9;
     double kv = usable - weights - other;
     double device = memory_gb * 1073741824e-9;
     if (weights > usable)
         return ss_errf(err, errlen,
-                       "%.2f GB of %s %s weights do not fit %s (%.2f GB of 10⁹ bytes × "
+                       "%.2f GB of %s %s weights%s do not fit %s (%.2f GB of 10⁹ bytes × "
                        "gpu_memory_utilization %g = %.2f GB)",
-                       weights, roof_dtype_names[c->dtype], c->model.name, where, device,
+                       weights, roof_dtype_names[c->dtype], c->model.name,
+                       tp > 1 ? " (one GPU's shard of tensor_parallel)" : "", where, device,
                        c->gpu_memory_utilization, usable);
     if (kv < block)
         return ss_errf(err, errlen,
@@ -216,15 +240,15 @@ void lsv_sched_cfg(const struct lsv_cfg *c, long kv_blocks, struct ls_cfg *out)
     if (!c->resolved)
         SS_FATAL("lsv_sched_cfg: %s's defaults are not resolved for a device (lsv_resolve)",
                  c->model.name);
-    *out = (struct ls_cfg){kv_blocks,
-                           c->block_size,
-                           c->max_num_seqs,
-                           c->max_batched_tokens,
-                           c->chunked_prefill,
-                           c->prefill_first,
-                           c->prefix_caching,
-                           c->shared_prefix,
-                           c->enforce_eager ? 0
-                                            : ls_graph_max(c->max_num_seqs, c->max_batched_tokens),
-                           c->model.kind != LM_DECODER};
+    *out =
+        (struct ls_cfg){kv_blocks,
+                        c->block_size,
+                        c->max_num_seqs,
+                        c->max_batched_tokens,
+                        c->chunked_prefill,
+                        c->prefill_first,
+                        c->prefix_caching,
+                        c->shared_prefix,
+                        c->enforce_eager ? 0 : ls_graph_max(c->max_num_seqs, c->max_batched_tokens),
+                        c->model.kind != LM_DECODER};
 }

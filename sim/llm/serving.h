@@ -5,7 +5,7 @@
  *   "serving": {"engine": "llm", "model": NAME | {…}, "dtype", "kv_dtype", "max_num_seqs",
  *               "max_batched_tokens", "chunked_prefill", "prefix_caching", "enforce_eager",
  *               "step_overhead_ms", "block_size", "gpu_memory_utilization",
- *               "activation_reserve_gb"}
+ *               "activation_reserve_gb", "tensor_parallel"}
  *
  * Defaults are vLLM v0.11's (V1 engine, its OpenAI API server) where vLLM has one: block_size
  * 16, gpu_memory_utilization 0.9, chunked_prefill, prefix_caching and CUDA graphs on, kv_dtype
@@ -19,6 +19,11 @@
  * from that the weights, the activation peak of its profiling run (activation_reserve_gb, in
  * GB = 10⁹ bytes) and LSV_NON_TORCH_GIB of memory outside PyTorch's allocator are subtracted,
  * and the rest, in whole blocks, is the cache (docs/llm.md#memory).
+ *
+ * "tensor_parallel": 1 (default), 2, 4 or 8 GPUs serve the model as one engine (llm/tp.h,
+ * docs/llm.md#tensor-parallelism): memory_gb is then each GPU's, which holds 1/TP of the
+ * weights and its share of the KV heads, and the blocks are the group's (every GPU holds the
+ * same tokens). Only the engine step model has it, and only whole GPUs (exclusive) serve it.
  */
 #ifndef SS_LLM_SERVING_H
 #define SS_LLM_SERVING_H
@@ -64,6 +69,7 @@ struct lsv_cfg {
     struct etm_cfg etm; /* step model and engine time (llm/enginetime.h) */
     double gpu_memory_utilization;
     double activation_reserve_gb;
+    int tensor_parallel; /* GPUs of the group serving it (1: one GPU) */
     /* LSV_DEF_*: the values not given; max_num_seqs, max_batched_tokens and the reserve are
      * 0 / -1 until lsv_resolve sets them for the device (resolved then 1). */
     unsigned defaulted;

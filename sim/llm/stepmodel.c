@@ -22,6 +22,10 @@ void stm_init(struct stm *m, enum stm_kind kind, const struct lm_model *model,
     m->heads = model->heads;
     m->kv_heads = model->kv_heads;
     m->head_dim = model->head_dim;
+    m->tp = 1;
+    m->shape_heads = model->heads;
+    m->shape_kv_heads = model->kv_heads;
+    m->small_scale = 1;
     m->hidden = model->hidden;
     m->intermediate = model->intermediate;
     rf_model_init(&m->rm, model, weights, kv);
@@ -96,6 +100,53 @@ void stm_init(struct stm *m, enum stm_kind kind, const struct lm_model *model,
                                                      : roof_peak_flops(roof, RD_FP16);
     m->bw = hbm_bw_gbps * 1e9;
     roof_kernels(roof, &m->k);
+}
+
+void stm_set_tp(struct stm *m, const struct lm_model *model, const struct tp_link *link)
+{
+    int tp = link->tp;
+    if (tp <= 1)
+        return;
+    if (m->kind != STM_ENGINE)
+        SS_FATAL("stepmodel: tensor parallelism needs the engine step model (serving.c checks)");
+    m->tp = tp;
+    m->link = *link;
+    double h = model->hidden, hd = model->head_dim;
+    int kvh = tp_kv_heads_per_gpu(model, tp);
+    double q = (double)model->heads * hd / tp, kvw = kvh * hd;
+    /* Column-parallel: QKV (the GPU's query heads and its KV heads, replicated ones whole),
+     * gate+up and the vocabulary head split their outputs; row-parallel: O and down split
+     * their inputs and leave partial sums that the all-reduces add. */
+    if (m->mla) {
+        m->gemm_n[STM_QKV] /= tp;
+    } else {
+        m->gemm_n[STM_QKV] = q + 2 * kvw;
+    }
+    m->gemm_k[STM_O] /= tp;
+    m->gemm_n[STM_GATE_UP] /= tp;
+    m->gemm_k[STM_DOWN] /= tp;
+    m->gemm_n[STM_LM_HEAD] /= tp;
+    m->heads = model->heads / tp;
+    m->kv_heads = m->mla ? model->kv_heads : kvh;
+    m->attn_flops_per_pair /= tp;
+    m->kv_bytes_per_token *= tp_kv_share(model, tp);
+    if (m->experts > 0) {
+        /* Every expert is split over the group as a dense MLP is (no expert parallelism). */
+        double up = model->plain_mlp ? 1 : 2, im = model->moe_intermediate,
+               is = model->shared_intermediate;
+        m->expert_params /= tp;
+        m->shared_params /= tp; /* the router's h × E is replicated: a small overcount */
+        m->expert_act = 2 * h + (up + 1) * im / tp;
+        m->shared_act = (is > 0 ? 2 * h + 3 * is / tp : 0) + h + model->experts;
+    }
+    /* The small kernels: the two norms and residual adds act on the whole hidden state on
+     * every GPU; RoPE on the GPU's heads, the activation on its slice of the MLP. */
+    double full = m->elementwise_per_token;
+    double L = model->layers;
+    double qf = (double)model->heads * hd, kvf = (double)model->kv_heads * hd;
+    double mlp_part = full - L * (10 * h + 2 * (qf + kvf));
+    m->elementwise_per_token = L * (10 * h + 2 * (q + kvw)) + mlp_part / tp;
+    m->small_scale = full > 0 ? m->elementwise_per_token / full : 1;
 }
 
 void stm_start(const struct stm *m, struct stm_sum *s)
@@ -279,15 +330,22 @@ void stm_parts(const struct stm *m, const struct stm_sum *s, struct stm_parts *p
     if (m->kc && t > 0) {
         struct kc_result r;
         kc_small_kernels(m->kc, m->act_b == 2 ? RD_FP16 : m->wd, m->hidden, m->intermediate,
-                         m->heads, m->kv_heads, t, &r);
+                         m->shape_heads, m->shape_kv_heads, t, &r);
         if (r.path != KC_NONE) {
-            *tm = m->layers * r.s; /* the table's floor is its launch-bound part */
+            /* the table's floor is its launch-bound part; a shard moves small_scale of it */
+            *tm = m->layers * r.s * m->small_scale;
             p->fixed_s = 0;
             small = 1;
         }
     }
     path(p, STM_PATH_SMALL, small);
     p->n++;
+    if (m->tp > 1 && t > 0) {
+        /* After attention's O and after the MLP's down: tokens × hidden partial sums. */
+        int table;
+        p->comm_s = 2.0 * m->layers * tp_allreduce_s(&m->link, t * m->hidden, &table);
+        path(p, STM_PATH_COMM, table);
+    }
     p->cpu_s = m->cpu.step_s + m->cpu.per_seq_s * s->seqs;
     p->overlap = m->cpu.overlap;
 }
@@ -303,7 +361,7 @@ double stm_gpu_s(const struct stm_parts *p, double f, double b)
     if (p->rg)
         return rf_time_s(p->rg, &p->rc, f, b, 0);
     check_shares(f, b);
-    double t = p->fixed_s;
+    double t = p->fixed_s + p->comm_s;
     for (int i = 0; i < p->n; i++) {
         double c = p->tc[i] / f, m = p->tm[i] / b;
         t += c > m ? c : m;

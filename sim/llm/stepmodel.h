@@ -40,6 +40,7 @@
 #include "calib/roof.h"
 #include "llm/model.h"
 #include "llm/roofline.h"
+#include "llm/tp.h"
 
 enum stm_kind { STM_ENGINE, STM_ROOFLINE, STM_N };
 /* "engine", "roofline"; NULL-terminated, in enum order (for jv_enum). */
@@ -59,7 +60,7 @@ enum { STM_QKV, STM_O, STM_GATE_UP, STM_DOWN, STM_LM_HEAD, STM_N_GEMM };
 #define STM_MAX_PARTS (STM_N_GEMM + 6)
 
 /* Which parts of a step came from measured tables (bits of stm_parts.table, .roof). */
-enum { STM_PATH_GEMM = 1, STM_PATH_ATTN = 2, STM_PATH_SMALL = 4 };
+enum { STM_PATH_GEMM = 1, STM_PATH_ATTN = 2, STM_PATH_SMALL = 4, STM_PATH_COMM = 8 };
 
 /* What a model costs on one GPU in its serving types: built once per engine. */
 struct stm {
@@ -86,6 +87,12 @@ struct stm {
     int experts, experts_per_token, mlp_layers, moe_layers;
     double expert_params, shared_params, expert_act, shared_act; /* act: elements in and out */
     int mla; /* latent attention: no measured attention table applies */
+    /* Tensor parallelism (stm_set_tp; tp 1: none): the shapes above are one GPU's shard, the
+     * small kernels' table is looked up at the whole model's shape (shape_*) and scaled by
+     * small_scale, the shard's share of their traffic; `link` times the all-reduces. */
+    int tp, shape_heads, shape_kv_heads;
+    double small_scale;
+    struct tp_link link;
 };
 
 /* What a step holds, summed as its sequences are added. */
@@ -106,6 +113,9 @@ struct stm_parts {
     int n;
     double tc[STM_MAX_PARTS], tm[STM_MAX_PARTS];
     double fixed_s, cpu_s;
+    /* Tensor parallelism: the step's 2 × layers all-reduces, on the link alone (no share of
+     * the GPU shortens or lengthens them, nothing overlaps them). */
+    double comm_s;
     int overlap;
     /* The roofline model: its one roofline, computed as llm/roofline.c always has (the old
      * results reproduce to the bit); n is 0. */
@@ -120,12 +130,21 @@ void stm_init(struct stm *m, enum stm_kind kind, const struct lm_model *model,
               double hbm_bw_gbps, const struct stm_cpu *cpu, double overhead_s,
               const struct kc_gpu *kc);
 
+/*
+ * Makes m (just initialised, kind STM_ENGINE, of `model`) one GPU's shard of a group of tp
+ * (llm/tp.h): GEMM widths n / tp (QKV, gate+up, the LM head) or depths k / tp (O, down),
+ * heads / tp and tp_kv_heads_per_gpu KV heads, the experts' widths / tp, the small kernels'
+ * per-head and MLP traffic / tp (norms and residual adds stay whole), and each step's 2 ×
+ * layers all-reduces of tokens × hidden timed on `link`. tp 1 changes nothing.
+ */
+void stm_set_tp(struct stm *m, const struct lm_model *model, const struct tp_link *link);
+
 void stm_start(const struct stm *m, struct stm_sum *s);
 /* One sequence of the step: n_new tokens after past cached ones; emits: it samples a token. */
 void stm_add(const struct stm *m, struct stm_sum *s, long past, long n_new, int emits);
 void stm_parts(const struct stm *m, const struct stm_sum *s, struct stm_parts *p);
 
-/* The GPU part on shares (f, b) in (0, 1]: Σ max(tc / f, tm / b) + fixed. */
+/* The GPU part on shares (f, b) in (0, 1]: Σ max(tc / f, tm / b) + fixed + comm. */
 double stm_gpu_s(const struct stm_parts *p, double f, double b);
 /* The GPU part's progress rate on shares (f, b): stm_gpu_s(1, 1) / stm_gpu_s(f, b). */
 double stm_speed(const struct stm_parts *p, double f, double b);

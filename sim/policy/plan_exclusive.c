@@ -9,11 +9,19 @@
 #include "core/policy.h"
 #include "core/tenant.h"
 #include "base/util.h"
+#include "llm/serving.h"
+#include "llm/tp.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* GPUs of one engine of t: its tensor_parallel, 1 for other tenants. */
+static int ex_tp(const struct tenant_cfg *t)
+{
+    return t->llm && t->llm->tensor_parallel > 1 ? t->llm->tensor_parallel : 1;
+}
 
 /* Per tenant, the Erlang C minimum of whole GPUs for its p99 SLA; then one and two
  * GPUs more, to the tenant with the highest load per GPU. */
@@ -57,6 +65,9 @@ static void excl_plan(struct plan_ctx *x)
         } else if (isfinite(lam) && isfinite(w)) {
             need[i] = (int)floor(lam * w) + 1; /* stable at least */
         }
+        /* A tensor-parallel engine takes its group's GPUs: a multiple of its size. */
+        int k = ex_tp(t);
+        need[i] = (need[i] + k - 1) / k * k;
         total += need[i];
         if (need[i] > need[worst])
             worst = i;
@@ -80,19 +91,29 @@ static void excl_plan(struct plan_ctx *x)
             for (int i = 1; i < T; i++)
                 if (pc_load(&sc->tenants[i]) / need[i] > pc_load(&sc->tenants[k]) / need[k])
                     k = i;
-            need[k]++;
+            need[k] += ex_tp(&sc->tenants[k]);
         }
         cJSON *st = pc_strategy("exclusive", "exclusive");
         cJSON *as = cJSON_AddObjectToObject(st, "assign");
         char label[160] = "exclusive";
         int g = 0;
+        /* Tensor-parallel tenants first, the largest groups first: every group then starts at
+         * a multiple of its size, inside one node and one NVLink domain (policy_exclusive). */
+        int *first = ss_xcalloc((size_t)T, sizeof *first);
+        for (int k = TP_MAX; k >= 1; k /= 2)
+            for (int i = 0; i < T; i++)
+                if (ex_tp(&sc->tenants[i]) == k) {
+                    first[i] = g;
+                    g += need[i];
+                }
         for (int i = 0; i < T; i++) {
             cJSON *arr = cJSON_AddArrayToObject(as, sc->tenants[i].name);
             for (int j = 0; j < need[i]; j++)
-                cJSON_AddItemToArray(arr, cJSON_CreateNumber(g++));
+                cJSON_AddItemToArray(arr, cJSON_CreateNumber(first[i] + j));
             size_t l = strlen(label);
             snprintf(label + l, sizeof label - l, "%s%sx%d", " ", sc->tenants[i].name, need[i]);
         }
+        free(first);
         pc_add(x, "exclusive", g, st, "%s", label);
     }
     free(need);
@@ -110,7 +131,9 @@ static int excl_deploy(struct dp_ctx *d)
         int i = scn_tenant_index(d->sc, it->string), n = cJSON_GetArraySize(it);
         if (i < 0)
             continue;
-        dp_limit(d, i, "nvidia.com/gpu", 1);
+        int k = ex_tp(&d->sc->tenants[i]); /* a tensor-parallel pod takes its group */
+        dp_limit(d, i, "nvidia.com/gpu", k);
+        n /= k;
         if (n > 1)
             dp_replicas(d, i, n,
                         d->sc->tenants[i].llm

@@ -37,7 +37,10 @@
  * whole GPU (SM and bandwidth shares 1) with the KV cache the GPU's memory leaves; "discipline"
  * does not apply to it. An arrival joins the engine holding the fewest requests (ties: lowest
  * index), as a load balancer in front of replicas would route it; a fault kills one engine
- * holding requests, and every request in it fails.
+ * holding requests, and every request in it fails. With "tensor_parallel": k in its serving
+ * object (llm/tp.h) an engine runs on a group of k of the tenant's GPUs — its GPUs in index
+ * order, k at a time — each group inside one node of TP_NODE_GPUS and, when k fits the
+ * profile's NVLink domain, inside one domain (tp_groups checks at load).
  *
  * Saturated tenants: the engine refills their queue without announcing it, so
  * a GPU that frees up (FIFO) or empties (PS) pulls from the queue, and an
@@ -54,6 +57,7 @@
 #include "policy/units/llmunit.h"
 #include "policy/units/rgroup.h"
 #include "base/util.h"
+#include "llm/tp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +112,13 @@ struct excl {
     struct llm_unit **lu; /* per GPU of an LLM tenant: its engine; NULL elsewhere */
 };
 
+/* An LLM tenant's GPUs serve it in groups of its tensor_parallel (1 for other tenants). */
+static int tenant_tp(const struct scenario *sc, int i)
+{
+    const struct lsv_cfg *l = sc->tenants[i].llm;
+    return l && l->tensor_parallel > 1 ? l->tensor_parallel : 1;
+}
+
 /* An LLM tenant's KV blocks on a whole GPU into *blocks (may be NULL); 0 for other tenants.
  * With j: -1 with the message at path when its weights do not fit. */
 static int llm_kv_blocks(const struct jv *j, const char *path, const struct scenario *sc, int i,
@@ -118,7 +129,11 @@ static int llm_kv_blocks(const struct jv *j, const char *path, const struct scen
     long b = 0;
     if (!t->llm)
         return 0;
-    snprintf(where, sizeof where, "a whole %s's %g GB", sc->gpu.name, sc->gpu.memory_gb);
+    if (tenant_tp(sc, i) > 1)
+        snprintf(where, sizeof where, "each %s's %g GB of a tensor_parallel %d group", sc->gpu.name,
+                 sc->gpu.memory_gb, tenant_tp(sc, i));
+    else
+        snprintf(where, sizeof where, "a whole %s's %g GB", sc->gpu.name, sc->gpu.memory_gb);
     if (lsv_kv_blocks(t->llm, sc->gpu.memory_gb, where, &b, msg, sizeof msg)) {
         if (!j)
             SS_FATAL("tenant %s: %s (parse() should have refused it)", t->name, msg);
@@ -126,6 +141,50 @@ static int llm_kv_blocks(const struct jv *j, const char *path, const struct scen
     }
     if (blocks)
         *blocks = b;
+    return 0;
+}
+
+/*
+ * Tenant i's GPUs (owner) as TP groups: their number a multiple of its tensor_parallel k, and
+ * each k in index order on one node (GPU g on node g / TP_NODE_GPUS) and, when k fits the
+ * NVLink domain, in one domain (g / domain_gpus): a pair of NVLink-bridged cards talks to the
+ * other pairs over PCIe. -1 with the message at path.
+ */
+static int tp_groups(const struct jv *j, const char *path, const struct scenario *sc,
+                     const int *owner, int i)
+{
+    int k = tenant_tp(sc, i), n = 0, first = -1;
+    if (k == 1)
+        return 0;
+    const char *name = sc->tenants[i].name;
+    char msg[SS_ERRLEN];
+    if (tp_check_gpu(&sc->gpu, k, msg, sizeof msg))
+        return jv_fail(j, path, "tenant \"%s\": %s", name, msg);
+    int domain = sc->gpu.link.domain_gpus, nvlink = strncmp(sc->gpu.link.kind, "nvlink", 6) == 0;
+    for (int g = 0; g < sc->gpus; g++) {
+        if (owner[g] != i)
+            continue;
+        if (n % k == 0)
+            first = g;
+        else if (g / TP_NODE_GPUS != first / TP_NODE_GPUS)
+            return jv_fail(j, path,
+                           "tenant \"%s\" (tensor_parallel %d): GPUs %d and %d of one group are "
+                           "on different nodes of %d GPUs (set \"assign\" so that each %d of its "
+                           "GPUs in order share a node)",
+                           name, k, first, g, TP_NODE_GPUS, k);
+        else if (nvlink && k <= domain && g / domain != first / domain)
+            return jv_fail(j, path,
+                           "tenant \"%s\" (tensor_parallel %d): GPUs %d and %d of one group are "
+                           "in different NVLink domains of %d %s GPUs (set \"assign\" so that "
+                           "each group lies in GPUs %d·m to %d·m + %d)",
+                           name, k, first, g, domain, sc->gpu.name, domain, domain, domain - 1);
+        n++;
+    }
+    if (n % k)
+        return jv_fail(j, path,
+                       "tenant \"%s\" has tensor_parallel %d but %d GPUs: an engine takes %d "
+                       "whole GPUs (give it a multiple of %d)",
+                       name, k, n, k, k);
     return 0;
 }
 
@@ -168,7 +227,7 @@ static int excl_parse(const struct jv *j, const cJSON *obj, const char *path,
                            "concurrency, or \"ps\" without one",
                            sc->tenants[i].name, sc->tenants[i].work.concurrency);
     for (int i = 0; i < sc->n_tenants; i++) {
-        if (llm_kv_blocks(j, path, sc, i, NULL))
+        if (tp_groups(j, path, sc, c->owner, i) || llm_kv_blocks(j, path, sc, i, NULL))
             return -1;
         /* A card reset would have to stop and restart the engine: not modelled yet. */
         if (sc->tenants[i].llm && sc->gpu_fault_rate_per_h > 0)
@@ -226,15 +285,20 @@ static void *excl_init(struct sim *s, const void *cfgp)
             x->own[c->owner[g]][n_listed[c->owner[g]]++] = g;
     free(n_listed);
     x->lu = ss_xcalloc((size_t)c->gpus, sizeof *x->lu);
+    int *n_seen = ss_xcalloc((size_t)s->n_ten, sizeof *n_seen);
     for (int g = 0; g < c->gpus; g++) {
         int i = c->owner[g];
         long blocks;
         if (i < 0 || !s->sc->tenants[i].llm)
             continue;
+        /* A TP group's engine sits at its first GPU; the others' lu stay NULL. */
+        if (n_seen[i]++ % tenant_tp(s->sc, i))
+            continue;
         llm_kv_blocks(NULL, NULL, s->sc, i, &blocks);
         x->lu[g] =
             lu_new(i, s->sc->tenants[i].llm, blocks, &s->sc->gpu, 1.0, 1.0, unit_addr(EV_LLM, g));
     }
+    free(n_seen);
     /* Pushed in reverse so the lowest-numbered GPU is used first. */
     for (int g = c->gpus - 1; g >= 0; g--) {
         x->srv[g].tenant = c->owner[g];
@@ -633,13 +697,14 @@ static void ps_fault(struct sim *s, struct excl *x, int tenant)
 
 /* ---- LLM tenants --------------------------------------------------------- */
 
-/* The tenant's engine holding the fewest requests (lowest index on ties). */
+/* The tenant's engine holding the fewest requests (lowest index on ties); a TP group's GPUs
+ * past its first hold none (NULL). */
 static struct llm_unit *llm_least_loaded(const struct excl *x, int tenant)
 {
     struct llm_unit *best = x->lu[x->own[tenant][0]];
     for (int k = 1; k < x->n_own[tenant]; k++) {
         struct llm_unit *u = x->lu[x->own[tenant][k]];
-        if (lu_load(u) < lu_load(best))
+        if (u && lu_load(u) < lu_load(best))
             best = u;
     }
     return best;
@@ -655,7 +720,7 @@ SS_NOINLINE static void llm_arrive(struct sim *s, struct excl *x, int tenant)
 static void llm_fault(struct sim *s, struct excl *x, int tenant)
 {
     for (int k = 0; k < x->n_own[tenant]; k++)
-        if (lu_fault(s, x->lu[x->own[tenant][k]]))
+        if (x->lu[x->own[tenant][k]] && lu_fault(s, x->lu[x->own[tenant][k]]))
             return;
 }
 

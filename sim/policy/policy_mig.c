@@ -997,4 +997,6 @@ const struct policy_ops policy_mig = {
     .hooks = &policy_hooks_mig,
     .capacity = mig_p_capacity,
     .serves_llm = 1,
+    .no_tp = "a MIG instance has no NVLink or PCIe peer access to another GPU (NVIDIA's MIG user "
+             "guide: no GPU-to-GPU P2P under MIG), so a group cannot span instances",
 };

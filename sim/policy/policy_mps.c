@@ -340,4 +340,7 @@ const struct policy_ops policy_mps = {
     .hooks = &policy_hooks_mps,
     .capacity = mps_capacity,
     .serves_llm = 1,
+    .no_tp =
+        "an MPS client holds a share of one GPU: a group's lockstep all-reduces would run at its "
+        "slowest client's share, and sharesim models tensor-parallel groups on whole GPUs only",
 };

@@ -336,4 +336,7 @@ const struct policy_ops policy_timeslice = {
     .hooks = &policy_hooks_timeslice,
     .capacity = ts_capacity_all,
     .serves_llm = 1,
+    .no_tp = "a time-sliced context runs only in its own slices, and nothing aligns the slices of "
+             "different GPUs: every all-reduce would wait for the group's last GPU to switch to "
+             "it; sharesim models tensor-parallel groups on whole GPUs only",
 };

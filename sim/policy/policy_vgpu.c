@@ -441,4 +441,7 @@ const struct policy_ops policy_vgpu = {
     .hooks = &policy_hooks_vgpu,
     .capacity = vg_capacity,
     .serves_llm = 1,
+    .no_tp = "a vGPU is a share of one GPU in a VM (NVIDIA vGPU gives peer-to-peer over NVLink "
+             "only to vGPUs holding a whole GPU's frame buffer, never to MIG-backed ones), so a "
+             "group cannot span vGPUs",
 };

@@ -659,6 +659,17 @@ int plan_run(const struct scenario *sc, int flags, struct plan_result *out, char
                      ops->kind, sc->tenants[llm].name, policy_llm_kinds());
             continue;
         }
+        int tp = -1; /* an LLM tenant the strategy cannot give a tensor-parallel group */
+        for (int i = 0; i < sc->n_tenants && ops->no_tp && tp < 0; i++)
+            if (sc->tenants[i].llm && sc->tenants[i].llm->tensor_parallel > 1)
+                tp = i;
+        if (tp >= 0) {
+            struct plan_cand *c = pc_add(&x.pc, ops->kind, 1, NULL, "%s", ops->kind);
+            c->cost_per_hour = NAN;
+            snprintf(c->pruned, sizeof c->pruned, "%s has tensor_parallel %d: %s",
+                     sc->tenants[tp].name, sc->tenants[tp].llm->tensor_parallel, ops->no_tp);
+            continue;
+        }
         ops->hooks->plan(&x.pc);
     }
     int feasible = 0, rc = 0, i;

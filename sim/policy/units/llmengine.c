@@ -27,6 +27,13 @@ void le_init(struct llm_engine *e, int tenant, const struct lsv_cfg *c, long kv_
         SS_FATAL("%s", err);
     stm_init(&e->model, c->etm.kind, &c->model, c->dtype, c->kv_dtype, &g->roof, g->hbm_bw_gbps,
              &cpu, c->step_overhead_s, kc);
+    e->gpus = 1;
+    if (c->tensor_parallel > 1) { /* one GPU's shard, and the group's all-reduces */
+        struct tp_link l;
+        tp_link_init(&l, &g->link, c->tensor_parallel, kc);
+        stm_set_tp(&e->model, &c->model, &l);
+        e->gpus = c->tensor_parallel;
+    }
     e->overhead_s = c->step_overhead_s;
     e->frontend_s = c->etm.frontend_s;
 }

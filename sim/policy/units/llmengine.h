@@ -49,6 +49,7 @@
 
 struct llm_engine {
     int tenant;
+    int gpus; /* GPUs it runs on: its tensor_parallel group (1 without) */
     struct ls_sched sched;
     struct ls_step step;
     struct stm model;
@@ -68,7 +69,8 @@ struct llm_engine {
     uint32_t begin_ver;
 };
 
-/* An engine serving `tenant` with kv_blocks blocks of cache, on the GPU g. */
+/* An engine serving `tenant` with kv_blocks blocks of cache, on the GPU g (on a group of
+ * c->tensor_parallel of them: the step is one GPU's shard with the group's all-reduces). */
 void le_init(struct llm_engine *e, int tenant, const struct lsv_cfg *c, long kv_blocks,
              const struct gpu_profile *g);
 void le_free(struct llm_engine *e);

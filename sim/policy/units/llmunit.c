@@ -40,7 +40,7 @@ void lu_free(struct llm_unit *u)
 /* The step in flight ends (or is cut short by a fault, or by the end of the run) now. */
 static void step_busy(struct sim *s, struct llm_unit *u)
 {
-    eng_busy(s, u->sm_share, u->step_start, s->now);
+    eng_busy(s, u->sm_share * u->e.gpus, u->step_start, s->now); /* a TP group: all its GPUs */
     u->busy_s += eng_clip(s, u->step_start, s->now);
 }
 
