@@ -2,6 +2,7 @@
  * serving — an LLM tenant's engine configuration and KV capacity (serving.h).
  */
 #include "llm/serving.h"
+#include "llm/routecfg.h"
 
 #include "base/util.h"
 
@@ -50,6 +51,7 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
                                        "cpu_per_seq_ms",
                                        "frontend_ms",
                                        "overlap_cpu",
+                                       "router",
                                        NULL};
     static const char *const engines[] = {"llm", NULL};
     int engine, dt = RD_FP16, kv = -1;
@@ -94,7 +96,7 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     c->max_num_seqs = (int)seqs;
     c->block_size = (int)bs;
     c->step_overhead_s = ms * 1e-3;
-    if (etm_parse(j, obj, path, NULL, &c->etm))
+    if (etm_parse(j, obj, path, NULL, &c->etm) || lrt_parse(j, obj, path, &c->router))
         return -1;
     /* The framework's own scheduler defaults (the engine table) come before vLLM's per-device
      * ones; a key the scenario sets wins over both. */

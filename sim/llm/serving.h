@@ -62,6 +62,7 @@ struct lsv_cfg {
     int block_size;
     double step_overhead_s;
     struct etm_cfg etm; /* step model and engine time (llm/enginetime.h) */
+    int router;         /* enum lrt_policy: which of several engines takes a request (routecfg.h) */
     double gpu_memory_utilization;
     double activation_reserve_gb;
     /* LSV_DEF_*: the values not given; max_num_seqs, max_batched_tokens and the reserve are
