@@ -39,9 +39,9 @@
  *   steps (vgpu_time.c: each step within the VM's turns or slots under the scheduler, at the
  *   hypervisor's speed on each part of the step; vgpu_mig.c: the engine on the instance's
  *   shares, as MIG serves it). Its KV cache is what the frame buffer leaves after the weights;
- *   weights that do not fit are a load error naming the numbers. One GPU only (a VM has a
- *   vGPU on every GPU, and the first engine would take every request: routing between
- *   replicas is not modelled), and no card faults with the MIG backing (an engine there is
+ *   weights that do not fit are a load error naming the numbers. On several GPUs its VM has a
+ *   vGPU, so an engine, on each, behind the tenant's router (units/router.h; replica g is
+ *   GPU g, skipped while GPU g resets); no card faults with the MIG backing (an engine there is
  *   not restarted after a reset).
  *
  * This file parses the strategy and dispatches; each backing is a file of its own
