@@ -426,13 +426,8 @@ static void test_vgpu_kv(void)
     tu_expect_run_error(p, "strategies[0].vgpus[1]: tenant \"chat\": 13.48 GB of fp16 Llama-2-7B "
                            "weights do not fit the A100DX-8C vGPU's 8 GB frame buffer (8.59 GB of "
                            "10⁹ bytes × gpu_memory_utilization 0.2 = 1.72 GB)");
-    p = tu_fixture_write("kv-err.json", "llmshare/mixed.json",
-                         "{\"gpus\": 2, \"tenants.1.arrival.path\": \"%s\", \"strategies\": "
-                         "[{\"name\": \"v\", \"kind\": \"vgpu\", \"vgpus\": [{\"type\": "
-                         "\"A100DX-40C\", \"tenants\": [\"embed\"]}, {\"type\": "
-                         "\"A100DX-40C\", \"tenants\": [\"chat\"]}]}]}",
-                         burst_path());
-    tu_expect_run_error(p, "its VM has a vGPU on each of 2 GPUs");
+    /* A VM on each of several GPUs is an engine per GPU behind the tenant's router
+     * (tests/test_router.c), no longer an error. */
 }
 
 /* The burst trace by its full path, for patched fixtures written elsewhere. */

@@ -2,6 +2,7 @@
  * serving — an LLM tenant's engine configuration and KV capacity (serving.h).
  */
 #include "llm/serving.h"
+#include "llm/routecfg.h"
 
 #include "base/util.h"
 #include "llm/tp.h"
@@ -52,6 +53,7 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
                                        "frontend_ms",
                                        "overlap_cpu",
                                        "tensor_parallel",
+                                       "router",
                                        NULL};
     static const char *const engines[] = {"llm", NULL};
     int engine, dt = RD_FP16, kv = -1;
@@ -100,7 +102,7 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     c->max_num_seqs = (int)seqs;
     c->block_size = (int)bs;
     c->step_overhead_s = ms * 1e-3;
-    if (etm_parse(j, obj, path, NULL, &c->etm))
+    if (etm_parse(j, obj, path, NULL, &c->etm) || lrt_parse(j, obj, path, &c->router))
         return -1;
     if (c->tensor_parallel > 1) {
         char p[512], msg[SS_ERRLEN];

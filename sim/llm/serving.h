@@ -67,6 +67,7 @@ struct lsv_cfg {
     int block_size;
     double step_overhead_s;
     struct etm_cfg etm; /* step model and engine time (llm/enginetime.h) */
+    int router;         /* enum lrt_policy: which of several engines takes a request (routecfg.h) */
     double gpu_memory_utilization;
     double activation_reserve_gb;
     int tensor_parallel; /* GPUs of the group serving it (1: one GPU) */

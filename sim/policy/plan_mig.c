@@ -47,9 +47,9 @@ static int llm_unfit(const struct gpu_profile *g, const struct tenant_cfg *t, in
     char err[SS_ERRLEN];
     if (kc_get(g->path, &kc, err, sizeof err)) /* the load checked it: a bound without tables */
         kc = NULL;
-    double step = etm_decode_floor_s(&l->etm, &l->model, l->dtype, l->kv_dtype, &g->roof,
-                                     g->hbm_bw_gbps, kc, l->step_overhead_s,
-                                     mig_compute_share(g, k), bw, &eff);
+    double step =
+        etm_decode_floor_s(&l->etm, &l->model, l->dtype, l->kv_dtype, &g->roof, g->hbm_bw_gbps, kc,
+                           l->step_overhead_s, mig_compute_share(g, k), bw, &eff);
     if (step <= l->sla_tpot_p99_s)
         return 0;
     snprintf(why, n,
@@ -393,8 +393,11 @@ static void mig_limits(struct dp_ctx *d)
     for (int i = 0; i < T; i++)
         if (count[i] > 1)
             dp_replicas(d, i, count[i],
-                        "The simulation served the tenant's requests from one queue that feeds "
-                        "whichever of its instances is free.");
+                        sc->tenants[i].llm
+                            ? "The simulation ran an engine in each instance behind the tenant's "
+                              "router (serving.router: docs/llm.md#replicas-behind-a-router)."
+                            : "The simulation served the tenant's requests from one queue that "
+                              "feeds whichever of its instances is free.");
     free(count);
 }
 

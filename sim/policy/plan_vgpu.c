@@ -46,13 +46,8 @@ static void vg_plan(struct plan_ctx *x)
             if (type && t->memory_gb > type->fb_gb && !why[0])
                 snprintf(why, sizeof why, "%s needs %g GB, a %s vGPU has %g GB", t->name,
                          t->memory_gb, type->name, type->fb_gb);
-            /* The layout repeats on every GPU: an LLM tenant would have an engine in a VM on
-             * each, and the strategy refuses that (one engine takes every request). */
-            if (t->llm && G > 1 && !why[0])
-                snprintf(why, sizeof why,
-                         "LLM tenant %s would have a VM on each of %d GPUs: routing between its "
-                         "replicas is not modelled",
-                         t->name, G);
+            /* The layout repeats on every GPU: an LLM tenant has an engine in a VM on each,
+             * behind its router (units/router.h). */
             load += pc_load(t);
             cJSON *vm = cJSON_CreateObject();
             cJSON_AddStringToObject(vm, "type", type ? type->name : "none");

@@ -48,6 +48,7 @@
 #include "core/rate.h"
 #include "core/run.h"
 #include "policy/units/llmunit.h"
+#include "policy/units/router.h"
 #include "policy/units/mpsunit.h"
 #include "policy/units/plainunit.h"
 #include "policy/units/tsunit.h"
@@ -535,16 +536,11 @@ static int mig_p_parse(const struct jv *j, const cJSON *obj, const char *path,
                 served[c->layouts[g]->inst[k].ten[m]]++;
     for (int i = 0; i < sc->n_tenants; i++) {
         int n = served[i];
-        if (n == 0 || (sc->tenants[i].llm && n > 1)) {
+        /* An LLM tenant in several instances has an engine in each behind its router
+         * (units/router.h). */
+        if (n == 0) {
             free(served);
-            if (n == 0)
-                return jv_fail(j, path, "tenant \"%s\" is in no instance", sc->tenants[i].name);
-            /* An instance's engine takes every waiting request: a second one would get none. */
-            return jv_fail(j, path,
-                           "LLM tenant \"%s\" is in %d instances: an engine takes every request "
-                           "waiting, so it is served by one instance (routing between replicas "
-                           "is not modelled under MIG yet)",
-                           sc->tenants[i].name, n);
+            return jv_fail(j, path, "tenant \"%s\" is in no instance", sc->tenants[i].name);
         }
     }
     free(served);
@@ -618,6 +614,9 @@ struct mig_st {
     int *n_slots;
     struct slot **slots;  /* per tenant */
     double *no_slot_from; /* per tenant: since when it has no instance serving it; < 0: has */
+    /* per tenant: the router of an LLM tenant's engines in several instances, else NULL (its
+     * instances never change: LLM tenants are refused reconfigurations) */
+    struct router **rt;
     int next_reconf;
     struct gpufault gf;
 };
@@ -691,10 +690,29 @@ static void index_slots(struct sim *s, struct mig_st *x)
 
 static void kick(struct sim *s, struct mig_st *x, int tenant)
 {
+    if (x->rt[tenant]) {
+        rt_offer(s, x->rt[tenant], tenant);
+        return;
+    }
     for (int k = 0; k < x->n_slots[tenant] && eng_qlen(s, tenant) > 0; k++) {
         const struct slot *sl = &x->slots[tenant][k];
         const struct unit *u = &x->units[sl->unit];
         u->ops->arrive(s, u->self, sl->client);
+    }
+}
+
+/* A router per LLM tenant with engines in several instances, its replicas in slot order. */
+static void build_routers(struct sim *s, struct mig_st *x)
+{
+    x->rt = ss_xcalloc((size_t)s->n_ten, sizeof *x->rt);
+    for (int t = 0; t < s->n_ten; t++) {
+        const struct lsv_cfg *l = s->sc->tenants[t].llm;
+        if (!l || x->n_slots[t] < 2)
+            continue;
+        x->rt[t] = ss_xmalloc(sizeof *x->rt[t]);
+        rt_init(x->rt[t], l->router, x->n_slots[t]);
+        for (int k = 0; k < x->n_slots[t]; k++)
+            rt_add(x->rt[t], x->units[x->slots[t][k].unit], x->slots[t][k].client);
     }
 }
 
@@ -715,6 +733,7 @@ static void *mig_p_init(struct sim *s, const void *cfgp)
     for (int g = 0; g < c->gpus; g++)
         build_gpu(s, x, g, c->layouts[g]);
     index_slots(s, x);
+    build_routers(s, x);
     if (c->n_reconf > 0)
         eng_schedule(s, c->reconf[0].at_s, EV_RECONF, 0, 0, 0);
     gf_start(&x->gf, s, EV_CARD);
@@ -856,8 +875,11 @@ static void mig_p_fault(struct sim *s, void *st, int tenant)
         const struct slot *sl = &x->slots[tenant][k];
         const struct unit *u = &x->units[sl->unit];
         if (u->ops->fault(s, u->self, sl->client))
-            return;
+            break;
     }
+    /* An engine emptied by the fault takes what waits at its router. */
+    if (x->rt[tenant])
+        rt_offer(s, x->rt[tenant], tenant);
 }
 
 static void mig_p_finish(struct sim *s, void *st, struct strategy_result *res)
@@ -924,8 +946,14 @@ static void mig_p_destroy(void *st)
     free(x->units);
     free(x->live);
     free(x->gpu);
-    for (int i = 0; i < x->n_ten; i++)
+    for (int i = 0; i < x->n_ten; i++) {
         free(x->slots[i]);
+        if (x->rt && x->rt[i]) {
+            rt_free(x->rt[i]);
+            free(x->rt[i]);
+        }
+    }
+    free(x->rt);
     free(x->slots);
     free(x->n_slots);
     free(x->no_slot_from);

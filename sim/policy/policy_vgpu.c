@@ -39,9 +39,9 @@
  *   steps (vgpu_time.c: each step within the VM's turns or slots under the scheduler, at the
  *   hypervisor's speed on each part of the step; vgpu_mig.c: the engine on the instance's
  *   shares, as MIG serves it). Its KV cache is what the frame buffer leaves after the weights;
- *   weights that do not fit are a load error naming the numbers. One GPU only (a VM has a
- *   vGPU on every GPU, and the first engine would take every request: routing between
- *   replicas is not modelled), and no card faults with the MIG backing (an engine there is
+ *   weights that do not fit are a load error naming the numbers. On several GPUs its VM has a
+ *   vGPU, so an engine, on each, behind the tenant's router (units/router.h; replica g is
+ *   GPU g, skipped while GPU g resets); no card faults with the MIG backing (an engine there is
  *   not restarted after a reset).
  *
  * This file parses the strategy and dispatches; each backing is a file of its own
@@ -54,6 +54,7 @@
 #include "core/gpufault.h"
 #include "core/policy.h"
 #include "core/run.h"
+#include "policy/units/router.h"
 #include "policy/units/unit.h"
 #include "policy/vgpu.h"
 
@@ -82,6 +83,10 @@ struct vg {
     int *down;          /* per GPU: resetting after a card fault */
     int n_up;           /* GPUs not resetting */
     double all_down_at; /* since when none is up (n_up 0) */
+    /* per tenant: an LLM tenant's router over its VM's engines, one per GPU (replica g = GPU
+     * g); NULL for a plain tenant or on one GPU */
+    struct router **rt;
+    int n_ten_rt;
 };
 
 /* ---- parse --------------------------------------------------------------- */
@@ -99,12 +104,6 @@ static int parse_vm_llm(const struct jv *j, const char *p, const struct scenario
                            "LLM tenant \"%s\" shares this VM with %d other tenant%s: an engine "
                            "needs a vGPU of its own (its VM serves its steps, not requests)",
                            t->name, d->n_ten - 1, d->n_ten > 2 ? "s" : "");
-        if (sc->gpus > 1)
-            return jv_fail(j, p,
-                           "LLM tenant \"%s\": its VM has a vGPU on each of %d GPUs and the "
-                           "first engine would take every request (routing between replicas is "
-                           "not modelled): use \"gpus\": 1",
-                           t->name, sc->gpus);
         char where[128], err[SS_ERRLEN];
         if (d->mig)
             snprintf(where, sizeof where, "the %s vGPU's %g GB", d->mig->name, d->fb_gb);
@@ -277,6 +276,17 @@ static void *vg_init(struct sim *s, const void *cfgp)
         b->slot(c, t, &x->unit_k[t], &x->client[t]);
     x->down = ss_xcalloc((size_t)x->n_gpu, sizeof *x->down);
     x->n_up = x->n_gpu;
+    x->rt = ss_xcalloc((size_t)s->n_ten, sizeof *x->rt);
+    x->n_ten_rt = s->n_ten;
+    for (int t = 0; t < s->n_ten && x->n_gpu > 1; t++) {
+        const struct lsv_cfg *l = s->sc->tenants[t].llm;
+        if (!l)
+            continue;
+        x->rt[t] = ss_xmalloc(sizeof *x->rt[t]);
+        rt_init(x->rt[t], l->router, x->n_gpu);
+        for (int g = 0; g < x->n_gpu; g++)
+            rt_add(x->rt[t], x->units[g * x->per_gpu + x->unit_k[t]], x->client[t]);
+    }
     gf_start(&x->gf, s, EV_CARD);
     return x;
 }
@@ -289,6 +299,10 @@ static const struct unit *unit_on(const struct vg *x, int g, int tenant)
 static void vg_arrive(struct sim *s, void *st, int tenant)
 {
     struct vg *x = st;
+    if (x->rt[tenant]) {
+        rt_offer(s, x->rt[tenant], tenant);
+        return;
+    }
     for (int g = 0; g < x->n_gpu && eng_qlen(s, tenant) > 0; g++) {
         if (x->down[g])
             continue;
@@ -307,6 +321,9 @@ SS_COLD static void card_fault(struct sim *s, struct vg *x, int g)
         u->ops->abort(s, u->self);
     }
     x->down[g] = 1;
+    for (int t = 0; t < s->n_ten; t++)
+        if (x->rt[t])
+            rt_set_down(x->rt[t], g, 1);
     if (--x->n_up == 0)
         x->all_down_at = s->now;
     eng_schedule(s, s->now + x->gf.reset_s, EV_CARD_UP, (uint32_t)g, 0, 0);
@@ -323,7 +340,10 @@ SS_COLD static void card_up(struct sim *s, struct vg *x, int g)
         for (int t = 0; t < s->n_ten; t++)
             eng_down(s, t, x->all_down_at, s->now);
     for (int t = 0; t < s->n_ten; t++)
-        if (eng_qlen(s, t) > 0) {
+        if (x->rt[t]) {
+            rt_set_down(x->rt[t], g, 0);
+            rt_offer(s, x->rt[t], t);
+        } else if (eng_qlen(s, t) > 0) {
             const struct unit *u = unit_on(x, g, t);
             u->ops->arrive(s, u->self, x->client[t]);
         }
@@ -351,8 +371,11 @@ static void vg_fault(struct sim *s, void *st, int tenant)
     for (int g = 0; g < x->n_gpu; g++) {
         const struct unit *u = unit_on(x, g, tenant);
         if (u->ops->fault(s, u->self, x->client[tenant]))
-            return;
+            break;
     }
+    /* An engine emptied by the fault takes what waits at its router. */
+    if (x->rt[tenant])
+        rt_offer(s, x->rt[tenant], tenant);
 }
 
 static void vg_finish(struct sim *s, void *st, struct strategy_result *res)
@@ -383,6 +406,12 @@ static void vg_destroy(void *st)
     free(x->unit_k);
     free(x->client);
     free(x->down);
+    for (int t = 0; x->rt && t < x->n_ten_rt; t++)
+        if (x->rt[t]) {
+            rt_free(x->rt[t]);
+            free(x->rt[t]);
+        }
+    free(x->rt);
     gf_free(&x->gf);
     free(x);
 }

@@ -421,6 +421,12 @@ static void vgt_destroy(void *self)
     free(u);
 }
 
+static struct llm_engine *vgt_engine(void *self, int k)
+{
+    struct vgt_unit *u = self;
+    return u->vm[u->c->vm_of[k]].llm;
+}
+
 static const struct unit_ops vgt_ops = {
     .rank = UNIT_RANK_TIMESLICE,
     .arrive = vgt_arrive,
@@ -431,6 +437,7 @@ static const struct unit_ops vgt_ops = {
     .finish = vgt_finish,
     .busy_s = vgt_busy_s,
     .destroy = vgt_destroy,
+    .engine = vgt_engine,
 };
 
 /* ---- backing ------------------------------------------------------------- */

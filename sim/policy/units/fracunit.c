@@ -242,4 +242,4 @@ void fu_finish(struct sim *s, struct fu_unit *u)
 }
 
 UNIT_OPS_OVER(fu_unit_ops, struct fu_unit, UNIT_RANK_MPS, fu_arrive, fu_event, fu_fault, fu_abort,
-              fu_finish, fu_free, NULL, NULL);
+              fu_finish, fu_free, NULL, NULL, NULL);

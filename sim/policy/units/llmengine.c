@@ -63,6 +63,8 @@ void le_take(struct sim *s, struct llm_engine *e)
 {
     struct request r;
     eng_pop(s, e->tenant, &r);
+    if (e->rt)
+        rt_routed(e->rt);
     r.start = -1;               /* it waits until the scheduler first gives it tokens */
     r.arrival -= e->frontend_s; /* its client sent it a front end's time ago (llmengine.h) */
     int h = ls_add(&e->sched, e->taken++, r.in_tokens, r.out_tokens, s->now);
@@ -80,7 +82,7 @@ void le_take(struct sim *s, struct llm_engine *e)
 
 void le_take_all(struct sim *s, struct llm_engine *e)
 {
-    while (eng_qlen(s, e->tenant) > 0)
+    while (le_may_take(s, e))
         le_take(s, e);
 }
 
@@ -140,6 +142,8 @@ void le_end(struct sim *s, struct llm_engine *e)
             e->held--;
         }
     }
+    if (e->rt)
+        le_take_all(s, e);
 }
 
 int le_fail(struct sim *s, struct llm_engine *e)

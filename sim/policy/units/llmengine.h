@@ -45,6 +45,7 @@
 #include "llm/stepmodel.h"
 #include "llm/sched.h"
 #include "llm/serving.h"
+#include "policy/units/router.h"
 #include "policy/units/unit.h"
 
 struct llm_engine {
@@ -67,6 +68,10 @@ struct llm_engine {
      * when a step begins or the engine fails (a pending timer is then stale). */
     int begin_pending;
     uint32_t begin_ver;
+    /* The router of its tenant's replicas (router.h), and its replica index there; NULL: the
+     * tenant's only engine, which takes every request. */
+    struct router *rt;
+    int rt_k;
 };
 
 /* An engine serving `tenant` with kv_blocks blocks of cache, on the GPU g (on a group of
@@ -77,7 +82,13 @@ void le_free(struct llm_engine *e);
 
 /* Takes the head of its tenant's queue (there must be one) into the scheduler. */
 void le_take(struct sim *s, struct llm_engine *e);
-/* Takes every request waiting in its tenant's queue. */
+/* Its tenant has a request waiting that is this engine's to take: any, for a tenant's only
+ * engine; the head, when its router picks this engine for it (router.h). */
+static inline int le_may_take(const struct sim *s, const struct llm_engine *e)
+{
+    return eng_qlen(s, e->tenant) > 0 && (!e->rt || rt_pick(e->rt) == e->rt_k);
+}
+/* Takes every request waiting in its tenant's queue that is its to take (le_may_take). */
 void le_take_all(struct sim *s, struct llm_engine *e);
 /* Builds the next step if none is in flight: 1 when a step is in flight afterwards, 0 when
  * there is nothing to run. A request's wait ends at its first step. */
@@ -97,7 +108,9 @@ static inline int le_begin_due(struct llm_engine *e, uint32_t version)
     e->begin_pending = 0;
     return 1;
 }
-/* The step in flight ended now: its tokens and finished requests are reported. */
+/* The step in flight ended now: its tokens and finished requests are reported. Behind a
+ * router, the engine then takes what waits there for it (router.h: least_outstanding holds
+ * requests while every engine is full), before its host builds the next step. */
 void le_end(struct sim *s, struct llm_engine *e);
 /* The engine process dies: every request it holds fails, the cache is empty, no step is in
  * flight. 1 if it held requests, 0 if not. */

@@ -99,7 +99,7 @@ void lu_finish(struct sim *s, struct llm_unit *u)
 static void lu_arrive(struct sim *s, struct llm_unit *u, int client)
 {
     (void)client;
-    while (eng_qlen(s, u->e.tenant) > 0)
+    while (le_may_take(s, &u->e))
         lu_take(s, u);
 }
 
@@ -115,5 +115,11 @@ static void lu_abort(struct sim *s, struct llm_unit *u)
     lu_fault(s, u);
 }
 
+static struct llm_engine *lu_engine(void *self, int client)
+{
+    (void)client;
+    return &((struct llm_unit *)self)->e;
+}
+
 UNIT_OPS_OVER(lu_unit_ops, struct llm_unit, UNIT_RANK_PLAIN, lu_arrive, lu_event, lu_fault_client,
-              lu_abort, lu_finish, lu_release, NULL, NULL);
+              lu_abort, lu_finish, lu_release, NULL, NULL, lu_engine);

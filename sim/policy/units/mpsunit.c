@@ -749,8 +749,13 @@ static void mu_teardown(struct sim *s, struct mu_unit *u)
     mu_finish(s, u);
 }
 
+static struct llm_engine *mu_engine(void *self, int client)
+{
+    return ((struct mu_unit *)self)->cli[client].llm;
+}
+
 UNIT_OPS_OVER(mu_unit_ops, struct mu_unit, UNIT_RANK_MPS, mu_arrive, mu_event, mu_fault,
-              mu_teardown, mu_finish, mu_free, NULL, NULL);
+              mu_teardown, mu_finish, mu_free, NULL, NULL, mu_engine);
 
 /* The clients of one server as the stability estimate sees them. A busy client holds its
  * whole work.concurrency in service (the state an overloaded client is in; for the others it

@@ -1074,8 +1074,14 @@ static void ts_op_resume(struct sim *s, void *self)
     ts_reset(s, self);
 }
 
+static struct llm_engine *ts_engine(void *self, int client)
+{
+    struct ts_unit *u = self;
+    return u->llm ? u->llm[client] : NULL;
+}
+
 UNIT_OPS_OVER(ts_unit_ops, struct ts_unit, UNIT_RANK_TIMESLICE, ts_arrive, ts_event, ts_fault,
-              ts_abort, ts_finish, ts_unit_free, ts_op_start, ts_op_resume);
+              ts_abort, ts_finish, ts_unit_free, ts_op_start, ts_op_resume, ts_engine);
 
 double ts_mean_switch_s(const struct scenario *sc, int n, const int *tenants, double base_s)
 {

@@ -33,6 +33,8 @@
  * speed), then time-slicing, then MPS — the order MIG has always used. */
 enum { UNIT_RANK_PLAIN, UNIT_RANK_TIMESLICE, UNIT_RANK_MPS, UNIT_RANKS };
 
+struct llm_engine;
+
 struct unit_ops {
     int rank; /* UNIT_RANK_* */
     /* Optional (NULL: nothing to do): called once by the owner right after building the
@@ -56,6 +58,9 @@ struct unit_ops {
     /* Time the unit served requests inside the measurement window, in seconds. */
     double (*busy_s)(const void *self);
     void (*destroy)(void *self);
+    /* Optional (NULL: the unit hosts no LLM engine): the engine serving client k, NULL if
+     * client k is not an LLM tenant; a router (router.h) holds it. */
+    struct llm_engine *(*engine)(void *self, int client);
 };
 
 struct unit {
@@ -69,10 +74,11 @@ struct unit {
  * finish(s, u), and free_(u), which frees what the unit holds (destroy then frees the unit,
  * allocated with ss_xmalloc); busy_s reads T's busy_s member. The owner of a whole GPU
  * calls the typed functions directly; the ops only forward to them. start_ and resume_ are
- * the optional ops as struct unit_ops declares them (taking void *self), or NULL.
+ * the optional ops as struct unit_ops declares them (taking void *self), or NULL; so is
+ * engine_ (struct unit_ops.engine).
  */
 #define UNIT_OPS_OVER(name, T, rank_, arrive_, event_, fault_, abort_, finish_, free_, start_,     \
-                      resume_)                                                                     \
+                      resume_, engine_)                                                            \
     static void name##_arrive(struct sim *s, void *self, int client)                               \
     {                                                                                              \
         arrive_(s, (T *)self, client);                                                             \
@@ -113,6 +119,7 @@ struct unit {
         .finish = name##_finish,                                                                   \
         .busy_s = name##_busy_s,                                                                   \
         .destroy = name##_destroy,                                                                 \
+        .engine = (engine_),                                                                       \
     }
 
 /* Where a unit's events go: the owner's event kind for units, the unit's index. */
