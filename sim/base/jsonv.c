@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int jv_fail(const struct jv *j, const char *path, const char *fmt, ...)
@@ -228,6 +229,17 @@ static int too_deep(const char *t, size_t len)
         }
     }
     return 0;
+}
+
+cJSON *jv_parse_file(const struct jv *j, size_t max_bytes)
+{
+    char *text = NULL;
+    size_t len;
+    if (ss_read_file(j->file, max_bytes, &text, &len, j->err, j->errlen))
+        return NULL;
+    cJSON *root = jv_parse(j, text, len);
+    free(text);
+    return root;
 }
 
 cJSON *jv_parse(const struct jv *j, const char *text, size_t len)

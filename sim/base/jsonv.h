@@ -50,6 +50,9 @@ int jv_fail(const struct jv *j, const char *path, const char *fmt, ...)
  * deeper than JV_MAX_DEPTH is refused before parsing (cJSON would recurse). */
 #define JV_MAX_DEPTH 64
 cJSON *jv_parse(const struct jv *j, const char *text, size_t len);
+/* Reads j->file (at most max_bytes) and parses it as jv_parse does: the document, or NULL with
+ * the message in j->err (a file that cannot be read, or is too large, is named). */
+cJSON *jv_parse_file(const struct jv *j, size_t max_bytes);
 
 /* Appends ".key" or "[i]" to a path into buf. */
 const char *jv_path_key(char *buf, size_t n, const char *path, const char *key);

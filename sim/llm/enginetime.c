@@ -65,13 +65,8 @@ static int table_defaults(const char *table_path, const char *name, struct etm_c
                           size_t errlen)
 {
     const char *path = table_path ? table_path : etm_table_path();
-    char *text = NULL;
-    size_t len;
-    if (ss_read_file(path, 1u << 20, &text, &len, err, errlen))
-        return -1;
     struct jv j = {path, err, errlen};
-    cJSON *root = jv_parse(&j, text, len);
-    free(text);
+    cJSON *root = jv_parse_file(&j, 1u << 20);
     if (!root)
         return -1;
     int rc = -1, i = 0;

@@ -329,13 +329,8 @@ static int read_model(const struct jv *j, const cJSON *root, const char *path, s
 
 int hf_load(const char *path, struct lm_model *m, char *err, size_t errlen)
 {
-    char *text = NULL;
-    size_t len;
-    if (ss_read_file(path, HF_CONFIG_MAX_BYTES, &text, &len, err, errlen))
-        return -1;
     struct jv j = {path, err, errlen};
-    cJSON *root = jv_parse(&j, text, len);
-    free(text);
+    cJSON *root = jv_parse_file(&j, HF_CONFIG_MAX_BYTES);
     if (!root)
         return -1;
     int rc = cJSON_IsObject(root) ? read_model(&j, root, path, m)

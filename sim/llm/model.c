@@ -275,13 +275,8 @@ static void append(char *buf, size_t n, const char *fmt, const char *s)
 int lm_find(const char *table_path, const char *name, struct lm_model *m, char *err, size_t errlen)
 {
     const char *path = table_path ? table_path : lm_table_path();
-    char *text = NULL;
-    size_t len;
-    if (ss_read_file(path, 4u << 20, &text, &len, err, errlen))
-        return -1;
     struct jv j = {path, err, errlen};
-    cJSON *root = jv_parse(&j, text, len);
-    free(text);
+    cJSON *root = jv_parse_file(&j, 4u << 20);
     if (!root)
         return -1;
     int rc = -1;

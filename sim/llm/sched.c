@@ -331,7 +331,11 @@ static long admit_head(struct ls_sched *s, struct ls_step *st, long budget)
     return n_new;
 }
 
-static void schedule_chunked(struct ls_sched *s, struct ls_step *st)
+/* The running sequences first, in admission order, each up to the tokens it needs; then, if
+ * none was preempted, waiting ones in arrival order into what the budget leaves — a chunk of
+ * any size (chunked prefill), or only a whole prompt (whole: vLLM V1 without chunking,
+ * TensorRT-LLM's in-flight batching). */
+static void schedule_running_first(struct ls_sched *s, struct ls_step *st, int whole)
 {
     long budget = s->cfg.max_batched_tokens;
     for (int i = 0; i < s->run_n && budget > 0; i++) {
@@ -342,7 +346,8 @@ static void schedule_chunked(struct ls_sched *s, struct ls_step *st)
     }
     if (st->preempted)
         return;
-    while (s->wait_n > 0 && s->run_n < s->cfg.max_num_seqs && budget > 0) {
+    while (s->wait_n > 0 && s->run_n < s->cfg.max_num_seqs && budget > 0 &&
+           (!whole || head_need(s) <= budget)) {
         long n = admit_head(s, st, budget);
         if (n == 0)
             break;
@@ -367,26 +372,6 @@ static void schedule_prefill_first(struct ls_sched *s, struct ls_step *st)
             break;
 }
 
-/* Decodes first, then whole prompts into what the step's token budget leaves. */
-static void schedule_unsplit(struct ls_sched *s, struct ls_step *st)
-{
-    long budget = s->cfg.max_batched_tokens;
-    for (int i = 0; i < s->run_n && budget > 0; i++) {
-        long n = schedule_running(s, st, i, budget);
-        if (n < 0)
-            break;
-        budget -= n;
-    }
-    if (st->preempted)
-        return;
-    while (s->wait_n > 0 && s->run_n < s->cfg.max_num_seqs && head_need(s) <= budget) {
-        long n = admit_head(s, st, budget);
-        if (n == 0)
-            break;
-        budget -= n;
-    }
-}
-
 int ls_schedule(struct ls_sched *s, struct ls_step *st)
 {
     for (int i = 0; i < s->n_retired; i++) {
@@ -399,12 +384,10 @@ int ls_schedule(struct ls_sched *s, struct ls_step *st)
     st->preempted = 0;
     st->hit_tokens = 0;
     st->graph_batch = 0;
-    if (s->cfg.chunked_prefill)
-        schedule_chunked(s, st);
-    else if (s->cfg.prefill_first)
+    if (!s->cfg.chunked_prefill && s->cfg.prefill_first)
         schedule_prefill_first(s, st);
     else
-        schedule_unsplit(s, st);
+        schedule_running_first(s, st, !s->cfg.chunked_prefill);
     if (st->n == 0 && (s->wait_n > 0 || s->run_n > 0))
         SS_FATAL("ls_schedule: nothing scheduled with %d waiting and %d running, %ld blocks "
                  "available",
