@@ -367,7 +367,8 @@ static double num_at(const cJSON *o, const char *k)
  * "completed" a one-token request). Counts are 64-bit end to end: on Llama-2-7B's 111,248-token
  * cache both are refused on arrival and counted as failed, the other request completes; on a
  * cache that holds them (a tiny model, 2 bytes of KV a token) 2^32 + 1 tokens are prefilled,
- * which takes days of simulated time, not the milliseconds of one token. */
+ * which takes days of simulated time, not the milliseconds of one token. (Without the prefix
+ * cache, which keeps an entry per full block a sequence holds: 2^28 of them here.) */
 static void test_tokens_past_32_bits(void)
 {
     static const char *const rows[] = {"2147483648,4", "4294967297,4", "1,2147483648",
@@ -398,8 +399,8 @@ static void test_tokens_past_32_bits(void)
         "\"roofline\", \"model\": {\"name\": "
         "\"tiny\", \"params\": 1000, \"layers\": 1, \"hidden\": 8, \"intermediate\": 8, \"heads\": "
         "1, \"kv_heads\": 1, \"head_dim\": 1, \"vocab\": 8}, \"kv_dtype\": \"fp8\", "
-        "\"max_batched_tokens\": 10000000}}], \"strategies\": [{\"name\": \"excl\", \"kind\": "
-        "\"exclusive\"}]}";
+        "\"max_batched_tokens\": 10000000, \"prefix_caching\": false}}], \"strategies\": "
+        "[{\"name\": \"excl\", \"kind\": \"exclusive\"}]}";
     cJSON *t;
     CU_ASSERT_EQUAL(run_llm_trace("huge", tiny,
                                   "time_s,input_tokens,output_tokens\n0,4294967297,2\n", &t, err,
