@@ -225,6 +225,55 @@ static void test_engine_table(void)
     unlink(path);
 }
 
+/* The result says which parts of a tenant's steps came from measured tables (the H100's
+ * tables hold Llama-3-8B's GEMM shapes and its 8-KV-head attention, but Vidur's small-kernel
+ * tables for the H100 only Llama-2's shapes; the A100-40GB has no kernel file; the roofline
+ * model has no parts). */
+static void test_result_paths(void)
+{
+    static const struct {
+        const char *gpu, *extra;
+        int measured, roofline;
+    } cases[] = {
+        {"H100-80GB", "", 2, 1}, {"A100-40GB", "", 0, 3}, {"H100-80GB", "roofline", -1, -1}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char text[1024], cmd[512];
+        snprintf(text, sizeof text,
+                 "{\"gpu\": \"%s\", \"stop\": {\"requests\": 4}, \"tenants\": [{\"name\": "
+                 "\"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1}, "
+                 "\"serving\": {\"engine\": \"llm\", \"model\": \"Llama-3-8B\", \"dtype\": "
+                 "\"bf16\"%s%s%s}, \"tokens\": {\"input\": {\"dist\": \"deterministic\", "
+                 "\"tokens\": 100}, \"output\": {\"dist\": \"deterministic\", \"tokens\": 4}}}], "
+                 "\"strategies\": [{\"name\": \"x\", \"kind\": \"exclusive\"}]}",
+                 cases[k].gpu, *cases[k].extra ? ", \"step_model\": \"" : "", cases[k].extra,
+                 *cases[k].extra ? "\"" : "");
+        snprintf(cmd, sizeof cmd, "run %s --quiet --json -", tu_write("paths.json", text));
+        cJSON *doc = tu_cli_json(cmd);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+        const cJSON *sm = cJSON_GetObjectItem(
+            cJSON_GetObjectItem(
+                cJSON_GetArrayItem(
+                    cJSON_GetObjectItem(
+                        cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "strategies"), 0), "tenants"),
+                    0),
+                "llm"),
+            "step_model");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(sm);
+        CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(sm, "model")->valuestring,
+                               *cases[k].extra ? "roofline" : "engine");
+        const cJSON *mt = cJSON_GetObjectItem(sm, "measured"),
+                    *rf = cJSON_GetObjectItem(sm, "roofline");
+        if (cases[k].measured < 0) {
+            CU_ASSERT_PTR_NULL(mt);
+            CU_ASSERT_PTR_NULL(rf);
+        } else {
+            CU_ASSERT_EQUAL(cJSON_GetArraySize(mt), cases[k].measured);
+            CU_ASSERT_EQUAL(cJSON_GetArraySize(rf), cases[k].roofline);
+        }
+        cJSON_Delete(doc);
+    }
+}
+
 void test_stepmodel_register(void)
 {
     CU_pSuite s = CU_add_suite("stepmodel", NULL, NULL);
@@ -234,4 +283,5 @@ void test_stepmodel_register(void)
     CU_add_test(s, "overlapped CPU time hidden up to the GPU part", test_overlap);
     CU_add_test(s, "\"roofline\" is the old formula to the bit", test_roofline_kept);
     CU_add_test(s, "the engine table: defaults, overrides, errors", test_engine_table);
+    CU_add_test(s, "the result says which parts took measured tables", test_result_paths);
 }

@@ -198,3 +198,22 @@ double etm_decode_floor_s(const struct etm_cfg *c, const struct lm_model *m,
     *weight_bw_eff = c->kind == STM_ROOFLINE ? sm.rg.bandwidth_eff : sm.k.weight_bw_eff;
     return stm_time_s(&p, f, b);
 }
+
+void etm_step_paths(const struct etm_cfg *c, const struct lm_model *m, enum roof_dtype weights,
+                    enum roof_dtype kv, const struct gpu_roof *roof, double hbm_bw_gbps,
+                    const struct kc_gpu *kc, int *table, int *roof_bits)
+{
+    *table = *roof_bits = 0;
+    if (c->kind != STM_ENGINE)
+        return;
+    struct stm sm;
+    stm_init(&sm, c->kind, m, weights, kv, roof, hbm_bw_gbps, &c->cpu, 0, kc);
+    struct stm_sum s;
+    struct stm_parts p;
+    stm_start(&sm, &s);
+    stm_add(&sm, &s, 0, 512, 1);
+    stm_add(&sm, &s, 512, 1, 1);
+    stm_parts(&sm, &s, &p);
+    *table = p.table;
+    *roof_bits = p.roof;
+}

@@ -55,4 +55,13 @@ double etm_decode_floor_s(const struct etm_cfg *c, const struct lm_model *m,
                           double hbm_bw_gbps, const struct kc_gpu *kc, double step_overhead_s,
                           double f, double b, double *weight_bw_eff);
 
+/*
+ * Which parts of the engine's steps take measured kernel times and which their roofline, for
+ * this model on this GPU (a probe: a 512-token prefill chunk beside a decode at a 512-token
+ * context): STM_PATH_* bits in *table and *roof. Both 0 under the roofline model.
+ */
+void etm_step_paths(const struct etm_cfg *c, const struct lm_model *m, enum roof_dtype weights,
+                    enum roof_dtype kv, const struct gpu_roof *roof, double hbm_bw_gbps,
+                    const struct kc_gpu *kc, int *table, int *roof_bits);
+
 #endif

@@ -3,6 +3,10 @@
  */
 #include "report/llmreport.h"
 
+#include "base/util.h"
+#include "calib/kcurve.h"
+#include "llm/serving.h"
+
 #include "base/jsonv.h"
 #include "report/report.h"
 #include "core/llmstats.h"
@@ -15,6 +19,38 @@ static const double *row(const double *base, int i)
     return base + (size_t)i * LM_N;
 }
 
+/* "step_model": which model times the tenant's steps, and which of their parts come from the
+ * GPU's measured kernel tables and which from their roofline (docs/llm.md#step-time). */
+static void add_step_model(cJSON *o, const struct scenario *sc, const struct tenant_cfg *tc)
+{
+    static const struct {
+        int bit;
+        const char *name;
+    } parts[] = {{STM_PATH_GEMM, "linear layers"},
+                 {STM_PATH_ATTN, "attention"},
+                 {STM_PATH_SMALL, "small kernels"}};
+    const struct lsv_cfg *l = tc->llm;
+    cJSON *sm = cJSON_AddObjectToObject(o, "step_model");
+    cJSON_AddStringToObject(sm, "model", stm_kind_names[l->etm.kind]);
+    if (l->etm.kind != STM_ENGINE)
+        return;
+    const struct kc_gpu *kc = NULL;
+    char err[SS_ERRLEN];
+    if (kc_get(sc->gpu.path, &kc, err, sizeof err))
+        kc = NULL; /* the scenario's load read it: not reached */
+    int table, roof;
+    etm_step_paths(&l->etm, &l->model, l->dtype, l->kv_dtype, &sc->gpu.roof, sc->gpu.hbm_bw_gbps,
+                   kc, &table, &roof);
+    cJSON *mt = cJSON_AddArrayToObject(sm, "measured");
+    cJSON *rf = cJSON_AddArrayToObject(sm, "roofline");
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+        if (table & parts[k].bit)
+            cJSON_AddItemToArray(mt, cJSON_CreateString(parts[k].name));
+        if (roof & parts[k].bit)
+            cJSON_AddItemToArray(rf, cJSON_CreateString(parts[k].name));
+    }
+}
+
 void lrep_json(cJSON *t, const struct scenario *sc, const struct strategy_result *s, int i,
                int with_ci)
 {
@@ -25,6 +61,7 @@ void lrep_json(cJSON *t, const struct scenario *sc, const struct strategy_result
     if (with_ci)
         rep_json_level(t, MT_LLM, s, i, 1, 1);
     cJSON *o = cJSON_GetObjectItemCaseSensitive(t, "llm");
+    add_step_model(o, sc, &sc->tenants[i]);
     /* As a tenant's tail_samples: how many measured samples lie beyond each percentile's rank
      * (of all replications together); under TAIL_MIN_SAMPLES it rests on a handful. */
     if (s->llm_tail) {
