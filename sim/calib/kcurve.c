@@ -365,13 +365,8 @@ static int peaks_read(const struct jv *j, const cJSON *doc, struct kc_gpu *g)
 int kc_load_file(const char *path, struct kc_gpu **out, char *err, size_t errlen)
 {
     *out = NULL;
-    char *text;
-    size_t len;
-    if (ss_read_file(path, KC_MAX_FILE, &text, &len, err, errlen))
-        return -1;
     struct jv j = {path, err, errlen};
-    cJSON *doc = jv_parse(&j, text, len);
-    free(text);
+    cJSON *doc = jv_parse_file(&j, KC_MAX_FILE);
     if (!doc)
         return -1;
     struct kc_gpu *g = ss_xcalloc(1, sizeof *g);

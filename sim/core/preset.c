@@ -107,14 +107,9 @@ static int read_preset(const struct jv *j, const cJSON *e, const char *path, str
 int wp_load(const char *path, struct wp_table *t, char *err, size_t errlen)
 {
     const char *file = path ? path : wp_table_path();
-    char *text = NULL;
-    size_t len;
     memset(t, 0, sizeof *t);
-    if (ss_read_file(file, WP_MAX_FILE, &text, &len, err, errlen))
-        return -1;
     struct jv j = {file, err, errlen};
-    cJSON *root = jv_parse(&j, text, len);
-    free(text);
+    cJSON *root = jv_parse_file(&j, WP_MAX_FILE);
     if (!root)
         return -1;
     static const char *const top[] = {"schema", "notes", "presets", NULL};
