@@ -14,15 +14,6 @@
 #include <math.h>
 #include <string.h>
 
-static void find(const char *name, struct lm_model *m)
-{
-    char err[1024];
-    int rc = lm_find(NULL, name, m, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n%s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-}
-
 static void test_counts_from_shapes(void)
 {
     static const struct {
@@ -32,7 +23,7 @@ static void test_counts_from_shapes(void)
                   {"Llama-3-70B", 0}, {"Mistral-7B", 0},  {"Qwen2.5-7B", 1}};
     for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
         struct lm_model m;
-        find(models[i].name, &m);
+        tu_model(models[i].name, &m);
         CU_ASSERT_STRING_EQUAL(m.name, models[i].name);
         /* The published count is all parameters; the shapes give the same integer. */
         CU_ASSERT_DOUBLE_EQUAL(lm_arch_params(&m, models[i].qkv_bias), m.params, 0.5);
@@ -43,19 +34,19 @@ static void test_counts_from_shapes(void)
 static void test_bytes_by_hand(void)
 {
     struct lm_model m;
-    find("llama-2-7b", &m); /* case ignored */
+    tu_model("llama-2-7b", &m); /* case ignored */
     /* 6,738,415,616 parameters × 2 bytes. */
     CU_ASSERT_DOUBLE_EQUAL(lm_weight_bytes(&m, RD_FP16), 13476831232.0, 0);
     CU_ASSERT_DOUBLE_EQUAL(lm_weight_bytes(&m, RD_FP8), 6738415616.0, 0);
     CU_ASSERT_DOUBLE_EQUAL(lm_weight_bytes(&m, RD_INT4), 3369207808.0, 0);
     /* 2 (K and V) × 32 layers × 32 KV heads × 128 × 2 bytes = 524,288 = 0.5 MiB. */
     CU_ASSERT_DOUBLE_EQUAL(lm_kv_bytes_per_token(&m, RD_FP16), 524288.0, 0);
-    find("meta-llama/Meta-Llama-3-8B", &m); /* an alias */
+    tu_model("meta-llama/Meta-Llama-3-8B", &m); /* an alias */
     CU_ASSERT_STRING_EQUAL(m.name, "Llama-3-8B");
     /* Grouped-query attention: 8 KV heads, a quarter of Llama-2-7B's cache per token. */
     CU_ASSERT_DOUBLE_EQUAL(lm_kv_bytes_per_token(&m, RD_FP16), 131072.0, 0);
     CU_ASSERT_DOUBLE_EQUAL(lm_kv_bytes_per_token(&m, RD_FP8), 65536.0, 0);
-    find("Qwen2.5-7B", &m);
+    tu_model("Qwen2.5-7B", &m);
     CU_ASSERT_DOUBLE_EQUAL(lm_kv_bytes_per_token(&m, RD_BF16), 2.0 * 28 * 4 * 128 * 2, 0);
 }
 
@@ -144,7 +135,7 @@ static void test_configs(void)
                     c[i].published);
         CU_ASSERT(fabs(m.params / c[i].published - 1) <= 0.01);
         CU_ASSERT_EQUAL(m.kind, c[i].kind);
-        find(c[i].entry, &t);
+        tu_model(c[i].entry, &t);
         CU_ASSERT_DOUBLE_EQUAL(t.params, m.params, 0.5);
         CU_ASSERT_EQUAL(t.experts, m.experts);
         CU_ASSERT_EQUAL(t.kv_lora_rank, m.kv_lora_rank);
@@ -152,9 +143,9 @@ static void test_configs(void)
     }
     /* The active counts the publishers give, embeddings and head included in ours. */
     struct lm_model m;
-    find("Qwen3-30B-A3B", &m);
+    tu_model("Qwen3-30B-A3B", &m);
     CU_ASSERT_DOUBLE_EQUAL(m.active_params * 1e-9, 3.3, 0.1);
-    find("DeepSeek-V3", &m);
+    tu_model("DeepSeek-V3", &m);
     CU_ASSERT_DOUBLE_EQUAL(m.active_params * 1e-9, 37.5, 0.5);
 }
 
@@ -162,19 +153,19 @@ static void test_aliases(void)
 {
     struct lm_model m;
     char err[4096];
-    find("meta-llama/Meta-Llama-3-8B-Instruct", &m);
+    tu_model("meta-llama/Meta-Llama-3-8B-Instruct", &m);
     CU_ASSERT_STRING_EQUAL(m.name, "Llama-3-8B");
-    find("Llama-3.1-8B-Instruct", &m);
+    tu_model("Llama-3.1-8B-Instruct", &m);
     CU_ASSERT_STRING_EQUAL(m.name, "Llama-3.1-8B");
-    find("meta-llama/Llama-3.1-70B-Instruct", &m);
+    tu_model("meta-llama/Llama-3.1-70B-Instruct", &m);
     CU_ASSERT_STRING_EQUAL(m.name, "Llama-3.1-70B");
-    find("Llama-3.3-70B-Instruct", &m);
+    tu_model("Llama-3.3-70B-Instruct", &m);
     CU_ASSERT_STRING_EQUAL(m.name, "Llama-3.1-70B");
-    find("google/gemma-2-9b-it", &m);
+    tu_model("google/gemma-2-9b-it", &m);
     CU_ASSERT_STRING_EQUAL(m.name, "Gemma-2-9B");
-    find("Qwen/Qwen2.5-72B-Instruct", &m);
+    tu_model("Qwen/Qwen2.5-72B-Instruct", &m);
     CU_ASSERT_STRING_EQUAL(m.name, "Qwen2.5-72B");
-    find("intfloat/e5-large-v2", &m);
+    tu_model("intfloat/e5-large-v2", &m);
     CU_ASSERT_EQUAL(m.kind, LM_EMBEDDING);
     CU_ASSERT_EQUAL(lm_find(NULL, "Llama-3.2-3B", &m, err, sizeof err), -1);
     TU_CHECK_CONTAINS(err, "unknown model \"Llama-3.2-3B\"");

@@ -11,15 +11,6 @@
 #include <math.h>
 #include <string.h>
 
-static void find(const char *name, struct lm_model *m)
-{
-    char err[1024];
-    int rc = lm_find(NULL, name, m, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n%s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-}
-
 static void test_expected_experts(void)
 {
     CU_ASSERT_DOUBLE_EQUAL(lm_expected_experts(8, 2, 0), 0, 0);
@@ -37,7 +28,7 @@ static void test_expected_experts(void)
 static void test_counts(void)
 {
     struct lm_model m;
-    find("Mixtral-8x7B", &m);
+    tu_model("Mixtral-8x7B", &m);
     CU_ASSERT_EQUAL(m.experts, 8);
     CU_ASSERT_EQUAL(m.experts_per_token, 2);
     CU_ASSERT_EQUAL(lm_moe_layers(&m), 32);
@@ -46,7 +37,7 @@ static void test_counts(void)
     CU_ASSERT_DOUBLE_EQUAL(m.active_params * 1e-9, 12.88, 0.01);
     /* Memory holds every expert. */
     CU_ASSERT_DOUBLE_EQUAL(lm_weight_bytes(&m, RD_BF16), 2 * m.params, 0);
-    find("DeepSeek-V2-Lite", &m);
+    tu_model("DeepSeek-V2-Lite", &m);
     CU_ASSERT_EQUAL(lm_moe_layers(&m), 26);
     /* Latent attention: 27 layers × (512 + 64) × 2 bytes per token. */
     CU_ASSERT_DOUBLE_EQUAL(lm_kv_bytes_per_token(&m, RD_BF16), 27.0 * 576 * 2, 0);
@@ -121,7 +112,7 @@ static double model_step(const struct stm *s, int T, long past)
 static void test_mixtral_step(void)
 {
     struct lm_model m;
-    find("Mixtral-8x7B", &m);
+    tu_model("Mixtral-8x7B", &m);
     struct gpu_roof r = test_roof();
     struct stm s;
     stm_init(&s, STM_ENGINE, &m, RD_BF16, RD_BF16, &r, 4000, NULL, 0, NULL);

@@ -21,15 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void find(const char *name, struct lm_model *m)
-{
-    char err[1024];
-    int rc = lm_find(NULL, name, m, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n%s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-}
-
 /* Round efficiencies (those of test_moe.c) on a 1 PFLOP/s, 4 TB/s GPU. */
 static struct gpu_roof test_roof(void)
 {
@@ -115,7 +106,7 @@ static double model_step(const struct stm *s, int T, long past, double *comm)
 static void test_decode_step(void)
 {
     struct lm_model m;
-    find("Llama-3-70B", &m);
+    tu_model("Llama-3-70B", &m);
     struct gpu_roof r = test_roof();
     int batches[] = {1, 32};
     for (int b = 0; b < 2; b++) {
@@ -181,7 +172,7 @@ static void test_link_from_profile(void)
                            TP_PCIE_LATENCY_S + 2097152.0 * 1.5 / (64e9 * TP_BUS_EFF), 1e-15);
     /* Model checks: heads, KV heads split or replicated, MLP widths. */
     struct lm_model m;
-    find("Llama-3-70B", &m);
+    tu_model("Llama-3-70B", &m);
     char err[512];
     CU_ASSERT_EQUAL(tp_check_model(&m, 8, err, sizeof err), 0);
     CU_ASSERT_EQUAL(tp_check_model(&m, 3, err, sizeof err), -1);

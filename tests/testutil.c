@@ -1,5 +1,7 @@
 /* testutil — see testutil.h. */
 #include "testutil.h"
+
+#include "llm/model.h"
 #include "core/run.h"
 #include "core/scenario.h"
 #include "core/tenant.h"
@@ -620,4 +622,13 @@ cJSON *tu_yaml_at(const char *file, int line, const char *path, const char *text
     free(own);
     CU_ASSERT_FATAL(ok);
     return docs;
+}
+
+void tu_model(const char *name, struct lm_model *m)
+{
+    char err[1024];
+    int rc = lm_find(NULL, name, m, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\n%s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
 }

@@ -11,6 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
+struct lm_model;
+/* The model table's entry `name` into *m (fatal, with the lookup's message, if it has none). */
+void tu_model(const char *name, struct lm_model *m);
+
 /* Adds a suite with the given tests ({name, fn}, NULL-terminated). */
 struct tu_test {
     const char *name;
