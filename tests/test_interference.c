@@ -8,6 +8,7 @@
 #include "calib/calib.h"
 #include "core/analytic.h"
 #include "core/llmstats.h"
+#include "core/rate.h"
 #include "core/run.h"
 #include "core/scenario.h"
 #include "testutil.h"
@@ -139,6 +140,86 @@ static void test_bad_refill(void)
     free(text);
 }
 
+/*
+ * The part of a request more SMs do not shorten, under MPS, by hand. Three saturated clients of
+ * the dnn-inference preset (no occupancy knee, host_fraction p = 0.566, fitted on the NOS
+ * YOLOS-small fit rows) share the SMs by demand, 1/3 each: each runs at 1 / (p + (1 - p) × 3)
+ * = 1 / 1.868 of its speed alone, 100 / 1.868 = 53.53 requests/s of 10 ms, and the three
+ * together at 3 / 1.868 = 1.606 times one alone (NOS measured 1.609). The occupancy knee this
+ * replaces (max_sm_fraction 0.503) gave 2 × 0.5 / 0.503 = 1.99 from 2 clients on, whatever
+ * their number.
+ */
+static void test_mps_serial_part(void)
+{
+    struct scenario sc;
+    struct run_result r;
+    tu_run_file(tu_fixture("interference/serial-part.json"), &sc, &r);
+    double p = sc.tenants[0].work.host_fraction;
+    CU_ASSERT_DOUBLE_EQUAL(p, 0.566, 0);
+    CU_ASSERT_DOUBLE_EQUAL(rate_occupancy(&sc.tenants[0]), 1, 0); /* no knee */
+    double each = 100 / (p + (1 - p) * 3), sum = 0;
+    TU_CHECK_CLOSE_REL(each, 53.533, 1e-4);
+    for (int t = 0; t < 3; t++) {
+        TU_CHECK_CLOSE_REL(res_t(&r.s[0], t)[TM_THROUGHPUT], each, 0.001);
+        sum += res_t(&r.s[0], t)[TM_THROUGHPUT];
+    }
+    TU_CHECK_CLOSE_REL(res_t(&r.s[0], 3)[TM_THROUGHPUT], 100, 0.001);
+    TU_CHECK_CLOSE_REL(sum / res_t(&r.s[0], 3)[TM_THROUGHPUT], 3 / (p + 3 * (1 - p)), 0.001);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+static double fixture_host_fraction(const char *rel)
+{
+    struct scenario sc;
+    tu_load_file(tu_fixture(rel), &sc);
+    double p = sc.tenants[0].work.host_fraction;
+    CU_ASSERT_DOUBLE_EQUAL(sc.tenants[0].work.max_sm_fraction, 1, 0);
+    scn_free(&sc);
+    return p;
+}
+
+/*
+ * OpenMM's curve: fitted on the pme row alone (two clients at 1 / (p + 2 (1 - p)) each, so
+ * 1 - p = 2 / 1.4498 - 1 = 0.3795), and for ApoA1 the size rule of the fixtures: the SM-bound
+ * part of a step over the rest grows with the atoms, 0.3795 / 0.6205 × 92 / 23 = 2.4464, so
+ * 1 - p = 2.4464 / 3.4464 = 0.7098. The MIG row of the same system uses the same curve.
+ */
+static void test_openmm_size_rule(void)
+{
+    double pme = fixture_host_fraction("sharing/mps-openmm-pme-2sims.json");
+    double apoa1 = fixture_host_fraction("sharing/mps-openmm-apoa1pme-2sims.json");
+    double mig = fixture_host_fraction("sharing/mig-openmm-apoa1pme-2inst.json");
+    TU_CHECK_CLOSE_REL(1 - pme, 2 / 1.4498 - 1, 2e-4);
+    double x = (1 - pme) / pme * 92 / 23;
+    TU_CHECK_CLOSE_REL(x, 2.4464, 2e-4);
+    TU_CHECK_CLOSE_REL(1 - apoa1, x / (1 + x), 2e-4);
+    CU_ASSERT_DOUBLE_EQUAL(mig, apoa1, 0);
+}
+
+/*
+ * The GOPEBBLE fixture's dedicated arm is the source's dedicated arm: median TPOT 52.3 ms and
+ * TTFT 497.5 ms (what the roofline and vLLM's fitted terms leave of them sized as CPU time per
+ * step and time before the engine), and 1,557 output tokens/s over the two engines.
+ */
+static void test_gopebble_dedicated_arm(void)
+{
+    struct scenario sc;
+    struct run_result r;
+    tu_run_file(tu_fixture("sharing/gopebble-qwen3-4b.json"), &sc, &r);
+    double tpot = 0, ttft = 0, tps = 0;
+    for (int t = 0; t < 2; t++) {
+        tpot += r.s[0].llm[t * LM_N + LM_TPOT_P50] / 2;
+        ttft += r.s[0].llm[t * LM_N + LM_TTFT_P50] / 2;
+        tps += r.s[0].llm[t * LM_N + LM_OUTPUT_TPS];
+    }
+    TU_CHECK_CLOSE_REL(tpot, 52.3e-3, 0.01);
+    TU_CHECK_CLOSE_REL(ttft, 497.5e-3, 0.01);
+    TU_CHECK_CLOSE_REL(tps, 1557.1, 0.03);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
 /* The ratio a table row reads from its fixture's run (make_table.py's ratio()). */
 static double row_ratio(struct run_result *r, const struct scenario *sc, const char *how)
 {
@@ -201,6 +282,9 @@ void test_interference_register(void)
         {"the profile's knee, refill and co-run loss", test_profile_keys},
         {"MPS: memory-bound pairs below and above the bandwidth knee by hand", test_mps_knee},
         {"MPS: an engine's CPU phase lets the other client run alone", test_mps_cpu_phase},
+        {"MPS: clients' serial part with the SMs shared by demand, by hand", test_mps_serial_part},
+        {"MPS: OpenMM's curve from the pme row and the size rule", test_openmm_size_rule},
+        {"MPS: the GOPEBBLE fixture's dedicated arm is the source's", test_gopebble_dedicated_arm},
         {"time-slicing: a pair's throughput with the refill by hand", test_ts_refill_pair},
         {"time-slicing: a negative refill_us is refused", test_bad_refill},
         {"validation table: predicted ratios recomputed from the fixtures", test_validation_table},
