@@ -60,6 +60,9 @@ struct policy_ops {
     /* Why its servers cannot hold a tensor-parallel group (docs/llm.md#tensor-parallelism), for
      * the loader's refusal of "tensor_parallel" > 1; NULL: they can (whole GPUs). */
     const char *no_tp;
+    /* 1: it can also hand a tenant whole GPUs (MIG's MIG-disabled GPUs), so the loader leaves
+     * a tensor-parallel tenant to its parse, which refuses a group only on a share (no_tp). */
+    int tp_whole_gpus;
 };
 
 /*

@@ -909,7 +909,7 @@ static int parse_strategies(const struct jv *j, const cJSON *root, struct scenar
                                "\"%s\" does not serve LLM tenants yet (tenants[%d] \"%s\" has "
                                "\"serving\"); the kinds that do: %s (docs/llm.md)",
                                kind, k, sc->tenants[k].name, policy_llm_kinds());
-        for (int k = 0; k < sc->n_tenants && st->ops->no_tp; k++)
+        for (int k = 0; k < sc->n_tenants && st->ops->no_tp && !st->ops->tp_whole_gpus; k++)
             if (sc->tenants[k].llm && sc->tenants[k].llm->tensor_parallel > 1)
                 return jv_fail(j, jv_path_key(q, sizeof q, p, "kind"),
                                "\"%s\" cannot serve tenants[%d] \"%s\" with tensor_parallel %d: "

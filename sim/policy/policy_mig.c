@@ -47,6 +47,7 @@
 #include "core/policy.h"
 #include "core/rate.h"
 #include "core/run.h"
+#include "policy/tpgroup.h"
 #include "policy/units/llmunit.h"
 #include "policy/units/router.h"
 #include "policy/units/mpsunit.h"
@@ -97,6 +98,10 @@ struct layout_cfg {
     int n;
     struct inst_cfg inst[MIG_MAX_INST];
     struct mig_layout placed;
+    /* A MIG-disabled GPU ({"mig": false, "tenant"}): one pseudo-instance of profile -1 on the
+     * whole GPU. lead: the GPU whose engine serves its tensor-parallel group (itself unless it
+     * is a later GPU of a group, whose inst[0] then has no unit). */
+    int whole, lead;
 };
 
 /* What a change does to a GPU whose layout was `prev`: the layout after it (the change's
@@ -123,6 +128,7 @@ struct mig_cfg {
     struct layout_cfg **owned;
     int n_reconf;
     struct reconf_cfg *reconf;
+    int n_whole; /* MIG-disabled GPUs in "layouts" */
     double create_s;
     int oom_simulate;
 };
@@ -238,6 +244,14 @@ static struct unit build_llm(const struct scenario *sc, const struct inst_cfg *i
     return (struct unit){&lu_unit_ops, lu_new(ic->ten[0], l, blocks, &sc->gpu, sh->sm, sh->bw, ev)};
 }
 
+/* A later GPU of a tensor-parallel group: the group's engine sits on its first GPU. */
+static struct unit build_none(const struct scenario *sc, const struct inst_cfg *ic,
+                              const struct inst_shape *sh, struct unit_addr ev)
+{
+    (void)sc, (void)ic, (void)sh, (void)ev;
+    return (struct unit){NULL, NULL};
+}
+
 /* An engine's capacity is not a work rate: its load is not known in advance (no mean work). */
 static double capacity_llm(const struct scenario *sc, const struct inst_cfg *ic, double f, double b,
                            const double *speed, const double *share, int m)
@@ -248,12 +262,25 @@ static double capacity_llm(const struct scenario *sc, const struct inst_cfg *ic,
 
 static const struct server_kind plain_server = {NULL, build_plain, capacity_plain};
 static const struct server_kind llm_server = {NULL, build_llm, capacity_llm};
+static const struct server_kind tp_member_server = {NULL, build_none, capacity_llm};
 static const struct server_kind ts_server = {parse_nested_ts, build_ts, capacity_ts};
 static const struct server_kind mps_server = {parse_nested_mps, build_mps, capacity_mps};
 
 /* The values of "nested"."kind", and the server each one names. */
 static const char *const nested_names[] = {"timeslice", "mps", NULL};
 static const struct server_kind *const nested_kinds[] = {&ts_server, &mps_server};
+
+/* Shares of an instance (f, b) and its memory; a MIG-disabled GPU's pseudo-instance (profile
+ * -1) has the whole GPU. */
+static struct inst_shape inst_shape_of(const struct scenario *sc, const struct inst_cfg *ic,
+                                       int oom_simulate)
+{
+    if (ic->prof < 0)
+        return (struct inst_shape){1.0, 1.0, sc->gpu.memory_gb, oom_simulate};
+    return (struct inst_shape){mig_compute_share(&sc->gpu, ic->prof),
+                               mig_memory_share(&sc->gpu, ic->prof),
+                               sc->gpu.mig[ic->prof].memory_gb, oom_simulate};
+}
 
 /* ---- parsing -------------------------------------------------------------- */
 
@@ -367,6 +394,96 @@ static int parse_layout(const struct jv *j, const cJSON *arr, const char *path,
     return 0;
 }
 
+/*
+ * {"mig": false, "tenant": T}: GPU g with MIG mode off, all of it serving T as exclusive
+ * would: a plain tenant at shares 1 with the GPU's memory, an LLM tenant's engine on the whole
+ * GPU or, with tensor_parallel k, on its group of k such GPUs (check_tp forms the groups).
+ */
+static int parse_whole(const struct jv *j, const cJSON *o, const char *path,
+                       const struct scenario *sc, int g, struct layout_cfg *lc)
+{
+    static const char *const keys[] = {"mig", "tenant", NULL};
+    int mig = 1;
+    const char *name;
+    char p[512], where[128], msg[SS_ERRLEN];
+    if (jv_object(j, o, path, keys) || jv_bool(j, o, path, "mig", 1, &mig) < 0)
+        return -1;
+    if (mig)
+        return jv_fail(j, jv_path_key(p, sizeof p, path, "mig"),
+                       "expected false: a GPU with MIG on is a list of instances [{\"profile\", "
+                       "\"tenants\"}, …]");
+    if (jv_str(j, o, path, "tenant", 1, &name))
+        return -1;
+    int ti = scn_tenant_index(sc, name);
+    if (ti < 0)
+        return jv_fail(j, jv_path_key(p, sizeof p, path, "tenant"),
+                       "expected the name of a tenant, got \"%s\"", name);
+    const struct tenant_cfg *t = &sc->tenants[ti];
+    struct inst_cfg *ic = &lc->inst[0];
+    lc->whole = 1;
+    lc->lead = g;
+    lc->n = 1;
+    ic->prof = -1;
+    ic->n_ten = 1;
+    ic->ten = ss_xmalloc(sizeof *ic->ten);
+    ic->ten[0] = ti;
+    ic->server = t->llm ? &llm_server : &plain_server;
+    if (!t->llm && t->memory_gb > sc->gpu.memory_gb)
+        return jv_fail(j, path, "tenant \"%s\" needs %g GB, a %s has %g GB", name, t->memory_gb,
+                       sc->gpu.name, sc->gpu.memory_gb);
+    if (!t->llm)
+        return 0;
+    long blocks;
+    if (t->llm->tensor_parallel > 1)
+        snprintf(where, sizeof where, "each %s's %g GB of a tensor_parallel %d group", sc->gpu.name,
+                 sc->gpu.memory_gb, t->llm->tensor_parallel);
+    else
+        snprintf(where, sizeof where, "a whole %s's %g GB", sc->gpu.name, sc->gpu.memory_gb);
+    if (lsv_kv_blocks(t->llm, sc->gpu.memory_gb, where, &blocks, msg, sizeof msg))
+        return jv_fail(j, path, "tenant \"%s\": %s", name, msg);
+    return 0;
+}
+
+/*
+ * Tensor-parallel tenants: refused in an instance (no_tp), and their MIG-disabled GPUs, in
+ * index order, form groups of k on one node (tpgroup.h); a group's later GPUs get no unit.
+ */
+static int check_tp(const struct jv *j, const char *path, const struct scenario *sc,
+                    struct mig_cfg *c)
+{
+    int *gpus = ss_xmalloc((size_t)c->gpus * sizeof *gpus), rc = 0;
+    for (int i = 0; i < sc->n_tenants && rc == 0; i++) {
+        int k = tpg_degree(sc, i), n = 0;
+        if (k == 1)
+            continue;
+        for (int g = 0; g < c->gpus && rc == 0; g++) {
+            const struct layout_cfg *lc = c->layouts[g];
+            if (lc->whole && lc->inst[0].ten[0] == i)
+                gpus[n++] = g;
+            for (int m = 0; m < lc->n && !lc->whole && rc == 0; m++)
+                for (int q = 0; q < lc->inst[m].n_ten; q++)
+                    if (lc->inst[m].ten[q] == i) {
+                        rc = jv_fail(j, path,
+                                     "tenant \"%s\" has tensor_parallel %d but GPU %d lists it "
+                                     "in a %s instance: %s; give it MIG-disabled GPUs "
+                                     "({\"mig\": false, \"tenant\": \"%s\"} in \"layouts\")",
+                                     sc->tenants[i].name, k, g, sc->gpu.mig[lc->inst[m].prof].name,
+                                     policy_mig.no_tp, sc->tenants[i].name);
+                        break;
+                    }
+        }
+        if (rc == 0)
+            rc = tpg_check(j, path, sc, i, n, gpus, "order \"layouts\" so that");
+        for (int m = 0; m < n && rc == 0; m++)
+            if (m % k) {
+                c->layouts[gpus[m]]->lead = gpus[m - m % k];
+                c->layouts[gpus[m]]->inst[0].server = &tp_member_server;
+            }
+    }
+    free(gpus);
+    return rc;
+}
+
 static struct layout_cfg *new_layout(struct mig_cfg *c)
 {
     c->owned = ss_xrealloc(c->owned, (size_t)(c->n_owned + 1) * sizeof *c->owned);
@@ -391,6 +508,12 @@ static int parse_reconf(const struct jv *j, const cJSON *arr, const char *path,
             jv_int(j, o, p, "gpu", 0, 0, sc->gpus - 1, &gpu) < 0)
             return -1;
         r->gpu = (int)gpu;
+        if (c->n_whole > 0 && (r->gpu < 0 || c->layouts[r->gpu]->whole))
+            return jv_fail(j, p,
+                           "%s has MIG disabled: turning MIG mode on or off needs a GPU reset "
+                           "with no process on it, which is not modelled (give \"gpu\": a "
+                           "GPU with MIG on)",
+                           r->gpu < 0 ? "a GPU of the pool" : "this GPU");
         if (c->n_reconf > 0 && r->at_s < c->reconf[c->n_reconf - 1].at_s)
             return jv_fail(j, p, "changes must be in time order");
         c->n_reconf++; /* counted before parsing the layout, so its arrays are freed */
@@ -523,9 +646,12 @@ static int mig_p_parse(const struct jv *j, const cJSON *obj, const char *path,
         const cJSON *item = per->child; /* walked, not indexed: cJSON_GetArrayItem is O(g) */
         for (int g = 0; g < sc->gpus; g++, item = item->next) {
             struct layout_cfg *lc = new_layout(c);
-            if (parse_layout(j, item, jv_path_idx(q, sizeof q, p, g), sc, c->oom_simulate, 1, lc))
-                return -1;
             c->layouts[g] = lc;
+            jv_path_idx(q, sizeof q, p, g);
+            if (cJSON_IsObject(item) ? parse_whole(j, item, q, sc, g, lc)
+                                     : parse_layout(j, item, q, sc, c->oom_simulate, 1, lc))
+                return -1;
+            c->n_whole += lc->whole;
         }
     }
     /* one pass over the instances, not one per tenant */
@@ -544,6 +670,8 @@ static int mig_p_parse(const struct jv *j, const cJSON *obj, const char *path,
         }
     }
     free(served);
+    if (check_tp(j, path, sc, c))
+        return -1;
     const cJSON *rc = cJSON_GetObjectItemCaseSensitive(obj, "reconfigure");
     for (int i = 0; i < sc->n_tenants && (rc || sc->gpu_fault_rate_per_h > 0); i++)
         if (sc->tenants[i].llm)
@@ -638,9 +766,11 @@ static void build_inst(struct sim *s, struct mig_st *x, int g, int k)
     const struct scenario *sc = s->sc;
     struct gpu_rt *G = &x->gpu[g];
     const struct inst_cfg *ic = &G->layout->inst[k];
-    const struct inst_shape sh = {mig_compute_share(&sc->gpu, ic->prof),
-                                  mig_memory_share(&sc->gpu, ic->prof),
-                                  sc->gpu.mig[ic->prof].memory_gb, x->cfg->oom_simulate};
+    const struct inst_shape sh = inst_shape_of(sc, ic, x->cfg->oom_simulate);
+    if (ic->server == &tp_member_server) { /* its group's engine is on the group's first GPU */
+        G->inst[k] = (struct inst_rt){ic->prof, -1, s->now};
+        return;
+    }
     int id = add_unit(x);
     x->units[id] = ic->server->build(sc, ic, &sh, unit_addr(EV_UNIT, id));
     if (x->units[id].ops->start)
@@ -882,6 +1012,27 @@ static void mig_p_fault(struct sim *s, void *st, int tenant)
         rt_offer(s, x->rt[tenant], tenant);
 }
 
+/* A MIG-disabled GPU's details: {"mig": false, "tenant", "utilization"} and, for a GPU of a
+ * tensor-parallel group, "tp_group": the group's first GPU (its engine's busy time, which every
+ * GPU of the group shares). Its units are finished before (the group's first GPU comes first). */
+static cJSON *whole_details(struct sim *s, struct mig_st *x, int g, double window)
+{
+    const struct gpu_rt *G = &x->gpu[g];
+    int lead = G->layout->lead, id = x->gpu[lead].inst[0].unit;
+    double busy = 0;
+    if (lead == g && id >= 0)
+        x->units[id].ops->finish(s, x->units[id].self);
+    if (id >= 0)
+        busy = x->units[id].ops->busy_s(x->units[id].self);
+    cJSON *go = cJSON_CreateObject();
+    cJSON_AddFalseToObject(go, "mig");
+    cJSON_AddStringToObject(go, "tenant", s->sc->tenants[G->layout->inst[0].ten[0]].name);
+    if (tpg_degree(s->sc, G->layout->inst[0].ten[0]) > 1)
+        cJSON_AddNumberToObject(go, "tp_group", lead);
+    cJSON_AddItemToObject(go, "utilization", jv_out_num(window > 0 ? busy / window : NAN));
+    return go;
+}
+
 static void mig_p_finish(struct sim *s, void *st, struct strategy_result *res)
 {
     struct mig_st *x = st;
@@ -895,6 +1046,10 @@ static void mig_p_finish(struct sim *s, void *st, struct strategy_result *res)
         struct gpu_rt *G = &x->gpu[g];
         if (G->n == 0) { /* unused GPU: nothing to report, not counted as fragmented */
             cJSON_AddItemToArray(gpus, cJSON_CreateObject());
+            continue;
+        }
+        if (G->layout->whole) { /* MIG off: the GPU's tenant, nothing stranded */
+            cJSON_AddItemToArray(gpus, whole_details(s, x, g, window));
             continue;
         }
         cJSON *go = cJSON_CreateObject(), *insts = cJSON_AddArrayToObject(go, "instances");
@@ -973,7 +1128,8 @@ static void mig_p_destroy(void *st)
 static double inst_capacity(const struct scenario *sc, const struct inst_cfg *ic,
                             const double *load, const double *alone, int m)
 {
-    double f = mig_compute_share(&sc->gpu, ic->prof), b = mig_memory_share(&sc->gpu, ic->prof);
+    const struct inst_shape sh = inst_shape_of(sc, ic, 0);
+    double f = sh.sm, b = sh.bw;
     double *speed = ss_xcalloc((size_t)ic->n_ten, sizeof *speed);
     double *share = ss_xcalloc((size_t)ic->n_ten, sizeof *share);
     for (int k = 0; k < ic->n_ten; k++) {
@@ -1025,6 +1181,7 @@ const struct policy_ops policy_mig = {
     .hooks = &policy_hooks_mig,
     .capacity = mig_p_capacity,
     .serves_llm = 1,
+    .tp_whole_gpus = 1,
     .no_tp = "a MIG instance has no NVLink or PCIe peer access to another GPU (NVIDIA's MIG user "
              "guide: no GPU-to-GPU P2P under MIG), so a group cannot span instances",
 };

@@ -78,6 +78,8 @@ void le_take(struct sim *s, struct llm_engine *e)
     }
     e->req[h] = r;
     e->held++;
+    if (e->rt)
+        rt_held(e->rt, e->rt_k);
 }
 
 void le_take_all(struct sim *s, struct llm_engine *e)
@@ -140,6 +142,8 @@ void le_end(struct sim *s, struct llm_engine *e)
             lst_done(s, r, q->output, q->first_token_s);
             eng_complete(s, r);
             e->held--;
+            if (e->rt)
+                rt_held(e->rt, e->rt_k);
         }
     }
     if (e->rt)
@@ -162,6 +166,8 @@ int le_fail(struct sim *s, struct llm_engine *e)
     ls_free(&e->sched);
     ls_init(&e->sched, &c);
     e->held = 0;
+    if (e->rt)
+        rt_held(e->rt, e->rt_k);
     e->stepping = 0;
     return 1;
 }

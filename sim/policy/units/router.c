@@ -16,6 +16,59 @@ void rt_init(struct router *r, int policy, int cap)
     r->n = 0;
     r->rep = ss_xcalloc((size_t)cap, sizeof *r->rep);
     r->routed = 0;
+    r->heap = r->pos = NULL;
+    if (policy == LRT_LEAST_OUTSTANDING) {
+        r->heap = ss_xmalloc((size_t)cap * sizeof *r->heap);
+        r->pos = ss_xmalloc((size_t)cap * sizeof *r->pos);
+    }
+}
+
+/* least_outstanding's order: eligible first, then fewest held, then lowest index — the scan's
+ * choice, so the heap's top is the replica a scan over every engine would pick. */
+static int lo_before(const struct router *r, int a, int b)
+{
+    const struct llm_engine *ea = r->rep[a].e, *eb = r->rep[b].e;
+    int na = r->rep[a].down || ea->held >= ea->sched.cfg.max_num_seqs;
+    int nb = r->rep[b].down || eb->held >= eb->sched.cfg.max_num_seqs;
+    if (na != nb)
+        return na < nb;
+    if (ea->held != eb->held)
+        return ea->held < eb->held;
+    return a < b;
+}
+
+static void lo_put(struct router *r, int i, int k)
+{
+    r->heap[i] = k;
+    r->pos[k] = i;
+}
+
+/* Moves replica k up or down the heap to its place after its key changed. */
+static void lo_fix(struct router *r, int k)
+{
+    int i = r->pos[k];
+    while (i > 0 && lo_before(r, k, r->heap[(i - 1) / 2])) {
+        lo_put(r, i, r->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= r->n)
+            break;
+        if (c + 1 < r->n && lo_before(r, r->heap[c + 1], r->heap[c]))
+            c++;
+        if (!lo_before(r, r->heap[c], k))
+            break;
+        lo_put(r, i, r->heap[c]);
+        i = c;
+    }
+    lo_put(r, i, k);
+}
+
+void rt_held(struct router *r, int k)
+{
+    if (r->heap)
+        lo_fix(r, k);
 }
 
 void rt_add(struct router *r, struct unit u, int client)
@@ -26,27 +79,29 @@ void rt_add(struct router *r, struct unit u, int client)
     e->rt = r;
     e->rt_k = r->n;
     r->rep[r->n++] = (struct rt_replica){.u = u, .client = client, .e = e, .down = 0};
+    if (r->heap) {
+        lo_put(r, r->n - 1, r->n - 1);
+        lo_fix(r, r->n - 1);
+    }
 }
 
 void rt_free(struct router *r)
 {
     free(r->rep);
+    free(r->heap);
+    free(r->pos);
     r->rep = NULL;
+    r->heap = r->pos = NULL;
     r->n = 0;
 }
 
-/* Fewest held among the engines below max_num_seqs; -1 when all are full. */
+/* Fewest held among the engines up and below max_num_seqs (lowest index on ties): the heap's
+ * top; -1 when all are full or down. */
 static int pick_least_outstanding(const struct router *r)
 {
-    int best = -1;
-    for (int k = 0; k < r->n; k++) {
-        const struct llm_engine *e = r->rep[k].e;
-        if (r->rep[k].down || e->held >= e->sched.cfg.max_num_seqs)
-            continue;
-        if (best < 0 || e->held < r->rep[best].e->held)
-            best = k;
-    }
-    return best;
+    int k = r->heap[0];
+    const struct llm_engine *e = r->rep[k].e;
+    return r->rep[k].down || e->held >= e->sched.cfg.max_num_seqs ? -1 : k;
 }
 
 /* Request i to replica i mod n, or the first one up after it. */

@@ -48,6 +48,12 @@ struct router {
     int n;
     struct rt_replica *rep;
     long routed; /* requests handed to an engine so far (round_robin's counter) */
+    /* least_outstanding: the replicas in a binary min-heap by (not eligible, held, k), eligible
+     * = up and below max_num_seqs, so a pick is its top, O(1), and a change of one engine's
+     * held count re-sorts it in O(log n) (rt_held): a fleet's router has thousands of
+     * replicas, and a scan per request was most of such a run (docs/performance.md). heap[i]
+     * is a replica, pos[k] replica k's place in it. NULL under the other policies. */
+    int *heap, *pos;
 };
 
 /* An empty router of `policy` (enum lrt_policy) for at most cap engines. */
@@ -57,10 +63,13 @@ void rt_init(struct router *r, int policy, int cap);
 void rt_add(struct router *r, struct unit u, int client);
 void rt_free(struct router *r);
 
+/* Replica k's engine changed its held count (llmengine.c calls it at every change). */
+void rt_held(struct router *r, int k);
 /* Replica k's GPU went down (1) or is back (0); the owner offers the queue again when back. */
 static inline void rt_set_down(struct router *r, int k, int down)
 {
     r->rep[k].down = down;
+    rt_held(r, k);
 }
 /* The replica the next request goes to, or -1 when it waits at the router. */
 int rt_pick(const struct router *r);
