@@ -71,6 +71,9 @@ struct lsv_cfg {
     double gpu_memory_utilization;
     double activation_reserve_gb;
     int tensor_parallel; /* GPUs of the group serving it (1: one GPU) */
+    /* "tensor_parallel": "auto": sharesim plan chooses the degree (tensor_parallel is 1 until
+     * it does); every other command refuses it at load (core/scenario.h SCN_TP_AUTO). */
+    int tp_auto;
     /* LSV_DEF_*: the values not given; max_num_seqs, max_batched_tokens and the reserve are
      * 0 / -1 until lsv_resolve sets them for the device (resolved then 1). */
     unsigned defaulted;
