@@ -36,10 +36,10 @@ static int tp_auto(const struct tenant_cfg *t)
 static int tp_usable(const struct scenario *sc, const struct tenant_cfg *t, int k, int max_gpus,
                      char *why, size_t n)
 {
-    if (k > max_gpus)
-        return ss_errf(why, n, "TP%d needs %d GPUs, more than plan.max_gpus %d", k, k, max_gpus);
     if (tp_check_model(&t->llm->model, k, why, n) || tp_check_gpu(&sc->gpu, k, why, n))
         return -1;
+    if (k > max_gpus)
+        return ss_errf(why, n, "TP%d needs %d GPUs, more than plan.max_gpus %d", k, k, max_gpus);
     if (k > 1 && t->llm->etm.kind != STM_ENGINE)
         return ss_errf(why, n,
                        "TP%d needs \"step_model\": \"engine\" (the roofline model has no "

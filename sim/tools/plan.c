@@ -699,7 +699,7 @@ static void explain_tp(const struct scenario *sc, struct plan_result *r)
                                 b->preemptions[t], lat);
     if (r->n_tp_alt == 0 && w < sizeof r->tp_why) {
         snprintf(r->tp_why + w, sizeof r->tp_why - w,
-                 "; no other layout was simulated on as many GPUs or fewer");
+                 "; no other layout was simulated on as many GPUs or fewer.");
         return;
     }
     for (int q = 0; q < r->n_tp_alt && w < sizeof r->tp_why; q++) {
