@@ -24,6 +24,7 @@
  * docs/llm.md#tensor-parallelism): memory_gb is then each GPU's, which holds 1/TP of the
  * weights and its share of the KV heads, and the blocks are the group's (every GPU holds the
  * same tokens). Only the engine step model has it, and only whole GPUs (exclusive) serve it.
+ * "auto" leaves the degree to sharesim plan (docs/plan.md#tensor-parallelism-and-replicas).
  */
 #ifndef SS_LLM_SERVING_H
 #define SS_LLM_SERVING_H

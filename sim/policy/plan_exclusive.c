@@ -1,7 +1,9 @@
 /*
  * plan_exclusive — what the tools ask of the exclusive strategy (struct policy_hooks,
  * docs/policy-hooks.md): it is the baseline; planner candidates sized per tenant by
- * Erlang C, and the note on what to request in Kubernetes.
+ * Erlang C — or, for an LLM tenant with "tensor_parallel": "auto", the layouts of engines ×
+ * tensor-parallel degree (docs/plan.md#tensor-parallelism-and-replicas) — and the note on what
+ * to request in Kubernetes.
  */
 #include "core/analytic.h"
 #include "core/deploy.h"
