@@ -115,7 +115,7 @@ int cmd_plan(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     }
     struct scenario sc;
-    if (cli_load_scenario(argv[optind], SCN_IGNORE_STRATEGIES, &sc))
+    if (cli_load_scenario(argv[optind], SCN_IGNORE_STRATEGIES | SCN_TP_AUTO, &sc))
         return SS_EXIT_BADINPUT;
     if (nodes && ki_set_nodes(&sc.k8s, nodes, why, sizeof why)) {
         fprintf(stderr, "sharesim plan: --nodes: %s\n", why);

@@ -101,6 +101,13 @@ void pc_free_cand(struct plan_cand *c)
     free(c->ttft_s);
     free(c->tpot_s);
     free(c->thr_per_s);
+    free(c->tp);
+    free(c->engines);
+    free(c->kv_tokens);
+    free(c->preemptions);
+    c->tp = c->engines = NULL;
+    c->kv_tokens = NULL;
+    c->preemptions = NULL;
     c->strategy = c->placements = c->general = NULL;
     c->p99_s = c->ttft_s = c->tpot_s = c->thr_per_s = NULL;
     c->missed = NULL;

@@ -62,6 +62,15 @@ struct plan_cand {
     cJSON *general;
     char general_why[160];
     unsigned flags; /* PC_FLAG_*: what an operator should know before applying it */
+    /* Tensor parallelism the planner chose (an LLM tenant with "tensor_parallel": "auto"):
+     * per tenant, the degree of its engines (0: the tenant's own setting applies) and how many
+     * engines (replicas) it runs. NULL when the candidate sets none. The planner writes the
+     * degree into the tenant's serving object before loading the candidate. */
+    int *tp, *engines;
+    /* per tenant, when simulated: an LLM tenant's KV cache in tokens per engine (-1: none) and
+     * its preemptions (recomputes) over the run, the figures that tell TP layouts apart */
+    long *kv_tokens;
+    double *preemptions;
     /* Headroom (tools/plan.c): the load factor at which the candidate first misses an SLA,
      * found by bisection over the scenario's arrival rates scaled as `run --scale-load` does,
      * with the same random numbers. headroom_lo is the largest factor seen to meet, headroom_hi
@@ -81,6 +90,12 @@ enum {
      * general (another pod placed beside it) it misses. */
     PC_FLAG_ONLY_ALONE = 1u << 1,
 };
+
+/* Most layouts (degree × replicas, over the tenants with "tensor_parallel": "auto") the
+ * exclusive hook offers: the product grows with each such tenant. */
+#define PC_TP_MAX_LAYOUTS 64
+/* Most engines of one tenant in a layout. */
+#define PC_TP_MAX_REPLICAS 8
 
 /* What a plan hook sees: the scenario, the search bound, and the list it appends to. */
 struct plan_ctx {

@@ -19,6 +19,7 @@
 #include "core/tenant.h"
 #include "calib/kcurve.h"
 #include "llm/serving.h"
+#include "llm/tp.h"
 #include "base/util.h"
 
 #include <limits.h>
@@ -961,6 +962,17 @@ int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned
         parse_tenants(&j, root, sc) || check_stop(&j, root, sc) || check_kernel_tables(&j, sc) ||
         scn_check_clock(sc, 1.0, err, errlen))
         return -1;
+    /* "auto" asks the planner for a degree; a run with none chosen would serve the model on
+     * one GPU without saying so. */
+    for (int i = 0; i < sc->n_tenants && !(flags & SCN_TP_AUTO); i++)
+        if (sc->tenants[i].llm && sc->tenants[i].llm->tp_auto) {
+            char p[128];
+            snprintf(p, sizeof p, "tenants[%d].serving.tensor_parallel", i);
+            return jv_fail(&j, p,
+                           "\"auto\" lets sharesim plan choose the degree; this command needs "
+                           "1, 2, 4 or %d (the plan's --emit-scenario writes the one it chose)",
+                           TP_MAX);
+        }
     if (!(flags & SCN_IGNORE_STRATEGIES) && parse_strategies(&j, root, sc))
         return -1;
     return 0;

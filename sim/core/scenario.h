@@ -210,6 +210,9 @@ int scn_load_text(const char *file, const char *text, size_t len, struct scenari
 /* Flags: SCN_IGNORE_STRATEGIES skips the "strategies" (absent or not), for the
  * planner, which makes its own. */
 #define SCN_IGNORE_STRATEGIES 1u
+/* SCN_TP_AUTO accepts "tensor_parallel": "auto" (the planner chooses the degree); without it
+ * the loader refuses it at its path. */
+#define SCN_TP_AUTO 2u
 int scn_load_flags(const char *path, unsigned flags, struct scenario *sc, char *err, size_t errlen);
 int scn_load_text_flags(const char *file, const char *text, size_t len, unsigned flags,
                         struct scenario *sc, char *err, size_t errlen);

@@ -96,8 +96,17 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
         jv_num(j, obj, path, "activation_reserve_gb", 0, 0, 1e5, &c->activation_reserve_gb) < 0)
         return -1;
     long tp = 1;
-    if (jv_int(j, obj, path, "tensor_parallel", 0, 1, TP_MAX, &tp) < 0)
+    const cJSON *tpv = cJSON_GetObjectItemCaseSensitive(obj, "tensor_parallel");
+    if (cJSON_IsString(tpv)) {
+        char p[512];
+        if (strcmp(tpv->valuestring, "auto") != 0)
+            return jv_fail(j, jv_path_key(p, sizeof p, path, "tensor_parallel"),
+                           "expected 1, 2, 4, %d or \"auto\" (sharesim plan chooses), not \"%s\"",
+                           TP_MAX, tpv->valuestring);
+        c->tp_auto = 1;
+    } else if (jv_int(j, obj, path, "tensor_parallel", 0, 1, TP_MAX, &tp) < 0) {
         return -1;
+    }
     c->tensor_parallel = (int)tp;
     c->max_num_seqs = (int)seqs;
     c->block_size = (int)bs;

@@ -24,6 +24,7 @@
  * docs/llm.md#tensor-parallelism): memory_gb is then each GPU's, which holds 1/TP of the
  * weights and its share of the KV heads, and the blocks are the group's (every GPU holds the
  * same tokens). Only the engine step model has it, and only whole GPUs (exclusive) serve it.
+ * "auto" leaves the degree to sharesim plan (docs/plan.md#tensor-parallelism-and-replicas).
  */
 #ifndef SS_LLM_SERVING_H
 #define SS_LLM_SERVING_H
@@ -71,6 +72,9 @@ struct lsv_cfg {
     double gpu_memory_utilization;
     double activation_reserve_gb;
     int tensor_parallel; /* GPUs of the group serving it (1: one GPU) */
+    /* "tensor_parallel": "auto": sharesim plan chooses the degree (tensor_parallel is 1 until
+     * it does); every other command refuses it at load (core/scenario.h SCN_TP_AUTO). */
+    int tp_auto;
     /* LSV_DEF_*: the values not given; max_num_seqs, max_batched_tokens and the reserve are
      * 0 / -1 until lsv_resolve sets them for the device (resolved then 1). */
     unsigned defaulted;

@@ -261,6 +261,64 @@ static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
     HW_MARK(wr, "</table>\n");
 }
 
+/* A number of the plan document (NaN when null or absent). */
+static double num_of(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *str_of(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* One row of the tensor-parallel comparison: a layout's deciding figures. */
+static void tp_row(struct hw *wr, const cJSON *l, int chosen)
+{
+    HW_MARK(wr, "<tr><td class=\"l\">");
+    hw_text(wr, str_of(l, "layout"));
+    HW_MARK2(wr, chosen, " (chosen)", "");
+    HW_MARK(wr, "</td>");
+    ht_td(wr, num_of(l, "gpus"), 1, "%.0f");
+    ht_td(wr, num_of(l, "cost_per_hour_usd"), 1, "%.2f");
+    ht_td(wr, num_of(l, "ttft_p99_ms"), 1, "%.4g");
+    ht_td(wr, num_of(l, "ttft_target_ms"), 1, "%.4g");
+    ht_td(wr, num_of(l, "tpot_p99_ms"), 1, "%.4g");
+    ht_td(wr, num_of(l, "tpot_target_ms"), 1, "%.4g");
+    ht_td(wr, num_of(l, "kv_tokens_per_engine"), 1, "%.0f");
+    ht_td(wr, num_of(l, "preemptions"), 1, "%.0f");
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "meets_sla"))) {
+        HW_MARK(wr, "<td class=\"l ok wrap\">✓ meets every SLA</td>");
+    } else {
+        HW_MARK(wr, "<td class=\"l miss wrap\">✗ ");
+        hw_text(wr, str_of(l, "reason"));
+        HW_MARK(wr, "</td>");
+    }
+    HW_MARK(wr, "</tr>\n");
+}
+
+/* The plan's "tensor_parallel_choice": the chosen layout against the others, and why. */
+static void tp_section(struct hw *wr, const cJSON *plan)
+{
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(plan, "tensor_parallel_choice");
+    if (!cJSON_IsObject(tc))
+        return;
+    HW_MARK(wr, "<h2 id=\"tensor-parallel\">Tensor parallelism: ");
+    hw_text(wr, str_of(tc, "tenant"));
+    HW_MARK(wr, "</h2>\n<p>");
+    hw_text(wr, str_of(tc, "why"));
+    HW_MARK(wr, "</p>\n<table class=\"plan\">\n<tr><th class=\"l\">layout</th><th>GPUs</th>"
+                "<th>$/hour</th><th>TTFT p99 ms</th><th>target</th><th>TPOT p99 ms</th>"
+                "<th>target</th><th>KV tokens per engine</th><th>preemptions</th>"
+                "<th class=\"l\">status</th></tr>\n");
+    tp_row(wr, cJSON_GetObjectItemCaseSensitive(tc, "chosen"), 1);
+    const cJSON *a;
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(tc, "alternatives")) tp_row(wr, a, 0);
+    HW_MARK(wr, "</table>\n");
+}
+
 static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan, char *err,
                      size_t errlen);
 
@@ -355,6 +413,8 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
              sc->n_tenants, sc->n_tenants == 1 ? "" : "s", sc->gpu.name, pl.simulations);
     HW_MARK(wr, "<h2 id=\"latency\">Candidates against the SLAs</h2>\n");
     int rc = figures(wr, sc, pl.candidates, err, errlen);
+    if (rc == 0)
+        tp_section(wr, plan);
     if (rc == 0) {
         HW_MARK(wr, "<h2 id=\"tables\">Every candidate</h2>\n");
         table(wr, sc, pl.candidates);

@@ -45,12 +45,32 @@ static int kind_wanted(const struct pctx *x, const char *kind)
 
 /* ---- simulation ------------------------------------------------------------ */
 
+/* Candidate c's degrees into doc, a copy of the scenario: the planner's choice where it made
+ * one, 1 for any other tenant with "tensor_parallel": "auto" (a strategy that serves it on one
+ * GPU, or none). The loader refuses "auto" itself: what runs is always a number. */
+static void apply_tp(const struct scenario *sc, const struct plan_cand *c, cJSON *doc)
+{
+    cJSON *tenants = cJSON_GetObjectItemCaseSensitive(doc, "tenants");
+    for (int i = 0; i < sc->n_tenants; i++) {
+        if (!sc->tenants[i].llm || !sc->tenants[i].llm->tp_auto)
+            continue;
+        cJSON *sv = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(tenants, i), "serving");
+        int k = c->tp && c->tp[i] ? c->tp[i] : 1;
+        if (cJSON_IsObject(sv))
+            cJSON_ReplaceItemInObjectCaseSensitive(sv, "tensor_parallel", cJSON_CreateNumber(k));
+    }
+}
+
 /* Loads and runs one strategy object on c->gpus GPUs: 0 with the result in *res (the caller
- * frees it), 1 when the loader rejects it (its reason in c->pruned), -1 when the run failed. */
+ * frees it), 1 when the loader rejects it (its reason in c->pruned), -1 when the run failed.
+ * kv_tokens (may be NULL): per tenant, a TP layout's KV cache in tokens per engine, -1 for
+ * the others. */
 static int run_strategy(const struct scenario *sc, struct plan_cand *c, const cJSON *strategy,
-                        double load, struct strategy_result *res, char *err, size_t errlen)
+                        double load, struct strategy_result *res, long *kv_tokens, char *err,
+                        size_t errlen)
 {
     cJSON *doc = cJSON_Duplicate(sc->json, 1);
+    apply_tp(sc, c, doc);
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "plan");
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "replications");
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "gpus");
@@ -72,6 +92,15 @@ static int run_strategy(const struct scenario *sc, struct plan_cand *c, const cJ
         return 1;
     }
     free(text);
+    /* A whole GPU's (each GPU's of a group) memory is an exclusive engine's: its blocks are the
+     * cache one engine holds, which is what tells TP layouts apart. */
+    for (int i = 0; kv_tokens && i < sc->n_tenants; i++) {
+        long blocks;
+        kv_tokens[i] = -1;
+        if (c->tp && c->tp[i] && s2.tenants[i].llm &&
+            !lsv_kv_blocks(s2.tenants[i].llm, s2.gpu.memory_gb, "a GPU", &blocks, why, sizeof why))
+            kv_tokens[i] = blocks * s2.tenants[i].llm->block_size;
+    }
     /* The headroom's runs: every arrival rate times `load`, as `run --scale-load` does. */
     if (load != 1 && ls_scale_load(&s2, load, err, errlen)) {
         scn_free(&s2);
@@ -155,6 +184,8 @@ static void fold_figures(const struct scenario *sc, const struct strategy_result
                 c->ttft_s[i] = m[LM_TTFT_P99];
             if (!(m[LM_TPOT_P99] <= c->tpot_s[i]))
                 c->tpot_s[i] = m[LM_TPOT_P99];
+            if (!(m[LM_PREEMPTIONS] <= c->preemptions[i]))
+                c->preemptions[i] = m[LM_PREEMPTIONS];
         }
     }
 }
@@ -166,8 +197,12 @@ static void drop_figures(struct plan_cand *c)
     free(c->ttft_s);
     free(c->tpot_s);
     free(c->thr_per_s);
+    free(c->kv_tokens);
+    free(c->preemptions);
     c->p99_s = c->ttft_s = c->tpot_s = c->thr_per_s = NULL;
     c->missed = NULL;
+    c->kv_tokens = NULL;
+    c->preemptions = NULL;
 }
 
 /* A candidate's variants: its placements (or its strategy alone), then its general ones. */
@@ -228,7 +263,10 @@ static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, s
     c->ttft_s = ss_xcalloc(nt, sizeof *c->ttft_s);
     c->tpot_s = ss_xcalloc(nt, sizeof *c->tpot_s);
     c->thr_per_s = ss_xcalloc(nt, sizeof *c->thr_per_s);
+    c->kv_tokens = ss_xcalloc(nt, sizeof *c->kv_tokens);
+    c->preemptions = ss_xcalloc(nt, sizeof *c->preemptions);
     for (int i = 0; i < sc->n_tenants; i++) {
+        c->preemptions[i] = sc->tenants[i].llm ? -INFINITY : NAN;
         c->p99_s[i] = -INFINITY;
         c->thr_per_s[i] = INFINITY;
         c->ttft_s[i] = c->tpot_s[i] = sc->tenants[i].llm ? -INFINITY : NAN;
@@ -238,7 +276,7 @@ static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, s
     for (int v = 0; v < n; v++) {
         const cJSON *st = variant_at(c, v);
         struct strategy_result res;
-        int rc = run_strategy(sc, c, st, 1.0, &res, err, errlen);
+        int rc = run_strategy(sc, c, st, 1.0, &res, v == 0 ? c->kv_tokens : NULL, err, errlen);
         if (rc) {
             drop_figures(c);
             c->feasible = 0;
@@ -292,7 +330,7 @@ static int meets_at(const struct scenario *sc, struct plan_cand *c, double x, in
     for (int k = 0; k < n; k++) {
         int v = (*first + k) % n;
         struct strategy_result res;
-        int rc = run_strategy(sc, c, variant_at(c, v), x, &res, err, errlen);
+        int rc = run_strategy(sc, c, variant_at(c, v), x, &res, NULL, err, errlen);
         if (rc)
             return -1;
         ++*runs;
@@ -589,6 +627,113 @@ static void explain_choice(struct plan_result *r)
     }
 }
 
+/* ---- the tensor-parallel choice --------------------------------------------------- */
+
+/* "2×TP2": tenant i's layout in candidate c. */
+static void layout_name(const struct plan_cand *c, int i, char *buf, size_t n)
+{
+    snprintf(buf, n, "%d×TP%d", c->engines[i], c->tp[i]);
+}
+
+/* Whether c is a layout the planner chose for tenant i, different from b's. */
+static int other_layout(const struct plan_cand *c, const struct plan_cand *b, int i)
+{
+    return c != b && c->simulated && c->tp && c->tp[i] &&
+           (c->tp[i] != b->tp[i] || c->engines[i] != b->engines[i]);
+}
+
+/* "TTFT/TPOT p99 412/28.1 ms" of tenant i in c, with the targets when it has them. */
+static void lat_text(const struct scenario *sc, const struct plan_cand *c, int i, char *buf,
+                     size_t n)
+{
+    snprintf(buf, n, "TTFT/TPOT p99 %.4g/%.4g ms", c->ttft_s[i] * 1e3, c->tpot_s[i] * 1e3);
+    const struct lsv_cfg *l = sc->tenants[i].llm;
+    if (l->sla_ttft_p99_s > 0 || l->sla_tpot_p99_s > 0) {
+        size_t w = strlen(buf);
+        char a[32] = "-", b[32] = "-";
+        if (l->sla_ttft_p99_s > 0)
+            snprintf(a, sizeof a, "%.4g", l->sla_ttft_p99_s * 1e3);
+        if (l->sla_tpot_p99_s > 0)
+            snprintf(b, sizeof b, "%.4g", l->sla_tpot_p99_s * 1e3);
+        snprintf(buf + w, n - w, " (targets %s/%s)", a, b);
+    }
+}
+
+/*
+ * Why the recommendation's layout won (r->tp_why): against each other layout of the same
+ * tenant simulated on as many GPUs — or, when none was, the cheaper ones simulated — what
+ * decided (it misses and why, it costs more, or the tie-break), then the figures that differ
+ * between layouts: the KV cache each engine holds, the preemptions, TTFT and TPOT p99.
+ */
+static void explain_tp(const struct scenario *sc, struct plan_result *r)
+{
+    r->tp_tenant = -1;
+    r->n_tp_alt = 0;
+    r->tp_why[0] = '\0';
+    int idx = r->best >= 0 ? r->best : r->closest;
+    if (idx < 0 || !r->c[idx].tp)
+        return;
+    const struct plan_cand *b = &r->c[idx];
+    int t = -1;
+    for (int i = 0; i < sc->n_tenants && t < 0; i++)
+        if (b->tp[i])
+            t = i;
+    if (t < 0)
+        return;
+    r->tp_tenant = t;
+    /* r->c is in rank order: the first found are the better ranked. */
+    for (int same = 1; same >= 0 && r->n_tp_alt == 0; same--)
+        for (int k = 0; k < r->n && r->n_tp_alt < PLAN_TP_MAX_ALTS; k++) {
+            const struct plan_cand *c = &r->c[k];
+            if (other_layout(c, b, t) && (same ? c->gpus == b->gpus : c->gpus < b->gpus))
+                r->tp_alt[r->n_tp_alt++] = k;
+        }
+    char mine[32], lat[160];
+    layout_name(b, t, mine, sizeof mine);
+    lat_text(sc, b, t, lat, sizeof lat);
+    size_t w = (size_t)snprintf(r->tp_why, sizeof r->tp_why,
+                                "%s: %s on %d GPU%s (%s): KV holds %ld tokens per engine, %.0f "
+                                "preemptions, %s",
+                                sc->tenants[t].name, mine, b->gpus, b->gpus == 1 ? "" : "s",
+                                r->best >= 0 ? "chosen" : "the closest", b->kv_tokens[t],
+                                b->preemptions[t], lat);
+    if (r->n_tp_alt == 0 && w < sizeof r->tp_why) {
+        snprintf(r->tp_why + w, sizeof r->tp_why - w,
+                 "; no other layout was simulated on as many GPUs or fewer.");
+        return;
+    }
+    for (int q = 0; q < r->n_tp_alt && w < sizeof r->tp_why; q++) {
+        const struct plan_cand *c = &r->c[r->tp_alt[q]];
+        char theirs[32], why[SCN_NAME_MAX + 340], pre[120];
+        layout_name(c, t, theirs, sizeof theirs);
+        lat_text(sc, c, t, lat, sizeof lat);
+        if (!c->feasible)
+            snprintf(why, sizeof why, "misses (%s)", c->reason);
+        else if (cost_key(c) > cost_key(b))
+            snprintf(why, sizeof why, "meets every SLA but costs more ($%.2f/hour against $%.2f)",
+                     c->cost_per_hour, b->cost_per_hour);
+        else
+            snprintf(why, sizeof why,
+                     "meets every SLA at no lower cost; %s ranks first by the tie-breaks the "
+                     "recommendation states",
+                     mine);
+        /* A smaller cache holds fewer sequences: what preempts them is the cause to name. */
+        if (c->kv_tokens[t] < b->kv_tokens[t] && c->preemptions[t] > b->preemptions[t])
+            snprintf(pre, sizeof pre, "so it preempts more (%.0f preemptions against %.0f)",
+                     c->preemptions[t], b->preemptions[t]);
+        else
+            snprintf(pre, sizeof pre, "%.0f preemptions against %.0f", c->preemptions[t],
+                     b->preemptions[t]);
+        w += (size_t)snprintf(r->tp_why + w, sizeof r->tp_why - w,
+                              ". %s on %d GPU%s %s: its engines hold %ld KV tokens each against "
+                              "%ld at %s, %s; %s",
+                              theirs, c->gpus, c->gpus == 1 ? "" : "s", why, c->kv_tokens[t],
+                              b->kv_tokens[t], mine, pre, lat);
+    }
+    if (w < sizeof r->tp_why)
+        snprintf(r->tp_why + w, sizeof r->tp_why - w, ".");
+}
+
 /* ---- entry ------------------------------------------------------------------- */
 
 static int parse_plan(const struct scenario *sc, struct pctx *x, char *err, size_t errlen)
@@ -714,6 +859,7 @@ int plan_run(const struct scenario *sc, int flags, struct plan_result *out, char
                        cand[out->closest].worst_ratio) > 0))
             out->closest = i;
     explain_choice(out);
+    explain_tp(sc, out);
     rule_of_thumb(sc, out);
     return 0;
 }
@@ -893,6 +1039,33 @@ static void why_cell(const struct plan_cand *c, char *buf, size_t n)
         snprintf(buf + l, n - l, " [%s]", flags);
 }
 
+/* The tensor-parallel choice (explain_tp): each layout's deciding figures, then why. */
+static void tp_table(FILE *fp, const struct scenario *sc, const struct plan_result *r)
+{
+    if (r->tp_tenant < 0)
+        return;
+    int t = r->tp_tenant, idx = r->best >= 0 ? r->best : r->closest;
+    const struct lsv_cfg *l = sc->tenants[t].llm;
+    fprintf(fp, "\ntensor parallelism for %s (TTFT/TPOT p99 targets ", sc->tenants[t].name);
+    fprintf(fp, l->sla_ttft_p99_s > 0 ? "%.4g" : "-", l->sla_ttft_p99_s * 1e3);
+    fprintf(fp, l->sla_tpot_p99_s > 0 ? "/%.4g ms):\n" : "/- ms):\n", l->sla_tpot_p99_s * 1e3);
+    fprintf(fp, "  %-8s %4s %8s %12s %12s %17s %11s  %s\n", "layout", "gpus", "$/hour",
+            "TTFT p99 ms", "TPOT p99 ms", "KV tokens/engine", "preemptions", "status");
+    for (int q = -1; q < r->n_tp_alt; q++) {
+        const struct plan_cand *c = &r->c[q < 0 ? idx : r->tp_alt[q]];
+        char lay[32], cost[32] = "-";
+        layout_name(c, t, lay, sizeof lay);
+        if (isfinite(c->cost_per_hour))
+            snprintf(cost, sizeof cost, "%.2f", c->cost_per_hour);
+        fprintf(fp, "  ");
+        put_padded(fp, lay, 8, 1);
+        fprintf(fp, " %4d %8s %12.4g %12.4g %17ld %11.0f  %s%s\n", c->gpus, cost,
+                c->ttft_s[t] * 1e3, c->tpot_s[t] * 1e3, c->kv_tokens[t], c->preemptions[t],
+                status(c), q < 0 ? (r->best >= 0 ? " (chosen)" : " (closest)") : "");
+    }
+    fprintf(fp, "why: %s\n", r->tp_why);
+}
+
 void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r)
 {
     char price[64] = "no GPU price: ranked by GPU count";
@@ -973,6 +1146,7 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
         flags_text(b, flags, sizeof flags);
         if (flags[0])
             fprintf(fp, "warning: %s.\n", flags);
+        tp_table(fp, sc, r);
     } else if (r->closest >= 0) {
         const struct plan_cand *b = &r->c[r->closest];
         char ratio[48], on[32];
@@ -981,6 +1155,7 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
                 "no configuration within the limits meets every SLA; closest: %s%s "
                 "(%s; worst %s).\n",
                 b->label, gpus_words(b, on, sizeof on), b->reason, ratio);
+        tp_table(fp, sc, r);
     } else {
         fprintf(fp, "no configuration within the limits could be simulated (all pruned).\n");
     }
@@ -1076,6 +1251,23 @@ static cJSON *cand_json(const struct scenario *sc, const struct plan_cand *c)
         for (int i = 0; i < sc->n_tenants; i++)
             jv_out_add(p, sc->tenants[i].name, c->thr_per_s[i]);
     }
+    /* The layout the planner chose ("tensor_parallel": "auto"): per such tenant its degree,
+     * engines and, when simulated, its KV tokens per engine and preemptions. */
+    if (c->tp) {
+        cJSON *tp = cJSON_AddObjectToObject(o, "tensor_parallel"),
+              *en = cJSON_AddObjectToObject(o, "engines");
+        cJSON *kv = c->kv_tokens ? cJSON_AddObjectToObject(o, "kv_tokens_per_engine") : NULL,
+              *pr = c->preemptions ? cJSON_AddObjectToObject(o, "preemptions") : NULL;
+        for (int i = 0; i < sc->n_tenants; i++)
+            if (c->tp[i]) {
+                cJSON_AddNumberToObject(tp, sc->tenants[i].name, c->tp[i]);
+                cJSON_AddNumberToObject(en, sc->tenants[i].name, c->engines[i]);
+                if (kv)
+                    cJSON_AddNumberToObject(kv, sc->tenants[i].name, (double)c->kv_tokens[i]);
+                if (pr)
+                    jv_out_add(pr, sc->tenants[i].name, c->preemptions[i]);
+            }
+    }
     /* An LLM tenant's TTFT and TPOT p99, the targets the margin also weighs. */
     if (c->ttft_s && run_has_llm(sc)) {
         cJSON *a = cJSON_AddObjectToObject(o, "ttft_p99_ms"),
@@ -1087,6 +1279,54 @@ static cJSON *cand_json(const struct scenario *sc, const struct plan_cand *c)
             }
     }
     return o;
+}
+
+/* One layout of the tensor-parallel choice: its deciding figures for tenant t. */
+static cJSON *tp_layout_json(const struct scenario *sc, const struct plan_cand *c, int t)
+{
+    cJSON *o = cJSON_CreateObject();
+    char lay[32];
+    layout_name(c, t, lay, sizeof lay);
+    cJSON_AddStringToObject(o, "label", c->label);
+    cJSON_AddStringToObject(o, "layout", lay);
+    cJSON_AddNumberToObject(o, "tensor_parallel", c->tp[t]);
+    cJSON_AddNumberToObject(o, "engines", c->engines[t]);
+    cJSON_AddNumberToObject(o, "gpus", c->gpus);
+    jv_out_add(o, "cost_per_hour_usd", c->cost_per_hour);
+    cJSON_AddBoolToObject(o, "meets_sla", c->feasible);
+    jv_out_add(o, "ttft_p99_ms", c->ttft_s[t] * 1e3);
+    jv_out_add(o, "tpot_p99_ms", c->tpot_s[t] * 1e3);
+    const struct lsv_cfg *l = sc->tenants[t].llm;
+    jv_out_add(o, "ttft_target_ms", l->sla_ttft_p99_s > 0 ? l->sla_ttft_p99_s * 1e3 : NAN);
+    jv_out_add(o, "tpot_target_ms", l->sla_tpot_p99_s > 0 ? l->sla_tpot_p99_s * 1e3 : NAN);
+    if (c->kv_tokens[t] >= 0)
+        cJSON_AddNumberToObject(o, "kv_tokens_per_engine", (double)c->kv_tokens[t]);
+    else
+        cJSON_AddNullToObject(o, "kv_tokens_per_engine");
+    jv_out_add(o, "preemptions", c->preemptions[t]);
+    if (c->feasible)
+        cJSON_AddNullToObject(o, "reason");
+    else
+        cJSON_AddStringToObject(o, "reason", c->reason);
+    return o;
+}
+
+/* "tensor_parallel_choice": the chosen layout, the others it was weighed against, and why;
+ * null when the planner chose no degree for the recommendation (or closest). */
+static void tp_json(cJSON *root, const struct scenario *sc, const struct plan_result *r)
+{
+    if (r->tp_tenant < 0) {
+        cJSON_AddNullToObject(root, "tensor_parallel_choice");
+        return;
+    }
+    int t = r->tp_tenant, idx = r->best >= 0 ? r->best : r->closest;
+    cJSON *o = cJSON_AddObjectToObject(root, "tensor_parallel_choice");
+    cJSON_AddStringToObject(o, "tenant", sc->tenants[t].name);
+    cJSON_AddItemToObject(o, "chosen", tp_layout_json(sc, &r->c[idx], t));
+    cJSON *a = cJSON_AddArrayToObject(o, "alternatives");
+    for (int q = 0; q < r->n_tp_alt; q++)
+        cJSON_AddItemToArray(a, tp_layout_json(sc, &r->c[r->tp_alt[q]], t));
+    cJSON_AddStringToObject(o, "why", r->tp_why);
 }
 
 cJSON *plan_json(const struct scenario *sc, const struct plan_result *r)
@@ -1126,6 +1366,7 @@ cJSON *plan_json(const struct scenario *sc, const struct plan_result *r)
     }
     cJSON_AddBoolToObject(rule, "agrees",
                           r->best >= 0 && strcmp(r->c[r->best].kind, r->rule_kind) == 0);
+    tp_json(root, sc, r);
     cJSON_AddNumberToObject(root, "simulations", r->simulations);
     cJSON_AddNumberToObject(root, "headroom_simulations", r->headroom_runs);
     return root;
@@ -1190,6 +1431,7 @@ cJSON *plan_scenario(const struct scenario *sc, const struct plan_result *r, con
     }
     const struct plan_cand *c = &r->c[idx];
     cJSON *doc = cJSON_Duplicate(sc->json, 1);
+    apply_tp(sc, c, doc); /* the degrees the plan chose, which `run` needs as numbers */
     static const char *const drop[] = {"plan", "replications", "gpus", "strategies",
                                        "seed", "description",  NULL};
     for (int k = 0; drop[k]; k++)
@@ -1738,6 +1980,15 @@ int plan_write_k8s(const char *dir, const char *ns, const struct scenario *sc,
     if (pd_begin(&pd, dir, err, errlen))
         return -1;
     dp_init(d, pd.tmp, ns, sc, b, r->best < 0, err, errlen);
+    /* The deploy hook and the engine flags read a tenant's degree from its serving object:
+     * while the files are written it holds the one the plan chose (the scenario's "auto" is
+     * 1 until then), and gets it back after. */
+    int *was = ss_xcalloc((size_t)(sc->n_tenants ? sc->n_tenants : 1), sizeof *was);
+    for (int i = 0; i < sc->n_tenants; i++)
+        if (b->tp && b->tp[i] && sc->tenants[i].llm) {
+            was[i] = sc->tenants[i].llm->tensor_parallel;
+            sc->tenants[i].llm->tensor_parallel = b->tp[i];
+        }
     /* the nodes are checked after the hook has written its configs: into the temporary, so a
      * refusal leaves DIR as it was */
     int rc = ops->hooks->deploy(d) || assign_nodes(d) || write_nodes(d) ? -1 : 0;
@@ -1750,6 +2001,10 @@ int plan_write_k8s(const char *dir, const char *ns, const struct scenario *sc,
         readme_folder_rule(d, dir);
     if (rc == 0)
         rc = write_readme(d);
+    for (int i = 0; i < sc->n_tenants; i++)
+        if (b->tp && b->tp[i] && sc->tenants[i].llm)
+            sc->tenants[i].llm->tensor_parallel = was[i];
+    free(was);
     if (rc == 0 && plan_k8s_fault && plan_k8s_fault(pd.tmp))
         rc = ss_errf(err, errlen, "%s: a write failed (injected by a test)", dir);
     d->dir = dir; /* the temporary's name is gone either way */

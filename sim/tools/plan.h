@@ -38,6 +38,9 @@
  * of them and PLAN_HEADROOM_MAX_RUNS runs: each costs up to ten runs of the scenario. */
 #define PLAN_HEADROOM_CANDIDATES 64
 
+/* Most other layouts the tensor-parallel explanation compares the chosen one with. */
+#define PLAN_TP_MAX_ALTS 4
+
 struct plan_result {
     int n;
     struct plan_cand *c; /* sorted: feasible by cost, then the others */
@@ -48,6 +51,14 @@ struct plan_result {
     char reason[1200];   /* why the recommendation (or closest) was chosen among its peers */
     char rule_kind[32];
     char rule_text[200];
+    /* The tensor-parallel choice (explain_tp in plan.c): for the recommendation (or closest)
+     * when it is a layout the planner chose for tenant tp_tenant ("tensor_parallel": "auto"),
+     * the other layouts simulated on as many GPUs (else the cheaper ones simulated), in tp_alt,
+     * and in tp_why why the chosen one won, with the deciding figures. tp_tenant -1: none. */
+    int tp_tenant;
+    int tp_alt[PLAN_TP_MAX_ALTS];
+    int n_tp_alt;
+    char tp_why[2400];
 };
 
 /* Parses sc->json's optional "plan" object and searches. flags: PLAN_PROGRESS (a progress
