@@ -10,7 +10,7 @@
  *   index INDEX.json        the studies as tab-separated lines for the shell
  *   reference INDEX.json    the reference table (JSON, CSV, Markdown)
  *   html RESULT.json…       a study's self-contained HTML page (report/html.h)
- *   check PAGE…             a page's figures keep their promises (report/svgcheck.h)
+ *   check PAGE…             a page's figures keep their promises (tools/svgcheck.h)
  *   gnuplot RESULT… --out D  the page's figures as gnuplot scripts and data (report/gnuplot.h)
  */
 #include "calib/calib.h"
@@ -22,7 +22,7 @@
 #include "report/html.h"
 #include "report/rtable.h"
 #include "report/studies.h"
-#include "report/svgcheck.h"
+#include "tools/svgcheck.h"
 #include "base/util.h"
 
 #include <getopt.h>

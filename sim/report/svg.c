@@ -1,10 +1,10 @@
 /*
  * svg — see svg.h. Coordinates are printed with one decimal, so the same figure is the
- * same bytes everywhere; the check of hidden curves (svgcheck.c) reads those rounded
+ * same bytes everywhere; the check of hidden curves (tools/svgcheck.c) reads those rounded
  * points back, and the merge below works on the same rounded points.
  */
 #include "report/svg.h"
-#include "report/svgcheck.h"
+#include "report/svggeom.h"
 #include "report/hw.h"
 #include "base/util.h"
 

@@ -8,7 +8,7 @@
  * and the same bytes on every machine; an SLA line, small multiples and a legend shared
  * by the panels are a few lines here and a script per case there; and the check that no
  * curve is hidden must run on exactly what was plotted, which here is the pixel points
- * this module wrote (svgcheck.h reads them back).
+ * this module wrote (tools/svgcheck.h reads them back).
  *
  * Styles: style k has a colour from the Okabe–Ito palette without its yellow (readable
  * on white and by the three common colour-vision deficiencies), a dash pattern and one of
