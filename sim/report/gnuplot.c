@@ -436,15 +436,7 @@ int gp_write_figure(const char *dir, const char *name, const struct svg_figure *
             snprintf(note + len, sizeof note - len, "%s%s",
                      len ? " · same curve: " : "same curve: ", p->s[i].merged);
         }
-        /* one line, cut to the panel's width as svg.c cuts it (about 5.8 px a character) */
-        size_t fit = (size_t)((f->panel_w - 16) / 5.8), chars = 0, k = 0;
-        for (; note[k] && chars < fit; k++)
-            chars += ((unsigned char)note[k] & 0xC0) != 0x80;
-        if (note[k]) {
-            while (k > 0 && ((unsigned char)note[k] & 0xC0) == 0x80)
-                k--;
-            snprintf(note + (k > 3 ? k - 1 : k), sizeof note - k, "…");
-        }
+        svg_fit_note(note, sizeof note, f->panel_w);
         if (note[0]) {
             fprintf(fp, ".\"\\n\".");
             gp_quote(fp, note);

@@ -137,6 +137,9 @@ enum svg_axis svg_auto_axis(const double *v, int n);
  * series as the invariant says (so the figure is changed).
  */
 void svg_fig_write(struct hw *wr, struct svg_figure *f, int standalone);
+/* Cuts a panel's note to one line of a panel panel_w pixels wide (about 5.8 px a character
+ * at the note's size), ending in "…" where it was cut; gnuplot's scripts cut it the same. */
+void svg_fit_note(char *note, size_t cap, double panel_w);
 
 /* The colour and dash pattern of a style (for HTML legends and tables). */
 const char *svg_colour(int style);
