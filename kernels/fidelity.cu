@@ -1,6 +1,6 @@
 /*
  * fidelity — real tenants contending for one GPU, for the comparison with sharesim's
- * prediction (sim/report/fidelity.h, docs/calibration.md "Running the device check").
+ * prediction (sim/tools/fidelity.h, docs/calibration.md "Running the device check").
  *
  * N tenants each submit a kernel of known work at Poisson times (fid_poisson, a fixed seed
  * per tenant) and record, per request, the submit-to-completion latency on the host clock
@@ -58,7 +58,7 @@ extern "C" {
 #include "calib/calib.h"
 #include "calib/kanalysis.h"
 #include "calib/profile.h"
-#include "report/fidelity.h"
+#include "tools/fidelity.h"
 #include "base/util.h"
 }
 

@@ -1,5 +1,5 @@
 /*
- * fidelity — report/fidelity.c and `sharesim fidelity scenario|table`: the figures and the
+ * fidelity — tools/fidelity.c and `sharesim fidelity scenario|table`: the figures and the
  * Poisson times kernels/fidelity uses, the summary document written and read back, the
  * scenario of a time-sliced and of a partitioned case (strategies, rates, the work scaled to
  * the MIG stand-in, the replay traces), the predictions read from sharesim's own outputs and
@@ -9,7 +9,7 @@
 #include "calib/calib.h"
 #include "calib/profile.h"
 #include "core/scenario.h"
-#include "report/fidelity.h"
+#include "tools/fidelity.h"
 #include "testutil.h"
 #include "base/util.h"
 

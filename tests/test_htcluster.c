@@ -6,7 +6,7 @@
  * refuses a mix of cluster and other results.
  */
 #include "base/util.h"
-#include "report/svgcheck.h"
+#include "tools/svgcheck.h"
 #include "testutil.h"
 
 #include <cJSON.h>

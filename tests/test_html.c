@@ -1,7 +1,7 @@
 /*
  * report/html*.c and `sharesim report html|check`, `plan --html`: the pages of shipped
  * studies keep the figures' promises (every latency plot shows its SLA, no curve fully hidden
- * by another: checked on the plotted points, report/svgcheck.h), identical strategies are drawn
+ * by another: checked on the plotted points, tools/svgcheck.h), identical strategies are drawn
  * once and named, pages are self-contained, sweeps mark where each strategy crosses its SLA,
  * labels come from the scenario's names, a cluster section is drawn when a result has one, and
  * bad input exits 2. The pages in results/ (written by `make results`) are checked when present.
@@ -9,7 +9,7 @@
 #include "base/util.h"
 #include "core/scenario.h"
 #include "report/html.h"
-#include "report/svgcheck.h"
+#include "tools/svgcheck.h"
 #include "testutil.h"
 
 #include <dirent.h>

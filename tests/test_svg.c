@@ -1,12 +1,12 @@
 /*
- * report/svg.c and report/svgcheck.c: figures keep their promises by construction —
+ * report/svg.c and tools/svgcheck.c: figures keep their promises by construction —
  * identical curves are drawn once and named together, a curve covered by later ones is moved
  * on top, every latency panel shows its SLA or says it has none — and the checker, which reads
  * the plotted points back from the SVG text, catches a figure that breaks them.
  */
 #include "report/hw.h"
 #include "report/svg.h"
-#include "report/svgcheck.h"
+#include "tools/svgcheck.h"
 #include "testutil.h"
 
 #include <math.h>

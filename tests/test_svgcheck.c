@@ -1,5 +1,5 @@
 /*
- * report/svgcheck.c and report/svgcover.c on hostile pages: the hidden-curve test does work
+ * tools/svgcheck.c and report/svggeom.c on hostile pages: the hidden-curve test does work
  * bounded by points, not by the segments' lengths in pixels (asserted on the work counter,
  * not on time), and agrees with walking every pixel where walking is affordable; a page cut
  * inside a figure, non-finite or malformed points, and every limit of svgcheck.h are refused
@@ -8,7 +8,7 @@
  */
 #include "report/hw.h"
 #include "report/svg.h"
-#include "report/svgcheck.h"
+#include "tools/svgcheck.h"
 #include "testutil.h"
 
 #include <dirent.h>

@@ -1,6 +1,6 @@
 /*
  * cmd_fidelity — `sharesim fidelity scenario|table`: the simulator's half of the fidelity
- * check (report/fidelity.h, docs/calibration.md "Running the device check"). kernels/fidelity
+ * check (tools/fidelity.h, docs/calibration.md "Running the device check"). kernels/fidelity
  * measures real contending processes and writes a summary per case; `scenario` turns a summary
  * into the scenario sharesim runs on the measured profile, `table` sets the measured and the
  * predicted latencies side by side. scripts/device-check runs both.
@@ -10,7 +10,7 @@
 #include "cli/cli.h"
 #include "cli/outplan.h"
 #include "core/scenario.h"
-#include "report/fidelity.h"
+#include "tools/fidelity.h"
 #include "base/util.h"
 
 #include <cJSON.h>

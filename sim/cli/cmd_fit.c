@@ -177,82 +177,50 @@ struct fit_opts {
     int n_params;
 };
 
+/* --param KEY=LO:HI (CLI_CALL): each key once, at most FIT_PARAMS_MAX of them. */
+static int opt_param(const char *cmd, void *target, const char *arg)
+{
+    struct fit_opts *o = target;
+    char err[SS_ERRLEN];
+    if (o->n_params == FIT_PARAMS_MAX) {
+        fprintf(stderr, "%s: --param: at most %d parameters\n", cmd, FIT_PARAMS_MAX);
+        return -1;
+    }
+    if (fit_parse_param(arg, &o->params[o->n_params], err, sizeof err)) {
+        fprintf(stderr, "%s: --param %s\n", cmd, err);
+        return -1;
+    }
+    for (int i = 0; i < o->n_params; i++)
+        if (strcmp(o->params[i].key, o->params[o->n_params].key) == 0) {
+            fprintf(stderr, "%s: --param %s: given twice\n", cmd, o->params[i].key);
+            return -1;
+        }
+    o->n_params++;
+    return 0;
+}
+
+/* SS_EXIT_OK to go on, -1 after --help, else the exit code. */
 static int parse_opts(int argc, char **argv, struct fit_opts *o)
 {
-    static const struct option opts[] = {
-        {"param", required_argument, NULL, 'p'},
-        {"no-fit", no_argument, NULL, 'n'},
-        {"out", required_argument, NULL, 'o'},
-        {"json", required_argument, NULL, 'j'},
-        {"scenarios", required_argument, NULL, 's'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"csv", required_argument, NULL, 'c'},
-        {"framework", required_argument, NULL, 'f'},
-        {"shipped", no_argument, NULL, 'S'},
-        {"robust", no_argument, NULL, 'Q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+    const struct cli_opt opts[] = {
+        CLI_OPT_CALL("param", 0, o, opt_param),
+        CLI_OPT_FLAG("no-fit", 0, &o->no_fit),
+        CLI_OPT_STR("out", 0, &o->out),
+        CLI_OPT_STR("json", 0, &o->json),
+        CLI_OPT_STR("scenarios", 0, &o->scen),
+        CLI_OPT_FLAG("quiet", 0, &o->quiet),
+        CLI_OPT_STR("csv", 0, &o->csv),
+        CLI_OPT_STR("framework", 0, &o->framework),
+        CLI_OPT_FLAG("shipped", 0, &o->shipped),
+        CLI_OPT_FLAG("robust", 0, &o->robust),
+        CLI_OPT_HELP,
+        CLI_OPT_END,
     };
-    int c;
-    char err[SS_ERRLEN];
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'p':
-            if (o->n_params == FIT_PARAMS_MAX) {
-                fprintf(stderr, CMD ": --param: at most %d parameters\n", FIT_PARAMS_MAX);
-                return SS_EXIT_BADINPUT;
-            }
-            if (fit_parse_param(optarg, &o->params[o->n_params], err, sizeof err)) {
-                fprintf(stderr, CMD ": --param %s\n", err);
-                return SS_EXIT_BADINPUT;
-            }
-            for (int i = 0; i < o->n_params; i++)
-                if (strcmp(o->params[i].key, o->params[o->n_params].key) == 0) {
-                    fprintf(stderr, CMD ": --param %s: given twice\n", o->params[i].key);
-                    return SS_EXIT_BADINPUT;
-                }
-            o->n_params++;
-            break;
-        case 'n':
-            o->no_fit = 1;
-            break;
-        case 'o':
-            o->out = optarg;
-            break;
-        case 'j':
-            o->json = optarg;
-            break;
-        case 'c':
-            o->csv = optarg;
-            break;
-        case 's':
-            o->scen = optarg;
-            break;
-        case 'f':
-            o->framework = optarg;
-            break;
-        case 'S':
-            o->shipped = o->no_fit = 1;
-            break;
-        case 'Q':
-            o->robust = 1;
-            break;
-        case 'q':
-            o->quiet = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return -1;
-        default:
-            usage(stderr);
-            return SS_EXIT_BADINPUT;
-        }
-    }
-    if (optind != argc - 1) {
-        usage(stderr);
-        return SS_EXIT_BADINPUT;
-    }
+    const struct cli_spec sp = {CMD, opts, usage, NULL, 1, 1, 0, NULL};
+    int rc = cli_parse_opts(&sp, argc, argv);
+    if (rc != CLI_CONTINUE)
+        return rc == SS_EXIT_OK ? -1 : rc;
+    o->no_fit |= o->shipped;
     if (o->shipped && o->n_params > 0) {
         fprintf(stderr, CMD ": --shipped evaluates the engine table's values: no --param\n");
         return SS_EXIT_BADINPUT;

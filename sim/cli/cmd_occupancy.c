@@ -12,7 +12,6 @@
 
 #include <cJSON.h>
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,31 +106,17 @@ static void print_steps(void)
 
 int cmd_profile_occupancy(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"presets", required_argument, NULL, 'p'},
-        {"json", required_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *table = NULL, *json = NULL;
-    int c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'p' || c == 'j') {
-            *(c == 'p' ? &table : &json) = optarg;
-            continue;
-        }
-        if (c == 'h') {
-            usage(stdout);
-            return SS_EXIT_OK;
-        }
-        usage(stderr);
-        return SS_EXIT_BADINPUT;
-    }
-    if (optind != argc) {
-        usage(stderr);
-        return SS_EXIT_BADINPUT;
-    }
+    const struct cli_opt opts[] = {
+        CLI_OPT_STR("presets", 0, &table),
+        CLI_OPT_STR("json", 0, &json),
+        CLI_OPT_HELP,
+        CLI_OPT_END,
+    };
+    const struct cli_spec sp = {"sharesim profile occupancy", opts, usage, NULL, 0, 0, 0, NULL};
+    int prc = cli_parse_opts(&sp, argc, argv);
+    if (prc != CLI_CONTINUE)
+        return prc;
     struct wp_table *t = ss_xcalloc(1, sizeof *t);
     char err[SS_ERRLEN];
     if (wp_load(table, t, err, sizeof err)) {

@@ -307,6 +307,15 @@ static void show_table(const cJSON *doc, const char *path, int width)
     }
 }
 
+/* A subcommand's options (cli/cliopt.c): nargs positional arguments, or at least -nargs. */
+static int parse(const char *cmd, const struct cli_opt *opts, void (*usage)(FILE *), int nargs,
+                 int argc, char **argv)
+{
+    const struct cli_spec sp = {cmd, opts, usage, NULL, abs(nargs), nargs < 0 ? -1 : nargs,
+                                0,   NULL};
+    return cli_parse_opts(&sp, argc, argv);
+}
+
 static void usage_show(FILE *fp)
 {
     fprintf(fp, "usage: sharesim profile show GPU [--json FILE|-] [--width N]\n\n"
@@ -319,35 +328,17 @@ static void usage_show(FILE *fp)
 
 static int sub_show(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", required_argument, NULL, 'j'},
-        {"width", required_argument, NULL, 'w'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *json = NULL;
-    int c;
     long width = 0;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'j')
-            json = optarg;
-        else if (c == 'w') {
-            if (cli_opt_long("sharesim profile show", "--width", optarg, WIDTH_MIN, WIDTH_MAX,
-                             &width))
-                return SS_EXIT_BADINPUT;
-        } else if (c == 'h') {
-            usage_show(stdout);
-            return SS_EXIT_OK;
-        } else {
-            usage_show(stderr);
-            return SS_EXIT_BADINPUT;
-        }
-    }
-    if (optind != argc - 1) {
-        usage_show(stderr);
-        return SS_EXIT_BADINPUT;
-    }
+    const struct cli_opt opts[] = {
+        CLI_OPT_STR("json", 0, &json),
+        CLI_OPT_LONG("width", 0, &width, WIDTH_MIN, WIDTH_MAX),
+        CLI_OPT_HELP,
+        CLI_OPT_END,
+    };
+    int prc = parse("sharesim profile show", opts, usage_show, 1, argc, argv);
+    if (prc != CLI_CONTINUE)
+        return prc;
     char err[SS_ERRLEN], path[PATH_MAX];
     cJSON *doc;
     if (prof_load(argv[optind], &doc, path, err, sizeof err)) {
@@ -419,32 +410,16 @@ static void usage_list(FILE *fp)
 
 static int sub_list(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", required_argument, NULL, 'j'},
-        {"csv", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *json = NULL, *csv = NULL;
-    int c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'j')
-            json = optarg;
-        else if (c == 'c')
-            csv = optarg;
-        else if (c == 'h') {
-            usage_list(stdout);
-            return SS_EXIT_OK;
-        } else {
-            usage_list(stderr);
-            return SS_EXIT_BADINPUT;
-        }
-    }
-    if (optind != argc) {
-        usage_list(stderr);
-        return SS_EXIT_BADINPUT;
-    }
+    const struct cli_opt opts[] = {
+        CLI_OPT_STR("json", 0, &json),
+        CLI_OPT_STR("csv", 0, &csv),
+        CLI_OPT_HELP,
+        CLI_OPT_END,
+    };
+    int prc = parse("sharesim profile list", opts, usage_list, 0, argc, argv);
+    if (prc != CLI_CONTINUE)
+        return prc;
     struct op_plan op;
     op_init(&op, "sharesim profile list");
     op_output(&op, "--json", json);
@@ -563,38 +538,18 @@ static cJSON *diff_json(const char *pa, const char *pb, const struct prof_change
 
 static int sub_diff(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", required_argument, NULL, 'j'},
-        {"csv", required_argument, NULL, 'c'},
-        {"width", required_argument, NULL, 'w'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *json = NULL, *csv = NULL;
-    int c;
     long width = 0;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'j')
-            json = optarg;
-        else if (c == 'c')
-            csv = optarg;
-        else if (c == 'w') {
-            if (cli_opt_long("sharesim profile diff", "--width", optarg, WIDTH_MIN, WIDTH_MAX,
-                             &width))
-                return SS_EXIT_BADINPUT;
-        } else if (c == 'h') {
-            usage_diff(stdout);
-            return SS_EXIT_OK;
-        } else {
-            usage_diff(stderr);
-            return SS_EXIT_BADINPUT;
-        }
-    }
-    if (optind != argc - 2) {
-        usage_diff(stderr);
-        return SS_EXIT_BADINPUT;
-    }
+    const struct cli_opt opts[] = {
+        CLI_OPT_STR("json", 0, &json),
+        CLI_OPT_STR("csv", 0, &csv),
+        CLI_OPT_LONG("width", 0, &width, WIDTH_MIN, WIDTH_MAX),
+        CLI_OPT_HELP,
+        CLI_OPT_END,
+    };
+    int prc = parse("sharesim profile diff", opts, usage_diff, 2, argc, argv);
+    if (prc != CLI_CONTINUE)
+        return prc;
     char err[SS_ERRLEN], pa[PATH_MAX], pb[PATH_MAX];
     cJSON *a = NULL, *b = NULL;
     if (prof_load(argv[optind], &a, pa, err, sizeof err) ||
@@ -711,30 +666,20 @@ static int write_merged(cJSON *doc, const char *out, char *err, size_t errlen)
 
 static int sub_merge(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'}, {"json", required_argument, NULL, 'o'},
-        {"name", required_argument, NULL, 'n'},   {"force", no_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
-    };
     const char *out = NULL, *name = NULL;
-    int force = 0, c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-        if (c == 'o')
-            out = optarg;
-        else if (c == 'n')
-            name = optarg;
-        else if (c == 'f')
-            force = 1;
-        else if (c == 'h') {
-            usage_merge(stdout);
-            return SS_EXIT_OK;
-        } else {
-            usage_merge(stderr);
-            return SS_EXIT_BADINPUT;
-        }
-    }
-    if (!out || argc - optind < 2) {
+    int force = 0;
+    const struct cli_opt opts[] = {
+        CLI_OPT_STR("output", 'o', &out),
+        CLI_OPT_STR("json", 0, &out),
+        CLI_OPT_STR("name", 0, &name),
+        CLI_OPT_FLAG("force", 0, &force),
+        CLI_OPT_HELP,
+        CLI_OPT_END,
+    };
+    int prc = parse("sharesim profile merge", opts, usage_merge, -2, argc, argv);
+    if (prc != CLI_CONTINUE)
+        return prc;
+    if (!out) {
         usage_merge(stderr);
         return SS_EXIT_BADINPUT;
     }
@@ -793,30 +738,11 @@ static void usage_match(FILE *fp)
 
 static int sub_match(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", required_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *json = NULL;
-    int c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'j') {
-            json = optarg;
-            continue;
-        }
-        if (c == 'h') {
-            usage_match(stdout);
-            return SS_EXIT_OK;
-        }
-        usage_match(stderr);
-        return SS_EXIT_BADINPUT;
-    }
-    if (optind != argc - 1) {
-        usage_match(stderr);
-        return SS_EXIT_BADINPUT;
-    }
+    const struct cli_opt opts[] = {CLI_OPT_STR("json", 0, &json), CLI_OPT_HELP, CLI_OPT_END};
+    int prc = parse("sharesim profile match", opts, usage_match, 1, argc, argv);
+    if (prc != CLI_CONTINUE)
+        return prc;
     char name[128], err[SS_ERRLEN];
     int found = prof_find_device(argv[optind], name, sizeof name, err, sizeof err);
     if (found == -2) {

@@ -10,7 +10,7 @@
  *   index INDEX.json        the studies as tab-separated lines for the shell
  *   reference INDEX.json    the reference table (JSON, CSV, Markdown)
  *   html RESULT.json…       a study's self-contained HTML page (report/html.h)
- *   check PAGE…             a page's figures keep their promises (report/svgcheck.h)
+ *   check PAGE…             a page's figures keep their promises (tools/svgcheck.h)
  *   gnuplot RESULT… --out D  the page's figures as gnuplot scripts and data (report/gnuplot.h)
  */
 #include "calib/calib.h"
@@ -22,7 +22,7 @@
 #include "report/html.h"
 #include "report/rtable.h"
 #include "report/studies.h"
-#include "report/svgcheck.h"
+#include "tools/svgcheck.h"
 #include "base/util.h"
 
 #include <getopt.h>
@@ -157,12 +157,9 @@ static int parse_opts(int argc, char **argv, struct ropts *o)
 
 static int do_md(int n, char **args, const struct ropts *o)
 {
+    (void)n;
     char err[SS_ERRLEN];
     cJSON *doc;
-    if (n != 1) {
-        usage(stderr);
-        return SS_EXIT_BADINPUT;
-    }
     if (rd_load(args[0], &doc, err, sizeof err))
         return bad(err);
     char *desc = o->scenario ? sd_scenario_description(o->scenario) : NULL;
@@ -176,10 +173,6 @@ static int do_md(int n, char **args, const struct ropts *o)
 static int do_summary(int n, char **args, const struct ropts *o)
 {
     char err[SS_ERRLEN];
-    if (n < 1) {
-        usage(stderr);
-        return SS_EXIT_BADINPUT;
-    }
     int llm = -1; /* the first result decides: every row has the same columns */
     for (int k = 0; k < n; k++) {
         const char *file = args[k], *label = NULL;
@@ -209,13 +202,9 @@ static int do_summary(int n, char **args, const struct ropts *o)
 
 static int do_mig(int n, char **args, const struct ropts *o)
 {
-    (void)o;
+    (void)n, (void)o;
     char err[SS_ERRLEN];
     cJSON *doc;
-    if (n != 1) {
-        usage(stderr);
-        return SS_EXIT_BADINPUT;
-    }
     if (rd_load(args[0], &doc, err, sizeof err))
         return bad(err);
     struct rd_head h;
@@ -250,12 +239,9 @@ static void print_study(const struct sd_study *st)
 
 static int do_index(int n, char **args, const struct ropts *o)
 {
+    (void)n;
     char err[SS_ERRLEN];
     struct sd_index ix;
-    if (n != 1) {
-        usage(stderr);
-        return SS_EXIT_BADINPUT;
-    }
     if (sd_load(args[0], &ix, err, sizeof err)) {
         sd_free(&ix);
         return bad(err);
@@ -581,10 +567,6 @@ static int do_check(int n, char **args, const struct ropts *o)
     (void)o;
     char err[SS_ERRLEN];
     int failed = 0, damaged = 0;
-    if (n < 1) {
-        usage(stderr);
-        return SS_EXIT_BADINPUT;
-    }
     for (int k = 0; k < n; k++) {
         char *text;
         size_t len;
@@ -621,80 +603,64 @@ static int do_check(int n, char **args, const struct ropts *o)
     return damaged ? SS_EXIT_BADINPUT : failed ? SS_EXIT_INFEASIBLE : SS_EXIT_OK;
 }
 
-/* A subcommand: argv[0] is its name; it accepts the options in `allowed` (O_* bits). */
-static int run_sub(int argc, char **argv, unsigned allowed,
-                   int (*fn)(int n, char **args, const struct ropts *o))
+/* A subcommand: the options it accepts (O_* bits) and how many arguments (min_args; max_args
+ * < 0: no bound; min_args < 0: fn counts them itself, for a message of its own). */
+struct rsub {
+    const char *name;
+    unsigned allowed;
+    int min_args, max_args;
+    int (*fn)(int n, char **args, const struct ropts *o);
+};
+#define O_PAGE                                                                                     \
+    (O_OUT | O_SCENARIO | O_CDF | O_PLOT | O_TITLE | O_QUESTION | O_COMMAND | O_NOTE | O_INDEX |   \
+     O_STUDY | O_DIR)
+static const struct rsub rsubs[] = {
+    {"md", O_TITLE | O_SCENARIO | O_COMMAND | O_NOTE | O_LEVEL, 1, 1, do_md},
+    {"summary", O_MARKDOWN | O_X, 1, -1, do_summary},
+    {"mig", 0, 1, 1, do_mig},
+    {"index", O_ROWS, 1, 1, do_index},
+    {"reference", O_STUDY | O_DIR | O_JSON | O_CSV | O_MD, -1, -1, do_reference},
+    {"html", O_PAGE | O_SVG, -1, -1, do_html},
+    {"gnuplot", O_PAGE, -1, -1, do_gnuplot},
+    {"check", 0, 1, -1, do_check},
+    {NULL, 0, 0, 0, NULL},
+};
+
+/* Every subcommand: argv[0] is its name (a row of rsubs, as cli_dispatch found it). */
+static int run_sub(int argc, char **argv)
 {
+    const struct rsub *sub = rsubs;
+    while (strcmp(sub->name, argv[0]))
+        sub++;
     struct ropts o;
     int rc = parse_opts(argc, argv, &o);
     if (rc != CLI_CONTINUE)
         return rc;
-    if (o.given & ~allowed) {
+    int n = argc - optind;
+    if (o.given & ~sub->allowed) {
         fprintf(stderr, "sharesim report %s: an option given is not one of this subcommand's\n",
                 argv[0]);
         usage(stderr);
         return SS_EXIT_BADINPUT;
     }
-    return fn(argc - optind, argv + optind, &o);
-}
-
-static int sub_md(int argc, char **argv)
-{
-    return run_sub(argc, argv, O_TITLE | O_SCENARIO | O_COMMAND | O_NOTE | O_LEVEL, do_md);
-}
-
-static int sub_summary(int argc, char **argv)
-{
-    return run_sub(argc, argv, O_MARKDOWN | O_X, do_summary);
-}
-
-static int sub_mig(int argc, char **argv)
-{
-    return run_sub(argc, argv, 0, do_mig);
-}
-
-static int sub_index(int argc, char **argv)
-{
-    return run_sub(argc, argv, O_ROWS, do_index);
-}
-
-static int sub_reference(int argc, char **argv)
-{
-    return run_sub(argc, argv, O_STUDY | O_DIR | O_JSON | O_CSV | O_MD, do_reference);
-}
-
-static int sub_html(int argc, char **argv)
-{
-    return run_sub(argc, argv,
-                   O_OUT | O_SCENARIO | O_CDF | O_PLOT | O_SVG | O_TITLE | O_QUESTION | O_COMMAND |
-                       O_NOTE | O_INDEX | O_STUDY | O_DIR,
-                   do_html);
-}
-
-static int sub_gnuplot(int argc, char **argv)
-{
-    return run_sub(argc, argv,
-                   O_OUT | O_SCENARIO | O_CDF | O_PLOT | O_TITLE | O_QUESTION | O_COMMAND | O_NOTE |
-                       O_INDEX | O_STUDY | O_DIR,
-                   do_gnuplot);
-}
-
-static int sub_check(int argc, char **argv)
-{
-    return run_sub(argc, argv, 0, do_check);
+    if (n < sub->min_args || (sub->max_args >= 0 && n > sub->max_args)) {
+        usage(stderr);
+        return SS_EXIT_BADINPUT;
+    }
+    return sub->fn(n, argv + optind, &o);
 }
 
 static const struct cli_command subcommands[] = {
-    {"md", "RESULT.json: the Markdown section of one result", sub_md, NULL},
-    {"summary", "[X=]RESULT.json…: one row per strategy and result (CSV or Markdown)", sub_summary,
+    {"md", "RESULT.json: the Markdown section of one result", run_sub, NULL},
+    {"summary", "[X=]RESULT.json…: one row per strategy and result (CSV or Markdown)", run_sub,
      NULL},
-    {"mig", "RESULT.json: MIG instance occupancy (CSV) for the layout plot", sub_mig, NULL},
-    {"index", "INDEX.json: the studies as tab-separated lines for the shell", sub_index, NULL},
-    {"reference", "INDEX.json: the reference table (JSON, CSV, Markdown)", sub_reference, NULL},
-    {"html", "RESULT.json…: a study's self-contained HTML page with its figures", sub_html, NULL},
-    {"check", "PAGE…: every latency plot shows its SLA, no curve is hidden", sub_check, NULL},
-    {"gnuplot", "RESULT.json… --out DIR: the page's figures as gnuplot scripts (PNG, PDF)",
-     sub_gnuplot, NULL},
+    {"mig", "RESULT.json: MIG instance occupancy (CSV) for the layout plot", run_sub, NULL},
+    {"index", "INDEX.json: the studies as tab-separated lines for the shell", run_sub, NULL},
+    {"reference", "INDEX.json: the reference table (JSON, CSV, Markdown)", run_sub, NULL},
+    {"html", "RESULT.json…: a study's self-contained HTML page with its figures", run_sub, NULL},
+    {"check", "PAGE…: every latency plot shows its SLA, no curve is hidden", run_sub, NULL},
+    {"gnuplot", "RESULT.json… --out DIR: the page's figures as gnuplot scripts (PNG, PDF)", run_sub,
+     NULL},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -1,9 +1,10 @@
 /*
  * cmd_trace — `sharesim trace SUBCOMMAND`: work with request traces. Subcommands are rows of
  * the table at the end, each with the signature of main(); `stats` describes a trace file
- * (tracestats.h); `gen` writes a `sharesim`-format trace from an arrival and a work spec, drawn
- * by the same code (tenant.h) and the same random stream a run uses, so a generated trace
- * replayed is the synthetic tenant's arrivals. Exit codes: 0 ok, 2 bad input or usage.
+ * (tracestats.h); `gen` writes a `sharesim`-format trace (core/tracegen.h) from an arrival and a
+ * work spec, drawn by the same code (tenant.h) and the same random stream a run uses, so a
+ * generated trace replayed is the synthetic tenant's arrivals. Exit codes: 0 ok, 2 bad input or
+ * usage.
  */
 #include "cli/cli.h"
 #include "cli/outplan.h"
@@ -11,6 +12,7 @@
 #include "base/jsonv.h"
 #include "core/scenario.h"
 #include "core/tenant.h"
+#include "core/tracegen.h"
 #include "io/trace.h"
 #include "io/tracestats.h"
 #include "base/util.h"
@@ -227,23 +229,6 @@ static void gen_usage(FILE *fp)
         "Exit codes: 0 ok, 2 bad input.\n");
 }
 
-/*
- * Writes v with the fewest significant digits (15..17) whose value, read back and divided by
- * `div`, is exactly `target` — what a replay computes (time_s as is; work_ms / 1000) — so a
- * generated trace replays the very numbers that were drawn. If no length does (about 2 % of
- * work values: w·1000/1000 rounds away from w), v is written with 17 digits: exact for v,
- * within an ulp of the drawn work for the replay.
- */
-static void fmt_exact(char *buf, size_t n, double v, double div, double target)
-{
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, n, "%.*g", prec, v);
-        if (strtod(buf, NULL) / div == target)
-            return;
-    }
-    snprintf(buf, n, "%.17g", v);
-}
-
 struct gen_opts {
     const char *arrival, *work, *scenario, *tenant, *output, *json;
     long long count;
@@ -320,49 +305,6 @@ static int gen_inline_cfg(const struct gen_opts *g, cJSON **docs, struct tenant_
     return scn_parse_stream(file, docs[0], "--arrival", docs[1], "--work", cfg, err, errlen);
 }
 
-/* Draws and writes the trace; returns the number of requests, or -1 with the message (a write
- * error, or a replayed trace that changed since the scenario was loaded). */
-static long long gen_write(FILE *fp, struct tenant_rt *t, const struct gen_opts *g, double *last,
-                           char *err, size_t errlen)
-{
-    char tb[40], wb[40];
-    double now = 0, tn, w, seen = 0;
-    long long n = 0;
-    int more = 1, stalled = 0;
-    fprintf(fp, "time_s,work_ms\n");
-    while ((g->count == 0 || n < g->count) && (more = ten_next(t, now, &tn, &w)) > 0) {
-        if (g->duration_s > 0 && tn >= g->duration_s)
-            break;
-        /* As the engine does (eng_run): past the horizon, or time stuck, is an error, not a
-         * file of wrong times or a loop that never reaches --duration-s. */
-        if (!(tn <= SCN_CLOCK_HORIZON_S))
-            return ss_errf(err, errlen,
-                           "arrival %lld at %g s is past the clock's horizon of %g s (2^32), "
-                           "beyond which it no longer resolves 1 us: expected a shorter --count "
-                           "or --duration-s, or arrivals that come sooner",
-                           n + 1, tn, SCN_CLOCK_HORIZON_S);
-        if ((n & ((1 << 20) - 1)) == 0 && n > 0) {
-            stalled = tn > seen ? 0 : stalled + 1;
-            seen = tn;
-            if (stalled == 64)
-                return ss_errf(err, errlen,
-                               "time stopped at %.17g s: %lld arrivals without it advancing "
-                               "(the arrival process cannot move the clock there)",
-                               tn, 64LL << 20);
-        }
-        fmt_exact(tb, sizeof tb, tn, 1.0, tn);
-        fmt_exact(wb, sizeof wb, w * 1e3, 1e3, w);
-        if (fprintf(fp, "%s,%s\n", tb, wb) < 0)
-            return ss_errf(err, errlen, "%s: write failed", g->output);
-        now = tn;
-        n++;
-    }
-    if (more < 0)
-        return ss_errf(err, errlen, "%s", ten_error(t));
-    *last = now;
-    return n;
-}
-
 static int trace_gen(int argc, char **argv)
 {
     struct gen_opts g;
@@ -422,7 +364,8 @@ static int trace_gen(int argc, char **argv)
     memset(&t, 0, sizeof t);
     ten_init(&t, cfg, g.scenario, seed, index, 0);
     double last = 0;
-    long long n = gen_write(out.fp, &t, &g, &last, err, sizeof err);
+    const struct tg_limit lim = {g.count, g.duration_s};
+    long long n = tg_write(out.fp, &t, &lim, g.output, &last, err, sizeof err);
     ten_free(&t);
     if (n < 0) {
         ss_out_abort(&out);

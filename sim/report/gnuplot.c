@@ -58,6 +58,24 @@ static void comment_text(FILE *fp, const char *s)
         fputc(*c < 0x20 || *c == 0x7f ? ' ' : *c, fp);
 }
 
+/* The rest of a script's first comment (its source, how to render it, then `what`) and the
+ * lines that find the script's own folder, so that it runs from anywhere. */
+static void script_head(FILE *fp, const char *name, const char *source, int w, int h,
+                        const char *what)
+{
+    if (source && *source) {
+        fprintf(fp, ", from ");
+        comment_text(fp, source);
+    }
+    fprintf(fp,
+            ".\n# Written by `sharesim report gnuplot` (docs/report.md). Renders %s.png (%d x %d "
+            "pixels)\n# and %s.pdf next to this script: gnuplot %s.gp\n# %s\n",
+            name, w, h, name, name, what);
+    fprintf(fp, "reset\nhere = ''\n"
+                "do for [i = strlen(ARG0):1:-1] { if (ARG0[i:i] eq '/') { here = ARG0[1:i]; "
+                "break } }\n");
+}
+
 static int shape_of(int style)
 {
     return (style < 0 ? 0 : style) % 6;
@@ -360,18 +378,8 @@ int gp_write_figure(const char *dir, const char *name, const struct svg_figure *
     gp_size(f, &W, &H);
     int cols = panel_cols(f), top = top_px(f, W);
     fprintf(fp, "# %s.gp: figure %s as the report page draws it", name, f->id);
-    if (source && *source) {
-        fprintf(fp, ", from ");
-        comment_text(fp, source);
-    }
-    fprintf(fp,
-            ".\n# Written by `sharesim report gnuplot` (docs/report.md). Renders %s.png (%d x %d "
-            "pixels)\n# and %s.pdf next to this script: gnuplot %s.gp\n"
-            "# Restyle here: the fonts and sizes just below, the line styles after them.\n",
-            name, W, H, name, name);
-    fprintf(fp, "reset\nhere = ''\n"
-                "do for [i = strlen(ARG0):1:-1] { if (ARG0[i:i] eq '/') { here = ARG0[1:i]; "
-                "break } }\n");
+    script_head(fp, name, source, W, H,
+                "Restyle here: the fonts and sizes just below, the line styles after them.");
     fprintf(fp, "data = here.");
     gp_quote(fp, name);
     fprintf(fp, ".'.dat'\n");
@@ -436,15 +444,7 @@ int gp_write_figure(const char *dir, const char *name, const struct svg_figure *
             snprintf(note + len, sizeof note - len, "%s%s",
                      len ? " · same curve: " : "same curve: ", p->s[i].merged);
         }
-        /* one line, cut to the panel's width as svg.c cuts it (about 5.8 px a character) */
-        size_t fit = (size_t)((f->panel_w - 16) / 5.8), chars = 0, k = 0;
-        for (; note[k] && chars < fit; k++)
-            chars += ((unsigned char)note[k] & 0xC0) != 0x80;
-        if (note[k]) {
-            while (k > 0 && ((unsigned char)note[k] & 0xC0) == 0x80)
-                k--;
-            snprintf(note + (k > 3 ? k - 1 : k), sizeof note - k, "…");
-        }
+        svg_fit_note(note, sizeof note, f->panel_w);
         if (note[0]) {
             fprintf(fp, ".\"\\n\".");
             gp_quote(fp, note);
@@ -510,18 +510,8 @@ struct gp_canvas *gp_canvas_open(const char *dir, const char *name, int width, i
     FILE *fp = c->o.fp;
     fprintf(fp, "# %s.gp: ", name);
     comment_text(fp, title);
-    if (source && *source) {
-        fprintf(fp, ", from ");
-        comment_text(fp, source);
-    }
-    fprintf(fp,
-            ".\n# Written by `sharesim report gnuplot` (docs/report.md). Renders %s.png (%d x %d "
-            "pixels)\n# and %s.pdf next to this script: gnuplot %s.gp\n"
-            "# A drawing in the page's pixel coordinates (y down): rectangles and labels.\n",
-            name, width, height, name, name);
-    fprintf(fp, "reset\nhere = ''\n"
-                "do for [i = strlen(ARG0):1:-1] { if (ARG0[i:i] eq '/') { here = ARG0[1:i]; "
-                "break } }\n");
+    script_head(fp, name, source, width, height,
+                "A drawing in the page's pixel coordinates (y down): rectangles and labels.");
     return c;
 }
 

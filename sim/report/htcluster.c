@@ -61,17 +61,40 @@ static int policies(const cJSON *doc, struct pol *p, int max)
     return n;
 }
 
-/* The mean over a policy's seeds of per_arrived_pct.<key>[c] (null cells skipped). */
-static double col_mean(const struct pol *p, const char *key, int c)
+/*
+ * The mean over a policy's seeds of one figure of each experiment, NaN where none has it:
+ * SEED_EXP its field `key`; SEED_COL column i of per_arrived_pct.<key> (null cells skipped);
+ * SEED_SAMPLE field `key` of its sample i (counter: absent is 0, as a result omits zero MIG
+ * counters; another figure absent is skipped).
+ */
+enum seed_of { SEED_EXP, SEED_COL, SEED_SAMPLE };
+static double seed_mean(const struct pol *p, enum seed_of of, const char *key, int i, int counter)
 {
     double s = 0;
     int n = 0;
     for (int k = 0; k < p->n_exp; k++) {
-        const cJSON *a = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(p->exp[k], "per_arrived_pct"), key);
-        const cJSON *v = cJSON_GetArrayItem(a, c);
-        if (cJSON_IsNumber(v)) {
-            s += v->valuedouble;
+        const cJSON *e = p->exp[k];
+        double v = NAN;
+        if (of == SEED_EXP) {
+            v = rt_num(e, key);
+        } else if (of == SEED_COL) {
+            const cJSON *c =
+                cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
+                                       cJSON_GetObjectItemCaseSensitive(e, "per_arrived_pct"), key),
+                                   i);
+            v = cJSON_IsNumber(c) ? c->valuedouble : NAN;
+        } else {
+            const cJSON *row =
+                cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "samples"), i);
+            if (!row)
+                continue;
+            v = rt_num(row, key);
+            if (!isfinite(v) && counter)
+                v = 0;
+        }
+        /* a column's cell counts when it is a number; a field when it is finite */
+        if (of == SEED_COL ? !isnan(v) : isfinite(v)) {
+            s += v;
             n++;
         }
     }
@@ -84,21 +107,6 @@ static int n_cols(const struct pol *p)
                ? cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
                      cJSON_GetObjectItemCaseSensitive(p->exp[0], "per_arrived_pct"), "alloc_ratio"))
                : 0;
-}
-
-/* The mean over seeds of one experiment field. */
-static double exp_mean(const struct pol *p, const char *key)
-{
-    double s = 0;
-    int n = 0;
-    for (int k = 0; k < p->n_exp; k++) {
-        double v = rt_num(p->exp[k], key);
-        if (isfinite(v)) {
-            s += v;
-            n++;
-        }
-    }
-    return n ? s / n : NAN;
 }
 
 static const char *label(const struct pol *p)
@@ -126,7 +134,7 @@ static void inflate_verdict(struct hw *wr, const cJSON *doc, const struct pol *p
     double at[CL_MAX_POL], frag[CL_MAX_POL];
     for (int k = 0; k < n; k++) {
         at[k] = rt_num(p[k].row, "alloc_ratio_at_100_mean");
-        frag[k] = col_mean(&p[k], "frag_pct", 100);
+        frag[k] = seed_mean(&p[k], SEED_COL, "frag_pct", 100, 0);
         if (isfinite(at[k]) && (best < 0 || at[k] > at[best]))
             best = k;
         if (isfinite(at[k]) && (worst < 0 || at[k] < at[worst]))
@@ -213,7 +221,7 @@ static int inflate_figure(struct hw *wr, const cJSON *doc, const struct pol *p, 
                    *y = ss_xcalloc((size_t)m + 1, sizeof *y);
             for (int c = 0; c < m; c++) {
                 x[c] = c;
-                y[c] = col_mean(&p[k], keys[w], c);
+                y[c] = seed_mean(&p[k], SEED_COL, keys[w], c, 0);
             }
             struct svg_series *s = svg_add(pn, label(&p[k]), k, m, x, y, NULL);
             if (s)
@@ -258,10 +266,10 @@ static void inflate_table(struct hw *wr, const cJSON *doc, const struct pol *p, 
         ht_td(wr, rt_num(p[k].row, "rank"), 1, "%.0f");
         ht_td(wr, rt_num(p[k].row, "alloc_ratio_at_100_mean"), 1, "%.2f");
         ht_td(wr, rt_num(p[k].row, "alloc_ratio_at_100_sd"), 1, "%.2f");
-        ht_td(wr, col_mean(&p[k], "frag_pct", 100), 1, "%.2f");
+        ht_td(wr, seed_mean(&p[k], SEED_COL, "frag_pct", 100, 0), 1, "%.2f");
         ht_td(wr, rt_num(p[k].row, "frag_ratio_at_100_mean"), 1, "%.2f");
         ht_td(wr, rt_num(p[k].row, "frag_over_threshold_at_arrived_pct_mean"), 1, "%.1f");
-        ht_td(wr, exp_mean(&p[k], "arrived"), 1, "%.0f");
+        ht_td(wr, seed_mean(&p[k], SEED_EXP, "arrived", 0, 0), 1, "%.0f");
         ht_td(wr, rt_num(p[k].row, "failed_mean"), 1, "%.1f");
         HW_MARK(wr, "</tr>\n");
     }
@@ -274,28 +282,6 @@ static void inflate_table(struct hw *wr, const cJSON *doc, const struct pol *p, 
 }
 
 /* ---- replay: over time, and a MIG cluster's reconfigurations -------------------------------- */
-
-/* The mean over a policy's seeds of samples[i].<key> (a missing counter is 0, as the result
- * omits zero MIG counters; a missing figure is NaN). */
-static double sample_mean(const struct pol *p, int i, const char *key, int counter)
-{
-    double s = 0;
-    int n = 0;
-    for (int k = 0; k < p->n_exp; k++) {
-        const cJSON *row =
-            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p->exp[k], "samples"), i);
-        if (!row)
-            continue;
-        double v = rt_num(row, key);
-        if (!isfinite(v) && counter)
-            v = 0;
-        if (isfinite(v)) {
-            s += v;
-            n++;
-        }
-    }
-    return n ? s / n : NAN;
-}
 
 static int n_samples(const struct pol *p)
 {
@@ -325,10 +311,10 @@ static void last_counters(const struct pol *p, double *reconf, double *changed, 
                           double *down)
 {
     int m = n_samples(p);
-    *reconf = m ? sample_mean(p, m - 1, "reconfigs", 1) : NAN;
-    *changed = m ? sample_mean(p, m - 1, "instances_changed", 1) : NAN;
-    *migrated = m ? sample_mean(p, m - 1, "migrated", 1) : NAN;
-    *down = m ? sample_mean(p, m - 1, "downtime_s", 1) : NAN;
+    *reconf = m ? seed_mean(p, SEED_SAMPLE, "reconfigs", m - 1, 1) : NAN;
+    *changed = m ? seed_mean(p, SEED_SAMPLE, "instances_changed", m - 1, 1) : NAN;
+    *migrated = m ? seed_mean(p, SEED_SAMPLE, "migrated", m - 1, 1) : NAN;
+    *down = m ? seed_mean(p, SEED_SAMPLE, "downtime_s", m - 1, 1) : NAN;
 }
 
 static void replay_verdict(struct hw *wr, const cJSON *doc, const struct pol *p, int n)
@@ -339,11 +325,15 @@ static void replay_verdict(struct hw *wr, const cJSON *doc, const struct pol *p,
             HW_MARK(wr, "; ");
         HW_MARK(wr, "<strong>");
         hw_text(wr, label(&p[k]));
-        HW_MARKF(wr, "</strong> places %.0f of %.0f pods (%.0f failed", exp_mean(&p[k], "placed"),
-                 exp_mean(&p[k], "arrived"), exp_mean(&p[k], "failed"));
+        HW_MARKF(wr, "</strong> places %.0f of %.0f pods (%.0f failed",
+                 seed_mean(&p[k], SEED_EXP, "placed", 0, 0),
+                 seed_mean(&p[k], SEED_EXP, "arrived", 0, 0),
+                 seed_mean(&p[k], SEED_EXP, "failed", 0, 0));
         if (strcmp(ht_str(doc, "unplaced"), "wait") == 0)
             HW_MARKF(wr, ", %.0f waited for room",
-                     exp_mean(&p[k], "waited") > 0 ? exp_mean(&p[k], "waited") : 0);
+                     seed_mean(&p[k], SEED_EXP, "waited", 0, 0) > 0
+                         ? seed_mean(&p[k], SEED_EXP, "waited", 0, 0)
+                         : 0);
         HW_MARKF(wr, "), %.2f %% of the GPUs allocated on average",
                  rt_num(p[k].row, "alloc_ratio_mean"));
         if (mig) {
@@ -374,7 +364,7 @@ static int replay_figure(struct hw *wr, const cJSON *doc, const struct pol *p, i
     double span = 0;
     for (int k = 0; k < n; k++) {
         int m = n_samples(&p[k]);
-        double t = m ? sample_mean(&p[k], m - 1, "t_s", 0) : 0;
+        double t = m ? seed_mean(&p[k], SEED_SAMPLE, "t_s", m - 1, 0) : 0;
         span = t > span ? t : span;
     }
     double unit = span > 3 * DAY_S ? DAY_S : 3600;
@@ -407,8 +397,8 @@ static int replay_figure(struct hw *wr, const cJSON *doc, const struct pol *p, i
             double *x = ss_xcalloc((size_t)m + 1, sizeof *x),
                    *y = ss_xcalloc((size_t)m + 1, sizeof *y);
             for (int i = 0; i < m; i++) {
-                x[i] = sample_mean(&p[k], i, "t_s", 0) / unit;
-                y[i] = sample_mean(&p[k], i, panels[w].key, panels[w].counter);
+                x[i] = seed_mean(&p[k], SEED_SAMPLE, "t_s", i, 0) / unit;
+                y[i] = seed_mean(&p[k], SEED_SAMPLE, panels[w].key, i, panels[w].counter);
             }
             struct svg_series *s = svg_add(pn, label(&p[k]), k, m, x, y, NULL);
             if (s)
@@ -450,12 +440,12 @@ static void replay_table(struct hw *wr, const cJSON *doc, const struct pol *p, i
         svg_swatch(wr, k);
         hw_text(wr, label(&p[k]));
         HW_MARK(wr, "</td>");
-        ht_td(wr, exp_mean(&p[k], "arrived"), 1, "%.0f");
-        ht_td(wr, exp_mean(&p[k], "placed"), 1, "%.0f");
-        ht_td(wr, exp_mean(&p[k], "failed"), 1, "%.0f");
-        double waited = exp_mean(&p[k], "waited");
+        ht_td(wr, seed_mean(&p[k], SEED_EXP, "arrived", 0, 0), 1, "%.0f");
+        ht_td(wr, seed_mean(&p[k], SEED_EXP, "placed", 0, 0), 1, "%.0f");
+        ht_td(wr, seed_mean(&p[k], SEED_EXP, "failed", 0, 0), 1, "%.0f");
+        double waited = seed_mean(&p[k], SEED_EXP, "waited", 0, 0);
         ht_td(wr, isfinite(waited) ? waited : 0, 1, "%.0f");
-        ht_td(wr, exp_mean(&p[k], "wait_mean_s"), 1, "%.3g");
+        ht_td(wr, seed_mean(&p[k], SEED_EXP, "wait_mean_s", 0, 0), 1, "%.3g");
         ht_td(wr, rt_num(p[k].row, "alloc_ratio_mean"), 1, "%.2f");
         ht_td(wr, rt_num(p[k].row, "frag_ratio_mean"), 1, "%.2f");
         if (mig) {

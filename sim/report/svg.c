@@ -1,10 +1,10 @@
 /*
  * svg — see svg.h. Coordinates are printed with one decimal, so the same figure is the
- * same bytes everywhere; the check of hidden curves (svgcheck.c) reads those rounded
+ * same bytes everywhere; the check of hidden curves (tools/svgcheck.c) reads those rounded
  * points back, and the merge below works on the same rounded points.
  */
 #include "report/svg.h"
-#include "report/svgcheck.h"
+#include "report/svggeom.h"
 #include "report/hw.h"
 #include "base/util.h"
 
@@ -873,15 +873,7 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
     char note[sizeof p->note + sizeof merged + sizeof extra + 8];
     snprintf(note, sizeof note, "%s%s%s%s%s", p->note, p->note[0] && merged[0] ? " · " : "", merged,
              (p->note[0] || merged[0]) && extra[0] ? " · " : "", extra);
-    /* One line, cut to the panel's width (about 5.8 px a character at this size). */
-    size_t fit = (size_t)((w - 16) / 5.8), chars = 0, k = 0;
-    for (; note[k] && chars < fit; k++)
-        chars += ((unsigned char)note[k] & 0xC0) != 0x80;
-    if (note[k]) {
-        while (k > 0 && ((unsigned char)note[k] & 0xC0) == 0x80)
-            k--;
-        snprintf(note + (k > 3 ? k - 1 : k), sizeof note - k, "…");
-    }
+    svg_fit_note(note, sizeof note, w);
     if (note[0])
         TEXT(wr, ox + 8, oy + 30, "start", "font-size=\"10\" fill=\"#444444\"", note);
     HW_MARK(wr, "</g>\n");
@@ -967,6 +959,18 @@ static int omitted_lines(const struct svg_figure *f, char lines[][400], int max)
         n++;
     }
     return n;
+}
+
+void svg_fit_note(char *note, size_t cap, double panel_w)
+{
+    size_t fit = (size_t)((panel_w - 16) / 5.8), chars = 0, k = 0;
+    for (; note[k] && chars < fit; k++)
+        chars += ((unsigned char)note[k] & 0xC0) != 0x80;
+    if (note[k]) {
+        while (k > 0 && ((unsigned char)note[k] & 0xC0) == 0x80)
+            k--;
+        snprintf(note + (k > 3 ? k - 1 : k), cap - k, "…");
+    }
 }
 
 void svg_fig_write(struct hw *wr, struct svg_figure *f, int standalone)

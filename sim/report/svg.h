@@ -8,7 +8,7 @@
  * and the same bytes on every machine; an SLA line, small multiples and a legend shared
  * by the panels are a few lines here and a script per case there; and the check that no
  * curve is hidden must run on exactly what was plotted, which here is the pixel points
- * this module wrote (svgcheck.h reads them back).
+ * this module wrote (tools/svgcheck.h reads them back).
  *
  * Styles: style k has a colour from the Okabe–Ito palette without its yellow (readable
  * on white and by the three common colour-vision deficiencies), a dash pattern and one of
@@ -137,6 +137,9 @@ enum svg_axis svg_auto_axis(const double *v, int n);
  * series as the invariant says (so the figure is changed).
  */
 void svg_fig_write(struct hw *wr, struct svg_figure *f, int standalone);
+/* Cuts a panel's note to one line of a panel panel_w pixels wide (about 5.8 px a character
+ * at the note's size), ending in "…" where it was cut; gnuplot's scripts cut it the same. */
+void svg_fit_note(char *note, size_t cap, double panel_w);
 
 /* The colour and dash pattern of a style (for HTML legends and tables). */
 const char *svg_colour(int style);

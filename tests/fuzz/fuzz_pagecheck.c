@@ -11,7 +11,7 @@
  *  - no control byte reaches a message (the page's text is shown to a terminal);
  *  - the same bytes give the same report (no state kept between pages).
  */
-#include "report/svgcheck.h"
+#include "tools/svgcheck.h"
 #include "base/util.h"
 
 #include <stdint.h>

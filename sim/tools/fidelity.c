@@ -1,7 +1,7 @@
 /*
  * fidelity — see fidelity.h.
  */
-#include "report/fidelity.h"
+#include "tools/fidelity.h"
 
 #include "base/jsonv.h"
 #include "core/rdoc.h"

@@ -1,15 +1,17 @@
 /*
- * svgcover — is a curve hidden by the union of later ones (svgcheck.h)? The promise is
- * about sample points one pixel apart along each segment, as a browser's pixels are; walking
- * them one by one costs the segment's length in pixels, unbounded for a hostile page (a
- * 10^7-pixel segment took seconds, 10^300 overflowed the step count). Instead, for a segment
- * A + tD, t in [0, 1], each later segment or marker B covers the t where A + tD lies in the
- * capsule of radius tol around B: one interval, because a capsule is convex. The sample
- * t = s / steps is covered when one of those intervals holds it, so sorting the intervals
- * and walking them once answers for every sample: the work is the number of later
- * segments, not of pixels.
+ * svggeom — the geometry svg.c lays its figures out with and the page checker
+ * (tools/svgcheck.c) tests them with, so both apply one rule: label boxes, and whether a curve
+ * is hidden by the union of later ones.
+ *
+ * Hidden (svggeom.h): the promise is about sample points one pixel apart along each segment, as a
+ * browser's pixels are; walking them one by one costs the segment's length in pixels, unbounded for
+ * a hostile page (a 10^7-pixel segment took seconds, 10^300 overflowed the step count). Instead,
+ * for a segment A + tD, t in [0, 1], each later segment or marker B covers the t where A + tD lies
+ * in the capsule of radius tol around B: one interval, because a capsule is convex. The sample t =
+ * s / steps is covered when one of those intervals holds it, so sorting the intervals and walking
+ * them once answers for every sample: the work is the number of later segments, not of pixels.
  */
-#include "report/svgcheck.h"
+#include "report/svggeom.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -211,4 +213,42 @@ int svc_covered_work(const struct svc_line *a, const struct svc_line *by, int n_
 int svc_covered(const struct svc_line *a, const struct svc_line *by, int n_by, double tol)
 {
     return svc_covered_work(a, by, n_by, tol, NULL);
+}
+
+/* ---- labels ----------------------------------------------------------------------------- */
+
+/* DejaVu Sans, the pages' first font: about 0.6 em a character (digits 0.64, lower case
+ * 0.55 to 0.62), bold 0.66; 0.76 em above the baseline, 0.24 below. */
+struct svc_box svc_label_box(double x, double y, enum svc_anchor anchor, double size, int chars,
+                             int bold)
+{
+    double w = chars * size * (bold ? 0.66 : 0.6);
+    double x0 = anchor == SVC_START ? x : anchor == SVC_MIDDLE ? x - w / 2 : x - w;
+    return (struct svc_box){x0, y - 0.76 * size, x0 + w, y + 0.24 * size};
+}
+
+int svc_boxes_overlap(const struct svc_box *a, const struct svc_box *b)
+{
+    double w = fmin(a->x1, b->x1) - fmax(a->x0, b->x0);
+    double h = fmin(a->y1, b->y1) - fmax(a->y0, b->y0);
+    return w > 0.5 && h > 0.5;
+}
+
+int svc_text_chars(const char *s, size_t n)
+{
+    int chars = 0;
+    for (size_t k = 0; k < n; k++) {
+        unsigned char c = (unsigned char)s[k];
+        if ((c & 0xC0) == 0x80)
+            continue;
+        if (c == '&') { /* an entity is one character */
+            size_t q = k + 1;
+            while (q < n && q < k + 10 && s[q] != ';' && s[q] != '&')
+                q++;
+            if (q < n && s[q] == ';')
+                k = q;
+        }
+        chars++;
+    }
+    return chars;
 }
