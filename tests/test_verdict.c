@@ -388,6 +388,42 @@ static void test_sla_keys(void)
     tu_expect_load_error(text, "ttft_p99_ms");
 }
 
+/* Two strategies that both meet at the same cost on the same GPUs: the wider margin is the
+ * cheapest that meets every SLA, in `compare` and on the page alike (compare used to keep the
+ * first in scenario order, the page the wider margin: two answers from one result). */
+static void test_cheapest_tie(void)
+{
+    const char *scn =
+        tu_write("vd-tie.json",
+                 "{\"name\": \"tie\", \"gpu\": \"A100-80GB\", \"gpus\": 1, \"seed\": 3, "
+                 "\"stop\": {\"requests\": 20000}, \"tenants\": [{\"name\": \"t\", \"arrival\": "
+                 "{\"process\": \"poisson\", \"rate_per_s\": 100}, \"work\": {\"dist\": "
+                 "\"exponential\", \"mean_ms\": 5}, \"sla\": {\"p99_ms\": 100}}], \"strategies\": "
+                 "[{\"name\": \"a\", \"kind\": \"exclusive\", \"discipline\": \"ps\"}, "
+                 "{\"name\": \"b\", \"kind\": \"exclusive\"}]}\n");
+    char cmd[1400], res[600], page[600];
+    snprintf(cmd, sizeof cmd, "compare %s", scn);
+    cJSON *cmp = tu_cli_json(cmd);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cmp);
+    /* PS's p99 is the longer (its sojourn has the heavier tail): b has the wider margin. */
+    CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(cmp, "cheapest_meeting_sla")),
+                           "b");
+    cJSON_Delete(cmp);
+    snprintf(res, sizeof res, "%s/vd-tie.res.json", tu_tmpdir());
+    snprintf(page, sizeof page, "%s/vd-tie.html", tu_tmpdir());
+    snprintf(cmd, sizeof cmd, "run %s --quiet --json %s", scn, res);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    snprintf(cmd, sizeof cmd, "report html %s --scenario %s -o %s", res, scn, page);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    CU_ASSERT(page_has(page, "<strong>b</strong> meets every tenant"));
+    /* the order itself: cost, then GPUs, then the worst ratio; no cost ranks last */
+    CU_ASSERT(vd_cheaper(1, 2, 0.9, 2, 1, 0.1) > 0);
+    CU_ASSERT(vd_cheaper(1, 1, 0.9, 1, 2, 0.1) > 0);
+    CU_ASSERT(vd_cheaper(1, 1, 0.5, 1, 1, 0.6) > 0);
+    CU_ASSERT(vd_cheaper(1, 1, 0.5, 1, 1, 0.5) == 0);
+    CU_ASSERT(vd_cheaper(NAN, 1, 0.1, 9, 4, 0.9) < 0);
+}
+
 void test_verdict_register(void)
 {
     static const struct tu_test tests[] = {
@@ -403,6 +439,7 @@ void test_verdict_register(void)
         {"throughput below sla.min_throughput_per_s: a miss everywhere", test_case_throughput},
         {"sla keys: bounds and at least one target", test_sla_keys},
         {"a tenant that cannot keep up beside an LLM service is flagged", test_unstable_beside_llm},
+        {"a tie in cost: compare and the page name the same cheapest", test_cheapest_tie},
         {NULL, NULL}};
     tu_add_suite("verdict", tests);
 }

@@ -107,7 +107,8 @@ struct cmp_tenant {
 };
 
 /* Does strategy k meet every tenant's SLA (core/verdict.h)? */
-static int strategy_meets(const struct scenario *sc, const struct run_result *r, int k)
+static int strategy_meets_r(const struct scenario *sc, const struct run_result *r, int k,
+                            double *worst_ratio)
 {
     struct vd_strategy s;
     vd_strategy_init(&s);
@@ -116,7 +117,14 @@ static int strategy_meets(const struct scenario *sc, const struct run_result *r,
         vd_judge(sc, &r->s[k], i, &v);
         vd_strategy_add(&s, sc->tenants[i].name, &v);
     }
+    if (worst_ratio)
+        *worst_ratio = s.worst_ratio;
     return s.meets;
+}
+
+static int strategy_meets(const struct scenario *sc, const struct run_result *r, int k)
+{
+    return strategy_meets_r(sc, r, k, NULL);
 }
 
 static void tenant_cells(const struct scenario *sc, const struct run_result *r, int i, int base,
@@ -291,19 +299,22 @@ static cJSON *compare_rows(const struct scenario *sc, const struct run_result *r
     return rows;
 }
 
-/* The cheapest strategy (cost per million requests, then GPUs used, then scenario order) that
- * meets every tenant's SLA, or -1. */
+/* The cheapest strategy that meets every tenant's SLA (vd_cheaper's order, then scenario
+ * order), or -1. */
 static int cheapest_meeting(const struct scenario *sc, const struct run_result *r)
 {
     int best = -1;
+    double best_ratio = INFINITY;
     for (int k = 0; k < r->n; k++) {
-        if (!strategy_meets(sc, r, k))
+        double ratio;
+        if (!strategy_meets_r(sc, r, k, &ratio))
             continue;
-        double c = r->s[k].m[SM_COST_PER_MREQ], b = best >= 0 ? r->s[best].m[SM_COST_PER_MREQ] : 0;
-        c = isfinite(c) ? c : INFINITY;
-        b = isfinite(b) ? b : INFINITY;
-        if (best < 0 || c < b || (c == b && r->s[k].gpus_used < r->s[best].gpus_used))
+        if (best < 0 ||
+            vd_cheaper(r->s[k].m[SM_COST_PER_MREQ], r->s[k].gpus_used, ratio,
+                       r->s[best].m[SM_COST_PER_MREQ], r->s[best].gpus_used, best_ratio) > 0) {
             best = k;
+            best_ratio = ratio;
+        }
     }
     return best;
 }

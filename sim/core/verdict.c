@@ -289,6 +289,23 @@ int vd_closer(double lost_a, double ratio_a, double lost_b, double ratio_b)
     return a < b ? 1 : a > b ? -1 : 0;
 }
 
+/* NaN and ±inf order after every finite value. */
+static int vd_order(double a, double b)
+{
+    a = isfinite(a) ? a : INFINITY;
+    b = isfinite(b) ? b : INFINITY;
+    return a < b ? 1 : a > b ? -1 : 0;
+}
+
+int vd_cheaper(double cost_a, double gpus_a, double ratio_a, double cost_b, double gpus_b,
+               double ratio_b)
+{
+    int o = vd_order(cost_a, cost_b);
+    if (o == 0)
+        o = vd_order(gpus_a, gpus_b);
+    return o ? o : vd_order(ratio_a, ratio_b);
+}
+
 void vd_cell(const struct vd_verdict *v, char *buf, size_t n)
 {
     if (!v->has_sla)

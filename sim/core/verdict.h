@@ -82,6 +82,14 @@ void vd_strategy_add(struct vd_strategy *s, const char *tenant, const struct vd_
  * pick "the closest" by it. */
 int vd_closer(double lost_a, double ratio_a, double lost_b, double ratio_b);
 
+/* Of two strategies that both meet every SLA, does a rank before b as "the cheapest that meets
+ * every SLA": 1 a, -1 b, 0 tied (the caller keeps the earlier in scenario order). Cost per
+ * million requests first (one without a cost after every one with), then fewer GPUs, then the
+ * wider margin (smaller worst ratio). `compare` and the pages both pick by it, so they name the
+ * same strategy. */
+int vd_cheaper(double cost_a, double gpus_a, double ratio_a, double cost_b, double gpus_b,
+               double ratio_b);
+
 /* The ratio in words: "−23.0 %" at or under the target, "1.3 × the target" over it, "no target"
  * (NaN), "nothing measured" (+inf). */
 void vd_fmt_ratio(double ratio, char *buf, size_t n);

@@ -201,9 +201,7 @@ void ht_verdict(struct hw *wr, const struct page *pg)
             double g = rd_fig(s, MT_STRATEGY, MT_SM_GPUS_USED);
             c = isfinite(c) ? c : INFINITY;
             g = isfinite(g) ? g : INFINITY;
-            if (c < best_cost ||
-                (c == best_cost &&
-                 (g < best_gpus || (g == best_gpus && j.worst_ratio < best_ratio)))) {
+            if (best < 0 || vd_cheaper(c, g, j.worst_ratio, best_cost, best_gpus, best_ratio) > 0) {
                 best = k;
                 best_cost = c;
                 best_gpus = g;
