@@ -111,12 +111,7 @@ static int strategy_meets_r(const struct scenario *sc, const struct run_result *
                             double *worst_ratio)
 {
     struct vd_strategy s;
-    vd_strategy_init(&s);
-    for (int i = 0; i < sc->n_tenants; i++) {
-        struct vd_verdict v;
-        vd_judge(sc, &r->s[k], i, &v);
-        vd_strategy_add(&s, sc->tenants[i].name, &v);
-    }
+    vd_judge_strategy(sc, &r->s[k], &s);
     if (worst_ratio)
         *worst_ratio = s.worst_ratio;
     return s.meets;

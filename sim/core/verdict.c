@@ -281,6 +281,17 @@ void vd_strategy_add(struct vd_strategy *s, const char *tenant, const struct vd_
     s->meets = 0;
 }
 
+void vd_judge_strategy(const struct scenario *sc, const struct strategy_result *r,
+                       struct vd_strategy *s)
+{
+    vd_strategy_init(s);
+    for (int i = 0; i < sc->n_tenants; i++) {
+        struct vd_verdict v;
+        vd_judge(sc, r, i, &v);
+        vd_strategy_add(s, sc->tenants[i].name, &v);
+    }
+}
+
 int vd_closer(double lost_a, double ratio_a, double lost_b, double ratio_b)
 {
     if (lost_a != lost_b)

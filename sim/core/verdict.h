@@ -75,6 +75,9 @@ struct vd_strategy {
 };
 void vd_strategy_init(struct vd_strategy *s);
 void vd_strategy_add(struct vd_strategy *s, const char *tenant, const struct vd_verdict *v);
+/* Every tenant of result r judged (vd_judge) into s. */
+void vd_judge_strategy(const struct scenario *sc, const struct strategy_result *r,
+                       struct vd_strategy *s);
 
 /* Of two verdicts that miss, which is closer to meeting: 1 a, -1 b, 0 tied. One that lost
  * requests it may not lose has no ratio to weigh that by, so one that lost none is closer, then
