@@ -97,7 +97,7 @@ static int check_gpu(const struct jv *j, const char *path, const struct scenario
 {
     if (c->replicas > 0 && n > c->replicas)
         return jv_fail(j, path,
-                       "GPU %d gets %d contexts but replicas is %ld (%d contexts need at "
+                       "GPU %d gets %d tenants but replicas is %ld (%d tenant contexts need at "
                        "least %ld GPUs at %ld replicas each)",
                        g, n, c->replicas, c->pl.n, (c->pl.n + c->replicas - 1) / c->replicas,
                        c->replicas);
