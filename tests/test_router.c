@@ -388,12 +388,12 @@ static void test_whole_conserved(void)
         for (int p = 0; p < 3; p++) {
             char top[128];
             snprintf(top, sizeof top, "\"stop\": {\"duration_s\": %g}, %s", dur,
-                     k ? "\"gpu_fault_rate_per_h\": 60," : "");
+                     k ? "\"gpu_fault_rate_per_h\": 180," : "");
             struct scenario sc;
             struct run_result r;
             shared2_run(k, pol[p],
                         "\"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 20}, "
-                        "\"fault_rate_per_h\": 120, \"tokens\": {\"input\": {\"dist\": "
+                        "\"fault_rate_per_h\": 720, \"tokens\": {\"input\": {\"dist\": "
                         "\"exponential\", \"mean\": 2000}, \"output\": {\"dist\": "
                         "\"exponential\", \"mean\": 300}}",
                         top, &sc, &r);
