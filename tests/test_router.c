@@ -377,8 +377,10 @@ static void shared2_run(int k, const char *policy, const char *chat_extra, const
  * Every request conserved with two replicas under each strategy and router policy: overload
  * (the caches fill and preempt, least_outstanding holds requests at the router), chat's faults
  * killing one engine at a time, card faults under timeslice and MPS (a replica whose GPU
- * resets is out of the router's choice). Then tokens: 80 requests of 50 output tokens in the
- * first 20 s of a 60 s run without faults all complete, and the run emits 50 tokens for each.
+ * resets is out of the router's choice, and chat is unavailable only while both are down,
+ * so more available than the plain tenant beside its replica on GPU 0). Then tokens: 80 requests of
+ * 50 output tokens in the first 20 s of a 60 s run without faults all complete, and the run emits
+ * 50 tokens for each.
  */
 static void test_whole_conserved(void)
 {
@@ -405,6 +407,12 @@ static void test_whole_conserved(void)
             }
             CU_ASSERT(res_t(&r.s[0], 0)[TM_COMPLETED] > 0);
             CU_ASSERT(res_t(&r.s[0], 0)[TM_FAILED] > 0);
+            /* chat is down only while both its GPUs are; vision whenever GPU 0 is */
+            double av_chat = res_t(&r.s[0], 0)[TM_AVAILABILITY];
+            double av_vision = res_t(&r.s[0], 1)[TM_AVAILABILITY];
+            CU_ASSERT(av_chat >= av_vision);
+            if (k && av_vision < 1)
+                CU_ASSERT(av_chat > av_vision);
             run_result_free(&r);
             scn_free(&sc);
         }

@@ -87,6 +87,8 @@ struct mps {
     int *slot;           /* per placement (mps_cfg.pl): its client index in its GPU's unit */
     struct router **rt;  /* per tenant: the router of an LLM tenant on several GPUs, else NULL */
     int *was_down;       /* per GPU holding a replica: the down state its router knows; -1 else */
+    int *n_up;           /* per routed tenant: its replicas up (its availability) */
+    double *all_down_at; /* per routed tenant: since when none is (n_up 0) */
     struct gpufault gf;
     double *reset_until; /* per GPU: the end of its card reset (0: none yet) */
 };
@@ -220,6 +222,8 @@ static void build_routers(struct sim *s, struct mps *m)
     m->n_ten = s->n_ten;
     m->rt = ss_xcalloc((size_t)s->n_ten, sizeof *m->rt);
     m->was_down = ss_xmalloc((size_t)m->n_gpu * sizeof *m->was_down);
+    m->n_up = ss_xcalloc((size_t)s->n_ten, sizeof *m->n_up);
+    m->all_down_at = ss_xcalloc((size_t)s->n_ten, sizeof *m->all_down_at);
     for (int g = 0; g < m->n_gpu; g++)
         m->was_down[g] = -1;
     for (int t = 0; t < s->n_ten; t++) {
@@ -228,15 +232,18 @@ static void build_routers(struct sim *s, struct mps *m)
             continue;
         m->rt[t] = ss_xmalloc(sizeof *m->rt[t]);
         rt_init(m->rt[t], s->sc->tenants[t].llm->router, n);
+        m->n_up[t] = n;
         for (int p = pl->first[t]; p < pl->first[t + 1]; p++) {
             rt_add(m->rt[t], (struct unit){&mu_unit_ops, &m->gpu[pl->gpu[p]]}, m->slot[p]);
+            m->gpu[pl->gpu[p]].cli[m->slot[p]].owner_books_down = 1;
             m->was_down[pl->gpu[p]] = 0;
         }
     }
 }
 
 /* GPU g went down (a fault's recovery, a card reset) or came back since its routers last knew:
- * its replicas leave their router's choice, or rejoin it and take what waits there. */
+ * its replicas leave their router's choice, or rejoin it and take what waits there. A routed
+ * tenant is down (its availability) only while every replica is. */
 static void sync_down(struct sim *s, struct mps *m, int g)
 {
     const struct mu_unit *u = &m->gpu[g];
@@ -249,6 +256,10 @@ static void sync_down(struct sim *s, struct mps *m, int g)
         for (int q = 0; r && q < r->n; q++)
             if (r->rep[q].u.self == u) {
                 rt_set_down(r, q, u->down != 0);
+                if (u->down && --m->n_up[t] == 0)
+                    m->all_down_at[t] = s->now;
+                if (!u->down && m->n_up[t]++ == 0)
+                    eng_down(s, t, m->all_down_at[t], s->now);
                 if (!u->down)
                     rt_offer(s, r, t);
             }
@@ -358,6 +369,9 @@ static void mps_finish(struct sim *s, void *st, struct strategy_result *res)
         cJSON_AddNumberToObject(o, "faults", (double)u->faults);
         cJSON_AddItemToArray(gpus, o);
     }
+    for (int t = 0; t < m->n_ten; t++)
+        if (m->rt[t] && m->n_up[t] == 0)
+            eng_down(s, t, m->all_down_at[t], s->now);
     res->details = d;
 }
 
@@ -373,6 +387,8 @@ static void mps_destroy(void *st)
         }
     free(m->rt);
     free(m->was_down);
+    free(m->n_up);
+    free(m->all_down_at);
     free(m->gpu);
     free(m->slot);
     gf_free(&m->gf);

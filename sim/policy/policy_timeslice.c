@@ -59,7 +59,9 @@ struct ts_state {
     struct ts_unit *units;
     int *unit_of, *ctx_of; /* per placement (ts_cfg.pl) */
     const struct asg_place *pl;
-    struct router **rt; /* per tenant: the router of an LLM tenant on several GPUs, else NULL */
+    struct router **rt;  /* per tenant: the router of an LLM tenant on several GPUs, else NULL */
+    int *n_up;           /* per routed tenant: its replicas up (its availability) */
+    double *all_down_at; /* per routed tenant: since when none is (n_up 0) */
     struct gpufault gf;
     double *down_since; /* per GPU: the card fault it is resetting from; < 0: up */
 };
@@ -172,10 +174,13 @@ static void build_routers(struct sim *s, struct ts_state *x)
     const struct asg_place *pl = x->pl;
     x->n_ten = s->n_ten;
     x->rt = ss_xcalloc((size_t)s->n_ten, sizeof *x->rt);
+    x->n_up = ss_xcalloc((size_t)s->n_ten, sizeof *x->n_up);
+    x->all_down_at = ss_xcalloc((size_t)s->n_ten, sizeof *x->all_down_at);
     for (int t = 0; t < s->n_ten; t++) {
         int n = pl->first[t + 1] - pl->first[t];
         if (n < 2)
             continue;
+        x->n_up[t] = n;
         x->rt[t] = ss_xmalloc(sizeof *x->rt[t]);
         rt_init(x->rt[t], s->sc->tenants[t].llm->router, n);
         for (int p = pl->first[t]; p < pl->first[t + 1]; p++)
@@ -259,18 +264,24 @@ static void route_gpu(struct sim *s, struct ts_state *x, int g, int down)
         for (int q = 0; r && q < r->n; q++)
             if (r->rep[q].u.self == u) {
                 rt_set_down(r, q, down);
+                if (down && --x->n_up[t] == 0)
+                    x->all_down_at[t] = s->now;
+                if (!down && x->n_up[t]++ == 0)
+                    eng_down(s, t, x->all_down_at[t], s->now);
                 if (!down)
                     rt_offer(s, r, t);
             }
     }
 }
 
-/* Books GPU g's reset as downtime of its tenants. */
+/* Books GPU g's reset as downtime of its tenants; a routed tenant's is booked by route_gpu
+ * (it is down only while every replica is). */
 static void book_reset(struct sim *s, struct ts_state *x, int g)
 {
     const struct ts_unit *u = &x->units[g];
     for (int k = 0; k < u->n; k++)
-        eng_down(s, u->ctx[k].tenant, x->down_since[g], s->now);
+        if (!x->rt[u->ctx[k].tenant])
+            eng_down(s, u->ctx[k].tenant, x->down_since[g], s->now);
 }
 
 /* A card fault: every context's requests in service fail and the GPU is down for the
@@ -339,6 +350,9 @@ static void ts_p_finish(struct sim *s, void *st, struct strategy_result *res)
         cJSON_AddNumberToObject(o, "restarts", (double)u->restarts);
         cJSON_AddItemToArray(gpus, o);
     }
+    for (int t = 0; t < x->n_ten; t++)
+        if (x->rt[t] && x->n_up[t] == 0)
+            eng_down(s, t, x->all_down_at[t], s->now);
     res->details = cJSON_CreateObject();
     cJSON_AddItemToObject(res->details, "gpus", gpus);
 }
@@ -354,6 +368,8 @@ static void ts_destroy(void *st)
             free(x->rt[t]);
         }
     free(x->rt);
+    free(x->n_up);
+    free(x->all_down_at);
     free(x->units);
     free(x->unit_of);
     free(x->ctx_of);
