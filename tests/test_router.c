@@ -6,9 +6,13 @@
  * of near-exponential requests gives the M/M/2 mean (sim/core/analytic.h), and round robin
  * on the same arrivals does not; which replica serves each request by hand from the roofline
  * on unequal instances; requests conserved under faults and overload; the same bytes twice;
- * the MIG and vGPU loaders accepting the tenant, and the router key's errors.
+ * the MIG and vGPU loaders accepting the tenant, and the router key's errors. Under exclusive
+ * (one engine per GPU), timeslice and MPS ("assign": {"chat": [0, 1]}, an engine on each GPU):
+ * round robin against least_outstanding by a hand-computed schedule, round robin's split
+ * exactly alternating, requests and tokens conserved, and the array's errors.
  */
 #include "core/analytic.h"
+#include "core/llmstats.h"
 #include "core/run.h"
 #include "core/scenario.h"
 #include "mig/mig.h"
@@ -100,16 +104,21 @@ static double step_at(const struct scenario *sc, long past, long n_new, double f
     return fmax(flops / (312e12 * f * r->compute_eff), bytes / (2039e9 * b * r->bandwidth_eff));
 }
 
-/* A request of `in` prompt tokens and `out` output tokens alone on MIG profile `prof`. */
-static double alone_s(const struct scenario *sc, const char *prof, long in, long out)
+/* A request of `in` prompt tokens and `out` output tokens alone on shares (f, b). */
+static double alone_fb(const struct scenario *sc, double f, double b, long in, long out)
 {
-    int k = mig_profile_index(&sc->gpu, prof);
-    CU_ASSERT_FATAL(k >= 0);
-    double f = mig_compute_share(&sc->gpu, k), b = mig_memory_share(&sc->gpu, k);
     double t = step_at(sc, 0, in, f, b);
     for (long j = 1; j < out; j++)
         t += step_at(sc, in + j - 1, 1, f, b);
     return t;
+}
+
+/* The same alone on MIG profile `prof`. */
+static double alone_s(const struct scenario *sc, const char *prof, long in, long out)
+{
+    int k = mig_profile_index(&sc->gpu, prof);
+    CU_ASSERT_FATAL(k >= 0);
+    return alone_fb(sc, mig_compute_share(&sc->gpu, k), mig_memory_share(&sc->gpu, k), in, out);
 }
 
 /* The mean latency of four requests 10 s apart (each alone) on a 3g.40gb and a 2g.20gb engine
@@ -245,6 +254,218 @@ static void test_vgpu_and_bytes(void)
     free(out[1]);
 }
 
+/* ---- exclusive, timeslice, MPS: an engine per GPU behind the router ------------------- */
+
+/* The three strategies with chat's engines on GPUs 0 and 1 (exclusive: its two GPUs). */
+static const char *const WHOLE2[] = {
+    "{\"name\": \"ex\", \"kind\": \"exclusive\"}",
+    "{\"name\": \"ts\", \"kind\": \"timeslice\", \"assign\": {\"chat\": [0, 1]}}",
+    "{\"name\": \"mps\", \"kind\": \"mps\", \"assign\": {\"chat\": [0, 1]}}",
+};
+
+/* Mean latency of chat replaying `trace` on two whole A100s under strategy, engines of
+ * max_num_seqs 1 behind `policy`; every request completes. sc gets the loaded scenario. */
+static double whole2_run(const char *strategy, const char *policy, const char *trace,
+                         struct scenario *sc)
+{
+    char serving[160], arrival[256];
+    snprintf(serving, sizeof serving, ", \"max_num_seqs\": 1, \"router\": {\"policy\": \"%s\"}",
+             policy);
+    snprintf(arrival, sizeof arrival,
+             "{\"process\": \"trace\", \"path\": \"%s\", \"format\": \"sharesim\"}", trace);
+    char *text = chat_scenario(arrival, NULL, serving,
+                               "\"gpus\": 2, \"stop\": {\"duration_s\": 60},", strategy);
+    struct run_result r;
+    tu_run_text(text, sc, &r);
+    free(text);
+    const double *t = res_t(&r.s[0], 0);
+    CU_ASSERT_EQUAL(t[TM_COMPLETED], t[TM_ARRIVED]);
+    double lat = t[TM_LAT_MEAN];
+    run_result_free(&r);
+    return lat;
+}
+
+/*
+ * By hand, engines of one sequence each (a second request waits for the first), L the long
+ * request's time alone on a whole GPU (200 prompt, 400 output tokens: about 3 s), s a short
+ * one's (200, 20: about 0.15 s). A (long) at 0, B at 0.01, C at 0.02, D at 0.5 (short).
+ * round_robin: A, C to engine 0 and B, D to engine 1; C waits out A: latencies L, s,
+ * L + s − 0.02, s. least_outstanding: A to 0, B to 1; at 0.02 both hold their one sequence,
+ * so C waits at the router and engine 1 takes it when B ends (0.01 + s); D finds engine 1 idle:
+ * L, s, 2s − 0.01, s. The same under exclusive, a lone time-sliced context on each GPU (it
+ * never switches) and a lone MPS client on each (its whole GPU).
+ */
+static void test_whole_by_hand(void)
+{
+    char *trace = tu_write("hand.csv", "time_s,input_tokens,output_tokens\n0,200,400\n"
+                                       "0.01,200,20\n0.02,200,20\n0.5,200,20\n");
+    for (int k = 0; k < 3; k++) {
+        struct scenario sc;
+        double rr = whole2_run(WHOLE2[k], "round_robin", trace, &sc);
+        double L = alone_fb(&sc, 1, 1, 200, 400), s = alone_fb(&sc, 1, 1, 200, 20);
+        scn_free(&sc);
+        CU_ASSERT(L > 1 && s < 0.3);
+        TU_CHECK_CLOSE_REL(rr, (2 * L + 3 * s - 0.02) / 4, 1e-6);
+        double lo = whole2_run(WHOLE2[k], "least_outstanding", trace, &sc);
+        scn_free(&sc);
+        TU_CHECK_CLOSE_REL(lo, (L + 4 * s - 0.01) / 4, 1e-6);
+    }
+}
+
+/*
+ * Round robin's split, exactly alternating: six requests at one instant, long (L) or short (s)
+ * in the order L s s s L s, on engines of one sequence each. Request i goes to engine i mod 2,
+ * so engine 0 serves L, s, L one after another and engine 1 s, s, s: the latencies are the
+ * running sums on each engine. least_outstanding on the same burst is one FIFO queue for both
+ * engines, each request to whichever frees first: engine 1 takes the second long one after its
+ * three short ones, and the last short one goes to engine 0. Both computed here by hand.
+ */
+static void test_rr_alternates(void)
+{
+    static const int is_long[] = {1, 0, 0, 0, 1, 0};
+    enum { N = sizeof is_long / sizeof is_long[0] };
+    char rows[512] = "time_s,input_tokens,output_tokens\n";
+    for (int i = 0; i < N; i++)
+        strcat(rows, is_long[i] ? "0,200,400\n" : "0,200,20\n");
+    char *trace = tu_write("burst.csv", rows);
+    for (int k = 0; k < 3; k++) {
+        struct scenario sc;
+        double rr = whole2_run(WHOLE2[k], "round_robin", trace, &sc);
+        double L = alone_fb(&sc, 1, 1, 200, 400), s = alone_fb(&sc, 1, 1, 200, 20);
+        scn_free(&sc);
+        double end_rr[2] = {0, 0}, end_lo[2] = {0, 0}, sum_rr = 0, sum_lo = 0;
+        for (int i = 0; i < N; i++) {
+            double w = is_long[i] ? L : s;
+            int e = end_lo[1] < end_lo[0]; /* the engine free first (never a tie here) */
+            sum_rr += end_rr[i % 2] += w;
+            sum_lo += end_lo[e] += w;
+        }
+        TU_CHECK_CLOSE_REL(rr, sum_rr / N, 1e-6);
+        double lo = whole2_run(WHOLE2[k], "least_outstanding", trace, &sc);
+        scn_free(&sc);
+        TU_CHECK_CLOSE_REL(lo, sum_lo / N, 1e-6);
+        CU_ASSERT(rr > lo * 1.1); /* L − 2s apart in sum: 4L + 8s against 3L + 10s */
+    }
+}
+
+/* The three strategies with a plain tenant beside chat's replica on GPU 0 (exclusive: a GPU of
+ * its own, 2), faults of chat, and card faults where the strategy models them for engines. */
+static const char *const SHARED2[] = {
+    "{\"name\": \"ex\", \"kind\": \"exclusive\", \"assign\": {\"chat\": [0, 1], \"vision\": "
+    "[2]}}",
+    "{\"name\": \"ts\", \"kind\": \"timeslice\", \"assign\": {\"chat\": [0, 1], \"vision\": 0}}",
+    "{\"name\": \"mps\", \"kind\": \"mps\", \"assign\": {\"chat\": [1, 0], \"vision\": 0}}",
+};
+
+/* chat (two replicas, policy) and a plain tenant "vision" under strategy k of SHARED2. */
+static void shared2_run(int k, const char *policy, const char *chat_extra, const char *top,
+                        struct scenario *sc, struct run_result *r)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"name\": \"routerx\", \"gpu\": \"A100-80GB\", \"gpus\": 3, \"seed\": 5, %s "
+             "\"tenants\": [{\"name\": \"chat\", %s, \"serving\": {\"engine\": \"llm\", "
+             "\"step_model\": \"roofline\", \"model\": \"Llama-2-7B\", \"dtype\": \"fp16\", "
+             "\"max_num_seqs\": 8, \"router\": {\"policy\": \"%s\"}}}, {\"name\": \"vision\", "
+             "\"memory_gb\": 8, \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 20}, "
+             "\"work\": {\"dist\": \"exponential\", \"mean_ms\": 10}}], \"strategies\": [%s]}",
+             top, chat_extra, policy, SHARED2[k]);
+    tu_run_text(text, sc, r);
+}
+
+/*
+ * Every request conserved with two replicas under each strategy and router policy: overload
+ * (the caches fill and preempt, least_outstanding holds requests at the router), chat's faults
+ * killing one engine at a time, card faults under timeslice and MPS (a replica whose GPU
+ * resets is out of the router's choice, and chat is unavailable only while both are down,
+ * so more available than the plain tenant beside its replica on GPU 0). Then tokens: 80 requests of
+ * 50 output tokens in the first 20 s of a 60 s run without faults all complete, and the run emits
+ * 50 tokens for each.
+ */
+static void test_whole_conserved(void)
+{
+    static const char *const pol[] = {"least_outstanding", "round_robin", "least_kv"};
+    double dur = tu_sanitized() ? 40 : 120;
+    for (int k = 0; k < 3; k++)
+        for (int p = 0; p < 3; p++) {
+            char top[128];
+            snprintf(top, sizeof top, "\"stop\": {\"duration_s\": %g}, %s", dur,
+                     k ? "\"gpu_fault_rate_per_h\": 180," : "");
+            struct scenario sc;
+            struct run_result r;
+            shared2_run(k, pol[p],
+                        "\"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 20}, "
+                        "\"fault_rate_per_h\": 720, \"tokens\": {\"input\": {\"dist\": "
+                        "\"exponential\", \"mean\": 2000}, \"output\": {\"dist\": "
+                        "\"exponential\", \"mean\": 300}}",
+                        top, &sc, &r);
+            for (int i = 0; i < 2; i++) {
+                const double *t = res_t(&r.s[0], i);
+                CU_ASSERT(t[TM_ARRIVED] > 10 * dur);
+                CU_ASSERT_EQUAL(t[TM_ARRIVED],
+                                t[TM_COMPLETED] + t[TM_FAILED] + t[TM_REJECTED] + t[TM_IN_FLIGHT]);
+            }
+            CU_ASSERT(res_t(&r.s[0], 0)[TM_COMPLETED] > 0);
+            CU_ASSERT(res_t(&r.s[0], 0)[TM_FAILED] > 0);
+            /* chat is down only while both its GPUs are; vision whenever GPU 0 is */
+            double av_chat = res_t(&r.s[0], 0)[TM_AVAILABILITY];
+            double av_vision = res_t(&r.s[0], 1)[TM_AVAILABILITY];
+            CU_ASSERT(av_chat >= av_vision);
+            if (k && av_vision < 1)
+                CU_ASSERT(av_chat > av_vision);
+            run_result_free(&r);
+            scn_free(&sc);
+        }
+    char rows[4096] = "time_s,input_tokens,output_tokens\n", arrival[256];
+    for (int i = 0; i < 80; i++)
+        snprintf(rows + strlen(rows), sizeof rows - strlen(rows), "%g,300,50\n", 0.25 * i);
+    snprintf(arrival, sizeof arrival,
+             "\"arrival\": {\"process\": \"trace\", \"path\": \"%s\", \"format\": "
+             "\"sharesim\"}",
+             tu_write("tokens.csv", rows));
+    for (int k = 0; k < 3; k++) {
+        struct scenario sc;
+        struct run_result r;
+        shared2_run(k, "round_robin", arrival, "\"stop\": {\"duration_s\": 60},", &sc, &r);
+        const double *t = res_t(&r.s[0], 0), *m = r.s[0].llm;
+        CU_ASSERT_EQUAL(t[TM_ARRIVED], 80);
+        CU_ASSERT_EQUAL(t[TM_COMPLETED], 80);
+        TU_CHECK_CLOSE_REL(m[LM_OUTPUT_TPS] * 60, 80 * 50, 1e-9);
+        run_result_free(&r);
+        scn_free(&sc);
+    }
+}
+
+/* The array of GPUs is an LLM tenant's: its errors name the path and what was wrong. */
+static void test_spread_errors(void)
+{
+    static const char *const bad[][2] = {
+        {"{\"chat\": [0, 1], \"vision\": [1]}", "assign.vision: tenant \"vision\" is not an LLM"},
+        {"{\"chat\": [0, 0], \"vision\": 1}", "assign.chat[1]: GPU 0 is listed twice"},
+        {"{\"chat\": [], \"vision\": 1}", "assign.chat: expected a GPU index or a non-empty"},
+        {"{\"chat\": [0, 2], \"vision\": 1}", "assign.chat[1]: expected a GPU index in [0, 1]"},
+        {"{\"chat\": [0, 1]}", "\"vision\" is not"},
+    };
+    static const char *const kinds[] = {"timeslice", "mps"};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            char text[2048];
+            snprintf(text, sizeof text,
+                     "{\"name\": \"bad\", \"gpu\": \"A100-80GB\", \"gpus\": 2, \"stop\": "
+                     "{\"duration_s\": 10}, \"tenants\": "
+                     "[{\"name\": \"chat\", \"arrival\": {\"process\": \"poisson\", "
+                     "\"rate_per_s\": 1}, \"serving\": {\"engine\": \"llm\", \"model\": "
+                     "\"Llama-2-7B\"}, \"tokens\": {\"input\": {\"dist\": \"deterministic\", "
+                     "\"tokens\": 10}, \"output\": {\"dist\": \"deterministic\", \"tokens\": "
+                     "10}}}, {\"name\": \"vision\", \"memory_gb\": 8, \"arrival\": {\"process\": "
+                     "\"poisson\", \"rate_per_s\": 1}, \"work\": {\"dist\": \"exponential\", "
+                     "\"mean_ms\": 10}}], \"strategies\": [{\"name\": \"s\", \"kind\": \"%s\", "
+                     "\"assign\": %s}]}",
+                     kinds[k], bad[i][0]);
+            tu_expect_load_error(text, bad[i][1]);
+        }
+}
+
 /* The router key's errors name the path and what was expected. */
 static void test_bad_router(void)
 {
@@ -277,6 +498,11 @@ void test_router_register(void)
         {"requests conserved: overload, faults, three replicas, each policy", test_conserved},
         {"vGPU on two GPUs with a router; the same bytes twice", test_vgpu_and_bytes},
         {"the router key's errors", test_bad_router},
+        {"exclusive, timeslice, MPS: round robin and least_outstanding by hand",
+         test_whole_by_hand},
+        {"exclusive, timeslice, MPS: round robin's split exactly alternating", test_rr_alternates},
+        {"exclusive, timeslice, MPS: requests and tokens conserved, faults", test_whole_conserved},
+        {"an LLM tenant's array of GPUs: its errors", test_spread_errors},
         {NULL, NULL},
     };
     tu_add_suite("router", t);

@@ -17,15 +17,16 @@ static int fail(const struct jv *j, const char *path, const char *name, const ch
     return jv_fail(j, path, "%s", msg);
 }
 
-/* GPU g's LLM tenants: each one's memory and cache. */
+/* GPU g's LLM placements: each one's memory and cache. */
 static int one_gpu(const struct jv *j, const char *path, const struct scenario *sc,
-                   const int *gpu_of, const double *limit_gb, const char *who, int g,
+                   const struct asg_place *pl, const double *limit_gb, const char *who, int g,
                    double *mem_gb, long *kv_blocks)
 {
     double plain = 0, limits = 0;
     int open = 0;
-    for (int i = 0; i < sc->n_tenants; i++) {
-        if (gpu_of[i] != g)
+    for (int p = 0; p < pl->n; p++) {
+        int i = pl->ten[p];
+        if (pl->gpu[p] != g)
             continue;
         const struct tenant_cfg *t = &sc->tenants[i];
         if (!t->llm)
@@ -44,9 +45,10 @@ static int one_gpu(const struct jv *j, const char *path, const struct scenario *
                  who, g, plain + limits, plain, limits, sc->gpu.name, total);
         return fail(j, path, NULL, msg);
     }
-    for (int i = 0; i < sc->n_tenants; i++) {
+    for (int p = 0; p < pl->n; p++) {
+        int i = pl->ten[p];
         const struct tenant_cfg *t = &sc->tenants[i];
-        if (gpu_of[i] != g || !t->llm)
+        if (pl->gpu[p] != g || !t->llm)
             continue;
         int limited = limit_gb && limit_gb[i] >= 0;
         double m = limited ? limit_gb[i] : free_gb / open;
@@ -57,24 +59,38 @@ static int one_gpu(const struct jv *j, const char *path, const struct scenario *
                      "the %.2f GB it gets on GPU %d (the %s's %g GB less %g GB of the others' "
                      "memory, over %d LLM tenant%s)",
                      m, g, sc->gpu.name, total, plain + limits, open, open == 1 ? "" : "s");
-        if (lsv_kv_blocks(t->llm, m, where, &kv_blocks[i], err, sizeof err))
+        if (lsv_kv_blocks(t->llm, m, where, &kv_blocks[p], err, sizeof err))
             return fail(j, path, t->name, err);
-        mem_gb[i] = m;
+        mem_gb[p] = m;
     }
     return 0;
+}
+
+int llmm_placed(const struct jv *j, const char *path, const struct scenario *sc,
+                const struct asg_place *pl, const double *limit_gb, const char *who, double *mem_gb,
+                long *kv_blocks)
+{
+    /* Only the GPUs that hold an LLM tenant: a pass per such GPU. */
+    unsigned char *seen = ss_xcalloc((size_t)sc->gpus, 1);
+    int rc = 0;
+    for (int p = 0; p < pl->n && rc == 0; p++)
+        if (sc->tenants[pl->ten[p]].llm && !seen[pl->gpu[p]]) {
+            seen[pl->gpu[p]] = 1;
+            rc = one_gpu(j, path, sc, pl, limit_gb, who, pl->gpu[p], mem_gb, kv_blocks);
+        }
+    free(seen);
+    return rc;
 }
 
 int llmm_shared(const struct jv *j, const char *path, const struct scenario *sc, const int *gpu_of,
                 const double *limit_gb, const char *who, double *mem_gb, long *kv_blocks)
 {
-    /* Only the GPUs that hold an LLM tenant: a pass per such GPU. */
-    unsigned char *seen = ss_xcalloc((size_t)sc->gpus, 1);
-    int rc = 0;
-    for (int i = 0; i < sc->n_tenants && rc == 0; i++)
-        if (sc->tenants[i].llm && !seen[gpu_of[i]]) {
-            seen[gpu_of[i]] = 1;
-            rc = one_gpu(j, path, sc, gpu_of, limit_gb, who, gpu_of[i], mem_gb, kv_blocks);
-        }
-    free(seen);
+    /* One placement per tenant, tenant i the i-th. */
+    int *ten = ss_xmalloc((size_t)sc->n_tenants * sizeof *ten);
+    for (int i = 0; i < sc->n_tenants; i++)
+        ten[i] = i;
+    struct asg_place pl = {sc->n_tenants, ten, (int *)gpu_of, NULL};
+    int rc = llmm_placed(j, path, sc, &pl, limit_gb, who, mem_gb, kv_blocks);
+    free(ten);
     return rc;
 }

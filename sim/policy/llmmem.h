@@ -17,6 +17,7 @@
 
 #include "base/jsonv.h"
 #include "core/scenario.h"
+#include "policy/assign.h"
 
 /*
  * Every LLM tenant i of sc on GPU gpu_of[i]: into mem_gb[i] the memory it gets and into
@@ -26,5 +27,12 @@
  */
 int llmm_shared(const struct jv *j, const char *path, const struct scenario *sc, const int *gpu_of,
                 const double *limit_gb, const char *who, double *mem_gb, long *kv_blocks);
+
+/* As llmm_shared over placements (assign.h: an LLM tenant spread over several GPUs has one on
+ * each): mem_gb and kv_blocks are per placement; limit_gb stays per tenant (a limit applies to
+ * each of its clients). */
+int llmm_placed(const struct jv *j, const char *path, const struct scenario *sc,
+                const struct asg_place *pl, const double *limit_gb, const char *who, double *mem_gb,
+                long *kv_blocks);
 
 #endif

@@ -35,8 +35,10 @@
  * while all of its GPUs are down.
  * An LLM tenant (docs/llm.md) runs one serving engine per GPU (policy/units/llmunit.c) on the
  * whole GPU (SM and bandwidth shares 1) with the KV cache the GPU's memory leaves; "discipline"
- * does not apply to it. An arrival joins the engine holding the fewest requests (ties: lowest
- * index), as a load balancer in front of replicas would route it; a fault kills one engine
+ * does not apply to it. A tenant with several engines has them behind its router
+ * (policy/units/router.h), replica k its k-th engine in GPU order, and the policy its
+ * serving.router names picks the engine of each arrival (least_outstanding by default: the
+ * engine holding the fewest requests, ties to the lowest index); a fault kills one engine
  * holding requests, and every request in it fails. With "tensor_parallel": k in its serving
  * object (llm/tp.h) an engine runs on a group of k of the tenant's GPUs — its GPUs in index
  * order, k at a time — each group inside one node of TP_NODE_GPUS and, when k fits the
@@ -56,6 +58,7 @@
 #include "policy/assign.h"
 #include "policy/units/llmunit.h"
 #include "policy/units/rgroup.h"
+#include "policy/units/router.h"
 #include "base/util.h"
 #include "llm/tp.h"
 
@@ -110,6 +113,7 @@ struct excl {
     int *n_up;            /* per tenant: its GPUs not resetting */
     double *all_down_at;  /* per tenant: since when all of them are (n_up 0) */
     struct llm_unit **lu; /* per GPU of an LLM tenant: its engine; NULL elsewhere */
+    struct router **rt;   /* per tenant: the router of an LLM tenant's engines; NULL with one */
 };
 
 /* An LLM tenant's GPUs serve it in groups of its tensor_parallel (1 for other tenants). */
@@ -260,6 +264,25 @@ static void sync_announce(struct sim *s, const struct excl *x, int tenant)
         eng_announce(s, tenant, x->n_free[tenant] > 0);
 }
 
+/* A router per LLM tenant with several engines (GPUs, or TP groups), replicas in GPU order. */
+static void build_routers(struct sim *s, struct excl *x)
+{
+    x->rt = ss_xcalloc((size_t)s->n_ten, sizeof *x->rt);
+    for (int t = 0; t < s->n_ten; t++) {
+        const struct lsv_cfg *l = s->sc->tenants[t].llm;
+        int engines = l ? x->n_own[t] / tenant_tp(s->sc, t) : 0;
+        if (engines < 2)
+            continue;
+        x->rt[t] = ss_xmalloc(sizeof *x->rt[t]);
+        rt_init(x->rt[t], l->router, engines);
+        for (int k = 0; k < x->n_own[t]; k++) {
+            struct llm_unit *u = x->lu[x->own[t][k]];
+            if (u)
+                rt_add(x->rt[t], (struct unit){&lu_unit_ops, u}, 0);
+        }
+    }
+}
+
 static void *excl_init(struct sim *s, const void *cfgp)
 {
     const struct excl_cfg *c = cfgp;
@@ -299,6 +322,7 @@ static void *excl_init(struct sim *s, const void *cfgp)
             lu_new(i, s->sc->tenants[i].llm, blocks, &s->sc->gpu, 1.0, 1.0, unit_addr(EV_LLM, g));
     }
     free(n_seen);
+    build_routers(s, x);
     /* Pushed in reverse so the lowest-numbered GPU is used first. */
     for (int g = c->gpus - 1; g >= 0; g--) {
         x->srv[g].tenant = c->owner[g];
@@ -697,31 +721,28 @@ static void ps_fault(struct sim *s, struct excl *x, int tenant)
 
 /* ---- LLM tenants --------------------------------------------------------- */
 
-/* The tenant's engine holding the fewest requests (lowest index on ties); a TP group's GPUs
- * past its first hold none (NULL). */
-static struct llm_unit *llm_least_loaded(const struct excl *x, int tenant)
-{
-    struct llm_unit *best = x->lu[x->own[tenant][0]];
-    for (int k = 1; k < x->n_own[tenant]; k++) {
-        struct llm_unit *u = x->lu[x->own[tenant][k]];
-        if (u && lu_load(u) < lu_load(best))
-            best = u;
-    }
-    return best;
-}
-
-/* Every waiting request to the engine holding the fewest. */
+/* Every waiting request to the tenant's only engine (at its first GPU), or to the engines its
+ * router picks. */
 SS_NOINLINE static void llm_arrive(struct sim *s, struct excl *x, int tenant)
 {
+    if (x->rt[tenant]) {
+        rt_offer(s, x->rt[tenant], tenant);
+        return;
+    }
+    struct llm_unit *u = x->lu[x->own[tenant][0]];
     while (eng_qlen(s, tenant) > 0)
-        lu_take(s, llm_least_loaded(x, tenant));
+        lu_take(s, u);
 }
 
+/* The first engine holding requests dies; an engine it emptied takes what waits at the router
+ * (least_outstanding holds requests there while every engine is full). */
 static void llm_fault(struct sim *s, struct excl *x, int tenant)
 {
     for (int k = 0; k < x->n_own[tenant]; k++)
         if (x->lu[x->own[tenant][k]] && lu_fault(s, x->lu[x->own[tenant][k]]))
-            return;
+            break;
+    if (x->rt[tenant])
+        rt_offer(s, x->rt[tenant], tenant);
 }
 
 /* ---- card faults --------------------------------------------------------- */
@@ -878,6 +899,12 @@ static void excl_destroy(void *st)
         rg_free(&x->srv[g].g);
         lu_free(x->lu[g]);
     }
+    for (int i = 0; i < x->n_ten; i++)
+        if (x->rt[i]) {
+            rt_free(x->rt[i]);
+            free(x->rt[i]);
+        }
+    free(x->rt);
     free(x->lu);
     free(x->free_stack);
     free(x->own);

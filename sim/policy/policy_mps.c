@@ -37,6 +37,13 @@
  * (policy/llmmem.h): "pinned_memory_gb" {"tenant": GB}, the client's pinned device-memory limit
  * (CUDA_MPS_PINNED_DEVICE_MEM_LIMIT), or else an equal split of what the GPU's plain clients'
  * memory_gb and the limits leave. A plain client's limit must hold its memory_gb.
+ * An LLM tenant assigned several GPUs ("assign": {"chat": [0, 1]}, policy/assign.h) is a client
+ * on each, each running an engine of its own, behind the tenant's router
+ * (policy/units/router.h; replica k its client on its k-th GPU as listed, the policy its
+ * serving.router names; its thread_pct and pinned limit apply to each client). Its fault takes
+ * down the GPU of the first of its clients with a request in service, as a plain client's does;
+ * a replica whose GPU is down (a fault's recovery, a card reset) is out of the router's choice
+ * until the GPU is back, and what waited at the router then goes to it.
  *
  * The mechanics (accounting, resharing, faults, recovery) live in
  * sim/policy/units/mpsunit.c, shared with nested MPS inside MIG instances; each GPU
@@ -48,6 +55,7 @@
 #include "policy/assign.h"
 #include "policy/llmmem.h"
 #include "policy/units/mpsunit.h"
+#include "policy/units/router.h"
 #include "core/policy.h"
 #include "core/run.h"
 #include "base/util.h"
@@ -61,21 +69,26 @@
 enum { EV_UNIT = EV_POLICY, EV_CARD };
 
 struct mps_cfg {
-    double *cap; /* per tenant: thread_pct / 100 */
-    int *gpu_of; /* per tenant */
+    double *cap;         /* per tenant: thread_pct / 100 */
+    int *gpu_of;         /* per tenant: its (first) GPU */
+    struct asg_place pl; /* the clients: one per tenant, one per GPU of a spread LLM tenant */
     int max_clients;
     double recovery_s;
     double bw_loss;    /* fraction of aggregate bandwidth lost when memory streams co-run */
     double *pinned_gb; /* per tenant: its pinned-memory limit, < 0: none */
-    double *llm_gb;    /* per LLM tenant: the memory its engine gets */
-    long *kv_blocks;   /* per LLM tenant: its cache */
+    double *llm_gb;    /* per LLM placement: the memory its engine gets */
+    long *kv_blocks;   /* per LLM placement: its cache */
 };
 
 struct mps {
     const struct mps_cfg *cfg;
-    int n_gpu;
+    int n_gpu, n_ten;
     struct mu_unit *gpu; /* one MPS server per GPU */
-    int *slot;           /* per tenant: its client index in its GPU's unit */
+    int *slot;           /* per placement (mps_cfg.pl): its client index in its GPU's unit */
+    struct router **rt;  /* per tenant: the router of an LLM tenant on several GPUs, else NULL */
+    int *was_down;       /* per GPU holding a replica: the down state its router knows; -1 else */
+    int *n_up;           /* per routed tenant: its replicas up (its availability) */
+    double *all_down_at; /* per routed tenant: since when none is (n_up 0) */
     struct gpufault gf;
     double *reset_until; /* per GPU: the end of its card reset (0: none yet) */
 };
@@ -108,9 +121,9 @@ static int check_gpus(const struct jv *j, const char *path, const struct scenari
     /* Per-GPU sums in one pass over the tenants: O(gpus + tenants), not their product. */
     int *count = ss_xcalloc((size_t)sc->gpus, sizeof *count), rc = 0;
     double *memsum = ss_xcalloc((size_t)sc->gpus, sizeof *memsum);
-    for (int i = 0; i < sc->n_tenants; i++) {
-        count[c->gpu_of[i]]++;
-        memsum[c->gpu_of[i]] += sc->tenants[i].memory_gb;
+    for (int p = 0; p < c->pl.n; p++) {
+        count[c->pl.gpu[p]]++;
+        memsum[c->pl.gpu[p]] += sc->tenants[c->pl.ten[p]].memory_gb;
     }
     for (int g = 0; g < sc->gpus && rc == 0; g++) {
         int n = count[g];
@@ -174,17 +187,18 @@ static int mps_parse(const struct jv *j, const cJSON *obj, const char *path,
     c->cap = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->cap);
     c->gpu_of = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->gpu_of);
     c->pinned_gb = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->pinned_gb);
-    c->llm_gb = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->llm_gb);
-    c->kv_blocks = ss_xcalloc((size_t)sc->n_tenants, sizeof *c->kv_blocks);
     /* the profile's published co-run loss by default (VILLARRUBIA): mu_parse_params */
     if (jv_object(j, obj, path, keys) ||
         mu_parse_params(j, obj, path, sc, &c->recovery_s, &c->bw_loss))
         return -1;
-    return mu_parse_thread_pct(j, obj, path, sc, sc->n_tenants, NULL, c->cap) ||
-           asg_parse_one(j, obj, path, sc, c->gpu_of) || parse_cuda(j, obj, path, sc, c) ||
-           parse_pinned(j, obj, path, sc, c->pinned_gb) || check_gpus(j, path, sc, c) ||
-           llmm_shared(j, path, sc, c->gpu_of, c->pinned_gb, "MPS clients", c->llm_gb,
-                       c->kv_blocks);
+    if (mu_parse_thread_pct(j, obj, path, sc, sc->n_tenants, NULL, c->cap) ||
+        asg_parse_spread(j, obj, path, sc, c->gpu_of, &c->pl))
+        return -1;
+    c->llm_gb = ss_xcalloc((size_t)c->pl.n, sizeof *c->llm_gb);
+    c->kv_blocks = ss_xcalloc((size_t)c->pl.n, sizeof *c->kv_blocks);
+    return parse_cuda(j, obj, path, sc, c) || parse_pinned(j, obj, path, sc, c->pinned_gb) ||
+           check_gpus(j, path, sc, c) ||
+           llmm_placed(j, path, sc, &c->pl, c->pinned_gb, "MPS clients", c->llm_gb, c->kv_blocks);
 }
 
 static void mps_free_cfg(void *cfg)
@@ -192,6 +206,7 @@ static void mps_free_cfg(void *cfg)
     struct mps_cfg *c = cfg;
     free(c->cap);
     free(c->gpu_of);
+    asg_place_free(&c->pl);
     free(c->pinned_gb);
     free(c->llm_gb);
     free(c->kv_blocks);
@@ -200,6 +215,57 @@ static void mps_free_cfg(void *cfg)
 
 /* ---- run ----------------------------------------------------------------- */
 
+/* A router per LLM tenant on several GPUs, replica k its client on its k-th GPU. */
+static void build_routers(struct sim *s, struct mps *m)
+{
+    const struct asg_place *pl = &m->cfg->pl;
+    m->n_ten = s->n_ten;
+    m->rt = ss_xcalloc((size_t)s->n_ten, sizeof *m->rt);
+    m->was_down = ss_xmalloc((size_t)m->n_gpu * sizeof *m->was_down);
+    m->n_up = ss_xcalloc((size_t)s->n_ten, sizeof *m->n_up);
+    m->all_down_at = ss_xcalloc((size_t)s->n_ten, sizeof *m->all_down_at);
+    for (int g = 0; g < m->n_gpu; g++)
+        m->was_down[g] = -1;
+    for (int t = 0; t < s->n_ten; t++) {
+        int n = pl->first[t + 1] - pl->first[t];
+        if (n < 2)
+            continue;
+        m->rt[t] = ss_xmalloc(sizeof *m->rt[t]);
+        rt_init(m->rt[t], s->sc->tenants[t].llm->router, n);
+        m->n_up[t] = n;
+        for (int p = pl->first[t]; p < pl->first[t + 1]; p++) {
+            rt_add(m->rt[t], (struct unit){&mu_unit_ops, &m->gpu[pl->gpu[p]]}, m->slot[p]);
+            m->gpu[pl->gpu[p]].cli[m->slot[p]].owner_books_down = 1;
+            m->was_down[pl->gpu[p]] = 0;
+        }
+    }
+}
+
+/* GPU g went down (a fault's recovery, a card reset) or came back since its routers last knew:
+ * its replicas leave their router's choice, or rejoin it and take what waits there. A routed
+ * tenant is down (its availability) only while every replica is. */
+static void sync_down(struct sim *s, struct mps *m, int g)
+{
+    const struct mu_unit *u = &m->gpu[g];
+    if (m->was_down[g] < 0 || m->was_down[g] == (u->down != 0))
+        return;
+    m->was_down[g] = u->down != 0;
+    for (int k = 0; k < u->n; k++) {
+        int t = u->cli[k].tenant;
+        struct router *r = m->rt[t];
+        for (int q = 0; r && q < r->n; q++)
+            if (r->rep[q].u.self == u) {
+                rt_set_down(r, q, u->down != 0);
+                if (u->down && --m->n_up[t] == 0)
+                    m->all_down_at[t] = s->now;
+                if (!u->down && m->n_up[t]++ == 0)
+                    eng_down(s, t, m->all_down_at[t], s->now);
+                if (!u->down)
+                    rt_offer(s, r, t);
+            }
+    }
+}
+
 static void *mps_init(struct sim *s, const void *cfgp)
 {
     const struct mps_cfg *c = cfgp;
@@ -207,32 +273,34 @@ static void *mps_init(struct sim *s, const void *cfgp)
     m->cfg = c;
     m->n_gpu = s->sc->gpus;
     m->gpu = ss_xcalloc((size_t)m->n_gpu, sizeof *m->gpu);
-    m->slot = ss_xcalloc((size_t)s->n_ten, sizeof *m->slot);
-    int *ten = ss_xcalloc((size_t)s->n_ten, sizeof *ten);
-    double *cap = ss_xcalloc((size_t)s->n_ten, sizeof *cap);
-    /* The clients of each GPU, in tenant order, by a counting sort: O(gpus + tenants). */
+    const struct asg_place *pl = &c->pl;
+    m->slot = ss_xcalloc((size_t)pl->n, sizeof *m->slot);
+    int *ten = ss_xcalloc((size_t)pl->n, sizeof *ten);
+    double *cap = ss_xcalloc((size_t)pl->n, sizeof *cap);
+    /* The clients of each GPU, in placement order, by a counting sort: O(gpus + clients). */
     int *first = ss_xcalloc((size_t)m->n_gpu + 1, sizeof *first);
     int *fill = ss_xcalloc((size_t)m->n_gpu, sizeof *fill);
-    for (int i = 0; i < s->n_ten; i++)
-        first[c->gpu_of[i] + 1]++;
+    for (int p = 0; p < pl->n; p++)
+        first[pl->gpu[p] + 1]++;
     for (int g = 0; g < m->n_gpu; g++)
         first[g + 1] += first[g];
-    for (int i = 0; i < s->n_ten; i++) {
-        int g = c->gpu_of[i], n = fill[g]++;
-        m->slot[i] = n;
-        ten[first[g] + n] = i;
-        cap[first[g] + n] = c->cap[i];
+    for (int p = 0; p < pl->n; p++) {
+        int g = pl->gpu[p], n = fill[g]++;
+        m->slot[p] = n;
+        ten[first[g] + n] = pl->ten[p];
+        cap[first[g] + n] = c->cap[pl->ten[p]];
     }
     for (int g = 0; g < m->n_gpu; g++) /* a whole GPU: the unit's shares of SMs, bandwidth are 1 */
         mu_init(&m->gpu[g], s->sc, unit_addr(EV_UNIT, g), first[g + 1] - first[g], ten + first[g],
                 cap + first[g], 1.0, 1.0, 1.0, c->bw_loss, c->recovery_s);
-    for (int i = 0; i < s->n_ten; i++)
-        if (s->sc->tenants[i].llm)
-            mu_set_llm(&m->gpu[c->gpu_of[i]], s->sc, m->slot[i], c->kv_blocks[i]);
+    for (int p = 0; p < pl->n; p++)
+        if (s->sc->tenants[pl->ten[p]].llm)
+            mu_set_llm(&m->gpu[pl->gpu[p]], s->sc, m->slot[p], c->kv_blocks[p]);
     free(first);
     free(fill);
     free(ten);
     free(cap);
+    build_routers(s, m);
     m->reset_until = ss_xcalloc((size_t)m->n_gpu, sizeof *m->reset_until);
     gf_start(&m->gf, s, EV_CARD);
     return m;
@@ -241,7 +309,12 @@ static void *mps_init(struct sim *s, const void *cfgp)
 static void mps_arrive(struct sim *s, void *st, int tenant)
 {
     struct mps *m = st;
-    mu_arrive(s, &m->gpu[m->cfg->gpu_of[tenant]], m->slot[tenant]);
+    if (m->rt[tenant]) {
+        rt_offer(s, m->rt[tenant], tenant);
+        return;
+    }
+    int p = m->cfg->pl.first[tenant];
+    mu_arrive(s, &m->gpu[m->cfg->pl.gpu[p]], m->slot[p]);
 }
 
 /* A card fault of GPU g; a GPU already resetting is not reset again. */
@@ -250,6 +323,7 @@ SS_COLD static void card_fault(struct sim *s, struct mps *m, int g)
     if (gf_fault(&m->gf, s, g) && s->now >= m->reset_until[g]) {
         mu_down(s, &m->gpu[g], m->gf.reset_s);
         m->reset_until[g] = s->now + m->gf.reset_s;
+        sync_down(s, m, g);
     }
 }
 
@@ -258,14 +332,24 @@ static void mps_on_event(struct sim *s, void *st, const struct event *ev)
     struct mps *m = st;
     if (ev->kind == EV_CARD)
         card_fault(s, m, (int)ev->target);
-    else
+    else {
         mu_event(s, &m->gpu[unit_ev_id(ev)], ev);
+        sync_down(s, m, (int)unit_ev_id(ev)); /* a recovery ends in one of its events */
+    }
 }
 
 static void mps_fault(struct sim *s, void *st, int tenant)
 {
     struct mps *m = st;
-    mu_fault(s, &m->gpu[m->cfg->gpu_of[tenant]], m->slot[tenant]);
+    const struct asg_place *pl = &m->cfg->pl;
+    /* The first of its clients with a request in service takes the fault. */
+    for (int p = pl->first[tenant]; p < pl->first[tenant + 1]; p++)
+        if (mu_fault(s, &m->gpu[pl->gpu[p]], m->slot[p])) {
+            sync_down(s, m, pl->gpu[p]);
+            break;
+        }
+    if (m->rt[tenant])
+        rt_offer(s, m->rt[tenant], tenant);
 }
 
 static void mps_finish(struct sim *s, void *st, struct strategy_result *res)
@@ -285,6 +369,9 @@ static void mps_finish(struct sim *s, void *st, struct strategy_result *res)
         cJSON_AddNumberToObject(o, "faults", (double)u->faults);
         cJSON_AddItemToArray(gpus, o);
     }
+    for (int t = 0; t < m->n_ten; t++)
+        if (m->rt[t] && m->n_up[t] == 0)
+            eng_down(s, t, m->all_down_at[t], s->now);
     res->details = d;
 }
 
@@ -293,6 +380,15 @@ static void mps_destroy(void *st)
     struct mps *m = st;
     for (int g = 0; g < m->n_gpu; g++)
         mu_free(&m->gpu[g]);
+    for (int t = 0; t < m->n_ten; t++)
+        if (m->rt[t]) {
+            rt_free(m->rt[t]);
+            free(m->rt[t]);
+        }
+    free(m->rt);
+    free(m->was_down);
+    free(m->n_up);
+    free(m->all_down_at);
     free(m->gpu);
     free(m->slot);
     gf_free(&m->gf);
@@ -305,17 +401,19 @@ static void mps_capacity(const struct scenario *sc, const void *cfgp, const doub
                          double *cap)
 {
     const struct mps_cfg *c = cfgp;
-    int n_ten = sc->n_tenants;
-    int *ten = ss_xcalloc((size_t)n_ten, sizeof *ten);
-    double *caps = ss_xcalloc((size_t)n_ten, sizeof *caps);
-    double *l = ss_xcalloc((size_t)n_ten, sizeof *l);
+    const struct asg_place *pl = &c->pl;
+    int *ten = ss_xcalloc((size_t)pl->n, sizeof *ten);
+    double *caps = ss_xcalloc((size_t)pl->n, sizeof *caps);
+    double *l = ss_xcalloc((size_t)pl->n, sizeof *l);
     for (int g = 0; g < sc->gpus; g++) {
         int n = 0;
-        for (int i = 0; i < n_ten; i++)
-            if (c->gpu_of[i] == g) {
+        for (int p = 0; p < pl->n; p++)
+            if (pl->gpu[p] == g) {
+                int i = pl->ten[p];
                 ten[n] = i;
                 caps[n] = c->cap[i];
-                l[n++] = load[i];
+                /* a replica behind a router takes its share of the tenant's load */
+                l[n++] = load[i] / (pl->first[i + 1] - pl->first[i]);
             }
         for (int k = 0; k < n; k++) /* an LLM tenant's steps have no mean work in advance */
             cap[ten[k]] = sc->tenants[ten[k]].llm

@@ -47,10 +47,4 @@ void lu_free(struct llm_unit *u);
  * modelled for engines yet. */
 extern const struct unit_ops lu_unit_ops;
 
-/* Requests it holds: the owner routes an arrival to the least-loaded unit. */
-static inline long lu_load(const struct llm_unit *u)
-{
-    return u->e.held;
-}
-
 #endif

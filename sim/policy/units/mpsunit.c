@@ -642,7 +642,8 @@ static void on_timer(struct sim *s, struct mu_unit *u, const struct event *ev)
 static void book_down(struct sim *s, struct mu_unit *u, double t_end)
 {
     for (int k = 0; k < u->n; k++)
-        eng_down(s, u->cli[k].tenant, u->down_since, t_end);
+        if (!u->cli[k].owner_books_down)
+            eng_down(s, u->cli[k].tenant, u->down_since, t_end);
 }
 
 static void on_recovered(struct sim *s, struct mu_unit *u, const struct event *ev)

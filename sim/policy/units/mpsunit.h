@@ -54,6 +54,9 @@ struct mu_client {
      * step's GPU part as one request; in_overhead while the step's overhead runs. */
     struct llm_engine *llm;
     int in_overhead;
+    /* Its owner books the tenant's downtime (a replica behind a router: the tenant is down only
+     * while all its replicas are); the unit's own downs are then not booked for it. */
+    int owner_books_down;
 };
 
 struct mu_unit {

@@ -1,6 +1,7 @@
 /*
  * router — the router in front of an LLM tenant's replicas (docs/llm.md#replicas-behind-a-
- * router): a tenant that holds several engines (MIG instances, vGPUs on several GPUs) has one
+ * router): a tenant that holds several engines (MIG instances, vGPUs on several GPUs,
+ * exclusive's GPUs or TP groups, time-sliced contexts or MPS clients on several GPUs) has one
  * router, and each of its arrivals is handed to one engine, chosen by the policy its serving
  * object names (llm/routecfg.h). Each engine keeps its own scheduler and KV cache; a request
  * stays in the engine it was handed to.
