@@ -129,7 +129,8 @@ static void test_shipped_ranges(void)
 }
 
 static const char *two_tenants =
-    "{\"name\": \"deps\", \"gpu\": \"A100-80GB\", \"gpus\": 2, \"seed\": 1, \"stop\": {\"requests\": 1000},"
+    "{\"name\": \"deps\", \"gpu\": \"A100-80GB\", \"gpus\": 2, \"seed\": 1, \"stop\": "
+    "{\"requests\": 1000},"
     " \"tenants\": ["
     "  {\"name\": \"a\", \"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 10},"
     "   \"work\": {\"dist\": \"exponential\", \"mean_ms\": 2}, \"sla\": {\"p99_ms\": 100}},"
@@ -181,6 +182,22 @@ static void test_dependency_table(void)
     CU_ASSERT(reads(&sc, &mig, "switch_us"));
     CU_ASSERT(reads(&sc, &mig, "mig_create_s"));
     CU_ASSERT(!reads(&sc, &mig, "mps_bw_contention_loss"));
+    /* A time-sliced vGPU reads the vGPU switch, not the rate model's share terms; a MIG-backed
+     * one the other way round. Fractional GPUs time-share: no share term either. */
+    struct plan_cand vt, vm, fr;
+    cand(&vt, "vgpu", NULL);
+    cand(&vm, "vgpu", "{\"name\": \"x\", \"kind\": \"vgpu\", \"backing\": \"mig\"}");
+    cand(&fr, "fractional", NULL);
+    CU_ASSERT(reads(&sc, &vt, "vgpu_switch_us"));
+    CU_ASSERT(reads(&sc, &vt, "vgpu_overhead_memory"));
+    CU_ASSERT(!reads(&sc, &vt, "rate_compute_exponent"));
+    CU_ASSERT(!reads(&sc, &vm, "vgpu_switch_us"));
+    CU_ASSERT(reads(&sc, &vm, "rate_compute_exponent"));
+    for (int d = 0; d < plan_sens_n_deps; d++)
+        CU_ASSERT(!reads(&sc, &fr, plan_sens_deps[d].key));
+    pc_free_cand(&vt);
+    pc_free_cand(&vm);
+    pc_free_cand(&fr);
     /* A strategy that states its own value does not read the profile's. */
     CU_ASSERT(!reads(&sc, &own, "mps_bw_contention_loss"));
     CU_ASSERT(reads(&sc, &own, "rate_compute_exponent"));

@@ -34,56 +34,76 @@ static int gpu_faults(const struct scenario *sc)
     return sc->gpu_fault_rate_per_h > 0;
 }
 
-/* Who reads what (calib.h lists the keys; the strategies' loaders and core/rate.c read them). */
+/* Who reads what (calib.h lists the keys; the strategies' loaders and core/rate.c read them).
+ * The rate model's share terms are read where a tenant runs on part of the SMs: MPS clients,
+ * MIG instances and MIG-backed vGPUs; fractional GPUs and time-slicing give each pod the whole
+ * GPU for a time instead. */
 const struct plan_sens_dep plan_sens_deps[] = {
     {"switch_us", "timeslice", NULL, "switch_us", "a time-slice switch's base cost"},
     {"ctx_switch_gbps", "timeslice", NULL, NULL, "a switch's save and restore of context state"},
     {"context_state_mb", "timeslice", NULL, NULL, "a context's default state at a switch"},
     {"timeslice_refill_us", "timeslice", NULL, "refill_us", "the warm-up after a switch"},
-    {"vgpu_switch_us", "vgpu", NULL, "switch_us", "a vGPU switch between VMs"},
-    {"vgpu_overhead_compute", "vgpu", NULL, NULL, "the hypervisor's cost on compute work"},
-    {"vgpu_overhead_memory", "vgpu", NULL, NULL, "the hypervisor's cost on memory work"},
+    {"vgpu_switch_us", "vgpu-backing=mig", NULL, "switch_us", "a vGPU switch between VMs"},
+    {"vgpu_overhead_compute", "vgpu-backing=mig", NULL, NULL,
+     "the hypervisor's cost on compute work"},
+    {"vgpu_overhead_memory", "vgpu-backing=mig", NULL, NULL,
+     "the hypervisor's cost on memory work"},
     {"mps_bw_contention_loss", "mps", NULL, "bw_contention_loss",
      "bandwidth lost when MPS clients' streams ask for more than the bus"},
     {"mps_recovery_s", "mps", process_faults, NULL, "the MPS server's recovery after a fault"},
     {"mig_create_s", "mig", NULL, "create_s", "creating a MIG instance at a layout change"},
     {"gpu_reset_s", "*", gpu_faults, NULL, "a GPU's outage after a card fault"},
-    {"rate_compute_exponent", "mps fractional mig", NULL, NULL,
+    {"rate_compute_exponent", "mps mig vgpu+backing=mig", NULL, NULL,
      "compute speed against an SM share"},
-    {"rate_memory_exponent", "mps fractional mig", NULL, NULL,
+    {"rate_memory_exponent", "mps mig vgpu+backing=mig", NULL, NULL,
      "memory speed against a bandwidth share"},
-    {"mem_bw_knee_sm_fraction", "mps fractional mig", NULL, NULL,
+    {"mem_bw_knee_sm_fraction", "mps mig vgpu+backing=mig", NULL, NULL,
      "the bandwidth a share of the SMs pulls"},
     {"llm_compute_efficiency", "*", any_llm, NULL, "an LLM step's compute time"},
     {"llm_bandwidth_efficiency", "*", any_llm, NULL, "an LLM step's weight and KV reads"},
 };
 const int plan_sens_n_deps = (int)(sizeof plan_sens_deps / sizeof *plan_sens_deps);
 
-/* Is word one of the space-separated words of list ("*" matches every word)? */
-static int word_in(const char *list, const char *word)
+/* Does strategy object o match one word of a table's kinds: "*", a kind ("mps"), or a kind with
+ * a condition on one of its keys, "vgpu+backing=mig" (the key has that value) or
+ * "vgpu-backing=mig" (it has not: absent, the default, counts as not)? */
+static int word_matches(const cJSON *o, const char *w, size_t len)
 {
-    if (strcmp(list, "*") == 0)
+    if (len == 1 && w[0] == '*')
         return 1;
-    size_t n = strlen(word);
-    for (const char *p = list; *p;) {
-        const char *e = strchr(p, ' ');
-        size_t l = e ? (size_t)(e - p) : strlen(p);
-        if (l == n && strncmp(p, word, n) == 0)
-            return 1;
-        p += l + (e != NULL);
-    }
-    return 0;
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "kind");
+    if (!cJSON_IsString(k))
+        return 0;
+    size_t kl = strcspn(w, "+- ");
+    if (kl > len)
+        kl = len;
+    if (strlen(k->valuestring) != kl || strncmp(k->valuestring, w, kl) != 0)
+        return 0;
+    if (kl == len)
+        return 1;
+    int want = w[kl] == '+';
+    const char *key = w + kl + 1, *eq = memchr(key, '=', len - kl - 1);
+    if (!eq)
+        return 0;
+    char name[64], value[64];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - key), key);
+    snprintf(value, sizeof value, "%.*s", (int)(w + len - eq - 1), eq + 1);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    int has = cJSON_IsString(v) && strcmp(v->valuestring, value) == 0;
+    return has == want;
 }
 
-/* Does the strategy object, or one nested in it (a MIG instance's "nested" sharing), have a
- * "kind" in list? */
+/* Does the strategy object, or one nested in it (a MIG instance's "nested" sharing), match a
+ * word of the space-separated list? */
 static int kind_in(const cJSON *o, const char *list)
 {
-    if (cJSON_IsObject(o)) {
-        const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "kind");
-        if (cJSON_IsString(k) && word_in(list, k->valuestring))
-            return 1;
-    }
+    if (cJSON_IsObject(o))
+        for (const char *p = list; *p;) {
+            size_t l = strcspn(p, " ");
+            if (word_matches(o, p, l))
+                return 1;
+            p += l + (p[l] == ' ');
+        }
     const cJSON *it;
     cJSON_ArrayForEach(it, o)
     {
@@ -100,7 +120,7 @@ const struct plan_sens_dep *plan_sens_reads(const struct scenario *sc, const str
         const struct plan_sens_dep *e = &plan_sens_deps[d];
         if (strcmp(e->key, key) != 0)
             continue;
-        if (!c->strategy || !(word_in(e->kinds, c->kind) || kind_in(c->strategy, e->kinds)))
+        if (!c->strategy || !kind_in(c->strategy, e->kinds))
             return NULL;
         if (e->when && !e->when(sc))
             return NULL;
@@ -318,9 +338,10 @@ void plan_sens_text(FILE *fp, const struct plan_sens *s)
     }
     if (rests)
         fprintf(fp,
-                "  %d value%s can flip the verdict within its range: measure %s before "
-                "relying on the plan (a cheaper candidate at the other end was not rerun).\n",
-                rests, rests == 1 ? "" : "s", rests == 1 ? "it" : "them");
+                "  %d value%s can flip the verdict within %s: measure %s before relying on "
+                "the plan (a cheaper candidate at the other end was not rerun).\n",
+                rests, rests == 1 ? "" : "s", rests == 1 ? "its range" : "their ranges",
+                rests == 1 ? "it" : "them");
     else
         fprintf(fp, "  no verdict flips within the stated ranges.\n");
 }

@@ -32,10 +32,11 @@
 #define PLAN_SENS_MAX_VALUES 32
 
 /*
- * The declared table: key is read by a candidate whose strategy (or a nested one) is of one of
- * `kinds` (space-separated; "*" every kind), when `when` holds for the scenario (NULL: always),
- * unless the candidate's strategy object sets `own` (its key that replaces the profile's; NULL:
- * none). `reads` says in words what reads it.
+ * The declared table: key is read by a candidate whose strategy (or a nested one) matches one of
+ * `kinds` (space-separated: a kind, "*" every kind, or a kind with a condition on one of its
+ * keys, "vgpu+backing=mig" / "vgpu-backing=mig"), when `when` holds for the scenario (NULL:
+ * always), unless the candidate's strategy object sets `own` (its key that replaces the profile's;
+ * NULL: none). `reads` says in words what reads it.
  */
 struct plan_sens_dep {
     const char *key;
