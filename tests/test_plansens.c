@@ -7,6 +7,8 @@
 #include "calib/vrange.h"
 #include "core/plancand.h"
 #include "core/scenario.h"
+#include "base/jsonv.h"
+#include "llm/enginetime.h"
 #include "tools/plansens.h"
 
 #include <cJSON.h>
@@ -201,10 +203,19 @@ static void test_dependency_table(void)
     /* A strategy that states its own value does not read the profile's. */
     CU_ASSERT(!reads(&sc, &own, "mps_bw_contention_loss"));
     CU_ASSERT(reads(&sc, &own, "rate_compute_exponent"));
-    /* Every row of the table names a key a shipped profile has. */
+    /* Every row of the table names a key a shipped profile has, or the engine table's vllm. */
     cJSON *doc = a100_doc();
+    char epath[600];
+    snprintf(epath, sizeof epath, "%s/kernels/profiles/engines/engines.json", tu_root());
+    char *etext = tu_slurp(epath);
+    cJSON *eng = etext ? cJSON_Parse(etext) : NULL;
+    free(etext);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(eng);
+    const cJSON *vllm = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(eng, "engines"), 0);
     for (int d = 0; d < plan_sens_n_deps; d++)
-        CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItemCaseSensitive(doc, plan_sens_deps[d].key));
+        CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItemCaseSensitive(
+            plan_sens_deps[d].engine ? vllm : doc, plan_sens_deps[d].key));
+    cJSON_Delete(eng);
     cJSON_Delete(doc);
     pc_free_cand(&mps);
     pc_free_cand(&excl);
@@ -367,6 +378,45 @@ static void test_deterministic(void)
     CU_ASSERT_DOUBLE_EQUAL(p.switch_s, 40e-6, 1e-12);
 }
 
+/* An LLM tenant on the engine model reads the engine's CPU terms: they are rerun under their
+ * framework's name, and a malformed range in the engine table is a load error with its path. */
+static void test_engine_terms(void)
+{
+    cJSON *doc = plan_of(tu_fixture("plan/llm-tpot.json"), "--no-headroom");
+    const cJSON *step = sens_of(doc, "vllm.cpu_step_ms");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(step);
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(step, "unit")->valuestring, "ms");
+    /* A slower engine step takes margin away, a faster one gives it. */
+    CU_ASSERT(tu_json_num(step, "at_hi.worst_ratio") > tu_json_num(step, "at_lo.worst_ratio"));
+    CU_ASSERT_PTR_NOT_NULL(sens_of(doc, "llm_bandwidth_efficiency"));
+    /* An exclusive GPU reads none of the sharing keys. */
+    CU_ASSERT_PTR_NULL(sens_of(doc, "switch_us"));
+    CU_ASSERT_PTR_NULL(sens_of(doc, "mps_bw_contention_loss"));
+    cJSON_Delete(doc);
+    char epath[600];
+    snprintf(epath, sizeof epath, "%s/kernels/profiles/engines/engines.json", tu_root());
+    char *text = tu_slurp(epath);
+    cJSON *eng = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(eng);
+    cJSON *vo = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(eng, "engines"), 0), "cpu_step_ms");
+    cJSON_DeleteItemFromObjectCaseSensitive(vo, "range");
+    cJSON_AddItemToObject(vo, "range", cJSON_Parse("[1, 2]"));
+    char bad[700];
+    snprintf(bad, sizeof bad, "%s", write_doc("bad-engines.json", eng));
+    struct etm_cfg c;
+    char err[SS_ERRLEN] = "";
+    struct jv j = {"inline.json", err, sizeof err};
+    cJSON *obj = cJSON_Parse("{\"framework\": \"vllm\"}");
+    CU_ASSERT_EQUAL(etm_parse(&j, obj, "tenants[0].serving", bad, &c), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "engines[0].cpu_step_ms.range"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "for the value 0.8004"));
+    if (!strstr(err, "engines[0].cpu_step_ms.range"))
+        fprintf(stderr, "\n  got: %s\n", err);
+    cJSON_Delete(obj);
+}
+
 static void test_profile_show_lists_range(void)
 {
     char out[200000];
@@ -389,6 +439,8 @@ void test_plansens_register(void)
          test_nothing_flips},
         {"the reruns are deterministic and leave the profile as shipped", test_deterministic},
         {"profile show lists each value's range", test_profile_show_lists_range},
+        {"an LLM tenant's engine CPU terms: rerun by framework, their ranges checked",
+         test_engine_terms},
         {NULL, NULL},
     };
     tu_add_suite("plansens", t);

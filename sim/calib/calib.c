@@ -102,6 +102,14 @@ void cal_set_override(const char *key, double value)
     cal_ovr.value = value;
 }
 
+int cal_get_override(const char *key, double *value)
+{
+    if (!cal_ovr.on || strcmp(cal_ovr.key, key) != 0)
+        return 0;
+    *value = cal_ovr.value;
+    return 1;
+}
+
 /* Lays the override over a parsed profile, before anything reads it, so that every derived
  * figure (a strategy's defaults included) follows from the rerun's value. */
 static void apply_override(cJSON *root)

@@ -159,6 +159,9 @@ int cal_load_file(const char *path, struct gpu_profile *out, char *err, size_t e
  * defaults from the profile as they load. Not thread-safe: the planner runs one at a time.
  */
 void cal_set_override(const char *key, double value);
+/* 1 with *value when key is the override's (the engine table, llm/enginetime.c, asks for
+ * "FRAMEWORK.KEY"), else 0 and *value unchanged. */
+int cal_get_override(const char *key, double *value);
 
 /* The MIG profile with this name, or NULL. */
 const struct mig_profile *cal_mig_find(const struct gpu_profile *p, const char *name);

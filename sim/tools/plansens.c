@@ -9,6 +9,8 @@
 #include "calib/calib.h"
 #include "calib/profile.h"
 #include "calib/vrange.h"
+#include "llm/enginetime.h"
+#include "llm/serving.h"
 
 #include <math.h>
 #include <string.h>
@@ -17,6 +19,14 @@ static int any_llm(const struct scenario *sc)
 {
     for (int i = 0; i < sc->n_tenants; i++)
         if (sc->tenants[i].llm)
+            return 1;
+    return 0;
+}
+
+static int engine_llm(const struct scenario *sc)
+{
+    for (int i = 0; i < sc->n_tenants; i++)
+        if (sc->tenants[i].llm && sc->tenants[i].llm->etm.kind == STM_ENGINE)
             return 1;
     return 0;
 }
@@ -39,28 +49,31 @@ static int gpu_faults(const struct scenario *sc)
  * MIG instances and MIG-backed vGPUs; fractional GPUs and time-slicing give each pod the whole
  * GPU for a time instead. */
 const struct plan_sens_dep plan_sens_deps[] = {
-    {"switch_us", "timeslice", NULL, "switch_us", "a time-slice switch's base cost"},
-    {"ctx_switch_gbps", "timeslice", NULL, NULL, "a switch's save and restore of context state"},
-    {"context_state_mb", "timeslice", NULL, NULL, "a context's default state at a switch"},
-    {"timeslice_refill_us", "timeslice", NULL, "refill_us", "the warm-up after a switch"},
-    {"vgpu_switch_us", "vgpu-backing=mig", NULL, "switch_us", "a vGPU switch between VMs"},
-    {"vgpu_overhead_compute", "vgpu-backing=mig", NULL, NULL,
+    {"switch_us", 0, "timeslice", NULL, "switch_us", "a time-slice switch's base cost"},
+    {"ctx_switch_gbps", 0, "timeslice", NULL, NULL, "a switch's save and restore of context state"},
+    {"context_state_mb", 0, "timeslice", NULL, NULL, "a context's default state at a switch"},
+    {"timeslice_refill_us", 0, "timeslice", NULL, "refill_us", "the warm-up after a switch"},
+    {"vgpu_switch_us", 0, "vgpu-backing=mig", NULL, "switch_us", "a vGPU switch between VMs"},
+    {"vgpu_overhead_compute", 0, "vgpu-backing=mig", NULL, NULL,
      "the hypervisor's cost on compute work"},
-    {"vgpu_overhead_memory", "vgpu-backing=mig", NULL, NULL,
+    {"vgpu_overhead_memory", 0, "vgpu-backing=mig", NULL, NULL,
      "the hypervisor's cost on memory work"},
-    {"mps_bw_contention_loss", "mps", NULL, "bw_contention_loss",
+    {"mps_bw_contention_loss", 0, "mps", NULL, "bw_contention_loss",
      "bandwidth lost when MPS clients' streams ask for more than the bus"},
-    {"mps_recovery_s", "mps", process_faults, NULL, "the MPS server's recovery after a fault"},
-    {"mig_create_s", "mig", NULL, "create_s", "creating a MIG instance at a layout change"},
-    {"gpu_reset_s", "*", gpu_faults, NULL, "a GPU's outage after a card fault"},
-    {"rate_compute_exponent", "mps mig vgpu+backing=mig", NULL, NULL,
+    {"mps_recovery_s", 0, "mps", process_faults, NULL, "the MPS server's recovery after a fault"},
+    {"mig_create_s", 0, "mig", NULL, "create_s", "creating a MIG instance at a layout change"},
+    {"gpu_reset_s", 0, "*", gpu_faults, NULL, "a GPU's outage after a card fault"},
+    {"rate_compute_exponent", 0, "mps mig vgpu+backing=mig", NULL, NULL,
      "compute speed against an SM share"},
-    {"rate_memory_exponent", "mps mig vgpu+backing=mig", NULL, NULL,
+    {"rate_memory_exponent", 0, "mps mig vgpu+backing=mig", NULL, NULL,
      "memory speed against a bandwidth share"},
-    {"mem_bw_knee_sm_fraction", "mps mig vgpu+backing=mig", NULL, NULL,
+    {"mem_bw_knee_sm_fraction", 0, "mps mig vgpu+backing=mig", NULL, NULL,
      "the bandwidth a share of the SMs pulls"},
-    {"llm_compute_efficiency", "*", any_llm, NULL, "an LLM step's compute time"},
-    {"llm_bandwidth_efficiency", "*", any_llm, NULL, "an LLM step's weight and KV reads"},
+    {"llm_compute_efficiency", 0, "*", any_llm, NULL, "an LLM step's compute time"},
+    {"llm_bandwidth_efficiency", 0, "*", any_llm, NULL, "an LLM step's weight and KV reads"},
+    {"cpu_step_ms", 1, "*", engine_llm, NULL, "the engine's CPU time per step"},
+    {"cpu_per_seq_ms", 1, "*", engine_llm, NULL, "the engine's CPU time per sequence in a step"},
+    {"frontend_ms", 1, "*", engine_llm, NULL, "the front end's time per request"},
 };
 const int plan_sens_n_deps = (int)(sizeof plan_sens_deps / sizeof *plan_sens_deps);
 
@@ -179,6 +192,81 @@ static int rerun(const struct scenario *sc, struct plan_cand *c, int first, int 
     return 0;
 }
 
+/* Does some LLM tenant on framework fw take the table's value of key (x) rather than its own? */
+static int takes_table(const struct scenario *sc, const char *fw, const char *key, double x)
+{
+    for (int i = 0; i < sc->n_tenants; i++) {
+        const struct lsv_cfg *l = sc->tenants[i].llm;
+        if (!l || l->etm.kind != STM_ENGINE || strcmp(l->etm.framework, fw) != 0)
+            continue;
+        double own = strcmp(key, "cpu_step_ms") == 0      ? l->etm.cpu.step_s * 1e3
+                     : strcmp(key, "cpu_per_seq_ms") == 0 ? l->etm.cpu.per_seq_s * 1e3
+                                                          : l->etm.frontend_s * 1e3;
+        if (fabs(own - x) <= 1e-9 * fabs(x))
+            return 1;
+    }
+    return 0;
+}
+
+/* Appends the value object vo (named name) when it is low, or medium with a range. */
+static int add_value(struct plan_sens *out, const char *path, const char *name, const cJSON *vo,
+                     const struct plan_sens_dep *d, char *err, size_t errlen)
+{
+    const cJSON *conf = cJSON_GetObjectItemCaseSensitive(vo, "confidence");
+    const cJSON *val = cJSON_GetObjectItemCaseSensitive(vo, "value");
+    if (!cJSON_IsString(conf) || !cJSON_IsNumber(val) || out->n >= PLAN_SENS_MAX_VALUES)
+        return 0;
+    double lo = 0, hi = 0;
+    int r = vr_parse(path, name, vo, &lo, &hi, err, errlen);
+    if (r < 0)
+        return -1;
+    int low = strcmp(conf->valuestring, "low") == 0;
+    if (!low && !(r == 0 && strcmp(conf->valuestring, "medium") == 0))
+        return 0;
+    struct plan_sens_val *v = &out->v[out->n++];
+    memset(v, 0, sizeof *v);
+    snprintf(v->key, sizeof v->key, "%s", name);
+    snprintf(v->confidence, sizeof v->confidence, "%s", conf->valuestring);
+    v->value = val->valuedouble;
+    v->has_range = r == 0;
+    v->lo = lo;
+    v->hi = hi;
+    v->reads = d->reads;
+    return 0;
+}
+
+/* The engine terms of the frameworks the LLM tenants use (engines.json), "vllm.cpu_step_ms". */
+static int collect_engines(const struct scenario *sc, const struct plan_cand *c,
+                           struct plan_sens *out, char *err, size_t errlen)
+{
+    if (!engine_llm(sc))
+        return 0;
+    const char *path = etm_table_path();
+    struct jv j = {path, err, errlen};
+    cJSON *root = jv_parse_file(&j, 1u << 20);
+    if (!root)
+        return -1;
+    int rc = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "engines"))
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+        for (int d = 0; d < plan_sens_n_deps && rc == 0 && cJSON_IsString(name); d++) {
+            const struct plan_sens_dep *dep = &plan_sens_deps[d];
+            const cJSON *vo = cJSON_GetObjectItemCaseSensitive(e, dep->key);
+            const cJSON *val = cJSON_GetObjectItemCaseSensitive(vo, "value");
+            if (!dep->engine || !cJSON_IsNumber(val) || !plan_sens_reads(sc, c, dep->key) ||
+                !takes_table(sc, name->valuestring, dep->key, val->valuedouble))
+                continue;
+            char key[64];
+            snprintf(key, sizeof key, "%s.%s", name->valuestring, dep->key);
+            rc = add_value(out, path, key, vo, dep, err, errlen);
+        }
+    }
+    cJSON_Delete(root);
+    return rc;
+}
+
 /* The profile's low-confidence values the candidate reads, in the profile's order; a value of
  * medium confidence joins them when the profile states a range for it. */
 static int collect(const struct scenario *sc, const struct plan_cand *c, struct plan_sens *out,
@@ -190,36 +278,15 @@ static int collect(const struct scenario *sc, const struct plan_cand *c, struct 
     const cJSON *it;
     cJSON_ArrayForEach(it, doc)
     {
-        if (prof_is_meta(it->string) || out->n >= PLAN_SENS_MAX_VALUES)
-            continue;
-        const cJSON *conf = cJSON_GetObjectItemCaseSensitive(it, "confidence");
-        const cJSON *val = cJSON_GetObjectItemCaseSensitive(it, "value");
-        if (!cJSON_IsString(conf) || !cJSON_IsNumber(val))
-            continue;
-        double lo = 0, hi = 0;
-        int r = vr_parse(sc->gpu.path, it->string, it, &lo, &hi, err, errlen);
-        if (r < 0) {
+        const struct plan_sens_dep *d =
+            prof_is_meta(it->string) ? NULL : plan_sens_reads(sc, c, it->string);
+        if (d && !d->engine && add_value(out, sc->gpu.path, it->string, it, d, err, errlen)) {
             cJSON_Delete(doc);
             return -1;
         }
-        int low = strcmp(conf->valuestring, "low") == 0;
-        if (!low && !(r == 0 && strcmp(conf->valuestring, "medium") == 0))
-            continue;
-        const struct plan_sens_dep *d = plan_sens_reads(sc, c, it->string);
-        if (!d)
-            continue;
-        struct plan_sens_val *v = &out->v[out->n++];
-        memset(v, 0, sizeof *v);
-        snprintf(v->key, sizeof v->key, "%s", it->string);
-        snprintf(v->confidence, sizeof v->confidence, "%s", conf->valuestring);
-        v->value = val->valuedouble;
-        v->has_range = r == 0;
-        v->lo = lo;
-        v->hi = hi;
-        v->reads = d->reads;
     }
     cJSON_Delete(doc);
-    return 0;
+    return collect_engines(sc, c, out, err, errlen);
 }
 
 int plan_sens_run(const struct scenario *sc, struct plan_cand *cands, int cand, int recommended,

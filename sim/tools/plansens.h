@@ -36,10 +36,12 @@
  * `kinds` (space-separated: a kind, "*" every kind, or a kind with a condition on one of its
  * keys, "vgpu+backing=mig" / "vgpu-backing=mig"), when `when` holds for the scenario (NULL:
  * always), unless the candidate's strategy object sets `own` (its key that replaces the profile's;
- * NULL: none). `reads` says in words what reads it.
+ * NULL: none). `reads` says in words what reads it. An engine key is listed per framework
+ * ("vllm.cpu_step_ms"), for the LLM tenants that take the table's value rather than their own.
  */
 struct plan_sens_dep {
     const char *key;
+    int engine; /* 1: a key of the serving engine's entry in engines.json, not of the profile */
     const char *kinds;
     int (*when)(const struct scenario *sc);
     const char *own;
