@@ -290,6 +290,8 @@ static void test_hi_end_flips(void)
             "kind")
             ->valuestring,
         "timeslice");
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(doc, "sensitivity_of")->valuestring,
+                           "recommendation");
     const cJSON *sw = sens_of(doc, "switch_us");
     CU_ASSERT_PTR_NOT_NULL_FATAL(sw);
     CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sw, "rests_on")));

@@ -1397,6 +1397,11 @@ cJSON *plan_json(const struct scenario *sc, const struct plan_result *r)
     cJSON_AddNumberToObject(root, "headroom_simulations", r->headroom_runs);
     /* null: not measured (--no-sensitivity); [] when the candidate reads no such value */
     if (r->sens) {
+        if (r->sens->cand >= 0)
+            cJSON_AddStringToObject(root, "sensitivity_of",
+                                    r->sens->recommended ? "recommendation" : "closest");
+        else
+            cJSON_AddNullToObject(root, "sensitivity_of");
         cJSON_AddItemToObject(root, "sensitivity", plan_sens_json(r->sens));
         cJSON_AddNumberToObject(root, "sensitivity_simulations", r->sens->reruns);
     } else {
