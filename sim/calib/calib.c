@@ -4,6 +4,7 @@
  * number the simulator uses can always be traced to a document or a measurement.
  */
 #include "calib/calib.h"
+#include "calib/vrange.h"
 #include "base/util.h"
 
 #include <cJSON.h>
@@ -82,7 +83,43 @@ static int check_value_obj(const char *path, const cJSON *it, char *err, size_t 
                        it->string);
     if (!cJSON_IsString(c) || !c->valuestring[0])
         return ss_errf(err, errlen, "%s: \"%s\": missing \"confidence\"", path, it->string);
-    return 0;
+    double lo, hi;
+    return vr_parse(path, it->string, it, &lo, &hi, err, errlen) < 0 ? -1 : 0;
+}
+
+/* The planner's sensitivity rerun (cal_set_override): one key read at another value. */
+static struct {
+    int on;
+    char key[64];
+    double value;
+} cal_ovr;
+
+void cal_set_override(const char *key, double value)
+{
+    cal_ovr.on = key != NULL;
+    if (key)
+        snprintf(cal_ovr.key, sizeof cal_ovr.key, "%s", key);
+    cal_ovr.value = value;
+}
+
+int cal_get_override(const char *key, double *value)
+{
+    if (!cal_ovr.on || strcmp(cal_ovr.key, key) != 0)
+        return 0;
+    *value = cal_ovr.value;
+    return 1;
+}
+
+/* Lays the override over a parsed profile, before anything reads it, so that every derived
+ * figure (a strategy's defaults included) follows from the rerun's value. */
+static void apply_override(cJSON *root)
+{
+    if (!cal_ovr.on)
+        return;
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, cal_ovr.key),
+                                                "value");
+    if (cJSON_IsNumber(v))
+        cJSON_SetNumberValue(v, cal_ovr.value);
 }
 
 static int get_num(const char *path, const cJSON *root, const char *key, int required, double lo,
@@ -332,6 +369,7 @@ int cal_load_file(const char *path, struct gpu_profile *p, char *err, size_t err
         ss_errf(err, errlen, "%s: expected a JSON object", path);
         goto out;
     }
+    apply_override(root);
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
     if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "sharesim-profile/1") != 0) {
         ss_errf(err, errlen, "%s: \"schema\": expected \"sharesim-profile/1\"", path);
@@ -650,7 +688,10 @@ int cal_load(const char *name_or_path, struct gpu_profile *out, char *err, size_
     char key[PATH_MAX + 64];
     snprintf(key, sizeof key, "%s\n%s", dir ? dir : "", name_or_path);
     int rc = 0;
-    if (!cache_get(key, dir, out)) {
+    /* An overridden load is not the file's profile: neither served from nor kept in the cache. */
+    if (cal_ovr.on) {
+        rc = cal_load_uncached(name_or_path, out, err, errlen);
+    } else if (!cache_get(key, dir, out)) {
         rc = cal_load_uncached(name_or_path, out, err, errlen);
         if (rc == 0)
             cache_put(key, dir, out);

@@ -32,6 +32,8 @@
  *   interconnect (opt): {"kind", "gbps_per_gpu", "domain_gpus", "pcie", "pcie_gbps_per_gpu"} —
  *     the GPU-to-GPU link (kind nvlink3/nvlink4/nvlink5/pcie4/pcie5/pcie6, NVIDIA's
  *     bidirectional GB/s per GPU, how many GPUs it joins) and the host link behind it
+ * Any value object may carry "range": [lo, hi] (calib/vrange.h), checked at load: a number's
+ * plausible span by its sources, which `plan` reruns at (docs/calibration.md#ranges).
  * Unknown keys are kept (profiles written by kernels/ may carry extra measured values)
  * but must still be value objects with a source.
  */
@@ -149,6 +151,17 @@ const char *cal_profile_dir(void);
  */
 int cal_load(const char *name_or_path, struct gpu_profile *out, char *err, size_t errlen);
 int cal_load_file(const char *path, struct gpu_profile *out, char *err, size_t errlen);
+
+/*
+ * While set, every profile loaded reads key's "value" as value (a profile without the key is
+ * unchanged), and the load cache is bypassed; NULL clears it. For the planner's sensitivity
+ * reruns (tools/plansens.h), which must reload the scenario because strategies take their
+ * defaults from the profile as they load. Not thread-safe: the planner runs one at a time.
+ */
+void cal_set_override(const char *key, double value);
+/* 1 with *value when key is the override's (the engine table, llm/enginetime.c, asks for
+ * "FRAMEWORK.KEY"), else 0 and *value unchanged. */
+int cal_get_override(const char *key, double *value);
 
 /* The MIG profile with this name, or NULL. */
 const struct mig_profile *cal_mig_find(const struct gpu_profile *p, const char *name);

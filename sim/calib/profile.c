@@ -4,6 +4,7 @@
  * must outlive it; every value object a fragment brings keeps its own source.
  */
 #include "calib/profile.h"
+#include "calib/vrange.h"
 #include "base/name.h"
 #include "calib/calib.h"
 #include "base/util.h"
@@ -129,8 +130,20 @@ int prof_read_fragment(const char *path, cJSON **doc, char *err, size_t errlen)
         else if (!cJSON_IsString(c) || !c->valuestring[0])
             why = "missing \"confidence\"";
     }
-    if (!why)
+    if (!why) {
+        /* A measured fragment may state its own range; it must hold its value as a profile's. */
+        double lo, hi;
+        cJSON_ArrayForEach(it, *doc)
+        {
+            if (!prof_is_meta(it->string) &&
+                vr_parse(path, it->string, it, &lo, &hi, err, errlen) < 0) {
+                cJSON_Delete(*doc);
+                *doc = NULL;
+                return -1;
+            }
+        }
         return 0;
+    }
     cJSON_Delete(*doc);
     *doc = NULL;
     if (key[0])
@@ -324,8 +337,8 @@ static void diff_value_object(struct changes *c, const char *key, const cJSON *a
     char sub[512];
     diff_value(c, key, cJSON_GetObjectItemCaseSensitive(a, "value"),
                cJSON_GetObjectItemCaseSensitive(b, "value"));
-    const char *fields[] = {"confidence", "source", "note"};
-    for (size_t i = 0; i < 3; i++) {
+    const char *fields[] = {"confidence", "range", "source", "note"};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
         const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, fields[i]);
         const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, fields[i]);
         if ((x || y) && !(x && y && cJSON_Compare(x, y, 1))) {

@@ -20,7 +20,7 @@ static void usage(FILE *fp)
         fp,
         "usage: sharesim plan SCENARIO [--json FILE|-] [--csv FILE|-] [--html FILE] [--k8s DIR]\n"
         "                     [--namespace NS] [--nodes NODE,...] [--emit-scenario FILE]\n"
-        "                     [--no-headroom] [--quiet]\n\n"
+        "                     [--no-headroom] [--no-sensitivity] [--quiet]\n\n"
         "Finds the cheapest configuration (strategy kind, parameters, GPU count) under\n"
         "which every tenant meets its p99 SLA. The scenario's tenants and GPU are the\n"
         "input; its strategies are ignored (and may be left out); an optional \"plan\": "
@@ -43,6 +43,8 @@ static void usage(FILE *fp)
         "               strategy per placement simulated, the seed, stop and warm-up\n"
         "  --no-headroom  measure no candidate's headroom (as \"plan\": {\"headroom\": false}):\n"
         "               a quarter of the runs\n"
+        "  --no-sensitivity  no reruns of the recommendation at the ranges of the GPU\n"
+        "               profile's low-confidence values (docs/plan.md#what-the-answer-rests-on)\n"
         "  --quiet      no table on stdout\n"
         "exit: 0 a configuration meets every SLA, 1 none does (closest shown), 2 bad input\n");
 }
@@ -88,7 +90,7 @@ int cmd_plan(int argc, char **argv)
     const char *json = NULL, *csv = NULL, *k8s = NULL, *html = NULL, *ns = "gpu-operator",
                *nodes = NULL;
     const char *emit = NULL;
-    int quiet = 0, no_headroom = 0;
+    int quiet = 0, no_headroom = 0, no_sens = 0;
     const struct cli_opt opts[] = {
         CLI_OPT_STR("json", 'j', &json),
         CLI_OPT_STR("csv", 'c', &csv),
@@ -100,6 +102,7 @@ int cmd_plan(int argc, char **argv)
         CLI_OPT_STR("nodes", 0, &nodes),
         CLI_OPT_STR("emit-scenario", 0, &emit),
         CLI_OPT_FLAG("no-headroom", 0, &no_headroom),
+        CLI_OPT_FLAG("no-sensitivity", 0, &no_sens),
         CLI_OPT_END,
     };
     const struct cli_spec spec = {
@@ -152,8 +155,8 @@ int cmd_plan(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     }
     struct plan_result r;
-    int flags =
-        (cli_stderr_is_tty() && !quiet ? PLAN_PROGRESS : 0) | (no_headroom ? PLAN_NO_HEADROOM : 0);
+    int flags = (cli_stderr_is_tty() && !quiet ? PLAN_PROGRESS : 0) |
+                (no_headroom ? PLAN_NO_HEADROOM : 0) | (no_sens ? PLAN_NO_SENSITIVITY : 0);
     if (plan_run(&sc, flags, &r, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
         scn_free(&sc);

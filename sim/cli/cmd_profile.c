@@ -209,7 +209,15 @@ static void show_row(const char *key, const struct cols *w, const cJSON *vo, int
         nn = wrap(t, width - fixed, &nlines);
         free(t);
     }
-    for (size_t i = 0; i < n + nn || i == 0; i++) {
+    /* The stated range (calib/vrange.h), on a line of its own after the source. */
+    char range[96] = "";
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(vo, "range");
+    if (cJSON_GetArraySize(r) == 2)
+        snprintf(range, sizeof range, "range: %g to %g%s%s", cJSON_GetArrayItem(r, 0)->valuedouble,
+                 cJSON_GetArrayItem(r, 1)->valuedouble, prof_unit(key)[0] ? " " : "",
+                 prof_unit(key));
+    size_t nr = range[0] ? 1 : 0;
+    for (size_t i = 0; i < n + nr + nn || i == 0; i++) {
         if (i == 0) {
             put_padded(key, w->key + 2);
             put_padded(val, w->value + 2);
@@ -218,7 +226,10 @@ static void show_row(const char *key, const struct cols *w, const cJSON *vo, int
         } else {
             printf("%*s", fixed, "");
         }
-        printf("%s\n", i < n ? lines[i] : i < n + nn ? nlines[i - n] : "");
+        printf("%s\n", i < n             ? lines[i]
+                       : i < n + nr      ? range
+                       : i < n + nr + nn ? nlines[i - n - nr]
+                                         : "");
     }
     free_lines(lines, n);
     if (nlines)

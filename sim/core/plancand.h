@@ -54,6 +54,7 @@ struct plan_cand {
      * cost the planner prefers more. */
     double free_gpus;
     char worst_placement[160];
+    int worst_variant; /* the index of that variant (0 when it has one) */
     /* Variants the configuration also runs as without the artefacts' say: a strategy object
      * each, simulated like the placements, and the candidate meets the SLAs in general only if
      * it does in these too (HAMi's lone-pod rule leaves a pod alone on its GPU unthrottled

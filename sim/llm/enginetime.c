@@ -7,6 +7,7 @@
 
 #include "base/util.h"
 #include "calib/calib.h"
+#include "calib/vrange.h"
 
 #include <limits.h>
 #include <math.h>
@@ -31,14 +32,24 @@ static int table_num(const struct jv *j, const cJSON *e, const char *path, const
     char p[256];
     jv_path_key(p, sizeof p, path, key);
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(e, key);
-    static const char *const keys[] = {"value", "source", "confidence", "note", NULL};
+    static const char *const keys[] = {"value", "source", "confidence", "note", "range", NULL};
     const char *s;
+    double lo, top;
     if (!cJSON_IsObject(it))
         return jv_fail(j, p, "expected an object {\"value\": …, \"source\": …, \"confidence\": …}");
     if (jv_object(j, it, p, keys) || jv_str(j, it, p, "source", 1, &s) < 0 ||
-        jv_str(j, it, p, "confidence", 1, &s) < 0)
+        jv_str(j, it, p, "confidence", 1, &s) < 0 || jv_num(j, it, p, "value", 1, 0, hi, out) < 0)
         return -1;
-    return jv_num(j, it, p, "value", 1, 0, hi, out) < 0 ? -1 : 0;
+    /* A stated range (calib/vrange.h), as a GPU profile's: the planner reruns at its ends. */
+    return vr_parse(j->file, p, it, &lo, &top, j->err, j->errlen) < 0 ? -1 : 0;
+}
+
+/* The planner's sensitivity rerun of one engine term ("vllm.cpu_step_ms", cal_set_override). */
+static void table_override(const char *name, const char *key, double *v)
+{
+    char k[96];
+    snprintf(k, sizeof k, "%s.%s", name, key);
+    cal_get_override(k, v);
 }
 
 /* An optional integer of the table in [0, hi] (chunked_prefill: 0 or 1): *out unchanged when
@@ -120,6 +131,9 @@ static int table_defaults(const char *table_path, const char *name, struct etm_c
             if (table_opt_int(&j, e, p, "prefill_first", 1, &pf))
                 goto out;
             c->prefill_first = pf < 0 ? -1 : (int)pf;
+            table_override(n, "cpu_step_ms", &step);
+            table_override(n, "cpu_per_seq_ms", &seq);
+            table_override(n, "frontend_ms", &fe);
             c->cpu.step_s = step * 1e-3;
             c->cpu.per_seq_s = seq * 1e-3;
             c->frontend_s = fe * 1e-3;

@@ -319,6 +319,95 @@ static void tp_section(struct hw *wr, const cJSON *plan)
     HW_MARK(wr, "</table>\n");
 }
 
+/* One end of a value's range, rerun: "at 100 us: meets (−12.0 %)" or its verdict's reason. */
+static void sens_end_cell(struct hw *wr, const cJSON *e, const char *unit, int is_value)
+{
+    if (!cJSON_IsObject(e)) {
+        HW_MARK2(wr, is_value, "<td class=\"l\">the shipped value: the plan's own run</td>",
+                 "<td class=\"l\">not rerun</td>");
+        return;
+    }
+    const cJSON *at = cJSON_GetObjectItemCaseSensitive(e, "at");
+    const cJSON *reason = cJSON_GetObjectItemCaseSensitive(e, "reason");
+    const cJSON *ratio = cJSON_GetObjectItemCaseSensitive(e, "worst_ratio");
+    char words[48];
+    vd_fmt_ratio(cJSON_IsNumber(ratio) ? ratio->valuedouble : NAN, words, sizeof words);
+    int meets = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "meets_sla"));
+    HW_MARK2(wr, meets, "<td class=\"l\">", "<td class=\"l miss\">");
+    hw_textf(wr, "at %g%s%s: ", cJSON_IsNumber(at) ? at->valuedouble : NAN, unit[0] ? " " : "",
+             unit);
+    if (meets)
+        hw_textf(wr, "meets (worst %s)", words);
+    else
+        hw_textf(wr, "%s (%s)", cJSON_IsString(reason) ? reason->valuestring : "misses", words);
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "worst_variant_only")))
+        hw_text(wr, "; the plan's worst variant only");
+    HW_MARK(wr, "</td>");
+}
+
+/* "What the answer rests on": the plan's reruns at the profile's stated ranges
+ * (tools/plansens.h), from the document's "sensitivity" array (null: not measured). */
+static void sensitivity_section(struct hw *wr, const cJSON *plan)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(plan, "sensitivity");
+    HW_MARK(wr, "<h2 id=\"rests-on\">What the answer rests on</h2>\n");
+    if (!cJSON_IsArray(arr)) {
+        HW_MARK(wr, "<p>Not measured (<code>--no-sensitivity</code>).</p>\n");
+        return;
+    }
+    if (cJSON_GetArraySize(arr) == 0) {
+        HW_MARK(wr, "<p>The chosen candidate reads no low-confidence value of the GPU "
+                    "profile.</p>\n");
+        return;
+    }
+    HW_MARK(wr, "<p>The chosen candidate rerun with each low-confidence profile value it reads "
+                "at the ends of the value's stated range, with the plan's random numbers. It "
+                "<em>rests on</em> a value when a verdict differs from the plan's.</p>\n"
+                "<table>\n<tr><th class=\"l\">value</th><th>as shipped</th><th>range</th>"
+                "<th class=\"l\">read by</th><th class=\"l\">at the low end</th>"
+                "<th class=\"l\">at the high end</th><th class=\"l\">rests on it</th></tr>\n");
+    const cJSON *v;
+    cJSON_ArrayForEach(v, arr)
+    {
+        const cJSON *key = cJSON_GetObjectItemCaseSensitive(v, "key");
+        const cJSON *unit = cJSON_GetObjectItemCaseSensitive(v, "unit");
+        const cJSON *val = cJSON_GetObjectItemCaseSensitive(v, "value");
+        const cJSON *range = cJSON_GetObjectItemCaseSensitive(v, "range");
+        const cJSON *reads = cJSON_GetObjectItemCaseSensitive(v, "read_by");
+        const cJSON *note = cJSON_GetObjectItemCaseSensitive(v, "note");
+        const char *u = cJSON_IsString(unit) ? unit->valuestring : "";
+        HW_MARK(wr, "<tr><td class=\"l\"><code>");
+        hw_text(wr, cJSON_IsString(key) ? key->valuestring : "");
+        HW_MARK(wr, "</code></td><td>");
+        hw_textf(wr, "%g%s%s", cJSON_IsNumber(val) ? val->valuedouble : NAN, u[0] ? " " : "", u);
+        HW_MARK(wr, "</td><td>");
+        if (cJSON_GetArraySize(range) == 2)
+            hw_textf(wr, "%g to %g", cJSON_GetArrayItem(range, 0)->valuedouble,
+                     cJSON_GetArrayItem(range, 1)->valuedouble);
+        else
+            hw_text(wr, "none stated");
+        HW_MARK(wr, "</td><td class=\"l\">");
+        hw_text(wr, cJSON_IsString(reads) ? reads->valuestring : "");
+        HW_MARK(wr, "</td>");
+        double x = cJSON_IsNumber(val) ? val->valuedouble : NAN;
+        int two = cJSON_GetArraySize(range) == 2;
+        sens_end_cell(wr, cJSON_GetObjectItemCaseSensitive(v, "at_lo"), u,
+                      two && cJSON_GetArrayItem(range, 0)->valuedouble == x);
+        sens_end_cell(wr, cJSON_GetObjectItemCaseSensitive(v, "at_hi"), u,
+                      two && cJSON_GetArrayItem(range, 1)->valuedouble == x);
+        HW_MARK(wr, "<td class=\"l\">");
+        hw_text(wr, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "rests_on"))
+                        ? "yes: a verdict flips"
+                        : "no");
+        if (cJSON_IsString(note)) {
+            hw_text(wr, "; ");
+            hw_text(wr, note->valuestring);
+        }
+        HW_MARK(wr, "</td></tr>\n");
+    }
+    HW_MARK(wr, "</table>\n");
+}
+
 static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan, char *err,
                      size_t errlen);
 
@@ -418,6 +507,7 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
     if (rc == 0) {
         HW_MARK(wr, "<h2 id=\"tables\">Every candidate</h2>\n");
         table(wr, sc, pl.candidates);
+        sensitivity_section(wr, plan);
         ht_foot(wr);
     }
     return rc;

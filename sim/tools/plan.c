@@ -15,6 +15,7 @@
 #include "core/stable.h"
 #include "core/verdict.h"
 #include "tools/plandir.h"
+#include "tools/plansens.h"
 #include "report/report.h"
 #include "base/util.h"
 
@@ -302,6 +303,7 @@ static int simulate(const struct scenario *sc, struct plan_cand *c, char *err, s
     }
     if (n > 1)
         variant_text(sc, c, worst_v, c->worst_placement, sizeof c->worst_placement);
+    c->worst_variant = worst_v;
     c->feasible = worst_pv.v.meets;
     if (placed_meet && !c->feasible)
         c->flags |= PC_FLAG_ONLY_ALONE;
@@ -774,6 +776,23 @@ static int parse_plan(const struct scenario *sc, struct pctx *x, char *err, size
     return 0;
 }
 
+/* ---- sensitivity (tools/plansens.h) ---------------------------------------------- */
+
+static int sens_variant(const struct scenario *sc, struct plan_cand *c, int v,
+                        struct strategy_result *res, char *err, size_t errlen)
+{
+    return run_strategy(sc, c, variant_at(c, v), 1.0, res, NULL, err, errlen);
+}
+
+/* Reruns the recommendation (or the closest candidate) at its values' stated ranges. */
+static int sensitivity(const struct scenario *sc, struct plan_result *r, char *err, size_t errlen)
+{
+    int cand = r->best >= 0 ? r->best : r->closest;
+    r->sens = ss_xcalloc(1, sizeof *r->sens);
+    return plan_sens_run(sc, r->c, cand, r->best >= 0, cand >= 0 ? n_variants(&r->c[cand]) : 0,
+                         sens_variant, r->sens, err, errlen);
+}
+
 int plan_run(const struct scenario *sc, int flags, struct plan_result *out, char *err,
              size_t errlen)
 {
@@ -861,6 +880,10 @@ int plan_run(const struct scenario *sc, int flags, struct plan_result *out, char
     explain_choice(out);
     explain_tp(sc, out);
     rule_of_thumb(sc, out);
+    if (!(flags & PLAN_NO_SENSITIVITY) && sensitivity(sc, out, err, errlen)) {
+        plan_result_free(out);
+        return -1;
+    }
     return 0;
 }
 
@@ -869,6 +892,7 @@ void plan_result_free(struct plan_result *r)
     for (int i = 0; i < r->n; i++)
         pc_free_cand(&r->c[i]);
     free(r->c);
+    free(r->sens);
     memset(r, 0, sizeof *r);
 }
 
@@ -1159,6 +1183,8 @@ void plan_table(FILE *fp, const struct scenario *sc, const struct plan_result *r
     } else {
         fprintf(fp, "no configuration within the limits could be simulated (all pruned).\n");
     }
+    if (r->sens)
+        plan_sens_text(fp, r->sens);
     const char *picked = r->best >= 0 ? r->c[r->best].kind : "";
     if (!r->rule_kind[0]) {
         fprintf(fp, "rule of thumb (docs/domain.md): none of this build's strategies has one "
@@ -1369,6 +1395,18 @@ cJSON *plan_json(const struct scenario *sc, const struct plan_result *r)
     tp_json(root, sc, r);
     cJSON_AddNumberToObject(root, "simulations", r->simulations);
     cJSON_AddNumberToObject(root, "headroom_simulations", r->headroom_runs);
+    /* null: not measured (--no-sensitivity); [] when the candidate reads no such value */
+    if (r->sens) {
+        if (r->sens->cand >= 0)
+            cJSON_AddStringToObject(root, "sensitivity_of",
+                                    r->sens->recommended ? "recommendation" : "closest");
+        else
+            cJSON_AddNullToObject(root, "sensitivity_of");
+        cJSON_AddItemToObject(root, "sensitivity", plan_sens_json(r->sens));
+        cJSON_AddNumberToObject(root, "sensitivity_simulations", r->sens->reruns);
+    } else {
+        cJSON_AddNullToObject(root, "sensitivity");
+    }
     return root;
 }
 

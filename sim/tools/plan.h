@@ -22,6 +22,8 @@
 #include <cJSON.h>
 #include <stdio.h>
 
+struct plan_sens;
+
 #define PLAN_ENOUGH_FEASIBLE 5
 
 /* Headroom (docs/plan.md#headroom): the load factor at which a candidate first misses an SLA,
@@ -59,13 +61,16 @@ struct plan_result {
     int tp_alt[PLAN_TP_MAX_ALTS];
     int n_tp_alt;
     char tp_why[2400];
+    /* What the answer rests on (tools/plansens.h); NULL with PLAN_NO_SENSITIVITY. */
+    struct plan_sens *sens;
 };
 
 /* Parses sc->json's optional "plan" object and searches. flags: PLAN_PROGRESS (a progress
  * line on stderr), PLAN_NO_HEADROOM (no headroom runs whatever "plan.headroom" says: `plan
  * --no-headroom`). Returns 0, or -1 with err (a bad "plan" object, or a simulation that
  * failed: a replayed trace changed since load). */
-enum { PLAN_PROGRESS = 1, PLAN_NO_HEADROOM = 2 };
+/* PLAN_NO_SENSITIVITY (`plan --no-sensitivity`): no reruns at the profile's stated ranges. */
+enum { PLAN_PROGRESS = 1, PLAN_NO_HEADROOM = 2, PLAN_NO_SENSITIVITY = 4 };
 int plan_run(const struct scenario *sc, int flags, struct plan_result *out, char *err,
              size_t errlen);
 void plan_result_free(struct plan_result *r);
