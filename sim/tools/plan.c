@@ -337,12 +337,7 @@ static int meets_at(const struct scenario *sc, struct plan_cand *c, double x, in
             return -1;
         ++*runs;
         struct vd_strategy vs;
-        vd_strategy_init(&vs);
-        for (int i = 0; i < sc->n_tenants; i++) {
-            struct vd_verdict vv;
-            vd_judge(sc, &res, i, &vv);
-            vd_strategy_add(&vs, sc->tenants[i].name, &vv);
-        }
+        vd_judge_strategy(sc, &res, &vs);
         strategy_result_free(&res);
         if (!vs.meets) {
             *first = v;
