@@ -18,6 +18,7 @@
 #include "core/run.h"
 #include "core/scenario.h"
 #include "core/stable.h"
+#include "llm/enginetime.h"
 #include "testutil.h"
 
 #include <math.h>
@@ -440,6 +441,43 @@ static void test_frontend_bottleneck(void)
     scn_free(&sc);
 }
 
+/* The engine table's optional frontend_serial_ms: absent is 0, present is read, and a value past
+ * the limit names the table's file and key. */
+static void test_frontend_table(void)
+{
+    static const char head[] =
+        "{\"schema\": 1, \"engines\": [{\"name\": \"e\", \"version\": \"1\", \"cpu_step_ms\": "
+        "{\"value\": 1, \"source\": \"x\", \"confidence\": \"low\"}, \"cpu_per_seq_ms\": "
+        "{\"value\": 0, \"source\": \"x\", \"confidence\": \"low\"}, \"frontend_ms\": {\"value\": "
+        "0, \"source\": \"x\", \"confidence\": \"low\"}, \"overlap_cpu\": {\"value\": 0, "
+        "\"source\": \"x\", \"confidence\": \"low\"}";
+    char text[1024], err[1024];
+    const double serial[3] = {-1, 2.5, 10001};
+    for (int k = 0; k < 3; k++) {
+        if (serial[k] < 0)
+            snprintf(text, sizeof text, "%s}]}", head);
+        else
+            snprintf(text, sizeof text,
+                     "%s, \"frontend_serial_ms\": {\"value\": %g, \"source\": \"x\", "
+                     "\"confidence\": \"low\"}}]}",
+                     head, serial[k]);
+        char *path = tu_write("engines-fe.json", text);
+        cJSON *o = cJSON_Parse("{\"framework\": \"e\"}");
+        struct jv j = {"s.json", err, sizeof err};
+        struct etm_cfg c;
+        int rc = etm_parse(&j, o, "tenants[0].serving", path, &c);
+        cJSON_Delete(o);
+        if (k < 2) {
+            CU_ASSERT_EQUAL(rc, 0);
+            CU_ASSERT_DOUBLE_EQUAL(c.frontend_serial_s, k == 0 ? 0 : 2.5e-3, 1e-15);
+        } else {
+            CU_ASSERT_EQUAL(rc, -1);
+            TU_CHECK_CONTAINS(err, "engines[0].frontend_serial_ms");
+            TU_CHECK_CONTAINS(err, "10000");
+        }
+    }
+}
+
 void test_closed_register(void)
 {
     static const struct tu_test tests[] = {
@@ -453,6 +491,7 @@ void test_closed_register(void)
         {"front end: the FIFO recursion under random think times", test_frontend_fifo_random},
         {"front end: one user's TTFT and latency grow by s", test_frontend_one_user},
         {"front end as the bottleneck: N s a request, 1 / s", test_frontend_bottleneck},
+        {"front end: the engine table's optional term and its limit", test_frontend_table},
         {"load errors and limits", test_load_errors},
         {NULL, NULL},
     };
