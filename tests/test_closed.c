@@ -5,14 +5,20 @@
  *  - two users with deterministic work and think time, the schedule worked out by hand;
  *  - conservation with rejections (queue_limit) and retries, under every strategy;
  *  - an LLM tenant never has more than N requests in the system (a policy wrapper watches);
+ *  - a serving front end of s per request (frontend_serial_ms): the k-th of N simultaneous
+ *    sends reaches the engine at k s, FIFO behind earlier sends; one user's TTFT and latency
+ *    grow by s exactly; N users behind a front end that is the bottleneck: one request per s,
+ *    and each TTFT N s less the rest of its own service;
  *  - the loader's errors and limits.
  */
 #include "core/closed.h"
 #include "core/engine.h"
+#include "core/llmstats.h"
 #include "core/policy.h"
 #include "core/run.h"
 #include "core/scenario.h"
 #include "core/stable.h"
+#include "llm/enginetime.h"
 #include "testutil.h"
 
 #include <math.h>
@@ -252,10 +258,224 @@ static void test_load_errors(void)
                          "tenants[0].arrival.think");
     tu_expect_load_error(ONE("{\"process\": \"closed\", \"users\": 2, \"rate_per_s\": 3}", ""),
                          "rate_per_s");
+    tu_expect_load_error(
+        "{\"name\": \"x\", \"gpu\": \"H100-80GB\", \"gpus\": 1, \"tenants\": [{\"name\": "
+        "\"c\", \"arrival\": {\"process\": \"closed\", \"users\": 2}, \"serving\": "
+        "{\"engine\": \"llm\", \"model\": \"Llama-2-7B\", \"frontend_serial_ms\": -1}, "
+        "\"tokens\": {\"input\": {\"dist\": \"deterministic\", \"tokens\": 8}, "
+        "\"output\": {\"dist\": \"deterministic\", \"tokens\": 8}}}], \"strategies\": "
+        "[{\"name\": \"e\", \"kind\": \"exclusive\"}]}",
+        "tenants[0].serving.frontend_serial_ms");
+    tu_expect_load_error(
+        "{\"name\": \"x\", \"gpu\": \"H100-80GB\", \"gpus\": 1, \"tenants\": [{\"name\": "
+        "\"c\", \"arrival\": {\"process\": \"closed\", \"users\": 2}, \"serving\": "
+        "{\"engine\": \"llm\", \"model\": \"Llama-2-7B\", \"frontend_serial_ms\": 10001}, "
+        "\"tokens\": {\"input\": {\"dist\": \"deterministic\", \"tokens\": 8}, "
+        "\"output\": {\"dist\": \"deterministic\", \"tokens\": 8}}}], \"strategies\": "
+        "[{\"name\": \"e\", \"kind\": \"exclusive\"}]}",
+        "10000");
+    tu_expect_load_error(
+        "{\"name\": \"x\", \"gpu\": \"H100-80GB\", \"gpus\": 1, \"tenants\": [{\"name\": "
+        "\"c\", \"arrival\": {\"process\": \"closed\", \"users\": 2}, \"serving\": "
+        "{\"engine\": \"llm\", \"model\": \"Llama-2-7B\", \"step_model\": \"roofline\", "
+        "\"frontend_serial_ms\": 2}, \"tokens\": {\"input\": {\"dist\": \"deterministic\", "
+        "\"tokens\": 8}, \"output\": {\"dist\": \"deterministic\", \"tokens\": 8}}}], "
+        "\"strategies\": [{\"name\": \"e\", \"kind\": \"exclusive\"}]}",
+        "not used by \"step_model\": \"roofline\"");
     /* A rejected user with no think time would send again at the same instant forever. */
     tu_expect_load_error(ONE("{\"process\": \"closed\", \"users\": 3}", "\"queue_limit\": 1, "),
                          "queue_limit");
 #undef ONE
+}
+
+/* ---- the serving front end (closed.h: a FIFO server of s per request) ---- */
+
+/* The loop's arrival times by hand: 3 users at t = 0 behind s = 2 ms reach the engine at 2, 4
+ * and 6 ms, each recorded as sent at 0; a send at 10 ms finds the front end free (12 ms); one
+ * at 11 ms waits behind it (14 ms). Without a front end the times are the sends themselves. */
+static void test_frontend_fifo_by_hand(void)
+{
+    struct arrival_cfg a = {.kind = ARR_CLOSED, .users = 3};
+    struct cl_state *c = cl_new(&a, 1, 2e-3);
+    double t = -1;
+    CU_ASSERT_EQUAL(cl_next(c, &t), 1); /* the first, not yet arrived */
+    CU_ASSERT_DOUBLE_EQUAL(t, 2e-3, 1e-15);
+    CU_ASSERT_EQUAL(cl_sent(c), 0);
+    CU_ASSERT_EQUAL(cl_next(c, &t), 1); /* the first arrived: the second */
+    CU_ASSERT_DOUBLE_EQUAL(t, 4e-3, 1e-15);
+    CU_ASSERT_EQUAL(cl_sent(c), 0);
+    CU_ASSERT_EQUAL(cl_next(c, &t), 1);
+    CU_ASSERT_DOUBLE_EQUAL(t, 6e-3, 1e-15);
+    CU_ASSERT_EQUAL(cl_next(c, &t), CL_PAUSED); /* every user has its request in */
+    CU_ASSERT_EQUAL(cl_end(c, 10e-3, &t), CL_PUSH);
+    CU_ASSERT_DOUBLE_EQUAL(t, 12e-3, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(cl_sent(c), 10e-3, 1e-15);
+    CU_ASSERT_EQUAL(cl_end(c, 11e-3, &t), CL_NONE); /* sent after the pending one */
+    CU_ASSERT_EQUAL(cl_next(c, &t), 1);             /* the 10 ms send arrived at 12 */
+    CU_ASSERT_DOUBLE_EQUAL(t, 14e-3, 1e-15);        /* behind it, not at 11 + 2 */
+    CU_ASSERT_DOUBLE_EQUAL(cl_sent(c), 11e-3, 1e-15);
+    cl_free(c);
+
+    c = cl_new(&a, 1, 0);
+    CU_ASSERT_EQUAL(cl_next(c, &t), 1);
+    CU_ASSERT_EQUAL(t, 0);
+    CU_ASSERT_EQUAL(cl_next(c, &t), 1);
+    CU_ASSERT_EQUAL(cl_next(c, &t), 1);
+    CU_ASSERT_EQUAL(cl_next(c, &t), CL_PAUSED);
+    CU_ASSERT_EQUAL(cl_end(c, 10e-3, &t), CL_PUSH);
+    CU_ASSERT_EQUAL(t, 10e-3); /* bit for bit the send */
+    CU_ASSERT_EQUAL(cl_sent(c), 10e-3);
+    cl_free(c);
+}
+
+/* Exponential think times (sends out of order, retimes): the times at the engine are the
+ * FIFO recursion d = max(a, d_prev) + s over the sends in the order they are due, and each
+ * arrival records its own send. */
+static void test_frontend_fifo_random(void)
+{
+    struct arrival_cfg a = {.kind = ARR_CLOSED, .users = 5, .think_s = 3e-3, .think_exp = 1};
+    const double fe = 1e-3;
+    struct cl_state *c = cl_new(&a, 42, fe);
+    double t, now = 0, d_prev = 0;
+    long busy = 0, arrivals = 0, bad = 0;
+    int rc = cl_next(c, &t);
+    double pending_t = t, ends[5];
+    int n_ends = 0;
+    for (int step = 0; step < 4000; step++) {
+        /* The next event: the pending arrival, or the earliest end (each request takes 0.7 ms
+         * from its arrival, whatever else is in). */
+        int e_min = -1;
+        for (int k = 0; k < n_ends; k++)
+            if (e_min < 0 || ends[k] < ends[e_min])
+                e_min = k;
+        if (rc == 1 && (e_min < 0 || pending_t <= ends[e_min])) {
+            now = pending_t;
+            double sent = cl_sent(c);
+            bad += !(now == fmax(sent, d_prev) + fe) || sent > now;
+            d_prev = now;
+            arrivals++;
+            ends[n_ends++] = now + 0.7e-3;
+            busy++;
+            rc = cl_next(c, &t);
+            pending_t = t;
+        } else {
+            SS_ASSERT(e_min >= 0);
+            now = ends[e_min];
+            ends[e_min] = ends[--n_ends];
+            busy--;
+            enum cl_action act = cl_end(c, now, &t);
+            if (act == CL_PUSH) {
+                CU_ASSERT_EQUAL(rc, CL_PAUSED);
+                rc = 1;
+            }
+            if (act == CL_PUSH || act == CL_RETIME) {
+                CU_ASSERT(act == CL_PUSH || t <= pending_t);
+                pending_t = t;
+            }
+        }
+        CU_ASSERT(busy <= 5);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(arrivals > 1000);
+    cl_free(c);
+}
+
+/* An LLM tenant of `users` with no think time, fixed 300/8 tokens, the front end's fixed delay
+ * (frontend_ms) 0 and `serial` its serial part. */
+static void frontend_llm(int users, const char *serial, long requests, struct scenario *sc,
+                         struct run_result *r)
+{
+    char text[1400];
+    snprintf(text, sizeof text,
+             "{\"name\": \"fe\", \"gpu\": \"H100-80GB\", \"gpus\": 1, \"seed\": 3, \"stop\": "
+             "{\"requests\": %ld}, \"warmup\": {\"requests\": %d}, \"tenants\": [{\"name\": "
+             "\"chat\", \"arrival\": {\"process\": \"closed\", \"users\": %d}, \"serving\": "
+             "{\"engine\": \"llm\", \"model\": \"Llama-2-7B\", \"dtype\": \"fp16\", "
+             "\"framework\": \"trtllm\", \"frontend_ms\": 0%s}, \"tokens\": {\"input\": {\"dist\": "
+             "\"deterministic\", \"tokens\": 300}, \"output\": {\"dist\": \"deterministic\", "
+             "\"tokens\": 8}}}], \"strategies\": [{\"name\": \"excl\", \"kind\": "
+             "\"exclusive\"}]}",
+             requests, 2 * users, users, serial);
+    tu_run_text(text, sc, r);
+}
+
+/* One user: each request is alone in the engine, so a front end of 80 ms adds 80 ms to every
+ * TTFT and latency and nothing to TPOT. */
+static void test_frontend_one_user(void)
+{
+    struct scenario s0, s1;
+    struct run_result r0, r1;
+    frontend_llm(1, ", \"frontend_serial_ms\": 0", 40, &s0, &r0);
+    frontend_llm(1, ", \"frontend_serial_ms\": 80", 40, &s1, &r1);
+    const double *m0 = r0.s[0].llm, *m1 = r1.s[0].llm;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m1);
+    TU_CHECK_CLOSE_REL(m1[LM_TTFT_MEAN], m0[LM_TTFT_MEAN] + 0.080, 1e-9);
+    TU_CHECK_CLOSE_REL(r1.s[0].t[TM_LAT_MEAN], r0.s[0].t[TM_LAT_MEAN] + 0.080, 1e-9);
+    TU_CHECK_CLOSE_REL(m1[LM_TPOT_MEAN], m0[LM_TPOT_MEAN], 1e-9);
+    /* The engine alone is under 100 ms, the next test's front end. */
+    CU_ASSERT(r0.s[0].t[TM_LAT_MEAN] < 0.100);
+    run_result_free(&r0);
+    run_result_free(&r1);
+    scn_free(&s0);
+    scn_free(&s1);
+}
+
+/* Four users behind a 100 ms front end, each request's engine time T below it (the run above): the
+ * front end is the bottleneck and never idles after the first round. Request k reaches the engine
+ * at k s, ends at k s + T, and its user's next reaches it at (k + 4) s: every request after the
+ * first round takes 4 s from send to end, its TTFT 4 s less the rest of its service, (out - 1)
+ * TPOT; throughput 1 / s. */
+static void test_frontend_bottleneck(void)
+{
+    struct scenario sc;
+    struct run_result r;
+    frontend_llm(4, ", \"frontend_serial_ms\": 100", 60, &sc, &r);
+    const double *t = r.s[0].t, *m = r.s[0].llm;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    TU_CHECK_CLOSE_REL(t[TM_LAT_MEAN], 0.4, 1e-9);
+    TU_CHECK_CLOSE_REL(m[LM_TTFT_MEAN], 0.4 - 7 * m[LM_TPOT_MEAN], 1e-9);
+    TU_CHECK_CLOSE_REL(t[TM_THROUGHPUT], 10, 1e-6);
+    CU_ASSERT_EQUAL(t[TM_ARRIVED], t[TM_COMPLETED] + t[TM_IN_FLIGHT]);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
+/* The engine table's optional frontend_serial_ms: absent is 0, present is read, and a value past
+ * the limit names the table's file and key. */
+static void test_frontend_table(void)
+{
+    static const char head[] =
+        "{\"schema\": 1, \"engines\": [{\"name\": \"e\", \"version\": \"1\", \"cpu_step_ms\": "
+        "{\"value\": 1, \"source\": \"x\", \"confidence\": \"low\"}, \"cpu_per_seq_ms\": "
+        "{\"value\": 0, \"source\": \"x\", \"confidence\": \"low\"}, \"frontend_ms\": {\"value\": "
+        "0, \"source\": \"x\", \"confidence\": \"low\"}, \"overlap_cpu\": {\"value\": 0, "
+        "\"source\": \"x\", \"confidence\": \"low\"}";
+    char text[1024], err[1024];
+    const double serial[3] = {-1, 2.5, 10001};
+    for (int k = 0; k < 3; k++) {
+        if (serial[k] < 0)
+            snprintf(text, sizeof text, "%s}]}", head);
+        else
+            snprintf(text, sizeof text,
+                     "%s, \"frontend_serial_ms\": {\"value\": %g, \"source\": \"x\", "
+                     "\"confidence\": \"low\"}}]}",
+                     head, serial[k]);
+        char *path = tu_write("engines-fe.json", text);
+        cJSON *o = cJSON_Parse("{\"framework\": \"e\"}");
+        struct jv j = {"s.json", err, sizeof err};
+        struct etm_cfg c;
+        int rc = etm_parse(&j, o, "tenants[0].serving", path, &c);
+        cJSON_Delete(o);
+        if (k < 2) {
+            CU_ASSERT_EQUAL(rc, 0);
+            CU_ASSERT_DOUBLE_EQUAL(c.frontend_serial_s, k == 0 ? 0 : 2.5e-3, 1e-15);
+        } else {
+            CU_ASSERT_EQUAL(rc, -1);
+            TU_CHECK_CONTAINS(err, "engines[0].frontend_serial_ms");
+            TU_CHECK_CONTAINS(err, "10000");
+        }
+    }
 }
 
 void test_closed_register(void)
@@ -267,6 +487,11 @@ void test_closed_register(void)
         {"conservation with rejections under every strategy", test_conservation_every_strategy},
         {"an LLM tenant of N users never has more than N in the system", test_llm_at_most_n},
         {"the same works in every strategy", test_common_works},
+        {"front end: N simultaneous sends, FIFO, by hand", test_frontend_fifo_by_hand},
+        {"front end: the FIFO recursion under random think times", test_frontend_fifo_random},
+        {"front end: one user's TTFT and latency grow by s", test_frontend_one_user},
+        {"front end as the bottleneck: N s a request, 1 / s", test_frontend_bottleneck},
+        {"front end: the engine table's optional term and its limit", test_frontend_table},
         {"load errors and limits", test_load_errors},
         {NULL, NULL},
     };

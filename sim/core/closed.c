@@ -68,7 +68,7 @@ static void sift_down(double *h, long n, double v)
     h[i] = v;
 }
 
-struct cl_state *cl_new(const struct arrival_cfg *a, uint64_t think_seed)
+struct cl_state *cl_new(const struct arrival_cfg *a, uint64_t think_seed, double frontend_s)
 {
     struct cl_state *c = ss_xcalloc(1, sizeof *c);
     rng_seed(&c->think_rng, think_seed);
@@ -77,6 +77,7 @@ struct cl_state *cl_new(const struct arrival_cfg *a, uint64_t think_seed)
     c->think_exp = a->think_exp;
     c->due = ss_xcalloc((size_t)a->users, sizeof *c->due);
     c->n = a->users; /* all at t = 0: a heap already */
+    c->fe_s = frontend_s;
     return c;
 }
 
@@ -88,9 +89,19 @@ void cl_free(struct cl_state *c)
     free(c);
 }
 
+/* The earliest send's time at the engine, through the front end (closed.h). Without a front
+ * end it is the send time itself, with no arithmetic: the plain loop stays bit-exact. */
+static void schedule_top(struct cl_state *c, double *t)
+{
+    c->sent = c->due[0];
+    c->at = c->fe_s > 0 ? fmax(c->sent, c->fe_free) + c->fe_s : c->sent;
+    *t = c->at;
+}
+
 int cl_next(struct cl_state *c, double *t)
 {
-    if (c->scheduled && c->n > 0) {
+    if (c->scheduled && c->n > 0) { /* it reached the engine: the front end is free from then */
+        c->fe_free = c->at;
         c->n--;
         if (c->n > 0)
             sift_down(c->due, c->n, c->due[c->n]);
@@ -98,7 +109,7 @@ int cl_next(struct cl_state *c, double *t)
     c->scheduled = c->n > 0;
     if (!c->scheduled)
         return CL_PAUSED;
-    *t = c->due[0];
+    schedule_top(c, t);
     return 1;
 }
 
@@ -109,12 +120,17 @@ enum cl_action cl_end(struct cl_state *c, double now, double *t)
     /* More thinking users than users would be a request ending that was never sent. */
     SS_ASSERT(c->n < c->users);
     long at_i = sift_up(c->due, c->n++, at);
-    *t = at;
     if (!c->scheduled) { /* every user was busy: this send is the tenant's next arrival */
         c->scheduled = 1;
+        schedule_top(c, t);
         return CL_PUSH;
     }
-    return at_i == 0 ? CL_RETIME : CL_NONE;
+    /* An earlier send than the pending one goes through the front end first (FIFO); the pending
+     * one has not been sent yet (its send is later than now), so it was not in service. */
+    if (at_i != 0)
+        return CL_NONE;
+    schedule_top(c, t);
+    return CL_RETIME;
 }
 
 /* The rate if no request ever waited: each user's cycle is a think and a service. */

@@ -16,6 +16,14 @@
  * the earliest of them; a request's end pushes a new time, which becomes the tenant's next
  * arrival if it comes before the one already due (the engine then retimes the tenant's entry).
  *
+ * The serving front end (docs/llm.md#engine-time, "frontend_serial_ms"): an LLM tenant whose
+ * engine's API server handles each request's HTTP and tokenisation on one process serves the
+ * loop's sends one at a time, first come first served, s seconds each. A send at a reaches the
+ * engine at d = max(a, d_prev) + s (d_prev: the previous send's), so N sends at one instant
+ * reach it at s, 2s, ..., Ns, and a request's arrival (what its TTFT and latency count from)
+ * stays its send time a: the wait in the front end is part of its TTFT. The engine's arrival
+ * heap holds d; s = 0 is the plain loop (d = a, bit for bit).
+ *
  * Random numbers (why this is common random numbers as far as a closed loop allows): the work
  * (or an LLM request's tokens) of the tenant's k-th arrival is the k-th draw of the tenant's
  * own stream, drawn when the (k-1)-th arrives, exactly as for open arrivals; the think time
@@ -56,20 +64,32 @@ struct cl_state {
     long users;
     double think_s;
     int think_exp;
-    int scheduled; /* due[0] is the tenant's pending arrival in the engine's arrival heap */
+    int scheduled;  /* due[0] is the tenant's pending arrival in the engine's arrival heap */
+    double fe_s;    /* the front end's service time per request (0: none) */
+    double fe_free; /* the front end has passed every earlier send by then */
+    double at;      /* the pending arrival's time at the engine: max(due[0], fe_free) + fe_s */
+    double sent;    /* the pending arrival's send time, due[0] */
 };
 
-/* Every user sends at t = 0; think times from a stream seeded with think_seed. */
-struct cl_state *cl_new(const struct arrival_cfg *a, uint64_t think_seed);
+/* Every user sends at t = 0; think times from a stream seeded with think_seed; a serial front
+ * end of frontend_s seconds a request (0: none). */
+struct cl_state *cl_new(const struct arrival_cfg *a, uint64_t think_seed, double frontend_s);
 void cl_free(struct cl_state *c);
 
 /*
  * The tenant's next arrival: the scheduled one (if any) has just arrived and is removed; then 1
- * with *t the earliest send time left (now scheduled), or CL_PAUSED when every user has a
- * request in the system (nothing is due until one ends).
+ * with *t the time the earliest send left reaches the engine (now scheduled; its send time is
+ * then cl_sent), or CL_PAUSED when every user has a request in the system (nothing is due until one
+ * ends).
  */
 #define CL_PAUSED 2
 int cl_next(struct cl_state *c, double *t);
+/* The pending arrival's send time: the arrival its request records (its time at the engine less
+ * its wait and service in the front end). */
+static inline double cl_sent(const struct cl_state *c)
+{
+    return c->sent;
+}
 
 /* What the engine must do after a request's end (cl_end). */
 enum cl_action {
@@ -78,7 +98,8 @@ enum cl_action {
     CL_RETIME, /* the new send at *t comes before the pending arrival: move it there */
 };
 /* A request of the tenant ended at now: its user thinks (one draw of the think stream when the
- * think time is exponential), and will send at now + think. */
+ * think time is exponential), and will send at now + think. *t: the pending arrival's time at the
+ * engine (CL_PUSH, CL_RETIME). */
 enum cl_action cl_end(struct cl_state *c, double now, double *t);
 
 /* users / (think + mean_work_s): the tenant's arrival rate if none of its requests waited, an

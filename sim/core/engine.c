@@ -326,8 +326,8 @@ static int warm_up_over(struct sim *s, long idx)
 /* Admits one request of tenant i at s->now (LLM tenants: with its tokens). Returns 0 if it was
  * rejected. Always inline: the compiler had come to keep it out of line, one call per arrival,
  * and the call with its register saves cost 25 instructions a request (callgrind, mm4). */
-static inline __attribute__((always_inline)) int admit(struct sim *s, int i, double work,
-                                                       int64_t in_tokens, int64_t out_tokens)
+static inline __attribute__((always_inline)) int
+admit(struct sim *s, int i, double work, int64_t in_tokens, int64_t out_tokens, double sent)
 {
     struct tenant_rt *t = &s->ten[i];
     long idx = s->arrivals_total++;
@@ -349,7 +349,7 @@ static inline __attribute__((always_inline)) int admit(struct sim *s, int i, dou
     if (q->n == q->cap)
         rq_grow(q);
     q->buf[(q->head + q->n++) & (q->cap - 1)] =
-        (struct request){s->now, work, work, -1.0, i, (uint8_t)measured, in_tokens, out_tokens};
+        (struct request){sent, work, work, -1.0, i, (uint8_t)measured, in_tokens, out_tokens};
     t->in_system++;
     s->in_system++;
     return 1;
@@ -362,6 +362,9 @@ static inline __attribute__((always_inline)) void on_arrival(struct sim *s, int 
     struct tenant_rt *t = &s->ten[i];
     double work = t->next_work;
     int64_t in = t->next_in, out = t->next_out; /* this arrival's; ten_next draws the next's */
+    /* A closed loop's request was sent before it arrives here when it passed a serving front end
+     * (closed.h): its arrival is its send time. */
+    double sent = t->closed ? cl_sent(t->cl) : s->now;
     double t_next, w_next;
     /* Draw the next arrival before admitting this one: the stream's order is fixed. */
     int more = ten_next(t, s->now, &t_next, &w_next);
@@ -382,7 +385,7 @@ static inline __attribute__((always_inline)) void on_arrival(struct sim *s, int 
         else
             tenant_ended(s, t);
     }
-    if (admit(s, i, work, in, out)) {
+    if (admit(s, i, work, in, out, sent)) {
         if (!may_mute || t->announce)
             s->ops->arrive(s, s->pst, i);
     } else if (t->closed) { /* a rejected request ends its user's wait too */
@@ -416,7 +419,7 @@ static void refill_saturated(struct sim *s, int i)
     if (s->arrivals_done || t->q.n != 0)
         return;
     double work = ten_draw_work(t); /* an LLM tenant's tokens into next_in, next_out */
-    admit(s, i, work, t->next_in, t->next_out);
+    admit(s, i, work, t->next_in, t->next_out, s->now);
 }
 
 /* ---- request ledger ------------------------------------------------------ */

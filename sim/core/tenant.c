@@ -116,8 +116,11 @@ void ten_init(struct tenant_rt *t, const struct tenant_cfg *cfg, const char *sce
     t->closed = a->kind == ARR_CLOSED;
     if (a->kind == ARR_TRACE)
         trace_open(t, scenario_file);
-    if (t->closed) /* the think stream, beside the work stream (closed.h) */
-        t->cl = cl_new(a, ten_mix(base ^ 0x7417c0u));
+    if (t->closed) { /* the think stream, beside the work stream; an LLM engine's front end */
+        double fe =
+            cfg->llm && cfg->llm->etm.kind == STM_ENGINE ? cfg->llm->etm.frontend_serial_s : 0;
+        t->cl = cl_new(a, ten_mix(base ^ 0x7417c0u), fe);
+    }
 }
 
 void ten_free(struct tenant_rt *t)

@@ -87,6 +87,7 @@ static int table_defaults(const char *table_path, const char *name, struct etm_c
                                         "cpu_step_ms",
                                         "cpu_per_seq_ms",
                                         "frontend_ms",
+                                        "frontend_serial_ms",
                                         "overlap_cpu",
                                         "max_num_seqs",
                                         "max_batched_tokens",
@@ -138,6 +139,12 @@ static int table_defaults(const char *table_path, const char *name, struct etm_c
             c->cpu.per_seq_s = seq * 1e-3;
             c->frontend_s = fe * 1e-3;
             c->cpu.overlap = ov != 0;
+            double fs = 0;
+            if (cJSON_GetObjectItemCaseSensitive(e, "frontend_serial_ms") &&
+                table_num(&j, e, p, "frontend_serial_ms", ETM_MAX_FRONTEND_SERIAL_MS, &fs))
+                goto out;
+            table_override(n, "frontend_serial_ms", &fs);
+            c->frontend_serial_s = fs * 1e-3;
             rc = 0;
             goto out;
         }
@@ -168,8 +175,9 @@ int etm_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     strcpy(c->framework, fw);
     if (c->kind == STM_ROOFLINE) {
         /* The roofline has no engine terms: they would be silently ignored. */
-        static const char *const engine_only[] = {"cpu_step_ms", "cpu_per_seq_ms", "frontend_ms",
-                                                  "overlap_cpu", "framework",      NULL};
+        static const char *const engine_only[] = {
+            "cpu_step_ms", "cpu_per_seq_ms", "frontend_ms", "frontend_serial_ms",
+            "overlap_cpu", "framework",      NULL};
         for (int i = 0; engine_only[i]; i++)
             if (cJSON_GetObjectItemCaseSensitive(obj, engine_only[i]))
                 return jv_fail(j, jv_path_key(p, sizeof p, path, engine_only[i]),
@@ -180,15 +188,18 @@ int etm_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     char err[SS_ERRLEN];
     if (table_defaults(table_path, fw, c, err, sizeof err))
         return jv_fail(j, jv_path_key(p, sizeof p, path, "framework"), "%s", err);
-    double step = c->cpu.step_s * 1e3, seq = c->cpu.per_seq_s * 1e3, fe = c->frontend_s * 1e3;
+    double step = c->cpu.step_s * 1e3, seq = c->cpu.per_seq_s * 1e3, fe = c->frontend_s * 1e3,
+           fs = c->frontend_serial_s * 1e3;
     if (jv_num(j, obj, path, "cpu_step_ms", 0, 0, 1e4, &step) < 0 ||
         jv_num(j, obj, path, "cpu_per_seq_ms", 0, 0, 1e3, &seq) < 0 ||
         jv_num(j, obj, path, "frontend_ms", 0, 0, 1e5, &fe) < 0 ||
+        jv_num(j, obj, path, "frontend_serial_ms", 0, 0, ETM_MAX_FRONTEND_SERIAL_MS, &fs) < 0 ||
         jv_bool(j, obj, path, "overlap_cpu", 0, &overlap) < 0)
         return -1;
     c->cpu.step_s = step * 1e-3;
     c->cpu.per_seq_s = seq * 1e-3;
     c->frontend_s = fe * 1e-3;
+    c->frontend_serial_s = fs * 1e-3;
     if (overlap >= 0)
         c->cpu.overlap = overlap;
     return 0;

@@ -10,6 +10,10 @@
  *                     detokenisation of its token),
  *   "frontend_ms"     per request, before the engine sees it: the API server's HTTP handling,
  *                     tokenisation and the first streamed chunk, counted in TTFT and latency,
+ *   "frontend_serial_ms" per request, the part of the front end's work done on one process, one
+ *                     request at a time (HTTP parsing, tokenisation): a closed loop's sends
+ *                     queue for it first come first served, and the wait counts in TTFT
+ *                     (core/closed.h); optional in a table entry (0: none),
  *   "overlap_cpu"     whether the CPU part overlaps the GPU part (vLLM's async scheduling);
  * and, optional in a table entry, the framework's scheduler defaults for keys the scenario
  * leaves out: "max_num_seqs", "max_batched_tokens", "chunked_prefill", "prefill_first" (vLLM's
@@ -23,11 +27,16 @@
 #include "base/jsonv.h"
 #include "llm/stepmodel.h"
 
+/* A serial front end's time per request: at most 10 s (a process that takes longer per request is
+ * not a serving front end; the limit keeps the queue's times far inside the clock). */
+#define ETM_MAX_FRONTEND_SERIAL_MS 1e4
+
 struct etm_cfg {
     enum stm_kind kind;
     char framework[32];
     struct stm_cpu cpu;
     double frontend_s;
+    double frontend_serial_s; /* the serial front end's service time per request (closed.h) */
     /* The framework's scheduler defaults from its table entry (optional keys of the same
      * names): 0 / -1 where it has none and vLLM's rules apply (llm/serving.h). */
     long max_num_seqs, max_batched_tokens;

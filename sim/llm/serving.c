@@ -51,6 +51,7 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
                                        "cpu_step_ms",
                                        "cpu_per_seq_ms",
                                        "frontend_ms",
+                                       "frontend_serial_ms",
                                        "overlap_cpu",
                                        "tensor_parallel",
                                        "router",

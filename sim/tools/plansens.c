@@ -31,6 +31,16 @@ static int engine_llm(const struct scenario *sc)
     return 0;
 }
 
+/* The serial front end queues only a closed loop's sends (core/closed.h). */
+static int engine_llm_closed(const struct scenario *sc)
+{
+    for (int i = 0; i < sc->n_tenants; i++)
+        if (sc->tenants[i].llm && sc->tenants[i].llm->etm.kind == STM_ENGINE &&
+            sc->tenants[i].arrival.kind == ARR_CLOSED)
+            return 1;
+    return 0;
+}
+
 static int process_faults(const struct scenario *sc)
 {
     for (int i = 0; i < sc->n_tenants; i++)
@@ -74,6 +84,8 @@ const struct plan_sens_dep plan_sens_deps[] = {
     {"cpu_step_ms", 1, "*", engine_llm, NULL, "the engine's CPU time per step"},
     {"cpu_per_seq_ms", 1, "*", engine_llm, NULL, "the engine's CPU time per sequence in a step"},
     {"frontend_ms", 1, "*", engine_llm, NULL, "the front end's time per request"},
+    {"frontend_serial_ms", 1, "*", engine_llm_closed, NULL,
+     "the front end's serial time per request, which a closed loop's sends queue for"},
 };
 const int plan_sens_n_deps = (int)(sizeof plan_sens_deps / sizeof *plan_sens_deps);
 
@@ -199,9 +211,10 @@ static int takes_table(const struct scenario *sc, const char *fw, const char *ke
         const struct lsv_cfg *l = sc->tenants[i].llm;
         if (!l || l->etm.kind != STM_ENGINE || strcmp(l->etm.framework, fw) != 0)
             continue;
-        double own = strcmp(key, "cpu_step_ms") == 0      ? l->etm.cpu.step_s * 1e3
-                     : strcmp(key, "cpu_per_seq_ms") == 0 ? l->etm.cpu.per_seq_s * 1e3
-                                                          : l->etm.frontend_s * 1e3;
+        double own = strcmp(key, "cpu_step_ms") == 0          ? l->etm.cpu.step_s * 1e3
+                     : strcmp(key, "cpu_per_seq_ms") == 0     ? l->etm.cpu.per_seq_s * 1e3
+                     : strcmp(key, "frontend_serial_ms") == 0 ? l->etm.frontend_serial_s * 1e3
+                                                              : l->etm.frontend_s * 1e3;
         if (fabs(own - x) <= 1e-9 * fabs(x))
             return 1;
     }
