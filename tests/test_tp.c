@@ -229,7 +229,7 @@ static void test_refusals(void)
                             "{\"tenants.0.serving.tensor_parallel\": 3}");
     tu_expect_fixture_error("needs \"step_model\": \"engine\"", f,
                             "{\"tenants.0.serving.step_model\": \"roofline\"}");
-    tu_expect_fixture_error("has tensor_parallel 2 but 3 GPUs", f, "{\"gpus\": 3}");
+    tu_expect_fixture_error("has tensor_parallel 2 but 3 whole GPUs", f, "{\"gpus\": 3}");
     tu_expect_fixture_error("on different nodes of 8 GPUs", f,
                             "{\"gpus\": 10, \"strategies.0.assign\": {\"chat\": [7, 8]}}");
     tu_expect_fixture_error("in different NVLink domains of 2 H100-NVL GPUs", f,

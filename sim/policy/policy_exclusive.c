@@ -59,6 +59,7 @@
 #include "policy/units/llmunit.h"
 #include "policy/units/rgroup.h"
 #include "policy/units/router.h"
+#include "policy/tpgroup.h"
 #include "base/util.h"
 #include "llm/tp.h"
 
@@ -116,13 +117,6 @@ struct excl {
     struct router **rt;   /* per tenant: the router of an LLM tenant's engines; NULL with one */
 };
 
-/* An LLM tenant's GPUs serve it in groups of its tensor_parallel (1 for other tenants). */
-static int tenant_tp(const struct scenario *sc, int i)
-{
-    const struct lsv_cfg *l = sc->tenants[i].llm;
-    return l && l->tensor_parallel > 1 ? l->tensor_parallel : 1;
-}
-
 /* An LLM tenant's KV blocks on a whole GPU into *blocks (may be NULL); 0 for other tenants.
  * With j: -1 with the message at path when its weights do not fit. */
 static int llm_kv_blocks(const struct jv *j, const char *path, const struct scenario *sc, int i,
@@ -133,9 +127,9 @@ static int llm_kv_blocks(const struct jv *j, const char *path, const struct scen
     long b = 0;
     if (!t->llm)
         return 0;
-    if (tenant_tp(sc, i) > 1)
+    if (tpg_degree(sc, i) > 1)
         snprintf(where, sizeof where, "each %s's %g GB of a tensor_parallel %d group", sc->gpu.name,
-                 sc->gpu.memory_gb, tenant_tp(sc, i));
+                 sc->gpu.memory_gb, tpg_degree(sc, i));
     else
         snprintf(where, sizeof where, "a whole %s's %g GB", sc->gpu.name, sc->gpu.memory_gb);
     if (lsv_kv_blocks(t->llm, sc->gpu.memory_gb, where, &b, msg, sizeof msg)) {
@@ -148,48 +142,17 @@ static int llm_kv_blocks(const struct jv *j, const char *path, const struct scen
     return 0;
 }
 
-/*
- * Tenant i's GPUs (owner) as TP groups: their number a multiple of its tensor_parallel k, and
- * each k in index order on one node (GPU g on node g / TP_NODE_GPUS) and, when k fits the
- * NVLink domain, in one domain (g / domain_gpus): a pair of NVLink-bridged cards talks to the
- * other pairs over PCIe. -1 with the message at path.
- */
+/* Tenant i's GPUs (owner) as TP groups (policy/tpgroup.h): -1 with the message at path. */
 static int tp_groups(const struct jv *j, const char *path, const struct scenario *sc,
                      const int *owner, int i)
 {
-    int k = tenant_tp(sc, i), n = 0, first = -1;
-    if (k == 1)
-        return 0;
-    const char *name = sc->tenants[i].name;
-    char msg[SS_ERRLEN];
-    if (tp_check_gpu(&sc->gpu, k, msg, sizeof msg))
-        return jv_fail(j, path, "tenant \"%s\": %s", name, msg);
-    int domain = sc->gpu.link.domain_gpus, nvlink = strncmp(sc->gpu.link.kind, "nvlink", 6) == 0;
-    for (int g = 0; g < sc->gpus; g++) {
-        if (owner[g] != i)
-            continue;
-        if (n % k == 0)
-            first = g;
-        else if (g / TP_NODE_GPUS != first / TP_NODE_GPUS)
-            return jv_fail(j, path,
-                           "tenant \"%s\" (tensor_parallel %d): GPUs %d and %d of one group are "
-                           "on different nodes of %d GPUs (set \"assign\" so that each %d of its "
-                           "GPUs in order share a node)",
-                           name, k, first, g, TP_NODE_GPUS, k);
-        else if (nvlink && k <= domain && g / domain != first / domain)
-            return jv_fail(j, path,
-                           "tenant \"%s\" (tensor_parallel %d): GPUs %d and %d of one group are "
-                           "in different NVLink domains of %d %s GPUs (set \"assign\" so that "
-                           "each group lies in GPUs %d·m to %d·m + %d)",
-                           name, k, first, g, domain, sc->gpu.name, domain, domain, domain - 1);
-        n++;
-    }
-    if (n % k)
-        return jv_fail(j, path,
-                       "tenant \"%s\" has tensor_parallel %d but %d GPUs: an engine takes %d "
-                       "whole GPUs (give it a multiple of %d)",
-                       name, k, n, k, k);
-    return 0;
+    int *gpus = ss_xmalloc((size_t)sc->gpus * sizeof *gpus), n = 0;
+    for (int g = 0; g < sc->gpus; g++)
+        if (owner[g] == i)
+            gpus[n++] = g;
+    int rc = tpg_check(j, path, sc, i, n, gpus, "set \"assign\" so that");
+    free(gpus);
+    return rc;
 }
 
 static int excl_parse(const struct jv *j, const cJSON *obj, const char *path,
@@ -270,7 +233,7 @@ static void build_routers(struct sim *s, struct excl *x)
     x->rt = ss_xcalloc((size_t)s->n_ten, sizeof *x->rt);
     for (int t = 0; t < s->n_ten; t++) {
         const struct lsv_cfg *l = s->sc->tenants[t].llm;
-        int engines = l ? x->n_own[t] / tenant_tp(s->sc, t) : 0;
+        int engines = l ? x->n_own[t] / tpg_degree(s->sc, t) : 0;
         if (engines < 2)
             continue;
         x->rt[t] = ss_xmalloc(sizeof *x->rt[t]);
@@ -315,7 +278,7 @@ static void *excl_init(struct sim *s, const void *cfgp)
         if (i < 0 || !s->sc->tenants[i].llm)
             continue;
         /* A TP group's engine sits at its first GPU; the others' lu stay NULL. */
-        if (n_seen[i]++ % tenant_tp(s->sc, i))
+        if (n_seen[i]++ % tpg_degree(s->sc, i))
             continue;
         llm_kv_blocks(NULL, NULL, s->sc, i, &blocks);
         x->lu[g] =
