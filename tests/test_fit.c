@@ -309,6 +309,47 @@ static void test_deterministic_and_out(void)
     free(tb);
 }
 
+/* --robust: the objective is the sum of |ln(predicted/measured)| over the fit rows' measured
+ * metrics (the squares without it), recomputed here from the rows the document gives, and the
+ * document says which. */
+static void test_robust_objective(void)
+{
+    for (int robust = 0; robust < 2; robust++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "profile fit %s --no-fit --param step_overhead_ms=0:20:2.5%s",
+                 KNOWN, robust ? " --robust" : "");
+        cJSON *doc = tu_cli_json(cmd);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+        const cJSON *how = cJSON_GetObjectItem(doc, "fit"), *row;
+        const char *of = cJSON_GetStringValue(cJSON_GetObjectItem(how, "objective_of"));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(of);
+        CU_ASSERT_PTR_NOT_NULL(strstr(of, robust ? "|ln(predicted/measured)|" : ")^2"));
+        double sum = 0;
+        int terms = 0;
+        static const char *const metric[] = {"ttft_ms", "tpot_ms", "output_tok_per_s"};
+        cJSON_ArrayForEach(row, cJSON_GetObjectItem(doc, "rows"))
+        {
+            if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(row, "role")), "fit") != 0)
+                continue;
+            for (int m = 0; m < 3; m++) {
+                const cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(row, "predicted"),
+                                                     metric[m]),
+                            *q = cJSON_GetObjectItem(cJSON_GetObjectItem(row, "measured"),
+                                                     metric[m]);
+                if (!cJSON_IsNumber(p) || !cJSON_IsNumber(q))
+                    continue;
+                double e = log(p->valuedouble / q->valuedouble);
+                sum += robust ? fabs(e) : e * e;
+                terms++;
+            }
+        }
+        CU_ASSERT(terms > 0);
+        double obj = tu_json_num(how, "objective");
+        CU_ASSERT_DOUBLE_EQUAL(obj, sum, 1e-4 * sum);
+        cJSON_Delete(doc);
+    }
+}
+
 void test_fit_register(void)
 {
     static const struct tu_test t[] = {
@@ -320,6 +361,8 @@ void test_fit_register(void)
         {"rows it cannot simulate are skipped with the reason", test_skipped_rows},
         {"--no-fit gives exactly the figures of sharesim run", test_no_fit_is_run},
         {"deterministic; --out and --json are one document", test_deterministic_and_out},
+        {"--robust: the sum of |ln(predicted/measured)|, and the document says so",
+         test_robust_objective},
         {NULL, NULL},
     };
     tu_add_suite("fit", t);

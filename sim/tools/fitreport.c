@@ -160,7 +160,10 @@ cJSON *fit_report(const struct fit_ctx *c, const char *data_path, const char *sh
     cJSON_AddItemToObject(d, "serving", serving);
     cJSON *how = cJSON_AddObjectToObject(d, "fit");
     cJSON_AddStringToObject(how, "objective_of",
-                            "sum over fit rows and measured metrics of ln(predicted/measured)^2");
+                            c->l1 ? "sum over fit rows and measured metrics of "
+                                    "|ln(predicted/measured)| (--robust)"
+                                  : "sum over fit rows and measured metrics of "
+                                    "ln(predicted/measured)^2");
     cJSON_AddStringToObject(how, "method", fitted ? "gsl nmsimplex2, logistic-bounded" : "none");
     jv_out_add(how, "objective", c->objective);
     cJSON_AddNumberToObject(how, "iterations", c->iterations);
