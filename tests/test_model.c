@@ -208,7 +208,7 @@ static void test_config_errors(void)
  * each completes at its end (its first "token" is its result, and its last). */
 static void test_embedding_batch(void)
 {
-    struct ls_cfg c = {1000, 16, 256, 2048, 1, 0, 0, 0, 0, 1};
+    struct ls_cfg c = {1000, 16, 256, 2048, 1, 0, 0, 0, 0, 1, 0};
     struct ls_sched s;
     struct ls_step st = {0};
     ls_init(&s, &c);

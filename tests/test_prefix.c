@@ -15,7 +15,7 @@
 
 static struct ls_cfg cfg(long blocks, int bs, long shared)
 {
-    return (struct ls_cfg){blocks, bs, 8, 100, 1, 1, 1, shared, 0, 0};
+    return (struct ls_cfg){blocks, bs, 8, 100, 1, 1, 1, shared, 0, 0, 0};
 }
 
 /* One step: schedule, check, complete at now. */
@@ -152,7 +152,7 @@ static void test_conservation(void)
 {
     for (int chunked = 0; chunked < 2; chunked++) {
         struct ls_sched s;
-        struct ls_cfg c = {40, 8, 6, 96, chunked, 1, 1, 24, 0, 0};
+        struct ls_cfg c = {40, 8, 6, 96, chunked, 1, 1, 24, 0, 0, 0};
         ls_init(&s, &c);
         struct rng r;
         rng_seed(&r, 5 + chunked);

@@ -86,7 +86,7 @@ static void test_one_request(void)
     setup_a100(&rm, &rg);
     for (int chunked = 0; chunked < 2; chunked++) {
         struct ls_sched s;
-        struct ls_cfg c = {6953, 16, 256, 2048, chunked, 1, 0, 0, 0, 0};
+        struct ls_cfg c = {6953, 16, 256, 2048, chunked, 1, 0, 0, 0, 0, 0};
         ls_init(&s, &c);
         const long P = 512, O = 32;
         const double over = 0.003;
@@ -118,7 +118,7 @@ static void test_lock_step(void)
     const int B = 8;
     const long P = 200, O = 20;
     struct ls_sched s;
-    struct ls_cfg c = {6953, 16, 256, 2048, 0, 1, 0, 0, 0, 0};
+    struct ls_cfg c = {6953, 16, 256, 2048, 0, 1, 0, 0, 0, 0, 0};
     ls_init(&s, &c);
     int h[8];
     for (int i = 0; i < B; i++)
@@ -161,7 +161,7 @@ static void test_lock_step(void)
 static void test_preemption_by_hand(void)
 {
     struct ls_sched s;
-    struct ls_cfg c = {6, 4, 4, 64, 0, 1, 0, 0, 0, 0};
+    struct ls_cfg c = {6, 4, 4, 64, 0, 1, 0, 0, 0, 0, 0};
     ls_init(&s, &c);
     int a = ls_add(&s, 0, 8, 8, 0), b = ls_add(&s, 1, 8, 8, 0);
     struct trace_rec tr;
@@ -191,7 +191,7 @@ static void test_preemption_by_hand(void)
 static void test_gaps(void)
 {
     struct ls_sched s;
-    struct ls_cfg c = {6, 4, 4, 64, 0, 1, 0, 0, 0, 0};
+    struct ls_cfg c = {6, 4, 4, 64, 0, 1, 0, 0, 0, 0, 0};
     ls_init(&s, &c);
     ls_add(&s, 0, 8, 8, 0);
     int b = ls_add(&s, 1, 8, 8, 0);
@@ -225,7 +225,7 @@ static void test_gaps(void)
 static void test_chunked_budget(void)
 {
     struct ls_sched s;
-    struct ls_cfg c = {100, 4, 8, 6, 1, 1, 0, 0, 0, 0};
+    struct ls_cfg c = {100, 4, 8, 6, 1, 1, 0, 0, 0, 0, 0};
     ls_init(&s, &c);
     int a = ls_add(&s, 0, 10, 3, 0);
     struct ls_step st = {0};
@@ -261,7 +261,7 @@ static void test_chunked_budget(void)
 static void test_refusals(void)
 {
     struct ls_sched s;
-    struct ls_cfg c = {4, 16, 8, 100, 0, 1, 0, 0, 0, 0};
+    struct ls_cfg c = {4, 16, 8, 100, 0, 1, 0, 0, 0, 0, 0};
     ls_init(&s, &c);
     /* 4 blocks of 16 tokens: 64 tokens of prompt and output fit, 65 never do. */
     CU_ASSERT(ls_add(&s, 0, 40, 24, 0) >= 0);
@@ -282,7 +282,7 @@ static void test_conservation(void)
 {
     for (int chunked = 0; chunked < 2; chunked++) {
         struct ls_sched s;
-        struct ls_cfg c = {40, 8, 6, 96, chunked, 1, 0, 0, 0, 0};
+        struct ls_cfg c = {40, 8, 6, 96, chunked, 1, 0, 0, 0, 0, 0};
         ls_init(&s, &c);
         struct rng r;
         rng_seed(&r, 17 + chunked);
@@ -352,7 +352,7 @@ static void test_conservation(void)
 static void test_unsplit_by_hand(void)
 {
     struct ls_sched s;
-    struct ls_cfg c = {100, 4, 8, 11, 0, 0, 0, 0, 0, 0};
+    struct ls_cfg c = {100, 4, 8, 11, 0, 0, 0, 0, 0, 0, 0};
     ls_init(&s, &c);
     int a = ls_add(&s, 0, 6, 3, 0), b = ls_add(&s, 1, 9, 2, 0);
     struct trace_rec tr;
@@ -380,6 +380,112 @@ static void test_unsplit_by_hand(void)
     ls_free(&s);
 }
 
+/*
+ * TensorRT-LLM's GUARANTEED_NO_EVICT capacity policy (no_evict): a request is admitted only if
+ * the blocks for its whole prompt and output can be reserved beside what every running
+ * sequence still may need to finish. Blocks of 4 tokens, requests of 8 in and 8 out: 4 blocks
+ * each to completion (2 for the prompt). With 11 blocks, 2 are admitted (8 reserved; a third
+ * would make 12 > 11), although the prompts alone would let 5 in (10 blocks); with 12 blocks,
+ * 3. Plain admission (no_evict off) takes 5 and must then preempt; no_evict never does.
+ */
+static void test_no_evict_by_hand(void)
+{
+    static const struct {
+        long blocks;
+        int no_evict, admitted;
+    } cases[] = {{11, 1, 2}, {12, 1, 3}, {11, 0, 5}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct ls_sched s;
+        struct ls_cfg c = {cases[k].blocks, 4, 8, 1000, 0, 0, 0, 0, 0, 0, 0};
+        c.no_evict = cases[k].no_evict;
+        ls_init(&s, &c);
+        for (int i = 0; i < 6; i++)
+            ls_add(&s, i, 8, 8, 0);
+        struct ls_step st = {0};
+        CU_ASSERT_EQUAL(ls_schedule(&s, &st), cases[k].admitted);
+        CU_ASSERT_EQUAL(st.tokens, 8L * cases[k].admitted);
+        ls_complete(&s, &st, 1);
+        ls_check(&s);
+        ls_step_free(&st);
+        double end = drive(&s, NULL, NULL, 0, NULL);
+        CU_ASSERT(end > 0);
+        CU_ASSERT_EQUAL(ls_used_blocks(&s), 0);
+        CU_ASSERT_EQUAL(s.preemptions > 0, !cases[k].no_evict);
+        ls_free(&s);
+    }
+}
+
+/*
+ * Under no_evict a step still mixes context and generation (in-flight batching) within the
+ * token budget: blocks plenty, budget 20. A and B (8 in, 3 out) arrive first and are
+ * prefilled together (16 tokens); then C, D, E (8 in) arrive:
+ *   step 2  A, B decode (2) + C's and D's prompts (16): 18 tokens; E's 8 would make 26 > 20
+ *   step 3  A, B, C, D decode (4) + E's prompt (8): 12 tokens
+ */
+static void test_no_evict_mixed_budget(void)
+{
+    struct ls_sched s;
+    struct ls_cfg c = {1000, 4, 8, 20, 0, 0, 0, 0, 0, 0, 0};
+    c.no_evict = 1;
+    ls_init(&s, &c);
+    ls_add(&s, 0, 8, 3, 0);
+    ls_add(&s, 1, 8, 3, 0);
+    struct ls_step st = {0};
+    CU_ASSERT_EQUAL(ls_schedule(&s, &st), 2);
+    CU_ASSERT_EQUAL(st.tokens, 16);
+    ls_complete(&s, &st, 1);
+    for (int i = 2; i < 5; i++)
+        ls_add(&s, i, 8, 3, 1);
+    CU_ASSERT_EQUAL(ls_schedule(&s, &st), 4);
+    CU_ASSERT_EQUAL(st.tokens, 18);
+    CU_ASSERT_EQUAL(ls_waiting(&s), 1);
+    ls_complete(&s, &st, 2);
+    CU_ASSERT_EQUAL(ls_schedule(&s, &st), 5);
+    CU_ASSERT_EQUAL(st.tokens, 12);
+    ls_complete(&s, &st, 3);
+    ls_check(&s);
+    ls_step_free(&st);
+    ls_free(&s);
+}
+
+/* A random load on a small cache under no_evict, every mode: nothing is ever preempted, the
+ * invariants hold after every step and every request completes. */
+static void test_no_evict_random(void)
+{
+    for (int mode = 0; mode < 3; mode++) {
+        struct ls_sched s;
+        struct ls_cfg c = {40, 8, 6, 150, mode == 2, mode == 1, mode == 2, mode == 2 ? 16 : 0,
+                           0,  0, 1};
+        ls_init(&s, &c);
+        struct rng r;
+        rng_seed(&r, 29 + mode);
+        struct ls_step st = {0};
+        long want = 0, got = 0, added = 0, done = 0;
+        double now = 0;
+        for (int n = 0; n < 400 || ls_waiting(&s) + ls_running(&s) > 0;) {
+            for (int k = 0; k < 2 && n < 400; k++, n++) {
+                long p = 1 + (long)(rng_uniform(&r) * 80), o = 1 + (long)(rng_uniform(&r) * 60);
+                if (ls_add(&s, n, p, o, now) >= 0)
+                    added++, want += o;
+            }
+            if (ls_schedule(&s, &st) == 0)
+                continue;
+            now += 1;
+            ls_complete(&s, &st, now);
+            ls_check(&s);
+            for (int i = 0; i < st.n; i++)
+                got += st.items[i].emits, done += st.items[i].done;
+        }
+        CU_ASSERT_EQUAL(s.preemptions, 0);
+        CU_ASSERT_EQUAL(got, want);
+        CU_ASSERT_EQUAL(done, added);
+        CU_ASSERT(added > 300);
+        CU_ASSERT_EQUAL(ls_used_blocks(&s), 0);
+        ls_step_free(&st);
+        ls_free(&s);
+    }
+}
+
 void test_sched_register(void)
 {
     static const struct tu_test t[] = {
@@ -390,6 +496,9 @@ void test_sched_register(void)
         {"chunked prefill shares the token budget", test_chunked_budget},
         {"unchunked, not prefill-first: whole prompts join the decodes", test_unsplit_by_hand},
         {"requests that could never run are refused", test_refusals},
+        {"no_evict: admits only what the whole length can reserve", test_no_evict_by_hand},
+        {"no_evict: a mixed step within the token budget", test_no_evict_mixed_budget},
+        {"no_evict: random load never preempts", test_no_evict_random},
         {"random load: invariants, FCFS, tokens and requests conserved", test_conservation},
         {NULL, NULL},
     };

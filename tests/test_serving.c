@@ -57,6 +57,37 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(c.kv_dtype, RD_FP16); /* weight-only int4 keeps 16-bit activations */
     CU_ASSERT_EQUAL(c.prefix_caching, 1); /* vLLM V1's default */
     CU_ASSERT_EQUAL(c.enforce_eager, 0);
+    CU_ASSERT_EQUAL(c.no_evict, 0); /* vLLM admits what fits now and preempts */
+}
+
+/* "guaranteed_no_evict": off unless given (the shipped TensorRT-LLM entry leaves it off: it
+ * fitted the measurements worse, docs/llm.md#engine-time), on when given, under either step
+ * model, and into the scheduler's configuration. */
+static void test_no_evict_key(void)
+{
+    static const struct {
+        const char *text;
+        int want;
+    } cases[] = {
+        {"{\"engine\": \"llm\", \"model\": \"Llama-3-8B\", \"framework\": \"trtllm\"}", 0},
+        {"{\"engine\": \"llm\", \"model\": \"Llama-3-8B\", \"framework\": \"trtllm\", "
+         "\"guaranteed_no_evict\": true}",
+         1},
+        {"{\"engine\": \"llm\", \"model\": \"Llama-3-8B\", \"guaranteed_no_evict\": true}", 1},
+        {"{\"engine\": \"llm\", \"model\": \"Llama-3-8B\", \"step_model\": \"roofline\", "
+         "\"guaranteed_no_evict\": true}",
+         1},
+        {"{\"engine\": \"llm\", \"model\": \"Llama-3-8B\", \"step_model\": \"roofline\"}", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char err[512];
+        struct lsv_cfg c;
+        CU_ASSERT_EQUAL_FATAL(parse(cases[i].text, &c, err, sizeof err), 0);
+        CU_ASSERT_EQUAL(c.no_evict, cases[i].want);
+        struct ls_cfg sc;
+        lsv_sched_cfg(&c, 1000, &sc);
+        CU_ASSERT_EQUAL(sc.no_evict, cases[i].want);
+    }
 }
 
 /* vLLM v0.11's server defaults by device: 8192 tokens and 1024 sequences on a device of at
@@ -123,6 +154,8 @@ static void test_errors(void)
          "tenants[0].serving.max_num_seqs"},
         {"{\"engine\": \"llm\", \"model\": \"Llama-2-7B\", \"chunked_prefill\": 1}",
          "tenants[0].serving.chunked_prefill: expected true or false"},
+        {"{\"engine\": \"llm\", \"model\": \"Llama-2-7B\", \"guaranteed_no_evict\": 1}",
+         "tenants[0].serving.guaranteed_no_evict: expected true or false"},
         {"{\"engine\": \"llm\", \"model\": \"Llama-2-7B\", \"gpu_memory_utilization\": 1.2}",
          "tenants[0].serving.gpu_memory_utilization"},
         {"{\"engine\": \"llm\", \"model\": \"Llama-2-7B\", \"batch\": 8}",
@@ -188,6 +221,7 @@ void test_serving_register(void)
 {
     static const struct tu_test t[] = {
         {"defaults are vLLM's, the KV type follows the activations", test_defaults},
+        {"guaranteed_no_evict: off unless given, into the scheduler", test_no_evict_key},
         {"per-device defaults: A100-80GB 2048/256, H100-80GB 8192/1024", test_device_defaults},
         {"bad serving objects name their path", test_errors},
         {"KV blocks by hand, weights that do not fit name the numbers", test_kv_capacity},

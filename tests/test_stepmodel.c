@@ -225,6 +225,41 @@ static void test_engine_table(void)
     unlink(path);
 }
 
+/* An engine-table entry's "guaranteed_no_evict" (0 or 1) is its framework's capacity policy;
+ * absent it is -1 (the shipped entries: vLLM's and TensorRT-LLM's admit what fits now). */
+static void test_table_no_evict(void)
+{
+#define V "\"source\": \"x\", \"confidence\": \"low\", \"value\": "
+    struct etm_cfg c;
+    char err[1024];
+    CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"trtllm\"}", &c, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(c.no_evict, -1);
+    static const struct {
+        const char *value;
+        int rc, want;
+    } cases[] = {{"1", 0, 1}, {"0", 0, 0}, {"2", -1, 0}, {"0.5", -1, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[] = "/tmp/sharesim-etm-XXXXXX", text[512];
+        int fd = mkstemp(path);
+        CU_ASSERT_FATAL(fd >= 0);
+        int n = snprintf(text, sizeof text,
+                         "{\"schema\": 1, \"engines\": [{\"name\": \"vllm\", \"version\": "
+                         "\"0\", \"cpu_step_ms\": {" V "1}, \"cpu_per_seq_ms\": {" V "0}, "
+                         "\"frontend_ms\": {" V "0}, \"overlap_cpu\": {" V "0}, "
+                         "\"guaranteed_no_evict\": {" V "%s}}]}",
+                         cases[i].value);
+        CU_ASSERT_EQUAL(write(fd, text, (size_t)n), (ssize_t)n);
+        close(fd);
+        CU_ASSERT_EQUAL(parse_serving("{}", &c, path, err, sizeof err), cases[i].rc);
+        if (cases[i].rc == 0)
+            CU_ASSERT_EQUAL(c.no_evict, cases[i].want);
+        if (cases[i].rc != 0)
+            TU_CHECK_CONTAINS(err, "engines[0].guaranteed_no_evict");
+        unlink(path);
+    }
+#undef V
+}
+
 /* The result says which parts of a tenant's steps came from measured tables (the H100's
  * tables hold Llama-3-8B's GEMM shapes and its 8-KV-head attention, but Vidur's small-kernel
  * tables for the H100 only Llama-2's shapes; the A100-40GB has no kernel file; the roofline
@@ -283,5 +318,6 @@ void test_stepmodel_register(void)
     CU_add_test(s, "overlapped CPU time hidden up to the GPU part", test_overlap);
     CU_add_test(s, "\"roofline\" is the old formula to the bit", test_roofline_kept);
     CU_add_test(s, "the engine table: defaults, overrides, errors", test_engine_table);
+    CU_add_test(s, "the engine table's guaranteed_no_evict", test_table_no_evict);
     CU_add_test(s, "the result says which parts took measured tables", test_result_paths);
 }

@@ -93,6 +93,7 @@ static int table_defaults(const char *table_path, const char *name, struct etm_c
                                         "max_batched_tokens",
                                         "chunked_prefill",
                                         "prefill_first",
+                                        "guaranteed_no_evict",
                                         "notes",
                                         NULL};
     const cJSON *engines = cJSON_GetObjectItemCaseSensitive(root, "engines"), *e;
@@ -132,6 +133,10 @@ static int table_defaults(const char *table_path, const char *name, struct etm_c
             if (table_opt_int(&j, e, p, "prefill_first", 1, &pf))
                 goto out;
             c->prefill_first = pf < 0 ? -1 : (int)pf;
+            long ne = -1;
+            if (table_opt_int(&j, e, p, "guaranteed_no_evict", 1, &ne))
+                goto out;
+            c->no_evict = ne < 0 ? -1 : (int)ne;
             table_override(n, "cpu_step_ms", &step);
             table_override(n, "cpu_per_seq_ms", &seq);
             table_override(n, "frontend_ms", &fe);
@@ -164,7 +169,7 @@ int etm_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     const char *fw = "vllm";
     char p[512];
     memset(c, 0, sizeof *c);
-    c->chunked_prefill = c->prefill_first = -1;
+    c->chunked_prefill = c->prefill_first = c->no_evict = -1;
     if (jv_enum(j, obj, path, "step_model", 0, stm_kind_names, &kind) < 0 ||
         jv_str(j, obj, path, "framework", 0, &fw) < 0)
         return -1;

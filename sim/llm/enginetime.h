@@ -16,7 +16,8 @@
  *                     (core/closed.h); optional in a table entry (0: none),
  *   "overlap_cpu"     whether the CPU part overlaps the GPU part (vLLM's async scheduling);
  * and, optional in a table entry, the framework's scheduler defaults for keys the scenario
- * leaves out: "max_num_seqs", "max_batched_tokens", "chunked_prefill", "prefill_first" (vLLM's
+ * leaves out: "max_num_seqs", "max_batched_tokens", "chunked_prefill", "prefill_first",
+ * "guaranteed_no_evict" (vLLM's
  * per-device defaults apply where an entry has none). The engine table is <profile
  * directory>/engines/engines.json ($SHARESIM_ENGINES overrides), each value an object {"value",
  * "source", "confidence"} as in the GPU profiles.
@@ -40,7 +41,7 @@ struct etm_cfg {
     /* The framework's scheduler defaults from its table entry (optional keys of the same
      * names): 0 / -1 where it has none and vLLM's rules apply (llm/serving.h). */
     long max_num_seqs, max_batched_tokens;
-    int chunked_prefill, prefill_first;
+    int chunked_prefill, prefill_first, no_evict;
 };
 
 /* The engine table's path: $SHARESIM_ENGINES, else <profile directory>/engines/engines.json. */

@@ -1,5 +1,6 @@
 /*
- * sched — vLLM's iteration-level scheduling as a state machine (sched.h).
+ * sched — vLLM's iteration-level scheduling as a state machine (sched.h), with TensorRT-LLM's
+ * no-evict capacity policy as an option.
  *
  * Costs: a step visits every running sequence once (O(running)); preemption pops from the end
  * of the running list, which holds the most recently admitted, so it is O(1) each. Storage
@@ -303,8 +304,27 @@ static long head_need(const struct ls_sched *s)
     return need_of(q) - hits * s->cfg.block_size;
 }
 
+/* The blocks a sequence may hold by its end, less those it holds as cache entries (counted
+ * once, in the cache's in_use): its reservation under no_evict. */
+static long reservation(const struct ls_sched *s, const struct ls_seq *q, long ent)
+{
+    return ls_blocks_for(s, q->prompt + q->output) - ent;
+}
+
+/* no_evict: what the running sequences have not reserved, before this step's admissions. The
+ * sum is O(running), once a step, as the step itself is. */
+static void reserve_start(struct ls_sched *s)
+{
+    if (!s->cfg.no_evict)
+        return;
+    long r = s->kv.in_use;
+    for (int i = 0; i < s->run_n; i++)
+        r += reservation(s, &s->seq[s->run[i]], s->seq[s->run[i]].ent);
+    s->unreserved = s->cfg.kv_blocks - r;
+}
+
 /* Admits the waiting head with up to budget tokens if the blocks for them are available after
- * its cache hits: tokens, or 0. */
+ * its cache hits (and, under no_evict, its whole length's can be reserved): tokens, or 0. */
 static long admit_head(struct ls_sched *s, struct ls_step *st, long budget)
 {
     int h = wait_front(s);
@@ -315,6 +335,12 @@ static long admit_head(struct ls_sched *s, struct ls_step *st, long budget)
     long n_new = need < budget ? need : budget;
     if (ls_blocks_for(s, past + n_new) - hits > lpc_available(&s->kv) - idle)
         return 0;
+    /* Its idle hits become entries in use, so they join the reserved. */
+    long reserve = reservation(s, q, hits) + idle;
+    if (s->cfg.no_evict && reserve > s->unreserved)
+        return 0;
+    if (s->cfg.no_evict)
+        s->unreserved -= reserve;
     wait_pop(s);
     for (long j = 0; j < hits; j++)
         lpc_acquire(&s->kv, lpc_find(&s->kv, key_owner(s, q, j), j));
@@ -346,6 +372,7 @@ static void schedule_running_first(struct ls_sched *s, struct ls_step *st, int w
     }
     if (st->preempted)
         return;
+    reserve_start(s);
     while (s->wait_n > 0 && s->run_n < s->cfg.max_num_seqs && budget > 0 &&
            (!whole || head_need(s) <= budget)) {
         long n = admit_head(s, st, budget);
@@ -358,6 +385,7 @@ static void schedule_running_first(struct ls_sched *s, struct ls_step *st, int w
 static void schedule_prefill_first(struct ls_sched *s, struct ls_step *st)
 {
     long budget = s->cfg.max_batched_tokens;
+    reserve_start(s);
     /* A whole prompt or nothing: admit while the head's need fits the tokens left. */
     while (s->wait_n > 0 && s->run_n < s->cfg.max_num_seqs && head_need(s) <= budget) {
         long n = admit_head(s, st, budget);

@@ -24,6 +24,11 @@
  *  - prefill_first (vLLM's V0 default): waiting sequences are admitted whole while the seqs,
  *    token and block limits allow; a step with admissions is a prefill-only step. Only when
  *    none is admitted do the running sequences decode, one token each.
+ * With no_evict (TensorRT-LLM's default capacity policy, GUARANTEED_NO_EVICT), in every mode a
+ * waiting request is admitted only if the blocks for its whole prompt and output fit beside
+ * the reservations of the running ones: Σ over running q of (⌈(prompt + output) / block_size⌉
+ * less q's cache entries) + the cache's entries in use + the new one's ≤ kv_blocks. The first
+ * request that does not fit stops admission (FCFS); a running sequence never lacks a block.
  * A running sequence that needs a block when none is free preempts the most recently
  * admitted running sequence (possibly itself) by recompute; the preempted go back to the
  * front of the waiting queue, in arrival order.
@@ -66,6 +71,9 @@ struct ls_cfg {
     int prefill_only;   /* embedding and reranking models: a request has no output tokens and
                          * completes at the end of the step that computes its prompt's last
                          * token (that step "emits" its result: first = done) */
+    int no_evict;       /* TensorRT-LLM's GUARANTEED_NO_EVICT capacity policy (above): admit a
+                         * request only if the blocks for its whole prompt and output can be
+                         * reserved; nothing is ever preempted */
 };
 
 enum ls_state { LS_WAITING, LS_RUNNING, LS_DONE };
@@ -118,6 +126,8 @@ struct ls_sched {
     int *run; /* handles in admission order */
     int run_n, run_cap;
     struct lpc_cache kv; /* the blocks (with prefix_caching off, never an entry) */
+    long unreserved;     /* no_evict: blocks no running sequence has reserved, while a step's
+                          * admissions are built (reserve_start) */
     long preemptions;    /* all preemptions so far */
     long hit_tokens;     /* prefix-cache hits so far, in tokens */
 };

@@ -40,6 +40,7 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
                                        "max_batched_tokens",
                                        "chunked_prefill",
                                        "prefill_first",
+                                       "guaranteed_no_evict",
                                        "prefix_caching",
                                        "enforce_eager",
                                        "step_overhead_ms",
@@ -82,12 +83,13 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     c->prefix_caching = 1;
     c->gpu_memory_utilization = 0.9;
     c->activation_reserve_gb = -1;
-    int rs, rt, rc, rp;
+    int rs, rt, rc, rp, rn;
     if ((rs = jv_int(j, obj, path, "max_num_seqs", 0, 1, 65536, &seqs)) < 0 ||
         (rt = jv_int(j, obj, path, "max_batched_tokens", 0, 1, 10000000, &c->max_batched_tokens)) <
             0 ||
         (rc = jv_bool(j, obj, path, "chunked_prefill", 0, &c->chunked_prefill)) < 0 ||
         (rp = jv_bool(j, obj, path, "prefill_first", 0, &c->prefill_first)) < 0 ||
+        (rn = jv_bool(j, obj, path, "guaranteed_no_evict", 0, &c->no_evict)) < 0 ||
         jv_bool(j, obj, path, "prefix_caching", 0, &c->prefix_caching) < 0 ||
         jv_bool(j, obj, path, "enforce_eager", 0, &c->enforce_eager) < 0 ||
         jv_num(j, obj, path, "step_overhead_ms", 0, 0, 1e6, &ms) < 0 ||
@@ -137,6 +139,9 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
      * engine model's is its framework's, vLLM V1's by default (prompts join the decodes). */
     if (rp == 1)
         c->prefill_first = c->etm.kind == STM_ROOFLINE ? 1 : c->etm.prefill_first > 0;
+    /* The capacity policy likewise: the old model's is vLLM's (admit what fits now). */
+    if (rn == 1)
+        c->no_evict = c->etm.kind == STM_ROOFLINE ? 0 : c->etm.no_evict > 0;
     c->defaulted = (rs == 1 ? LSV_DEF_SEQS : 0u) | (rt == 1 ? LSV_DEF_TOKENS : 0u) |
                    (c->activation_reserve_gb < 0 ? LSV_DEF_RESERVE : 0u);
     return 0;
@@ -262,5 +267,6 @@ void lsv_sched_cfg(const struct lsv_cfg *c, long kv_blocks, struct ls_cfg *out)
                         c->prefix_caching,
                         c->shared_prefix,
                         c->enforce_eager ? 0 : ls_graph_max(c->max_num_seqs, c->max_batched_tokens),
-                        c->model.kind != LM_DECODER};
+                        c->model.kind != LM_DECODER,
+                        c->no_evict};
 }

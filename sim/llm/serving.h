@@ -62,6 +62,7 @@ struct lsv_cfg {
     long max_batched_tokens;
     int chunked_prefill;
     int prefill_first; /* without chunked_prefill: V0's prefill-only steps (llm/sched.h) */
+    int no_evict;      /* "guaranteed_no_evict": TensorRT-LLM's capacity policy (llm/sched.h) */
     int prefix_caching;
     int enforce_eager;  /* no CUDA graphs */
     long shared_prefix; /* "tokens": {"shared_prefix": N}: every prompt's first N tokens */
