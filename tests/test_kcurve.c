@@ -165,7 +165,7 @@ static void test_converter_small_allreduce(void)
 static void test_interpolation(void)
 {
     double x[] = {1, 4, 16}, y[] = {1, 2, 8};
-    struct kc_curve c = {3, x, y};
+    struct kc_curve c = {3, x, y, NULL, NULL}; /* no knot logs: computed */
     int cl = -1;
     for (int i = 0; i < 3; i++) {
         CU_ASSERT_EQUAL(kc_curve_at(&c, x[i], &cl), y[i]); /* exact at the knots */
@@ -180,10 +180,59 @@ static void test_interpolation(void)
     CU_ASSERT_EQUAL(kc_curve_at(&c, 32, &cl), 8);
     CU_ASSERT_EQUAL(cl, 1);
     double x1[] = {5}, y1[] = {3};
-    struct kc_curve one = {1, x1, y1};
+    struct kc_curve one = {1, x1, y1, NULL, NULL};
     CU_ASSERT_EQUAL(kc_curve_at(&one, 5, &cl), 3);
     CU_ASSERT_EQUAL(cl, 0);
     CU_ASSERT_EQUAL(kc_curve_at(&one, 7, NULL), 3);
+}
+
+static void test_knot_logs(void)
+{
+    /* A curve that keeps its knots' logs interpolates to the same doubles as one that takes
+     * them anew, between knots, at them and outside. */
+    double x[] = {1, 3, 7.5, 64, 1000}, y[] = {0.002, 0.01, 0.05, 0.4, 0.9};
+    double lx[5], ly[5];
+    for (int i = 0; i < 5; i++)
+        lx[i] = log(x[i]), ly[i] = log(y[i]);
+    struct kc_curve bare = {5, x, y, NULL, NULL}, kept = {5, x, y, lx, ly};
+    for (double m = 0.5; m < 2000; m = m * 1.07 + 0.3) {
+        int c1 = -1, c2 = -1;
+        double a = kc_curve_at(&bare, m, &c1), b = kc_curve_at(&kept, m, &c2);
+        CU_ASSERT(memcmp(&a, &b, sizeof a) == 0);
+        CU_ASSERT_EQUAL(c1, c2);
+    }
+}
+
+static void test_gemm_found_once(void)
+{
+    /* kc_gemm_find + kc_gemm_ref_time is kc_gemm to the bit: every shape of the shipped H100
+     * file's Llama-3-8B (table), a shape the file lacks (generic), a type with no curve. */
+    struct kc_gpu *g = NULL;
+    char err[1024] = "";
+    CU_ASSERT_EQUAL_FATAL(kc_load("kernels/profiles/h100-80gb.json", &g, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    const double shapes[][2] = {{6144, 4096},  {4096, 4096},   {28672, 4096},
+                                {4096, 14336}, {128256, 4096}, {1234, 567}};
+    const enum roof_dtype types[] = {RD_BF16, RD_FP16, RD_INT4};
+    int paths[KC_NPATH] = {0};
+    for (size_t t = 0; t < sizeof types / sizeof *types; t++)
+        for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+            struct kc_gemm_ref ref;
+            kc_gemm_find(g, types[t], shapes[i][0], shapes[i][1], &ref);
+            for (double m = 1; m < 40000; m = m * 1.3 + 1) {
+                struct kc_result a, b;
+                kc_gemm(g, types[t], m, shapes[i][0], shapes[i][1], &a);
+                kc_gemm_ref_time(&ref, m, &b);
+                CU_ASSERT(memcmp(&a.s, &b.s, sizeof a.s) == 0);
+                CU_ASSERT(a.path == b.path && a.clamped == b.clamped && a.source == b.source);
+                paths[b.path]++;
+            }
+        }
+    CU_ASSERT(paths[KC_TABLE] > 0 && paths[KC_GENERIC] > 0 && paths[KC_NONE] > 0);
+    struct kc_gemm_ref none;
+    kc_gemm_find(NULL, RD_BF16, 6144, 4096, &none);
+    CU_ASSERT_EQUAL(none.path, KC_NONE);
+    kc_free(g);
 }
 
 static void test_shipped(void)
@@ -325,6 +374,8 @@ void test_kcurve_register(void)
         {"converter: small kernels and all-reduce by hand, sources",
          test_converter_small_allreduce},
         {"log-log interpolation: knots, between, clamped", test_interpolation},
+        {"knots' logs kept at load: the same doubles", test_knot_logs},
+        {"a GEMM shape found once times as kc_gemm to the bit", test_gemm_found_once},
         {"shipped kernel files load; no file means no curves", test_shipped},
         {"malformed kernel files: JSON path and reason", test_malformed},
         {"converter: altered wheel and bad rows exit 2", test_converter_errors},

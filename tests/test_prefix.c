@@ -184,6 +184,40 @@ static void test_conservation(void)
 }
 
 /* The cache alone: entries freed last are evicted last; a hit takes an entry off the list. */
+static void test_many_runs(void)
+{
+    /* The table keeps runs of consecutive blocks of an owner together (prefix.c, hash_key):
+     * 300 owners' 37-block runs (not a multiple of the run), then evictions of the oldest half
+     * by backward-shift deletion: every live key is found at its entry, no evicted one is. */
+    enum { OWNERS = 300, BLOCKS = 37, N = OWNERS * BLOCKS };
+    struct lpc_cache c;
+    lpc_init(&c, N);
+    for (long o = 0; o < OWNERS; o++)
+        for (long j = 0; j < BLOCKS; j++) {
+            lpc_take(&c, 1);
+            CU_ASSERT_EQUAL(lpc_insert(&c, o, j, 0), 0);
+        }
+    lpc_check(&c, 0, 0);
+    CU_ASSERT_EQUAL(lpc_available(&c), N);
+    lpc_take(&c, N / 2); /* evicts the first N / 2 cached, in insertion order */
+    long live = 0;
+    for (long o = 0; o < OWNERS; o++)
+        for (long j = 0; j < BLOCKS; j++) {
+            int e = lpc_find(&c, o, j);
+            int evicted = o * BLOCKS + j < N / 2;
+            CU_ASSERT_EQUAL(e < 0, evicted);
+            if (e >= 0) {
+                CU_ASSERT(c.ent[e].owner == o && c.ent[e].idx == j);
+                live++;
+            }
+        }
+    CU_ASSERT_EQUAL(live, N - N / 2);
+    CU_ASSERT_EQUAL(lpc_find(&c, LPC_SHARED, 0), -1);
+    lpc_check(&c, N / 2, 0);
+    lpc_put(&c, N / 2);
+    lpc_free(&c);
+}
+
 static void test_lru(void)
 {
     struct lpc_cache c;
@@ -259,6 +293,7 @@ void test_prefix_register(void)
         {"a shared prefix is computed once and held once", test_shared_prefix},
         {"random load: blocks conserved with prefix caching", test_conservation},
         {"LRU: a sequence's tail evicted first, held entries never", test_lru},
+        {"many owners' runs of blocks: found after evictions", test_many_runs},
         {"CUDA-graph capture sizes and a decode step's padded batch", test_graph},
         {NULL, NULL},
     };

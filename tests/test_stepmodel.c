@@ -6,6 +6,7 @@
 #include "llm/enginetime.h"
 #include "llm/roofline.h"
 #include "llm/stepmodel.h"
+#include "llm/tp.h"
 #include "calib/calib.h"
 #include "testutil.h"
 
@@ -309,6 +310,95 @@ static void test_result_paths(void)
     }
 }
 
+/* ---- the memo of the token-count parts (stepmodel.h: struct stm_memo) ---------------- */
+
+/* Two steps' parts equal to the bit. */
+static int same_parts(const struct stm_parts *a, const struct stm_parts *b)
+{
+    return a->n == b->n && memcmp(a->tc, b->tc, (size_t)a->n * sizeof *a->tc) == 0 &&
+           memcmp(a->tm, b->tm, (size_t)a->n * sizeof *a->tm) == 0 &&
+           memcmp(&a->fixed_s, &b->fixed_s, sizeof a->fixed_s) == 0 &&
+           memcmp(&a->cpu_s, &b->cpu_s, sizeof a->cpu_s) == 0 &&
+           memcmp(&a->comm_s, &b->comm_s, sizeof a->comm_s) == 0 && a->table == b->table &&
+           a->roof == b->roof && a->overlap == b->overlap;
+}
+
+/* A step of T tokens: T decodes after 500 cached tokens up to 64, else one prompt chunk of T
+ * (its LM head samples one token). */
+static void memo_step(const struct stm *m, long T, struct stm_parts *p)
+{
+    struct stm_sum s;
+    stm_start(m, &s);
+    if (T <= 64)
+        for (long i = 0; i < T; i++)
+            stm_add(m, &s, 500, 1, 1);
+    else
+        stm_add(m, &s, 0, T, 1);
+    stm_parts(m, &s, p);
+}
+
+static const struct kc_gpu *h100_curves(void)
+{
+    const struct kc_gpu *kc = NULL;
+    char err[1024] = "";
+    CU_ASSERT_EQUAL_FATAL(kc_get("kernels/profiles/h100-80gb.json", &kc, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(kc);
+    return kc;
+}
+
+static void test_memo_hits(void)
+{
+    /* Counts that share memo slots (mod STM_MEMO_SLOTS), repeated: each step's parts are
+     * those of a model that never saw a step before, with and without the kernel curves. */
+    struct lm_model lm = llama3_8b();
+    struct gpu_roof r = test_roof();
+    struct stm_cpu cpu = {1e-3, 1e-5, 0};
+    const long counts[] = {1,   1 + STM_MEMO_SLOTS,       1,    3,   3, 64, 64 + STM_MEMO_SLOTS, 1,
+                           300, 300 + 2 * STM_MEMO_SLOTS, 4096, 300, 1, 0};
+    for (int withkc = 0; withkc < 2; withkc++) {
+        const struct kc_gpu *kc = withkc ? h100_curves() : NULL;
+        struct stm m;
+        stm_init(&m, STM_ENGINE, &lm, RD_FP16, RD_FP16, &r, 4000, &cpu, 0, kc);
+        for (size_t i = 0; counts[i]; i++) {
+            struct stm fresh;
+            struct stm_parts a, b;
+            stm_init(&fresh, STM_ENGINE, &lm, RD_FP16, RD_FP16, &r, 4000, &cpu, 0, kc);
+            memo_step(&m, counts[i], &a);
+            memo_step(&fresh, counts[i], &b);
+            CU_ASSERT(same_parts(&a, &b));
+            if (withkc)
+                CU_ASSERT(a.table & STM_PATH_GEMM);
+        }
+    }
+}
+
+static void test_memo_after_tp(void)
+{
+    /* A memo filled before stm_set_tp holds the whole model's parts: the shard must not see
+     * them. */
+    struct lm_model lm = llama3_8b();
+    struct gpu_roof r = test_roof();
+    struct gpu_link gl = {"nvlink4", 900, 8, "pcie5", 128};
+    const struct kc_gpu *kc = h100_curves();
+    struct tp_link l;
+    tp_link_init(&l, &gl, 2, kc);
+    struct stm m, fresh;
+    struct stm_parts whole, a, b;
+    stm_init(&m, STM_ENGINE, &lm, RD_FP16, RD_FP16, &r, 4000, NULL, 0, kc);
+    memo_step(&m, 8, &whole);
+    memo_step(&m, 300, &whole);
+    stm_set_tp(&m, &lm, &l);
+    stm_init(&fresh, STM_ENGINE, &lm, RD_FP16, RD_FP16, &r, 4000, NULL, 0, kc);
+    stm_set_tp(&fresh, &lm, &l);
+    for (int k = 0; k < 2; k++) {
+        memo_step(&m, k ? 300 : 8, &a);
+        memo_step(&fresh, k ? 300 : 8, &b);
+        CU_ASSERT(same_parts(&a, &b));
+        CU_ASSERT(a.comm_s > 0);
+    }
+    CU_ASSERT(!same_parts(&whole, &a));
+}
+
 void test_stepmodel_register(void)
 {
     CU_pSuite s = CU_add_suite("stepmodel", NULL, NULL);
@@ -320,4 +410,6 @@ void test_stepmodel_register(void)
     CU_add_test(s, "the engine table: defaults, overrides, errors", test_engine_table);
     CU_add_test(s, "the engine table's guaranteed_no_evict", test_table_no_evict);
     CU_add_test(s, "the result says which parts took measured tables", test_result_paths);
+    CU_add_test(s, "memo: a hit is the computation's doubles", test_memo_hits);
+    CU_add_test(s, "memo: emptied when the model becomes a TP shard", test_memo_after_tp);
 }

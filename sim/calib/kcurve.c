@@ -68,6 +68,15 @@ static double lerp_log(double x, double x0, double x1, double y0, double y1)
     return exp(log(y0) + t * (log(y1) - log(y0)));
 }
 
+/* lerp_log between knots lo and hi of c, with their logs read, not recomputed. */
+static double lerp_knots(const struct kc_curve *c, double x, int lo, int hi)
+{
+    if (!c->lx)
+        return lerp_log(x, c->x[lo], c->x[hi], c->y[lo], c->y[hi]);
+    double t = (log(x) - c->lx[lo]) / (c->lx[hi] - c->lx[lo]);
+    return exp(c->ly[lo] + t * (c->ly[hi] - c->ly[lo]));
+}
+
 double kc_curve_at(const struct kc_curve *c, double x, int *clamped)
 {
     int out = !(x >= c->x[0] && x <= c->x[c->n - 1]);
@@ -87,7 +96,7 @@ double kc_curve_at(const struct kc_curve *c, double x, int *clamped)
         return c->y[lo]; /* exact at a knot, without a round trip through log and exp */
     if (x == c->x[hi])
         return c->y[hi];
-    return lerp_log(x, c->x[lo], c->x[hi], c->y[lo], c->y[hi]);
+    return lerp_knots(c, x, lo, hi); /* knots strictly increase: x[hi] > x[lo] */
 }
 
 /* Attention: the two batch curves around batch, each at len, then log-log across batch. */
@@ -133,6 +142,8 @@ static int curve_read(const struct jv *j, const cJSON *obj, const char *path, co
     c->n = n;
     c->x = ss_xmalloc((size_t)n * sizeof *c->x);
     c->y = ss_xmalloc((size_t)n * sizeof *c->y);
+    c->lx = ss_xmalloc((size_t)n * sizeof *c->lx);
+    c->ly = ss_xmalloc((size_t)n * sizeof *c->ly);
     for (int i = 0; i < n; i++) {
         const cJSON *xv = cJSON_GetArrayItem(xs, i), *yv = cJSON_GetArrayItem(ys, i);
         char q[300];
@@ -144,6 +155,8 @@ static int curve_read(const struct jv *j, const cJSON *obj, const char *path, co
                            "expected a positive number");
         c->x[i] = xv->valuedouble;
         c->y[i] = yv->valuedouble;
+        c->lx[i] = log(c->x[i]);
+        c->ly[i] = log(c->y[i]);
         if (i > 0 && !(c->x[i] > c->x[i - 1]))
             return jv_fail(j, jv_path_idx(q, sizeof q, jv_path_key(p, sizeof p, path, xkey), i),
                            "%g after %g: knots must increase", c->x[i], c->x[i - 1]);
@@ -453,6 +466,8 @@ static void curve_free(struct kc_curve *c)
 {
     free(c->x);
     free(c->y);
+    free(c->lx);
+    free(c->ly);
 }
 
 static void attn_free(struct kc_attn *a, int n)
@@ -503,34 +518,57 @@ static void none(struct kc_result *r)
     r->source = NULL;
 }
 
-double kc_gemm_eff(const struct kc_gpu *g, enum roof_dtype d, double m, double n, double k,
-                   struct kc_result *r)
+void kc_gemm_find(const struct kc_gpu *g, enum roof_dtype d, double n, double k,
+                  struct kc_gemm_ref *ref)
 {
-    none(r);
+    *ref = (struct kc_gemm_ref){g, NULL, d, n, k, KC_NONE};
     if (!g)
-        return 0;
+        return;
     const struct kc_gemm *c = NULL;
     for (int i = 0; i < g->n_gemm && !c; i++)
         if (g->gemm[i].dtype == d && g->gemm[i].n == n && g->gemm[i].k == k)
             c = &g->gemm[i];
-    r->path = c ? KC_TABLE : KC_NONE;
+    ref->path = c ? KC_TABLE : KC_NONE;
     for (int i = 0; i < g->n_generic && !c; i++)
         if (g->generic[i].dtype == d) {
             c = &g->generic[i];
-            r->path = KC_GENERIC;
+            ref->path = KC_GENERIC;
         }
-    if (!c)
+    ref->c = c;
+}
+
+/* The efficiency at m of a found curve (0 and KC_NONE where none). */
+static double ref_eff(const struct kc_gemm_ref *ref, double m, struct kc_result *r)
+{
+    none(r);
+    if (!ref->c)
         return 0;
-    r->source = c->source;
-    return kc_curve_at(&c->eff, m, &r->clamped);
+    r->path = ref->path;
+    r->source = ref->c->source;
+    return kc_curve_at(&ref->c->eff, m, &r->clamped);
+}
+
+void kc_gemm_ref_time(const struct kc_gemm_ref *ref, double m, struct kc_result *r)
+{
+    double eff = ref_eff(ref, m, r);
+    if (r->path != KC_NONE)
+        r->s = 2.0 * m * ref->n * ref->k / (eff * ref->g->peak[ref->d]);
+}
+
+double kc_gemm_eff(const struct kc_gpu *g, enum roof_dtype d, double m, double n, double k,
+                   struct kc_result *r)
+{
+    struct kc_gemm_ref ref;
+    kc_gemm_find(g, d, n, k, &ref);
+    return ref_eff(&ref, m, r);
 }
 
 void kc_gemm(const struct kc_gpu *g, enum roof_dtype d, double m, double n, double k,
              struct kc_result *r)
 {
-    double eff = kc_gemm_eff(g, d, m, n, k, r);
-    if (r->path != KC_NONE)
-        r->s = 2.0 * m * n * k / (eff * g->peak[d]);
+    struct kc_gemm_ref ref;
+    kc_gemm_find(g, d, n, k, &ref);
+    kc_gemm_ref_time(&ref, m, r);
 }
 
 static void attn(const struct kc_attn *a, int na, enum roof_dtype d, int heads, int kv_heads,

@@ -32,10 +32,13 @@ enum kc_path { KC_NONE, KC_GENERIC, KC_TABLE, KC_NPATH };
 /* "none", "generic", "table": in enum order, for results. */
 extern const char *const kc_path_names[];
 
-/* y against x, x strictly increasing; x and y positive. */
+/* y against x, x strictly increasing; x and y positive. lx and ly, when set (kc_load does),
+ * hold log x and log y of every knot, so that an interpolation takes one log instead of five:
+ * the same doubles, as log is a function of its input alone. */
 struct kc_curve {
     int n;
     double *x, *y;
+    double *lx, *ly;
 };
 
 /* The curve at x: log-log piecewise-linear between knots, the end value outside (*clamped
@@ -82,6 +85,22 @@ void kc_gemm(const struct kc_gpu *g, enum roof_dtype d, double m, double n, doub
 /* The file's efficiency at m for (n, k) (0 and KC_NONE where none): for reports. */
 double kc_gemm_eff(const struct kc_gpu *g, enum roof_dtype d, double m, double n, double k,
                    struct kc_result *r);
+
+/*
+ * One GEMM shape's curve found once (kc_gemm_find), for a caller that times the shape at
+ * every step: kc_gemm_ref_time(ref, m, r) is kc_gemm(g, d, m, n, k, r) to the bit, without
+ * the search through the file's tables. path KC_NONE: no curve (g NULL, or none of d).
+ */
+struct kc_gemm_ref {
+    const struct kc_gpu *g;
+    const struct kc_gemm *c;
+    enum roof_dtype d;
+    double n, k;
+    enum kc_path path;
+};
+void kc_gemm_find(const struct kc_gpu *g, enum roof_dtype d, double n, double k,
+                  struct kc_gemm_ref *ref);
+void kc_gemm_ref_time(const struct kc_gemm_ref *ref, double m, struct kc_result *r);
 
 /* Attention of one layer. The tables hold bf16 activations with a bf16 KV cache; fp16 takes
  * them too (the same kernels and tensor-core rate on these parts, the same bytes); other data

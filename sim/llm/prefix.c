@@ -31,35 +31,40 @@ long lpc_available(const struct lpc_cache *c)
     return c->free_blocks + c->cached;
 }
 
+/* A sequence's blocks are looked up in order (its cached run, block after block): the hash keeps
+ * each run of LPC_HASH_RUN consecutive blocks of an owner in consecutive slots, so that they
+ * share a cache line, and scatters the runs. */
+#define LPC_HASH_RUN 8u
 static unsigned hash_key(long owner, long idx)
 {
-    uint64_t h = (uint64_t)owner * 0x9e3779b97f4a7c15ULL ^ (uint64_t)idx * 0xc2b2ae3d27d4eb4fULL;
+    uint64_t run = (uint64_t)idx / LPC_HASH_RUN;
+    uint64_t h = (uint64_t)owner * 0x9e3779b97f4a7c15ULL ^ run * 0xc2b2ae3d27d4eb4fULL;
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9ULL;
-    return (unsigned)(h ^ (h >> 32));
+    return (unsigned)(h ^ (h >> 32)) * LPC_HASH_RUN + (unsigned)((uint64_t)idx % LPC_HASH_RUN);
 }
 
 int lpc_find(const struct lpc_cache *c, long owner, long idx)
 {
     if (c->cap_slot == 0)
         return -1;
-    unsigned m = (unsigned)c->cap_slot - 1;
-    for (unsigned i = hash_key(owner, idx) & m;; i = (i + 1) & m) {
-        int e = c->slot[i];
+    unsigned m = (unsigned)c->cap_slot - 1, h = hash_key(owner, idx);
+    for (unsigned i = h & m;; i = (i + 1) & m) {
+        int e = c->slot[i].e;
         if (e < 0)
             return -1;
-        if (c->ent[e].owner == owner && c->ent[e].idx == idx)
+        if (c->slot[i].h == h && c->ent[e].owner == owner && c->ent[e].idx == idx)
             return e;
     }
 }
 
 static void slot_put(struct lpc_cache *c, int e)
 {
-    unsigned m = (unsigned)c->cap_slot - 1;
-    unsigned i = hash_key(c->ent[e].owner, c->ent[e].idx) & m;
-    while (c->slot[i] >= 0)
+    unsigned m = (unsigned)c->cap_slot - 1, h = hash_key(c->ent[e].owner, c->ent[e].idx);
+    unsigned i = h & m;
+    while (c->slot[i].e >= 0)
         i = (i + 1) & m;
-    c->slot[i] = e;
+    c->slot[i] = (struct lpc_slot){e, h};
 }
 
 /* Keeps the table at most half full: probes stay short. */
@@ -74,7 +79,7 @@ static void slot_grow(struct lpc_cache *c)
     free(c->slot);
     c->slot = ss_xmalloc((size_t)cap * sizeof *c->slot);
     for (int i = 0; i < cap; i++)
-        c->slot[i] = -1;
+        c->slot[i].e = -1;
     c->cap_slot = cap;
     for (int e = 0; e < c->n_ent; e++)
         if (c->ent[e].ref >= 0)
@@ -86,20 +91,20 @@ static void slot_del(struct lpc_cache *c, int e)
 {
     unsigned m = (unsigned)c->cap_slot - 1;
     unsigned i = hash_key(c->ent[e].owner, c->ent[e].idx) & m;
-    while (c->slot[i] != e)
+    while (c->slot[i].e != e)
         i = (i + 1) & m;
     for (unsigned j = (i + 1) & m;; j = (j + 1) & m) {
-        int f = c->slot[j];
-        if (f < 0)
+        struct lpc_slot f = c->slot[j];
+        if (f.e < 0)
             break;
-        unsigned home = hash_key(c->ent[f].owner, c->ent[f].idx) & m;
+        unsigned home = f.h & m;
         /* f may fill the hole at i unless its home lies cyclically in (i, j]. */
         if (((j - home) & m) >= ((j - i) & m)) {
             c->slot[i] = f;
             i = j;
         }
     }
-    c->slot[i] = -1;
+    c->slot[i].e = -1;
 }
 
 static void lru_unlink(struct lpc_cache *c, int e)

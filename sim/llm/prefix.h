@@ -31,13 +31,21 @@ struct lpc_ent {
     int prev, next;  /* LRU links (entry ids, -1 none) */
 };
 
+/* A hash table slot: the entry and its key's hash, kept beside it so that probing past other
+ * keys and moving them on deletion read the table alone, not the entries (a cache miss each
+ * in a table of many blocks). */
+struct lpc_slot {
+    int e;      /* entry id, -1 empty */
+    unsigned h; /* hash_key of its key */
+};
+
 struct lpc_cache {
     long total;
     long free_blocks, fresh, in_use, cached; /* the four states' counts */
     struct lpc_ent *ent;
     int n_ent, cap_ent;
     int *free_ent, n_free_ent, cap_free_ent; /* reusable entry ids */
-    int *slot;                               /* hash table of entry ids, -1 empty */
+    struct lpc_slot *slot;                   /* hash table of entries */
     int cap_slot;                            /* a power of two, or 0 */
     int lru_head, lru_tail;                  /* least and most recently cached */
     long evictions;

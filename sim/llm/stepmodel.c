@@ -9,6 +9,27 @@
 
 const char *const stm_kind_names[] = {"engine", "roofline", NULL};
 
+/* fp16 and bf16 run the same tensor-core rate and move the same bytes on these GPUs: a table of
+ * either serves both when the other is missing. */
+static enum roof_dtype twin(enum roof_dtype d)
+{
+    return d == RD_FP16 ? RD_BF16 : d == RD_BF16 ? RD_FP16 : d;
+}
+
+/* After the GEMM shapes are set or changed: their curves found anew, the memo emptied. */
+static void gemms_changed(struct stm *m)
+{
+    for (int g = 0; g < STM_N_GEMM; g++) {
+        kc_gemm_find(m->kc, m->wd, m->gemm_n[g], m->gemm_k[g], &m->gemm_ref[g][0]);
+        kc_gemm_find(twin(m->wd) != m->wd ? m->kc : NULL, twin(m->wd), m->gemm_n[g], m->gemm_k[g],
+                     &m->gemm_ref[g][1]);
+    }
+    for (int i = 0; i < STM_MEMO_SLOTS; i++) {
+        m->memo[i].tokens = -1;
+        m->head_memo[i].sampled = -1;
+    }
+}
+
 void stm_init(struct stm *m, enum stm_kind kind, const struct lm_model *model,
               enum roof_dtype weights, enum roof_dtype kv, const struct gpu_roof *roof,
               double hbm_bw_gbps, const struct stm_cpu *cpu, double overhead_s,
@@ -100,6 +121,7 @@ void stm_init(struct stm *m, enum stm_kind kind, const struct lm_model *model,
                                                      : roof_peak_flops(roof, RD_FP16);
     m->bw = hbm_bw_gbps * 1e9;
     roof_kernels(roof, &m->k);
+    gemms_changed(m);
 }
 
 void stm_set_tp(struct stm *m, const struct lm_model *model, const struct tp_link *link)
@@ -147,6 +169,7 @@ void stm_set_tp(struct stm *m, const struct lm_model *model, const struct tp_lin
     double mlp_part = full - L * (10 * h + 2 * (qf + kvf));
     m->elementwise_per_token = L * (10 * h + 2 * (q + kvw)) + mlp_part / tp;
     m->small_scale = full > 0 ? m->elementwise_per_token / full : 1;
+    gemms_changed(m);
 }
 
 void stm_start(const struct stm *m, struct stm_sum *s)
@@ -154,13 +177,6 @@ void stm_start(const struct stm *m, struct stm_sum *s)
     memset(s, 0, sizeof *s);
     s->table_attn = m->kc != NULL && !m->mla; /* the tables time standard attention */
     rf_cost_start(&m->rm, &s->rc);
-}
-
-/* fp16 and bf16 run the same tensor-core rate and move the same bytes on these GPUs: a table of
- * either serves both when the other is missing. */
-static enum roof_dtype twin(enum roof_dtype d)
-{
-    return d == RD_FP16 ? RD_BF16 : d == RD_BF16 ? RD_FP16 : d;
 }
 
 void stm_add(const struct stm *m, struct stm_sum *s, long past, long n_new, int emits)
@@ -222,13 +238,52 @@ static int gemm_part(const struct stm *m, int g, double tokens, double times, do
     if (!m->kc)
         return 0;
     struct kc_result r;
-    kc_gemm(m->kc, m->wd, tokens, n, k, &r);
+    kc_gemm_ref_time(&m->gemm_ref[g][0], tokens, &r);
     if (r.path == KC_NONE && twin(m->wd) != m->wd)
-        kc_gemm(m->kc, twin(m->wd), tokens, n, k, &r);
+        kc_gemm_ref_time(&m->gemm_ref[g][1], tokens, &r);
     if (r.path == KC_NONE)
         return 0;
     measured(times * r.s, tc, tm);
     return 1;
+}
+
+/* The dense MLP runs in the blocks without experts (all of a dense model's). */
+static int gemm_times(const struct stm *m, int g)
+{
+    return g == STM_GATE_UP || g == STM_DOWN ? m->mlp_layers : m->layers;
+}
+
+/* The parts of a step of t tokens that depend on t alone (struct stm_memo), computed. */
+static void by_tokens(const struct stm *m, double t, struct stm_memo *e)
+{
+    e->gemm_table = 0;
+    for (int g = STM_QKV; g <= STM_DOWN; g++)
+        if (gemm_times(m, g) != 0 && gemm_part(m, g, t, gemm_times(m, g), &e->tc[g], &e->tm[g]))
+            e->gemm_table |= 1 << g;
+    e->small_tm = t * m->elementwise_per_token * m->act_b / (m->bw * m->k.weight_bw_eff);
+    e->fixed_s = m->layers * m->k.layer_fixed_s;
+    e->small = 0;
+    if (m->kc && t > 0) {
+        struct kc_result r;
+        kc_small_kernels(m->kc, m->act_b == 2 ? RD_FP16 : m->wd, m->hidden, m->intermediate,
+                         m->shape_heads, m->shape_kv_heads, t, &r);
+        if (r.path != KC_NONE) {
+            /* the table's floor is its launch-bound part; a shard moves small_scale of it */
+            e->small_tm = m->layers * r.s * m->small_scale;
+            e->fixed_s = 0;
+            e->small = 1;
+        }
+    }
+    e->comm_s = 0;
+    e->comm = 0;
+    if (m->tp > 1 && t > 0) /* after attention's O and after the MLP's down: t × hidden sums */
+        e->comm_s = 2.0 * m->layers * tp_allreduce_s(&m->link, t * m->hidden, &e->comm);
+}
+
+/* The memo's slot of a count (a whole number of tokens, at least 0). */
+static unsigned long memo_slot(double count)
+{
+    return (unsigned long)count % STM_MEMO_SLOTS;
 }
 
 static void path(struct stm_parts *p, int bit, int table);
@@ -283,19 +338,31 @@ void stm_parts(const struct stm *m, const struct stm_sum *s, struct stm_parts *p
         return;
     }
     double t = (double)s->tokens;
+    struct stm_memo *e = (struct stm_memo *)&m->memo[memo_slot(t)];
+    if (e->tokens != t) {
+        by_tokens(m, t, e);
+        e->tokens = t;
+    }
     for (int g = STM_QKV; g <= STM_DOWN; g++) {
-        /* The dense MLP runs in the blocks without experts (all of a dense model's). */
-        int times = g == STM_GATE_UP || g == STM_DOWN ? m->mlp_layers : m->layers;
-        if (times == 0)
+        if (gemm_times(m, g) == 0)
             continue;
-        path(p, STM_PATH_GEMM, gemm_part(m, g, t, times, &p->tc[p->n], &p->tm[p->n]));
+        p->tc[p->n] = e->tc[g];
+        p->tm[p->n] = e->tm[g];
+        path(p, STM_PATH_GEMM, e->gemm_table >> g & 1);
         p->n++;
     }
     if (m->experts > 0 && t > 0)
         moe_parts(m, t, p);
     if (s->sampled > 0 && m->gemm_n[STM_LM_HEAD] > 0) {
-        path(p, STM_PATH_GEMM,
-             gemm_part(m, STM_LM_HEAD, s->sampled, 1, &p->tc[p->n], &p->tm[p->n]));
+        double n = s->sampled;
+        struct stm_head_memo *h = (struct stm_head_memo *)&m->head_memo[memo_slot(n)];
+        if (h->sampled != n) {
+            h->table = gemm_part(m, STM_LM_HEAD, n, 1, &h->tc, &h->tm);
+            h->sampled = n;
+        }
+        p->tc[p->n] = h->tc;
+        p->tm[p->n] = h->tm;
+        path(p, STM_PATH_GEMM, h->table);
         p->n++;
     }
     for (int d = 0; d < 2; d++)
@@ -322,29 +389,14 @@ void stm_parts(const struct stm *m, const struct stm_sum *s, struct stm_parts *p
             path(p, STM_PATH_ATTN, table);
             p->n++;
         }
-    double *tm = &p->tm[p->n];
     p->tc[p->n] = 0;
-    *tm = t * m->elementwise_per_token * m->act_b / (m->bw * m->k.weight_bw_eff);
-    p->fixed_s = m->layers * m->k.layer_fixed_s;
-    int small = 0;
-    if (m->kc && t > 0) {
-        struct kc_result r;
-        kc_small_kernels(m->kc, m->act_b == 2 ? RD_FP16 : m->wd, m->hidden, m->intermediate,
-                         m->shape_heads, m->shape_kv_heads, t, &r);
-        if (r.path != KC_NONE) {
-            /* the table's floor is its launch-bound part; a shard moves small_scale of it */
-            *tm = m->layers * r.s * m->small_scale;
-            p->fixed_s = 0;
-            small = 1;
-        }
-    }
-    path(p, STM_PATH_SMALL, small);
+    p->tm[p->n] = e->small_tm;
+    p->fixed_s = e->fixed_s;
+    path(p, STM_PATH_SMALL, e->small);
     p->n++;
     if (m->tp > 1 && t > 0) {
-        /* After attention's O and after the MLP's down: tokens × hidden partial sums. */
-        int table;
-        p->comm_s = 2.0 * m->layers * tp_allreduce_s(&m->link, t * m->hidden, &table);
-        path(p, STM_PATH_COMM, table);
+        p->comm_s = e->comm_s;
+        path(p, STM_PATH_COMM, e->comm);
     }
     p->cpu_s = m->cpu.step_s + m->cpu.per_seq_s * s->seqs;
     p->overlap = m->cpu.overlap;

@@ -62,6 +62,28 @@ enum { STM_QKV, STM_O, STM_GATE_UP, STM_DOWN, STM_LM_HEAD, STM_N_GEMM };
 /* Which parts of a step came from measured tables (bits of stm_parts.table, .roof). */
 enum { STM_PATH_GEMM = 1, STM_PATH_ATTN = 2, STM_PATH_SMALL = 4, STM_PATH_COMM = 8 };
 
+/*
+ * The parts of recent steps that depend on the step's token count alone (the dense GEMMs, the
+ * small kernels, the all-reduces; the LM head on its sampled tokens): pure functions of the
+ * model, the GPU and that count, which an engine meets step after step (a decode batch grows
+ * or shrinks by a sequence or two at a time). stm_parts keeps the last STM_MEMO_SLOTS of each,
+ * direct-mapped by count mod STM_MEMO_SLOTS; a hit returns the doubles the computation
+ * stored. Emptied whenever the model changes (stm_init, stm_set_tp).
+ */
+#define STM_MEMO_SLOTS 8
+struct stm_memo {
+    double tokens;                           /* the key; -1: empty */
+    double tc[STM_LM_HEAD], tm[STM_LM_HEAD]; /* the dense GEMMs (those that run) */
+    double small_tm, fixed_s, comm_s;
+    int gemm_table;  /* bit g: GEMM g took its table */
+    int small, comm; /* the small kernels, the all-reduces took their tables */
+};
+struct stm_head_memo {
+    double sampled; /* the key; -1: empty */
+    double tc, tm;
+    int table;
+};
+
 /* What a model costs on one GPU in its serving types: built once per engine. */
 struct stm {
     enum stm_kind kind;
@@ -93,6 +115,12 @@ struct stm {
     int tp, shape_heads, shape_kv_heads;
     double small_scale;
     struct tp_link link;
+    /* Each GEMM's curve in the weights' type [0] and in its 16-bit twin [1], found once. */
+    struct kc_gemm_ref gemm_ref[STM_N_GEMM][2];
+    /* stm_parts writes these through its const pointer (a cache, what C++ calls `mutable`):
+     * an stm must not be an object defined const. */
+    struct stm_memo memo[STM_MEMO_SLOTS];
+    struct stm_head_memo head_memo[STM_MEMO_SLOTS];
 };
 
 /* What a step holds, summed as its sequences are added. */
