@@ -1,5 +1,6 @@
 /* Tests for calib: every shipped profile loads, every value has a source. */
 #include "calib/calib.h"
+#include "calib/profile.h"
 #include "mig/mig.h"
 #include "testutil.h"
 #include "base/util.h"
@@ -165,6 +166,47 @@ static void test_fleet_aliases(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(p.family_note, "not A100-40GB"));
 }
 
+/*
+ * The V100 of the TRTLAB_MPS rows (a DGX-1V's Tesla V100-SXM2-16GB): the datasheet's 16 GB of
+ * HBM2 at 900 GB/s, 125 tensor TFLOP/s and 300 W, the whitepaper's 80 SMs; no MIG, no BF16,
+ * FP8 or INT8 peak; 48 MPS clients (no CUDA 13.1 limit: CUDA 13 dropped Volta); the driver's
+ * Volta slice of 1024 us; NVLink 2 at 300 GB/s over a DGX-1V's 8 GPUs and PCIe 3 at 32 GB/s.
+ * "V100" alone stays unknown: it names no variant.
+ */
+static void test_v100_profile(void)
+{
+    struct gpu_profile p;
+    tu_gpu("V100-SXM2-16GB", &p);
+    CU_ASSERT_STRING_EQUAL(p.name, "V100-SXM2-16GB");
+    CU_ASSERT_EQUAL(p.total_sms, 80);
+    CU_ASSERT_EQUAL(p.n_mig, 0);
+    CU_ASSERT_DOUBLE_EQUAL(p.memory_gb, 16, 0);
+    CU_ASSERT_DOUBLE_EQUAL(p.hbm_bw_gbps, 900, 0);
+    CU_ASSERT_DOUBLE_EQUAL(p.roof.peak_flops[RD_FP16], 125e12, 1e3);
+    CU_ASSERT_DOUBLE_EQUAL(p.roof.peak_flops[RD_BF16], 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(p.roof.peak_flops[RD_FP8], 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(p.roof.peak_flops[RD_INT8], 0, 0);
+    CU_ASSERT_EQUAL(p.mps_max_clients, 48);
+    CU_ASSERT_EQUAL(p.mps_max_clients_cuda13_1, 48);
+    CU_ASSERT_DOUBLE_EQUAL(p.timeslice_s, 1024e-6, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(p.ts_refill_s, 62e-6, 1e-12); /* the A100's, not fitted here */
+    CU_ASSERT_DOUBLE_EQUAL(p.gpu_hour_usd, 3.06, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(p.power_kw, 0.3, 1e-12);
+    CU_ASSERT_STRING_EQUAL(p.link.kind, "nvlink2");
+    CU_ASSERT_STRING_EQUAL(p.link.pcie, "pcie3");
+    CU_ASSERT_DOUBLE_EQUAL(p.link.gbps, 300, 0);
+    CU_ASSERT_DOUBLE_EQUAL(p.link.pcie_gbps, 32, 0);
+    CU_ASSERT_EQUAL(p.link.domain_gpus, 8);
+    tu_gpu("Tesla V100-SXM2-16GB", &p);
+    CU_ASSERT_STRING_EQUAL(p.name, "V100-SXM2-16GB");
+    char name[64], err[SS_ERRLEN];
+    CU_ASSERT_EQUAL(prof_find_device("Tesla V100-SXM2-16GB", name, sizeof name, err, sizeof err),
+                    0);
+    CU_ASSERT_STRING_EQUAL(name, "V100-SXM2-16GB");
+    CU_ASSERT_EQUAL(cal_load("V100", &p, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "V100-SXM2-16GB (Tesla V100-SXM2-16GB, V100-SXM2)"));
+}
+
 /* A family without exactly one default is refused, naming the count; a bad interconnect too. */
 static void test_family_without_default(void)
 {
@@ -194,8 +236,8 @@ static void test_family_without_default(void)
     char *bad = tu_write("badlink.json", text);
     free(text);
     CU_ASSERT_EQUAL(cal_load(bad, &p, err, sizeof err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "interconnect.value.kind: expected one of nvlink3, nvlink4, "
-                                       "nvlink5, pcie4, pcie5, pcie6"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "interconnect.value.kind: expected one of nvlink2, nvlink3, "
+                                       "nvlink4, nvlink5, pcie3, pcie4, pcie5, pcie6"));
 }
 
 static void test_value_without_source_rejected(void)
@@ -220,6 +262,7 @@ void test_calib_register(void)
         {"the new MIG parts' layouts", test_fleet_mig_layouts},
         {"variant aliases; a family name picks the SXM part", test_fleet_aliases},
         {"a family without one default is refused", test_family_without_default},
+        {"the V100-SXM2-16GB profile: datasheet facts", test_v100_profile},
         {NULL, NULL},
     };
     tu_add_suite("calib", t);

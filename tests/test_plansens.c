@@ -109,7 +109,7 @@ static void test_shipped_ranges(void)
 {
     static const char *const gpus[] = {"A10",       "A100-40GB", "A100-80GB", "B200",
                                        "H100-80GB", "H100-NVL",  "H100-PCIe", "H200-141GB",
-                                       "H200-NVL",  "L4",        "L40S"};
+                                       "H200-NVL",  "L4",        "L40S",      "V100-SXM2-16GB"};
     for (size_t g = 0; g < sizeof gpus / sizeof *gpus; g++) {
         cJSON *doc;
         char err[SS_ERRLEN] = "";

@@ -301,9 +301,21 @@ static int parse_vgpu_types(const char *path, const cJSON *arr, struct gpu_profi
     return 0;
 }
 
-/* The link kinds a profile may name: a table, so a new generation is one line. */
-static const char *const link_kinds[] = {"nvlink3", "nvlink4", "nvlink5",
-                                         "pcie4",   "pcie5",   "pcie6"};
+/* The link kinds a profile may name: a table, so a new generation is one line (the error
+ * messages list it). NVLink 2 and PCIe 3 are the V100's. */
+static const char *const link_kinds[] = {"nvlink2", "nvlink3", "nvlink4", "nvlink5",
+                                         "pcie3",   "pcie4",   "pcie5",   "pcie6"};
+
+/* "a, b, ..." of the link kinds (only the PCIe ones when pcie_only), for an error message. */
+static void link_kind_list(int pcie_only, char *dst, size_t n)
+{
+    dst[0] = '\0';
+    for (size_t i = 0; i < sizeof link_kinds / sizeof *link_kinds; i++)
+        if (!pcie_only || strncmp(link_kinds[i], "pcie", 4) == 0) {
+            size_t l = strlen(dst);
+            snprintf(dst + l, n - l, "%s%s", l ? ", " : "", link_kinds[i]);
+        }
+}
 
 /* o's key, one of link_kinds (only the PCIe ones when pcie_only), into dst. */
 static int link_kind(const cJSON *o, const char *key, int pcie_only, char *dst, size_t n)
@@ -327,14 +339,15 @@ static int parse_link(const char *path, const cJSON *o, struct gpu_link *l, char
                        "%s: interconnect.value: expected an object {kind, "
                        "gbps_per_gpu, domain_gpus, pcie, pcie_gbps_per_gpu}",
                        path);
-    if (link_kind(o, "kind", 0, l->kind, sizeof l->kind))
-        return ss_errf(err, errlen,
-                       "%s: interconnect.value.kind: expected one of nvlink3, "
-                       "nvlink4, nvlink5, pcie4, pcie5, pcie6",
-                       path);
-    if (link_kind(o, "pcie", 1, l->pcie, sizeof l->pcie))
-        return ss_errf(err, errlen, "%s: interconnect.value.pcie: expected pcie4, pcie5 or pcie6",
-                       path);
+    char kinds[128];
+    if (link_kind(o, "kind", 0, l->kind, sizeof l->kind)) {
+        link_kind_list(0, kinds, sizeof kinds);
+        return ss_errf(err, errlen, "%s: interconnect.value.kind: expected one of %s", path, kinds);
+    }
+    if (link_kind(o, "pcie", 1, l->pcie, sizeof l->pcie)) {
+        link_kind_list(1, kinds, sizeof kinds);
+        return ss_errf(err, errlen, "%s: interconnect.value.pcie: expected one of %s", path, kinds);
+    }
     const char *nums[] = {"gbps_per_gpu", "pcie_gbps_per_gpu"};
     double *dst[] = {&l->gbps, &l->pcie_gbps};
     for (int i = 0; i < 2; i++) {
