@@ -346,6 +346,46 @@ static const struct kc_gpu *h100_curves(void)
     return kc;
 }
 
+/* The small kernels of a prefill step of `tokens` tokens (the last part), Llama-2-7B FP16 on
+ * the A100-80GB kernel tables. */
+static double a100_l2_small_s(long tokens, int *table)
+{
+    struct lm_model lm;
+    char err[1024] = "";
+    CU_ASSERT_EQUAL_FATAL(lm_find(NULL, "Llama-2-7B", &lm, err, sizeof err), 0);
+    const struct kc_gpu *kc = NULL;
+    CU_ASSERT_EQUAL_FATAL(kc_get("kernels/profiles/a100-80gb.json", &kc, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(kc);
+    struct gpu_roof r = test_roof();
+    struct stm m;
+    stm_init(&m, STM_ENGINE, &lm, RD_FP16, RD_FP16, &r, 2039, NULL, 0, kc);
+    struct stm_sum s;
+    struct stm_parts p;
+    stm_start(&m, &s);
+    stm_add(&m, &s, 0, tokens, 1);
+    stm_parts(&m, &s, &p);
+    *table = (p.table & STM_PATH_SMALL) != 0;
+    CU_ASSERT_EQUAL(p.tc[p.n - 1], 0);
+    return p.tm[p.n - 1];
+}
+
+static void test_small_kernels_past_table(void)
+{
+    /* Vidur's A100 table for Llama-2-7B's layer ends at 4,096 tokens, 0.7325 ms a layer (and
+     * 0.3745 ms at 2,048); past it the time grows with the tokens, as the elementwise kernels'
+     * bytes do: 8,192 tokens 2 × 0.7325 ms and 65,536 tokens (a static batch of 32 prompts of
+     * 2,048) 16 × 0.7325 ms a layer, 32 layers. Before, both were held at 4,096 tokens' time. */
+    int table = 0;
+    CU_ASSERT_DOUBLE_EQUAL(a100_l2_small_s(2048, &table), 32 * 0.3745e-3, 1e-12);
+    CU_ASSERT(table);
+    CU_ASSERT_DOUBLE_EQUAL(a100_l2_small_s(4096, &table), 32 * 0.7325e-3, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(a100_l2_small_s(8192, &table), 32 * 2 * 0.7325e-3, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(a100_l2_small_s(65536, &table), 32 * 16 * 0.7325e-3, 1e-12);
+    CU_ASSERT(table);
+    /* below the first knot (1 token) nothing changes: the floor holds */
+    CU_ASSERT_DOUBLE_EQUAL(a100_l2_small_s(1, &table), 32 * 0.026e-3, 1e-12);
+}
+
 static void test_memo_hits(void)
 {
     /* Counts that share memo slots (mod STM_MEMO_SLOTS), repeated: each step's parts are
@@ -410,6 +450,8 @@ void test_stepmodel_register(void)
     CU_add_test(s, "the engine table: defaults, overrides, errors", test_engine_table);
     CU_add_test(s, "the engine table's guaranteed_no_evict", test_table_no_evict);
     CU_add_test(s, "the result says which parts took measured tables", test_result_paths);
+    CU_add_test(s, "small kernels past the table grow with the tokens",
+                test_small_kernels_past_table);
     CU_add_test(s, "memo: a hit is the computation's doubles", test_memo_hits);
     CU_add_test(s, "memo: emptied when the model becomes a TP shard", test_memo_after_tp);
 }
