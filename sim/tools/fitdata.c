@@ -205,20 +205,23 @@ static int parse_lengths(const struct at *a, struct fit_row *r, char *err, size_
 
 /* A row of engine E at version A.B[.C] takes the engine table's entry "E-A.B" where the table
  * has one: a release whose kernels differ from the measured tables' has its own terms
- * (docs/llm.md#engine-time); else E's. */
+ * (docs/llm.md#engine-versions); else E's. */
 static void version_entry(char *framework, size_t n, const char *version)
 {
     const char *dot = strchr(version, '.');
-    if (!*version || !dot)
+    if (!dot)
         return;
     const char *end = strchr(dot + 1, '.');
-    size_t vlen = end ? (size_t)(end - version) : strlen(version);
+    size_t flen = strlen(framework), vlen = end ? (size_t)(end - version) : strlen(version);
     char name[FIT_TEXT_MAX];
-    if (strlen(framework) + 1 + vlen >= sizeof name || strlen(framework) + 1 + vlen >= n)
-        return;
-    snprintf(name, sizeof name, "%s-%.*s", framework, (int)vlen, version);
+    if (flen + 1 + vlen >= sizeof name || flen + 1 + vlen >= n)
+        return; /* too long to be an entry's name: the engine's own entry */
+    memcpy(name, framework, flen);
+    name[flen] = '-';
+    memcpy(name + flen + 1, version, vlen);
+    name[flen + 1 + vlen] = '\0';
     if (etm_has_framework(NULL, name))
-        snprintf(framework, n, "%s", name);
+        memcpy(framework, name, flen + 2 + vlen);
 }
 
 static int parse_row(const struct at *a, struct fit_row *r, char *err, size_t errlen)
