@@ -122,6 +122,32 @@ static int fit_cli(const char *name, const char *csv, const char *opts)
 #define GOOD_ROW                                                                                   \
     "g1,src,vllm,,H100-80GB,Llama-3-8B,bf16,,1,rate,2,fixed,256,64,,,,mean,30,9,,fit,\n"
 
+static void test_version_entry(void)
+{
+    /* A row of engine E at version A.B[.C] takes the engine table's entry "E-A.B" where there is
+     * one (the shipped table: trtllm-0.9), else E's; NIM rows are trtllm's whatever their
+     * version. */
+    const char *path = tu_write(
+        "ver.csv", HEADER
+        "a,src,trtllm,0.9.0,H100-80GB,Llama-3-8B,fp16,,1,batch,1,fixed,256,64,,,,mean,30,9,,fit,\n"
+        "b,src,trtllm,0.10.0,H100-80GB,Llama-3-8B,fp16,,1,batch,1,fixed,256,64,,,,mean,30,9,,fit,\n"
+        "c,src,vllm,0.9.2,H100-80GB,Llama-3-8B,fp16,,1,batch,1,fixed,256,64,,,,mean,30,9,,fit,\n"
+        "d,src,nim-trtllm,0.9,H100-80GB,Llama-3-8B,fp16,,1,batch,1,fixed,256,64,,,,mean,30,9,,fit,"
+        "\n"
+        "e,src,trtllm,,H100-80GB,Llama-3-8B,fp16,,1,batch,1,fixed,256,64,,,,mean,30,9,,fit,\n");
+    struct fit_row *rows = NULL;
+    int n = 0;
+    char sha[65], err[1024];
+    CU_ASSERT_EQUAL_FATAL(fit_read(path, &rows, &n, sha, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(n, 5);
+    CU_ASSERT_STRING_EQUAL(rows[0].framework, "trtllm-0.9");
+    CU_ASSERT_STRING_EQUAL(rows[1].framework, "trtllm");
+    CU_ASSERT_STRING_EQUAL(rows[2].framework, "vllm");
+    CU_ASSERT_STRING_EQUAL(rows[3].framework, "trtllm");
+    CU_ASSERT_STRING_EQUAL(rows[4].framework, "trtllm");
+    free(rows);
+}
+
 static void test_bad_csv(void)
 {
     const struct {
@@ -356,6 +382,7 @@ void test_fit_register(void)
         {"sha256: the FIPS 180-4 vectors", test_sha256_vectors},
         {"csv: quotes, line breaks, positions, errors", test_csv_reader},
         {"fit recovers a step overhead from simulated rows", test_fit_recovers_known_value},
+        {"an engine version with its own entry takes it", test_version_entry},
         {"bad CSV: FILE:LINE:COL and exit 2", test_bad_csv},
         {"bad options and nothing to fit", test_bad_options},
         {"rows it cannot simulate are skipped with the reason", test_skipped_rows},

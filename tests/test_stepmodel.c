@@ -97,7 +97,7 @@ static double model_step(const long (*seq)[3], int n, double f, double b, struct
 static void test_decode_by_hand(void)
 {
     const long one[1][3] = {{1000, 1, 1}};
-    struct stm_cpu cpu = {1e-3, 2e-5, 0};
+    struct stm_cpu cpu = {1e-3, 2e-5, 0, 0};
     struct stm_parts p;
     double t = model_step(one, 1, 1, 1, cpu, &p);
     TU_CHECK_CLOSE_REL(t, hand_step(one, 1, 1, 1, 1e-3, 2e-5), 1e-12);
@@ -114,7 +114,7 @@ static void test_mixed_step_adds(void)
 {
     const long mix[3][3] = {{0, 512, 0}, {4000, 1, 1}, {6000, 1, 1}};
     const long alone[1][3] = {{0, 512, 0}};
-    struct stm_cpu cpu = {0, 0, 0};
+    struct stm_cpu cpu = {0, 0, 0, 0};
     struct stm_parts p;
     double t = model_step(mix, 3, 1, 1, cpu, &p);
     TU_CHECK_CLOSE_REL(t, hand_step(mix, 3, 1, 1, 0, 0), 1e-12);
@@ -127,7 +127,7 @@ static void test_mixed_step_adds(void)
 static void test_shares(void)
 {
     const long seq[2][3] = {{0, 300, 1}, {2000, 1, 1}};
-    struct stm_cpu cpu = {2e-3, 0, 0};
+    struct stm_cpu cpu = {2e-3, 0, 0, 0};
     struct stm_parts p;
     double t = model_step(seq, 2, 0.5, 0.25, cpu, &p);
     TU_CHECK_CLOSE_REL(t, hand_step(seq, 2, 0.5, 0.25, 2e-3, 0), 1e-12);
@@ -140,7 +140,7 @@ static void test_shares(void)
 static void test_overlap(void)
 {
     const long one[1][3] = {{10, 1, 1}};
-    struct stm_cpu cpu = {1e-3, 0, 1};
+    struct stm_cpu cpu = {1e-3, 0, 1, 0};
     struct stm_parts p;
     double t = model_step(one, 1, 1, 1, cpu, &p);
     double g = stm_gpu_s(&p, 1, 1);
@@ -346,13 +346,176 @@ static const struct kc_gpu *h100_curves(void)
     return kc;
 }
 
+/* One prefill of `tokens` tokens of Llama-3-8B in `wd` on the round GPU, with a GEMM ceiling of
+ * cap FLOP/s (0: none). */
+static void capped_prefill(enum roof_dtype wd, double cap, long tokens, struct stm_parts *p)
+{
+    struct lm_model lm = llama3_8b();
+    struct gpu_roof r = test_roof();
+    struct stm_cpu cpu = {1e-3, 2e-5, 0, cap};
+    struct stm m;
+    stm_init(&m, STM_ENGINE, &lm, wd, RD_BF16, &r, 4000, &cpu, 0, NULL);
+    struct stm_sum s;
+    stm_start(&m, &s);
+    stm_add(&m, &s, 0, tokens, 1);
+    stm_parts(&m, &s, p);
+}
+
+static void test_gemm_ceiling(void)
+{
+    /* A 2,048-token prefill's GEMMs run at e(2048) = 0.6 × 2048 / 2112 of 1e15 FLOP/s, 582
+     * TFLOP/s: a ceiling of 300 TFLOP/s makes each take its FLOPs / 3e14 — QKV 32 × 2 × 2048 ×
+     * 6144 × 4096 / 3e14 = 11.0 ms — and leaves its memory part, attention, the small kernels and
+     * the CPU as they were; a ceiling of 900 does not bind (the parts to the bit). */
+    const double n[4] = {6144, 4096, 2 * 14336, 4096}, k[4] = {4096, 4096, 4096, 14336};
+    struct stm_parts none, low, high;
+    capped_prefill(RD_BF16, 0, 2048, &none);
+    capped_prefill(RD_BF16, 3e14, 2048, &low);
+    capped_prefill(RD_BF16, 9e14, 2048, &high);
+    CU_ASSERT_EQUAL_FATAL(low.n, none.n);
+    for (int g = 0; g < 4; g++) {
+        double want = 32 * 2 * 2048 * n[g] * k[g] / 3e14;
+        CU_ASSERT_DOUBLE_EQUAL(low.tc[g], want, want * 1e-12);
+        CU_ASSERT(none.tc[g] < want);
+        CU_ASSERT_DOUBLE_EQUAL(none.tc[g], 32 * 2 * 2048 * n[g] * k[g] / (1e15 * 0.6 * 2048 / 2112),
+                               want * 1e-12);
+        CU_ASSERT_EQUAL(low.tm[g], none.tm[g]);
+    }
+    CU_ASSERT_DOUBLE_EQUAL(low.tc[0], 32 * 2 * 2048 * 6144 * 4096.0 / 3e14, 1e-15);
+    CU_ASSERT(fabs(low.tc[0] - 11.0e-3) < 0.05e-3);
+    /* the LM head over one sampled token: e(1) = 0.6 / 65 puts its compute part far above
+     * 2 × 128256 × 4096 / 3e14, so the ceiling does not bind there */
+    CU_ASSERT(none.tc[4] > 2 * 128256 * 4096.0 / 3e14);
+    CU_ASSERT_EQUAL(low.tc[4], none.tc[4]);
+    for (int i = 4; i < none.n; i++) {
+        CU_ASSERT_EQUAL(low.tc[i], none.tc[i]);
+        CU_ASSERT_EQUAL(low.tm[i], none.tm[i]);
+    }
+    CU_ASSERT_EQUAL(low.cpu_s, none.cpu_s);
+    CU_ASSERT_EQUAL(low.fixed_s, none.fixed_s);
+    double t_none = stm_time_s(&none, 1, 1), t_low = stm_time_s(&low, 1, 1);
+    double gain = 0;
+    for (int g = 0; g < 4; g++)
+        gain += low.tc[g] - fmax(none.tc[g], none.tm[g]);
+    CU_ASSERT_DOUBLE_EQUAL(t_low - t_none, gain, 1e-12);
+    for (int i = 0; i < none.n; i++) {
+        CU_ASSERT_EQUAL(high.tc[i], none.tc[i]);
+        CU_ASSERT_EQUAL(high.tm[i], none.tm[i]);
+    }
+    /* a decode step of one token is bound by its weights' reads: unchanged */
+    capped_prefill(RD_BF16, 0, 1, &none);
+    capped_prefill(RD_BF16, 3e14, 1, &low);
+    CU_ASSERT_EQUAL(stm_time_s(&low, 1, 1), stm_time_s(&none, 1, 1));
+    /* the ceiling is on 16-bit math: fp8 weights' GEMMs keep their own rate */
+    capped_prefill(RD_FP8, 0, 2048, &none);
+    capped_prefill(RD_FP8, 3e14, 2048, &low);
+    for (int i = 0; i < none.n; i++)
+        CU_ASSERT_EQUAL(low.tc[i], none.tc[i]);
+}
+
+/* The engine table's gemm_tflops_max: optional (0), read from an entry, overridden by the
+ * scenario, refused by the roofline, bounded by ETM_MAX_GEMM_TFLOPS. */
+static void test_table_gemm_ceiling(void)
+{
+#define V "\"source\": \"x\", \"confidence\": \"low\", \"value\": "
+    struct etm_cfg c;
+    char err[1024];
+    CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"trtllm\"}", &c, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(c.cpu.gemm_flops_max, 0);
+    static const struct {
+        const char *value;
+        int rc;
+        double want;
+    } cases[] = {{"597", 0, 597e12}, {"0", 0, 0}, {"-1", -1, 0}, {"10001", -1, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[] = "/tmp/sharesim-etm-XXXXXX", text[512];
+        int fd = mkstemp(path);
+        CU_ASSERT_FATAL(fd >= 0);
+        int n = snprintf(text, sizeof text,
+                         "{\"schema\": 1, \"engines\": [{\"name\": \"old\", \"version\": "
+                         "\"0\", \"cpu_step_ms\": {" V "1}, \"cpu_per_seq_ms\": {" V "0}, "
+                         "\"frontend_ms\": {" V "0}, \"overlap_cpu\": {" V "0}, "
+                         "\"gemm_tflops_max\": {" V "%s}}]}",
+                         cases[i].value);
+        CU_ASSERT_EQUAL(write(fd, text, (size_t)n), (ssize_t)n);
+        close(fd);
+        CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"old\"}", &c, path, err, sizeof err),
+                        cases[i].rc);
+        if (cases[i].rc == 0) {
+            CU_ASSERT_EQUAL(c.cpu.gemm_flops_max, cases[i].want);
+            CU_ASSERT_EQUAL(etm_has_framework(path, "old"), 1);
+            CU_ASSERT_EQUAL(etm_has_framework(path, "new"), 0);
+            /* the scenario's key replaces the entry's */
+            CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"old\", \"gemm_tflops_max\": 400}", &c,
+                                          path, err, sizeof err),
+                            0);
+            CU_ASSERT_EQUAL(c.cpu.gemm_flops_max, 400e12);
+        } else {
+            TU_CHECK_CONTAINS(err, "engines[0].gemm_tflops_max");
+        }
+        unlink(path);
+    }
+    CU_ASSERT_EQUAL(parse_serving("{\"gemm_tflops_max\": 20000}", &c, NULL, err, sizeof err), -1);
+    TU_CHECK_CONTAINS(err, "tenants[0].serving.gemm_tflops_max");
+    TU_CHECK_CONTAINS(err, "10000");
+    CU_ASSERT_EQUAL(parse_serving("{\"step_model\": \"roofline\", \"gemm_tflops_max\": 500}", &c,
+                                  NULL, err, sizeof err),
+                    -1);
+    TU_CHECK_CONTAINS(err, "not used by");
+    /* the shipped table: TensorRT-LLM 0.9's entry has its fitted ceiling */
+    CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"trtllm-0.9\"}", &c, NULL, err, sizeof err), 0);
+    CU_ASSERT_DOUBLE_EQUAL(c.cpu.gemm_flops_max, 596.97e12, 1e3);
+    CU_ASSERT_EQUAL(etm_has_framework(NULL, "trtllm-0.9"), 1);
+#undef V
+}
+
+/* The small kernels of a prefill step of `tokens` tokens (the last part), Llama-2-7B FP16 on
+ * the A100-80GB kernel tables. */
+static double a100_l2_small_s(long tokens, int *table)
+{
+    struct lm_model lm;
+    char err[1024] = "";
+    CU_ASSERT_EQUAL_FATAL(lm_find(NULL, "Llama-2-7B", &lm, err, sizeof err), 0);
+    const struct kc_gpu *kc = NULL;
+    CU_ASSERT_EQUAL_FATAL(kc_get("kernels/profiles/a100-80gb.json", &kc, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(kc);
+    struct gpu_roof r = test_roof();
+    struct stm m;
+    stm_init(&m, STM_ENGINE, &lm, RD_FP16, RD_FP16, &r, 2039, NULL, 0, kc);
+    struct stm_sum s;
+    struct stm_parts p;
+    stm_start(&m, &s);
+    stm_add(&m, &s, 0, tokens, 1);
+    stm_parts(&m, &s, &p);
+    *table = (p.table & STM_PATH_SMALL) != 0;
+    CU_ASSERT_EQUAL(p.tc[p.n - 1], 0);
+    return p.tm[p.n - 1];
+}
+
+static void test_small_kernels_past_table(void)
+{
+    /* Vidur's A100 table for Llama-2-7B's layer ends at 4,096 tokens, 0.7325 ms a layer (and
+     * 0.3745 ms at 2,048); past it the time grows with the tokens, as the elementwise kernels'
+     * bytes do: 8,192 tokens 2 × 0.7325 ms and 65,536 tokens (a static batch of 32 prompts of
+     * 2,048) 16 × 0.7325 ms a layer, 32 layers. Before, both were held at 4,096 tokens' time. */
+    int table = 0;
+    CU_ASSERT_DOUBLE_EQUAL(a100_l2_small_s(2048, &table), 32 * 0.3745e-3, 1e-12);
+    CU_ASSERT(table);
+    CU_ASSERT_DOUBLE_EQUAL(a100_l2_small_s(4096, &table), 32 * 0.7325e-3, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(a100_l2_small_s(8192, &table), 32 * 2 * 0.7325e-3, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(a100_l2_small_s(65536, &table), 32 * 16 * 0.7325e-3, 1e-12);
+    CU_ASSERT(table);
+    /* below the first knot (1 token) nothing changes: the floor holds */
+    CU_ASSERT_DOUBLE_EQUAL(a100_l2_small_s(1, &table), 32 * 0.026e-3, 1e-12);
+}
+
 static void test_memo_hits(void)
 {
     /* Counts that share memo slots (mod STM_MEMO_SLOTS), repeated: each step's parts are
      * those of a model that never saw a step before, with and without the kernel curves. */
     struct lm_model lm = llama3_8b();
     struct gpu_roof r = test_roof();
-    struct stm_cpu cpu = {1e-3, 1e-5, 0};
+    struct stm_cpu cpu = {1e-3, 1e-5, 0, 0};
     const long counts[] = {1,   1 + STM_MEMO_SLOTS,       1,    3,   3, 64, 64 + STM_MEMO_SLOTS, 1,
                            300, 300 + 2 * STM_MEMO_SLOTS, 4096, 300, 1, 0};
     for (int withkc = 0; withkc < 2; withkc++) {
@@ -410,6 +573,10 @@ void test_stepmodel_register(void)
     CU_add_test(s, "the engine table: defaults, overrides, errors", test_engine_table);
     CU_add_test(s, "the engine table's guaranteed_no_evict", test_table_no_evict);
     CU_add_test(s, "the result says which parts took measured tables", test_result_paths);
+    CU_add_test(s, "a GEMM ceiling by hand (binding, not binding, decode, fp8)", test_gemm_ceiling);
+    CU_add_test(s, "the engine table's gemm_tflops_max", test_table_gemm_ceiling);
+    CU_add_test(s, "small kernels past the table grow with the tokens",
+                test_small_kernels_past_table);
     CU_add_test(s, "memo: a hit is the computation's doubles", test_memo_hits);
     CU_add_test(s, "memo: emptied when the model becomes a TP shard", test_memo_after_tp);
 }

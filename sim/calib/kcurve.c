@@ -613,6 +613,14 @@ void kc_small_kernels(const struct kc_gpu *g, enum roof_dtype d, int hidden, int
         if (s->hidden == hidden && s->intermediate == intermediate && s->heads == heads &&
             s->kv_heads == kv_heads) {
             r->s = kc_curve_at(&s->ms, tokens, &r->clamped) * 1e-3;
+            /* Past the last knot the time grows with the tokens, not flat: these are
+             * elementwise kernels whose bytes are proportional to the tokens (the tables'
+             * last pieces have slopes of 0.97-1.10 in log-log), so a 16k-token prefill costs
+             * four times a 4k one, not the same. Below the first knot the launch-bound floor
+             * holds. */
+            double end = s->ms.x[s->ms.n - 1];
+            if (tokens > end)
+                r->s *= tokens / end;
             r->path = KC_TABLE;
             r->source = s->source;
             return;

@@ -11,7 +11,7 @@
  * no file, no table of that data type or shape — where the caller keeps its roofline. Between
  * knots the curves are piecewise linear in log x and log y (power-law pieces: exact for the
  * memory-bound m ∝ time stretch of a GEMM and for time ∝ length²); outside they clamp to the
- * end knot and set `clamped`.
+ * end knot and set `clamped` (the small kernels above their last knot excepted: below).
  *
  * The tables' bias: isolated kernels timed one at a time, warm, at the collector's clock, no
  * neighbour — optimistic against a served step.
@@ -113,7 +113,9 @@ void kc_attn_decode(const struct kc_gpu *g, enum roof_dtype d, int heads, int kv
 
 /* The small kernels of one layer at `tokens` tokens (two norms, RoPE, the activation, two
  * residual adds), by the layer's shape. fp16 tables serve bf16 too (elementwise kernels of
- * 16-bit data move the same bytes). */
+ * 16-bit data move the same bytes). Past the table's last token count the time is the last
+ * knot's scaled by tokens / that count (their bytes grow with the tokens; `clamped` is set),
+ * not the end value that the other curves keep. */
 void kc_small_kernels(const struct kc_gpu *g, enum roof_dtype d, int hidden, int intermediate,
                       int heads, int kv_heads, double tokens, struct kc_result *r);
 

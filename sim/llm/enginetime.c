@@ -88,6 +88,7 @@ static int table_defaults(const char *table_path, const char *name, struct etm_c
                                         "cpu_per_seq_ms",
                                         "frontend_ms",
                                         "frontend_serial_ms",
+                                        "gemm_tflops_max",
                                         "overlap_cpu",
                                         "max_num_seqs",
                                         "max_batched_tokens",
@@ -150,6 +151,12 @@ static int table_defaults(const char *table_path, const char *name, struct etm_c
                 goto out;
             table_override(n, "frontend_serial_ms", &fs);
             c->frontend_serial_s = fs * 1e-3;
+            double gt = 0;
+            if (cJSON_GetObjectItemCaseSensitive(e, "gemm_tflops_max") &&
+                table_num(&j, e, p, "gemm_tflops_max", ETM_MAX_GEMM_TFLOPS, &gt))
+                goto out;
+            table_override(n, "gemm_tflops_max", &gt);
+            c->cpu.gemm_flops_max = gt * 1e12;
             rc = 0;
             goto out;
         }
@@ -160,6 +167,14 @@ static int table_defaults(const char *table_path, const char *name, struct etm_c
 out:
     cJSON_Delete(root);
     return rc;
+}
+
+int etm_has_framework(const char *table_path, const char *name)
+{
+    struct etm_cfg c;
+    char err[SS_ERRLEN];
+    memset(&c, 0, sizeof c);
+    return table_defaults(table_path, name, &c, err, sizeof err) == 0;
 }
 
 int etm_parse(const struct jv *j, const cJSON *obj, const char *path, const char *table_path,
@@ -181,8 +196,8 @@ int etm_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     if (c->kind == STM_ROOFLINE) {
         /* The roofline has no engine terms: they would be silently ignored. */
         static const char *const engine_only[] = {
-            "cpu_step_ms", "cpu_per_seq_ms", "frontend_ms", "frontend_serial_ms",
-            "overlap_cpu", "framework",      NULL};
+            "cpu_step_ms", "cpu_per_seq_ms",  "frontend_ms", "frontend_serial_ms",
+            "overlap_cpu", "gemm_tflops_max", "framework",   NULL};
         for (int i = 0; engine_only[i]; i++)
             if (cJSON_GetObjectItemCaseSensitive(obj, engine_only[i]))
                 return jv_fail(j, jv_path_key(p, sizeof p, path, engine_only[i]),
@@ -194,17 +209,20 @@ int etm_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     if (table_defaults(table_path, fw, c, err, sizeof err))
         return jv_fail(j, jv_path_key(p, sizeof p, path, "framework"), "%s", err);
     double step = c->cpu.step_s * 1e3, seq = c->cpu.per_seq_s * 1e3, fe = c->frontend_s * 1e3,
-           fs = c->frontend_serial_s * 1e3;
+           fs = c->frontend_serial_s * 1e3, gt = -1;
     if (jv_num(j, obj, path, "cpu_step_ms", 0, 0, 1e4, &step) < 0 ||
         jv_num(j, obj, path, "cpu_per_seq_ms", 0, 0, 1e3, &seq) < 0 ||
         jv_num(j, obj, path, "frontend_ms", 0, 0, 1e5, &fe) < 0 ||
         jv_num(j, obj, path, "frontend_serial_ms", 0, 0, ETM_MAX_FRONTEND_SERIAL_MS, &fs) < 0 ||
+        jv_num(j, obj, path, "gemm_tflops_max", 0, 0, ETM_MAX_GEMM_TFLOPS, &gt) < 0 ||
         jv_bool(j, obj, path, "overlap_cpu", 0, &overlap) < 0)
         return -1;
     c->cpu.step_s = step * 1e-3;
     c->cpu.per_seq_s = seq * 1e-3;
     c->frontend_s = fe * 1e-3;
     c->frontend_serial_s = fs * 1e-3;
+    if (gt >= 0) /* the scenario's ceiling replaces the table's */
+        c->cpu.gemm_flops_max = gt * 1e12;
     if (overlap >= 0)
         c->cpu.overlap = overlap;
     return 0;

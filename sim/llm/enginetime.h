@@ -14,6 +14,10 @@
  *                     request at a time (HTTP parsing, tokenisation): a closed loop's sends
  *                     queue for it first come first served, and the wait counts in TTFT
  *                     (core/closed.h); optional in a table entry (0: none),
+ *   "gemm_tflops_max" the most 16-bit math an engine version's linear layers sustain,
+ *                     TFLOP/s (0, the default: none; at most ETM_MAX_GEMM_TFLOPS): a version
+ *                     whose kernels are older than the measured tables' (llm/stepmodel.h);
+ *                     optional in a table entry,
  *   "overlap_cpu"     whether the CPU part overlaps the GPU part (vLLM's async scheduling);
  * and, optional in a table entry, the framework's scheduler defaults for keys the scenario
  * leaves out: "max_num_seqs", "max_batched_tokens", "chunked_prefill", "prefill_first",
@@ -31,6 +35,9 @@
 /* A serial front end's time per request: at most 10 s (a process that takes longer per request is
  * not a serving front end; the limit keeps the queue's times far inside the clock). */
 #define ETM_MAX_FRONTEND_SERIAL_MS 1e4
+/* A GEMM throughput ceiling of at most 10,000 TFLOP/s: above every GPU's dense 16-bit peak
+ * (a larger one could never bind; the limit catches a value given in FLOP/s). */
+#define ETM_MAX_GEMM_TFLOPS 1e4
 
 struct etm_cfg {
     enum stm_kind kind;
@@ -46,6 +53,10 @@ struct etm_cfg {
 
 /* The engine table's path: $SHARESIM_ENGINES, else <profile directory>/engines/engines.json. */
 const char *etm_table_path(void);
+
+/* 1 when the engine table at table_path (NULL: etm_table_path()) has an entry named name, 0
+ * when it has none or cannot be read (the error then comes where a tenant names it). */
+int etm_has_framework(const char *table_path, const char *name);
 
 /*
  * Reads the keys above from a tenant's serving object at path (the framework's defaults from

@@ -53,6 +53,7 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
                                        "cpu_per_seq_ms",
                                        "frontend_ms",
                                        "frontend_serial_ms",
+                                       "gemm_tflops_max",
                                        "overlap_cpu",
                                        "tensor_parallel",
                                        "router",

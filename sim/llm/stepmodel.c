@@ -235,16 +235,27 @@ static int gemm_part(const struct stm *m, int g, double tokens, double times, do
     *tc = times * 2 * tokens * n * k / (m->peak * e);
     *tm =
         times * (n * k * m->weight_b + tokens * (n + k) * m->act_b) / (m->bw * m->k.weight_bw_eff);
-    if (!m->kc)
-        return 0;
-    struct kc_result r;
-    kc_gemm_ref_time(&m->gemm_ref[g][0], tokens, &r);
-    if (r.path == KC_NONE && twin(m->wd) != m->wd)
-        kc_gemm_ref_time(&m->gemm_ref[g][1], tokens, &r);
-    if (r.path == KC_NONE)
-        return 0;
-    measured(times * r.s, tc, tm);
-    return 1;
+    int table = 0;
+    if (m->kc) {
+        struct kc_result r;
+        kc_gemm_ref_time(&m->gemm_ref[g][0], tokens, &r);
+        if (r.path == KC_NONE && twin(m->wd) != m->wd)
+            kc_gemm_ref_time(&m->gemm_ref[g][1], tokens, &r);
+        if (r.path != KC_NONE) {
+            measured(times * r.s, tc, tm);
+            table = 1;
+        }
+    }
+    /* The engine version's ceiling on 16-bit math: kernels older than the tables' (TensorRT-LLM
+     * 0.9's on Hopper) are slower where the GEMM is compute bound, and no slower where its
+     * weights' reads bound it (small M), so it raises the compute part alone. */
+    double cap = m->cpu.gemm_flops_max;
+    if (cap > 0 && (m->wd == RD_FP16 || m->wd == RD_BF16)) {
+        double floor_c = times * 2 * tokens * n * k / cap;
+        if (*tc < floor_c)
+            *tc = floor_c;
+    }
+    return table;
 }
 
 /* The dense MLP runs in the blocks without experts (all of a dense model's). */

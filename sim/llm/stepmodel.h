@@ -17,6 +17,8 @@
  *       the small per-layer kernels (norms, activation, RoPE, residual adds): their activation
  *         traffic at weight_bw_eff of the bandwidth, and layer_fixed_us a layer that no share
  *         shortens (launch and latency bound);
+ *       an engine version's ceiling on its 16-bit GEMMs' throughput (gemm_tflops_max; e.g.
+ *         TensorRT-LLM 0.9's on Hopper): each takes at least FLOPs / the ceiling;
  *       the CPU: cpu_step_ms + cpu_per_seq_ms × the step's sequences (scheduling, input
  *         preparation, sampling, detokenisation), during which the GPU idles unless
  *         overlap_cpu (vLLM's async scheduling) hides it behind the GPU part.
@@ -51,6 +53,11 @@ struct stm_cpu {
     double step_s;    /* cpu_step_ms */
     double per_seq_s; /* cpu_per_seq_ms */
     int overlap;      /* overlap_cpu */
+    /* gemm_tflops_max × 1e12 (0: none): the most 16-bit math an engine version's linear
+     * layers sustain, FLOP/s on the whole GPU. Not CPU time, but an engine term of the same
+     * table entry (llm/enginetime.h), carried with them: each 16-bit dense GEMM (and the LM
+     * head) takes at least its FLOPs / this, whatever its table or roofline says. */
+    double gemm_flops_max;
 };
 
 /* Linear layers of a transformer block, and the LM head. */

@@ -7,6 +7,7 @@
 #include "base/sha256.h"
 #include "base/util.h"
 #include "io/csv.h"
+#include "llm/enginetime.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -202,6 +203,27 @@ static int parse_lengths(const struct at *a, struct fit_row *r, char *err, size_
     return 0;
 }
 
+/* A row of engine E at version A.B[.C] takes the engine table's entry "E-A.B" where the table
+ * has one: a release whose kernels differ from the measured tables' has its own terms
+ * (docs/llm.md#engine-versions); else E's. */
+static void version_entry(char *framework, size_t n, const char *version)
+{
+    const char *dot = strchr(version, '.');
+    if (!dot)
+        return;
+    const char *end = strchr(dot + 1, '.');
+    size_t flen = strlen(framework), vlen = end ? (size_t)(end - version) : strlen(version);
+    char name[FIT_TEXT_MAX];
+    if (flen + 1 + vlen >= sizeof name || flen + 1 + vlen >= n)
+        return; /* too long to be an entry's name: the engine's own entry */
+    memcpy(name, framework, flen);
+    name[flen] = '-';
+    memcpy(name + flen + 1, version, vlen);
+    name[flen + 1 + vlen] = '\0';
+    if (etm_has_framework(NULL, name))
+        memcpy(framework, name, flen + 2 + vlen);
+}
+
 static int parse_row(const struct at *a, struct fit_row *r, char *err, size_t errlen)
 {
     static const char *const stats[] = {"mean", "median", NULL};
@@ -236,6 +258,8 @@ static int parse_row(const struct at *a, struct fit_row *r, char *err, size_t er
         strcpy(r->framework, "trtllm");
     else if (strcmp(r->framework, "nim-vllm") == 0)
         strcpy(r->framework, "vllm");
+    else
+        version_entry(r->framework, sizeof r->framework, txt(a, C_ENGINE_VERSION));
     if (strlen(txt(a, C_KV_DTYPE)) >= sizeof r->kv_dtype)
         return bad(a, C_KV_DTYPE, err, errlen, "a shorter value");
     snprintf(r->kv_dtype, sizeof r->kv_dtype, "%s", txt(a, C_KV_DTYPE));
