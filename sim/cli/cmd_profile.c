@@ -10,6 +10,7 @@
  * for list and diff, which have rows) are for tools (docs/cli.md).
  */
 #include "base/name.h"
+#include "base/textcol.h"
 #include "calib/calib.h"
 #include "cli/cli.h"
 #include "cli/outplan.h"
@@ -23,106 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- text layout ---- */
-
-/* Display width of UTF-8 text: continuation bytes take no column. */
-static int text_width(const char *s)
-{
-    int w = 0;
-    for (; *s; s++)
-        w += ((unsigned char)*s & 0xC0) != 0x80;
-    return w;
-}
-
-static void put_padded(const char *s, int width)
-{
-    fputs(s, stdout);
-    for (int w = text_width(s); w < width; w++)
-        putchar(' ');
-}
-
-/*
- * Wraps text into lines of at most `width` columns, breaking at spaces; a word longer
- * than a line is cut (never inside a UTF-8 sequence). Returns the number of lines.
- */
-static size_t wrap(const char *text, int width, char ***out)
-{
-    size_t n = 0, cap = 4;
-    char **lines = ss_xmalloc(cap * sizeof *lines);
-    const char *p = text;
-    if (width < 8)
-        width = 8;
-    while (*p) {
-        while (*p == ' ')
-            p++;
-        if (!*p)
-            break;
-        const char *end = p, *brk = NULL;
-        int w = 0;
-        while (*end && (w < width || ((unsigned char)*end & 0xC0) == 0x80)) {
-            if (*end == ' ')
-                brk = end;
-            w += ((unsigned char)*end & 0xC0) != 0x80;
-            end++;
-        }
-        if (*end && *end != ' ' && brk)
-            end = brk;
-        if (n == cap)
-            lines = ss_xrealloc(lines, (cap *= 2) * sizeof *lines);
-        size_t len = (size_t)(end - p);
-        lines[n] = ss_xmalloc(len + 1);
-        memcpy(lines[n], p, len);
-        lines[n][len] = '\0';
-        n++;
-        p = end;
-    }
-    *out = lines;
-    return n;
-}
-
-static void free_lines(char **lines, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(lines[i]);
-    free(lines);
-}
-
-/* Prints text wrapped to width, each line after `indent` spaces (the first after label). */
-static void print_wrapped(const char *label, const char *text, int width)
-{
-    char **lines;
-    int indent = text_width(label);
-    size_t n = wrap(text, width - indent, &lines);
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0)
-            fputs(label, stdout);
-        else
-            printf("%*s", indent, "");
-        printf("%s\n", lines[i]);
-    }
-    if (n == 0)
-        printf("%s\n", label);
-    free_lines(lines, n);
-}
-
-/* Shortens text to at most width columns, ending in "..." when cut. */
-static char *clip(const char *s, int width)
-{
-    if (text_width(s) <= width)
-        return ss_xstrdup(s);
-    char *r = ss_xmalloc(strlen(s) + 4);
-    int w = 0;
-    size_t i = 0;
-    for (; s[i]; i++) {
-        int starts = ((unsigned char)s[i] & 0xC0) != 0x80;
-        if (starts && w == width - 3)
-            break;
-        w += starts;
-        r[i] = s[i];
-    }
-    memcpy(r + i, "...", 4);
-    return r;
-}
+/* ---- text layout (base/textcol.h) ---- */
 
 /* The table width: --width, else $COLUMNS when it is a sane terminal width, else 100. */
 static int term_width(long opt_width)
@@ -167,11 +69,11 @@ static void show_header(const cJSON *doc, const char *path, int width)
             if (cJSON_IsString(a))
                 snprintf(buf + l, sizeof buf - l, "%s%s", l ? ", " : "", a->valuestring);
         }
-        print_wrapped("aliases: ", buf, width);
+        tc_print_wrapped(stdout, "aliases: ", buf, width);
     }
     const cJSON *notes = cJSON_GetObjectItemCaseSensitive(doc, "notes");
     if (cJSON_IsString(notes))
-        print_wrapped("notes: ", notes->valuestring, width);
+        tc_print_wrapped(stdout, "notes: ", notes->valuestring, width);
     putchar('\n');
 }
 
@@ -180,7 +82,7 @@ static char *cell_value(const cJSON *v, int *deferred)
 {
     char *t = prof_value_text(v);
     *deferred = 0;
-    if (text_width(t) <= SHOW_VALUE_MAX)
+    if (tc_width(t) <= SHOW_VALUE_MAX)
         return t;
     free(t);
     *deferred = 1;
@@ -201,12 +103,12 @@ static void show_row(const char *key, const struct cols *w, const cJSON *vo, int
     const cJSON *note = cJSON_GetObjectItemCaseSensitive(vo, "note");
     int fixed = w->key + w->value + w->unit + w->conf + 8;
     char **lines, **nlines = NULL;
-    size_t n = wrap(src->valuestring, width - fixed, &lines), nn = 0;
+    size_t n = tc_wrap(src->valuestring, width - fixed, &lines), nn = 0;
     if (cJSON_IsString(note)) {
         size_t len = strlen(note->valuestring) + 8;
         char *t = ss_xmalloc(len);
         snprintf(t, len, "note: %s", note->valuestring);
-        nn = wrap(t, width - fixed, &nlines);
+        nn = tc_wrap(t, width - fixed, &nlines);
         free(t);
     }
     /* The stated range (calib/vrange.h), on a line of its own after the source. */
@@ -219,10 +121,10 @@ static void show_row(const char *key, const struct cols *w, const cJSON *vo, int
     size_t nr = range[0] ? 1 : 0;
     for (size_t i = 0; i < n + nr + nn || i == 0; i++) {
         if (i == 0) {
-            put_padded(key, w->key + 2);
-            put_padded(val, w->value + 2);
-            put_padded(prof_unit(key), w->unit + 2);
-            put_padded(cJSON_IsString(conf) ? conf->valuestring : "", w->conf + 2);
+            tc_pad(stdout, key, w->key + 2);
+            tc_pad(stdout, val, w->value + 2);
+            tc_pad(stdout, prof_unit(key), w->unit + 2);
+            tc_pad(stdout, cJSON_IsString(conf) ? conf->valuestring : "", w->conf + 2);
         } else {
             printf("%*s", fixed, "");
         }
@@ -231,9 +133,9 @@ static void show_row(const char *key, const struct cols *w, const cJSON *vo, int
                        : i < n + nr + nn ? nlines[i - n - nr]
                                          : "");
     }
-    free_lines(lines, n);
+    tc_free_lines(lines, n);
     if (nlines)
-        free_lines(nlines, nn);
+        tc_free_lines(nlines, nn);
     free(val);
 }
 
@@ -276,20 +178,20 @@ static void show_table(const cJSON *doc, const char *path, int width)
         int deferred, cw;
         char *v = cell_value(cJSON_GetObjectItemCaseSensitive(it, "value"), &deferred);
         const cJSON *conf = cJSON_GetObjectItemCaseSensitive(it, "confidence");
-        if ((cw = text_width(it->string)) > w.key)
+        if ((cw = tc_width(it->string)) > w.key)
             w.key = cw;
-        if ((cw = text_width(v)) > w.value)
+        if ((cw = tc_width(v)) > w.value)
             w.value = cw;
-        if ((cw = text_width(prof_unit(it->string))) > w.unit)
+        if ((cw = tc_width(prof_unit(it->string))) > w.unit)
             w.unit = cw;
-        if (cJSON_IsString(conf) && (cw = text_width(conf->valuestring)) > w.conf)
+        if (cJSON_IsString(conf) && (cw = tc_width(conf->valuestring)) > w.conf)
             w.conf = cw;
         free(v);
     }
-    put_padded("key", w.key + 2);
-    put_padded("value", w.value + 2);
-    put_padded("unit", w.unit + 2);
-    put_padded("confidence", w.conf + 2);
+    tc_pad(stdout, "key", w.key + 2);
+    tc_pad(stdout, "value", w.value + 2);
+    tc_pad(stdout, "unit", w.unit + 2);
+    tc_pad(stdout, "confidence", w.conf + 2);
     printf("source\n");
     cJSON_ArrayForEach(it, doc)
     {
@@ -313,7 +215,7 @@ static void show_table(const cJSON *doc, const char *path, int width)
         char label[160];
         snprintf(label, sizeof label, "%s: ", it->string);
         putchar('\n');
-        print_wrapped(label, t, width);
+        tc_print_wrapped(stdout, label, t, width);
         free(t);
     }
 }
@@ -494,8 +396,8 @@ static void diff_table(const struct prof_change *ch, size_t n, int width)
 {
     int pw = 3;
     for (size_t i = 0; i < n; i++)
-        if (text_width(ch[i].path) > pw)
-            pw = text_width(ch[i].path);
+        if (tc_width(ch[i].path) > pw)
+            pw = tc_width(ch[i].path);
     if (pw > 44)
         pw = 44;
     int cw = (width - pw - 2 - 2 - 2 - 9) / 2;
@@ -503,9 +405,10 @@ static void diff_table(const struct prof_change *ch, size_t n, int width)
         cw = 10;
     printf("%-*s  %-*s  %-*s  %s\n", pw, "key", cw, "A", cw, "B", "change");
     for (size_t i = 0; i < n; i++) {
-        char *path = clip(ch[i].path, pw);
+        char *path = tc_clip(ch[i].path, pw);
         char *a = prof_value_text(ch[i].a), *b = prof_value_text(ch[i].b);
-        char *ac = clip(ch[i].a ? a : "(absent)", cw), *bc = clip(ch[i].b ? b : "(absent)", cw);
+        char *ac = tc_clip(ch[i].a ? a : "(absent)", cw),
+             *bc = tc_clip(ch[i].b ? b : "(absent)", cw);
         char rel[32] = "";
         double r;
         if (prof_rel_change(&ch[i], &r))
@@ -514,9 +417,9 @@ static void diff_table(const struct prof_change *ch, size_t n, int width)
             snprintf(rel, sizeof rel, "added");
         else if (!ch[i].b)
             snprintf(rel, sizeof rel, "removed");
-        put_padded(path, pw + 2);
-        put_padded(ac, cw + 2);
-        put_padded(bc, cw + 2);
+        tc_pad(stdout, path, pw + 2);
+        tc_pad(stdout, ac, cw + 2);
+        tc_pad(stdout, bc, cw + 2);
         printf("%s\n", rel);
         free(path);
         free(a);
