@@ -25,99 +25,47 @@ struct mig_opts {
     const char *arg; /* the one positional argument */
 };
 
-enum {
-    OPT_GPU = 'g',
-    OPT_JSON = 'j',
-    OPT_HELP = 'h',
-    OPT_DEMAND = 1000,
-    OPT_POLICY,
-    OPT_GPUS,
-    OPT_MAXIMAL,
-    OPT_ORDER,
-    OPT_CSV
-};
+static int opt_order(const char *cmd, void *target, const char *arg)
+{
+    if (strcmp(arg, "largest") && strcmp(arg, "arrival"))
+        return cli_opt_error(cmd, "--order", arg, "largest or arrival");
+    *(int *)target = strcmp(arg, "arrival") == 0;
+    return 0;
+}
 
-/* Parses argv for subcommand `sub`; `allowed` lists the long options it takes.
- * Returns CLI_CONTINUE to go on, else the exit code (SS_EXIT_OK after --help). */
+/* Parses argv for subcommand `sub`; `allowed` lists the long options it takes (the others are
+ * known, and refused by name). Returns CLI_CONTINUE to go on, else the exit code (SS_EXIT_OK
+ * after --help). */
 static int parse_opts(const char *sub, const char *help, const char *allowed, int want_arg,
                       int argc, char **argv, struct mig_opts *o)
 {
-    static const struct option longopts[] = {
-        {"gpu", required_argument, NULL, OPT_GPU},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"csv", required_argument, NULL, OPT_CSV},
-        {"help", no_argument, NULL, OPT_HELP},
-        {"demand", required_argument, NULL, OPT_DEMAND},
-        {"policy", required_argument, NULL, OPT_POLICY},
-        {"gpus", required_argument, NULL, OPT_GPUS},
-        {"maximal", no_argument, NULL, OPT_MAXIMAL},
-        {"order", required_argument, NULL, OPT_ORDER},
-        {NULL, 0, NULL, 0},
-    };
-    char cmd[64];
+    char cmd[64], among[128], word[32];
     snprintf(cmd, sizeof cmd, "sharesim mig %s", sub);
+    snprintf(among, sizeof among, " %s ", allowed);
     memset(o, 0, sizeof *o);
-    optind = 1;
-    opterr = 0;
-    int c, li;
-    while ((c = getopt_long(argc, argv, ":g:j:h", longopts, &li)) != -1) {
-        const char *name = NULL;
-        for (const struct option *lo = longopts; lo->name; lo++)
-            if (lo->val == c)
-                name = lo->name;
-        if (c == '?' || c == ':') {
-            if (c == ':')
-                fprintf(stderr, "sharesim mig %s: option %s needs a value\n\n%s", sub,
-                        argv[optind - 1], help);
-            else
-                fprintf(stderr, "sharesim mig %s: unknown option %s\n\n%s", sub, argv[optind - 1],
-                        help);
+    unsigned long given;
+    const struct cli_opt opts[] = {
+        CLI_OPT_STR("gpu", 'g', &o->gpu),
+        CLI_OPT_STR("json", 'j', &o->json),
+        CLI_OPT_STR("csv", 0, &o->csv),
+        CLI_OPT_STR("demand", 0, &o->demand),
+        CLI_OPT_STR("policy", 0, &o->policy),
+        CLI_OPT_INT("gpus", 0, &o->gpus, 1, 100000),
+        CLI_OPT_FLAG("maximal", 0, &o->maximal),
+        CLI_OPT_CALL("order", 0, &o->arrival, opt_order),
+        CLI_OPT_HELP,
+        CLI_OPT_END,
+    };
+    const struct cli_spec sp = {
+        .cmd = cmd, .opts = opts, .help = help, .max_args = -1, .own_errors = 1, .given = &given};
+    int rc = cli_parse_opts(&sp, argc, argv);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    for (int i = 0; opts[i].kind != CLI_HELP; i++) {
+        snprintf(word, sizeof word, " %s ", opts[i].name);
+        if ((given >> i & 1) && !strstr(among, word)) {
+            fprintf(stderr, "%s: option --%s does not apply here\n\n%s", cmd, opts[i].name, help);
             return SS_EXIT_BADINPUT;
-        }
-        char word[32], among[128];
-        snprintf(word, sizeof word, " %s ", name ? name : "");
-        snprintf(among, sizeof among, " %s ", allowed);
-        if (name && c != OPT_HELP && !strstr(among, word)) {
-            fprintf(stderr, "sharesim mig %s: option --%s does not apply here\n\n%s", sub, name,
-                    help);
-            return SS_EXIT_BADINPUT;
-        }
-        switch (c) {
-        case OPT_GPU:
-            o->gpu = optarg;
-            break;
-        case OPT_JSON:
-            o->json = optarg;
-            break;
-        case OPT_CSV:
-            o->csv = optarg;
-            break;
-        case OPT_HELP:
-            fputs(help, stdout);
-            return SS_EXIT_OK;
-        case OPT_DEMAND:
-            o->demand = optarg;
-            break;
-        case OPT_POLICY:
-            o->policy = optarg;
-            break;
-        case OPT_MAXIMAL:
-            o->maximal = 1;
-            break;
-        case OPT_ORDER:
-            if (strcmp(optarg, "largest") && strcmp(optarg, "arrival")) {
-                cli_opt_error(cmd, "--order", optarg, "largest or arrival");
-                return SS_EXIT_BADINPUT;
-            }
-            o->arrival = strcmp(optarg, "arrival") == 0;
-            break;
-        case OPT_GPUS: {
-            long v;
-            if (cli_opt_long(cmd, "--gpus", optarg, 1, 100000, &v))
-                return SS_EXIT_BADINPUT;
-            o->gpus = (int)v;
-            break;
-        }
         }
     }
     if (!o->gpu) {
