@@ -51,8 +51,7 @@ int cmd_sweep(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
 int cmd_profile_fit(int argc, char **argv);       /* `profile fit` (cmd_fit.c) */
 int cmd_profile_occupancy(int argc, char **argv); /* `profile occupancy` (cmd_occupancy.c) */
-extern const struct cli_group cmd_profile, cmd_mig, cmd_trace, cmd_report, cmd_fidelity,
-    cmd_model;
+extern const struct cli_group cmd_profile, cmd_mig, cmd_trace, cmd_report, cmd_fidelity, cmd_model;
 
 /*
  * Option values. Each prints `CMD: OPT: expected WHAT, got "ARG"` on stderr and returns -1
@@ -163,6 +162,8 @@ int cli_load_scenario(const char *path, unsigned flags, struct scenario *sc);
 
 /* True when stderr is a terminal (progress lines are shown only then). */
 int cli_stderr_is_tty(void);
+/* Seconds on the monotonic clock, for progress lines and wall times. */
+double cli_now_s(void);
 
 /*
  * Result outputs, one convention for every command (docs/cli.md): `--json FILE|-` and, where
@@ -186,5 +187,12 @@ int cli_write_json(const char *cmd, const char *path, struct cJSON *doc);
  * rows is deleted. */
 int cli_write_csv_rows(const char *cmd, const char *path, struct cJSON *rows,
                        const char *const *skip);
+/* A result to --csv (when csv is not NULL: doc's array member `rows`, or doc itself when rows
+ * is NULL) and then to --json (when json is not NULL); doc is deleted. 0, or -1 when one of
+ * them failed (its message printed; the other is still written). */
+int cli_write_results(const char *cmd, const char *json, const char *csv, struct cJSON *doc,
+                      const char *rows);
+/* Any bytes, as they are, to path. */
+int cli_write_text(const char *cmd, const char *path, const char *text, size_t len);
 
 #endif

@@ -114,25 +114,6 @@ static int want_text(const struct mig_opts *o)
     return !cli_is_stdout(o->json) && !cli_is_stdout(o->csv);
 }
 
-/* Writes --json (root) and --csv (root's array `rows`, or root itself when rows is NULL);
- * deletes root. 0, or -1 with the message printed. */
-static int write_outputs(const char *sub, const struct mig_opts *o, cJSON *root, const char *rows)
-{
-    char cmd[64];
-    int rc = 0;
-    snprintf(cmd, sizeof cmd, "sharesim mig %s", sub);
-    if (o->csv) {
-        cJSON *r = rows ? cJSON_GetObjectItemCaseSensitive(root, rows) : root;
-        if (cli_write_csv_rows(cmd, o->csv, cJSON_Duplicate(r, 1), NULL))
-            rc = -1;
-    }
-    if (o->json && cli_write_json(cmd, o->json, root))
-        return -1;
-    if (!o->json)
-        cJSON_Delete(root);
-    return rc;
-}
-
 /* ---- profiles ---------------------------------------------------------- */
 
 static const char *help_profiles =
@@ -155,7 +136,7 @@ static int sub_profiles(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     if (o.json || o.csv) {
         cJSON *root = mig_profiles_json(&g);
-        if (write_outputs("profiles", &o, root, "profiles"))
+        if (cli_write_results("sharesim mig profiles", o.json, o.csv, root, "profiles"))
             return SS_EXIT_BADINPUT;
         if (!want_text(&o))
             return SS_EXIT_OK;
@@ -189,7 +170,8 @@ static int sub_layouts(int argc, char **argv)
     int n = mig_layouts(&g, &sets);
     if (o.json || o.csv) {
         cJSON *arr = mig_layouts_json(&g, sets, n, o.maximal);
-        rc = write_outputs("layouts", &o, arr, NULL) ? SS_EXIT_BADINPUT : SS_EXIT_OK;
+        rc = cli_write_results("sharesim mig layouts", o.json, o.csv, arr, NULL) ? SS_EXIT_BADINPUT
+                                                                                 : SS_EXIT_OK;
     }
     if (want_text(&o))
         mig_print_layouts(stdout, &g, sets, n, o.maximal);
@@ -243,7 +225,7 @@ static int sub_check(int argc, char **argv)
             cJSON_AddBoolToObject(root, "legal", 0);
             cJSON_AddStringToObject(root, "reason", err);
             cJSON_AddArrayToObject(root, "instances");
-            if (write_outputs("check", &o, root, "instances"))
+            if (cli_write_results("sharesim mig check", o.json, o.csv, root, "instances"))
                 rc = SS_EXIT_BADINPUT;
         }
         fprintf(stderr, "sharesim mig check: %s is not a legal layout on %s: %s\n", o.arg, g.name,
@@ -257,8 +239,8 @@ static int sub_check(int argc, char **argv)
         mig_frag(&g, &l, &d, &f);
     rc = SS_EXIT_OK;
     const struct mig_demand *dm = o.demand ? &d : NULL;
-    if ((o.json || o.csv) &&
-        write_outputs("check", &o, mig_layout_json(&g, o.arg, &l, dm, &f), "instances"))
+    if ((o.json || o.csv) && cli_write_results("sharesim mig check", o.json, o.csv,
+                                               mig_layout_json(&g, o.arg, &l, dm, &f), "instances"))
         rc = SS_EXIT_BADINPUT;
     if (want_text(&o))
         mig_print_layout(stdout, &g, o.arg, &l, dm, &f);

@@ -189,14 +189,8 @@ static int sub_list(int argc, char **argv)
         }
         cJSON_Delete(all[i].doc);
     }
-    int rc = SS_EXIT_OK;
-    if (csv && cli_write_csv_rows("sharesim profile list", csv, cJSON_Duplicate(arr, 1), NULL))
-        rc = SS_EXIT_BADINPUT;
-    if (json && cli_write_json("sharesim profile list", json, arr))
-        rc = SS_EXIT_BADINPUT;
-    else if (!json)
-        cJSON_Delete(arr);
-    return rc;
+    return cli_write_results("sharesim profile list", json, csv, arr, NULL) ? SS_EXIT_BADINPUT
+                                                                            : SS_EXIT_OK;
 }
 
 /* ---- diff ---- */

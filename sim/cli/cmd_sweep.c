@@ -43,7 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define SW_MAX_JOBS POOL_MAX_JOBS
@@ -72,13 +71,6 @@ struct sweep_cmd {
     char **merge_dirs;
     int n_merge;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void usage(FILE *fp)
 {
@@ -486,7 +478,7 @@ static void progress(void *ctx, long ran, long n_run)
     long total = r->c->grid.n_points - r->c->n_other_shards, done = r->c->n_skipped + ran;
     char eta[32] = "--:--";
     if (ran > 0) {
-        double s = (now_s() - r->t0) / (double)ran * (double)(n_run - ran);
+        double s = (cli_now_s() - r->t0) / (double)ran * (double)(n_run - ran);
         snprintf(eta, sizeof eta, "%ld:%02ld", (long)s / 60, (long)s % 60);
     }
     if (!r->tty) {
@@ -521,7 +513,7 @@ static void point_failed(void *ctx, long idx, const char *why)
  */
 static int run_points(const struct sweep_cmd *c, int jobs)
 {
-    struct sweep_run r = {c, c->writer && cli_stderr_is_tty(), now_s(), 0};
+    struct sweep_run r = {c, c->writer && cli_stderr_is_tty(), cli_now_s(), 0};
     struct pool_job job = {0};
     char err[SS_ERRLEN];
     /* Nothing to run: no pool run at all (order with n_order = 0 would mean every point).
@@ -731,24 +723,14 @@ static int write_csv_copy(const struct sweep_cmd *c)
 {
     char path[4096], *text, err[SS_ERRLEN];
     size_t len;
-    struct ss_out o;
     snprintf(path, sizeof path, "%s/sweep.csv", c->dir);
     if (ss_read_file(path, 1u << 30, &text, &len, err, sizeof err)) {
         fprintf(stderr, "sharesim sweep: %s\n", err);
         return -1;
     }
-    if (ss_out_open(&o, c->csv, err, sizeof err)) {
-        fprintf(stderr, "sharesim sweep: %s\n", err);
-        free(text);
-        return -1;
-    }
-    fwrite(text, 1, len, o.fp);
+    int rc = cli_write_text("sharesim sweep", c->csv, text, len);
     free(text);
-    if (ss_out_commit(&o, err, sizeof err)) {
-        fprintf(stderr, "sharesim sweep: %s\n", err);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
 /* Steps 3 to 5, once the points are validated and DIR is ready. */

@@ -15,7 +15,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static void usage(FILE *fp)
 {
@@ -89,13 +88,6 @@ static char *command_line(const struct val_opts *vo, const char *md)
     char *s = ss_xmalloc(n);
     snprintf(s, n, "sharesim validate%s%s --markdown %s", vo->quick ? " --quick" : "", seed, base);
     return s;
-}
-
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 int cmd_validate(int argc, char **argv)
@@ -191,7 +183,7 @@ int cmd_validate(int argc, char **argv)
             ss_out_abort(&mo);
         return SS_EXIT_BADINPUT;
     }
-    double t0 = seconds_now();
+    double t0 = cli_now_s();
     if (val_run_batch(&vo, &vb, &r, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
         if (json)
@@ -202,7 +194,7 @@ int cmd_validate(int argc, char **argv)
             ss_out_abort(&co);
         return SS_EXIT_BADINPUT;
     }
-    double wall = seconds_now() - t0;
+    double wall = cli_now_s() - t0;
     if (vb.shard.n > 1) {
         /* A shard writes its partial file only (no report outputs are open: refused above). */
         fprintf(stderr,
