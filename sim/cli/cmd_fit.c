@@ -56,24 +56,6 @@ static void usage(FILE *fp)
 
 /* ---- outputs ---- */
 
-static int write_doc(const char *path, const cJSON *doc)
-{
-    struct ss_out o;
-    char err[SS_ERRLEN];
-    if (ss_out_open(&o, path, err, sizeof err)) {
-        fprintf(stderr, CMD ": %s\n", err);
-        return -1;
-    }
-    char *t = cJSON_Print(doc);
-    fprintf(o.fp, "%s\n", t);
-    cJSON_free(t);
-    if (ss_out_commit(&o, err, sizeof err)) {
-        fprintf(stderr, CMD ": %s\n", err);
-        return -1;
-    }
-    return 0;
-}
-
 static int write_scenarios(const char *dir, const struct fit_ctx *c)
 {
     if (mkdir(dir, 0777) && errno != EEXIST) { /* one level, as a user would make it */
@@ -238,7 +220,8 @@ int cmd_profile_fit(int argc, char **argv)
     rc = SS_EXIT_OK;
     if (!o.quiet && !cli_is_stdout(o.json) && !cli_is_stdout(o.csv))
         fit_print_report(stdout, &c, !o.no_fit);
-    if ((o.out && write_doc(o.out, doc)) || (o.json && write_doc(o.json, doc)) ||
+    if ((o.out && cli_write_json(CMD, o.out, cJSON_Duplicate(doc, 1))) ||
+        (o.json && cli_write_json(CMD, o.json, cJSON_Duplicate(doc, 1))) ||
         (o.csv && cli_write_csv_rows(CMD, o.csv,
                                      cJSON_Duplicate(cJSON_GetObjectItem(doc, "rows"), 1), NULL)) ||
         (o.scen && write_scenarios(o.scen, &c)))
