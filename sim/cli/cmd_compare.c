@@ -81,12 +81,7 @@ int cmd_compare(int argc, char **argv)
     }
     if (base < 0)
         base = 0;
-    struct op_plan op;
-    op_init(&op, cmd);
-    op_input(&op, "SCENARIO", argv[optind]);
-    op_output(&op, "--json", json);
-    op_output(&op, "--csv", csv);
-    if (op_done(&op)) {
+    if (op_files(cmd, OP_LIST("SCENARIO", argv[optind]), OP_LIST("--json", json, "--csv", csv))) {
         scn_free(&sc);
         return SS_EXIT_BADINPUT;
     }

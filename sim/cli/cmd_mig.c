@@ -85,13 +85,11 @@ static int parse_opts(const char *sub, const char *help, const char *allowed, in
         return SS_EXIT_BADINPUT;
     }
     o->arg = want_arg ? argv[optind] : NULL;
-    struct op_plan op;
-    op_init(&op, cmd);
-    op_input(&op, "--gpu", o->gpu); /* a profile given by its path */
-    op_input(&op, want_arg == 1 ? "LAYOUT" : "REQUESTS", o->arg);
-    op_output(&op, "--json", o->json);
-    op_output(&op, "--csv", o->csv);
-    return op_done(&op) ? SS_EXIT_BADINPUT : CLI_CONTINUE;
+    /* --gpu: a profile given by its path */
+    return op_files(cmd, OP_LIST("--gpu", o->gpu, want_arg == 1 ? "LAYOUT" : "REQUESTS", o->arg),
+                    OP_LIST("--json", o->json, "--csv", o->csv))
+               ? SS_EXIT_BADINPUT
+               : CLI_CONTINUE;
 }
 
 static int load_gpu(const char *sub, const char *name, struct gpu_profile *g)

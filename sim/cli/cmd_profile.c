@@ -80,11 +80,7 @@ static int sub_show(int argc, char **argv)
         fprintf(stderr, "sharesim profile show: %s\n", err);
         return SS_EXIT_BADINPUT;
     }
-    struct op_plan op;
-    op_init(&op, "sharesim profile show");
-    op_input(&op, "GPU", path);
-    op_output(&op, "--json", json);
-    if (op_done(&op)) {
+    if (op_files("sharesim profile show", OP_LIST("GPU", path), OP_LIST("--json", json))) {
         cJSON_Delete(doc);
         return SS_EXIT_BADINPUT;
     }
@@ -155,11 +151,7 @@ static int sub_list(int argc, char **argv)
     int prc = parse("sharesim profile list", opts, usage_list, 0, argc, argv);
     if (prc != CLI_CONTINUE)
         return prc;
-    struct op_plan op;
-    op_init(&op, "sharesim profile list");
-    op_output(&op, "--json", json);
-    op_output(&op, "--csv", csv);
-    if (op_done(&op))
+    if (op_files("sharesim profile list", NULL, OP_LIST("--json", json, "--csv", csv)))
         return SS_EXIT_BADINPUT;
     static struct listed all[256];
     char mdir[PATH_MAX];
@@ -230,13 +222,8 @@ static int sub_diff(int argc, char **argv)
         cJSON_Delete(a);
         return SS_EXIT_BADINPUT;
     }
-    struct op_plan op;
-    op_init(&op, "sharesim profile diff");
-    op_input(&op, "A", pa);
-    op_input(&op, "B", pb);
-    op_output(&op, "--json", json);
-    op_output(&op, "--csv", csv);
-    if (op_done(&op)) {
+    if (op_files("sharesim profile diff", OP_LIST("A", pa, "B", pb),
+                 OP_LIST("--json", json, "--csv", csv))) {
         cJSON_Delete(a);
         cJSON_Delete(b);
         return SS_EXIT_BADINPUT;

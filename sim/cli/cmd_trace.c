@@ -70,11 +70,7 @@ static int trace_stats(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     }
     const char *path = argv[optind];
-    struct op_plan op;
-    op_init(&op, cmd);
-    op_input(&op, "FILE", path);
-    op_output(&op, "--json", json);
-    if (op_done(&op))
+    if (op_files(cmd, OP_LIST("FILE", path), OP_LIST("--json", json)))
         return SS_EXIT_BADINPUT;
     char err[SS_ERRLEN];
     enum tr_format fmt;
@@ -244,12 +240,8 @@ static int trace_gen(int argc, char **argv)
         goto fail;
     }
     /* The scenario and its traces are loaded (noted as inputs); nothing is written yet. */
-    struct op_plan op;
-    op_init(&op, "sharesim trace gen");
-    op_input(&op, "--scenario", g.scenario);
-    op_output(&op, "-o", g.output);
-    op_output(&op, "--json", g.json);
-    if (op_done(&op)) {
+    if (op_files("sharesim trace gen", OP_LIST("--scenario", g.scenario),
+                 OP_LIST("-o", g.output, "--json", g.json))) {
         rc = SS_EXIT_BADINPUT;
         goto done;
     }
