@@ -92,39 +92,19 @@ struct cli_opt {
     int (*call)(const char *cmd, void *target, const char *arg);
 };
 /* Rows, by kind (designated, so that a row names only what it uses). */
-#define CLI_OPT_STR(n, s, t)                                                                       \
+#define CLI_OPT_ROW(n, s, k, ...)                                                                  \
     {                                                                                              \
-        .name = (n), .short_name = (s), .kind = CLI_STR, .target = (t)                             \
+        .name = (n), .short_name = (s), .kind = (k), __VA_ARGS__                                   \
     }
-#define CLI_OPT_FLAG(n, s, t)                                                                      \
-    {                                                                                              \
-        .name = (n), .short_name = (s), .kind = CLI_FLAG, .target = (t)                            \
-    }
-#define CLI_OPT_UNSET(n, s, t)                                                                     \
-    {                                                                                              \
-        .name = (n), .short_name = (s), .kind = CLI_UNSET, .target = (t)                           \
-    }
-#define CLI_OPT_LONG(n, s, t, l, h)                                                                \
-    {                                                                                              \
-        .name = (n), .short_name = (s), .kind = CLI_LONG, .target = (t), .lo = (l), .hi = (h)      \
-    }
-#define CLI_OPT_INT(n, s, t, l, h)                                                                 \
-    {                                                                                              \
-        .name = (n), .short_name = (s), .kind = CLI_INT, .target = (t), .lo = (l), .hi = (h)       \
-    }
+#define CLI_OPT_STR(n, s, t) CLI_OPT_ROW(n, s, CLI_STR, .target = (t))
+#define CLI_OPT_FLAG(n, s, t) CLI_OPT_ROW(n, s, CLI_FLAG, .target = (t))
+#define CLI_OPT_UNSET(n, s, t) CLI_OPT_ROW(n, s, CLI_UNSET, .target = (t))
+#define CLI_OPT_LONG(n, s, t, l, h) CLI_OPT_ROW(n, s, CLI_LONG, .target = (t), .lo = (l), .hi = (h))
+#define CLI_OPT_INT(n, s, t, l, h) CLI_OPT_ROW(n, s, CLI_INT, .target = (t), .lo = (l), .hi = (h))
 #define CLI_OPT_NUM(n, s, t, lk, l, h)                                                             \
-    {                                                                                              \
-        .name = (n), .short_name = (s), .kind = CLI_DOUBLE, .target = (t), .lo_kind = (lk),        \
-        .lo = (l), .hi = (h)                                                                       \
-    }
-#define CLI_OPT_CALL(n, s, t, fn)                                                                  \
-    {                                                                                              \
-        .name = (n), .short_name = (s), .kind = CLI_CALL, .target = (t), .call = (fn)              \
-    }
-#define CLI_OPT_HELP                                                                               \
-    {                                                                                              \
-        .name = "help", .short_name = 'h', .kind = CLI_HELP                                        \
-    }
+    CLI_OPT_ROW(n, s, CLI_DOUBLE, .target = (t), .lo_kind = (lk), .lo = (l), .hi = (h))
+#define CLI_OPT_CALL(n, s, t, fn) CLI_OPT_ROW(n, s, CLI_CALL, .target = (t), .call = (fn))
+#define CLI_OPT_HELP CLI_OPT_ROW("help", 'h', CLI_HELP, .target = NULL)
 #define CLI_OPT_END                                                                                \
     {                                                                                              \
         .name = NULL                                                                               \
