@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- text layout (base/textcol.h) ---- */
+/* ---- table width (the text itself: calib/profview.h, base/textcol.h) ---- */
 
 /* The table width: --width, else $COLUMNS when it is a sane terminal width, else 100. */
 static int term_width(long opt_width)
