@@ -224,6 +224,40 @@ static void test_dirs(void)
     op_free(&p);
 }
 
+/* op_files, the one-call plan: NULL paths are skipped, an output that is an input or another
+ * output is refused with op_done's exit code and message. */
+static void test_files(void)
+{
+    char x[600], y[600], msg[SS_ERRLEN];
+    at(x, sizeof x, "op-files.json");
+    at(y, sizeof y, "op-files.csv");
+    FILE *in = fopen(y, "w"); /* an input that is there, as a scenario would be */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    fclose(in);
+    CU_ASSERT_EQUAL(op_files("test", NULL, OP_LIST("--json", x, "--csv", y, "--cdf", NULL)),
+                    SS_EXIT_OK);
+    CU_ASSERT_EQUAL(op_files("test", OP_LIST("IN", NULL), OP_LIST("--json", NULL)), SS_EXIT_OK);
+    /* the message goes to stderr: read it back */
+    FILE *keep = fdopen(dup(fileno(stderr)), "w"), *cap = tmpfile();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cap);
+    fflush(stderr);
+    dup2(fileno(cap), fileno(stderr));
+    int same = op_files("test", NULL, OP_LIST("--json", x, "--csv", x));
+    int input = op_files("test", OP_LIST("SCENARIO", y), OP_LIST("--json", x, "--csv", y));
+    fflush(stderr);
+    dup2(fileno(keep), fileno(stderr));
+    fclose(keep);
+    rewind(cap);
+    size_t n = fread(msg, 1, sizeof msg - 1, cap);
+    msg[n] = '\0';
+    fclose(cap);
+    CU_ASSERT_EQUAL(same, SS_EXIT_BADINPUT);
+    CU_ASSERT_EQUAL(input, SS_EXIT_BADINPUT);
+    EXPECT_IN(msg, "test: --csv ");
+    EXPECT_IN(msg, "the same file as --json ");
+    EXPECT_IN(msg, "the same file as the input SCENARIO ");
+}
+
 void test_outplan_register(void)
 {
     static const struct tu_test t[] = {
@@ -232,6 +266,7 @@ void test_outplan_register(void)
         {"stdout twice, also as the file stdout goes to", test_stdout},
         {"an output is never an input: registered, noted, in an input directory", test_inputs},
         {"directories: their files, patterns, the directory itself, over an input", test_dirs},
+        {"op_files: a plan in one call, NULL paths skipped, the same refusals", test_files},
         {NULL, NULL},
     };
     tu_add_suite("outplan", t);

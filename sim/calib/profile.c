@@ -519,3 +519,42 @@ int prof_merge(const cJSON *base, cJSON *const *frag, const char *const *frag_na
     *out = doc;
     return 0;
 }
+
+/* msg with every mention of the temporary file replaced by the name the user gave: by the
+ * time the message is read the temporary is gone. */
+static void name_user_file(char *msg, size_t n, const char *tmp, const char *out)
+{
+    char buf[SS_ERRLEN];
+    size_t used = 0, tlen = strlen(tmp);
+    for (const char *s = msg; *s && used + 1 < sizeof buf;) {
+        if (strncmp(s, tmp, tlen) == 0) {
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s", out);
+            s += tlen;
+        } else {
+            buf[used++] = *s++;
+        }
+    }
+    buf[used < sizeof buf ? used : sizeof buf - 1] = '\0';
+    snprintf(msg, n, "%s", buf);
+}
+
+int prof_write_merged(cJSON *doc, const char *out, char *err, size_t errlen)
+{
+    struct ss_out o;
+    if (ss_out_open(&o, out, err, errlen))
+        return -1;
+    char *s = cJSON_Print(doc);
+    fprintf(o.fp, "%s\n", s);
+    cJSON_free(s);
+    if (o.tmp) { /* not stdout, nor a device written in place */
+        struct gpu_profile p;
+        char why[SS_ERRLEN];
+        fflush(o.fp);
+        if (cal_load_file(o.tmp, &p, why, sizeof why)) {
+            name_user_file(why, sizeof why, o.tmp, out);
+            ss_out_abort(&o);
+            return ss_errf(err, errlen, "the merged profile does not load: %s", why);
+        }
+    }
+    return ss_out_commit(&o, err, errlen);
+}

@@ -72,4 +72,11 @@ char *prof_value_text(const cJSON *v);
 int prof_merge(const cJSON *base, cJSON *const *frag, const char *const *frag_names, size_t n,
                const char *name, int force, cJSON **out, char *err, size_t errlen);
 
+/*
+ * Writes a merged profile to out (atomically; "-" for stdout) only once it loads as a profile:
+ * a file that cal_load_file() would refuse is never left behind, and the reason names out,
+ * not the temporary it was checked in. 0, or -1 with err filled.
+ */
+int prof_write_merged(cJSON *doc, const char *out, char *err, size_t errlen);
+
 #endif

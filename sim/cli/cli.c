@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- dispatch ------------------------------------------------------------ */
@@ -127,6 +128,13 @@ int cli_stderr_is_tty(void)
     return isatty(STDERR_FILENO);
 }
 
+double cli_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /*
  * Workers first, and waited for: a pool worker's own handler removes its temporaries,
  * and once they are gone nothing of ours writes after we exit. Then our temporaries.
@@ -231,4 +239,37 @@ int cli_write_csv_rows(const char *cmd, const char *path, cJSON *rows, const cha
     int rc = cli_write_out(cmd, path, put_csv, &j);
     cJSON_Delete(rows);
     return rc;
+}
+
+int cli_write_results(const char *cmd, const char *json, const char *csv, cJSON *doc,
+                      const char *rows)
+{
+    int rc = 0;
+    if (csv) {
+        const cJSON *r = rows ? cJSON_GetObjectItemCaseSensitive(doc, rows) : doc;
+        rc = cli_write_csv_rows(cmd, csv, cJSON_Duplicate(r, 1), NULL);
+    }
+    if (json)
+        return cli_write_json(cmd, json, doc) ? -1 : rc;
+    cJSON_Delete(doc);
+    return rc;
+}
+
+struct text_job {
+    const char *text;
+    size_t len;
+};
+
+static int put_text(FILE *fp, const void *ctx, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    const struct text_job *j = ctx;
+    fwrite(j->text, 1, j->len, fp);
+    return 0;
+}
+
+int cli_write_text(const char *cmd, const char *path, const char *text, size_t len)
+{
+    const struct text_job j = {text, len};
+    return cli_write_out(cmd, path, put_text, &j);
 }

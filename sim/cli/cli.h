@@ -51,8 +51,7 @@ int cmd_sweep(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
 int cmd_profile_fit(int argc, char **argv);       /* `profile fit` (cmd_fit.c) */
 int cmd_profile_occupancy(int argc, char **argv); /* `profile occupancy` (cmd_occupancy.c) */
-extern const struct cli_group cmd_profile, cmd_mig, cmd_trace, cmd_report, cmd_fidelity,
-    cmd_model;
+extern const struct cli_group cmd_profile, cmd_mig, cmd_trace, cmd_report, cmd_fidelity, cmd_model;
 
 /*
  * Option values. Each prints `CMD: OPT: expected WHAT, got "ARG"` on stderr and returns -1
@@ -93,39 +92,19 @@ struct cli_opt {
     int (*call)(const char *cmd, void *target, const char *arg);
 };
 /* Rows, by kind (designated, so that a row names only what it uses). */
-#define CLI_OPT_STR(n, s, t)                                                                       \
+#define CLI_OPT_ROW(n, s, k, ...)                                                                  \
     {                                                                                              \
-        .name = (n), .short_name = (s), .kind = CLI_STR, .target = (t)                             \
+        .name = (n), .short_name = (s), .kind = (k), __VA_ARGS__                                   \
     }
-#define CLI_OPT_FLAG(n, s, t)                                                                      \
-    {                                                                                              \
-        .name = (n), .short_name = (s), .kind = CLI_FLAG, .target = (t)                            \
-    }
-#define CLI_OPT_UNSET(n, s, t)                                                                     \
-    {                                                                                              \
-        .name = (n), .short_name = (s), .kind = CLI_UNSET, .target = (t)                           \
-    }
-#define CLI_OPT_LONG(n, s, t, l, h)                                                                \
-    {                                                                                              \
-        .name = (n), .short_name = (s), .kind = CLI_LONG, .target = (t), .lo = (l), .hi = (h)      \
-    }
-#define CLI_OPT_INT(n, s, t, l, h)                                                                 \
-    {                                                                                              \
-        .name = (n), .short_name = (s), .kind = CLI_INT, .target = (t), .lo = (l), .hi = (h)       \
-    }
+#define CLI_OPT_STR(n, s, t) CLI_OPT_ROW(n, s, CLI_STR, .target = (t))
+#define CLI_OPT_FLAG(n, s, t) CLI_OPT_ROW(n, s, CLI_FLAG, .target = (t))
+#define CLI_OPT_UNSET(n, s, t) CLI_OPT_ROW(n, s, CLI_UNSET, .target = (t))
+#define CLI_OPT_LONG(n, s, t, l, h) CLI_OPT_ROW(n, s, CLI_LONG, .target = (t), .lo = (l), .hi = (h))
+#define CLI_OPT_INT(n, s, t, l, h) CLI_OPT_ROW(n, s, CLI_INT, .target = (t), .lo = (l), .hi = (h))
 #define CLI_OPT_NUM(n, s, t, lk, l, h)                                                             \
-    {                                                                                              \
-        .name = (n), .short_name = (s), .kind = CLI_DOUBLE, .target = (t), .lo_kind = (lk),        \
-        .lo = (l), .hi = (h)                                                                       \
-    }
-#define CLI_OPT_CALL(n, s, t, fn)                                                                  \
-    {                                                                                              \
-        .name = (n), .short_name = (s), .kind = CLI_CALL, .target = (t), .call = (fn)              \
-    }
-#define CLI_OPT_HELP                                                                               \
-    {                                                                                              \
-        .name = "help", .short_name = 'h', .kind = CLI_HELP                                        \
-    }
+    CLI_OPT_ROW(n, s, CLI_DOUBLE, .target = (t), .lo_kind = (lk), .lo = (l), .hi = (h))
+#define CLI_OPT_CALL(n, s, t, fn) CLI_OPT_ROW(n, s, CLI_CALL, .target = (t), .call = (fn))
+#define CLI_OPT_HELP CLI_OPT_ROW("help", 'h', CLI_HELP, .target = NULL)
 #define CLI_OPT_END                                                                                \
     {                                                                                              \
         .name = NULL                                                                               \
@@ -163,6 +142,8 @@ int cli_load_scenario(const char *path, unsigned flags, struct scenario *sc);
 
 /* True when stderr is a terminal (progress lines are shown only then). */
 int cli_stderr_is_tty(void);
+/* Seconds on the monotonic clock, for progress lines and wall times. */
+double cli_now_s(void);
 
 /*
  * Result outputs, one convention for every command (docs/cli.md): `--json FILE|-` and, where
@@ -186,5 +167,12 @@ int cli_write_json(const char *cmd, const char *path, struct cJSON *doc);
  * rows is deleted. */
 int cli_write_csv_rows(const char *cmd, const char *path, struct cJSON *rows,
                        const char *const *skip);
+/* A result to --csv (when csv is not NULL: doc's array member `rows`, or doc itself when rows
+ * is NULL) and then to --json (when json is not NULL); doc is deleted. 0, or -1 when one of
+ * them failed (its message printed; the other is still written). */
+int cli_write_results(const char *cmd, const char *json, const char *csv, struct cJSON *doc,
+                      const char *rows);
+/* Any bytes, as they are, to path. */
+int cli_write_text(const char *cmd, const char *path, const char *text, size_t len);
 
 #endif

@@ -7,10 +7,10 @@
 #include "cli/cli.h"
 #include "cli/outplan.h"
 #include "tools/fit.h"
+#include "tools/fittext.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,91 +54,7 @@ static void usage(FILE *fp)
             FIT_PARAMS_MAX);
 }
 
-/* ---- the text report ---- */
-
-static void print_cell(const struct fit_row *r, int m)
-{
-    double e = fit_error_pct(r, m);
-    char a[24] = "-", b[24] = "-", c[24] = "";
-    if (!isnan(r->meas[m]))
-        snprintf(a, sizeof a, "%.4g", r->meas[m]);
-    if (isfinite(r->pred[m]))
-        snprintf(b, sizeof b, "%.4g", r->pred[m]);
-    if (!isnan(e))
-        snprintf(c, sizeof c, "%+.1f%%", e);
-    printf("  %9s %9s %8s", a, b, c);
-}
-
-static void print_summary(const struct fit_ctx *c, int holdout)
-{
-    static const char *const label[] = {"TTFT", "TPOT", "tok/s"};
-    for (int m = 0; m < FM_N; m++) {
-        struct fit_stat st;
-        fit_summary(c, holdout, m, &st);
-        if (st.points == 0)
-            printf("  %-5s no points\n", label[m]);
-        else
-            printf("  %-5s median |error| %.1f%% over %d point%s, %.0f%% of them predicted high\n",
-                   label[m], st.median_abs_pct, st.points, st.points == 1 ? "" : "s",
-                   st.positive_share * 100);
-    }
-}
-
-static void print_split(const struct fit_ctx *c, int holdout)
-{
-    printf("\n%s rows:\n", holdout ? "holdout" : "fit");
-    printf("%-28s  %9s %9s %8s  %9s %9s %8s  %9s %9s %8s\n", "id", "TTFT ms", "pred", "err",
-           "TPOT ms", "pred", "err", "tok/s", "pred", "err");
-    for (int i = 0; i < c->n_rows; i++) {
-        const struct fit_row *r = &c->rows[i];
-        if (*r->skip || r->holdout != holdout)
-            continue;
-        printf("%-28s", r->id);
-        for (int m = 0; m < FM_N; m++)
-            print_cell(r, m);
-        putchar('\n');
-        if (*r->note)
-            printf("  (%s)\n", r->note);
-    }
-    print_summary(c, holdout);
-}
-
-static void print_report(const struct fit_ctx *c, int fitted)
-{
-    printf("%s\n", fitted ? "fitted parameters:" : "parameters (not fitted):");
-    for (int i = 0; i < c->n_params; i++) {
-        const struct fit_param *p = &c->params[i];
-        printf("  %s = %g  (bounds %g to %g, start %g)\n", p->key, p->value, p->lo, p->hi,
-               p->start);
-    }
-    if (fitted)
-        printf("%d iterations, %s, objective %.6g\n", c->iterations,
-               c->converged ? "converged" : "iteration cap reached", c->objective);
-    else
-        printf("objective %.6g\n", c->objective);
-    print_split(c, 0);
-    print_split(c, 1);
-}
-
 /* ---- outputs ---- */
-
-static int write_doc(const char *path, const cJSON *doc)
-{
-    struct ss_out o;
-    char err[SS_ERRLEN];
-    if (ss_out_open(&o, path, err, sizeof err)) {
-        fprintf(stderr, CMD ": %s\n", err);
-        return -1;
-    }
-    char *t = cJSON_Print(doc);
-    fprintf(o.fp, "%s\n", t);
-    cJSON_free(t);
-    if (ss_out_commit(&o, err, sizeof err)) {
-        fprintf(stderr, CMD ": %s\n", err);
-        return -1;
-    }
-    return 0;
-}
 
 static int write_scenarios(const char *dir, const struct fit_ctx *c)
 {
@@ -303,8 +219,9 @@ int cmd_profile_fit(int argc, char **argv)
     doc = fit_report(&c, path, sha, !o.no_fit);
     rc = SS_EXIT_OK;
     if (!o.quiet && !cli_is_stdout(o.json) && !cli_is_stdout(o.csv))
-        print_report(&c, !o.no_fit);
-    if ((o.out && write_doc(o.out, doc)) || (o.json && write_doc(o.json, doc)) ||
+        fit_print_report(stdout, &c, !o.no_fit);
+    if ((o.out && cli_write_json(CMD, o.out, cJSON_Duplicate(doc, 1))) ||
+        (o.json && cli_write_json(CMD, o.json, cJSON_Duplicate(doc, 1))) ||
         (o.csv && cli_write_csv_rows(CMD, o.csv,
                                      cJSON_Duplicate(cJSON_GetObjectItem(doc, "rows"), 1), NULL)) ||
         (o.scen && write_scenarios(o.scen, &c)))

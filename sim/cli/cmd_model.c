@@ -106,12 +106,7 @@ static int sub_show(int argc, char **argv)
         fprintf(stderr, "sharesim model show: %s\n", err);
         return SS_EXIT_BADINPUT;
     }
-    struct op_plan op;
-    op_init(&op, "sharesim model show");
-    if (config)
-        op_input(&op, "--config", config);
-    op_output(&op, "--json", json);
-    if (op_done(&op))
+    if (op_files("sharesim model show", OP_LIST("--config", config), OP_LIST("--json", json)))
         return SS_EXIT_BADINPUT;
     if (!cli_is_stdout(json))
         show_table(&m, from);
@@ -146,10 +141,7 @@ static int sub_list(int argc, char **argv)
         fprintf(stderr, "sharesim model list: %s\n", err);
         return SS_EXIT_BADINPUT;
     }
-    struct op_plan op;
-    op_init(&op, "sharesim model list");
-    op_output(&op, "--json", json);
-    if (op_done(&op)) {
+    if (op_files("sharesim model list", NULL, OP_LIST("--json", json))) {
         free(text);
         return SS_EXIT_BADINPUT;
     }

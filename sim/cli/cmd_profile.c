@@ -10,10 +10,12 @@
  * for list and diff, which have rows) are for tools (docs/cli.md).
  */
 #include "base/name.h"
+#include "base/textcol.h"
 #include "calib/calib.h"
 #include "cli/cli.h"
 #include "cli/outplan.h"
 #include "calib/profile.h"
+#include "calib/profview.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -23,106 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- text layout ---- */
-
-/* Display width of UTF-8 text: continuation bytes take no column. */
-static int text_width(const char *s)
-{
-    int w = 0;
-    for (; *s; s++)
-        w += ((unsigned char)*s & 0xC0) != 0x80;
-    return w;
-}
-
-static void put_padded(const char *s, int width)
-{
-    fputs(s, stdout);
-    for (int w = text_width(s); w < width; w++)
-        putchar(' ');
-}
-
-/*
- * Wraps text into lines of at most `width` columns, breaking at spaces; a word longer
- * than a line is cut (never inside a UTF-8 sequence). Returns the number of lines.
- */
-static size_t wrap(const char *text, int width, char ***out)
-{
-    size_t n = 0, cap = 4;
-    char **lines = ss_xmalloc(cap * sizeof *lines);
-    const char *p = text;
-    if (width < 8)
-        width = 8;
-    while (*p) {
-        while (*p == ' ')
-            p++;
-        if (!*p)
-            break;
-        const char *end = p, *brk = NULL;
-        int w = 0;
-        while (*end && (w < width || ((unsigned char)*end & 0xC0) == 0x80)) {
-            if (*end == ' ')
-                brk = end;
-            w += ((unsigned char)*end & 0xC0) != 0x80;
-            end++;
-        }
-        if (*end && *end != ' ' && brk)
-            end = brk;
-        if (n == cap)
-            lines = ss_xrealloc(lines, (cap *= 2) * sizeof *lines);
-        size_t len = (size_t)(end - p);
-        lines[n] = ss_xmalloc(len + 1);
-        memcpy(lines[n], p, len);
-        lines[n][len] = '\0';
-        n++;
-        p = end;
-    }
-    *out = lines;
-    return n;
-}
-
-static void free_lines(char **lines, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(lines[i]);
-    free(lines);
-}
-
-/* Prints text wrapped to width, each line after `indent` spaces (the first after label). */
-static void print_wrapped(const char *label, const char *text, int width)
-{
-    char **lines;
-    int indent = text_width(label);
-    size_t n = wrap(text, width - indent, &lines);
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0)
-            fputs(label, stdout);
-        else
-            printf("%*s", indent, "");
-        printf("%s\n", lines[i]);
-    }
-    if (n == 0)
-        printf("%s\n", label);
-    free_lines(lines, n);
-}
-
-/* Shortens text to at most width columns, ending in "..." when cut. */
-static char *clip(const char *s, int width)
-{
-    if (text_width(s) <= width)
-        return ss_xstrdup(s);
-    char *r = ss_xmalloc(strlen(s) + 4);
-    int w = 0;
-    size_t i = 0;
-    for (; s[i]; i++) {
-        int starts = ((unsigned char)s[i] & 0xC0) != 0x80;
-        if (starts && w == width - 3)
-            break;
-        w += starts;
-        r[i] = s[i];
-    }
-    memcpy(r + i, "...", 4);
-    return r;
-}
+/* ---- table width (the text itself: calib/profview.h, base/textcol.h) ---- */
 
 /* The table width: --width, else $COLUMNS when it is a sane terminal width, else 100. */
 static int term_width(long opt_width)
@@ -138,185 +41,6 @@ static int term_width(long opt_width)
 /* --width N of show and diff. */
 #define WIDTH_MIN 20
 #define WIDTH_MAX 400
-
-/* ---- show ---- */
-
-#define SHOW_VALUE_MAX 16
-
-static void show_header(const cJSON *doc, const char *path, int width)
-{
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(doc, "name");
-    const cJSON *dev = cJSON_GetObjectItemCaseSensitive(doc, "device");
-    int measured = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "measured"));
-    printf("%s  (%s)  %s\n", name->valuestring, cJSON_IsString(dev) ? dev->valuestring : "-",
-           measured ? "measured profile" : "shipped profile");
-    printf("file: %s\n", path);
-    const char *extra[] = {"driver", "date"};
-    for (size_t i = 0; i < 2; i++) {
-        const cJSON *x = cJSON_GetObjectItemCaseSensitive(doc, extra[i]);
-        if (cJSON_IsString(x))
-            printf("%s: %s\n", extra[i], x->valuestring);
-    }
-    const cJSON *al = cJSON_GetObjectItemCaseSensitive(doc, "aliases");
-    if (cJSON_GetArraySize(al) > 0) {
-        char buf[1024] = "";
-        const cJSON *a;
-        cJSON_ArrayForEach(a, al)
-        {
-            size_t l = strlen(buf);
-            if (cJSON_IsString(a))
-                snprintf(buf + l, sizeof buf - l, "%s%s", l ? ", " : "", a->valuestring);
-        }
-        print_wrapped("aliases: ", buf, width);
-    }
-    const cJSON *notes = cJSON_GetObjectItemCaseSensitive(doc, "notes");
-    if (cJSON_IsString(notes))
-        print_wrapped("notes: ", notes->valuestring, width);
-    putchar('\n');
-}
-
-/* The value column text: scalars as they are, wide values deferred below the table. */
-static char *cell_value(const cJSON *v, int *deferred)
-{
-    char *t = prof_value_text(v);
-    *deferred = 0;
-    if (text_width(t) <= SHOW_VALUE_MAX)
-        return t;
-    free(t);
-    *deferred = 1;
-    return ss_xstrdup(cJSON_IsArray(v) ? "(list below)" : "(see below)");
-}
-
-/* Column widths of the show table (the source column takes the rest of the line). */
-struct cols {
-    int key, value, unit, conf;
-};
-
-static void show_row(const char *key, const struct cols *w, const cJSON *vo, int width)
-{
-    int deferred;
-    char *val = cell_value(cJSON_GetObjectItemCaseSensitive(vo, "value"), &deferred);
-    const cJSON *conf = cJSON_GetObjectItemCaseSensitive(vo, "confidence");
-    const cJSON *src = cJSON_GetObjectItemCaseSensitive(vo, "source");
-    const cJSON *note = cJSON_GetObjectItemCaseSensitive(vo, "note");
-    int fixed = w->key + w->value + w->unit + w->conf + 8;
-    char **lines, **nlines = NULL;
-    size_t n = wrap(src->valuestring, width - fixed, &lines), nn = 0;
-    if (cJSON_IsString(note)) {
-        size_t len = strlen(note->valuestring) + 8;
-        char *t = ss_xmalloc(len);
-        snprintf(t, len, "note: %s", note->valuestring);
-        nn = wrap(t, width - fixed, &nlines);
-        free(t);
-    }
-    /* The stated range (calib/vrange.h), on a line of its own after the source. */
-    char range[96] = "";
-    const cJSON *r = cJSON_GetObjectItemCaseSensitive(vo, "range");
-    if (cJSON_GetArraySize(r) == 2)
-        snprintf(range, sizeof range, "range: %g to %g%s%s", cJSON_GetArrayItem(r, 0)->valuedouble,
-                 cJSON_GetArrayItem(r, 1)->valuedouble, prof_unit(key)[0] ? " " : "",
-                 prof_unit(key));
-    size_t nr = range[0] ? 1 : 0;
-    for (size_t i = 0; i < n + nr + nn || i == 0; i++) {
-        if (i == 0) {
-            put_padded(key, w->key + 2);
-            put_padded(val, w->value + 2);
-            put_padded(prof_unit(key), w->unit + 2);
-            put_padded(cJSON_IsString(conf) ? conf->valuestring : "", w->conf + 2);
-        } else {
-            printf("%*s", fixed, "");
-        }
-        printf("%s\n", i < n             ? lines[i]
-                       : i < n + nr      ? range
-                       : i < n + nr + nn ? nlines[i - n - nr]
-                                         : "");
-    }
-    free_lines(lines, n);
-    if (nlines)
-        free_lines(nlines, nn);
-    free(val);
-}
-
-static void show_mig(const cJSON *arr)
-{
-    printf("\nMIG profiles (mig_profiles):\n");
-    printf("%-14s %-8s %5s %10s %4s  %s\n", "name", "slices", "SMs", "memory GB", "max",
-           "starts (memory slice)");
-    const cJSON *e;
-    cJSON_ArrayForEach(e, arr)
-    {
-        char sl[16], starts[64] = "";
-        snprintf(sl, sizeof sl, "%d/%d",
-                 cJSON_GetObjectItemCaseSensitive(e, "compute_slices")->valueint,
-                 cJSON_GetObjectItemCaseSensitive(e, "memory_slices")->valueint);
-        const cJSON *s;
-        cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(e, "starts"))
-        {
-            size_t l = strlen(starts);
-            snprintf(starts + l, sizeof starts - l, "%s%d", l ? "," : "", s->valueint);
-        }
-        printf("%-14s %-8s %5d %10g %4d  %s (size %d)\n",
-               cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring, sl,
-               cJSON_GetObjectItemCaseSensitive(e, "sm_count")->valueint,
-               cJSON_GetObjectItemCaseSensitive(e, "memory_gb")->valuedouble,
-               cJSON_GetObjectItemCaseSensitive(e, "max_instances")->valueint, starts,
-               cJSON_GetObjectItemCaseSensitive(e, "size")->valueint);
-    }
-}
-
-static void show_table(const cJSON *doc, const char *path, int width)
-{
-    show_header(doc, path, width);
-    struct cols w = {3, 5, 4, 10};
-    const cJSON *it;
-    cJSON_ArrayForEach(it, doc)
-    {
-        if (prof_is_meta(it->string))
-            continue;
-        int deferred, cw;
-        char *v = cell_value(cJSON_GetObjectItemCaseSensitive(it, "value"), &deferred);
-        const cJSON *conf = cJSON_GetObjectItemCaseSensitive(it, "confidence");
-        if ((cw = text_width(it->string)) > w.key)
-            w.key = cw;
-        if ((cw = text_width(v)) > w.value)
-            w.value = cw;
-        if ((cw = text_width(prof_unit(it->string))) > w.unit)
-            w.unit = cw;
-        if (cJSON_IsString(conf) && (cw = text_width(conf->valuestring)) > w.conf)
-            w.conf = cw;
-        free(v);
-    }
-    put_padded("key", w.key + 2);
-    put_padded("value", w.value + 2);
-    put_padded("unit", w.unit + 2);
-    put_padded("confidence", w.conf + 2);
-    printf("source\n");
-    cJSON_ArrayForEach(it, doc)
-    {
-        if (!prof_is_meta(it->string))
-            show_row(it->string, &w, it, width);
-    }
-    cJSON_ArrayForEach(it, doc)
-    {
-        if (prof_is_meta(it->string))
-            continue;
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "value");
-        int deferred;
-        free(cell_value(v, &deferred));
-        if (!deferred)
-            continue;
-        if (strcmp(it->string, "mig_profiles") == 0 && cJSON_IsArray(v)) {
-            show_mig(v);
-            continue;
-        }
-        char *t = prof_value_text(v);
-        char label[160];
-        snprintf(label, sizeof label, "%s: ", it->string);
-        putchar('\n');
-        print_wrapped(label, t, width);
-        free(t);
-    }
-}
 
 /* A subcommand's options (cli/cliopt.c): nargs positional arguments, or at least -nargs. */
 static int parse(const char *cmd, const struct cli_opt *opts, void (*usage)(FILE *), int nargs,
@@ -356,16 +80,12 @@ static int sub_show(int argc, char **argv)
         fprintf(stderr, "sharesim profile show: %s\n", err);
         return SS_EXIT_BADINPUT;
     }
-    struct op_plan op;
-    op_init(&op, "sharesim profile show");
-    op_input(&op, "GPU", path);
-    op_output(&op, "--json", json);
-    if (op_done(&op)) {
+    if (op_files("sharesim profile show", OP_LIST("GPU", path), OP_LIST("--json", json))) {
         cJSON_Delete(doc);
         return SS_EXIT_BADINPUT;
     }
     if (!cli_is_stdout(json))
-        show_table(doc, path, term_width(width));
+        prof_print_show(stdout, doc, path, term_width(width));
     if (json)
         return cli_write_json("sharesim profile show", json, doc) ? SS_EXIT_BADINPUT : SS_EXIT_OK;
     cJSON_Delete(doc);
@@ -431,11 +151,7 @@ static int sub_list(int argc, char **argv)
     int prc = parse("sharesim profile list", opts, usage_list, 0, argc, argv);
     if (prc != CLI_CONTINUE)
         return prc;
-    struct op_plan op;
-    op_init(&op, "sharesim profile list");
-    op_output(&op, "--json", json);
-    op_output(&op, "--csv", csv);
-    if (op_done(&op))
+    if (op_files("sharesim profile list", NULL, OP_LIST("--json", json, "--csv", csv)))
         return SS_EXIT_BADINPUT;
     static struct listed all[256];
     char mdir[PATH_MAX];
@@ -465,14 +181,8 @@ static int sub_list(int argc, char **argv)
         }
         cJSON_Delete(all[i].doc);
     }
-    int rc = SS_EXIT_OK;
-    if (csv && cli_write_csv_rows("sharesim profile list", csv, cJSON_Duplicate(arr, 1), NULL))
-        rc = SS_EXIT_BADINPUT;
-    if (json && cli_write_json("sharesim profile list", json, arr))
-        rc = SS_EXIT_BADINPUT;
-    else if (!json)
-        cJSON_Delete(arr);
-    return rc;
+    return cli_write_results("sharesim profile list", json, csv, arr, NULL) ? SS_EXIT_BADINPUT
+                                                                            : SS_EXIT_OK;
 }
 
 /* ---- diff ---- */
@@ -488,63 +198,6 @@ static void usage_diff(FILE *fp)
                 "               \"relative_change\"}, …]}; - for stdout (then no table)\n"
                 "  --csv FILE   the changes, one row each; - for stdout\n"
                 "exit: 0 ok (with or without differences), 2 bad input\n");
-}
-
-static void diff_table(const struct prof_change *ch, size_t n, int width)
-{
-    int pw = 3;
-    for (size_t i = 0; i < n; i++)
-        if (text_width(ch[i].path) > pw)
-            pw = text_width(ch[i].path);
-    if (pw > 44)
-        pw = 44;
-    int cw = (width - pw - 2 - 2 - 2 - 9) / 2;
-    if (cw < 10)
-        cw = 10;
-    printf("%-*s  %-*s  %-*s  %s\n", pw, "key", cw, "A", cw, "B", "change");
-    for (size_t i = 0; i < n; i++) {
-        char *path = clip(ch[i].path, pw);
-        char *a = prof_value_text(ch[i].a), *b = prof_value_text(ch[i].b);
-        char *ac = clip(ch[i].a ? a : "(absent)", cw), *bc = clip(ch[i].b ? b : "(absent)", cw);
-        char rel[32] = "";
-        double r;
-        if (prof_rel_change(&ch[i], &r))
-            snprintf(rel, sizeof rel, "%+.1f%%", 100.0 * r);
-        else if (!ch[i].a)
-            snprintf(rel, sizeof rel, "added");
-        else if (!ch[i].b)
-            snprintf(rel, sizeof rel, "removed");
-        put_padded(path, pw + 2);
-        put_padded(ac, cw + 2);
-        put_padded(bc, cw + 2);
-        printf("%s\n", rel);
-        free(path);
-        free(a);
-        free(b);
-        free(ac);
-        free(bc);
-    }
-}
-
-static cJSON *diff_json(const char *pa, const char *pb, const struct prof_change *ch, size_t n)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "a", pa);
-    cJSON_AddStringToObject(o, "b", pb);
-    cJSON *arr = cJSON_AddArrayToObject(o, "changes");
-    for (size_t i = 0; i < n; i++) {
-        cJSON *c = cJSON_CreateObject();
-        cJSON_AddStringToObject(c, "key", ch[i].path);
-        cJSON_AddItemToObject(c, "a", ch[i].a ? cJSON_Duplicate(ch[i].a, 1) : cJSON_CreateNull());
-        cJSON_AddItemToObject(c, "b", ch[i].b ? cJSON_Duplicate(ch[i].b, 1) : cJSON_CreateNull());
-        double r;
-        if (prof_rel_change(&ch[i], &r))
-            cJSON_AddNumberToObject(c, "relative_change", r);
-        else
-            cJSON_AddNullToObject(c, "relative_change");
-        cJSON_AddItemToArray(arr, c);
-    }
-    return o;
 }
 
 static int sub_diff(int argc, char **argv)
@@ -569,13 +222,8 @@ static int sub_diff(int argc, char **argv)
         cJSON_Delete(a);
         return SS_EXIT_BADINPUT;
     }
-    struct op_plan op;
-    op_init(&op, "sharesim profile diff");
-    op_input(&op, "A", pa);
-    op_input(&op, "B", pb);
-    op_output(&op, "--json", json);
-    op_output(&op, "--csv", csv);
-    if (op_done(&op)) {
+    if (op_files("sharesim profile diff", OP_LIST("A", pa, "B", pb),
+                 OP_LIST("--json", json, "--csv", csv))) {
         cJSON_Delete(a);
         cJSON_Delete(b);
         return SS_EXIT_BADINPUT;
@@ -584,34 +232,17 @@ static int sub_diff(int argc, char **argv)
     size_t n;
     prof_diff(a, b, &ch, &n);
     int rc = SS_EXIT_OK;
-    if (csv) {
-        /* A value that is an object or a list has no CSV field: its text stands in for it. */
-        cJSON *o = diff_json(pa, pb, ch, n), *e;
-        cJSON *rows = cJSON_DetachItemFromObject(o, "changes");
-        cJSON_ArrayForEach(e, rows)
-        {
-            for (int k = 0; k < 2; k++) {
-                const char *key = k ? "b" : "a";
-                cJSON *v = cJSON_GetObjectItemCaseSensitive(e, key);
-                if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
-                    char *t = cJSON_PrintUnformatted(v);
-                    cJSON_ReplaceItemInObjectCaseSensitive(e, key, cJSON_CreateString(t));
-                    cJSON_free(t);
-                }
-            }
-        }
-        cJSON_Delete(o);
-        if (cli_write_csv_rows("sharesim profile diff", csv, rows, NULL))
-            rc = SS_EXIT_BADINPUT;
-    }
-    if (json && cli_write_json("sharesim profile diff", json, diff_json(pa, pb, ch, n)))
+    if (csv &&
+        cli_write_csv_rows("sharesim profile diff", csv, prof_diff_rows(pa, pb, ch, n), NULL))
+        rc = SS_EXIT_BADINPUT;
+    if (json && cli_write_json("sharesim profile diff", json, prof_diff_json(pa, pb, ch, n)))
         rc = SS_EXIT_BADINPUT;
     if (!cli_is_stdout(json) && !cli_is_stdout(csv)) {
         printf("A: %s\nB: %s\n\n", pa, pb);
         if (n == 0)
             printf("no differences\n");
         else
-            diff_table(ch, n, term_width(width));
+            prof_print_diff(stdout, ch, n, term_width(width));
     }
     prof_diff_free(ch, n);
     cJSON_Delete(a);
@@ -634,45 +265,6 @@ static void usage_merge(FILE *fp)
             "written. The result is a JSON document, so --json OUT is the same as -o OUT;\n"
             "- for stdout.\n"
             "exit: 0 ok, 2 bad input\n");
-}
-
-/* msg with every mention of the temporary file replaced by the name the user gave: by the
- * time the message is read the temporary is gone. */
-static void name_user_file(char *msg, size_t n, const char *tmp, const char *out)
-{
-    char buf[SS_ERRLEN];
-    size_t used = 0, tlen = strlen(tmp);
-    for (const char *s = msg; *s && used + 1 < sizeof buf;) {
-        if (strncmp(s, tmp, tlen) == 0) {
-            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s", out);
-            s += tlen;
-        } else {
-            buf[used++] = *s++;
-        }
-    }
-    buf[used < sizeof buf ? used : sizeof buf - 1] = '\0';
-    snprintf(msg, n, "%s", buf);
-}
-
-static int write_merged(cJSON *doc, const char *out, char *err, size_t errlen)
-{
-    struct ss_out o;
-    if (ss_out_open(&o, out, err, errlen))
-        return -1;
-    char *s = cJSON_Print(doc);
-    fprintf(o.fp, "%s\n", s);
-    cJSON_free(s);
-    if (o.tmp) { /* not stdout, nor a device written in place */
-        struct gpu_profile p;
-        char why[SS_ERRLEN];
-        fflush(o.fp);
-        if (cal_load_file(o.tmp, &p, why, sizeof why)) {
-            name_user_file(why, sizeof why, o.tmp, out);
-            ss_out_abort(&o);
-            return ss_errf(err, errlen, "the merged profile does not load: %s", why);
-        }
-    }
-    return ss_out_commit(&o, err, errlen);
 }
 
 static int sub_merge(int argc, char **argv)
@@ -721,7 +313,7 @@ static int sub_merge(int argc, char **argv)
     op_free(&op);
     if (prof_merge(base, frag, (const char *const *)argv + optind + 1, n, name, force, &merged, err,
                    sizeof err) ||
-        write_merged(merged, out, err, sizeof err))
+        prof_write_merged(merged, out, err, sizeof err))
         goto out;
     rc = SS_EXIT_OK;
 out:

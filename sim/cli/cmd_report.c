@@ -482,43 +482,21 @@ static int page_run(int n, char **args, const struct ropts *o, const char *gp_di
     } else if (rc == 0) {
         rc = ss_out_open(&out, o->out ? o->out : "-", err, sizeof err);
     }
+    /* What the page says above its figures: the options, else the study's. */
+    const char *title = o->title ? o->title : st ? st->title : NULL;
+    const char *question = o->question ? o->question : st ? st->question : NULL;
+    const char *note = o->note ? o->note : st ? st->requests : NULL;
+    const cJSON *notes = st ? st->notes : NULL;
     if (rc == 0) {
         if (st && st->kind == SD_REFERENCE) {
             rc = html_reference(st, o, out.fp, err, sizeof err);
         } else if (n > 0 && ht_is_cluster_run(docs[0])) {
-            struct ht_cluster hc = {o->title ? o->title
-                                    : st     ? st->title
-                                             : NULL,
-                                    o->question ? o->question
-                                    : st        ? st->question
-                                                : NULL,
-                                    o->note ? o->note
-                                    : st    ? st->requests
-                                            : NULL,
-                                    st ? st->notes : NULL,
-                                    docs,
-                                    n,
-                                    gp_dir ? NULL : o->svg};
+            struct ht_cluster hc = {title, question, note, notes, docs, n, gp_dir ? NULL : o->svg};
             rc = ht_cluster_page(out.fp, &hc, err, sizeof err);
         } else {
-            struct ht_study hs = {st ? st->id : "study",
-                                  o->title ? o->title
-                                  : st     ? st->title
-                                           : NULL,
-                                  o->question ? o->question
-                                  : st        ? st->question
-                                              : NULL,
-                                  o->command,
-                                  o->note ? o->note
-                                  : st    ? st->requests
-                                          : NULL,
-                                  st ? st->notes : NULL,
-                                  have_sc ? &sc : NULL,
-                                  docs,
-                                  n,
-                                  o->cdf,
-                                  o->plot,
-                                  o->svg};
+            struct ht_study hs = {
+                st ? st->id : "study", title, question, o->command, note,    notes,
+                have_sc ? &sc : NULL,  docs,  n,        o->cdf,     o->plot, o->svg};
             rc = ht_study_page(out.fp, &hs, err, sizeof err);
         }
         if (rc == 0)

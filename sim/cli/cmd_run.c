@@ -118,13 +118,8 @@ int cmd_run(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     }
     /* Before the run, not after it: no output may be an input or another output. */
-    struct op_plan op;
-    op_init(&op, "sharesim run");
-    op_input(&op, "SCENARIO", argv[optind]);
-    op_output(&op, "--json", json);
-    op_output(&op, "--csv", csv);
-    op_output(&op, "--cdf", cdf);
-    if (op_done(&op)) {
+    if (op_files("sharesim run", OP_LIST("SCENARIO", argv[optind]),
+                 OP_LIST("--json", json, "--csv", csv, "--cdf", cdf))) {
         scn_free(&sc);
         return SS_EXIT_BADINPUT;
     }

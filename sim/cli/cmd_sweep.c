@@ -28,13 +28,11 @@
  */
 #include "cli/cli.h"
 #include "cli/outplan.h"
-#include "core/llmstats.h"
-#include "core/metric.h"
-#include "core/rdoc.h"
 #include "report/html.h"
 #include "tools/pool.h"
 #include "tools/shard.h"
 #include "tools/sweep.h"
+#include "tools/sweepview.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -43,7 +41,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define SW_MAX_JOBS POOL_MAX_JOBS
@@ -72,13 +69,6 @@ struct sweep_cmd {
     char **merge_dirs;
     int n_merge;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void usage(FILE *fp)
 {
@@ -486,7 +476,7 @@ static void progress(void *ctx, long ran, long n_run)
     long total = r->c->grid.n_points - r->c->n_other_shards, done = r->c->n_skipped + ran;
     char eta[32] = "--:--";
     if (ran > 0) {
-        double s = (now_s() - r->t0) / (double)ran * (double)(n_run - ran);
+        double s = (cli_now_s() - r->t0) / (double)ran * (double)(n_run - ran);
         snprintf(eta, sizeof eta, "%ld:%02ld", (long)s / 60, (long)s % 60);
     }
     if (!r->tty) {
@@ -521,7 +511,7 @@ static void point_failed(void *ctx, long idx, const char *why)
  */
 static int run_points(const struct sweep_cmd *c, int jobs)
 {
-    struct sweep_run r = {c, c->writer && cli_stderr_is_tty(), now_s(), 0};
+    struct sweep_run r = {c, c->writer && cli_stderr_is_tty(), cli_now_s(), 0};
     struct pool_job job = {0};
     char err[SS_ERRLEN];
     /* Nothing to run: no pool run at all (order with n_order = 0 would mean every point).
@@ -603,125 +593,14 @@ static void plot(const struct sweep_cmd *c)
     free(docs);
 }
 
-/* One cell of a stdout table: tenant t's figure in a strategy's result; 1 if it was overloaded. */
-typedef int (*sweep_cell_fn)(const cJSON *t);
-
-/* Latency p99, "!" after an overloaded tenant's (docs/scenario.md#stability: that p99 depends
- * on the run length). The figures are read by the metric table's paths (core/metric.h). */
-static int cell_p99(const cJSON *t)
-{
-    char buf[32];
-    int over = rd_stable(t) == 0;
-    mt_doc_text(mt_of(MT_TENANT, TM_LAT_P99), t, "%.3f", buf, sizeof buf);
-    printf(" %9s%s", buf, over ? "!" : "");
-    return over;
-}
-
-/* An LLM tenant's TTFT and TPOT p99 as "ttft/tpot" (docs/llm.md#results): the targets its SLA
- * sets beside p99_ms, which the latency table alone does not show. */
-static int cell_llm(const cJSON *t)
-{
-    char a[24], b[24], cell[52];
-    mt_doc_text(mt_of(MT_LLM, LM_TTFT_P99), t, "%.1f", a, sizeof a);
-    mt_doc_text(mt_of(MT_LLM, LM_TPOT_P99), t, "%.1f", b, sizeof b);
-    snprintf(cell, sizeof cell, "%s/%s", a, b);
-    printf(" %15s", cell);
-    return 0;
-}
-
-/* Every point × strategy, one column per tenant that `only_llm` selects (all, or the LLM
- * tenants), the cells read back from the point files. */
-static void print_grid(const struct sweep_cmd *c, const char *title, int only_llm, int wcell,
-                       sweep_cell_fn cell)
-{
-    const struct sw_grid *g = &c->grid;
-    int wid = sw_id_width(g) + 1, wstrat = 8;
-    int waxis[SW_MAX_AXES], coords[SW_MAX_AXES];
-    for (int a = 0; a < g->n_axes; a++) {
-        waxis[a] = (int)strlen(g->axes[a].path);
-        for (int v = 0; v < g->axes[a].n_values; v++)
-            if ((int)strlen(g->axes[a].labels[v]) > waxis[a])
-                waxis[a] = (int)strlen(g->axes[a].labels[v]);
-    }
-    for (int k = 0; k < c->base.n_strategies; k++)
-        if ((int)strlen(c->base.strategies[k].name) > wstrat)
-            wstrat = (int)strlen(c->base.strategies[k].name);
-    printf("%s (every figure: %s/sweep.csv)\n%-*s", title, c->dir, wid, "point");
-    for (int a = 0; a < g->n_axes; a++)
-        printf("  %-*s", waxis[a], g->axes[a].path);
-    printf("  %-*s", wstrat, "strategy");
-    for (int i = 0; i < c->base.n_tenants; i++)
-        if (!only_llm || c->base.tenants[i].llm)
-            printf(" %*s", wcell, c->base.tenants[i].name);
-    putchar('\n');
-    int unstable = 0;
-    for (long p = 0; p < g->n_points; p++) {
-        char path[4096], id[32], *text;
-        sw_point_file(g, c->dir, p, "json", path, sizeof path);
-        sw_point_id(g, p, id, sizeof id);
-        sw_point_coords(g, p, coords);
-        if (ss_read_file_own(path, 64u << 20, &text, NULL, NULL, 0))
-            continue;
-        cJSON *doc = cJSON_Parse(text);
-        free(text);
-        const cJSON *s;
-        RD_EACH_STRATEGY(s, doc)
-        {
-            printf("%-*s", wid, id);
-            for (int a = 0; a < g->n_axes; a++)
-                printf("  %-*s", waxis[a], g->axes[a].labels[coords[a]]);
-            printf("  %-*s", wstrat, rd_name(s));
-            const cJSON *t;
-            int i = 0; /* the result lists the tenants in the scenario's order */
-            RD_EACH_TENANT(t, s)
-            {
-                if (i < c->base.n_tenants && (!only_llm || c->base.tenants[i].llm))
-                    unstable += cell(t);
-                i++;
-            }
-            putchar('\n');
-        }
-        cJSON_Delete(doc);
-    }
-    if (unstable)
-        printf("! = overloaded: the tenant offers more work than its share serves; that p99 grows "
-               "with the run length\n");
-}
-
-/* The p99 of every point × strategy × tenant; then, when the scenario has LLM services, their
- * TTFT and TPOT p99. */
-static void print_table(const struct sweep_cmd *c)
-{
-    print_grid(c, "p99 latency, ms", 0, 9, cell_p99);
-    for (int i = 0; i < c->base.n_tenants; i++)
-        if (c->base.tenants[i].llm) {
-            putchar('\n');
-            print_grid(c, "LLM services: TTFT p99 / TPOT p99, ms", 1, 15, cell_llm);
-            break;
-        }
-}
-
 /* --json: the point files in point order, as one document. */
 static int write_json(const struct sweep_cmd *c)
 {
-    cJSON *doc = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(doc, "points");
     char err[SS_ERRLEN];
-    for (long p = 0; p < c->grid.n_points; p++) {
-        char path[4096], *text;
-        sw_point_file(&c->grid, c->dir, p, "json", path, sizeof path);
-        if (ss_read_file(path, 64u << 20, &text, NULL, err, sizeof err)) {
-            fprintf(stderr, "sharesim sweep: %s\n", err);
-            cJSON_Delete(doc);
-            return -1;
-        }
-        cJSON *pt = cJSON_Parse(text);
-        free(text);
-        if (!pt) {
-            fprintf(stderr, "sharesim sweep: %s: not JSON\n", path);
-            cJSON_Delete(doc);
-            return -1;
-        }
-        cJSON_AddItemToArray(arr, pt);
+    cJSON *doc = sw_points_json(&c->grid, c->dir, err, sizeof err);
+    if (!doc) {
+        fprintf(stderr, "sharesim sweep: %s\n", err);
+        return -1;
     }
     return cli_write_json("sharesim sweep", c->json, doc);
 }
@@ -731,24 +610,14 @@ static int write_csv_copy(const struct sweep_cmd *c)
 {
     char path[4096], *text, err[SS_ERRLEN];
     size_t len;
-    struct ss_out o;
     snprintf(path, sizeof path, "%s/sweep.csv", c->dir);
     if (ss_read_file(path, 1u << 30, &text, &len, err, sizeof err)) {
         fprintf(stderr, "sharesim sweep: %s\n", err);
         return -1;
     }
-    if (ss_out_open(&o, c->csv, err, sizeof err)) {
-        fprintf(stderr, "sharesim sweep: %s\n", err);
-        free(text);
-        return -1;
-    }
-    fwrite(text, 1, len, o.fp);
+    int rc = cli_write_text("sharesim sweep", c->csv, text, len);
     free(text);
-    if (ss_out_commit(&o, err, sizeof err)) {
-        fprintf(stderr, "sharesim sweep: %s\n", err);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
 /* Steps 3 to 5, once the points are validated and DIR is ready. */
@@ -785,7 +654,7 @@ static int execute(struct sweep_cmd *c)
     if (c->plot)
         plot(c);
     if (!c->quiet && !cli_is_stdout(c->json) && !cli_is_stdout(c->csv))
-        print_table(c);
+        sw_print_tables(stdout, &c->grid, c->dir, &c->base);
     int rc = SS_EXIT_OK;
     if (c->json && write_json(c))
         rc = SS_EXIT_BADINPUT;

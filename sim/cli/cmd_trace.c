@@ -15,6 +15,7 @@
 #include "core/tracegen.h"
 #include "io/trace.h"
 #include "io/tracestats.h"
+#include "io/traceview.h"
 #include "base/util.h"
 
 #include <cJSON.h>
@@ -40,111 +41,6 @@ static void stats_usage(FILE *fp)
                 "rate_per_s = (count - 1) / duration_s; ia_cv is the population standard\n"
                 "deviation of the gaps over their mean; percentiles interpolate linearly.\n"
                 "Exit codes: 0 ok, 2 bad input (the message names file:line:column).\n");
-}
-
-static void text_num(const char *label, double x)
-{
-    if (isnan(x))
-        printf("%-14s n/a\n", label);
-    else
-        printf("%-14s %.7g\n", label, x);
-}
-
-static void text_counts(const char *label, const struct trs_counts *c)
-{
-    printf("%-14s mean %.6g  p50 %.6g  p90 %.6g  p99 %.6g  min %lld  max %lld%s\n", label, c->mean,
-           c->p50, c->p90, c->p99, c->min, c->max,
-           c->exact ? "" : "  (percentiles within 1.6%: values above 65535)");
-}
-
-static void print_text(const char *path, const struct tr_opts *o, const struct trs_summary *s)
-{
-    printf("%-14s %s\n", "trace", path);
-    printf("%-14s %s\n", "format", tr_format_name(s->fmt));
-    if (o->time_scale != 1.0)
-        printf("%-14s %.7g\n", "time_scale", o->time_scale);
-    if (o->limit > 0)
-        printf("%-14s %lld\n", "limit", o->limit);
-    printf("%-14s %lld\n", s->fmt == TR_OPENB ? "pods" : "requests", s->count);
-    text_num("first_s", s->first_s);
-    text_num("last_s", s->last_s);
-    text_num("duration_s", s->duration_s);
-    text_num("rate_per_s", s->rate_per_s);
-    text_num("ia_mean_s", s->ia_mean_s);
-    text_num("ia_cv", s->ia_cv);
-    text_num("ia_max_s", s->ia_max_s);
-    if (s->input_tokens.n)
-        text_counts("input_tokens", &s->input_tokens);
-    if (s->output_tokens.n)
-        text_counts("output_tokens", &s->output_tokens);
-    if (s->work_n)
-        printf("%-14s mean %.6g  cv %.4g  min %.6g  max %.6g\n", "work_ms", s->work_mean_ms,
-               s->work_cv, s->work_min_ms, s->work_max_ms);
-    if (s->fmt == TR_OPENB) {
-        printf("%-14s %lld (%lld share one GPU: gpu_milli < 1000)\n", "gpu_pods", s->gpu_pods,
-               s->shared_gpu_pods);
-        text_num("mean_gpus", s->mean_gpus);
-        text_num("mean_life_s", s->mean_lifetime_s);
-    }
-}
-
-static void json_num(cJSON *o, const char *key, double x)
-{
-    if (isfinite(x))
-        cJSON_AddNumberToObject(o, key, x);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
-static void json_counts(cJSON *root, const char *key, const struct trs_counts *c)
-{
-    cJSON *o = cJSON_AddObjectToObject(root, key);
-    cJSON_AddNumberToObject(o, "n", (double)c->n);
-    json_num(o, "mean", c->mean);
-    json_num(o, "p50", c->p50);
-    json_num(o, "p90", c->p90);
-    json_num(o, "p99", c->p99);
-    cJSON_AddNumberToObject(o, "min", (double)c->min);
-    cJSON_AddNumberToObject(o, "max", (double)c->max);
-    cJSON_AddBoolToObject(o, "exact", c->exact);
-}
-
-static cJSON *stats_json(const char *path, const struct tr_opts *o, const struct trs_summary *s)
-{
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "trace", path);
-    cJSON_AddStringToObject(root, "format", tr_format_name(s->fmt));
-    cJSON_AddNumberToObject(root, "time_scale", o->time_scale);
-    cJSON_AddNumberToObject(root, "limit", (double)o->limit);
-    cJSON_AddNumberToObject(root, "count", (double)s->count);
-    json_num(root, "first_s", s->first_s);
-    json_num(root, "last_s", s->last_s);
-    json_num(root, "duration_s", s->duration_s);
-    json_num(root, "rate_per_s", s->rate_per_s);
-    cJSON *ia = cJSON_AddObjectToObject(root, "interarrival_s");
-    json_num(ia, "mean", s->ia_mean_s);
-    json_num(ia, "cv", s->ia_cv);
-    json_num(ia, "max", s->ia_max_s);
-    if (s->input_tokens.n)
-        json_counts(root, "input_tokens", &s->input_tokens);
-    if (s->output_tokens.n)
-        json_counts(root, "output_tokens", &s->output_tokens);
-    if (s->work_n) {
-        cJSON *w = cJSON_AddObjectToObject(root, "work_ms");
-        cJSON_AddNumberToObject(w, "n", (double)s->work_n);
-        json_num(w, "mean", s->work_mean_ms);
-        json_num(w, "cv", s->work_cv);
-        json_num(w, "min", s->work_min_ms);
-        json_num(w, "max", s->work_max_ms);
-    }
-    if (s->fmt == TR_OPENB) {
-        cJSON *p = cJSON_AddObjectToObject(root, "pods");
-        cJSON_AddNumberToObject(p, "gpu", (double)s->gpu_pods);
-        cJSON_AddNumberToObject(p, "shared_gpu", (double)s->shared_gpu_pods);
-        json_num(p, "mean_gpus", s->mean_gpus);
-        json_num(p, "mean_lifetime_s", s->mean_lifetime_s);
-    }
-    return root;
 }
 
 static int trace_stats(int argc, char **argv)
@@ -174,11 +70,7 @@ static int trace_stats(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     }
     const char *path = argv[optind];
-    struct op_plan op;
-    op_init(&op, cmd);
-    op_input(&op, "FILE", path);
-    op_output(&op, "--json", json);
-    if (op_done(&op))
+    if (op_files(cmd, OP_LIST("FILE", path), OP_LIST("--json", json)))
         return SS_EXIT_BADINPUT;
     char err[SS_ERRLEN];
     enum tr_format fmt;
@@ -189,8 +81,8 @@ static int trace_stats(int argc, char **argv)
         return SS_EXIT_BADINPUT;
     }
     if (!cli_is_stdout(json))
-        print_text(path, &opts, &s);
-    if (json && cli_write_json(cmd, json, stats_json(path, &opts, &s)))
+        trs_print(stdout, path, &opts, &s);
+    if (json && cli_write_json(cmd, json, trs_json(path, &opts, &s)))
         return SS_EXIT_BADINPUT;
     return SS_EXIT_OK;
 }
@@ -348,12 +240,8 @@ static int trace_gen(int argc, char **argv)
         goto fail;
     }
     /* The scenario and its traces are loaded (noted as inputs); nothing is written yet. */
-    struct op_plan op;
-    op_init(&op, "sharesim trace gen");
-    op_input(&op, "--scenario", g.scenario);
-    op_output(&op, "-o", g.output);
-    op_output(&op, "--json", g.json);
-    if (op_done(&op)) {
+    if (op_files("sharesim trace gen", OP_LIST("--scenario", g.scenario),
+                 OP_LIST("-o", g.output, "--json", g.json))) {
         rc = SS_EXIT_BADINPUT;
         goto done;
     }

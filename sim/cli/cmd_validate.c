@@ -15,7 +15,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static void usage(FILE *fp)
 {
@@ -50,19 +49,19 @@ static void usage(FILE *fp)
             "exit: 0 every row passes, 1 a row fails, 2 bad usage or output error\n");
 }
 
-/* Writes the report into an output opened before the run, and commits it. */
-static int write_report(struct ss_out *o, const struct val_report *r, int markdown,
-                        const char *command)
+/* Writes the report (0 JSON, 1 Markdown, 2 the JSON's rows as CSV) into an output opened
+ * before the run, and commits it. */
+static int write_report(struct ss_out *o, const struct val_report *r, int what, const char *command)
 {
     char err[SS_ERRLEN];
-    if (markdown) {
+    if (what == 1) {
         val_print_markdown(o->fp, r, command);
     } else {
         cJSON *doc = val_json(r);
-        char *text = cJSON_Print(doc);
-        fputs(text, o->fp);
-        fputc('\n', o->fp);
-        free(text);
+        if (what == 2)
+            csv_rows(o->fp, cJSON_GetObjectItemCaseSensitive(doc, "rows"), NULL);
+        else
+            cli_put_doc(o->fp, doc);
         cJSON_Delete(doc);
     }
     if (ss_out_commit(o, err, sizeof err)) {
@@ -89,13 +88,6 @@ static char *command_line(const struct val_opts *vo, const char *md)
     char *s = ss_xmalloc(n);
     snprintf(s, n, "sharesim validate%s%s --markdown %s", vo->quick ? " --quick" : "", seed, base);
     return s;
-}
-
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 int cmd_validate(int argc, char **argv)
@@ -172,37 +164,21 @@ int cmd_validate(int argc, char **argv)
         return SS_EXIT_OK;
     }
     /* Outputs are opened first: a bad path fails now, not after minutes of simulation. */
-    struct ss_out jo, mo, co;
-    if (json && ss_out_open(&jo, json, err, sizeof err)) {
+    const char *path[3] = {json, md, csv};
+    struct ss_out out[3];
+    int opened = 0;
+    double t0 = cli_now_s();
+    while (opened < 3 &&
+           !(path[opened] && ss_out_open(&out[opened], path[opened], err, sizeof err)))
+        opened++;
+    if (opened < 3 || val_run_batch(&vo, &vb, &r, err, sizeof err)) {
         fprintf(stderr, "sharesim: %s\n", err);
+        for (int k = 0; k < opened; k++)
+            if (path[k])
+                ss_out_abort(&out[k]);
         return SS_EXIT_BADINPUT;
     }
-    if (md && ss_out_open(&mo, md, err, sizeof err)) {
-        fprintf(stderr, "sharesim: %s\n", err);
-        if (json)
-            ss_out_abort(&jo);
-        return SS_EXIT_BADINPUT;
-    }
-    if (csv && ss_out_open(&co, csv, err, sizeof err)) {
-        fprintf(stderr, "sharesim: %s\n", err);
-        if (json)
-            ss_out_abort(&jo);
-        if (md)
-            ss_out_abort(&mo);
-        return SS_EXIT_BADINPUT;
-    }
-    double t0 = seconds_now();
-    if (val_run_batch(&vo, &vb, &r, err, sizeof err)) {
-        fprintf(stderr, "sharesim: %s\n", err);
-        if (json)
-            ss_out_abort(&jo);
-        if (md)
-            ss_out_abort(&mo);
-        if (csv)
-            ss_out_abort(&co);
-        return SS_EXIT_BADINPUT;
-    }
-    double wall = seconds_now() - t0;
+    double wall = cli_now_s() - t0;
     if (vb.shard.n > 1) {
         /* A shard writes its partial file only (no report outputs are open: refused above). */
         fprintf(stderr,
@@ -216,19 +192,9 @@ int cmd_validate(int argc, char **argv)
     int rc = SS_EXIT_OK;
     if (!quiet && !cli_is_stdout(json) && !cli_is_stdout(md) && !cli_is_stdout(csv))
         val_print_table(stdout, &r);
-    if (json && write_report(&jo, &r, 0, command))
-        rc = SS_EXIT_BADINPUT;
-    if (md && write_report(&mo, &r, 1, command))
-        rc = SS_EXIT_BADINPUT;
-    if (csv) {
-        cJSON *doc = val_json(&r);
-        csv_rows(co.fp, cJSON_GetObjectItemCaseSensitive(doc, "rows"), NULL);
-        cJSON_Delete(doc);
-        if (ss_out_commit(&co, err, sizeof err)) {
-            fprintf(stderr, "sharesim: %s\n", err);
+    for (int k = 0; k < 3; k++)
+        if (path[k] && write_report(&out[k], &r, k, command))
             rc = SS_EXIT_BADINPUT;
-        }
-    }
     fprintf(stderr, "validate: %d of %d rows pass (%s grid, %.3g measured requests, %.1f s)\n",
             r.n - r.n_failed, r.n, r.quick ? "quick" : "full", r.requests, wall);
     if (rc == SS_EXIT_OK && r.n_failed > 0)

@@ -352,3 +352,14 @@ int op_done(struct op_plan *p)
     op_free(p);
     return rc ? SS_EXIT_BADINPUT : SS_EXIT_OK;
 }
+
+int op_files(const char *cmd, const char *const *in, const char *const *out)
+{
+    struct op_plan p;
+    op_init(&p, cmd);
+    for (; in && *in; in += 2)
+        op_input(&p, in[0], in[1]);
+    for (; out && *out; out += 2)
+        op_output(&p, out[0], out[1]);
+    return op_done(&p);
+}

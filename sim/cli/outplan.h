@@ -53,4 +53,10 @@ int op_check(const struct op_plan *p, char *err, size_t errlen);
  * SS_EXIT_BADINPUT. */
 int op_done(struct op_plan *p);
 
+/* The whole plan of a command whose files are all plain files, in one call: in and out are
+ * lists of an option and its path (NULL: not given), ended by a NULL option (OP_LIST builds
+ * one; NULL for no inputs). op_done's result. */
+int op_files(const char *cmd, const char *const *in, const char *const *out);
+#define OP_LIST(...) ((const char *const[]){__VA_ARGS__, NULL})
+
 #endif
