@@ -376,6 +376,85 @@ static void test_robust_objective(void)
     }
 }
 
+/* A batch row is N requests that all arrive at t = 0 (a static batch, Lambda's "ten prompts at
+ * once"): its scenario gives exactly the figures of the same scenario replaying a trace of 32
+ * arrivals at time 0, and every request is accounted for (arrived = completed = 32). */
+static void test_batch_all_at_zero(void)
+{
+    char cmd[2048], dir[600], path[700];
+    snprintf(dir, sizeof dir, "%s/fit-batch", tu_tmpdir());
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s' && printf 'time_s\\n' > '%s/t0.csv' && for i in $(seq 32); "
+             "do echo 0; done >> '%s/t0.csv'",
+             dir, dir, dir);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    snprintf(cmd, sizeof cmd,
+             "profile fit %s --no-fit --param step_overhead_ms=0:20:2.5 --quiet --scenarios '%s'",
+             KNOWN, dir);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, errb, sizeof errb), 0);
+    snprintf(path, sizeof path, "%s/k-b32.json", dir);
+    char *text = tu_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    cJSON *d = cJSON_Parse(text);
+    free(text);
+    cJSON *ten = cJSON_GetArrayItem(cJSON_GetObjectItem(d, "tenants"), 0);
+    cJSON *trace = cJSON_CreateObject();
+    cJSON_AddStringToObject(trace, "process", "trace");
+    cJSON_AddStringToObject(trace, "path", "t0.csv");
+    cJSON_AddStringToObject(trace, "format", "sharesim");
+    cJSON_ReplaceItemInObject(ten, "arrival", trace);
+    char *t = cJSON_Print(d);
+    cJSON_Delete(d);
+    snprintf(path, sizeof path, "%s/at-zero.json", dir);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(t, f);
+    fclose(f);
+    free(t);
+    cJSON *a, *b;
+    snprintf(cmd, sizeof cmd, "run '%s/k-b32.json' --no-slowdown", dir);
+    a = tu_cli_json(cmd);
+    snprintf(cmd, sizeof cmd, "run '%s/at-zero.json' --no-slowdown", dir);
+    b = tu_cli_json(cmd);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    static const char *const fig[] = {"llm.ttft_ms.mean", "llm.ttft_ms.p50", "llm.ttft_ms.p99",
+                                      "llm.tpot_ms.mean", "latency_ms.mean", "latency_ms.p99",
+                                      "arrived",          "completed"};
+    for (size_t i = 0; i < sizeof fig / sizeof *fig; i++) {
+        char fp[128];
+        snprintf(fp, sizeof fp, "strategies.0.tenants.0.%s", fig[i]);
+        CU_ASSERT(tu_json_num(a, fp) > 0);
+        CU_ASSERT_EQUAL(tu_json_num(a, fp), tu_json_num(b, fp));
+    }
+    CU_ASSERT_EQUAL(tu_json_num(a, "strategies.0.tenants.0.arrived"), 32);
+    CU_ASSERT_EQUAL(tu_json_num(a, "strategies.0.tenants.0.completed"), 32);
+    CU_ASSERT_EQUAL(tu_json_num(a, "strategies.0.tenants.0.rejected"), 0);
+    CU_ASSERT_EQUAL(tu_json_num(a, "strategies.0.tenants.0.failed"), 0);
+    CU_ASSERT_EQUAL(tu_json_num(a, "strategies.0.tenants.0.in_flight"), 0);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    /* a batch does not queue for the serial front end, which a closed loop's sends do: a
+     * fitted frontend_serial_ms is pinned to 0 in its scenario and reaches the loop's */
+    snprintf(cmd, sizeof cmd,
+             "profile fit %s --no-fit --param frontend_serial_ms=0:20:5 --quiet --scenarios '%s'",
+             KNOWN, dir);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, errb, sizeof errb), 0);
+    static const struct {
+        const char *id;
+        double serial;
+    } pin[] = {{"k-b32", 0}, {"k-c8", 5}};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s.json", dir, pin[i].id);
+        text = tu_slurp(path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        d = cJSON_Parse(text);
+        free(text);
+        CU_ASSERT_EQUAL(tu_json_num(d, "tenants.0.serving.frontend_serial_ms"), pin[i].serial);
+        cJSON_Delete(d);
+    }
+}
+
 void test_fit_register(void)
 {
     static const struct tu_test t[] = {
@@ -390,6 +469,7 @@ void test_fit_register(void)
         {"deterministic; --out and --json are one document", test_deterministic_and_out},
         {"--robust: the sum of |ln(predicted/measured)|, and the document says so",
          test_robust_objective},
+        {"a batch is N requests at t = 0, all accounted for", test_batch_all_at_zero},
         {NULL, NULL},
     };
     tu_add_suite("fit", t);
