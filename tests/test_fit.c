@@ -455,6 +455,101 @@ static void test_batch_all_at_zero(void)
     }
 }
 
+/* The shipped engine table's fitted terms come out of `profile fit --framework NAME` as its
+ * documents beside the table say: every term whose source is fit-X.json equals that document's
+ * fitted value (to the 4 digits the table keeps), and the document is the current one: on the
+ * current measurement file, evaluating --framework X at the document's values (its objective
+ * and bounds) gives its sha256, its split and its objective. A stale document (a term refitted
+ * without it, a change of the model or of the rows) fails here. The simplex itself is not rerun
+ * (a minute of CPU): its result is what is checked against. */
+#define ENGINES "kernels/profiles/engines/engines.json"
+#define SERVING_CSV "kernels/profiles/measurements/llm-serving.csv"
+static void check_fit_document(const char *name)
+{
+    char path[640], cmd[4096];
+    snprintf(path, sizeof path, "kernels/profiles/engines/fit-%s.json", name);
+    char *text = tu_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(doc, "fitted")));
+    CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "fit"), "converged")));
+    const char *of =
+        cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "fit"), "objective_of"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(of);
+    int n = snprintf(cmd, sizeof cmd, "profile fit %s --framework %s --no-fit%s", SERVING_CSV, name,
+                     strstr(of, "--robust") ? " --robust" : "");
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "parameters"))
+    {
+        n += snprintf(cmd + n, sizeof cmd - (size_t)n, " --param %s=%.17g:%.17g:%.17g",
+                      cJSON_GetStringValue(cJSON_GetObjectItem(p, "key")), tu_json_num(p, "lo"),
+                      tu_json_num(p, "hi"), tu_json_num(p, "value"));
+    }
+    cJSON *now = tu_cli_json(cmd);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(now);
+    CU_ASSERT_STRING_EQUAL(
+        cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(now, "data"), "sha256")),
+        cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "data"), "sha256")));
+    char *a = cJSON_PrintUnformatted(cJSON_GetObjectItem(cJSON_GetObjectItem(now, "split"), "fit"));
+    char *b = cJSON_PrintUnformatted(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "split"), "fit"));
+    CU_ASSERT_STRING_EQUAL(a, b);
+    free(a);
+    free(b);
+    double o1 = tu_json_num(now, "fit.objective"), o0 = tu_json_num(doc, "fit.objective");
+    CU_ASSERT(o0 > 0);
+    CU_ASSERT_DOUBLE_EQUAL(o1, o0, 1e-5 * o0);
+    cJSON_Delete(now);
+    cJSON_Delete(doc);
+}
+
+static void test_shipped_entries_reproduce(void)
+{
+    char *text = tu_slurp(ENGINES);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    cJSON *tab = cJSON_Parse(text);
+    free(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tab);
+    char docs[8][64];
+    int n_docs = 0;
+    const cJSON *e, *term;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItem(tab, "engines"))
+    {
+        cJSON_ArrayForEach(term, e)
+        {
+            const char *src = cJSON_GetStringValue(cJSON_GetObjectItem(term, "source"));
+            const char *pre = "kernels/profiles/engines/fit-";
+            if (!src || strncmp(src, pre, strlen(pre)) != 0)
+                continue;
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(strlen(src) - strlen(pre) - 5),
+                     src + strlen(pre));
+            char *dt = tu_slurp(src);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(dt);
+            cJSON *doc = cJSON_Parse(dt);
+            free(dt);
+            char key[128];
+            snprintf(key, sizeof key, "serving.%s", term->string);
+            double fitted = tu_json_num(doc, key), shipped = tu_json_num(term, "value");
+            CU_ASSERT(fitted > 0);
+            CU_ASSERT_DOUBLE_EQUAL(shipped, fitted, 5e-4 * fitted);
+            cJSON_Delete(doc);
+            int seen = 0;
+            for (int i = 0; i < n_docs; i++)
+                seen |= strcmp(docs[i], name) == 0;
+            if (!seen && n_docs < 8)
+                snprintf(docs[n_docs++], sizeof docs[0], "%s", name);
+        }
+    }
+    cJSON_Delete(tab);
+    CU_ASSERT(n_docs >= 2);
+    if (tu_under_valgrind()) /* each evaluation is seconds of simulation */
+        return;
+    for (int i = 0; i < n_docs; i++)
+        check_fit_document(docs[i]);
+}
+
 void test_fit_register(void)
 {
     static const struct tu_test t[] = {
@@ -470,6 +565,8 @@ void test_fit_register(void)
         {"--robust: the sum of |ln(predicted/measured)|, and the document says so",
          test_robust_objective},
         {"a batch is N requests at t = 0, all accounted for", test_batch_all_at_zero},
+        {"the engine table's fitted terms are their fit documents', and these are current",
+         test_shipped_entries_reproduce},
         {NULL, NULL},
     };
     tu_add_suite("fit", t);
