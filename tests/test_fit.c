@@ -376,6 +376,180 @@ static void test_robust_objective(void)
     }
 }
 
+/* A batch row is N requests that all arrive at t = 0 (a static batch, Lambda's "ten prompts at
+ * once"): its scenario gives exactly the figures of the same scenario replaying a trace of 32
+ * arrivals at time 0, and every request is accounted for (arrived = completed = 32). */
+static void test_batch_all_at_zero(void)
+{
+    char cmd[2048], dir[600], path[700];
+    snprintf(dir, sizeof dir, "%s/fit-batch", tu_tmpdir());
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s' && printf 'time_s\\n' > '%s/t0.csv' && for i in $(seq 32); "
+             "do echo 0; done >> '%s/t0.csv'",
+             dir, dir, dir);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    snprintf(cmd, sizeof cmd,
+             "profile fit %s --no-fit --param step_overhead_ms=0:20:2.5 --quiet --scenarios '%s'",
+             KNOWN, dir);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, errb, sizeof errb), 0);
+    snprintf(path, sizeof path, "%s/k-b32.json", dir);
+    char *text = tu_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    cJSON *d = cJSON_Parse(text);
+    free(text);
+    cJSON *ten = cJSON_GetArrayItem(cJSON_GetObjectItem(d, "tenants"), 0);
+    cJSON *trace = cJSON_CreateObject();
+    cJSON_AddStringToObject(trace, "process", "trace");
+    cJSON_AddStringToObject(trace, "path", "t0.csv");
+    cJSON_AddStringToObject(trace, "format", "sharesim");
+    cJSON_ReplaceItemInObject(ten, "arrival", trace);
+    char *t = cJSON_Print(d);
+    cJSON_Delete(d);
+    snprintf(path, sizeof path, "%s/at-zero.json", dir);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(t, f);
+    fclose(f);
+    free(t);
+    cJSON *a, *b;
+    snprintf(cmd, sizeof cmd, "run '%s/k-b32.json' --no-slowdown", dir);
+    a = tu_cli_json(cmd);
+    snprintf(cmd, sizeof cmd, "run '%s/at-zero.json' --no-slowdown", dir);
+    b = tu_cli_json(cmd);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    static const char *const fig[] = {"llm.ttft_ms.mean", "llm.ttft_ms.p50", "llm.ttft_ms.p99",
+                                      "llm.tpot_ms.mean", "latency_ms.mean", "latency_ms.p99",
+                                      "arrived",          "completed"};
+    for (size_t i = 0; i < sizeof fig / sizeof *fig; i++) {
+        char fp[128];
+        snprintf(fp, sizeof fp, "strategies.0.tenants.0.%s", fig[i]);
+        CU_ASSERT(tu_json_num(a, fp) > 0);
+        CU_ASSERT_EQUAL(tu_json_num(a, fp), tu_json_num(b, fp));
+    }
+    CU_ASSERT_EQUAL(tu_json_num(a, "strategies.0.tenants.0.arrived"), 32);
+    CU_ASSERT_EQUAL(tu_json_num(a, "strategies.0.tenants.0.completed"), 32);
+    CU_ASSERT_EQUAL(tu_json_num(a, "strategies.0.tenants.0.rejected"), 0);
+    CU_ASSERT_EQUAL(tu_json_num(a, "strategies.0.tenants.0.failed"), 0);
+    CU_ASSERT_EQUAL(tu_json_num(a, "strategies.0.tenants.0.in_flight"), 0);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    /* a batch does not queue for the serial front end, which a closed loop's sends do: a
+     * fitted frontend_serial_ms is pinned to 0 in its scenario and reaches the loop's */
+    snprintf(cmd, sizeof cmd,
+             "profile fit %s --no-fit --param frontend_serial_ms=0:20:5 --quiet --scenarios '%s'",
+             KNOWN, dir);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, errb, sizeof errb), 0);
+    static const struct {
+        const char *id;
+        double serial;
+    } pin[] = {{"k-b32", 0}, {"k-c8", 5}};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s.json", dir, pin[i].id);
+        text = tu_slurp(path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        d = cJSON_Parse(text);
+        free(text);
+        CU_ASSERT_EQUAL(tu_json_num(d, "tenants.0.serving.frontend_serial_ms"), pin[i].serial);
+        cJSON_Delete(d);
+    }
+}
+
+/* The shipped engine table's fitted terms come out of `profile fit --framework NAME` as its
+ * documents beside the table say: every term whose source is fit-X.json equals that document's
+ * fitted value (to the 4 digits the table keeps), and the document is the current one: on the
+ * current measurement file, evaluating --framework X at the document's values (its objective
+ * and bounds) gives its sha256, its split and its objective. A stale document (a term refitted
+ * without it, a change of the model or of the rows) fails here. The simplex itself is not rerun
+ * (a minute of CPU): its result is what is checked against. */
+#define ENGINES "kernels/profiles/engines/engines.json"
+#define SERVING_CSV "kernels/profiles/measurements/llm-serving.csv"
+static void check_fit_document(const char *name)
+{
+    char path[640], cmd[4096];
+    snprintf(path, sizeof path, "kernels/profiles/engines/fit-%s.json", name);
+    char *text = tu_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(doc, "fitted")));
+    CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "fit"), "converged")));
+    const char *of =
+        cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "fit"), "objective_of"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(of);
+    int n = snprintf(cmd, sizeof cmd, "profile fit %s --framework %s --no-fit%s", SERVING_CSV, name,
+                     strstr(of, "--robust") ? " --robust" : "");
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "parameters"))
+    {
+        n += snprintf(cmd + n, sizeof cmd - (size_t)n, " --param %s=%.17g:%.17g:%.17g",
+                      cJSON_GetStringValue(cJSON_GetObjectItem(p, "key")), tu_json_num(p, "lo"),
+                      tu_json_num(p, "hi"), tu_json_num(p, "value"));
+    }
+    cJSON *now = tu_cli_json(cmd);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(now);
+    CU_ASSERT_STRING_EQUAL(
+        cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(now, "data"), "sha256")),
+        cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "data"), "sha256")));
+    char *a = cJSON_PrintUnformatted(cJSON_GetObjectItem(cJSON_GetObjectItem(now, "split"), "fit"));
+    char *b = cJSON_PrintUnformatted(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "split"), "fit"));
+    CU_ASSERT_STRING_EQUAL(a, b);
+    free(a);
+    free(b);
+    double o1 = tu_json_num(now, "fit.objective"), o0 = tu_json_num(doc, "fit.objective");
+    CU_ASSERT(o0 > 0);
+    CU_ASSERT_DOUBLE_EQUAL(o1, o0, 1e-5 * o0);
+    cJSON_Delete(now);
+    cJSON_Delete(doc);
+}
+
+static void test_shipped_entries_reproduce(void)
+{
+    char *text = tu_slurp(ENGINES);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    cJSON *tab = cJSON_Parse(text);
+    free(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tab);
+    char docs[8][64];
+    int n_docs = 0;
+    const cJSON *e, *term;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItem(tab, "engines"))
+    {
+        cJSON_ArrayForEach(term, e)
+        {
+            const char *src = cJSON_GetStringValue(cJSON_GetObjectItem(term, "source"));
+            const char *pre = "kernels/profiles/engines/fit-";
+            if (!src || strncmp(src, pre, strlen(pre)) != 0)
+                continue;
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(strlen(src) - strlen(pre) - 5),
+                     src + strlen(pre));
+            char *dt = tu_slurp(src);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(dt);
+            cJSON *doc = cJSON_Parse(dt);
+            free(dt);
+            char key[128];
+            snprintf(key, sizeof key, "serving.%s", term->string);
+            double fitted = tu_json_num(doc, key), shipped = tu_json_num(term, "value");
+            CU_ASSERT(fitted > 0);
+            CU_ASSERT_DOUBLE_EQUAL(shipped, fitted, 5e-4 * fitted);
+            cJSON_Delete(doc);
+            int seen = 0;
+            for (int i = 0; i < n_docs; i++)
+                seen |= strcmp(docs[i], name) == 0;
+            if (!seen && n_docs < 8)
+                snprintf(docs[n_docs++], sizeof docs[0], "%s", name);
+        }
+    }
+    cJSON_Delete(tab);
+    CU_ASSERT(n_docs >= 2);
+    if (tu_under_valgrind()) /* each evaluation is seconds of simulation */
+        return;
+    for (int i = 0; i < n_docs; i++)
+        check_fit_document(docs[i]);
+}
+
 void test_fit_register(void)
 {
     static const struct tu_test t[] = {
@@ -390,6 +564,9 @@ void test_fit_register(void)
         {"deterministic; --out and --json are one document", test_deterministic_and_out},
         {"--robust: the sum of |ln(predicted/measured)|, and the document says so",
          test_robust_objective},
+        {"a batch is N requests at t = 0, all accounted for", test_batch_all_at_zero},
+        {"the engine table's fitted terms are their fit documents', and these are current",
+         test_shipped_entries_reproduce},
         {NULL, NULL},
     };
     tu_add_suite("fit", t);

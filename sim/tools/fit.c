@@ -52,8 +52,10 @@ static const struct fit_param default_params[] = {
 /* A closed loop (`concurrency`, N users): FIT_CLOSED_ROUNDS requests per user, the first
  * round (all users starting together) not measured; at least FIT_RATE_REQUESTS in all. */
 #define FIT_CLOSED_ROUNDS 8
-/* A batch (all requests at t = 0) is sent as a Poisson burst this fast: 4,096 requests within
- * half a millisecond, well inside one engine step. */
+/* Only in a build without closed loops, a batch (all requests at t = 0) is sent as a Poisson
+ * burst this fast: 4,096 requests within half a millisecond. Not the same thing (the first
+ * request finds the engine idle and is prefilled alone), hence the closed loop where it exists
+ * (batch_arrival). */
 #define FIT_BURST_PER_S 1e7
 /* The residual of a metric measured but not predicted (no request ended): a miss by a factor
  * of 1,000, so that the simplex moves away from it and the objective stays finite. */
@@ -129,13 +131,26 @@ static cJSON *poisson(double rate_per_s)
     return a;
 }
 
-/* A batch of n requests at t = 0 (a burst): all of them measured, the throughput from the
- * last completion. */
-static cJSON *batch_arrival(struct fit_row *r, long n)
+static cJSON *closed(long users)
+{
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddStringToObject(a, "process", "closed");
+    cJSON_AddNumberToObject(a, "users", (double)users);
+    cJSON_AddNumberToObject(a, "think_ms", 0);
+    return a;
+}
+
+/* A batch of n requests, all at t = 0: all of them measured, the throughput from the last
+ * completion. Built as a closed loop of n users that stops at n arrivals, so every user sends
+ * once, at 0 exactly, and none sends again (docs/scenario.md#closed-loop-clients): one instant,
+ * so the engine's first step holds all of them (docs/llm.md#simultaneous-arrivals). The serial
+ * front end is not in its path (serving()): a batch is submitted at once, not sent user by
+ * user through an API server. */
+static cJSON *batch_arrival(const struct fit_ctx *c, struct fit_row *r, long n)
 {
     r->requests = n < FIT_BATCH_MAX ? n : FIT_BATCH_MAX;
     r->warmup = 0;
-    return poisson(FIT_BURST_PER_S);
+    return c->closed_loop ? closed(r->requests) : poisson(FIT_BURST_PER_S);
 }
 
 /*
@@ -153,7 +168,7 @@ static cJSON *client_concurrency(const struct fit_ctx *c, struct fit_row *r)
                  "concurrency %ld emulated as one batch of %ld at t = 0 (no closed-loop arrival "
                  "in this build)",
                  users, users < FIT_BATCH_MAX ? users : FIT_BATCH_MAX);
-        return batch_arrival(r, users);
+        return batch_arrival(c, r, users);
     }
     if (users > FIT_BATCH_MAX) {
         snprintf(r->note, sizeof r->note, "concurrency %ld capped at %d users", users,
@@ -164,11 +179,7 @@ static cJSON *client_concurrency(const struct fit_ctx *c, struct fit_row *r)
     if (r->requests < FIT_RATE_REQUESTS)
         r->requests = FIT_RATE_REQUESTS;
     r->warmup = users;
-    cJSON *a = cJSON_CreateObject();
-    cJSON_AddStringToObject(a, "process", "closed");
-    cJSON_AddNumberToObject(a, "users", (double)users);
-    cJSON_AddNumberToObject(a, "think_ms", 0);
-    return a;
+    return closed(users);
 }
 
 static cJSON *client_rate(const struct fit_ctx *c, struct fit_row *r)
@@ -181,11 +192,10 @@ static cJSON *client_rate(const struct fit_ctx *c, struct fit_row *r)
 
 static cJSON *client_batch(const struct fit_ctx *c, struct fit_row *r)
 {
-    (void)c;
     long n = (long)r->load;
     if (n > FIT_BATCH_MAX)
         snprintf(r->note, sizeof r->note, "batch of %ld capped at %d requests", n, FIT_BATCH_MAX);
-    return batch_arrival(r, n);
+    return batch_arrival(c, r, n);
 }
 
 struct client_ops {
@@ -207,6 +217,9 @@ static int by_makespan(const struct fit_ctx *c, const struct fit_row *r)
     return clients[r->client].by_makespan || (r->client == FC_CONCURRENCY && !c->closed_loop);
 }
 
+/* The serving key of the serial front end (llm/enginetime.h). */
+#define NO_SERIAL_KEY "frontend_serial_ms"
+
 static cJSON *serving(const struct fit_ctx *c, const struct fit_row *r)
 {
     cJSON *s = cJSON_CreateObject();
@@ -220,8 +233,15 @@ static cJSON *serving(const struct fit_ctx *c, const struct fit_row *r)
         cJSON_AddNumberToObject(s, "max_num_seqs", (double)r->max_num_seqs);
     if (r->max_batched)
         cJSON_AddNumberToObject(s, "max_batched_tokens", (double)r->max_batched);
+    /* A batch built as a closed loop (batch_arrival) would otherwise pass the engine's serial
+     * front end, which only a closed loop's sends do: pinned to 0 there, so a batch stays N
+     * requests at t = 0 at the engine, and a fitted frontend_serial_ms does not reach it. */
+    int no_serial = r->client == FC_BATCH && c->closed_loop;
     for (int i = 0; i < c->n_params; i++)
-        cJSON_AddNumberToObject(s, c->params[i].key, c->params[i].value);
+        if (!(no_serial && strcmp(c->params[i].key, NO_SERIAL_KEY) == 0))
+            cJSON_AddNumberToObject(s, c->params[i].key, c->params[i].value);
+    if (no_serial)
+        cJSON_AddNumberToObject(s, NO_SERIAL_KEY, 0);
     return s;
 }
 
