@@ -503,9 +503,7 @@ static int page(struct hw *wr, const struct ht_cluster *cs, char *err, size_t er
     else
         snprintf(title, sizeof title, "Cluster placement: %s", ht_str(cs->docs[0], "name"));
     ht_head(wr, title);
-    HW_MARK(wr, "<h1>");
-    hw_text(wr, title);
-    HW_MARK(wr, "</h1>\n<p class=\"question\"><strong>Question.</strong> ");
+    HW_WRAP(wr, "<h1>", title, "</h1>\n<p class=\"question\"><strong>Question.</strong> ");
     if (cs->question && *cs->question)
         hw_text(wr, cs->question);
     else

@@ -136,11 +136,8 @@ void ht_meta(struct hw *wr, const cJSON *doc, const char *command, const char *r
     if (isfinite(h.load_scale))
         HW_MARKF(wr, ", arrival rates × %g", h.load_scale);
     HW_MARK(wr, ".");
-    if (command && *command) {
-        HW_MARK(wr, " Made by <code>");
-        hw_text(wr, command);
-        HW_MARK(wr, "</code>.");
-    }
+    if (command && *command)
+        HW_WRAP(wr, " Made by <code>", command, "</code>.");
     if (requests && *requests) {
         HW_MARK(wr, " Run length: ");
         hw_md(wr, requests);
@@ -175,15 +172,11 @@ void ht_metric_head(struct hw *wr, const struct ht_cols *c)
 {
     for (int k = 0; k < c->n; k++) {
         if (c->m[k]->sla_key) {
-            HW_MARK(wr, "<th>");
-            hw_text(wr, c->m[k]->html_sla_head);
-            HW_MARK(wr, "</th>");
+            HW_WRAP(wr, "<th>", c->m[k]->html_sla_head, "</th>");
             if (c->verdict)
                 HW_MARK(wr, "<th class=\"l\">SLA</th>");
         }
-        HW_MARK(wr, "<th>");
-        hw_text(wr, c->m[k]->html_head);
-        HW_MARK(wr, "</th>");
+        HW_WRAP(wr, "<th>", c->m[k]->html_head, "</th>");
     }
     HW_MARK(wr, "</tr>\n");
 }
@@ -201,11 +194,8 @@ static void verdict_cell(struct hw *wr, const struct scenario *sc, const cJSON *
                  "<td class=\"l\">none</td>");
     else if (v.meets)
         HW_MARK(wr, "<td class=\"l ok\">✓ meets</td>");
-    else {
-        HW_MARK(wr, "<td class=\"l miss\">✗ ");
-        hw_text(wr, v.reason);
-        HW_MARK(wr, "</td>");
-    }
+    else
+        HW_WRAP(wr, "<td class=\"l miss\">✗ ", v.reason, "</td>");
 }
 
 void ht_metric_cells(struct hw *wr, const struct ht_cols *c, const struct scenario *sc,
@@ -241,9 +231,7 @@ static void level_table(struct hw *wr, const cJSON *doc, const struct scenario *
         if (level == MT_STRATEGY) {
             HW_MARK(wr, "<tr>");
             strategy_cell(wr, doc, s);
-            HW_MARK(wr, "<td class=\"l\">");
-            hw_text(wr, rd_kind(s));
-            HW_MARK(wr, "</td>");
+            HW_WRAP(wr, "<td class=\"l\">", rd_kind(s), "</td>");
             ht_metric_cells(wr, &c, NULL, doc, s);
             continue;
         }
@@ -253,9 +241,7 @@ static void level_table(struct hw *wr, const cJSON *doc, const struct scenario *
                 continue;
             HW_MARK(wr, "<tr>");
             strategy_cell(wr, doc, s);
-            HW_MARK(wr, "<td class=\"l\">");
-            hw_text(wr, rd_name(t));
-            HW_MARK(wr, "</td>");
+            HW_WRAP(wr, "<td class=\"l\">", rd_name(t), "</td>");
             ht_metric_cells(wr, &c, sc, doc, t);
         }
     }

@@ -159,9 +159,7 @@ static void deciding_head(struct hw *wr, const struct tenant_cfg *t)
     struct fig f[4];
     int n = deciding(t, f);
     for (int k = 0; k < n; k++) {
-        HW_MARK(wr, "<th>");
-        hw_text(wr, t->name);
-        HW_MARK(wr, " ");
+        HW_WRAP(wr, "<th>", t->name, " ");
         hw_text(wr, f[k].what);
         HW_MARK(wr, " ");
         hw_text(wr, f[k].unit);
@@ -183,9 +181,7 @@ static void deciding_cells(struct hw *wr, const struct rd_cand *c, const struct 
 static void flag_words(struct hw *wr, const struct rd_cand *c)
 {
     for (int k = 0; k < rd_cand_flags(c); k++) {
-        HW_MARK(wr, "<br><strong>⚠ ");
-        hw_text(wr, rd_cand_flag(c, k));
-        HW_MARK(wr, "</strong>");
+        HW_WRAP(wr, "<br><strong>⚠ ", rd_cand_flag(c, k), "</strong>");
     }
 }
 
@@ -227,9 +223,7 @@ static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
         HW_MARKF(wr, "<tr><td>%d</td><td class=\"l\">", ++k);
         svg_swatch(wr, st);
         hw_text(wr, c.kind);
-        HW_MARK(wr, "</td><td class=\"l\">");
-        hw_text(wr, c.label);
-        HW_MARK(wr, "</td>");
+        HW_WRAP(wr, "</td><td class=\"l\">", c.label, "</td>");
         ht_td(wr, c.gpus, 1, "%.0f");
         ht_td(wr, c.cost_per_hour, 1, "%.2f");
         ht_td(wr, c.cost_per_mreq, 1, "%.3f");
@@ -243,16 +237,12 @@ static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
             flag_words(wr, &c);
             HW_MARK(wr, "</td>");
         } else {
-            HW_MARK(wr, "<td class=\"l wrap\">");
-            hw_text(wr, *c.pruned ? c.pruned : "not simulated");
-            HW_MARK(wr, "</td>");
+            HW_WRAP(wr, "<td class=\"l wrap\">", *c.pruned ? c.pruned : "not simulated", "</td>");
         }
         char ratio[48] = "–";
         if (c.simulated && isfinite(c.worst_ratio))
             vd_fmt_ratio(c.worst_ratio, ratio, sizeof ratio);
-        HW_MARK(wr, "<td>");
-        hw_text(wr, ratio);
-        HW_MARK(wr, "</td>");
+        HW_WRAP(wr, "<td>", ratio, "</td>");
         headroom_cell(wr, &c);
         for (int i = 0; i < sc->n_tenants; i++)
             deciding_cells(wr, &c, &sc->tenants[i]);
@@ -292,9 +282,7 @@ static void tp_row(struct hw *wr, const cJSON *l, int chosen)
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "meets_sla"))) {
         HW_MARK(wr, "<td class=\"l ok wrap\">✓ meets every SLA</td>");
     } else {
-        HW_MARK(wr, "<td class=\"l miss wrap\">✗ ");
-        hw_text(wr, str_of(l, "reason"));
-        HW_MARK(wr, "</td>");
+        HW_WRAP(wr, "<td class=\"l miss wrap\">✗ ", str_of(l, "reason"), "</td>");
     }
     HW_MARK(wr, "</tr>\n");
 }
@@ -305,9 +293,8 @@ static void tp_section(struct hw *wr, const cJSON *plan)
     const cJSON *tc = cJSON_GetObjectItemCaseSensitive(plan, "tensor_parallel_choice");
     if (!cJSON_IsObject(tc))
         return;
-    HW_MARK(wr, "<h2 id=\"tensor-parallel\">Tensor parallelism: ");
-    hw_text(wr, str_of(tc, "tenant"));
-    HW_MARK(wr, "</h2>\n<p>");
+    HW_WRAP(wr, "<h2 id=\"tensor-parallel\">Tensor parallelism: ", str_of(tc, "tenant"),
+            "</h2>\n<p>");
     hw_text(wr, str_of(tc, "why"));
     HW_MARK(wr, "</p>\n<table class=\"plan\">\n<tr><th class=\"l\">layout</th><th>GPUs</th>"
                 "<th>$/hour</th><th>TTFT p99 ms</th><th>target</th><th>TPOT p99 ms</th>"
@@ -376,9 +363,8 @@ static void sensitivity_section(struct hw *wr, const cJSON *plan)
         const cJSON *reads = cJSON_GetObjectItemCaseSensitive(v, "read_by");
         const cJSON *note = cJSON_GetObjectItemCaseSensitive(v, "note");
         const char *u = cJSON_IsString(unit) ? unit->valuestring : "";
-        HW_MARK(wr, "<tr><td class=\"l\"><code>");
-        hw_text(wr, cJSON_IsString(key) ? key->valuestring : "");
-        HW_MARK(wr, "</code></td><td>");
+        HW_WRAP(wr, "<tr><td class=\"l\"><code>", cJSON_IsString(key) ? key->valuestring : "",
+                "</code></td><td>");
         hw_textf(wr, "%g%s%s", cJSON_IsNumber(val) ? val->valuedouble : NAN, u[0] ? " " : "", u);
         HW_MARK(wr, "</td><td>");
         if (cJSON_GetArraySize(range) == 2)
@@ -386,9 +372,8 @@ static void sensitivity_section(struct hw *wr, const cJSON *plan)
                      cJSON_GetArrayItem(range, 1)->valuedouble);
         else
             hw_text(wr, "none stated");
-        HW_MARK(wr, "</td><td class=\"l\">");
-        hw_text(wr, cJSON_IsString(reads) ? reads->valuestring : "");
-        HW_MARK(wr, "</td>");
+        HW_WRAP(wr, "</td><td class=\"l\">", cJSON_IsString(reads) ? reads->valuestring : "",
+                "</td>");
         double x = cJSON_IsNumber(val) ? val->valuedouble : NAN;
         int two = cJSON_GetArraySize(range) == 2;
         sens_end_cell(wr, cJSON_GetObjectItemCaseSensitive(v, "at_lo"), u,
@@ -479,17 +464,13 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
             hw_text(wr, cl.label);
             char ratio[48];
             vd_fmt_ratio(cl.worst_ratio, ratio, sizeof ratio);
-            HW_MARK(wr, "</strong> (");
-            hw_text(wr, cl.reason);
-            HW_MARK(wr, "; worst ");
+            HW_WRAP(wr, "</strong> (", cl.reason, "; worst ");
             hw_text(wr, ratio);
             HW_MARK(wr, ")");
         }
     }
     if (*pl.rule_kind) {
-        HW_MARK(wr, "; the rule of thumb (“");
-        hw_text(wr, pl.rule);
-        HW_MARK(wr, "”) picks ");
+        HW_WRAP(wr, "; the rule of thumb (“", pl.rule, "”) picks ");
         hw_text(wr, pl.rule_kind);
         HW_MARK2(wr, pl.rule_agrees, " and the simulation agrees", " and the simulation disagrees");
     }

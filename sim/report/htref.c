@@ -174,9 +174,7 @@ static int page_reference_page(struct hw *wr, const struct sd_study *st,
                                const char *svg_prefix, char *err, size_t errlen)
 {
     ht_head(wr, st->title);
-    HW_MARK(wr, "<h1>");
-    hw_text(wr, st->title);
-    HW_MARK(wr, "</h1>\n<p class=\"question\"><strong>Question.</strong> ");
+    HW_WRAP(wr, "<h1>", st->title, "</h1>\n<p class=\"question\"><strong>Question.</strong> ");
     if (st->question)
         hw_md(wr, st->question);
     else

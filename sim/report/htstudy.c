@@ -331,9 +331,7 @@ static int cdf_figure(struct hw *wr, const struct page *pg, char *err, size_t er
                      "meets its SLA when its curve crosses the dotted 99 %% line left of the "
                      "dashed black SLA line.",
                      names);
-            HW_MARK(wr, "<figcaption>");
-            hw_text(wr, cap);
-            HW_MARK(wr, "</figcaption>\n");
+            HW_WRAP(wr, "<figcaption>", cap, "</figcaption>\n");
         } else {
             HT_CAPTION(
                 wr,
@@ -461,9 +459,7 @@ static int density_figure(struct hw *wr, const struct page *pg, char *err, size_
     f.verdict = !*pg->figure_drawn;
     int rc = ht_figure(wr, &f, pg->st->svg_prefix, err, errlen);
     *pg->figure_drawn = 1;
-    HW_MARK(wr, "<figcaption>");
-    hw_text(wr, cap);
-    HW_MARK(wr, "</figcaption>\n");
+    HW_WRAP(wr, "<figcaption>", cap, "</figcaption>\n");
     ht_figure_end(wr);
     svg_fig_free(&f);
     return rc;
@@ -602,9 +598,7 @@ static int page_study_page(struct hw *wr, const struct ht_study *st, char *err, 
     }
     int density = density_distinct(pg.doc) >= 3;
     ht_head(wr, title);
-    HW_MARK(wr, "<h1>");
-    hw_text(wr, title);
-    HW_MARK(wr, "</h1>\n");
+    HW_WRAP(wr, "<h1>", title, "</h1>\n");
     ht_question(wr, &pg);
     ht_verdict(wr, &pg);
     ht_meta(wr, pg.doc, st->command, st->requests);

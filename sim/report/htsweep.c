@@ -100,9 +100,7 @@ static void crossing_table(struct hw *wr, const struct page *pg, const struct ht
 {
     HW_MARK(wr, "<table class=\"crossings\">\n<tr><th class=\"l\">strategy</th>");
     for (int i = 0; i < pg->n_ten; i++) {
-        HW_MARK(wr, "<th>");
-        hw_text(wr, pg->ten[i]);
-        HW_MARK(wr, "</th>");
+        HW_WRAP(wr, "<th>", pg->ten[i], "</th>");
     }
     HW_MARK(wr, "</tr>\n");
     for (int r = 0; r < pg->n_rest; r++)
@@ -322,9 +320,7 @@ static int sweep_figure(struct hw *wr, const struct page *pg, const struct ht_me
         f.verdict = !*pg->figure_drawn;
         rc = ht_figure(wr, &f, pg->st->svg_prefix, err, errlen);
         *pg->figure_drawn = 1;
-        HW_MARK(wr, "<figcaption>");
-        hw_text(wr, cap);
-        HW_MARK(wr, "</figcaption>\n");
+        HW_WRAP(wr, "<figcaption>", cap, "</figcaption>\n");
         ht_figure_end(wr);
         if (rc == 0 && crosses && ht_pg_has_sla(pg, "p99_ms")) {
             HW_MARK(wr, "<p>Where each strategy first breaks each tenant's p99 SLA:</p>\n");
@@ -333,9 +329,7 @@ static int sweep_figure(struct hw *wr, const struct page *pg, const struct ht_me
     } else {
         /* Nothing to draw: say so where the figure would be, with the panels' reason. */
         const char *why = f.n_panels > 0 ? f.p[0]->empty_why : "no value in any result";
-        HW_MARK(wr, "<p class=\"omitted\">No figure of ");
-        hw_text(wr, title);
-        HW_MARK(wr, ": no tenant to draw (");
+        HW_WRAP(wr, "<p class=\"omitted\">No figure of ", title, ": no tenant to draw (");
         hw_text(wr, why);
         HW_MARK(wr, ").</p>\n");
     }
@@ -433,11 +427,8 @@ void ht_sweep_table(struct hw *wr, const struct page *pg)
                 HW_MARK(wr, "<td class=\"l\">none</td>");
             else if (j.meets)
                 HW_MARK(wr, "<td class=\"l ok\">✓ all met</td>");
-            else {
-                HW_MARK(wr, "<td class=\"l miss\">✗ ");
-                hw_text(wr, j.miss);
-                HW_MARK(wr, "</td>");
-            }
+            else
+                HW_WRAP(wr, "<td class=\"l miss\">✗ ", j.miss, "</td>");
             HW_MARK(wr, "</tr>\n");
             k++;
         }

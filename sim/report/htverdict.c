@@ -145,9 +145,7 @@ static void verdict_param_sweep(struct hw *wr, const struct page *pg)
             ht_axis_value(&pg->ax, x, v, sizeof v);
             ht_pg_label(pg, k, r, lab, sizeof lab);
             HW_MARK2(wr, shown, "; ", "");
-            HW_MARK(wr, "<strong>");
-            hw_text(wr, lab);
-            HW_MARK(wr, "</strong>");
+            HW_WRAP(wr, "<strong>", lab, "</strong>");
             if (h == 1)
                 HW_MARK(wr, " keeps every SLA throughout");
             else if (h == 0)
@@ -248,9 +246,7 @@ void ht_verdict(struct hw *wr, const struct page *pg)
         return;
     }
     if (best >= 0) {
-        HW_MARK(wr, "<strong>");
-        hw_text(wr, pg->strat[best]);
-        HW_MARK(wr, "</strong>");
+        HW_WRAP(wr, "<strong>", pg->strat[best], "</strong>");
         not_offered(wr, cJSON_GetArrayItem(all, best));
         if (n_ok == 1)
             HW_MARK(wr, " is the only strategy that meets every tenant's SLA");
@@ -301,9 +297,7 @@ void ht_verdict(struct hw *wr, const struct page *pg)
                 if (strcmp(rd_name(s), pg->strat[closest]) == 0)
                     ht_judge(pg->st->sc, doc, s, &j);
             }
-            HW_MARK(wr, "; the closest is <strong>");
-            hw_text(wr, pg->strat[closest]);
-            HW_MARK(wr, "</strong>");
+            HW_WRAP(wr, "; the closest is <strong>", pg->strat[closest], "</strong>");
             not_offered(wr, cJSON_GetArrayItem(all, closest));
             HW_MARKF(wr, ", where %d of %d tenants miss (", j.n_miss,
                      rd_n_tenants(cJSON_GetArrayItem(all, closest)));
@@ -324,13 +318,9 @@ void ht_verdict(struct hw *wr, const struct page *pg)
         if (!j.meets && !dup && told < 2) {
             listed[told] = k;
             HW_MARK(wr, "; ");
-            HW_MARK(wr, "<strong>");
-            hw_text(wr, pg->strat[k]);
-            HW_MARK(wr, "</strong>");
+            HW_WRAP(wr, "<strong>", pg->strat[k], "</strong>");
             not_offered(wr, s);
-            HW_MARK(wr, " misses (");
-            hw_text(wr, j.miss);
-            HW_MARK(wr, ")");
+            HW_WRAP(wr, " misses (", j.miss, ")");
             told++;
         }
         k++;
@@ -339,9 +329,7 @@ void ht_verdict(struct hw *wr, const struct page *pg)
     for (int a = 0; a < n_all && pairs < 2; a++)
         for (int b = a + 1; b < n_all && pairs < 2; b++)
             if (same_latency(cJSON_GetArrayItem(all, a), cJSON_GetArrayItem(all, b))) {
-                HW_MARK(wr, "; <strong>");
-                hw_text(wr, pg->strat[a]);
-                HW_MARK(wr, "</strong> and <strong>");
+                HW_WRAP(wr, "; <strong>", pg->strat[a], "</strong> and <strong>");
                 hw_text(wr, pg->strat[b]);
                 HW_MARK(wr, "</strong> give every tenant the same latency");
                 same_clause(wr, pg, cJSON_GetArrayItem(all, a), cJSON_GetArrayItem(all, b), a, b);
@@ -356,9 +344,8 @@ void ht_question(struct hw *wr, const struct page *pg)
     if (pg->st->question && *pg->st->question) {
         hw_md(wr, pg->st->question);
     } else if (pg->param_sweep && pg->sweep) {
-        HW_MARK(wr, "How do the tenants' latencies change with ");
-        hw_text(wr, pg->ax.label);
-        HW_MARK(wr, ", and up to where does each strategy keep every SLA?");
+        HW_WRAP(wr, "How do the tenants' latencies change with ", pg->ax.label,
+                ", and up to where does each strategy keep every SLA?");
     } else {
         HW_MARK(wr, "Which strategy serves every tenant of <code>");
         struct rd_head h;

@@ -794,21 +794,12 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
         hw_text(wr, p->tenant);
         HW_MARK2(wr, p->llm, "\" data-llm=\"1\"", "\"");
     }
-    if (p->metric[0]) {
-        HW_MARK(wr, " data-metric=\"");
-        hw_text(wr, p->metric);
-        HW_MARK(wr, "\"");
-    }
-    if (xunit[0]) {
-        HW_MARK(wr, " data-xunit=\"");
-        hw_text(wr, xunit);
-        HW_MARK(wr, "\"");
-    }
-    if (yunit[0]) {
-        HW_MARK(wr, " data-yunit=\"");
-        hw_text(wr, yunit);
-        HW_MARK(wr, "\"");
-    }
+    if (p->metric[0])
+        HW_WRAP(wr, " data-metric=\"", p->metric, "\"");
+    if (xunit[0])
+        HW_WRAP(wr, " data-xunit=\"", xunit, "\"");
+    if (yunit[0])
+        HW_WRAP(wr, " data-yunit=\"", yunit, "\"");
     HW_MARK(wr, ">\n");
     draw_axes(wr, p, &ax, &ay, x0, y0, pw, ph);
     draw_refs(wr, p, &ax, &ay, x0, y0, pw, ph, NULL);
