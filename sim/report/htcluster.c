@@ -109,6 +109,30 @@ static int n_cols(const struct pol *p)
                : 0;
 }
 
+static int n_samples(const struct pol *p)
+{
+    int m = 0;
+    for (int k = 0; k < p->n_exp; k++) {
+        int c = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p->exp[k], "samples"));
+        m = k == 0 || c < m ? c : m;
+    }
+    return m;
+}
+
+static int has_mig(const struct pol *p, int n)
+{
+    for (int k = 0; k < n; k++)
+        for (int e = 0; e < p[k].n_exp; e++) {
+            const cJSON *row;
+            cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(p[k].exp[e], "samples"))
+            {
+                if (cJSON_GetObjectItemCaseSensitive(row, "reconfigs"))
+                    return 1;
+            }
+        }
+    return 0;
+}
+
 static const char *label(const struct pol *p)
 {
     const char *l = ht_str(p->row, "label");
@@ -250,30 +274,60 @@ static int inflate_figure(struct hw *wr, const cJSON *doc, const struct pol *p, 
     return rc;
 }
 
-static void inflate_table(struct hw *wr, const cJSON *doc, const struct pol *p, int n)
+/* A column of a cluster table: its heading, where its figure comes from (the policy's summary
+ * row; the mean over seeds of each experiment's field, of its per_arrived_pct column at 100 %
+ * arrived, or of its last sample's counter), the field and the format; zero: none is 0. */
+enum col_src { COL_ROW, COL_EXP, COL_AT100, COL_LAST };
+struct col {
+    const char *head;
+    enum col_src src;
+    const char *key, *fmt;
+    int zero;
+};
+
+static double last(const struct pol *p, const char *key)
 {
-    HW_MARK(wr, "<table class=\"cluster\">\n<tr><th class=\"l\">policy</th><th>rank</th>"
-                "<th>GPUs allocated at 100 % arrived (%)</th><th>sd</th>"
-                "<th>fragment amount at 100 % (% of GPUs)</th>"
-                "<th>fragmentation ratio at 100 % (%)</th>"
-                "<th>ratio passes the threshold at arrived (%)</th>"
-                "<th>pods arrived</th><th>failed pods (pods)</th></tr>\n");
+    int m = n_samples(p);
+    return m ? seed_mean(p, SEED_SAMPLE, key, m - 1, 1) : NAN;
+}
+
+static void table(struct hw *wr, const struct pol *p, int n, const struct col *c, int nc)
+{
+    HW_MARK(wr, "<table class=\"cluster\">\n<tr><th class=\"l\">policy</th>");
+    for (int k = 0; k < nc; k++)
+        HW_WRAP(wr, "<th>", c[k].head, "</th>");
+    HW_MARK(wr, "</tr>\n");
     for (int k = 0; k < n; k++) {
         HW_MARK(wr, "<tr><td class=\"l\">");
         svg_swatch(wr, k);
-        hw_text(wr, label(&p[k]));
-        HW_MARK(wr, "</td>");
-        ht_td(wr, rt_num(p[k].row, "rank"), 1, "%.0f");
-        ht_td(wr, rt_num(p[k].row, "alloc_ratio_at_100_mean"), 1, "%.2f");
-        ht_td(wr, rt_num(p[k].row, "alloc_ratio_at_100_sd"), 1, "%.2f");
-        ht_td(wr, seed_mean(&p[k], SEED_COL, "frag_pct", 100, 0), 1, "%.2f");
-        ht_td(wr, rt_num(p[k].row, "frag_ratio_at_100_mean"), 1, "%.2f");
-        ht_td(wr, rt_num(p[k].row, "frag_over_threshold_at_arrived_pct_mean"), 1, "%.1f");
-        ht_td(wr, seed_mean(&p[k], SEED_EXP, "arrived", 0, 0), 1, "%.0f");
-        ht_td(wr, rt_num(p[k].row, "failed_mean"), 1, "%.1f");
+        HW_WRAP(wr, "", label(&p[k]), "</td>");
+        for (int q = 0; q < nc; q++) {
+            double v = c[q].src == COL_ROW     ? rt_num(p[k].row, c[q].key)
+                       : c[q].src == COL_EXP   ? seed_mean(&p[k], SEED_EXP, c[q].key, 0, 0)
+                       : c[q].src == COL_AT100 ? seed_mean(&p[k], SEED_COL, c[q].key, 100, 0)
+                                               : last(&p[k], c[q].key);
+            ht_td(wr, c[q].zero && !isfinite(v) ? 0 : v, 1, c[q].fmt);
+        }
         HW_MARK(wr, "</tr>\n");
     }
     HW_MARK(wr, "</table>\n");
+}
+
+static const struct col inflate_cols[] = {
+    {"rank", COL_ROW, "rank", "%.0f", 0},
+    {"GPUs allocated at 100 % arrived (%)", COL_ROW, "alloc_ratio_at_100_mean", "%.2f", 0},
+    {"sd", COL_ROW, "alloc_ratio_at_100_sd", "%.2f", 0},
+    {"fragment amount at 100 % (% of GPUs)", COL_AT100, "frag_pct", "%.2f", 0},
+    {"fragmentation ratio at 100 % (%)", COL_ROW, "frag_ratio_at_100_mean", "%.2f", 0},
+    {"ratio passes the threshold at arrived (%)", COL_ROW,
+     "frag_over_threshold_at_arrived_pct_mean", "%.1f", 0},
+    {"pods arrived", COL_EXP, "arrived", "%.0f", 0},
+    {"failed pods (pods)", COL_ROW, "failed_mean", "%.1f", 0},
+};
+
+static void inflate_table(struct hw *wr, const cJSON *doc, const struct pol *p, int n)
+{
+    table(wr, p, n, inflate_cols, (int)(sizeof inflate_cols / sizeof inflate_cols[0]));
     HW_MARKF(wr,
              "<p class=\"meta\">Means over %d seed%s (sd: their standard deviation, – with one "
              "seed). A failed pod is one that fit no node when it arrived; with the workload "
@@ -282,40 +336,6 @@ static void inflate_table(struct hw *wr, const cJSON *doc, const struct pol *p, 
 }
 
 /* ---- replay: over time, and a MIG cluster's reconfigurations -------------------------------- */
-
-static int n_samples(const struct pol *p)
-{
-    int m = 0;
-    for (int k = 0; k < p->n_exp; k++) {
-        int c = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p->exp[k], "samples"));
-        m = k == 0 || c < m ? c : m;
-    }
-    return m;
-}
-
-static int has_mig(const struct pol *p, int n)
-{
-    for (int k = 0; k < n; k++)
-        for (int e = 0; e < p[k].n_exp; e++) {
-            const cJSON *row;
-            cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(p[k].exp[e], "samples"))
-            {
-                if (cJSON_GetObjectItemCaseSensitive(row, "reconfigs"))
-                    return 1;
-            }
-        }
-    return 0;
-}
-
-static void last_counters(const struct pol *p, double *reconf, double *changed, double *migrated,
-                          double *down)
-{
-    int m = n_samples(p);
-    *reconf = m ? seed_mean(p, SEED_SAMPLE, "reconfigs", m - 1, 1) : NAN;
-    *changed = m ? seed_mean(p, SEED_SAMPLE, "instances_changed", m - 1, 1) : NAN;
-    *migrated = m ? seed_mean(p, SEED_SAMPLE, "migrated", m - 1, 1) : NAN;
-    *down = m ? seed_mean(p, SEED_SAMPLE, "downtime_s", m - 1, 1) : NAN;
-}
 
 static void replay_verdict(struct hw *wr, const cJSON *doc, const struct pol *p, int n)
 {
@@ -336,14 +356,12 @@ static void replay_verdict(struct hw *wr, const cJSON *doc, const struct pol *p,
                          : 0);
         HW_MARKF(wr, "), %.2f %% of the GPUs allocated on average",
                  rt_num(p[k].row, "alloc_ratio_mean"));
-        if (mig) {
-            double r, c, m, d;
-            last_counters(&p[k], &r, &c, &m, &d);
+        if (mig)
             HW_MARKF(wr,
                      ", at the price of %.0f MIG reconfigurations (%.0f instances created or "
                      "destroyed, %.0f pods migrated, %.0f s of downtime)",
-                     r, c, m, d);
-        }
+                     last(&p[k], "reconfigs"), last(&p[k], "instances_changed"),
+                     last(&p[k], "migrated"), last(&p[k], "downtime_s"));
     }
     HW_MARK(wr, ".");
 }
@@ -380,11 +398,8 @@ static int replay_figure(struct hw *wr, const cJSON *doc, const struct pol *p, i
     };
     /* the migration panel only when some pod migrated: a flat zero line says nothing */
     int migrated = 0;
-    for (int k = 0; k < n; k++) {
-        double r, c, mg, d;
-        last_counters(&p[k], &r, &c, &mg, &d);
-        migrated |= mg > 0;
-    }
+    for (int k = 0; k < n; k++)
+        migrated |= last(&p[k], "migrated") > 0;
     int n_pan = mig ? (migrated ? 4 : 3) : 2;
     for (int w = 0; w < n_pan; w++) {
         struct svg_panel *pn = svg_fig_panel(&f);
@@ -424,42 +439,25 @@ static int replay_figure(struct hw *wr, const cJSON *doc, const struct pol *p, i
     return rc;
 }
 
-static void replay_table(struct hw *wr, const cJSON *doc, const struct pol *p, int n)
+/* The replay's columns; a MIG cluster's counters (the last four) only with MIG. */
+static const struct col replay_cols[] = {
+    {"pods arrived", COL_EXP, "arrived", "%.0f", 0},
+    {"placed (pods)", COL_EXP, "placed", "%.0f", 0},
+    {"failed pods (pods)", COL_EXP, "failed", "%.0f", 0},
+    {"waited (pods)", COL_EXP, "waited", "%.0f", 1},
+    {"mean wait (s)", COL_EXP, "wait_mean_s", "%.3g", 0},
+    {"GPUs allocated, time mean (%)", COL_ROW, "alloc_ratio_mean", "%.2f", 0},
+    {"fragmentation ratio, time mean (%)", COL_ROW, "frag_ratio_mean", "%.2f", 0},
+    {"reconfigurations", COL_LAST, "reconfigs", "%.0f", 0},
+    {"instances changed", COL_LAST, "instances_changed", "%.0f", 0},
+    {"pods migrated", COL_LAST, "migrated", "%.0f", 0},
+    {"downtime (s)", COL_LAST, "downtime_s", "%.0f", 0},
+};
+
+static void replay_table(struct hw *wr, const struct pol *p, int n)
 {
-    int mig = has_mig(p, n);
-    HW_MARK(wr, "<table class=\"cluster\">\n<tr><th class=\"l\">policy</th><th>pods arrived</th>"
-                "<th>placed (pods)</th><th>failed pods (pods)</th><th>waited (pods)</th>"
-                "<th>mean wait (s)</th><th>GPUs allocated, time mean (%)</th>"
-                "<th>fragmentation ratio, time mean (%)</th>");
-    if (mig)
-        HW_MARK(wr, "<th>reconfigurations</th><th>instances changed</th><th>pods migrated</th>"
-                    "<th>downtime (s)</th>");
-    HW_MARK(wr, "</tr>\n");
-    for (int k = 0; k < n; k++) {
-        HW_MARK(wr, "<tr><td class=\"l\">");
-        svg_swatch(wr, k);
-        hw_text(wr, label(&p[k]));
-        HW_MARK(wr, "</td>");
-        ht_td(wr, seed_mean(&p[k], SEED_EXP, "arrived", 0, 0), 1, "%.0f");
-        ht_td(wr, seed_mean(&p[k], SEED_EXP, "placed", 0, 0), 1, "%.0f");
-        ht_td(wr, seed_mean(&p[k], SEED_EXP, "failed", 0, 0), 1, "%.0f");
-        double waited = seed_mean(&p[k], SEED_EXP, "waited", 0, 0);
-        ht_td(wr, isfinite(waited) ? waited : 0, 1, "%.0f");
-        ht_td(wr, seed_mean(&p[k], SEED_EXP, "wait_mean_s", 0, 0), 1, "%.3g");
-        ht_td(wr, rt_num(p[k].row, "alloc_ratio_mean"), 1, "%.2f");
-        ht_td(wr, rt_num(p[k].row, "frag_ratio_mean"), 1, "%.2f");
-        if (mig) {
-            double r, c, m, d;
-            last_counters(&p[k], &r, &c, &m, &d);
-            ht_td(wr, r, 1, "%.0f");
-            ht_td(wr, c, 1, "%.0f");
-            ht_td(wr, m, 1, "%.0f");
-            ht_td(wr, d, 1, "%.0f");
-        }
-        HW_MARK(wr, "</tr>\n");
-    }
-    HW_MARK(wr, "</table>\n");
-    (void)doc;
+    int nc = (int)(sizeof replay_cols / sizeof replay_cols[0]);
+    table(wr, p, n, replay_cols, has_mig(p, n) ? nc : nc - 4);
 }
 
 /* ---- the page -------------------------------------------------------------------------------- */
@@ -534,9 +532,7 @@ static int page(struct hw *wr, const struct ht_cluster *cs, char *err, size_t er
     }
     HW_MARK(wr, "<nav>Contents:");
     for (int d = 0; d < cs->n_docs; d++) {
-        HW_MARKF(wr, " <a href=\"#cluster-%d\">", d + 1);
-        hw_text(wr, ht_str(cs->docs[d], "name"));
-        HW_MARK(wr, "</a>");
+        HW_WRAPF(wr, ht_str(cs->docs[d], "name"), "</a>", " <a href=\"#cluster-%d\">", d + 1);
     }
     if (cJSON_GetArraySize(cs->notes))
         HW_MARK(wr, " <a href=\"#notes\">notes</a>");
@@ -559,7 +555,7 @@ static int page(struct hw *wr, const struct ht_cluster *cs, char *err, size_t er
             inflate_table(wr, doc, pols, n);
         } else {
             rc = replay_figure(wr, doc, pols, n, n_replay++, first, cs->svg_prefix, err, errlen);
-            replay_table(wr, doc, pols, n);
+            replay_table(wr, pols, n);
         }
     }
     if (rc == 0) {

@@ -27,6 +27,9 @@ void ht_td(struct hw *wr, double v, double scale, const char *fmt);
 int ht_figure(struct hw *wr, struct svg_figure *f, const char *svg_prefix, char *err,
               size_t errlen);
 void ht_figure_end(struct hw *wr);
+/* Writes what the closed memory writer svg holds as the file <svg_prefix>-<id>.svg. */
+int ht_svg_file(const char *svg_prefix, const char *id, const struct hw *svg, char *err,
+                size_t errlen);
 #define HT_CAPTION(wr, lit) HW_MARK(wr, "<figcaption>" lit "</figcaption>\n")
 /* The header line under the title: scenario, GPUs, seed, replications, load, command. */
 void ht_meta(struct hw *wr, const cJSON *doc, const char *command, const char *requests);

@@ -91,6 +91,21 @@ ht_canvas_sink ht_canvas_sink_of(void **ctx)
     return canvas_fn;
 }
 
+int ht_svg_file(const char *svg_prefix, const char *id, const struct hw *svg, char *err,
+                size_t errlen)
+{
+    char path[4096];
+    struct ss_out o;
+    struct hw file;
+    snprintf(path, sizeof path, "%s-%s.svg", svg_prefix, id);
+    if (ss_out_open(&o, path, err, errlen))
+        return -1;
+    hw_init(&file, o.fp);
+    HW_MARK(&file, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    hw_splice(&file, svg);
+    return ss_out_commit(&o, err, errlen);
+}
+
 int ht_figure(struct hw *wr, struct svg_figure *f, const char *svg_prefix, char *err, size_t errlen)
 {
     struct hw svg;
@@ -100,20 +115,7 @@ int ht_figure(struct hw *wr, struct svg_figure *f, const char *svg_prefix, char 
     hw_mem_close(&svg);
     HW_MARKF(wr, "<figure id=\"%s\">\n", f->id);
     hw_splice(wr, &svg);
-    int rc = 0;
-    if (svg_prefix) {
-        char path[4096];
-        struct ss_out o;
-        struct hw file;
-        snprintf(path, sizeof path, "%s-%s.svg", svg_prefix, f->id);
-        rc = ss_out_open(&o, path, err, errlen);
-        if (rc == 0) {
-            hw_init(&file, o.fp);
-            HW_MARK(&file, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-            hw_splice(&file, &svg);
-            rc = ss_out_commit(&o, err, errlen);
-        }
-    }
+    int rc = svg_prefix ? ht_svg_file(svg_prefix, f->id, &svg, err, errlen) : 0;
     hw_mem_free(&svg);
     if (rc == 0 && sink_fn)
         rc = sink_fn(sink_ctx, f, err, errlen);

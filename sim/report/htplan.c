@@ -7,6 +7,7 @@
  */
 #include "report/html.h"
 #include "report/htint.h"
+#include "report/rtable.h"
 #include "core/rdoc.h"
 #include "core/verdict.h"
 #include "base/util.h"
@@ -251,39 +252,32 @@ static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
     HW_MARK(wr, "</table>\n");
 }
 
-/* A number of the plan document (NaN when null or absent). */
-static double num_of(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
+/* The tensor-parallel comparison's columns after the layout: a layout's deciding figures. */
+static const struct {
+    const char *head, *key, *fmt;
+} tp_cols[] = {
+    {"GPUs", "gpus", "%.0f"},
+    {"$/hour", "cost_per_hour_usd", "%.2f"},
+    {"TTFT p99 ms", "ttft_p99_ms", "%.4g"},
+    {"target", "ttft_target_ms", "%.4g"},
+    {"TPOT p99 ms", "tpot_p99_ms", "%.4g"},
+    {"target", "tpot_target_ms", "%.4g"},
+    {"KV tokens per engine", "kv_tokens_per_engine", "%.0f"},
+    {"preemptions", "preemptions", "%.0f"},
+};
+#define N_TP_COLS ((int)(sizeof tp_cols / sizeof tp_cols[0]))
 
-static const char *str_of(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-/* One row of the tensor-parallel comparison: a layout's deciding figures. */
 static void tp_row(struct hw *wr, const cJSON *l, int chosen)
 {
     HW_MARK(wr, "<tr><td class=\"l\">");
-    hw_text(wr, str_of(l, "layout"));
-    HW_MARK2(wr, chosen, " (chosen)", "");
-    HW_MARK(wr, "</td>");
-    ht_td(wr, num_of(l, "gpus"), 1, "%.0f");
-    ht_td(wr, num_of(l, "cost_per_hour_usd"), 1, "%.2f");
-    ht_td(wr, num_of(l, "ttft_p99_ms"), 1, "%.4g");
-    ht_td(wr, num_of(l, "ttft_target_ms"), 1, "%.4g");
-    ht_td(wr, num_of(l, "tpot_p99_ms"), 1, "%.4g");
-    ht_td(wr, num_of(l, "tpot_target_ms"), 1, "%.4g");
-    ht_td(wr, num_of(l, "kv_tokens_per_engine"), 1, "%.0f");
-    ht_td(wr, num_of(l, "preemptions"), 1, "%.0f");
-    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "meets_sla"))) {
+    hw_text(wr, ht_str(l, "layout"));
+    HW_MARK2(wr, chosen, " (chosen)</td>", "</td>");
+    for (int k = 0; k < N_TP_COLS; k++)
+        ht_td(wr, rt_num(l, tp_cols[k].key), 1, tp_cols[k].fmt);
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "meets_sla")))
         HW_MARK(wr, "<td class=\"l ok wrap\">✓ meets every SLA</td>");
-    } else {
-        HW_WRAP(wr, "<td class=\"l miss wrap\">✗ ", str_of(l, "reason"), "</td>");
-    }
+    else
+        HW_WRAP(wr, "<td class=\"l miss wrap\">✗ ", ht_str(l, "reason"), "</td>");
     HW_MARK(wr, "</tr>\n");
 }
 
@@ -293,13 +287,13 @@ static void tp_section(struct hw *wr, const cJSON *plan)
     const cJSON *tc = cJSON_GetObjectItemCaseSensitive(plan, "tensor_parallel_choice");
     if (!cJSON_IsObject(tc))
         return;
-    HW_WRAP(wr, "<h2 id=\"tensor-parallel\">Tensor parallelism: ", str_of(tc, "tenant"),
+    HW_WRAP(wr, "<h2 id=\"tensor-parallel\">Tensor parallelism: ", ht_str(tc, "tenant"),
             "</h2>\n<p>");
-    hw_text(wr, str_of(tc, "why"));
-    HW_MARK(wr, "</p>\n<table class=\"plan\">\n<tr><th class=\"l\">layout</th><th>GPUs</th>"
-                "<th>$/hour</th><th>TTFT p99 ms</th><th>target</th><th>TPOT p99 ms</th>"
-                "<th>target</th><th>KV tokens per engine</th><th>preemptions</th>"
-                "<th class=\"l\">status</th></tr>\n");
+    HW_WRAP(wr, "", ht_str(tc, "why"),
+            "</p>\n<table class=\"plan\">\n<tr><th class=\"l\">layout</th>");
+    for (int k = 0; k < N_TP_COLS; k++)
+        HW_WRAP(wr, "<th>", tp_cols[k].head, "</th>");
+    HW_MARK(wr, "<th class=\"l\">status</th></tr>\n");
     tp_row(wr, cJSON_GetObjectItemCaseSensitive(tc, "chosen"), 1);
     const cJSON *a;
     cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(tc, "alternatives")) tp_row(wr, a, 0);
@@ -314,19 +308,18 @@ static void sens_end_cell(struct hw *wr, const cJSON *e, const char *unit, int i
                  "<td class=\"l\">not rerun</td>");
         return;
     }
-    const cJSON *at = cJSON_GetObjectItemCaseSensitive(e, "at");
-    const cJSON *reason = cJSON_GetObjectItemCaseSensitive(e, "reason");
-    const cJSON *ratio = cJSON_GetObjectItemCaseSensitive(e, "worst_ratio");
     char words[48];
-    vd_fmt_ratio(cJSON_IsNumber(ratio) ? ratio->valuedouble : NAN, words, sizeof words);
+    vd_fmt_ratio(rt_num(e, "worst_ratio"), words, sizeof words);
     int meets = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "meets_sla"));
     HW_MARK2(wr, meets, "<td class=\"l\">", "<td class=\"l miss\">");
-    hw_textf(wr, "at %g%s%s: ", cJSON_IsNumber(at) ? at->valuedouble : NAN, unit[0] ? " " : "",
-             unit);
+    hw_textf(wr, "at %g%s%s: ", rt_num(e, "at"), unit[0] ? " " : "", unit);
     if (meets)
         hw_textf(wr, "meets (worst %s)", words);
     else
-        hw_textf(wr, "%s (%s)", cJSON_IsString(reason) ? reason->valuestring : "misses", words);
+        hw_textf(wr, "%s (%s)",
+                 cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "reason")) ? ht_str(e, "reason")
+                                                                               : "misses",
+                 words);
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "worst_variant_only")))
         hw_text(wr, "; the plan's worst variant only");
     HW_MARK(wr, "</td>");
@@ -356,26 +349,19 @@ static void sensitivity_section(struct hw *wr, const cJSON *plan)
     const cJSON *v;
     cJSON_ArrayForEach(v, arr)
     {
-        const cJSON *key = cJSON_GetObjectItemCaseSensitive(v, "key");
-        const cJSON *unit = cJSON_GetObjectItemCaseSensitive(v, "unit");
-        const cJSON *val = cJSON_GetObjectItemCaseSensitive(v, "value");
         const cJSON *range = cJSON_GetObjectItemCaseSensitive(v, "range");
-        const cJSON *reads = cJSON_GetObjectItemCaseSensitive(v, "read_by");
-        const cJSON *note = cJSON_GetObjectItemCaseSensitive(v, "note");
-        const char *u = cJSON_IsString(unit) ? unit->valuestring : "";
-        HW_WRAP(wr, "<tr><td class=\"l\"><code>", cJSON_IsString(key) ? key->valuestring : "",
-                "</code></td><td>");
-        hw_textf(wr, "%g%s%s", cJSON_IsNumber(val) ? val->valuedouble : NAN, u[0] ? " " : "", u);
+        const char *u = ht_str(v, "unit");
+        double x = rt_num(v, "value");
+        int two = cJSON_GetArraySize(range) == 2;
+        HW_WRAP(wr, "<tr><td class=\"l\"><code>", ht_str(v, "key"), "</code></td><td>");
+        hw_textf(wr, "%g%s%s", x, u[0] ? " " : "", u);
         HW_MARK(wr, "</td><td>");
-        if (cJSON_GetArraySize(range) == 2)
+        if (two)
             hw_textf(wr, "%g to %g", cJSON_GetArrayItem(range, 0)->valuedouble,
                      cJSON_GetArrayItem(range, 1)->valuedouble);
         else
             hw_text(wr, "none stated");
-        HW_WRAP(wr, "</td><td class=\"l\">", cJSON_IsString(reads) ? reads->valuestring : "",
-                "</td>");
-        double x = cJSON_IsNumber(val) ? val->valuedouble : NAN;
-        int two = cJSON_GetArraySize(range) == 2;
+        HW_WRAP(wr, "</td><td class=\"l\">", ht_str(v, "read_by"), "</td>");
         sens_end_cell(wr, cJSON_GetObjectItemCaseSensitive(v, "at_lo"), u,
                       two && cJSON_GetArrayItem(range, 0)->valuedouble == x);
         sens_end_cell(wr, cJSON_GetObjectItemCaseSensitive(v, "at_hi"), u,
@@ -384,10 +370,9 @@ static void sensitivity_section(struct hw *wr, const cJSON *plan)
         hw_text(wr, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "rests_on"))
                         ? "yes: a verdict flips"
                         : "no");
-        if (cJSON_IsString(note)) {
-            hw_text(wr, "; ");
-            hw_text(wr, note->valuestring);
-        }
+        const cJSON *note = cJSON_GetObjectItemCaseSensitive(v, "note");
+        if (cJSON_IsString(note))
+            hw_textf(wr, "; %s", note->valuestring);
         HW_MARK(wr, "</td></tr>\n");
     }
     HW_MARK(wr, "</table>\n");

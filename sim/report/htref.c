@@ -47,9 +47,7 @@ static void verdict(struct hw *wr, const struct sd_study *st, const struct sd_re
     int ok = 0, bad = 0;
     for (int k = 0; k < st->n_rows; k++)
         if (fabs(rel_err(rows[k].p99_ms, rows[k].row->paper_p99_ms)) <= 0.15) {
-            HW_MARKF(wr, "%s<strong>", ok++ ? ", " : " ");
-            hw_text(wr, rows[k].row->mode);
-            HW_MARK(wr, "</strong>");
+            HW_WRAPF(wr, rows[k].row->mode, "</strong>", "%s<strong>", ok++ ? ", " : " ");
         }
     if (!ok)
         HW_MARK(wr, " no row");

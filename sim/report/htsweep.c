@@ -385,44 +385,54 @@ int ht_sweep_section(struct hw *wr, const struct page *pg, char *err, size_t err
 
 /* ---- tables ---------------------------------------------------------------------------------- */
 
+/* The table's figures after the strategy: a strategy's own (OWN) or one over its tenants. */
+#define OWN (-1)
+static const struct {
+    const char *head;
+    enum mt_level level;
+    int index, over;
+    double scale;
+    const char *fmt;
+} sweep_cols[] = {
+    {"GPUs used", MT_STRATEGY, MT_SM_GPUS_USED, OWN, 1, "%.0f"},
+    {"GPU util %", MT_STRATEGY, SM_UTIL, OWN, 100, "%.1f"},
+    {"thr/s", MT_STRATEGY, SM_THROUGHPUT, OWN, 1, "%.1f"},
+    {"p99 ms, mean over tenants", MT_TENANT, TM_LAT_P99, RD_MEAN, 1, "%.2f"},
+    {"p99 ms, worst tenant", MT_TENANT, TM_LAT_P99, RD_MAX, 1, "%.2f"},
+    {"within SLA %, worst tenant", MT_TENANT, TM_SLA_ATTAINMENT, RD_MIN, 100, "%.1f"},
+    {"$ per M requests", MT_STRATEGY, SM_COST_PER_MREQ, OWN, 1, "%.3f"},
+};
+#define N_SWEEP_COLS ((int)(sizeof sweep_cols / sizeof sweep_cols[0]))
+
 void ht_sweep_table(struct hw *wr, const struct page *pg)
 {
-    HW_MARK(wr, "<h3>Every result of the sweep</h3>\n<table class=\"sweep\">\n<tr><th>");
-    hw_text(wr, pg->ax.label);
-    HW_MARK(wr,
-            "</th><th class=\"l\">strategy</th><th>GPUs used</th><th>GPU util %</th><th>thr/s</th>"
-            "<th>p99 ms, mean over tenants</th><th>p99 ms, worst tenant</th>"
-            "<th>within SLA %, worst tenant</th><th>$ per M requests</th><th class=\"l\">SLAs</th>"
-            "</tr>\n");
+    HW_WRAP(wr, "<h3>Every result of the sweep</h3>\n<table class=\"sweep\">\n<tr><th>",
+            pg->ax.label, "</th><th class=\"l\">strategy</th>");
+    for (int c = 0; c < N_SWEEP_COLS; c++)
+        HW_WRAP(wr, "<th>", sweep_cols[c].head, "</th>");
+    HW_MARK(wr, "<th class=\"l\">SLAs</th></tr>\n");
     for (int q = 0; q < pg->st->n_docs; q++) {
         int d = pg->order[q];
         const cJSON *doc = pg->st->docs[d], *s;
-        int k = 0;
         RD_EACH_STRATEGY(s, doc)
         {
             struct ht_judge j;
             ht_judge(pg->st->sc, doc, s, &j);
-            char lab[300];
             int si = 0;
             for (int z = 0; z < pg->n_strat; z++)
                 if (strcmp(pg->strat[z], rd_name(s)) == 0)
                     si = z;
-            HW_MARK(wr, "<tr><td>");
-            hw_text(wr, pg->ax.text[d]);
+            HW_WRAP(wr, "<tr><td>", pg->ax.text[d], "");
             HW_MARK2(wr, pg->ax.rest[d][0], " · ", "");
-            hw_text(wr, pg->ax.rest[d]);
-            HW_MARK(wr, "</td><td class=\"l\">");
+            HW_WRAP(wr, "", pg->ax.rest[d], "</td><td class=\"l\">");
             svg_swatch(wr, ht_pg_style(pg, si, ht_pg_rest(pg, d)));
-            snprintf(lab, sizeof lab, "%s", rd_name(s));
-            hw_text(wr, lab);
-            HW_MARK(wr, "</td>");
-            ht_td(wr, rd_fig(s, MT_STRATEGY, MT_SM_GPUS_USED), 1, "%.0f");
-            ht_td(wr, rd_fig(s, MT_STRATEGY, SM_UTIL), 100, "%.1f");
-            ht_td(wr, rd_fig(s, MT_STRATEGY, SM_THROUGHPUT), 1, "%.1f");
-            ht_td(wr, rd_over_tenants(s, MT_TENANT, TM_LAT_P99, RD_MEAN), 1, "%.2f");
-            ht_td(wr, j.worst_p99_ms, 1, "%.2f");
-            ht_td(wr, rd_over_tenants(s, MT_TENANT, TM_SLA_ATTAINMENT, RD_MIN), 100, "%.1f");
-            ht_td(wr, rd_fig(s, MT_STRATEGY, SM_COST_PER_MREQ), 1, "%.3f");
+            HW_WRAP(wr, "", rd_name(s), "</td>");
+            for (int c = 0; c < N_SWEEP_COLS; c++) {
+                int over = sweep_cols[c].over, at = sweep_cols[c].index;
+                enum mt_level lv = sweep_cols[c].level;
+                ht_td(wr, over == OWN ? rd_fig(s, lv, at) : rd_over_tenants(s, lv, at, over),
+                      sweep_cols[c].scale, sweep_cols[c].fmt);
+            }
             if (j.n_sla == 0 && j.meets)
                 HW_MARK(wr, "<td class=\"l\">none</td>");
             else if (j.meets)
@@ -430,7 +440,6 @@ void ht_sweep_table(struct hw *wr, const struct page *pg)
             else
                 HW_WRAP(wr, "<td class=\"l miss\">✗ ", j.miss, "</td>");
             HW_MARK(wr, "</tr>\n");
-            k++;
         }
     }
     HW_MARK(wr, "</table>\n");

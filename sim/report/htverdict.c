@@ -299,10 +299,8 @@ void ht_verdict(struct hw *wr, const struct page *pg)
             }
             HW_WRAP(wr, "; the closest is <strong>", pg->strat[closest], "</strong>");
             not_offered(wr, cJSON_GetArrayItem(all, closest));
-            HW_MARKF(wr, ", where %d of %d tenants miss (", j.n_miss,
+            HW_WRAPF(wr, j.miss, ")", ", where %d of %d tenants miss (", j.n_miss,
                      rd_n_tenants(cJSON_GetArrayItem(all, closest)));
-            hw_text(wr, j.miss);
-            HW_MARK(wr, ")");
         }
     }
     /* The misses of the others (at most two), and strategies that are the same for latency. */

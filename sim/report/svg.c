@@ -502,12 +502,8 @@ static void series_markers(struct hw *wr, const struct svg_series *s, const stru
 
 /* A line of text at (x, y); style is a literal of attributes. */
 #define TEXT(wr, x, y, anchor, style, s)                                                           \
-    do {                                                                                           \
-        HW_MARKF((wr), "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" " style ">", (double)(x),   \
-                 (double)(y), (anchor));                                                           \
-        hw_text((wr), (s));                                                                        \
-        HW_MARK((wr), "</text>\n");                                                                \
-    } while (0)
+    HW_WRAPF((wr), (s), "</text>\n", "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" " style ">",  \
+             (double)(x), (double)(y), (anchor))
 
 static void draw_axes(struct hw *wr, const struct svg_panel *p, const struct axis *ax,
                       const struct axis *ay, double x0, double y0, double pw, double ph)
@@ -533,12 +529,10 @@ static void draw_axes(struct hw *wr, const struct svg_panel *p, const struct axi
         else
             tick_label(lab, sizeof lab, ax, ax->tick[k]);
         if (rotate) {
-            HW_MARKF(wr,
+            HW_WRAPF(wr, lab, "</text>\n",
                      "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"9\" "
                      "transform=\"rotate(-35 %.1f %.1f)\">",
                      x, y0 + ph + 12, x, y0 + ph + 12);
-            hw_text(wr, lab);
-            HW_MARK(wr, "</text>\n");
         } else {
             TEXT(wr, x, y0 + ph + 13, "middle", "font-size=\"10\" fill=\"#333333\"", lab);
         }
@@ -552,12 +546,10 @@ static void draw_axes(struct hw *wr, const struct svg_panel *p, const struct axi
     }
     if (!rotate)
         TEXT(wr, x0 + pw / 2, y0 + ph + 29, "middle", "font-size=\"11\"", p->xlabel);
-    HW_MARKF(wr,
+    HW_WRAPF(wr, p->ylabel, "</text>\n",
              "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" "
              "transform=\"rotate(-90 %.1f %.1f)\">",
              x0 - 44, y0 + ph / 2, x0 - 44, y0 + ph / 2);
-    hw_text(wr, p->ylabel);
-    HW_MARK(wr, "</text>\n");
 }
 
 /* ---- labels inside a panel ---------------------------------------------------------------- */
@@ -668,14 +660,12 @@ static void draw_refs(struct hw *wr, const struct svg_panel *p, const struct axi
         if (rs) {
             if (!rs[r].drawn)
                 continue;
-            HW_MARKF(wr,
+            HW_WRAPF(wr, rf->label, "</text>\n",
                      "<text class=\"label%s\" data-axis=\"%s\" x=\"%.1f\" y=\"%.1f\" "
                      "text-anchor=\"%s\" font-size=\"10\" fill=\"%s\" stroke=\"#ffffff\" "
                      "stroke-width=\"3\" paint-order=\"stroke\">",
                      k == SVG_REF_SLA ? " sla-label" : "", rf->vertical ? "x" : "y", rs[r].at.x,
                      rs[r].at.y, anchor_names[rs[r].at.an], k ? "#000000" : "#555555");
-            hw_text(wr, rf->label);
-            HW_MARK(wr, "</text>\n");
             continue;
         }
         double t = frac(a, rf->v);
@@ -786,9 +776,8 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
             unlabelled++;
         }
     }
-    HW_MARKF(wr, "<g class=\"panel\" data-latency=\"%d\" data-title=\"", p->latency);
-    hw_text(wr, p->title);
-    HW_MARK(wr, "\"");
+    HW_WRAPF(wr, p->title, "\"", "<g class=\"panel\" data-latency=\"%d\" data-title=\"",
+             p->latency);
     if (p->tenant[0]) {
         HW_MARK(wr, " data-tenant=\"");
         hw_text(wr, p->tenant);
@@ -822,13 +811,11 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
         series_markers(wr, s, pr);
     }
     if (off[0]) {
-        HW_MARKF(wr,
+        HW_WRAPF(wr, off, "</text>\n",
                  "<text class=\"label offscale\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" "
                  "font-size=\"10\" fill=\"#333333\" stroke=\"#ffffff\" stroke-width=\"3\" "
                  "paint-order=\"stroke\">",
                  off_at.x, off_at.y, anchor_names[off_at.an]);
-        hw_text(wr, off);
-        HW_MARK(wr, "</text>\n");
     }
     /* A ring where a curve crosses its SLA; its label where place() found room. */
     for (int k = 0; k < p->n_marks; k++) {
@@ -842,13 +829,11 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
                  x, y, svg_colour(mk->style));
         if (!mark_ok[k])
             continue;
-        HW_MARKF(wr,
+        HW_WRAPF(wr, mk->label, "</text>\n",
                  "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"10\" "
                  "font-weight=\"bold\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"3\" "
                  "paint-order=\"stroke\">",
                  mark_at[k].x, mark_at[k].y, anchor_names[mark_at[k].an], svg_colour(mk->style));
-        hw_text(wr, mk->label);
-        HW_MARK(wr, "</text>\n");
     }
     draw_refs(wr, p, &ax, &ay, x0, y0, pw, ph, rs);
     TEXT(wr, ox + 8, oy + 15, "start", "font-size=\"12\" font-weight=\"bold\"", p->title);
@@ -985,13 +970,11 @@ void svg_fig_write(struct hw *wr, struct svg_figure *f, int standalone)
     double height = top + rows * f->panel_h;
     if (standalone)
         HW_MARK(wr, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    HW_MARKF(wr,
+    HW_WRAPF(wr, f->title, "\">\n<title>",
              "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"figure%s\" id=\"fig-%s\" "
              "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"%s\" "
              "role=\"img\" aria-label=\"",
              f->verdict ? " verdict" : "", f->id, width, height, width, height, FONT);
-    hw_text(wr, f->title);
-    HW_MARK(wr, "\">\n<title>");
     hw_text(wr, f->title);
     HW_MARKF(wr, "</title>\n<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", width,
              height);
