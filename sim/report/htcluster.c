@@ -175,8 +175,8 @@ static void inflate_verdict(struct hw *wr, const cJSON *doc, const struct pol *p
     for (int k = 0; k < n; k++)
         if (k != best && isfinite(at[k]) && (second < 0 || at[k] > at[second]))
             second = k;
-    HW_MARK(wr, "When the arrived GPU requests reach the cluster's GPUs, <strong>");
-    hw_text(wr, label(&p[best]));
+    HW_WRAP(wr, "When the arrived GPU requests reach the cluster's GPUs, <strong>", label(&p[best]),
+            "");
     HW_MARKF(wr, "</strong> allocates %.2f %% of them", at[best]);
     if (second >= 0) {
         double u1 = 100 - at[best], u2 = 100 - at[second];
@@ -187,8 +187,7 @@ static void inflate_verdict(struct hw *wr, const cJSON *doc, const struct pol *p
         if (u2 > 0)
             HW_MARKF(wr, ", %.0f %% fewer", 100 * (u2 - u1) / u2);
         if (worst >= 0 && worst != second) {
-            HW_MARK(wr, "; ");
-            hw_text(wr, label(&p[worst]));
+            HW_WRAP(wr, "; ", label(&p[worst]), "");
             HW_MARKF(wr, " allocates least (%.2f %%)", at[worst]);
         }
     }
@@ -343,8 +342,7 @@ static void replay_verdict(struct hw *wr, const cJSON *doc, const struct pol *p,
     for (int k = 0; k < n; k++) {
         if (k)
             HW_MARK(wr, "; ");
-        HW_MARK(wr, "<strong>");
-        hw_text(wr, label(&p[k]));
+        HW_WRAP(wr, "<strong>", label(&p[k]), "");
         HW_MARKF(wr, "</strong> places %.0f of %.0f pods (%.0f failed",
                  seed_mean(&p[k], SEED_EXP, "placed", 0, 0),
                  seed_mean(&p[k], SEED_EXP, "arrived", 0, 0),
@@ -466,12 +464,10 @@ static void section_meta(struct hw *wr, const cJSON *doc, const struct pol *p, i
 {
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "cluster");
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(doc, "workload");
-    HW_MARK(wr, "<p class=\"meta\">Scenario <code>");
-    hw_text(wr, ht_str(doc, "scenario"));
+    HW_WRAP(wr, "<p class=\"meta\">Scenario <code>", ht_str(doc, "scenario"), "");
     HW_MARKF(wr, "</code>: %.0f nodes, %.0f GPUs; %.0f pods of <code>", rt_num(c, "nodes"),
              rt_num(c, "gpus"), rt_num(w, "pods"));
-    hw_text(wr, ht_str(w, "label"));
-    HW_MARK(wr, "</code>, ");
+    HW_WRAP(wr, "", ht_str(w, "label"), "</code>, ");
     if (is_inflate(doc))
         HW_MARKF(wr, "inflated to %g × the cluster's GPUs (order: ", rt_num(doc, "tune"));
     else
@@ -479,8 +475,7 @@ static void section_meta(struct hw *wr, const cJSON *doc, const struct pol *p, i
     hw_text(wr, ht_str(doc, is_inflate(doc) ? "order" : "unplaced"));
     HW_MARKF(wr, "); %d polic%s, %d seed%s. Made by <code>sharesim cluster ", n,
              n == 1 ? "y" : "ies", n ? p[0].n_exp : 0, n && p[0].n_exp == 1 ? "" : "s");
-    hw_text(wr, ht_str(doc, "scenario"));
-    HW_MARK(wr, "</code>.</p>\n");
+    HW_WRAP(wr, "", ht_str(doc, "scenario"), "</code>.</p>\n");
 }
 
 static int page(struct hw *wr, const struct ht_cluster *cs, char *err, size_t errlen)
@@ -514,8 +509,7 @@ static int page(struct hw *wr, const struct ht_cluster *cs, char *err, size_t er
         int n = policies(doc, pols, CL_MAX_POL);
         if (cs->n_docs > 1) {
             HW_MARK2(wr, d, " <em>", "<em>");
-            hw_text(wr, ht_str(doc, "name"));
-            HW_MARK(wr, ":</em> ");
+            HW_WRAP(wr, "", ht_str(doc, "name"), ":</em> ");
         }
         if (n == 0)
             HW_MARK(wr, "no policy in the result.");

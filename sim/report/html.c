@@ -131,8 +131,7 @@ void ht_meta(struct hw *wr, const cJSON *doc, const char *command, const char *r
 {
     struct rd_head h;
     rd_head_of(doc, &h);
-    HW_MARK(wr, "<p class=\"meta\">Scenario <code>");
-    hw_text(wr, h.scenario);
+    HW_WRAP(wr, "<p class=\"meta\">Scenario <code>", h.scenario, "");
     HW_MARKF(wr, "</code> on %.0f × %s, seed %.0f, %.0f replication%s", h.gpus, h.gpu, h.seed,
              h.replications, h.replications > 1 ? "s (figures are means)" : "");
     if (isfinite(h.load_scale))
@@ -164,8 +163,7 @@ static void strategy_cell(struct hw *wr, const cJSON *doc, const cJSON *s)
 {
     HW_MARK(wr, "<td class=\"l\">");
     svg_swatch(wr, strategy_index(doc, s));
-    hw_text(wr, rd_name(s));
-    HW_MARK(wr, "</td>");
+    HW_WRAP(wr, "", rd_name(s), "</td>");
 }
 
 /* The columns of a level's table (the metric table's figures with an HTML heading, core/metric.h);

@@ -162,8 +162,7 @@ static void deciding_head(struct hw *wr, const struct tenant_cfg *t)
     for (int k = 0; k < n; k++) {
         HW_WRAP(wr, "<th>", t->name, " ");
         hw_text(wr, f[k].what);
-        HW_MARK(wr, " ");
-        hw_text(wr, f[k].unit);
+        HW_WRAP(wr, " ", f[k].unit, "");
         if (isfinite(f[k].target))
             HW_MARKF(wr, " (%s %.4g)", f[k].fig == RD_CAND_THR ? "≥" : "≤", f[k].target);
         HW_MARK(wr, "</th>");
@@ -199,8 +198,7 @@ static void headroom_cell(struct hw *wr, const struct rd_cand *c)
     else if (isfinite(lo))
         HW_MARKF(wr, "&gt; ×%.3g", lo);
     else {
-        HW_MARK(wr, "– ");
-        hw_text(wr, c->headroom_note);
+        HW_WRAP(wr, "– ", c->headroom_note, "");
     }
     HW_MARK(wr, "</td>");
 }
@@ -233,8 +231,7 @@ static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
             flag_words(wr, &c);
             HW_MARK(wr, "</td>");
         } else if (c.simulated) {
-            HW_MARK(wr, "<td class=\"l miss wrap\">✗ ");
-            hw_text(wr, c.reason);
+            HW_WRAP(wr, "<td class=\"l miss wrap\">✗ ", c.reason, "");
             flag_words(wr, &c);
             HW_MARK(wr, "</td>");
         } else {
@@ -269,8 +266,7 @@ static const struct {
 
 static void tp_row(struct hw *wr, const cJSON *l, int chosen)
 {
-    HW_MARK(wr, "<tr><td class=\"l\">");
-    hw_text(wr, ht_str(l, "layout"));
+    HW_WRAP(wr, "<tr><td class=\"l\">", ht_str(l, "layout"), "");
     HW_MARK2(wr, chosen, " (chosen)</td>", "</td>");
     for (int k = 0; k < N_TP_COLS; k++)
         ht_td(wr, rt_num(l, tp_cols[k].key), 1, tp_cols[k].fmt);
@@ -366,10 +362,11 @@ static void sensitivity_section(struct hw *wr, const cJSON *plan)
                       two && cJSON_GetArrayItem(range, 0)->valuedouble == x);
         sens_end_cell(wr, cJSON_GetObjectItemCaseSensitive(v, "at_hi"), u,
                       two && cJSON_GetArrayItem(range, 1)->valuedouble == x);
-        HW_MARK(wr, "<td class=\"l\">");
-        hw_text(wr, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "rests_on"))
-                        ? "yes: a verdict flips"
-                        : "no");
+        HW_WRAP(wr, "<td class=\"l\">",
+                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "rests_on"))
+                    ? "yes: a verdict flips"
+                    : "no",
+                "");
         const cJSON *note = cJSON_GetObjectItemCaseSensitive(v, "note");
         if (cJSON_IsString(note))
             hw_textf(wr, "; %s", note->valuestring);
@@ -402,8 +399,7 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
     char title[200];
     snprintf(title, sizeof title, "Capacity plan for %s", sc->name);
     ht_head(wr, title);
-    HW_MARK(wr, "<h1>");
-    hw_text(wr, title);
+    HW_WRAP(wr, "<h1>", title, "");
     HW_MARK(wr,
             "</h1>\n<p class=\"question\"><strong>Question.</strong> What is the cheapest "
             "configuration (strategy kind, parameters, number of GPUs) under which every tenant "
@@ -424,8 +420,7 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
                 break;
             }
         }
-        HW_MARK(wr, "<strong>");
-        hw_text(wr, label);
+        HW_WRAP(wr, "<strong>", label, "");
         HW_MARKF(wr, "</strong> on %.0f GPU%s", rec.gpus, rec.gpus == 1 ? "" : "s");
         if (isfinite(rec.cost_per_hour))
             HW_MARKF(wr, ", $%.2f per hour ($%.2f per million requests)", rec.cost_per_hour,
@@ -434,8 +429,7 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
         vd_fmt_ratio(rec.worst_ratio, ratio, sizeof ratio);
         HW_MARK(wr, ", is the cheapest configuration the simulation confirms: every tenant meets "
                     "its SLA (tightest: ");
-        hw_text(wr, ratio);
-        HW_MARK(wr, ")");
+        HW_WRAP(wr, "", ratio, ")");
         if (isfinite(rec.headroom_hi))
             HW_MARKF(wr, "; it first misses an SLA at %.3g times the load (its headroom)",
                      rec.headroom_hi);
@@ -445,13 +439,11 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
         if (pl.closest) {
             struct rd_cand cl;
             rd_cand_of(pl.closest, &cl);
-            HW_MARK(wr, "; the closest is <strong>");
-            hw_text(wr, cl.label);
+            HW_WRAP(wr, "; the closest is <strong>", cl.label, "");
             char ratio[48];
             vd_fmt_ratio(cl.worst_ratio, ratio, sizeof ratio);
             HW_WRAP(wr, "</strong> (", cl.reason, "; worst ");
-            hw_text(wr, ratio);
-            HW_MARK(wr, ")");
+            HW_WRAP(wr, "", ratio, ")");
         }
     }
     if (*pl.rule_kind) {
@@ -460,8 +452,7 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
         HW_MARK2(wr, pl.rule_agrees, " and the simulation agrees", " and the simulation disagrees");
     }
     HW_MARK(wr, ".</p>\n");
-    HW_MARK(wr, "<p class=\"meta\">Scenario <code>");
-    hw_text(wr, sc->name);
+    HW_WRAP(wr, "<p class=\"meta\">Scenario <code>", sc->name, "");
     HW_MARKF(wr,
              "</code>: %d tenant%s on %s; %.0f candidates simulated. Made by <code>sharesim "
              "plan</code> (docs/plan.md).</p>\n",

@@ -56,8 +56,7 @@ static void verdict(struct hw *wr, const struct sd_study *st, const struct sd_re
         if (fabs(e) <= 0.15)
             continue;
         HW_MARK2(wr, bad++, ", ", " and not in ");
-        HW_MARK(wr, "<strong>");
-        hw_text(wr, rows[k].row->mode);
+        HW_WRAP(wr, "<strong>", rows[k].row->mode, "");
         HW_MARKF(wr, "</strong> (%.0f ms against %.0f, %+.0f %%)", rows[k].p99_ms,
                  rows[k].row->paper_p99_ms, e * 100);
     }

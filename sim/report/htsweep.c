@@ -109,8 +109,7 @@ static void crossing_table(struct hw *wr, const struct page *pg, const struct ht
             ht_pg_label(pg, k, r, lab, sizeof lab);
             HW_MARK(wr, "<tr><td class=\"l\">");
             svg_swatch(wr, ht_pg_style(pg, k, r));
-            hw_text(wr, lab);
-            HW_MARK(wr, "</td>");
+            HW_WRAP(wr, "", lab, "</td>");
             for (int i = 0; i < pg->n_ten; i++) {
                 struct cross_cell *c = &cells[(r * pg->n_strat + k) * pg->n_ten + i];
                 ht_axis_value(&pg->ax, c->x, v, sizeof v);
@@ -330,8 +329,7 @@ static int sweep_figure(struct hw *wr, const struct page *pg, const struct ht_me
         /* Nothing to draw: say so where the figure would be, with the panels' reason. */
         const char *why = f.n_panels > 0 ? f.p[0]->empty_why : "no value in any result";
         HW_WRAP(wr, "<p class=\"omitted\">No figure of ", title, ": no tenant to draw (");
-        hw_text(wr, why);
-        HW_MARK(wr, ").</p>\n");
+        HW_WRAP(wr, "", why, ").</p>\n");
     }
     free(x);
     free(y);

@@ -52,13 +52,11 @@ static void same_clause(struct hw *wr, const struct page *pg, const cJSON *a, co
     double ga = rd_fig(a, MT_STRATEGY, MT_SM_GPUS_USED),
            gb = rd_fig(b, MT_STRATEGY, MT_SM_GPUS_USED);
     if (isfinite(ca) && isfinite(cb) && ca != cb) {
-        HW_MARK(wr, ", and <strong>");
-        hw_text(wr, pg->strat[ca < cb ? ia : ib]);
+        HW_WRAP(wr, ", and <strong>", pg->strat[ca < cb ? ia : ib], "");
         HW_MARKF(wr, "</strong> costs less ($%.2f against $%.2f per million requests)",
                  ca < cb ? ca : cb, ca < cb ? cb : ca);
     } else if (isfinite(ga) && isfinite(gb) && ga != gb) {
-        HW_MARK(wr, ", so <strong>");
-        hw_text(wr, pg->strat[ga < gb ? ia : ib]);
+        HW_WRAP(wr, ", so <strong>", pg->strat[ga < gb ? ia : ib], "");
         HW_MARKF(wr, "</strong> is the better layout: it needs %.0f GPUs against %.0f",
                  ga < gb ? ga : gb, ga < gb ? gb : ga);
     }
@@ -133,8 +131,7 @@ static void verdict_param_sweep(struct hw *wr, const struct page *pg)
                  lo, hi);
         return;
     }
-    HW_MARK(wr, "Over ");
-    hw_text(wr, pg->ax.label);
+    HW_WRAP(wr, "Over ", pg->ax.label, "");
     HW_MARKF(wr, " from %s to %s, ", lo, hi);
     int shown = 0;
     for (int r = 0; r < pg->n_rest && shown < 8; r++)
@@ -238,8 +235,7 @@ void ht_verdict(struct hw *wr, const struct page *pg)
         ht_fmt_ms(v, sizeof v, lo_v);
         HW_MARK(wr, "No tenant has an SLA in the scenario; ");
         if (lo >= 0) {
-            HW_MARK(wr, "<strong>");
-            hw_text(wr, pg->strat[lo]);
+            HW_WRAP(wr, "<strong>", pg->strat[lo], "");
             HW_MARKF(wr, "</strong> gives the lowest worst-tenant p99 (%s)", v);
         }
         HW_MARK(wr, ".</p>\n");
@@ -276,8 +272,7 @@ void ht_verdict(struct hw *wr, const struct page *pg)
                 if (n_ok <= 3 && j.meets && j.n_sla > 0 && k != best) {
                     double c = rd_fig(s, MT_STRATEGY, SM_COST_PER_MREQ);
                     HW_MARK2(wr, named++, " and <strong>", "<strong>");
-                    hw_text(wr, pg->strat[k]);
-                    HW_MARK(wr, "</strong>");
+                    HW_WRAP(wr, "", pg->strat[k], "</strong>");
                     not_offered(wr, s);
                     if (isfinite(c))
                         HW_MARKF(wr, " ($%.2f)", c);
@@ -328,8 +323,7 @@ void ht_verdict(struct hw *wr, const struct page *pg)
         for (int b = a + 1; b < n_all && pairs < 2; b++)
             if (same_latency(cJSON_GetArrayItem(all, a), cJSON_GetArrayItem(all, b))) {
                 HW_WRAP(wr, "; <strong>", pg->strat[a], "</strong> and <strong>");
-                hw_text(wr, pg->strat[b]);
-                HW_MARK(wr, "</strong> give every tenant the same latency");
+                HW_WRAP(wr, "", pg->strat[b], "</strong> give every tenant the same latency");
                 same_clause(wr, pg, cJSON_GetArrayItem(all, a), cJSON_GetArrayItem(all, b), a, b);
                 pairs++;
             }
@@ -348,8 +342,7 @@ void ht_question(struct hw *wr, const struct page *pg)
         HW_MARK(wr, "Which strategy serves every tenant of <code>");
         struct rd_head h;
         rd_head_of(pg->doc, &h);
-        hw_text(wr, h.scenario);
-        HW_MARK(wr, "</code> within its SLA at the lowest cost?");
+        HW_WRAP(wr, "", h.scenario, "</code> within its SLA at the lowest cost?");
     }
     HW_MARK(wr, "</p>\n");
 }

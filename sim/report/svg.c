@@ -779,8 +779,7 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
     HW_WRAPF(wr, p->title, "\"", "<g class=\"panel\" data-latency=\"%d\" data-title=\"",
              p->latency);
     if (p->tenant[0]) {
-        HW_MARK(wr, " data-tenant=\"");
-        hw_text(wr, p->tenant);
+        HW_WRAP(wr, " data-tenant=\"", p->tenant, "");
         HW_MARK2(wr, p->llm, "\" data-llm=\"1\"", "\"");
     }
     if (p->metric[0])
@@ -795,8 +794,8 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
     for (int q = 0; q < m; q++) {
         const struct svg_series *s = &p->s[order[q]];
         const struct proj *pr = &pj[order[q]];
-        HW_MARK(wr, "<polyline class=\"series\" data-label=\"");
-        hw_text(wr, s->merged[0] ? s->merged : s->label);
+        HW_WRAP(wr, "<polyline class=\"series\" data-label=\"", s->merged[0] ? s->merged : s->label,
+                "");
         HW_MARK2(wr, s->points_only, "\" data-points-only=\"1\"", "\"");
         HW_MARKF(wr,
                  " fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-linejoin=\"round\" "
