@@ -58,7 +58,7 @@ const struct ht_metric *ht_metric(const char *name)
 }
 
 /* The names of the table above, in its order, for messages and --help (built once). */
-const char *ht_metric_names(void)
+static const char *ht_metric_names(void)
 {
     static char names[512];
     if (!names[0])

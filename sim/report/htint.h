@@ -36,17 +36,6 @@ void ht_meta(struct hw *wr, const cJSON *doc, const char *command, const char *r
 /* The strategy × tenant, LLM token (with LLM tenants), strategy and MIG tables of one result. */
 void ht_result_tables(struct hw *wr, const cJSON *doc, const struct scenario *sc);
 void ht_notes(struct hw *wr, const cJSON *notes);
-/* A level's columns of the metric table (core/metric.h) in an HTML table: the figures with an
- * HTML heading, each attainment preceded by its target (and, for tenants, the verdict). */
-struct ht_cols {
-    const struct mt_metric *m[MT_COLS_MAX];
-    int n, verdict;
-};
-/* The headings after a row's leading ones, and the end of the row. */
-void ht_metric_head(struct hw *wr, const struct ht_cols *c);
-/* obj's cells (a tenant or a strategy of doc; sc gives the targets), and the end of the row. */
-void ht_metric_cells(struct hw *wr, const struct ht_cols *c, const struct scenario *sc,
-                     const cJSON *doc, const cJSON *obj);
 
 /* ---- inputs (htdata.c; a result document is read through core/rdoc.h) ---- */
 /* A string member of another document (a plan, a cluster run), "" when absent. */

@@ -166,9 +166,16 @@ static void strategy_cell(struct hw *wr, const cJSON *doc, const cJSON *s)
     HW_WRAP(wr, "", rd_name(s), "</td>");
 }
 
-/* The columns of a level's table (the metric table's figures with an HTML heading, core/metric.h);
- * before a figure that attains a scenario target, the target's column. */
-void ht_metric_head(struct hw *wr, const struct ht_cols *c)
+/* A level's columns of the metric table (core/metric.h) in an HTML table: the figures with an
+ * HTML heading, each attainment preceded by its target's column (and, for tenants, the
+ * verdict's). */
+struct ht_cols {
+    const struct mt_metric *m[MT_COLS_MAX];
+    int n, verdict;
+};
+
+/* The headings after a row's leading ones, and the end of the row. */
+static void ht_metric_head(struct hw *wr, const struct ht_cols *c)
 {
     for (int k = 0; k < c->n; k++) {
         if (c->m[k]->sla_key) {
@@ -198,8 +205,9 @@ static void verdict_cell(struct hw *wr, const struct scenario *sc, const cJSON *
         HW_WRAP(wr, "<td class=\"l miss\">✗ ", v.reason, "</td>");
 }
 
-void ht_metric_cells(struct hw *wr, const struct ht_cols *c, const struct scenario *sc,
-                     const cJSON *doc, const cJSON *obj)
+/* obj's cells (a tenant or a strategy of doc; sc gives the targets), and the end of the row. */
+static void ht_metric_cells(struct hw *wr, const struct ht_cols *c, const struct scenario *sc,
+                            const cJSON *doc, const cJSON *obj)
 {
     for (int k = 0; k < c->n; k++) {
         const struct mt_metric *m = c->m[k];

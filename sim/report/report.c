@@ -309,7 +309,8 @@ static void csv_num(FILE *fp, double x)
 
 /* The CSV columns of a level, in the table's order with those marked csv_last after the rest;
  * head: their names, else tenant i's values (s's strategy figures on every row). */
-void rep_csv_level(FILE *fp, enum mt_level level, const struct strategy_result *s, int i, int head)
+static void rep_csv_level(FILE *fp, enum mt_level level, const struct strategy_result *s, int i,
+                          int head)
 {
     for (int last = 0; last <= 1; last++)
         for (int k = 0; k < mt_count(); k++) {
