@@ -111,3 +111,77 @@ void cdf_free(struct cdf_result *r)
     free(r->q_s);
     memset(r, 0, sizeof *r);
 }
+
+/* ---- the CSV read back -------------------------------------------------------------------- */
+
+int cdf_csv_load(const char *path, int pooled, struct cdf_curves *c, char *err, size_t errlen)
+{
+    char *text;
+    memset(c, 0, sizeof *c);
+    if (ss_read_file(path, 256u << 20, &text, NULL, err, errlen))
+        return -1;
+    int cap = 0, line = 0, rc = 0;
+    char *save = NULL;
+    for (char *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
+        line++;
+        if (line == 1) {
+            if (strcmp(ln, "strategy,tenant,p,latency_ms") != 0) {
+                rc = ss_errf(err, errlen,
+                             "%s:1: expected the header strategy,tenant,p,latency_ms (a CSV of "
+                             "`sharesim run --cdf`)",
+                             path);
+                break;
+            }
+            continue;
+        }
+        char *f[4] = {ln, NULL, NULL, NULL};
+        for (int k = 1; k < 4; k++) {
+            f[k] = f[k - 1] ? strchr(f[k - 1], ',') : NULL;
+            if (f[k])
+                *f[k]++ = '\0';
+        }
+        char *end;
+        double p = f[2] ? strtod(f[2], &end) : NAN;
+        if (!f[3] || !isfinite(p) || *end) {
+            rc = ss_errf(err, errlen, "%s:%d: expected strategy,tenant,p,latency_ms", path, line);
+            break;
+        }
+        if ((strcmp(f[1], "(all)") == 0) != pooled || !*f[3]) /* empty: no data at p */
+            continue;
+        struct cdf_curve *r = c->n ? &c->rows[c->n - 1] : NULL;
+        if (!r || strcmp(r->strategy, f[0]) != 0 || strcmp(r->tenant, f[1]) != 0) {
+            if (c->n == cap) {
+                cap = cap ? 2 * cap : 16;
+                c->rows = ss_xrealloc(c->rows, (size_t)cap * sizeof *c->rows);
+            }
+            r = &c->rows[c->n++];
+            memset(r, 0, sizeof *r);
+            snprintf(r->strategy, sizeof r->strategy, "%s", f[0]);
+            snprintf(r->tenant, sizeof r->tenant, "%s", f[1]);
+        }
+        if (r->n < 128) {
+            r->p[r->n] = p;
+            r->ms[r->n] = strtod(f[3], NULL);
+            r->n++;
+        }
+    }
+    free(text);
+    if (rc)
+        cdf_csv_free(c);
+    return rc;
+}
+
+const struct cdf_curve *cdf_csv_find(const struct cdf_curves *c, const char *strategy,
+                                     const char *tenant)
+{
+    for (int k = 0; c && k < c->n; k++)
+        if (strcmp(c->rows[k].strategy, strategy) == 0 && strcmp(c->rows[k].tenant, tenant) == 0)
+            return &c->rows[k];
+    return NULL;
+}
+
+void cdf_csv_free(struct cdf_curves *c)
+{
+    free(c->rows);
+    memset(c, 0, sizeof *c);
+}

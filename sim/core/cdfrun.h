@@ -18,6 +18,7 @@
 
 #include "core/scenario.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The probability grid: 0.001, 0.005, 0.01 … 0.99 (step 0.01), 0.991 … 0.999,
@@ -43,5 +44,24 @@ void cdf_free(struct cdf_result *r);
 
 /* Quantile (seconds) of row `row` (tenant index, or n_tenants for the pool). */
 double cdf_quantile(const struct cdf_result *r, int strategy, int row, int k);
+
+/* The quantiles read back from a `run --cdf` CSV (report/cdf.h writes it), for the pages:
+ * per (strategy, tenant) a curve, in the file's order. A header or line that is not the
+ * CSV's is an error naming the file and line; an empty latency (no data at p) is skipped. */
+struct cdf_curve {
+    char strategy[64], tenant[64];
+    int n;
+    double p[128], ms[128];
+};
+struct cdf_curves {
+    int n;
+    struct cdf_curve *rows;
+};
+/* pooled: keep only the rows of every strategy's tenants pooled ("(all)", named by the
+ * strategy and tenant "(all)"), else only the per-tenant rows. */
+int cdf_csv_load(const char *path, int pooled, struct cdf_curves *c, char *err, size_t errlen);
+const struct cdf_curve *cdf_csv_find(const struct cdf_curves *c, const char *strategy,
+                                     const char *tenant);
+void cdf_csv_free(struct cdf_curves *c);
 
 #endif

@@ -6,6 +6,7 @@
 #define SS_HTINT_H
 
 #include "calib/calib.h"
+#include "core/cdfrun.h"
 #include "core/metric.h"
 #include "core/scenario.h"
 #include "report/hw.h"
@@ -71,23 +72,6 @@ struct ht_judge {
 };
 void ht_judge(const struct scenario *sc, const cJSON *doc, const cJSON *strategy,
               struct ht_judge *j);
-
-/* The latency quantiles of `run --cdf`: per (strategy, tenant) a curve. */
-struct ht_cdf_row {
-    char strategy[64], tenant[64];
-    int n;
-    double p[128], ms[128];
-};
-struct ht_cdf {
-    int n;
-    struct ht_cdf_row *rows;
-};
-/* pooled: keep only the rows of every strategy's tenants pooled ("(all)", named by the
- * strategy and tenant "(all)"), else only the per-tenant rows. */
-int ht_cdf_load(const char *path, int pooled, struct ht_cdf *c, char *err, size_t errlen);
-const struct ht_cdf_row *ht_cdf_find(const struct ht_cdf *c, const char *strategy,
-                                     const char *tenant);
-void ht_cdf_free(struct ht_cdf *c);
 
 /* The x axis of a sweep: the first swept parameter of `sharesim sweep` points (their
  * "sweep.params"), or the load scale of `run --scale-load` results (1 when absent). */

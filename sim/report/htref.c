@@ -110,17 +110,17 @@ static int cdf_figure(struct hw *wr, const struct sd_study *st, const struct sd_
     int drawn = 0;
     for (int k = 0; k < st->n_rows; k++) {
         char path[4096];
-        struct ht_cdf c;
+        struct cdf_curves c;
         snprintf(path, sizeof path, "%s/%s-%s-cdf.csv", dir, st->id, rows[k].row->mode);
         FILE *probe = fopen(path, "r");
         if (!probe)
             continue;
         fclose(probe);
-        if (ht_cdf_load(path, 1, &c, err, errlen)) {
+        if (cdf_csv_load(path, 1, &c, err, errlen)) {
             svg_fig_free(&f);
             return -1;
         }
-        const struct ht_cdf_row *r = ht_cdf_find(&c, rows[k].row->strategy, "(all)");
+        const struct cdf_curve *r = cdf_csv_find(&c, rows[k].row->strategy, "(all)");
         struct svg_panel *p = svg_fig_panel(&f);
         snprintf(p->title, sizeof p->title, "%s ×%d", rows[k].row->mode, rows[k].row->instances);
         snprintf(p->note, sizeof p->note,
@@ -152,7 +152,7 @@ static int cdf_figure(struct hw *wr, const struct sd_study *st, const struct sd_
         svg_ref(p, 1, rows[k].row->paper_p99_ms, SVG_REF_VALUE, "article p99 %.0f ms",
                 rows[k].row->paper_p99_ms);
         drawn += n > 0;
-        ht_cdf_free(&c);
+        cdf_csv_free(&c);
     }
     int rc = 0;
     if (drawn)

@@ -144,7 +144,7 @@ int ht_pg_is_llm(const struct page *pg, const char *tenant)
 }
 
 /* One curve of a CDF panel: the row's points from CDF_FROM to the 99.99th percentile. */
-static void cdf_curve(struct svg_panel *p, const struct ht_cdf_row *r, const char *label, int style)
+static void cdf_curve(struct svg_panel *p, const struct cdf_curve *r, const char *label, int style)
 {
     double x[128], y[128];
     int n = 0;
@@ -159,7 +159,7 @@ static void cdf_curve(struct svg_panel *p, const struct ht_cdf_row *r, const cha
 }
 
 /* A CDF panel's axes, guide and SLA, for the rows given (the tenant's, or a group's). */
-static void cdf_panel_frame(struct svg_panel *p, const struct ht_cdf_row *const *rows, int n,
+static void cdf_panel_frame(struct svg_panel *p, const struct cdf_curve *const *rows, int n,
                             double sla)
 {
     snprintf(p->xlabel, sizeof p->xlabel, "latency (ms)");
@@ -190,7 +190,7 @@ static void cdf_panel_frame(struct svg_panel *p, const struct ht_cdf_row *const 
     }
 }
 
-static int same_row(const struct ht_cdf_row *a, const struct ht_cdf_row *b)
+static int same_row(const struct cdf_curve *a, const struct cdf_curve *b)
 {
     if (!a || !b || a->n != b->n)
         return 0;
@@ -202,14 +202,14 @@ static int same_row(const struct ht_cdf_row *a, const struct ht_cdf_row *b)
 
 /* Does every strategy give every tenant the same distribution as the first one? Then a panel
  * per tenant would say one thing N times ("same curve: a = b" in each). */
-static int all_strategies_same(const struct page *pg, const struct ht_cdf *cdf)
+static int all_strategies_same(const struct page *pg, const struct cdf_curves *cdf)
 {
     if (pg->n_strat < 2)
         return 0;
     for (int i = 0; i < pg->n_ten; i++) {
-        const struct ht_cdf_row *first = ht_cdf_find(cdf, pg->strat[0], pg->ten[i]);
+        const struct cdf_curve *first = cdf_csv_find(cdf, pg->strat[0], pg->ten[i]);
         for (int k = 1; k < pg->n_strat; k++)
-            if (!same_row(first, ht_cdf_find(cdf, pg->strat[k], pg->ten[i])))
+            if (!same_row(first, cdf_csv_find(cdf, pg->strat[k], pg->ten[i])))
                 return 0;
     }
     return 1;
@@ -226,14 +226,14 @@ static int llm_without_p99(const struct page *pg, const char *tenant)
     "an LLM service with no p99 target on whole requests (judged on its TTFT and TPOT)"
 
 /* Identical under every strategy: one panel per SLA value, a curve per tenant. */
-static int cdf_merged(struct svg_figure *f, const struct page *pg, const struct ht_cdf *cdf)
+static int cdf_merged(struct svg_figure *f, const struct page *pg, const struct cdf_curves *cdf)
 {
     int done[MAX_NAMES] = {0}, drawn = 0;
     for (int i = 0; i < pg->n_ten; i++) {
         if (done[i] || llm_without_p99(pg, pg->ten[i]))
             continue;
         double sla = ht_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms");
-        const struct ht_cdf_row *rows[MAX_NAMES];
+        const struct cdf_curve *rows[MAX_NAMES];
         int members[MAX_NAMES], n = 0;
         for (int j = i; j < pg->n_ten; j++) {
             double o = ht_sla_ms(pg->st->sc, pg->doc, pg->ten[j], "p99_ms");
@@ -242,7 +242,7 @@ static int cdf_merged(struct svg_figure *f, const struct page *pg, const struct 
                 continue;
             done[j] = 1;
             members[n] = j;
-            rows[n++] = ht_cdf_find(cdf, pg->strat[0], pg->ten[j]);
+            rows[n++] = cdf_csv_find(cdf, pg->strat[0], pg->ten[j]);
         }
         struct svg_panel *p = svg_fig_panel(f);
         if (!p)
@@ -270,8 +270,8 @@ static int cdf_merged(struct svg_figure *f, const struct page *pg, const struct 
 
 static int cdf_figure(struct hw *wr, const struct page *pg, char *err, size_t errlen)
 {
-    struct ht_cdf cdf;
-    if (ht_cdf_load(pg->st->cdf_path, 0, &cdf, err, errlen))
+    struct cdf_curves cdf;
+    if (cdf_csv_load(pg->st->cdf_path, 0, &cdf, err, errlen))
         return -1;
     struct svg_figure f;
     int big = pg->n_ten <= 2, same = all_strategies_same(pg, &cdf);
@@ -302,9 +302,9 @@ static int cdf_figure(struct hw *wr, const struct page *pg, char *err, size_t er
             continue;
         }
         snprintf(p->empty_why, sizeof p->empty_why, "no latency in the CDF file");
-        const struct ht_cdf_row *rows[MAX_NAMES];
+        const struct cdf_curve *rows[MAX_NAMES];
         for (int k = 0; k < pg->n_strat; k++)
-            rows[k] = ht_cdf_find(&cdf, pg->strat[k], pg->ten[i]);
+            rows[k] = cdf_csv_find(&cdf, pg->strat[k], pg->ten[i]);
         cdf_panel_frame(p, rows, pg->n_strat, ht_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms"));
         for (int k = 0; k < pg->n_strat; k++)
             if (rows[k]) {
@@ -346,7 +346,7 @@ static int cdf_figure(struct hw *wr, const struct page *pg, char *err, size_t er
         ht_figure_end(wr);
     }
     svg_fig_free(&f);
-    ht_cdf_free(&cdf);
+    cdf_csv_free(&cdf);
     return rc;
 }
 
