@@ -8,6 +8,7 @@
 #include "calib/calib.h"
 #include "core/cdfrun.h"
 #include "core/metric.h"
+#include "core/vdjson.h"
 #include "core/scenario.h"
 #include "report/hw.h"
 #include "report/svg.h"
@@ -55,23 +56,6 @@ struct ht_metric {
 };
 const struct ht_metric *ht_metric(const char *name);
 double ht_metric_value(const struct ht_metric *m, const cJSON *strategy, const cJSON *tenant);
-
-/* The SLA (ms) of a tenant for an "sla" key ("p99_ms", "ttft_p99_ms", …): from the point's
- * own swept value when doc is a sweep point that sets it, else the scenario's; NaN: none. */
-double ht_sla_ms(const struct scenario *sc, const cJSON *doc, const char *tenant, const char *key);
-
-/* One strategy of a result under core/verdict.h's rule, tenant by tenant. */
-struct ht_judge {
-    int meets; /* every tenant with an SLA meets it (docs/scenario.md#the-verdict) */
-    int n_sla; /* tenants with an SLA */
-    int n_miss;
-    char miss[360];      /* "chat: p99 80.2 ms > 50 ms; …" (the first two, then "; N more") */
-    double worst_ratio;  /* max over tenants with an SLA of their verdict's worst ratio */
-    double lost_miss;    /* the largest fraction of lost requests a tenant may not lose */
-    double worst_p99_ms; /* max over tenants */
-};
-void ht_judge(const struct scenario *sc, const cJSON *doc, const cJSON *strategy,
-              struct ht_judge *j);
 
 /* The x axis of a sweep: the first swept parameter of `sharesim sweep` points (their
  * "sweep.params"), or the load scale of `run --scale-load` results (1 when absent). */

@@ -45,7 +45,7 @@ static int llm_panel(struct svg_figure *f, const struct page *pg, const char *te
     snprintf(p->xlabel, sizeof p->xlabel, "strategy");
     p->xa = SVG_CAT;
     p->latency = 1;
-    double sla = ht_sla_ms(pg->st->sc, pg->doc, tenant, targets[q].sla_key);
+    double sla = vj_sla_ms(pg->st->sc, pg->doc, tenant, targets[q].sla_key);
     double all[MAX_NAMES + 1], hi = -INFINITY;
     int n_all = 0, drawn = 0;
     for (int k = 0; k < pg->n_strat; k++) {

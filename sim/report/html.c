@@ -212,7 +212,7 @@ static void ht_metric_cells(struct hw *wr, const struct ht_cols *c, const struct
     for (int k = 0; k < c->n; k++) {
         const struct mt_metric *m = c->m[k];
         if (m->sla_key) {
-            double sla = ht_sla_ms(sc, doc, rd_name(obj), m->sla_key);
+            double sla = vj_sla_ms(sc, doc, rd_name(obj), m->sla_key);
             ht_td(wr, sla, 1, "%.0f");
             if (c->verdict)
                 verdict_cell(wr, sc, doc, obj);

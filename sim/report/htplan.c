@@ -102,7 +102,7 @@ static int figures(struct hw *wr, const struct scenario *sc, const cJSON *cands,
             if (s)
                 s->points_only = 1;
         }
-        double sla = cost ? NAN : ht_sla_ms(sc, NULL, sc->tenants[i].name, "p99_ms");
+        double sla = cost ? NAN : vj_sla_ms(sc, NULL, sc->tenants[i].name, "p99_ms");
         if (isfinite(sla))
             all[na++] = sla;
         p->ya = svg_auto_axis(all, na);

@@ -26,7 +26,7 @@
 int ht_pg_has_sla(const struct page *pg, const char *key)
 {
     for (int i = 0; i < pg->n_ten; i++)
-        if (isfinite(ht_sla_ms(pg->st->sc, pg->doc, pg->ten[i], key)))
+        if (isfinite(vj_sla_ms(pg->st->sc, pg->doc, pg->ten[i], key)))
             return 1;
     return 0;
 }
@@ -219,7 +219,7 @@ static int all_strategies_same(const struct page *pg, const struct cdf_curves *c
  * request latency is not drawn. */
 static int llm_without_p99(const struct page *pg, const char *tenant)
 {
-    return ht_pg_is_llm(pg, tenant) && !isfinite(ht_sla_ms(pg->st->sc, pg->doc, tenant, "p99_ms"));
+    return ht_pg_is_llm(pg, tenant) && !isfinite(vj_sla_ms(pg->st->sc, pg->doc, tenant, "p99_ms"));
 }
 
 #define LLM_NO_P99                                                                                 \
@@ -232,11 +232,11 @@ static int cdf_merged(struct svg_figure *f, const struct page *pg, const struct 
     for (int i = 0; i < pg->n_ten; i++) {
         if (done[i] || llm_without_p99(pg, pg->ten[i]))
             continue;
-        double sla = ht_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms");
+        double sla = vj_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms");
         const struct cdf_curve *rows[MAX_NAMES];
         int members[MAX_NAMES], n = 0;
         for (int j = i; j < pg->n_ten; j++) {
-            double o = ht_sla_ms(pg->st->sc, pg->doc, pg->ten[j], "p99_ms");
+            double o = vj_sla_ms(pg->st->sc, pg->doc, pg->ten[j], "p99_ms");
             if (done[j] || llm_without_p99(pg, pg->ten[j]) ||
                 !(o == sla || (isnan(o) && isnan(sla))))
                 continue;
@@ -305,7 +305,7 @@ static int cdf_figure(struct hw *wr, const struct page *pg, char *err, size_t er
         const struct cdf_curve *rows[MAX_NAMES];
         for (int k = 0; k < pg->n_strat; k++)
             rows[k] = cdf_csv_find(&cdf, pg->strat[k], pg->ten[i]);
-        cdf_panel_frame(p, rows, pg->n_strat, ht_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms"));
+        cdf_panel_frame(p, rows, pg->n_strat, vj_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms"));
         for (int k = 0; k < pg->n_strat; k++)
             if (rows[k]) {
                 cdf_curve(p, rows[k], pg->strat[k], ht_pg_style(pg, k, 0));
@@ -429,7 +429,7 @@ static int density_figure(struct hw *wr, const struct page *pg, char *err, size_
     svg_add(p, "mean over tenants", 3, n, X, M, NULL);
     double tight = INFINITY, loose = 0;
     for (int i = 0; i < pg->n_ten; i++) {
-        double v = ht_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms");
+        double v = vj_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms");
         if (isfinite(v)) {
             tight = v < tight ? v : tight;
             loose = v > loose ? v : loose;

@@ -77,8 +77,8 @@ static int series_points(const struct page *pg, const struct ht_metric *m, int k
             vd_judge_json(pg->st->sc, doc, t, &v);
             hollow[n] = !v.meets;
         } else {
-            struct ht_judge j;
-            ht_judge(pg->st->sc, doc, s, &j);
+            struct vj_strategy j;
+            vj_judge_strategy(pg->st->sc, doc, s, &j);
             hollow[n] = !j.meets;
         }
         n++;
@@ -90,7 +90,7 @@ static int series_points(const struct page *pg, const struct ht_metric *m, int k
 static int tenant_has_sla(const struct page *pg, const char *tenant, const char *key)
 {
     for (int d = 0; key && d < pg->st->n_docs; d++)
-        if (isfinite(ht_sla_ms(pg->st->sc, pg->st->docs[d], tenant, key)))
+        if (isfinite(vj_sla_ms(pg->st->sc, pg->st->docs[d], tenant, key)))
             return 1;
     return 0;
 }
@@ -153,7 +153,7 @@ static double sweep_unit(const struct page *pg, const struct ht_metric *m, char 
     for (int i = 0; i < pg->n_ten && m->latency && strcmp(m->unit, "ms") == 0; i++)
         for (int d = 0; d < pg->st->n_docs; d++) {
             double v =
-                m->sla_key ? ht_sla_ms(pg->st->sc, pg->st->docs[d], pg->ten[i], m->sla_key) : NAN;
+                m->sla_key ? vj_sla_ms(pg->st->sc, pg->st->docs[d], pg->ten[i], m->sla_key) : NAN;
             if (isfinite(v) && v > sla)
                 sla = v;
             const cJSON *s;
@@ -232,7 +232,7 @@ static int sweep_figure(struct hw *wr, const struct page *pg, const struct ht_me
             sla_r[r] = NAN;
             for (int d = 0; d < n && tenant && m->sla_key && !isfinite(sla_r[r]); d++)
                 if (ht_pg_rest(pg, d) == r)
-                    sla_r[r] = ht_sla_ms(pg->st->sc, pg->st->docs[d], tenant, m->sla_key) / div;
+                    sla_r[r] = vj_sla_ms(pg->st->sc, pg->st->docs[d], tenant, m->sla_key) / div;
             if (isfinite(sla_r[r]) && !(sla_r[r] <= sla))
                 sla = sla_r[r];
         }
@@ -414,8 +414,8 @@ void ht_sweep_table(struct hw *wr, const struct page *pg)
         const cJSON *doc = pg->st->docs[d], *s;
         RD_EACH_STRATEGY(s, doc)
         {
-            struct ht_judge j;
-            ht_judge(pg->st->sc, doc, s, &j);
+            struct vj_strategy j;
+            vj_judge_strategy(pg->st->sc, doc, s, &j);
             int si = 0;
             for (int z = 0; z < pg->n_strat; z++)
                 if (strcmp(pg->strat[z], rd_name(s)) == 0)

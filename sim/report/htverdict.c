@@ -75,8 +75,8 @@ static int holds_to_miss(const struct page *pg, int k, int r, double *x, double 
         const cJSON *s = rd_strategy(pg->st->docs[d], pg->strat[k]);
         if (!s)
             continue;
-        struct ht_judge j;
-        ht_judge(pg->st->sc, pg->st->docs[d], s, &j);
+        struct vj_strategy j;
+        vj_judge_strategy(pg->st->sc, pg->st->docs[d], s, &j);
         if (!j.meets) {
             if (miss)
                 *miss = pg->ax.x[d];
@@ -184,11 +184,11 @@ void ht_verdict(struct hw *wr, const struct page *pg)
     int best = -1, n_ok = 0, n_sla = 0, k = 0, closest = -1;
     double close_lost = 0, best_cost = INFINITY, best_gpus = INFINITY, best_ratio = INFINITY,
            close_r = INFINITY;
-    struct ht_judge j;
+    struct vj_strategy j;
     const cJSON *all = rd_strategies(doc);
     cJSON_ArrayForEach(s, all)
     {
-        ht_judge(pg->st->sc, doc, s, &j);
+        vj_judge_strategy(pg->st->sc, doc, s, &j);
         n_sla = j.n_sla > n_sla ? j.n_sla : n_sla;
         if (j.meets && j.n_sla > 0) {
             n_ok++;
@@ -224,7 +224,7 @@ void ht_verdict(struct hw *wr, const struct page *pg)
         k = 0;
         cJSON_ArrayForEach(s, all)
         {
-            ht_judge(pg->st->sc, doc, s, &j);
+            vj_judge_strategy(pg->st->sc, doc, s, &j);
             if (j.worst_p99_ms < lo_v) {
                 lo_v = j.worst_p99_ms;
                 lo = k;
@@ -268,7 +268,7 @@ void ht_verdict(struct hw *wr, const struct page *pg)
                 HW_MARK(wr, "; so do ");
             cJSON_ArrayForEach(s, all)
             {
-                ht_judge(pg->st->sc, doc, s, &j);
+                vj_judge_strategy(pg->st->sc, doc, s, &j);
                 if (n_ok <= 3 && j.meets && j.n_sla > 0 && k != best) {
                     double c = rd_fig(s, MT_STRATEGY, SM_COST_PER_MREQ);
                     HW_MARK2(wr, named++, " and <strong>", "<strong>");
@@ -290,7 +290,7 @@ void ht_verdict(struct hw *wr, const struct page *pg)
             cJSON_ArrayForEach(s, all)
             {
                 if (strcmp(rd_name(s), pg->strat[closest]) == 0)
-                    ht_judge(pg->st->sc, doc, s, &j);
+                    vj_judge_strategy(pg->st->sc, doc, s, &j);
             }
             HW_WRAP(wr, "; the closest is <strong>", pg->strat[closest], "</strong>");
             not_offered(wr, cJSON_GetArrayItem(all, closest));
@@ -303,7 +303,7 @@ void ht_verdict(struct hw *wr, const struct page *pg)
     k = 0;
     cJSON_ArrayForEach(s, all)
     {
-        ht_judge(pg->st->sc, doc, s, &j);
+        vj_judge_strategy(pg->st->sc, doc, s, &j);
         /* Latencies the same as a strategy already named: said once, below. */
         int dup = closest >= 0 && best < 0 && same_latency(s, cJSON_GetArrayItem(all, closest));
         for (int q = 0; q < told && !dup; q++)
