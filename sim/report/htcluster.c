@@ -478,8 +478,11 @@ static void section_meta(struct hw *wr, const cJSON *doc, const struct pol *p, i
     HW_WRAP(wr, "", ht_str(doc, "scenario"), "</code>.</p>\n");
 }
 
-static int page(struct hw *wr, const struct ht_cluster *cs, char *err, size_t errlen)
+/* The page, written to the caller's stream only through the writer (hw.h). */
+int ht_cluster_page(FILE *fp, const struct ht_cluster *cs, char *err, size_t errlen)
 {
+    struct hw w, *wr = &w;
+    hw_init(wr, fp);
     if (cs->n_docs < 1)
         return ss_errf(err, errlen,
                        "a cluster page needs at least one `sharesim cluster --json` "
@@ -558,11 +561,4 @@ static int page(struct hw *wr, const struct ht_cluster *cs, char *err, size_t er
     }
     free(pols);
     return rc;
-}
-
-int ht_cluster_page(FILE *fp, const struct ht_cluster *cs, char *err, size_t errlen)
-{
-    struct hw wr;
-    hw_init(&wr, fp);
-    return page(&wr, cs, err, errlen);
 }

@@ -376,24 +376,6 @@ static void sensitivity_section(struct hw *wr, const cJSON *plan)
 }
 
 static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan, char *err,
-                     size_t errlen);
-
-static int page_plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan, char *err,
-                          size_t errlen)
-{
-    /* plan_json() holds its numbers as raw text (6 significant digits, null for NaN); read
-     * them as any reader of the file would. */
-    char *text = cJSON_PrintUnformatted(plan);
-    cJSON *doc = text ? cJSON_Parse(text) : NULL;
-    free(text);
-    if (!doc)
-        return ss_errf(err, errlen, "the plan document does not print as JSON");
-    int rc = plan_page(wr, sc, doc, err, errlen);
-    cJSON_Delete(doc);
-    return rc;
-}
-
-static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan, char *err,
                      size_t errlen)
 {
     char title[200];
@@ -470,10 +452,19 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
     return rc;
 }
 
-/* The public entry: the caller's stream, reached only through the writer. */
 int ht_plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, char *err, size_t errlen)
 {
+    /* plan_json() holds its numbers as raw text (6 significant digits, null for NaN); read
+     * them as any reader of the file would. The page reaches the stream only through the
+     * writer (hw.h). */
+    char *text = cJSON_PrintUnformatted(plan);
+    cJSON *doc = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    if (!doc)
+        return ss_errf(err, errlen, "the plan document does not print as JSON");
     struct hw wr;
     hw_init(&wr, fp);
-    return page_plan_page(&wr, sc, plan, err, errlen);
+    int rc = plan_page(&wr, sc, doc, err, errlen);
+    cJSON_Delete(doc);
+    return rc;
 }

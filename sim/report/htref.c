@@ -166,10 +166,13 @@ static int cdf_figure(struct hw *wr, const struct sd_study *st, const struct sd_
     return rc;
 }
 
-static int page_reference_page(struct hw *wr, const struct sd_study *st,
-                               const struct sd_ref_row *rows, cJSON *const *docs, const char *dir,
-                               const char *svg_prefix, char *err, size_t errlen)
+/* The page, written to the caller's stream only through the writer (hw.h). */
+int ht_reference_page(FILE *fp, const struct sd_study *st, const struct sd_ref_row *rows,
+                      cJSON *const *docs, const char *dir, const char *svg_prefix, char *err,
+                      size_t errlen)
 {
+    struct hw w, *wr = &w;
+    hw_init(wr, fp);
     ht_head(wr, st->title);
     HW_WRAP(wr, "<h1>", st->title, "</h1>\n<p class=\"question\"><strong>Question.</strong> ");
     if (st->question)
@@ -207,14 +210,4 @@ static int page_reference_page(struct hw *wr, const struct sd_study *st,
         ht_foot(wr);
     }
     return rc;
-}
-
-/* The public entry: the caller's stream, reached only through the writer. */
-int ht_reference_page(FILE *fp, const struct sd_study *st, const struct sd_ref_row *rows,
-                      cJSON *const *docs, const char *dir, const char *svg_prefix, char *err,
-                      size_t errlen)
-{
-    struct hw wr;
-    hw_init(&wr, fp);
-    return page_reference_page(&wr, st, rows, docs, dir, svg_prefix, err, errlen);
 }

@@ -573,8 +573,11 @@ static int mig_present(const cJSON *doc)
     return 0;
 }
 
-static int page_study_page(struct hw *wr, const struct ht_study *st, char *err, size_t errlen)
+/* The page, written to the caller's stream only through the writer (hw.h). */
+int ht_study_page(FILE *fp, const struct ht_study *st, char *err, size_t errlen)
 {
+    struct hw w, *wr = &w;
+    hw_init(wr, fp);
     struct page pg;
     if (st->n_docs < 1 || st->n_docs > HT_MAX_DOCS)
         return ss_errf(err, errlen, "expected 1 to %d results, got %d", HT_MAX_DOCS, st->n_docs);
@@ -656,12 +659,4 @@ static int page_study_page(struct hw *wr, const struct ht_study *st, char *err, 
     }
     page_free(&pg);
     return rc;
-}
-
-/* The public entry: the caller's stream, reached only through the writer. */
-int ht_study_page(FILE *fp, const struct ht_study *st, char *err, size_t errlen)
-{
-    struct hw wr;
-    hw_init(&wr, fp);
-    return page_study_page(&wr, st, err, errlen);
 }
