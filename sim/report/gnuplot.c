@@ -76,6 +76,26 @@ static void script_head(FILE *fp, const char *name, const char *source, int w, i
                 "break } }\n");
 }
 
+/* The loop that renders a script twice, to <name>.png and <name>.pdf next to it (w x h
+ * pixels; the PDF at 96 pixels an inch), with each terminal's font option ("" for none);
+ * the loop's body follows. */
+static void terminals(FILE *fp, const char *name, int w, int h, const char *png_font,
+                      const char *pdf_font)
+{
+    fprintf(fp,
+            "do for [out in 'png pdf'] {\n  if (out eq 'png') {\n"
+            "    set terminal pngcairo size %d,%d%s noenhanced background '#ffffff'\n"
+            "    set output here.",
+            w, h, png_font);
+    gp_quote(fp, name);
+    fprintf(fp,
+            ".'.png'\n  } else {\n    set terminal pdfcairo size %.4f,%.4f%s noenhanced\n"
+            "    set output here.",
+            w / 96.0, h / 96.0, pdf_font);
+    gp_quote(fp, name);
+    fprintf(fp, ".'.pdf'\n  }\n");
+}
+
 static int shape_of(int style)
 {
     return (style < 0 ? 0 : style) % 6;
@@ -386,21 +406,8 @@ int gp_write_figure(const char *dir, const char *name, const struct svg_figure *
     fprintf(fp, "png_font = 'DejaVu Sans,9'\npdf_font = 'DejaVu Sans,7'\n"
                 "tail(p) = -log10(1 - (p < 0.9999 ? p : 0.9999))  # the percentile axis\n");
     write_styles(fp, f);
-    fprintf(fp,
-            "do for [out in 'png pdf'] {\n"
-            "  if (out eq 'png') {\n"
-            "    set terminal pngcairo size %d,%d font png_font noenhanced background "
-            "'#ffffff'\n",
-            W, H);
-    fprintf(fp, "    set output here.");
-    gp_quote(fp, name);
-    fprintf(fp,
-            ".'.png'\n  } else {\n"
-            "    set terminal pdfcairo size %.4f,%.4f font pdf_font noenhanced\n"
-            "    set output here.",
-            W / 96.0, H / 96.0);
-    gp_quote(fp, name);
-    fprintf(fp, ".'.pdf'\n  }\n  set multiplot\n");
+    terminals(fp, name, W, H, " font png_font", " font pdf_font");
+    fprintf(fp, "  set multiplot\n");
 
     /* the title and the legend, once for the figure */
     fprintf(fp,
@@ -557,18 +564,8 @@ int gp_canvas_close(struct gp_canvas *c, char *err, size_t errlen)
             "set xrange [0:%d]\nset yrange [%d:0]\nset margins 0, 0, 0, 0\nunset border\n"
             "unset tics\nunset key\n",
             c->width, c->height);
-    fprintf(fp,
-            "do for [out in 'png pdf'] {\n  if (out eq 'png') {\n"
-            "    set terminal pngcairo size %d,%d noenhanced background '#ffffff'\n"
-            "    set output here.",
-            c->width, c->height);
-    gp_quote(fp, c->name);
-    fprintf(fp,
-            ".'.png'\n  } else {\n    set terminal pdfcairo size %.4f,%.4f noenhanced\n"
-            "    set output here.",
-            c->width / 96.0, c->height / 96.0);
-    gp_quote(fp, c->name);
-    fprintf(fp, ".'.pdf'\n  }\n  plot NaN notitle\n  set output\n}\n");
+    terminals(fp, c->name, c->width, c->height, "", "");
+    fprintf(fp, "  plot NaN notitle\n  set output\n}\n");
     int rc = ss_out_commit(&c->o, err, errlen);
     free(c);
     return rc;

@@ -376,7 +376,9 @@ static int density_distinct(const cJSON *doc)
 
 static int density_figure(struct hw *wr, const struct page *pg, char *err, size_t errlen)
 {
-    double tpg[MAX_NAMES], util[MAX_NAMES], sw[MAX_NAMES], worst[MAX_NAMES], mean[MAX_NAMES];
+    /* Per strategy with GPUs (in x order below): tenants per GPU, useful work and switching
+     * (% of the GPU), the worst tenant's p99 (-inf: none measured one) and the mean p99. */
+    double X[MAX_NAMES], U[MAX_NAMES], S[MAX_NAMES], W[MAX_NAMES], M[MAX_NAMES];
     int idx[MAX_NAMES], n = 0;
     const cJSON *s;
     RD_EACH_STRATEGY(s, pg->doc)
@@ -384,28 +386,19 @@ static int density_figure(struct hw *wr, const struct page *pg, char *err, size_
         double used = rd_fig(s, MT_STRATEGY, MT_SM_GPUS_USED);
         if (n == MAX_NAMES || !(used > 0))
             continue;
-        tpg[n] = rd_n_tenants(s) / used;
-        util[n] = rd_fig(s, MT_STRATEGY, SM_UTIL) * 100;
-        sw[n] = rd_fig(s, MT_STRATEGY, SM_SWITCH) * 100;
-        mean[n] = rd_over_tenants(s, MT_TENANT, TM_LAT_P99, RD_MEAN);
-        worst[n] = rd_over_tenants(s, MT_TENANT, TM_LAT_P99, RD_MAX);
-        worst[n] = isnan(worst[n]) ? -INFINITY : worst[n]; /* no tenant measured one */
-        idx[n] = n;
-        n++;
-    }
-    for (int a = 1; a < n; a++) /* x order */
-        for (int b = a; b > 0 && tpg[idx[b]] < tpg[idx[b - 1]]; b--) {
-            int t = idx[b];
-            idx[b] = idx[b - 1];
-            idx[b - 1] = t;
+        double worst = rd_over_tenants(s, MT_TENANT, TM_LAT_P99, RD_MAX),
+               x = rd_n_tenants(s) / used;
+        int q = n++; /* inserted in x order; idx: its rank among the strategies with GPUs */
+        for (; q > 0 && x < X[q - 1]; q--) {
+            X[q] = X[q - 1], U[q] = U[q - 1], S[q] = S[q - 1], W[q] = W[q - 1], M[q] = M[q - 1];
+            idx[q] = idx[q - 1];
         }
-    double X[MAX_NAMES], U[MAX_NAMES], S[MAX_NAMES], W[MAX_NAMES], M[MAX_NAMES];
-    for (int q = 0; q < n; q++) {
-        X[q] = tpg[idx[q]];
-        U[q] = util[idx[q]];
-        S[q] = sw[idx[q]];
-        W[q] = worst[idx[q]];
-        M[q] = mean[idx[q]];
+        X[q] = x;
+        U[q] = rd_fig(s, MT_STRATEGY, SM_UTIL) * 100;
+        S[q] = rd_fig(s, MT_STRATEGY, SM_SWITCH) * 100;
+        W[q] = isnan(worst) ? -INFINITY : worst;
+        M[q] = rd_over_tenants(s, MT_TENANT, TM_LAT_P99, RD_MEAN);
+        idx[q] = n - 1;
     }
     struct svg_figure f;
     svg_fig_init(&f, "util-vs-tenants", "Utilisation and p99 against tenants per GPU", 2,
