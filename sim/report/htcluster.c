@@ -152,7 +152,7 @@ static void fig_id(char *buf, size_t n, const char *base, int section)
 
 /* The paper's reading, checked on this result: FGD allocates the most GPUs at 100 % arrived
  * and leaves the smallest fragment amount. Writes the verdict sentence. */
-static void inflate_verdict(struct hw *wr, const cJSON *doc, const struct pol *p, int n)
+static void inflate_verdict(struct hw *wr, const struct pol *p, int n)
 {
     int best = -1, worst = -1, fgd = -1;
     double at[CL_MAX_POL], frag[CL_MAX_POL];
@@ -212,11 +212,10 @@ static void inflate_verdict(struct hw *wr, const cJSON *doc, const struct pol *p
                  "of the GPUs, is %s.",
                  most ? "allocates the most" : "does not allocate the most", frag[fgd],
                  least ? "the lowest" : "not the lowest");
-    (void)doc;
 }
 
-static int inflate_figure(struct hw *wr, const cJSON *doc, const struct pol *p, int n, int section,
-                          int verdict, const char *svg_prefix, char *err, size_t errlen)
+static int inflate_figure(struct hw *wr, const struct pol *p, int n, int section, int verdict,
+                          const char *svg_prefix, char *err, size_t errlen)
 {
     struct svg_figure f;
     char id[64];
@@ -260,8 +259,8 @@ static int inflate_figure(struct hw *wr, const cJSON *doc, const struct pol *p, 
             svg_ref(pn, 0, thr * 100, SVG_REF_GUIDE, "threshold %g %%", thr * 100);
     }
     int rc = ht_figure(wr, &f, svg_prefix, err, errlen);
-    HW_MARK(wr, "<figcaption>One line per placement policy, the mean over ");
-    HW_MARKF(wr, "%d seed%s", p[0].n_exp, p[0].n_exp == 1 ? "" : "s");
+    HW_MARKF(wr, "<figcaption>One line per placement policy, the mean over %d seed%s", p[0].n_exp,
+             p[0].n_exp == 1 ? "" : "s");
     HW_MARK(wr, " at each 1 % of arrived workload (the FGD simulator's analysis_*_discrete.csv "
                 "columns): the share of the cluster's GPUs allocated, the GPU capacity the next "
                 "typical pod could not use (fragment amount), and that as a share of the idle "
@@ -269,7 +268,6 @@ static int inflate_figure(struct hw *wr, const cJSON *doc, const struct pol *p, 
                 "has, and pods fail.</figcaption>\n");
     ht_figure_end(wr);
     svg_fig_free(&f);
-    (void)doc;
     return rc;
 }
 
@@ -517,7 +515,7 @@ int ht_cluster_page(FILE *fp, const struct ht_cluster *cs, char *err, size_t err
         if (n == 0)
             HW_MARK(wr, "no policy in the result.");
         else if (is_inflate(doc))
-            inflate_verdict(wr, doc, pols, n);
+            inflate_verdict(wr, pols, n);
         else
             replay_verdict(wr, doc, pols, n);
     }
@@ -548,7 +546,7 @@ int ht_cluster_page(FILE *fp, const struct ht_cluster *cs, char *err, size_t err
         /* the page's verdict is the first result's: its figure comes first (report check) */
         int first = n_inflate + n_replay == 0;
         if (is_inflate(doc)) {
-            rc = inflate_figure(wr, doc, pols, n, n_inflate++, first, cs->svg_prefix, err, errlen);
+            rc = inflate_figure(wr, pols, n, n_inflate++, first, cs->svg_prefix, err, errlen);
             inflate_table(wr, doc, pols, n);
         } else {
             rc = replay_figure(wr, doc, pols, n, n_replay++, first, cs->svg_prefix, err, errlen);

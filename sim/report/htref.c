@@ -184,8 +184,8 @@ int ht_reference_page(FILE *fp, const struct sd_study *st, const struct sd_ref_r
     if (st->n_rows > 0)
         ht_meta(wr, docs[0], NULL, st->requests);
     HW_MARK(wr, "<nav>Contents: <a href=\"#table\">the table</a> <a href=\"#latency\">latency</a> "
-                "<a href=\"#notes\">notes</a></nav>\n<h2 id=\"table\">The table</h2>\n");
-    HW_MARK(wr, "<table class=\"reference\">\n<tr><th class=\"l\">mode</th><th>instances</th>"
+                "<a href=\"#notes\">notes</a></nav>\n<h2 id=\"table\">The table</h2>\n"
+                "<table class=\"reference\">\n<tr><th class=\"l\">mode</th><th>instances</th>"
                 "<th>TPS/instance</th><th>article</th><th>error</th><th>p99 ms</th><th>article</th>"
                 "<th>error</th><th>GPU util %</th><th>article</th><th>error</th></tr>\n");
     for (int k = 0; k < st->n_rows; k++) {

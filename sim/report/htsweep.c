@@ -95,13 +95,11 @@ static int tenant_has_sla(const struct page *pg, const char *tenant, const char 
     return 0;
 }
 
-static void crossing_table(struct hw *wr, const struct page *pg, const struct ht_metric *m,
-                           struct cross_cell *cells)
+static void crossing_table(struct hw *wr, const struct page *pg, struct cross_cell *cells)
 {
     HW_MARK(wr, "<table class=\"crossings\">\n<tr><th class=\"l\">strategy</th>");
-    for (int i = 0; i < pg->n_ten; i++) {
+    for (int i = 0; i < pg->n_ten; i++)
         HW_WRAP(wr, "<th>", pg->ten[i], "</th>");
-    }
     HW_MARK(wr, "</tr>\n");
     for (int r = 0; r < pg->n_rest; r++)
         for (int k = 0; k < pg->n_strat; k++) {
@@ -125,7 +123,6 @@ static void crossing_table(struct hw *wr, const struct page *pg, const struct ht
             HW_MARK(wr, "</tr>\n");
         }
     HW_MARK(wr, "</table>\n");
-    (void)m;
 }
 
 /* The words of an SLA key: "p99", "TTFT p99", "TPOT p99". */
@@ -323,7 +320,7 @@ static int sweep_figure(struct hw *wr, const struct page *pg, const struct ht_me
         ht_figure_end(wr);
         if (rc == 0 && crosses && ht_pg_has_sla(pg, "p99_ms")) {
             HW_MARK(wr, "<p>Where each strategy first breaks each tenant's p99 SLA:</p>\n");
-            crossing_table(wr, pg, m, cells);
+            crossing_table(wr, pg, cells);
         }
     } else {
         /* Nothing to draw: say so where the figure would be, with the panels' reason. */
