@@ -34,8 +34,6 @@ static int figures(struct hw *wr, const struct scenario *sc, const cJSON *cands,
 {
     char kinds[MAX_KINDS][16];
     int nk = 0, nc = cJSON_GetArraySize(cands), rc = 0;
-    double *x = ss_xcalloc((size_t)nc + 1, sizeof *x), *y = ss_xcalloc((size_t)nc + 1, sizeof *y);
-    unsigned char *hol = ss_xcalloc((size_t)nc + 1, 1);
     const cJSON *c;
     int idx = 0, sim = 0;
     cJSON_ArrayForEach(c, cands)
@@ -45,12 +43,10 @@ static int figures(struct hw *wr, const struct scenario *sc, const cJSON *cands,
         kind_style(kinds, &nk, rc_.kind);
         sim += rc_.simulated;
     }
-    if (sim == 0) {
-        free(x);
-        free(y);
-        free(hol);
+    if (sim == 0)
         return 0;
-    }
+    double *x = ss_xcalloc((size_t)nc + 1, sizeof *x), *y = ss_xcalloc((size_t)nc + 1, sizeof *y);
+    unsigned char *hol = ss_xcalloc((size_t)nc + 1, 1);
     struct svg_figure f;
     svg_fig_init(&f, "plan-p99", "p99 of every simulated candidate (one panel per tenant)", 3, 390,
                  290);
