@@ -5,6 +5,7 @@
  */
 #include "report/svg.h"
 #include "report/svggeom.h"
+#include "base/cover.h"
 #include "report/hw.h"
 #include "base/util.h"
 
@@ -379,9 +380,9 @@ static double r1(double v)
     return round(v * 10) / 10;
 }
 
-static struct svc_line line_of(const struct proj *pj, const struct svg_series *s)
+static struct cov_line line_of(const struct proj *pj, const struct svg_series *s)
 {
-    return (struct svc_line){pj->n, pj->x, pj->y, s->points_only};
+    return (struct cov_line){pj->n, pj->x, pj->y, s->points_only};
 }
 
 /*
@@ -398,8 +399,8 @@ static int arrange(struct svg_panel *p, struct proj *pj, int *order)
         for (int j = i + 1; j < p->n_series && alive[i]; j++) {
             if (!alive[j] || p->s[i].points_only != p->s[j].points_only)
                 continue;
-            struct svc_line a = line_of(&pj[i], &p->s[i]), b = line_of(&pj[j], &p->s[j]);
-            if (!svc_covered(&a, &b, 1, SVG_HIDE_PX) || !svc_covered(&b, &a, 1, SVG_HIDE_PX))
+            struct cov_line a = line_of(&pj[i], &p->s[i]), b = line_of(&pj[j], &p->s[j]);
+            if (!cov_covered(&a, &b, 1, SVG_HIDE_PX) || !cov_covered(&b, &a, 1, SVG_HIDE_PX))
                 continue;
             alive[j] = 0;
             struct svg_series *s = &p->s[i];
@@ -414,11 +415,11 @@ static int arrange(struct svg_panel *p, struct proj *pj, int *order)
     for (int pass = 0; pass < m; pass++) {
         int moved = 0;
         for (int pos = 0; pos + 1 < m; pos++) {
-            struct svc_line a = line_of(&pj[order[pos]], &p->s[order[pos]]), by[SVG_MAX_SERIES];
+            struct cov_line a = line_of(&pj[order[pos]], &p->s[order[pos]]), by[SVG_MAX_SERIES];
             int nb = 0;
             for (int q = pos + 1; q < m; q++)
                 by[nb++] = line_of(&pj[order[q]], &p->s[order[q]]);
-            if (svc_covered(&a, by, nb, SVG_HIDE_PX)) {
+            if (cov_covered(&a, by, nb, SVG_HIDE_PX)) {
                 int keep = order[pos];
                 memmove(&order[pos], &order[pos + 1], (size_t)(m - pos - 1) * sizeof *order);
                 order[m - 1] = keep;
