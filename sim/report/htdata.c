@@ -1,7 +1,7 @@
 /*
- * htdata — what the pages read (htint.h): the metrics a sweep can plot, SLAs, the
- * verdict inputs of a strategy, the `run --cdf` CSV, the x axis of a sweep and the words
- * for a scenario path. Lenient where a field is merely absent (a NaN, drawn as nothing),
+ * htdata — what the pages read (htint.h): the metrics a sweep can plot, the x axis of a
+ * sweep and the words for a scenario path (the verdict is core/vdjson.h's, the `run --cdf`
+ * curves core/cdfrun.h's). Lenient where a field is merely absent (a NaN, drawn as nothing),
  * strict where the input is not what it claims to be (a message naming file and line).
  */
 #include "report/html.h"

@@ -39,7 +39,8 @@ void ht_meta(struct hw *wr, const cJSON *doc, const char *command, const char *r
 void ht_result_tables(struct hw *wr, const cJSON *doc, const struct scenario *sc);
 void ht_notes(struct hw *wr, const cJSON *notes);
 
-/* ---- inputs (htdata.c; a result document is read through core/rdoc.h) ---- */
+/* ---- inputs (htdata.c; a result document is read through core/rdoc.h, its verdict through
+ * core/vdjson.h, the `run --cdf` curves through core/cdfrun.h) ---- */
 /* A string member of another document (a plan, a cluster run), "" when absent. */
 const char *ht_str(const cJSON *obj, const char *key);
 enum ht_level { HT_TENANT, HT_STRATEGY };

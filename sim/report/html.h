@@ -10,7 +10,7 @@
  * bytes.
  *
  * Module prefix: ht_. Files: html.c (page frame, tables, text), htdata.c (inputs:
- * metrics, sweep axes, the CDF CSV, labels), htstudy.c (a study page) with htsweep.c (its
+ * metrics, sweep axes, labels), htstudy.c (a study page) with htsweep.c (its
  * sweep figures) and htverdict.c (its question and verdict), htmig.c (MIG layouts drawn as
  * slice grids), htplan.c (the planner's page), htref.c (the reference table's page); every
  * page is written through hw.h, the one HTML writer (its text calls escape).
