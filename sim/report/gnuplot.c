@@ -276,14 +276,11 @@ static void write_refs(FILE *fp, const struct svg_panel *p)
         if (!svg_plottable(a, rf->v))
             continue;
         double v = coord(a, rf->v);
-        if (rf->vertical)
-            fprintf(fp,
-                    "  set arrow from first %.9g, graph 0 to first %.9g, graph 1 nohead lt %d\n", v,
-                    v, ls[k]);
-        else
-            fprintf(fp,
-                    "  set arrow from graph 0, first %.9g to graph 1, first %.9g nohead lt %d\n", v,
-                    v, ls[k]);
+        fprintf(fp,
+                rf->vertical
+                    ? "  set arrow from first %.9g, graph 0 to first %.9g, graph 1 nohead lt %d\n"
+                    : "  set arrow from graph 0, first %.9g to graph 1, first %.9g nohead lt %d\n",
+                v, v, ls[k]);
         if (!rf->label[0])
             continue;
         fprintf(fp, "  set label ");
@@ -334,18 +331,17 @@ static void write_offscale(FILE *fp, const struct svg_panel *p)
             above += isfinite(p->ymax) && p->s[i].y[k] > p->ymax;
             below += isfinite(p->ymin) && p->s[i].y[k] < p->ymin;
         }
-    char buf[128];
-    if (above) {
-        snprintf(buf, sizeof buf, "%d point%s above %.3g", above, above == 1 ? "" : "s", p->ymax);
+    for (int up = 1; up >= 0; up--) {
+        int n = up ? above : below;
+        char buf[128];
+        if (!n)
+            continue;
+        snprintf(buf, sizeof buf, "%d point%s %s %.3g", n, n == 1 ? "" : "s",
+                 up ? "above" : "below", up ? p->ymax : p->ymin);
         fprintf(fp, "  set label ");
         gp_quote(fp, buf);
-        fprintf(fp, " at graph 0.98, graph 0.96 right front tc rgb '#444444'\n");
-    }
-    if (below) {
-        snprintf(buf, sizeof buf, "%d point%s below %.3g", below, below == 1 ? "" : "s", p->ymin);
-        fprintf(fp, "  set label ");
-        gp_quote(fp, buf);
-        fprintf(fp, " at graph 0.98, graph 0.04 right front tc rgb '#444444'\n");
+        fprintf(fp, " at graph 0.98, graph %s right front tc rgb '#444444'\n",
+                up ? "0.96" : "0.04");
     }
 }
 
