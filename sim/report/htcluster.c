@@ -520,11 +520,8 @@ int ht_cluster_page(FILE *fp, const struct ht_cluster *cs, char *err, size_t err
             replay_verdict(wr, doc, pols, n);
     }
     HW_MARK(wr, "</p>\n");
-    if (cs->requests && *cs->requests) {
-        HW_MARK(wr, "<p class=\"meta\">");
-        hw_md(wr, cs->requests);
-        HW_MARK(wr, "</p>\n");
-    }
+    if (cs->requests && *cs->requests)
+        HW_MDWRAP(wr, "<p class=\"meta\">", cs->requests, "</p>\n");
     HW_MARK(wr, "<nav>Contents:");
     for (int d = 0; d < cs->n_docs; d++) {
         HW_WRAPF(wr, ht_str(cs->docs[d], "name"), "</a>", " <a href=\"#cluster-%d\">", d + 1);

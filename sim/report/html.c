@@ -277,8 +277,6 @@ void ht_notes(struct hw *wr, const cJSON *notes)
     HW_MARK(wr, "<h2 id=\"notes\">Notes</h2>\n");
     cJSON_ArrayForEach(n, notes)
     {
-        HW_MARK(wr, "<p>");
-        hw_md(wr, cJSON_IsString(n) ? n->valuestring : "");
-        HW_MARK(wr, "</p>\n");
+        HW_MDWRAP(wr, "<p>", cJSON_IsString(n) ? n->valuestring : "", "</p>\n");
     }
 }

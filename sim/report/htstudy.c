@@ -540,30 +540,19 @@ static void contents(struct hw *wr, const struct page *pg, int mig, int density)
     HW_MARK(wr, "</nav>\n");
 }
 
-/* Does every strategy run MIG instances? Then the question is one of layouts, and the figure
- * that answers it is the layouts' (GPUs used, slices stranded). */
-static int mig_everywhere(const cJSON *doc)
+/* How many strategies run MIG instances: 0 none, 1 some, 2 every one. With every one the
+ * question is one of layouts, and the figure that answers it is the layouts' (GPUs used,
+ * slices stranded). */
+static int mig_strategies(const cJSON *doc)
 {
     const cJSON *s;
-    int n = 0;
+    int n = 0, mig = 0;
     RD_EACH_STRATEGY(s, doc)
     {
-        if (!rd_uses_instances(s))
-            return 0;
         n++;
+        mig += rd_uses_instances(s) != 0;
     }
-    return n > 0;
-}
-
-static int mig_present(const cJSON *doc)
-{
-    const cJSON *s;
-    RD_EACH_STRATEGY(s, doc)
-    {
-        if (rd_uses_instances(s))
-            return 1;
-    }
-    return 0;
+    return mig == 0 ? 0 : mig == n ? 2 : 1;
 }
 
 /* The page, written to the caller's stream only through the writer (hw.h). */
@@ -584,7 +573,7 @@ int ht_study_page(FILE *fp, const struct ht_study *st, char *err, size_t errlen)
     snprintf(title, sizeof title, "%s", st->title && *st->title ? st->title : h.scenario);
     if (!(st->title && *st->title) && pg.param_sweep && pg.sweep)
         snprintf(title, sizeof title, "%s: sweep of %s", h.scenario, pg.ax.label);
-    int mig = mig_present(pg.doc), rc = 0;
+    int migs = mig_strategies(pg.doc), mig = migs > 0, rc = 0;
     struct gpu_profile gp;
     if (mig) {
         if (st->sc)
@@ -599,16 +588,12 @@ int ht_study_page(FILE *fp, const struct ht_study *st, char *err, size_t errlen)
     ht_verdict(wr, &pg);
     ht_meta(wr, pg.doc, st->command, st->requests);
     const char *desc = st->sc ? ht_str(st->sc->json, "description") : "";
-    if (*desc) {
-        HW_MARK(wr, "<p class=\"howto\">");
-        hw_md(wr, desc);
-        HW_MARK(wr, "</p>\n");
-    }
+    if (*desc)
+        HW_MDWRAP(wr, "<p class=\"howto\">", desc, "</p>\n");
     contents(wr, &pg, mig, density);
     /* The first figure is the one the verdict rests on: an LLM service's targets, the layouts
      * when every strategy is a MIG layout (and nothing is swept), else the distributions. */
-    int figure_drawn = 0, llm_first = rd_has_llm(pg.doc),
-        mig_first = mig && !pg.sweep && mig_everywhere(pg.doc);
+    int figure_drawn = 0, llm_first = rd_has_llm(pg.doc), mig_first = mig && !pg.sweep && migs == 2;
     pg.figure_drawn = &figure_drawn;
     if (llm_first)
         rc = ht_llm_figure(wr, &pg, err, errlen);
