@@ -45,12 +45,6 @@ void gp_quote(FILE *fp, const char *s)
     quote(fp, s, 0);
 }
 
-/* A tic label: gnuplot reads it as a format for the tic's value, so % is written %%. */
-static void quote_tic(FILE *fp, const char *s)
-{
-    quote(fp, s, 1);
-}
-
 /* A comment line's text: control characters (a newline would end the comment) cleaned. */
 static void comment_text(FILE *fp, const char *s)
 {
@@ -210,7 +204,7 @@ static void write_axis(FILE *fp, const struct svg_panel *p, int is_x)
         fprintf(fp, "  set %stics (", ax);
         for (int k = 0; k < p->n_cats; k++) {
             fprintf(fp, "%s", k ? ", " : "");
-            quote_tic(fp, p->cats[k]);
+            quote(fp, p->cats[k], 1); /* a tic label is a format for its value: % as %% */
             fprintf(fp, " %d", k);
         }
         fprintf(fp, ")%s\n", is_x && p->n_cats > 4 ? " rotate by -25" : "");

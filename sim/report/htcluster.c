@@ -322,16 +322,6 @@ static const struct col inflate_cols[] = {
     {"failed pods (pods)", COL_ROW, "failed_mean", "%.1f", 0},
 };
 
-static void inflate_table(struct hw *wr, const cJSON *doc, const struct pol *p, int n)
-{
-    table(wr, p, n, inflate_cols, (int)(sizeof inflate_cols / sizeof inflate_cols[0]));
-    HW_MARKF(wr,
-             "<p class=\"meta\">Means over %d seed%s (sd: their standard deviation, – with one "
-             "seed). A failed pod is one that fit no node when it arrived; with the workload "
-             "inflated to %g × the cluster's GPUs some must fail.</p>\n",
-             p[0].n_exp, p[0].n_exp == 1 ? "" : "s", rt_num(doc, "tune"));
-}
-
 /* ---- replay: over time, and a MIG cluster's reconfigurations -------------------------------- */
 
 static void replay_verdict(struct hw *wr, const cJSON *doc, const struct pol *p, int n)
@@ -450,12 +440,6 @@ static const struct col replay_cols[] = {
     {"downtime (s)", COL_LAST, "downtime_s", "%.0f", 0},
 };
 
-static void replay_table(struct hw *wr, const struct pol *p, int n)
-{
-    int nc = (int)(sizeof replay_cols / sizeof replay_cols[0]);
-    table(wr, p, n, replay_cols, has_mig(p, n) ? nc : nc - 4);
-}
-
 /* ---- the page -------------------------------------------------------------------------------- */
 
 static void section_meta(struct hw *wr, const cJSON *doc, const struct pol *p, int n)
@@ -544,10 +528,17 @@ int ht_cluster_page(FILE *fp, const struct ht_cluster *cs, char *err, size_t err
         int first = n_inflate + n_replay == 0;
         if (is_inflate(doc)) {
             rc = inflate_figure(wr, pols, n, n_inflate++, first, cs->svg_prefix, err, errlen);
-            inflate_table(wr, doc, pols, n);
+            table(wr, pols, n, inflate_cols, (int)(sizeof inflate_cols / sizeof inflate_cols[0]));
+            HW_MARKF(
+                wr,
+                "<p class=\"meta\">Means over %d seed%s (sd: their standard deviation, – with one "
+                "seed). A failed pod is one that fit no node when it arrived; with the workload "
+                "inflated to %g × the cluster's GPUs some must fail.</p>\n",
+                pols[0].n_exp, pols[0].n_exp == 1 ? "" : "s", rt_num(doc, "tune"));
         } else {
             rc = replay_figure(wr, doc, pols, n, n_replay++, first, cs->svg_prefix, err, errlen);
-            replay_table(wr, pols, n);
+            int nc = (int)(sizeof replay_cols / sizeof replay_cols[0]);
+            table(wr, pols, n, replay_cols, has_mig(pols, n) ? nc : nc - 4);
         }
     }
     if (rc == 0) {

@@ -165,14 +165,6 @@ static void deciding_head(struct hw *wr, const struct tenant_cfg *t)
     }
 }
 
-static void deciding_cells(struct hw *wr, const struct rd_cand *c, const struct tenant_cfg *t)
-{
-    struct fig f[4];
-    int n = deciding(t, f);
-    for (int k = 0; k < n; k++)
-        ht_td(wr, rd_cand_tenant(c, f[k].fig, t->name), 1, "%.4g");
-}
-
 /* A candidate's flags, each in words after a warning sign. */
 static void flag_words(struct hw *wr, const struct rd_cand *c)
 {
@@ -238,8 +230,11 @@ static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
             vd_fmt_ratio(c.worst_ratio, ratio, sizeof ratio);
         HW_WRAP(wr, "<td>", ratio, "</td>");
         headroom_cell(wr, &c);
-        for (int i = 0; i < sc->n_tenants; i++)
-            deciding_cells(wr, &c, &sc->tenants[i]);
+        for (int i = 0; i < sc->n_tenants; i++) {
+            struct fig f[4];
+            for (int q = 0, nf = deciding(&sc->tenants[i], f); q < nf; q++)
+                ht_td(wr, rd_cand_tenant(&c, f[q].fig, sc->tenants[i].name), 1, "%.4g");
+        }
         HW_MARK(wr, "</tr>\n");
     }
     HW_MARK(wr, "</table>\n");

@@ -88,11 +88,6 @@ static int holds_to_miss(const struct page *pg, int k, int r, double *x, double 
     return 1;
 }
 
-static int holds_to(const struct page *pg, int k, int r, double *x)
-{
-    return holds_to_miss(pg, k, r, x, NULL);
-}
-
 static void sweep_clause(struct hw *wr, const struct page *pg, int k)
 {
     double x = NAN, miss = NAN;
@@ -138,7 +133,7 @@ static void verdict_param_sweep(struct hw *wr, const struct page *pg)
         for (int k = 0; k < pg->n_strat && shown < 8; k++, shown++) {
             double x = NAN;
             char lab[200], v[64];
-            int h = holds_to(pg, k, r, &x);
+            int h = holds_to_miss(pg, k, r, &x, NULL);
             ht_axis_value(&pg->ax, x, v, sizeof v);
             ht_pg_label(pg, k, r, lab, sizeof lab);
             HW_MARK2(wr, shown, "; ", "");
@@ -244,10 +239,8 @@ void ht_verdict(struct hw *wr, const struct page *pg)
     if (best >= 0) {
         HW_WRAP(wr, "<strong>", pg->strat[best], "</strong>");
         not_offered(wr, cJSON_GetArrayItem(all, best));
-        if (n_ok == 1)
-            HW_MARK(wr, " is the only strategy that meets every tenant's SLA");
-        else
-            HW_MARK(wr, " meets every tenant's SLA");
+        HW_MARK2(wr, n_ok == 1, " is the only strategy that meets every tenant's SLA",
+                 " meets every tenant's SLA");
         if (isfinite(best_cost)) {
             if (n_ok == 1)
                 HW_MARKF(wr, " ($%.2f per million requests)", best_cost);

@@ -14,11 +14,6 @@
 #include <math.h>
 #include <string.h>
 
-static const double *row(const double *base, int i)
-{
-    return base + (size_t)i * LM_N;
-}
-
 /* "step_model": which model times the tenant's steps, and which of their parts come from the
  * GPU's measured kernel tables and which from their roofline (docs/llm.md#step-time). */
 static void add_step_model(cJSON *o, const struct scenario *sc, const struct tenant_cfg *tc)
@@ -97,7 +92,7 @@ void lrep_table_line(FILE *fp, const struct scenario *sc, const struct strategy_
 {
     if (!s->llm || !sc->tenants[i].llm)
         return;
-    const double *v = row(s->llm, i);
+    const double *v = s->llm + (size_t)i * LM_N;
     char a[32], b[32], c[32], d[32], e[32], tps[32], kv[32];
     fmt_ms(a, sizeof a, v[LM_TTFT_P50]);
     fmt_ms(b, sizeof b, v[LM_TTFT_P99]);

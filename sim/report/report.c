@@ -54,16 +54,6 @@ void rep_json_level(cJSON *obj, enum mt_level level, const struct strategy_resul
     }
 }
 
-/* "stable": the model's verdict (core/stable.h), null where it has none. */
-static void add_stable(cJSON *obj, const struct strategy_result *s, int i)
-{
-    int st = stab_state(s, i);
-    if (st < 0)
-        cJSON_AddNullToObject(obj, "stable");
-    else
-        cJSON_AddBoolToObject(obj, "stable", st);
-}
-
 static cJSON *tenant_json(const struct scenario *sc, const struct strategy_result *s, int i,
                           int with_ci)
 {
@@ -71,7 +61,9 @@ static cJSON *tenant_json(const struct scenario *sc, const struct strategy_resul
     cJSON *t = cJSON_CreateObject();
     cJSON_AddStringToObject(t, "name", tc->name);
     rep_json_level(t, MT_TENANT, s, i, 0, with_ci);
-    add_stable(t, s, i);
+    int st = stab_state(s, i); /* "stable": the model's verdict (core/stable.h), null: none */
+    st < 0 ? (void)cJSON_AddNullToObject(t, "stable")
+           : (void)cJSON_AddBoolToObject(t, "stable", st);
     vd_add_json(t, sc, s, i);
     /* Samples beyond each percentile (all replications together): under TAIL_MIN_SAMPLES the
      * figure rests on its last few requests. Keyed as the percentile in its object. */

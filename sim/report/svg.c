@@ -32,15 +32,10 @@ const char *svg_colour(int style)
     return colours[(style < 0 ? 0 : style) % 6];
 }
 
-static int dash_of(int style)
-{
-    style = style < 0 ? 0 : style % SVG_NSTYLES;
-    return (style + style / 12) % 4;
-}
-
 const char *svg_dash(int style)
 {
-    return dashes[dash_of(style)];
+    style = style < 0 ? 0 : style % SVG_NSTYLES;
+    return dashes[(style + style / 12) % 4];
 }
 
 /* Round r of six styles shifts the marker by r: style k is (colour k mod 6, marker
