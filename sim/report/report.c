@@ -291,14 +291,6 @@ void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r)
                 TAIL_MIN_SAMPLES);
 }
 
-static void csv_num(FILE *fp, double x)
-{
-    if (isfinite(x))
-        fprintf(fp, ",%.6g", x == 0 ? 0 : x);
-    else
-        fputc(',', fp);
-}
-
 /* The CSV columns of a level, in the table's order with those marked csv_last after the rest;
  * head: their names, else tenant i's values (s's strategy figures on every row). */
 static void rep_csv_level(FILE *fp, enum mt_level level, const struct strategy_result *s, int i,
@@ -314,7 +306,10 @@ static void rep_csv_level(FILE *fp, enum mt_level level, const struct strategy_r
                 continue;
             }
             double v = mt_value(m, s, i, 0) * m->out_scale;
-            m->csv_int &&isfinite(v) ? (void)fprintf(fp, ",%.0f", v) : csv_num(fp, v);
+            if (!isfinite(v))
+                fputc(',', fp);
+            else /* a count as an integer; no -0 otherwise */
+                fprintf(fp, m->csv_int ? ",%.0f" : ",%.6g", m->csv_int || v != 0 ? v : 0);
         }
 }
 

@@ -234,12 +234,6 @@ static double tf(enum svg_axis a, double v)
     }
 }
 
-static double nice_step(double span)
-{
-    double e = pow(10, floor(log10(span))), f = span / e;
-    return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * e;
-}
-
 static void lin_axis(struct axis *ax, double lo, double hi, int zero)
 {
     if (zero && lo >= 0 && lo < 0.4 * hi)
@@ -250,7 +244,8 @@ static void lin_axis(struct axis *ax, double lo, double hi, int zero)
         hi += d;
     }
     hi += (hi - lo) * 0.04; /* a line at the top value (an SLA) stays inside, its label too */
-    double step = nice_step((hi - lo) / 5);
+    double span = (hi - lo) / 5, e = pow(10, floor(log10(span))), f = span / e;
+    double step = (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * e; /* 1, 2 or 5 × 10^k */
     ax->lo = floor(lo / step + 1e-9) * step;
     ax->hi = ceil(hi / step - 1e-9) * step;
     for (double t = ax->lo; t <= ax->hi + step * 1e-6 && ax->n_ticks < 24; t += step)
