@@ -146,24 +146,14 @@ void ht_meta(struct hw *wr, const cJSON *doc, const char *command, const char *r
     HW_MARK(wr, "</p>\n");
 }
 
-static int strategy_index(const cJSON *doc, const cJSON *s)
+/* A row's first cells: the strategy's name after its swatch (style k, its place in the
+ * result), then the second column's text. */
+static void row_lead(struct hw *wr, int k, const cJSON *s, const char *second)
 {
-    int k = 0;
-    const cJSON *x;
-    RD_EACH_STRATEGY(x, doc)
-    {
-        if (x == s)
-            return k;
-        k++;
-    }
-    return 0;
-}
-
-static void strategy_cell(struct hw *wr, const cJSON *doc, const cJSON *s)
-{
-    HW_MARK(wr, "<td class=\"l\">");
-    svg_swatch(wr, strategy_index(doc, s));
+    HW_MARK(wr, "<tr><td class=\"l\">");
+    svg_swatch(wr, k);
     HW_WRAP(wr, "", rd_name(s), "</td>");
+    HW_WRAP(wr, "<td class=\"l\">", second, "</td>");
 }
 
 /* A level's columns of the metric table (core/metric.h) in an HTML table: the figures with an
@@ -188,8 +178,6 @@ static void ht_metric_head(struct hw *wr, const struct ht_cols *c)
     HW_MARK(wr, "</tr>\n");
 }
 
-/* A tenant's verdict on its p99 target: met when it is stable, its p99 is within the target
- * and nothing failed or was rejected. */
 /* The tenant's verdict, as every other output gives it (core/verdict.h): "✓ meets" or "✗" and
  * the first reason; "none" without an SLA ("overloaded" when it is unstable). */
 static void verdict_cell(struct hw *wr, const struct scenario *sc, const cJSON *doc, const cJSON *t)
@@ -234,24 +222,21 @@ static void level_table(struct hw *wr, const cJSON *doc, const struct scenario *
              cls[level], level == MT_STRATEGY ? "kind" : "tenant");
     ht_metric_head(wr, &c);
     const cJSON *s, *t;
+    int k = 0;
     RD_EACH_STRATEGY(s, doc)
     {
         if (level == MT_STRATEGY) {
-            HW_MARK(wr, "<tr>");
-            strategy_cell(wr, doc, s);
-            HW_WRAP(wr, "<td class=\"l\">", rd_kind(s), "</td>");
+            row_lead(wr, k, s, rd_kind(s));
             ht_metric_cells(wr, &c, NULL, doc, s);
-            continue;
         }
         RD_EACH_TENANT(t, s)
         {
-            if (level == MT_LLM && !rd_is_llm(t))
+            if (level == MT_STRATEGY || (level == MT_LLM && !rd_is_llm(t)))
                 continue;
-            HW_MARK(wr, "<tr>");
-            strategy_cell(wr, doc, s);
-            HW_WRAP(wr, "<td class=\"l\">", rd_name(t), "</td>");
+            row_lead(wr, k, s, rd_name(t));
             ht_metric_cells(wr, &c, sc, doc, t);
         }
+        k++;
     }
     HW_MARK(wr, "</table>\n");
 }
