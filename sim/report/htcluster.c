@@ -507,9 +507,8 @@ int ht_cluster_page(FILE *fp, const struct ht_cluster *cs, char *err, size_t err
     if (cs->requests && *cs->requests)
         HW_MDWRAP(wr, "<p class=\"meta\">", cs->requests, "</p>\n");
     HW_MARK(wr, "<nav>Contents:");
-    for (int d = 0; d < cs->n_docs; d++) {
+    for (int d = 0; d < cs->n_docs; d++)
         HW_WRAPF(wr, ht_str(cs->docs[d], "name"), "</a>", " <a href=\"#cluster-%d\">", d + 1);
-    }
     if (cJSON_GetArraySize(cs->notes))
         HW_MARK(wr, " <a href=\"#notes\">notes</a>");
     HW_MARK(wr, "</nav>\n");

@@ -168,9 +168,8 @@ static void deciding_head(struct hw *wr, const struct tenant_cfg *t)
 /* A candidate's flags, each in words after a warning sign. */
 static void flag_words(struct hw *wr, const struct rd_cand *c)
 {
-    for (int k = 0; k < rd_cand_flags(c); k++) {
+    for (int k = 0; k < rd_cand_flags(c); k++)
         HW_WRAP(wr, "<br><strong>⚠ ", rd_cand_flag(c, k), "</strong>");
-    }
 }
 
 /* The headroom: the load factor at which it first misses ("×1.28"), "&gt; ×8" when it never
@@ -185,9 +184,8 @@ static void headroom_cell(struct hw *wr, const struct rd_cand *c)
         HW_MARKF(wr, "&lt; ×%.3g", hi);
     else if (isfinite(lo))
         HW_MARKF(wr, "&gt; ×%.3g", lo);
-    else {
+    else
         HW_WRAP(wr, "– ", c->headroom_note, "");
-    }
     HW_MARK(wr, "</td>");
 }
 

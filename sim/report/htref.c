@@ -46,9 +46,8 @@ static void verdict(struct hw *wr, const struct sd_study *st, const struct sd_re
              tps_ok, st->n_rows, util_ok, st->n_rows);
     int ok = 0, bad = 0;
     for (int k = 0; k < st->n_rows; k++)
-        if (fabs(rel_err(rows[k].p99_ms, rows[k].row->paper_p99_ms)) <= 0.15) {
+        if (fabs(rel_err(rows[k].p99_ms, rows[k].row->paper_p99_ms)) <= 0.15)
             HW_WRAPF(wr, rows[k].row->mode, "</strong>", "%s<strong>", ok++ ? ", " : " ");
-        }
     if (!ok)
         HW_MARK(wr, " no row");
     for (int k = 0; k < st->n_rows; k++) {

@@ -800,13 +800,12 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
         HW_MARK(wr, "\"/>\n");
         series_markers(wr, s, pr);
     }
-    if (off[0]) {
+    if (off[0])
         HW_WRAPF(wr, off, "</text>\n",
                  "<text class=\"label offscale\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" "
                  "font-size=\"10\" fill=\"#333333\" stroke=\"#ffffff\" stroke-width=\"3\" "
                  "paint-order=\"stroke\">",
                  off_at.x, off_at.y, anchor_names[off_at.an]);
-    }
     /* A ring where a curve crosses its SLA; its label where place() found room. */
     for (int k = 0; k < p->n_marks; k++) {
         const struct svg_mark *mk = &p->mark[k];
