@@ -237,19 +237,9 @@ static void write_styles(FILE *fp, const struct svg_figure *f)
             fprintf(fp, "solid\n");
             continue;
         }
-        fputc('(', fp);
-        int first = 1;
-        for (const char *c = d; *c;) {
-            char *end;
-            double v = strtod(c, &end);
-            if (end == c) {
-                c++;
-                continue;
-            }
-            fprintf(fp, "%s%g", first ? "" : ",", v);
-            first = 0;
-            c = end;
-        }
+        fputc('(', fp); /* svg.c's "8 4" is gnuplot's (8,4) */
+        for (const char *c = d; *c; c++)
+            fputc(*c == ' ' ? ',' : *c, fp);
         fprintf(fp, ")\n");
     }
     fprintf(fp, "# Reference lines: SLA black, a value to compare with dark grey, a guide light "
