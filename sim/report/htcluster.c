@@ -180,8 +180,7 @@ static void inflate_verdict(struct hw *wr, const struct pol *p, int n)
     HW_MARKF(wr, "</strong> allocates %.2f %% of them", at[best]);
     if (second >= 0) {
         double u1 = 100 - at[best], u2 = 100 - at[second];
-        HW_MARKF(wr, ", %.2f points more than ", at[best] - at[second]);
-        hw_text(wr, label(&p[second]));
+        HW_WRAPF(wr, label(&p[second]), "", ", %.2f points more than ", at[best] - at[second]);
         HW_MARKF(wr, " (%.2f %%): %.2f %% of the GPUs left unallocated against %.2f %%", at[second],
                  u1, u2);
         if (u2 > 0)
@@ -516,8 +515,7 @@ int ht_cluster_page(FILE *fp, const struct ht_cluster *cs, char *err, size_t err
     for (int d = 0; d < cs->n_docs && rc == 0; d++) {
         const cJSON *doc = cs->docs[d];
         int n = policies(doc, pols, CL_MAX_POL);
-        HW_MARKF(wr, "<h2 id=\"cluster-%d\">", d + 1);
-        hw_text(wr, ht_str(doc, "name"));
+        HW_WRAPF(wr, ht_str(doc, "name"), "", "<h2 id=\"cluster-%d\">", d + 1);
         HW_MARK2(wr, is_inflate(doc), ": placement under workload inflation</h2>\n",
                  ": the trace replayed</h2>\n");
         section_meta(wr, doc, pols, n);
