@@ -241,17 +241,13 @@ void ht_verdict(struct hw *wr, const struct page *pg)
         not_offered(wr, cJSON_GetArrayItem(all, best));
         HW_MARK2(wr, n_ok == 1, " is the only strategy that meets every tenant's SLA",
                  " meets every tenant's SLA");
-        if (isfinite(best_cost)) {
-            if (n_ok == 1)
-                HW_MARKF(wr, " ($%.2f per million requests)", best_cost);
-            else
-                HW_MARKF(wr, " at the lowest cost, $%.2f per million requests", best_cost);
-        } else if (isfinite(best_gpus)) {
-            if (n_ok == 1)
-                HW_MARKF(wr, " (on %.0f GPUs)", best_gpus);
-            else
-                HW_MARKF(wr, " on the fewest GPUs (%.0f)", best_gpus);
-        }
+        if (isfinite(best_cost)) /* text: nothing in it to escape */
+            hw_textf(wr,
+                     n_ok == 1 ? " ($%.2f per million requests)"
+                               : " at the lowest cost, $%.2f per million requests",
+                     best_cost);
+        else if (isfinite(best_gpus))
+            hw_textf(wr, n_ok == 1 ? " (on %.0f GPUs)" : " on the fewest GPUs (%.0f)", best_gpus);
         if (n_ok > 1) { /* the others that meet them: named when few */
             int named = 0;
             k = 0;
