@@ -97,6 +97,7 @@ static int tenant_has_sla(const struct page *pg, const char *tenant, const char 
 
 static void crossing_table(struct hw *wr, const struct page *pg, struct cross_cell *cells)
 {
+    static const char *const how[] = {"holds to", "breaks at", "misses from"}; /* enum cross */
     HW_MARK(wr, "<table class=\"crossings\">\n<tr><th class=\"l\">strategy</th>");
     for (int i = 0; i < pg->n_ten; i++)
         HW_WRAP(wr, "<th>", pg->ten[i], "</th>");
@@ -113,12 +114,9 @@ static void crossing_table(struct hw *wr, const struct page *pg, struct cross_ce
                 ht_axis_value(&pg->ax, c->x, v, sizeof v);
                 if (!c->sla)
                     HW_MARK(wr, "<td>no SLA</td>");
-                else if (c->kind == CR_HOLDS)
-                    HW_MARKF(wr, "<td class=\"ok\">holds to %s</td>", v);
-                else if (c->kind == CR_BREAKS)
-                    HW_MARKF(wr, "<td class=\"miss\">breaks at %s</td>", v);
                 else
-                    HW_MARKF(wr, "<td class=\"miss\">misses from %s</td>", v);
+                    HW_MARKF(wr, "<td class=\"%s\">%s %s</td>", c->kind == CR_HOLDS ? "ok" : "miss",
+                             how[c->kind], v);
             }
             HW_MARK(wr, "</tr>\n");
         }
