@@ -59,14 +59,6 @@ cJSON *sd_reference_json(const struct sd_study *st, const struct sd_ref_row *row
     return root;
 }
 
-static void csv_g(FILE *fp, double v)
-{
-    if (isfinite(v))
-        fprintf(fp, ",%.6g", v + 0.0);
-    else
-        fputc(',', fp);
-}
-
 void sd_reference_csv(FILE *fp, const struct sd_study *st, const struct sd_ref_row *rows)
 {
     fprintf(fp, "mode,instances,strategy,tps_per_instance,p99_ms,gpu_util,paper_tps_per_instance,"
@@ -74,16 +66,18 @@ void sd_reference_csv(FILE *fp, const struct sd_study *st, const struct sd_ref_r
     for (int k = 0; k < st->n_rows; k++) {
         const struct sd_ref_row *r = &rows[k];
         const struct sd_row *p = r->row;
+        const double v[] = {r->tps,
+                            r->p99_ms,
+                            r->util,
+                            p->paper_tps,
+                            p->paper_p99_ms,
+                            p->paper_util,
+                            rel_err(r->tps, p->paper_tps),
+                            rel_err(r->p99_ms, p->paper_p99_ms),
+                            rel_err(r->util, p->paper_util)};
         fprintf(fp, "%s,%d,%s", p->mode, p->instances, p->strategy);
-        csv_g(fp, r->tps);
-        csv_g(fp, r->p99_ms);
-        csv_g(fp, r->util);
-        csv_g(fp, p->paper_tps);
-        csv_g(fp, p->paper_p99_ms);
-        csv_g(fp, p->paper_util);
-        csv_g(fp, rel_err(r->tps, p->paper_tps));
-        csv_g(fp, rel_err(r->p99_ms, p->paper_p99_ms));
-        csv_g(fp, rel_err(r->util, p->paper_util));
+        for (size_t q = 0; q < sizeof v / sizeof v[0]; q++)
+            isfinite(v[q]) ? (void)fprintf(fp, ",%.6g", v[q] + 0.0) : (void)fputc(',', fp);
         fputc('\n', fp);
     }
 }
