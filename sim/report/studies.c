@@ -87,16 +87,13 @@ static void md_triple(FILE *fp, double sim, double paper, double scale, const ch
 {
     double e = rel_err(sim, paper);
     fputs(" | ", fp);
-    if (!isfinite(sim)) {
-        fputs("- | ", fp);
-        fprintf(fp, fmt, paper * scale);
-        fputs(" | - ✗", fp);
-        return;
-    }
-    fprintf(fp, fmt, sim * scale + 0.0);
+    isfinite(sim) ? (void)fprintf(fp, fmt, sim * scale + 0.0) : (void)fputc('-', fp);
     fputs(" | ", fp);
     fprintf(fp, fmt, paper * scale);
-    fprintf(fp, " | %+.1f %%%s", e * 100 + 0.0, fabs(e) <= 0.15 ? "" : " ✗");
+    if (isfinite(sim))
+        fprintf(fp, " | %+.1f %%%s", e * 100 + 0.0, fabs(e) <= 0.15 ? "" : " ✗");
+    else
+        fputs(" | - ✗", fp);
 }
 
 /* The row files' other strategies (alternatives to the row's), against the paper's row. */
