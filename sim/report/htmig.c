@@ -189,16 +189,12 @@ static void gpu_block(struct cv *cv, const char *strategy, int gi, const cJSON *
         if (!cused[q])
             free_cell(cv, x0 + q * ccw, yc, ccw, CH, left-- > 0);
     int strand[16] = {0}, marked = 0;
-    for (int q = 0; q < M && marked < sm_n; q++)
-        if (!mused[q] && !coverable(gp, mused, q, free_c)) {
-            strand[q] = 1;
-            marked++;
-        }
-    for (int q = 0; q < M && marked < sm_n; q++)
-        if (!mused[q] && !strand[q]) {
-            strand[q] = 1;
-            marked++;
-        }
+    for (int pass = 0; pass < 2; pass++) /* the uncoverable first, then any free one */
+        for (int q = 0; q < M && marked < sm_n; q++)
+            if (!mused[q] && !strand[q] && (pass || !coverable(gp, mused, q, free_c))) {
+                strand[q] = 1;
+                marked++;
+            }
     for (int q = 0; q < M; q++)
         if (!mused[q])
             free_cell(cv, x0 + q * CW, ym, CW, MH, strand[q]);
