@@ -427,9 +427,8 @@ int gp_write_figure(const char *dir, const char *name, const struct svg_figure *
         for (int i = 0; i < p->n_series; i++) {
             if (!p->s[i].merged[0])
                 continue;
-            size_t len = strlen(note);
-            snprintf(note + len, sizeof note - len, "%s%s",
-                     len ? " · same curve: " : "same curve: ", p->s[i].merged);
+            ss_catf(note, sizeof note, "%s%s",
+                    note[0] ? " · same curve: " : "same curve: ", p->s[i].merged);
         }
         svg_fit_note(note, sizeof note, f->panel_w);
         if (note[0]) {

@@ -62,10 +62,8 @@ static const char *ht_metric_names(void)
 {
     static char names[512];
     if (!names[0])
-        for (int k = 0; k < N_METRICS; k++) {
-            size_t len = strlen(names);
-            snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "", metrics[k].name);
-        }
+        for (int k = 0; k < N_METRICS; k++)
+            ss_catf(names, sizeof names, "%s%s", k ? ", " : "", metrics[k].name);
     return names;
 }
 
@@ -244,9 +242,8 @@ int ht_axis_make(const struct scenario *sc, cJSON *const *docs, int n, struct ht
                 param_parts(sc, o->string, owner, sizeof owner, words, sizeof words, unit,
                             sizeof unit);
                 value_text(o, val, sizeof val);
-                size_t len = strlen(rest);
-                snprintf(rest + len, sizeof rest - len, "%s%s%s%s %s%s%s", len ? ", " : "", owner,
-                         owner[0] ? " " : "", words, val, unit[0] ? " " : "", unit);
+                ss_catf(rest, sizeof rest, "%s%s%s%s %s%s%s", rest[0] ? ", " : "", owner,
+                        owner[0] ? " " : "", words, val, unit[0] ? " " : "", unit);
             }
         }
         a->text[k] = ss_xstrdup(buf);

@@ -248,11 +248,8 @@ static int cdf_merged(struct svg_figure *f, const struct page *pg, const struct 
         if (!p)
             break;
         if (n <= 3) {
-            for (int k = 0; k < n; k++) {
-                size_t len = strlen(p->title);
-                snprintf(p->title + len, sizeof p->title - len, "%s%.40s", k ? ", " : "",
-                         pg->ten[members[k]]);
-            }
+            for (int k = 0; k < n; k++)
+                ss_catf(p->title, sizeof p->title, "%s%.40s", k ? ", " : "", pg->ten[members[k]]);
         } else {
             snprintf(p->title, sizeof p->title, "%.50s … %.50s (%d tenants)", pg->ten[members[0]],
                      pg->ten[members[n - 1]], n);
@@ -276,10 +273,8 @@ static int cdf_figure(struct hw *wr, const struct page *pg, char *err, size_t er
     struct svg_figure f;
     int big = pg->n_ten <= 2, same = all_strategies_same(pg, &cdf);
     char names[400] = "";
-    for (int k = 0; k < pg->n_strat && same; k++) {
-        size_t len = strlen(names);
-        snprintf(names + len, sizeof names - len, "%s%s", k ? " = " : "", pg->strat[k]);
-    }
+    for (int k = 0; k < pg->n_strat && same; k++)
+        ss_catf(names, sizeof names, "%s%s", k ? " = " : "", pg->strat[k]);
     char title[600];
     if (same)
         snprintf(title, sizeof title,
@@ -441,13 +436,9 @@ static int density_figure(struct hw *wr, const struct page *pg, char *err, size_
     svg_fig_legend(&f, "worst tenant's p99", 2, 0);
     svg_fig_legend(&f, "mean p99 over tenants", 3, 0);
     char cap[1200] = "One point per strategy: ";
-    for (int q = 0; q < n; q++) {
-        size_t len = strlen(cap);
-        snprintf(cap + len, sizeof cap - len, "%s%s at %.3g", q ? ", " : "", pg->strat[idx[q]],
-                 X[q]);
-    }
-    size_t len = strlen(cap);
-    snprintf(cap + len, sizeof cap - len, " tenants per GPU.");
+    for (int q = 0; q < n; q++)
+        ss_catf(cap, sizeof cap, "%s%s at %.3g", q ? ", " : "", pg->strat[idx[q]], X[q]);
+    ss_catf(cap, sizeof cap, " tenants per GPU.");
     HW_MARK(wr, "<h2 id=\"density\">Tenants per GPU</h2>\n");
     f.verdict = !*pg->figure_drawn;
     int rc = ht_figure(wr, &f, pg->st->svg_prefix, err, errlen);

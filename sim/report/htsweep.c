@@ -352,10 +352,8 @@ static void default_metrics(const struct page *pg, char *buf, size_t n)
                     RD_EACH_TENANT(t, s) any |= isfinite(ht_metric_value(m, s, t));
             }
         }
-        if (any) {
-            size_t len = strlen(buf);
-            snprintf(buf + len, n - len, ",%s", more[k]);
-        }
+        if (any)
+            ss_catf(buf, n, ",%s", more[k]);
     }
 }
 

@@ -707,8 +707,7 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
         const char *mg = p->s[order[q]].merged;
         if (!mg[0])
             continue;
-        size_t len = strlen(merged);
-        snprintf(merged + len, sizeof merged - len, "%s%s", len ? "; " : "same curve: ", mg);
+        ss_catf(merged, sizeof merged, "%s%s", merged[0] ? "; " : "same curve: ", mg);
     }
     char xunit[64], yunit[64];
     unit_of(p->xlabel, xunit, sizeof xunit);
@@ -829,12 +828,10 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
     char extra[200] = "";
     if (n_off > 0 && !off[0])
         snprintf(extra, sizeof extra, "%d points above the axis", n_off);
-    if (unlabelled > 0) {
-        size_t len = strlen(extra);
-        snprintf(extra + len, sizeof extra - len, "%s%d crossing%s unlabelled (the table has %s)",
-                 len ? " · " : "", unlabelled, unlabelled == 1 ? "" : "s",
-                 unlabelled == 1 ? "it" : "them");
-    }
+    if (unlabelled > 0)
+        ss_catf(extra, sizeof extra, "%s%d crossing%s unlabelled (the table has %s)",
+                extra[0] ? " · " : "", unlabelled, unlabelled == 1 ? "" : "s",
+                unlabelled == 1 ? "it" : "them");
     char note[sizeof p->note + sizeof merged + sizeof extra + 8];
     snprintf(note, sizeof note, "%s%s%s%s%s", p->note, p->note[0] && merged[0] ? " · " : "", merged,
              (p->note[0] || merged[0]) && extra[0] ? " · " : "", extra);
