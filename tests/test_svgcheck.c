@@ -1,5 +1,5 @@
 /*
- * tools/svgcheck.c and report/svggeom.c on hostile pages: the hidden-curve test does work
+ * tools/svgcheck.c and base/cover.c on hostile pages: the hidden-curve test does work
  * bounded by points, not by the segments' lengths in pixels (asserted on the work counter,
  * not on time), and agrees with walking every pixel where walking is affordable; a page cut
  * inside a figure, non-finite or malformed points, and every limit of svgcheck.h are refused
@@ -99,7 +99,7 @@ static void test_long_segment_bounded(void)
     free(far);
 }
 
-/* The work of svc_covered does not grow with the segment's length; lengths past exact
+/* The work of cov_covered does not grow with the segment's length; lengths past exact
  * integers in a double (and non-finite ones, which svg.c could pass) end, uncovered. */
 static void test_work_independent_of_length(void)
 {
@@ -108,9 +108,9 @@ static void test_work_independent_of_length(void)
     for (size_t i = 0; i < sizeof len / sizeof len[0]; i++) {
         double ax[2] = {0, len[i]}, ay[2] = {0, 0}, bx[3] = {0, len[i] / 2, len[i]},
                by[3] = {0.5, 0.5, 0.5};
-        struct svc_line a = {2, ax, ay, 0}, b = {3, bx, by, 0};
+        struct cov_line a = {2, ax, ay, 0}, b = {3, bx, by, 0};
         long long work = 0;
-        CU_ASSERT_EQUAL(svc_covered_work(&a, &b, 1, 1.0, &work), 1);
+        CU_ASSERT_EQUAL(cov_covered_work(&a, &b, 1, 1.0, &work), 1);
         CU_ASSERT(work <= 2 * 2 * 3);
         if (first < 0)
             first = work;
@@ -119,9 +119,9 @@ static void test_work_independent_of_length(void)
     static const double bad[] = {1e300, INFINITY, NAN};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         double ax[2] = {0, bad[i]}, ay[2] = {0, 0}, bx[2] = {0, bad[i]}, by[2] = {0, 0};
-        struct svc_line a = {2, ax, ay, 0}, b = {2, bx, by, 0};
+        struct cov_line a = {2, ax, ay, 0}, b = {2, bx, by, 0};
         long long work = 0;
-        CU_ASSERT_EQUAL(svc_covered_work(&a, &b, 1, 1.0, &work), 0);
+        CU_ASSERT_EQUAL(cov_covered_work(&a, &b, 1, 1.0, &work), 0);
         CU_ASSERT(work <= 2 * 2 * 2);
     }
 }
@@ -136,10 +136,10 @@ static double ref_dist2(double px, double py, double ax, double ay, double bx, d
     return qx * qx + qy * qy;
 }
 
-static int ref_near(double px, double py, const struct svc_line *by, int n_by, double tol2)
+static int ref_near(double px, double py, const struct cov_line *by, int n_by, double tol2)
 {
     for (int l = 0; l < n_by; l++) {
-        const struct svc_line *b = &by[l];
+        const struct cov_line *b = &by[l];
         for (int k = 0; k < b->n; k++) {
             if (b->n == 1 || b->points_only) {
                 double dx = b->x[k] - px, dy = b->y[k] - py;
@@ -154,7 +154,7 @@ static int ref_near(double px, double py, const struct svc_line *by, int n_by, d
     return 0;
 }
 
-static int ref_covered(const struct svc_line *a, const struct svc_line *by, int n_by, double tol)
+static int ref_covered(const struct cov_line *a, const struct cov_line *by, int n_by, double tol)
 {
     double tol2 = tol * tol + 1e-9;
     if (a->n == 0 || n_by == 0)
@@ -190,7 +190,7 @@ static void test_same_verdict_as_pixel_walk(void)
     int agree = 0, covered = 0, trials = 20000;
     double x[5][8], y[5][8];
     for (int t = 0; t < trials; t++) {
-        struct svc_line l[5];
+        struct cov_line l[5];
         int n_lines = 2 + (int)(RND() % 4);
         for (int i = 0; i < n_lines; i++) {
             int n = 1 + (int)(RND() % 6);
@@ -199,7 +199,7 @@ static void test_same_verdict_as_pixel_walk(void)
                 x[i][k] = base + (double)(RND() % 21) / 10;
                 y[i][k] = (double)(RND() % 31) / 10 + (i && RND() % 2 ? 0.5 : 0);
             }
-            l[i] = (struct svc_line){n, x[i], y[i], RND() % 7 == 0};
+            l[i] = (struct cov_line){n, x[i], y[i], RND() % 7 == 0};
         }
         /* a later line copying the first one shifted by up to 1.2 px makes covering likely */
         for (int k = 0; k < l[0].n && RND() % 2; k++) {
@@ -208,7 +208,7 @@ static void test_same_verdict_as_pixel_walk(void)
             l[1].n = k + 1 > l[1].n ? k + 1 : l[1].n;
         }
         int want = ref_covered(&l[0], l + 1, n_lines - 1, 1.0);
-        int got = svc_covered(&l[0], l + 1, n_lines - 1, 1.0);
+        int got = cov_covered(&l[0], l + 1, n_lines - 1, 1.0);
         agree += want == got;
         covered += want;
         if (want != got && agree + 1 == t) {

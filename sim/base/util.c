@@ -27,6 +27,16 @@ int ss_errf(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+void ss_catf(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    if (len < cap)
+        vsnprintf(buf + len, cap - len, fmt, ap);
+    va_end(ap);
+}
+
 void ss_fatal(const char *file, int line, const char *fmt, ...)
 {
     va_list ap;

@@ -41,6 +41,8 @@ void ss_fatal(const char *file, int line, const char *fmt, ...)
 void *ss_xmalloc(size_t n);
 void *ss_xcalloc(size_t n, size_t size);
 void *ss_xrealloc(void *p, size_t n);
+/* Appends printf-formatted text to the string in buf (cap bytes in all), cut to fit. */
+void ss_catf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 char *ss_xstrdup(const char *s);
 
 /* Reads a whole file (NUL-terminated) of at most max_bytes; -1 with a message otherwise.

@@ -19,18 +19,13 @@ static int skipped(const char *key, const char *const *skip)
     return 0;
 }
 
-static int is_scalar(const cJSON *v)
-{
-    return !cJSON_IsObject(v) && !cJSON_IsArray(v);
-}
-
 /* An array the CSV can hold in one field: every element a scalar. */
 static int scalar_array(const cJSON *v)
 {
     const cJSON *e;
     cJSON_ArrayForEach(e, v)
     {
-        if (!is_scalar(e))
+        if (cJSON_IsObject(e) || cJSON_IsArray(e))
             return 0;
     }
     return 1;

@@ -45,12 +45,6 @@ void gp_quote(FILE *fp, const char *s)
     quote(fp, s, 0);
 }
 
-/* A tic label: gnuplot reads it as a format for the tic's value, so % is written %%. */
-static void quote_tic(FILE *fp, const char *s)
-{
-    quote(fp, s, 1);
-}
-
 /* A comment line's text: control characters (a newline would end the comment) cleaned. */
 static void comment_text(FILE *fp, const char *s)
 {
@@ -74,6 +68,26 @@ static void script_head(FILE *fp, const char *name, const char *source, int w, i
     fprintf(fp, "reset\nhere = ''\n"
                 "do for [i = strlen(ARG0):1:-1] { if (ARG0[i:i] eq '/') { here = ARG0[1:i]; "
                 "break } }\n");
+}
+
+/* The loop that renders a script twice, to <name>.png and <name>.pdf next to it (w x h
+ * pixels; the PDF at 96 pixels an inch), with each terminal's font option ("" for none);
+ * the loop's body follows. */
+static void terminals(FILE *fp, const char *name, int w, int h, const char *png_font,
+                      const char *pdf_font)
+{
+    fprintf(fp,
+            "do for [out in 'png pdf'] {\n  if (out eq 'png') {\n"
+            "    set terminal pngcairo size %d,%d%s noenhanced background '#ffffff'\n"
+            "    set output here.",
+            w, h, png_font);
+    gp_quote(fp, name);
+    fprintf(fp,
+            ".'.png'\n  } else {\n    set terminal pdfcairo size %.4f,%.4f%s noenhanced\n"
+            "    set output here.",
+            w / 96.0, h / 96.0, pdf_font);
+    gp_quote(fp, name);
+    fprintf(fp, ".'.pdf'\n  }\n");
 }
 
 static int shape_of(int style)
@@ -190,7 +204,7 @@ static void write_axis(FILE *fp, const struct svg_panel *p, int is_x)
         fprintf(fp, "  set %stics (", ax);
         for (int k = 0; k < p->n_cats; k++) {
             fprintf(fp, "%s", k ? ", " : "");
-            quote_tic(fp, p->cats[k]);
+            quote(fp, p->cats[k], 1); /* a tic label is a format for its value: % as %% */
             fprintf(fp, " %d", k);
         }
         fprintf(fp, ")%s\n", is_x && p->n_cats > 4 ? " rotate by -25" : "");
@@ -223,19 +237,9 @@ static void write_styles(FILE *fp, const struct svg_figure *f)
             fprintf(fp, "solid\n");
             continue;
         }
-        fputc('(', fp);
-        int first = 1;
-        for (const char *c = d; *c;) {
-            char *end;
-            double v = strtod(c, &end);
-            if (end == c) {
-                c++;
-                continue;
-            }
-            fprintf(fp, "%s%g", first ? "" : ",", v);
-            first = 0;
-            c = end;
-        }
+        fputc('(', fp); /* svg.c's "8 4" is gnuplot's (8,4) */
+        for (const char *c = d; *c; c++)
+            fputc(*c == ' ' ? ',' : *c, fp);
         fprintf(fp, ")\n");
     }
     fprintf(fp, "# Reference lines: SLA black, a value to compare with dark grey, a guide light "
@@ -256,14 +260,11 @@ static void write_refs(FILE *fp, const struct svg_panel *p)
         if (!svg_plottable(a, rf->v))
             continue;
         double v = coord(a, rf->v);
-        if (rf->vertical)
-            fprintf(fp,
-                    "  set arrow from first %.9g, graph 0 to first %.9g, graph 1 nohead lt %d\n", v,
-                    v, ls[k]);
-        else
-            fprintf(fp,
-                    "  set arrow from graph 0, first %.9g to graph 1, first %.9g nohead lt %d\n", v,
-                    v, ls[k]);
+        fprintf(fp,
+                rf->vertical
+                    ? "  set arrow from first %.9g, graph 0 to first %.9g, graph 1 nohead lt %d\n"
+                    : "  set arrow from graph 0, first %.9g to graph 1, first %.9g nohead lt %d\n",
+                v, v, ls[k]);
         if (!rf->label[0])
             continue;
         fprintf(fp, "  set label ");
@@ -314,18 +315,17 @@ static void write_offscale(FILE *fp, const struct svg_panel *p)
             above += isfinite(p->ymax) && p->s[i].y[k] > p->ymax;
             below += isfinite(p->ymin) && p->s[i].y[k] < p->ymin;
         }
-    char buf[128];
-    if (above) {
-        snprintf(buf, sizeof buf, "%d point%s above %.3g", above, above == 1 ? "" : "s", p->ymax);
+    for (int up = 1; up >= 0; up--) {
+        int n = up ? above : below;
+        char buf[128];
+        if (!n)
+            continue;
+        snprintf(buf, sizeof buf, "%d point%s %s %.3g", n, n == 1 ? "" : "s",
+                 up ? "above" : "below", up ? p->ymax : p->ymin);
         fprintf(fp, "  set label ");
         gp_quote(fp, buf);
-        fprintf(fp, " at graph 0.98, graph 0.96 right front tc rgb '#444444'\n");
-    }
-    if (below) {
-        snprintf(buf, sizeof buf, "%d point%s below %.3g", below, below == 1 ? "" : "s", p->ymin);
-        fprintf(fp, "  set label ");
-        gp_quote(fp, buf);
-        fprintf(fp, " at graph 0.98, graph 0.04 right front tc rgb '#444444'\n");
+        fprintf(fp, " at graph 0.98, graph %s right front tc rgb '#444444'\n",
+                up ? "0.96" : "0.04");
     }
 }
 
@@ -386,21 +386,8 @@ int gp_write_figure(const char *dir, const char *name, const struct svg_figure *
     fprintf(fp, "png_font = 'DejaVu Sans,9'\npdf_font = 'DejaVu Sans,7'\n"
                 "tail(p) = -log10(1 - (p < 0.9999 ? p : 0.9999))  # the percentile axis\n");
     write_styles(fp, f);
-    fprintf(fp,
-            "do for [out in 'png pdf'] {\n"
-            "  if (out eq 'png') {\n"
-            "    set terminal pngcairo size %d,%d font png_font noenhanced background "
-            "'#ffffff'\n",
-            W, H);
-    fprintf(fp, "    set output here.");
-    gp_quote(fp, name);
-    fprintf(fp,
-            ".'.png'\n  } else {\n"
-            "    set terminal pdfcairo size %.4f,%.4f font pdf_font noenhanced\n"
-            "    set output here.",
-            W / 96.0, H / 96.0);
-    gp_quote(fp, name);
-    fprintf(fp, ".'.pdf'\n  }\n  set multiplot\n");
+    terminals(fp, name, W, H, " font png_font", " font pdf_font");
+    fprintf(fp, "  set multiplot\n");
 
     /* the title and the legend, once for the figure */
     fprintf(fp,
@@ -440,9 +427,8 @@ int gp_write_figure(const char *dir, const char *name, const struct svg_figure *
         for (int i = 0; i < p->n_series; i++) {
             if (!p->s[i].merged[0])
                 continue;
-            size_t len = strlen(note);
-            snprintf(note + len, sizeof note - len, "%s%s",
-                     len ? " · same curve: " : "same curve: ", p->s[i].merged);
+            ss_catf(note, sizeof note, "%s%s",
+                    note[0] ? " · same curve: " : "same curve: ", p->s[i].merged);
         }
         svg_fit_note(note, sizeof note, f->panel_w);
         if (note[0]) {
@@ -557,18 +543,8 @@ int gp_canvas_close(struct gp_canvas *c, char *err, size_t errlen)
             "set xrange [0:%d]\nset yrange [%d:0]\nset margins 0, 0, 0, 0\nunset border\n"
             "unset tics\nunset key\n",
             c->width, c->height);
-    fprintf(fp,
-            "do for [out in 'png pdf'] {\n  if (out eq 'png') {\n"
-            "    set terminal pngcairo size %d,%d noenhanced background '#ffffff'\n"
-            "    set output here.",
-            c->width, c->height);
-    gp_quote(fp, c->name);
-    fprintf(fp,
-            ".'.png'\n  } else {\n    set terminal pdfcairo size %.4f,%.4f noenhanced\n"
-            "    set output here.",
-            c->width / 96.0, c->height / 96.0);
-    gp_quote(fp, c->name);
-    fprintf(fp, ".'.pdf'\n  }\n  plot NaN notitle\n  set output\n}\n");
+    terminals(fp, c->name, c->width, c->height, "", "");
+    fprintf(fp, "  plot NaN notitle\n  set output\n}\n");
     int rc = ss_out_commit(&c->o, err, errlen);
     free(c);
     return rc;

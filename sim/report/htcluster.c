@@ -109,6 +109,30 @@ static int n_cols(const struct pol *p)
                : 0;
 }
 
+static int n_samples(const struct pol *p)
+{
+    int m = 0;
+    for (int k = 0; k < p->n_exp; k++) {
+        int c = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p->exp[k], "samples"));
+        m = k == 0 || c < m ? c : m;
+    }
+    return m;
+}
+
+static int has_mig(const struct pol *p, int n)
+{
+    for (int k = 0; k < n; k++)
+        for (int e = 0; e < p[k].n_exp; e++) {
+            const cJSON *row;
+            cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(p[k].exp[e], "samples"))
+            {
+                if (cJSON_GetObjectItemCaseSensitive(row, "reconfigs"))
+                    return 1;
+            }
+        }
+    return 0;
+}
+
 static const char *label(const struct pol *p)
 {
     const char *l = ht_str(p->row, "label");
@@ -128,7 +152,7 @@ static void fig_id(char *buf, size_t n, const char *base, int section)
 
 /* The paper's reading, checked on this result: FGD allocates the most GPUs at 100 % arrived
  * and leaves the smallest fragment amount. Writes the verdict sentence. */
-static void inflate_verdict(struct hw *wr, const cJSON *doc, const struct pol *p, int n)
+static void inflate_verdict(struct hw *wr, const struct pol *p, int n)
 {
     int best = -1, worst = -1, fgd = -1;
     double at[CL_MAX_POL], frag[CL_MAX_POL];
@@ -151,20 +175,18 @@ static void inflate_verdict(struct hw *wr, const cJSON *doc, const struct pol *p
     for (int k = 0; k < n; k++)
         if (k != best && isfinite(at[k]) && (second < 0 || at[k] > at[second]))
             second = k;
-    HW_MARK(wr, "When the arrived GPU requests reach the cluster's GPUs, <strong>");
-    hw_text(wr, label(&p[best]));
+    HW_WRAP(wr, "When the arrived GPU requests reach the cluster's GPUs, <strong>", label(&p[best]),
+            "");
     HW_MARKF(wr, "</strong> allocates %.2f %% of them", at[best]);
     if (second >= 0) {
         double u1 = 100 - at[best], u2 = 100 - at[second];
-        HW_MARKF(wr, ", %.2f points more than ", at[best] - at[second]);
-        hw_text(wr, label(&p[second]));
+        HW_WRAPF(wr, label(&p[second]), "", ", %.2f points more than ", at[best] - at[second]);
         HW_MARKF(wr, " (%.2f %%): %.2f %% of the GPUs left unallocated against %.2f %%", at[second],
                  u1, u2);
         if (u2 > 0)
             HW_MARKF(wr, ", %.0f %% fewer", 100 * (u2 - u1) / u2);
         if (worst >= 0 && worst != second) {
-            HW_MARK(wr, "; ");
-            hw_text(wr, label(&p[worst]));
+            HW_WRAP(wr, "; ", label(&p[worst]), "");
             HW_MARKF(wr, " allocates least (%.2f %%)", at[worst]);
         }
     }
@@ -189,11 +211,10 @@ static void inflate_verdict(struct hw *wr, const cJSON *doc, const struct pol *p
                  "of the GPUs, is %s.",
                  most ? "allocates the most" : "does not allocate the most", frag[fgd],
                  least ? "the lowest" : "not the lowest");
-    (void)doc;
 }
 
-static int inflate_figure(struct hw *wr, const cJSON *doc, const struct pol *p, int n, int section,
-                          int verdict, const char *svg_prefix, char *err, size_t errlen)
+static int inflate_figure(struct hw *wr, const struct pol *p, int n, int section, int verdict,
+                          const char *svg_prefix, char *err, size_t errlen)
 {
     struct svg_figure f;
     char id[64];
@@ -237,8 +258,8 @@ static int inflate_figure(struct hw *wr, const cJSON *doc, const struct pol *p, 
             svg_ref(pn, 0, thr * 100, SVG_REF_GUIDE, "threshold %g %%", thr * 100);
     }
     int rc = ht_figure(wr, &f, svg_prefix, err, errlen);
-    HW_MARK(wr, "<figcaption>One line per placement policy, the mean over ");
-    HW_MARKF(wr, "%d seed%s", p[0].n_exp, p[0].n_exp == 1 ? "" : "s");
+    HW_MARKF(wr, "<figcaption>One line per placement policy, the mean over %d seed%s", p[0].n_exp,
+             p[0].n_exp == 1 ? "" : "s");
     HW_MARK(wr, " at each 1 % of arrived workload (the FGD simulator's analysis_*_discrete.csv "
                 "columns): the share of the cluster's GPUs allocated, the GPU capacity the next "
                 "typical pod could not use (fragment amount), and that as a share of the idle "
@@ -246,76 +267,61 @@ static int inflate_figure(struct hw *wr, const cJSON *doc, const struct pol *p, 
                 "has, and pods fail.</figcaption>\n");
     ht_figure_end(wr);
     svg_fig_free(&f);
-    (void)doc;
     return rc;
 }
 
-static void inflate_table(struct hw *wr, const cJSON *doc, const struct pol *p, int n)
+/* A column of a cluster table: its heading, where its figure comes from (the policy's summary
+ * row; the mean over seeds of each experiment's field, of its per_arrived_pct column at 100 %
+ * arrived, or of its last sample's counter), the field and the format; zero: none is 0. */
+enum col_src { COL_ROW, COL_EXP, COL_AT100, COL_LAST };
+struct col {
+    const char *head;
+    enum col_src src;
+    const char *key, *fmt;
+    int zero;
+};
+
+static double last(const struct pol *p, const char *key)
 {
-    HW_MARK(wr, "<table class=\"cluster\">\n<tr><th class=\"l\">policy</th><th>rank</th>"
-                "<th>GPUs allocated at 100 % arrived (%)</th><th>sd</th>"
-                "<th>fragment amount at 100 % (% of GPUs)</th>"
-                "<th>fragmentation ratio at 100 % (%)</th>"
-                "<th>ratio passes the threshold at arrived (%)</th>"
-                "<th>pods arrived</th><th>failed pods (pods)</th></tr>\n");
+    int m = n_samples(p);
+    return m ? seed_mean(p, SEED_SAMPLE, key, m - 1, 1) : NAN;
+}
+
+static void table(struct hw *wr, const struct pol *p, int n, const struct col *c, int nc)
+{
+    HW_MARK(wr, "<table class=\"cluster\">\n<tr><th class=\"l\">policy</th>");
+    for (int k = 0; k < nc; k++)
+        HW_WRAP(wr, "<th>", c[k].head, "</th>");
+    HW_MARK(wr, "</tr>\n");
     for (int k = 0; k < n; k++) {
         HW_MARK(wr, "<tr><td class=\"l\">");
         svg_swatch(wr, k);
-        hw_text(wr, label(&p[k]));
-        HW_MARK(wr, "</td>");
-        ht_td(wr, rt_num(p[k].row, "rank"), 1, "%.0f");
-        ht_td(wr, rt_num(p[k].row, "alloc_ratio_at_100_mean"), 1, "%.2f");
-        ht_td(wr, rt_num(p[k].row, "alloc_ratio_at_100_sd"), 1, "%.2f");
-        ht_td(wr, seed_mean(&p[k], SEED_COL, "frag_pct", 100, 0), 1, "%.2f");
-        ht_td(wr, rt_num(p[k].row, "frag_ratio_at_100_mean"), 1, "%.2f");
-        ht_td(wr, rt_num(p[k].row, "frag_over_threshold_at_arrived_pct_mean"), 1, "%.1f");
-        ht_td(wr, seed_mean(&p[k], SEED_EXP, "arrived", 0, 0), 1, "%.0f");
-        ht_td(wr, rt_num(p[k].row, "failed_mean"), 1, "%.1f");
+        HW_WRAP(wr, "", label(&p[k]), "</td>");
+        for (int q = 0; q < nc; q++) {
+            double v = c[q].src == COL_ROW     ? rt_num(p[k].row, c[q].key)
+                       : c[q].src == COL_EXP   ? seed_mean(&p[k], SEED_EXP, c[q].key, 0, 0)
+                       : c[q].src == COL_AT100 ? seed_mean(&p[k], SEED_COL, c[q].key, 100, 0)
+                                               : last(&p[k], c[q].key);
+            ht_td(wr, c[q].zero && !isfinite(v) ? 0 : v, 1, c[q].fmt);
+        }
         HW_MARK(wr, "</tr>\n");
     }
     HW_MARK(wr, "</table>\n");
-    HW_MARKF(wr,
-             "<p class=\"meta\">Means over %d seed%s (sd: their standard deviation, – with one "
-             "seed). A failed pod is one that fit no node when it arrived; with the workload "
-             "inflated to %g × the cluster's GPUs some must fail.</p>\n",
-             p[0].n_exp, p[0].n_exp == 1 ? "" : "s", rt_num(doc, "tune"));
 }
+
+static const struct col inflate_cols[] = {
+    {"rank", COL_ROW, "rank", "%.0f", 0},
+    {"GPUs allocated at 100 % arrived (%)", COL_ROW, "alloc_ratio_at_100_mean", "%.2f", 0},
+    {"sd", COL_ROW, "alloc_ratio_at_100_sd", "%.2f", 0},
+    {"fragment amount at 100 % (% of GPUs)", COL_AT100, "frag_pct", "%.2f", 0},
+    {"fragmentation ratio at 100 % (%)", COL_ROW, "frag_ratio_at_100_mean", "%.2f", 0},
+    {"ratio passes the threshold at arrived (%)", COL_ROW,
+     "frag_over_threshold_at_arrived_pct_mean", "%.1f", 0},
+    {"pods arrived", COL_EXP, "arrived", "%.0f", 0},
+    {"failed pods (pods)", COL_ROW, "failed_mean", "%.1f", 0},
+};
 
 /* ---- replay: over time, and a MIG cluster's reconfigurations -------------------------------- */
-
-static int n_samples(const struct pol *p)
-{
-    int m = 0;
-    for (int k = 0; k < p->n_exp; k++) {
-        int c = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p->exp[k], "samples"));
-        m = k == 0 || c < m ? c : m;
-    }
-    return m;
-}
-
-static int has_mig(const struct pol *p, int n)
-{
-    for (int k = 0; k < n; k++)
-        for (int e = 0; e < p[k].n_exp; e++) {
-            const cJSON *row;
-            cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(p[k].exp[e], "samples"))
-            {
-                if (cJSON_GetObjectItemCaseSensitive(row, "reconfigs"))
-                    return 1;
-            }
-        }
-    return 0;
-}
-
-static void last_counters(const struct pol *p, double *reconf, double *changed, double *migrated,
-                          double *down)
-{
-    int m = n_samples(p);
-    *reconf = m ? seed_mean(p, SEED_SAMPLE, "reconfigs", m - 1, 1) : NAN;
-    *changed = m ? seed_mean(p, SEED_SAMPLE, "instances_changed", m - 1, 1) : NAN;
-    *migrated = m ? seed_mean(p, SEED_SAMPLE, "migrated", m - 1, 1) : NAN;
-    *down = m ? seed_mean(p, SEED_SAMPLE, "downtime_s", m - 1, 1) : NAN;
-}
 
 static void replay_verdict(struct hw *wr, const cJSON *doc, const struct pol *p, int n)
 {
@@ -323,8 +329,7 @@ static void replay_verdict(struct hw *wr, const cJSON *doc, const struct pol *p,
     for (int k = 0; k < n; k++) {
         if (k)
             HW_MARK(wr, "; ");
-        HW_MARK(wr, "<strong>");
-        hw_text(wr, label(&p[k]));
+        HW_WRAP(wr, "<strong>", label(&p[k]), "");
         HW_MARKF(wr, "</strong> places %.0f of %.0f pods (%.0f failed",
                  seed_mean(&p[k], SEED_EXP, "placed", 0, 0),
                  seed_mean(&p[k], SEED_EXP, "arrived", 0, 0),
@@ -336,14 +341,12 @@ static void replay_verdict(struct hw *wr, const cJSON *doc, const struct pol *p,
                          : 0);
         HW_MARKF(wr, "), %.2f %% of the GPUs allocated on average",
                  rt_num(p[k].row, "alloc_ratio_mean"));
-        if (mig) {
-            double r, c, m, d;
-            last_counters(&p[k], &r, &c, &m, &d);
+        if (mig)
             HW_MARKF(wr,
                      ", at the price of %.0f MIG reconfigurations (%.0f instances created or "
                      "destroyed, %.0f pods migrated, %.0f s of downtime)",
-                     r, c, m, d);
-        }
+                     last(&p[k], "reconfigs"), last(&p[k], "instances_changed"),
+                     last(&p[k], "migrated"), last(&p[k], "downtime_s"));
     }
     HW_MARK(wr, ".");
 }
@@ -380,11 +383,8 @@ static int replay_figure(struct hw *wr, const cJSON *doc, const struct pol *p, i
     };
     /* the migration panel only when some pod migrated: a flat zero line says nothing */
     int migrated = 0;
-    for (int k = 0; k < n; k++) {
-        double r, c, mg, d;
-        last_counters(&p[k], &r, &c, &mg, &d);
-        migrated |= mg > 0;
-    }
+    for (int k = 0; k < n; k++)
+        migrated |= last(&p[k], "migrated") > 0;
     int n_pan = mig ? (migrated ? 4 : 3) : 2;
     for (int w = 0; w < n_pan; w++) {
         struct svg_panel *pn = svg_fig_panel(&f);
@@ -424,43 +424,20 @@ static int replay_figure(struct hw *wr, const cJSON *doc, const struct pol *p, i
     return rc;
 }
 
-static void replay_table(struct hw *wr, const cJSON *doc, const struct pol *p, int n)
-{
-    int mig = has_mig(p, n);
-    HW_MARK(wr, "<table class=\"cluster\">\n<tr><th class=\"l\">policy</th><th>pods arrived</th>"
-                "<th>placed (pods)</th><th>failed pods (pods)</th><th>waited (pods)</th>"
-                "<th>mean wait (s)</th><th>GPUs allocated, time mean (%)</th>"
-                "<th>fragmentation ratio, time mean (%)</th>");
-    if (mig)
-        HW_MARK(wr, "<th>reconfigurations</th><th>instances changed</th><th>pods migrated</th>"
-                    "<th>downtime (s)</th>");
-    HW_MARK(wr, "</tr>\n");
-    for (int k = 0; k < n; k++) {
-        HW_MARK(wr, "<tr><td class=\"l\">");
-        svg_swatch(wr, k);
-        hw_text(wr, label(&p[k]));
-        HW_MARK(wr, "</td>");
-        ht_td(wr, seed_mean(&p[k], SEED_EXP, "arrived", 0, 0), 1, "%.0f");
-        ht_td(wr, seed_mean(&p[k], SEED_EXP, "placed", 0, 0), 1, "%.0f");
-        ht_td(wr, seed_mean(&p[k], SEED_EXP, "failed", 0, 0), 1, "%.0f");
-        double waited = seed_mean(&p[k], SEED_EXP, "waited", 0, 0);
-        ht_td(wr, isfinite(waited) ? waited : 0, 1, "%.0f");
-        ht_td(wr, seed_mean(&p[k], SEED_EXP, "wait_mean_s", 0, 0), 1, "%.3g");
-        ht_td(wr, rt_num(p[k].row, "alloc_ratio_mean"), 1, "%.2f");
-        ht_td(wr, rt_num(p[k].row, "frag_ratio_mean"), 1, "%.2f");
-        if (mig) {
-            double r, c, m, d;
-            last_counters(&p[k], &r, &c, &m, &d);
-            ht_td(wr, r, 1, "%.0f");
-            ht_td(wr, c, 1, "%.0f");
-            ht_td(wr, m, 1, "%.0f");
-            ht_td(wr, d, 1, "%.0f");
-        }
-        HW_MARK(wr, "</tr>\n");
-    }
-    HW_MARK(wr, "</table>\n");
-    (void)doc;
-}
+/* The replay's columns; a MIG cluster's counters (the last four) only with MIG. */
+static const struct col replay_cols[] = {
+    {"pods arrived", COL_EXP, "arrived", "%.0f", 0},
+    {"placed (pods)", COL_EXP, "placed", "%.0f", 0},
+    {"failed pods (pods)", COL_EXP, "failed", "%.0f", 0},
+    {"waited (pods)", COL_EXP, "waited", "%.0f", 1},
+    {"mean wait (s)", COL_EXP, "wait_mean_s", "%.3g", 0},
+    {"GPUs allocated, time mean (%)", COL_ROW, "alloc_ratio_mean", "%.2f", 0},
+    {"fragmentation ratio, time mean (%)", COL_ROW, "frag_ratio_mean", "%.2f", 0},
+    {"reconfigurations", COL_LAST, "reconfigs", "%.0f", 0},
+    {"instances changed", COL_LAST, "instances_changed", "%.0f", 0},
+    {"pods migrated", COL_LAST, "migrated", "%.0f", 0},
+    {"downtime (s)", COL_LAST, "downtime_s", "%.0f", 0},
+};
 
 /* ---- the page -------------------------------------------------------------------------------- */
 
@@ -468,12 +445,10 @@ static void section_meta(struct hw *wr, const cJSON *doc, const struct pol *p, i
 {
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "cluster");
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(doc, "workload");
-    HW_MARK(wr, "<p class=\"meta\">Scenario <code>");
-    hw_text(wr, ht_str(doc, "scenario"));
+    HW_WRAP(wr, "<p class=\"meta\">Scenario <code>", ht_str(doc, "scenario"), "");
     HW_MARKF(wr, "</code>: %.0f nodes, %.0f GPUs; %.0f pods of <code>", rt_num(c, "nodes"),
              rt_num(c, "gpus"), rt_num(w, "pods"));
-    hw_text(wr, ht_str(w, "label"));
-    HW_MARK(wr, "</code>, ");
+    HW_WRAP(wr, "", ht_str(w, "label"), "</code>, ");
     if (is_inflate(doc))
         HW_MARKF(wr, "inflated to %g × the cluster's GPUs (order: ", rt_num(doc, "tune"));
     else
@@ -481,12 +456,14 @@ static void section_meta(struct hw *wr, const cJSON *doc, const struct pol *p, i
     hw_text(wr, ht_str(doc, is_inflate(doc) ? "order" : "unplaced"));
     HW_MARKF(wr, "); %d polic%s, %d seed%s. Made by <code>sharesim cluster ", n,
              n == 1 ? "y" : "ies", n ? p[0].n_exp : 0, n && p[0].n_exp == 1 ? "" : "s");
-    hw_text(wr, ht_str(doc, "scenario"));
-    HW_MARK(wr, "</code>.</p>\n");
+    HW_WRAP(wr, "", ht_str(doc, "scenario"), "</code>.</p>\n");
 }
 
-static int page(struct hw *wr, const struct ht_cluster *cs, char *err, size_t errlen)
+/* The page, written to the caller's stream only through the writer (hw.h). */
+int ht_cluster_page(FILE *fp, const struct ht_cluster *cs, char *err, size_t errlen)
 {
+    struct hw w, *wr = &w;
+    hw_init(wr, fp);
     if (cs->n_docs < 1)
         return ss_errf(err, errlen,
                        "a cluster page needs at least one `sharesim cluster --json` "
@@ -503,9 +480,7 @@ static int page(struct hw *wr, const struct ht_cluster *cs, char *err, size_t er
     else
         snprintf(title, sizeof title, "Cluster placement: %s", ht_str(cs->docs[0], "name"));
     ht_head(wr, title);
-    HW_MARK(wr, "<h1>");
-    hw_text(wr, title);
-    HW_MARK(wr, "</h1>\n<p class=\"question\"><strong>Question.</strong> ");
+    HW_WRAP(wr, "<h1>", title, "</h1>\n<p class=\"question\"><strong>Question.</strong> ");
     if (cs->question && *cs->question)
         hw_text(wr, cs->question);
     else
@@ -518,28 +493,21 @@ static int page(struct hw *wr, const struct ht_cluster *cs, char *err, size_t er
         int n = policies(doc, pols, CL_MAX_POL);
         if (cs->n_docs > 1) {
             HW_MARK2(wr, d, " <em>", "<em>");
-            hw_text(wr, ht_str(doc, "name"));
-            HW_MARK(wr, ":</em> ");
+            HW_WRAP(wr, "", ht_str(doc, "name"), ":</em> ");
         }
         if (n == 0)
             HW_MARK(wr, "no policy in the result.");
         else if (is_inflate(doc))
-            inflate_verdict(wr, doc, pols, n);
+            inflate_verdict(wr, pols, n);
         else
             replay_verdict(wr, doc, pols, n);
     }
     HW_MARK(wr, "</p>\n");
-    if (cs->requests && *cs->requests) {
-        HW_MARK(wr, "<p class=\"meta\">");
-        hw_md(wr, cs->requests);
-        HW_MARK(wr, "</p>\n");
-    }
+    if (cs->requests && *cs->requests)
+        HW_MDWRAP(wr, "<p class=\"meta\">", cs->requests, "</p>\n");
     HW_MARK(wr, "<nav>Contents:");
-    for (int d = 0; d < cs->n_docs; d++) {
-        HW_MARKF(wr, " <a href=\"#cluster-%d\">", d + 1);
-        hw_text(wr, ht_str(cs->docs[d], "name"));
-        HW_MARK(wr, "</a>");
-    }
+    for (int d = 0; d < cs->n_docs; d++)
+        HW_WRAPF(wr, ht_str(cs->docs[d], "name"), "</a>", " <a href=\"#cluster-%d\">", d + 1);
     if (cJSON_GetArraySize(cs->notes))
         HW_MARK(wr, " <a href=\"#notes\">notes</a>");
     HW_MARK(wr, "</nav>\n");
@@ -547,8 +515,7 @@ static int page(struct hw *wr, const struct ht_cluster *cs, char *err, size_t er
     for (int d = 0; d < cs->n_docs && rc == 0; d++) {
         const cJSON *doc = cs->docs[d];
         int n = policies(doc, pols, CL_MAX_POL);
-        HW_MARKF(wr, "<h2 id=\"cluster-%d\">", d + 1);
-        hw_text(wr, ht_str(doc, "name"));
+        HW_WRAPF(wr, ht_str(doc, "name"), "", "<h2 id=\"cluster-%d\">", d + 1);
         HW_MARK2(wr, is_inflate(doc), ": placement under workload inflation</h2>\n",
                  ": the trace replayed</h2>\n");
         section_meta(wr, doc, pols, n);
@@ -557,11 +524,18 @@ static int page(struct hw *wr, const struct ht_cluster *cs, char *err, size_t er
         /* the page's verdict is the first result's: its figure comes first (report check) */
         int first = n_inflate + n_replay == 0;
         if (is_inflate(doc)) {
-            rc = inflate_figure(wr, doc, pols, n, n_inflate++, first, cs->svg_prefix, err, errlen);
-            inflate_table(wr, doc, pols, n);
+            rc = inflate_figure(wr, pols, n, n_inflate++, first, cs->svg_prefix, err, errlen);
+            table(wr, pols, n, inflate_cols, (int)(sizeof inflate_cols / sizeof inflate_cols[0]));
+            HW_MARKF(
+                wr,
+                "<p class=\"meta\">Means over %d seed%s (sd: their standard deviation, – with one "
+                "seed). A failed pod is one that fit no node when it arrived; with the workload "
+                "inflated to %g × the cluster's GPUs some must fail.</p>\n",
+                pols[0].n_exp, pols[0].n_exp == 1 ? "" : "s", rt_num(doc, "tune"));
         } else {
             rc = replay_figure(wr, doc, pols, n, n_replay++, first, cs->svg_prefix, err, errlen);
-            replay_table(wr, doc, pols, n);
+            int nc = (int)(sizeof replay_cols / sizeof replay_cols[0]);
+            table(wr, pols, n, replay_cols, has_mig(pols, n) ? nc : nc - 4);
         }
     }
     if (rc == 0) {
@@ -570,11 +544,4 @@ static int page(struct hw *wr, const struct ht_cluster *cs, char *err, size_t er
     }
     free(pols);
     return rc;
-}
-
-int ht_cluster_page(FILE *fp, const struct ht_cluster *cs, char *err, size_t errlen)
-{
-    struct hw wr;
-    hw_init(&wr, fp);
-    return page(&wr, cs, err, errlen);
 }

@@ -1,7 +1,7 @@
 /*
- * htdata — what the pages read (htint.h): the metrics a sweep can plot, SLAs, the
- * verdict inputs of a strategy, the `run --cdf` CSV, the x axis of a sweep and the words
- * for a scenario path. Lenient where a field is merely absent (a NaN, drawn as nothing),
+ * htdata — what the pages read (htint.h): the metrics a sweep can plot, the x axis of a
+ * sweep and the words for a scenario path (the verdict is core/vdjson.h's, the `run --cdf`
+ * curves core/cdfrun.h's). Lenient where a field is merely absent (a NaN, drawn as nothing),
  * strict where the input is not what it claims to be (a message naming file and line).
  */
 #include "report/html.h"
@@ -58,14 +58,12 @@ const struct ht_metric *ht_metric(const char *name)
 }
 
 /* The names of the table above, in its order, for messages and --help (built once). */
-const char *ht_metric_names(void)
+static const char *ht_metric_names(void)
 {
     static char names[512];
     if (!names[0])
-        for (int k = 0; k < N_METRICS; k++) {
-            size_t len = strlen(names);
-            snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "", metrics[k].name);
-        }
+        for (int k = 0; k < N_METRICS; k++)
+            ss_catf(names, sizeof names, "%s%s", k ? ", " : "", metrics[k].name);
     return names;
 }
 
@@ -88,140 +86,6 @@ double ht_metric_value(const struct ht_metric *m, const cJSON *strategy, const c
 {
     const struct mt_metric *mm = mt_of(m->of, m->index);
     return rd_fig(m->of == MT_STRATEGY ? strategy : tenant, m->of, m->index) * mm->show_scale;
-}
-
-/* ---- SLAs and verdicts -------------------------------------------------------------------- */
-
-double ht_sla_ms(const struct scenario *sc, const cJSON *doc, const char *tenant, const char *key)
-{
-    if (!sc)
-        return NAN;
-    int i = scn_tenant_index(sc, tenant);
-    if (i < 0)
-        return NAN;
-    /* A sweep point that sets this SLA: its own value. */
-    char path[128];
-    snprintf(path, sizeof path, "tenants.%d.sla.%s", i, key);
-    const cJSON *params = rd_sweep_params(doc);
-    const cJSON *v = params ? cJSON_GetObjectItemCaseSensitive(params, path) : NULL;
-    if (cJSON_IsNumber(v))
-        return v->valuedouble > 0 ? v->valuedouble : NAN;
-    if (strcmp(key, "p99_ms") == 0)
-        return sc->tenants[i].sla_p99_s > 0 ? sc->tenants[i].sla_p99_s * 1e3 : NAN;
-    snprintf(path, sizeof path, "sla.%s", key);
-    double x = mt_path_num(
-        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(sc->json, "tenants"), i), path);
-    return x > 0 ? x : NAN;
-}
-
-/* The verdict is core/verdict.h's on each tenant object as read back, so a page says what
- * `run --check-sla` said of the same result. */
-void ht_judge(const struct scenario *sc, const cJSON *doc, const cJSON *strategy,
-              struct ht_judge *j)
-{
-    memset(j, 0, sizeof *j);
-    j->worst_ratio = NAN;
-    j->worst_p99_ms = NAN;
-    j->meets = 1;
-    const cJSON *t;
-    RD_EACH_TENANT(t, strategy)
-    {
-        double p99 = rd_fig(t, MT_TENANT, TM_LAT_P99);
-        if (isfinite(p99) && !(p99 <= j->worst_p99_ms))
-            j->worst_p99_ms = p99;
-        struct vd_verdict v;
-        vd_judge_json(sc, doc, t, &v);
-        j->n_sla += v.has_sla;
-        if (!isnan(v.worst_ratio) && !(v.worst_ratio <= j->worst_ratio))
-            j->worst_ratio = v.worst_ratio;
-        if (v.meets)
-            continue;
-        j->meets = 0;
-        j->lost_miss = v.lost_miss > j->lost_miss ? v.lost_miss : j->lost_miss;
-        if (j->n_miss++ < 2) {
-            size_t len = strlen(j->miss);
-            snprintf(j->miss + len, sizeof j->miss - len, "%s%s: %s", len ? "; " : "", rd_name(t),
-                     v.reason);
-        }
-    }
-    if (j->n_miss > 2) {
-        size_t len = strlen(j->miss);
-        snprintf(j->miss + len, sizeof j->miss - len, "; %d more", j->n_miss - 2);
-    }
-}
-
-/* ---- the CDF CSV ---------------------------------------------------------------------------- */
-
-int ht_cdf_load(const char *path, int pooled, struct ht_cdf *c, char *err, size_t errlen)
-{
-    char *text;
-    memset(c, 0, sizeof *c);
-    if (ss_read_file(path, 256u << 20, &text, NULL, err, errlen))
-        return -1;
-    int cap = 0, line = 0, rc = 0;
-    char *save = NULL;
-    for (char *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
-        line++;
-        if (line == 1) {
-            if (strcmp(ln, "strategy,tenant,p,latency_ms") != 0) {
-                rc = ss_errf(err, errlen,
-                             "%s:1: expected the header strategy,tenant,p,latency_ms (a CSV of "
-                             "`sharesim run --cdf`)",
-                             path);
-                break;
-            }
-            continue;
-        }
-        char *f[4] = {ln, NULL, NULL, NULL};
-        for (int k = 1; k < 4; k++) {
-            f[k] = f[k - 1] ? strchr(f[k - 1], ',') : NULL;
-            if (f[k])
-                *f[k]++ = '\0';
-        }
-        char *end;
-        double p = f[2] ? strtod(f[2], &end) : NAN;
-        if (!f[3] || !isfinite(p) || *end) {
-            rc = ss_errf(err, errlen, "%s:%d: expected strategy,tenant,p,latency_ms", path, line);
-            break;
-        }
-        if ((strcmp(f[1], "(all)") == 0) != pooled || !*f[3]) /* empty: no data at p */
-            continue;
-        struct ht_cdf_row *r = c->n ? &c->rows[c->n - 1] : NULL;
-        if (!r || strcmp(r->strategy, f[0]) != 0 || strcmp(r->tenant, f[1]) != 0) {
-            if (c->n == cap) {
-                cap = cap ? 2 * cap : 16;
-                c->rows = ss_xrealloc(c->rows, (size_t)cap * sizeof *c->rows);
-            }
-            r = &c->rows[c->n++];
-            memset(r, 0, sizeof *r);
-            snprintf(r->strategy, sizeof r->strategy, "%s", f[0]);
-            snprintf(r->tenant, sizeof r->tenant, "%s", f[1]);
-        }
-        if (r->n < 128) {
-            r->p[r->n] = p;
-            r->ms[r->n] = strtod(f[3], NULL);
-            r->n++;
-        }
-    }
-    free(text);
-    if (rc)
-        ht_cdf_free(c);
-    return rc;
-}
-
-const struct ht_cdf_row *ht_cdf_find(const struct ht_cdf *c, const char *strategy,
-                                     const char *tenant)
-{
-    for (int k = 0; c && k < c->n; k++)
-        if (strcmp(c->rows[k].strategy, strategy) == 0 && strcmp(c->rows[k].tenant, tenant) == 0)
-            return &c->rows[k];
-    return NULL;
-}
-
-void ht_cdf_free(struct ht_cdf *c)
-{
-    free(c->rows);
-    memset(c, 0, sizeof *c);
 }
 
 /* ---- words for a scenario path -------------------------------------------------------------- */
@@ -378,9 +242,8 @@ int ht_axis_make(const struct scenario *sc, cJSON *const *docs, int n, struct ht
                 param_parts(sc, o->string, owner, sizeof owner, words, sizeof words, unit,
                             sizeof unit);
                 value_text(o, val, sizeof val);
-                size_t len = strlen(rest);
-                snprintf(rest + len, sizeof rest - len, "%s%s%s%s %s%s%s", len ? ", " : "", owner,
-                         owner[0] ? " " : "", words, val, unit[0] ? " " : "", unit);
+                ss_catf(rest, sizeof rest, "%s%s%s%s %s%s%s", rest[0] ? ", " : "", owner,
+                        owner[0] ? " " : "", words, val, unit[0] ? " " : "", unit);
             }
         }
         a->text[k] = ss_xstrdup(buf);

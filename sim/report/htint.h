@@ -6,7 +6,9 @@
 #define SS_HTINT_H
 
 #include "calib/calib.h"
+#include "core/cdfrun.h"
 #include "core/metric.h"
+#include "core/vdjson.h"
 #include "core/scenario.h"
 #include "report/hw.h"
 #include "report/svg.h"
@@ -27,25 +29,18 @@ void ht_td(struct hw *wr, double v, double scale, const char *fmt);
 int ht_figure(struct hw *wr, struct svg_figure *f, const char *svg_prefix, char *err,
               size_t errlen);
 void ht_figure_end(struct hw *wr);
+/* Writes what the closed memory writer svg holds as the file <svg_prefix>-<id>.svg. */
+int ht_svg_file(const char *svg_prefix, const char *id, const struct hw *svg, char *err,
+                size_t errlen);
 #define HT_CAPTION(wr, lit) HW_MARK(wr, "<figcaption>" lit "</figcaption>\n")
 /* The header line under the title: scenario, GPUs, seed, replications, load, command. */
 void ht_meta(struct hw *wr, const cJSON *doc, const char *command, const char *requests);
 /* The strategy × tenant, LLM token (with LLM tenants), strategy and MIG tables of one result. */
 void ht_result_tables(struct hw *wr, const cJSON *doc, const struct scenario *sc);
 void ht_notes(struct hw *wr, const cJSON *notes);
-/* A level's columns of the metric table (core/metric.h) in an HTML table: the figures with an
- * HTML heading, each attainment preceded by its target (and, for tenants, the verdict). */
-struct ht_cols {
-    const struct mt_metric *m[MT_COLS_MAX];
-    int n, verdict;
-};
-/* The headings after a row's leading ones, and the end of the row. */
-void ht_metric_head(struct hw *wr, const struct ht_cols *c);
-/* obj's cells (a tenant or a strategy of doc; sc gives the targets), and the end of the row. */
-void ht_metric_cells(struct hw *wr, const struct ht_cols *c, const struct scenario *sc,
-                     const cJSON *doc, const cJSON *obj);
 
-/* ---- inputs (htdata.c; a result document is read through core/rdoc.h) ---- */
+/* ---- inputs (htdata.c; a result document is read through core/rdoc.h, its verdict through
+ * core/vdjson.h, the `run --cdf` curves through core/cdfrun.h) ---- */
 /* A string member of another document (a plan, a cluster run), "" when absent. */
 const char *ht_str(const cJSON *obj, const char *key);
 enum ht_level { HT_TENANT, HT_STRATEGY };
@@ -62,40 +57,6 @@ struct ht_metric {
 };
 const struct ht_metric *ht_metric(const char *name);
 double ht_metric_value(const struct ht_metric *m, const cJSON *strategy, const cJSON *tenant);
-
-/* The SLA (ms) of a tenant for an "sla" key ("p99_ms", "ttft_p99_ms", …): from the point's
- * own swept value when doc is a sweep point that sets it, else the scenario's; NaN: none. */
-double ht_sla_ms(const struct scenario *sc, const cJSON *doc, const char *tenant, const char *key);
-
-/* One strategy of a result under core/verdict.h's rule, tenant by tenant. */
-struct ht_judge {
-    int meets; /* every tenant with an SLA meets it (docs/scenario.md#the-verdict) */
-    int n_sla; /* tenants with an SLA */
-    int n_miss;
-    char miss[360];      /* "chat: p99 80.2 ms > 50 ms; …" (the first two, then "; N more") */
-    double worst_ratio;  /* max over tenants with an SLA of their verdict's worst ratio */
-    double lost_miss;    /* the largest fraction of lost requests a tenant may not lose */
-    double worst_p99_ms; /* max over tenants */
-};
-void ht_judge(const struct scenario *sc, const cJSON *doc, const cJSON *strategy,
-              struct ht_judge *j);
-
-/* The latency quantiles of `run --cdf`: per (strategy, tenant) a curve. */
-struct ht_cdf_row {
-    char strategy[64], tenant[64];
-    int n;
-    double p[128], ms[128];
-};
-struct ht_cdf {
-    int n;
-    struct ht_cdf_row *rows;
-};
-/* pooled: keep only the rows of every strategy's tenants pooled ("(all)", named by the
- * strategy and tenant "(all)"), else only the per-tenant rows. */
-int ht_cdf_load(const char *path, int pooled, struct ht_cdf *c, char *err, size_t errlen);
-const struct ht_cdf_row *ht_cdf_find(const struct ht_cdf *c, const char *strategy,
-                                     const char *tenant);
-void ht_cdf_free(struct ht_cdf *c);
 
 /* The x axis of a sweep: the first swept parameter of `sharesim sweep` points (their
  * "sweep.params"), or the load scale of `run --scale-load` results (1 when absent). */

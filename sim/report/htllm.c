@@ -45,25 +45,24 @@ static int llm_panel(struct svg_figure *f, const struct page *pg, const char *te
     snprintf(p->xlabel, sizeof p->xlabel, "strategy");
     p->xa = SVG_CAT;
     p->latency = 1;
-    double sla = ht_sla_ms(pg->st->sc, pg->doc, tenant, targets[q].sla_key);
+    double sla = vj_sla_ms(pg->st->sc, pg->doc, tenant, targets[q].sla_key);
     double all[MAX_NAMES + 1], hi = -INFINITY;
     int n_all = 0, drawn = 0;
     for (int k = 0; k < pg->n_strat; k++) {
         double v = target_of(pg, k, tenant, q);
         hi = isfinite(v) && v > hi ? v : hi;
-    }
-    /* The axis in seconds where the target (or the worst value) is a second or more. */
-    const char *unit = ht_latency_unit(sla, hi);
-    double div = strcmp(unit, "s") == 0 ? 1000 : 1;
-    snprintf(p->ylabel, sizeof p->ylabel, "%s (%s)", targets[q].what, unit);
-    for (int k = 0; k < pg->n_strat; k++) {
         svg_cat(p, pg->strat[k]);
-        double v = target_of(pg, k, tenant, q) / div;
         if (isfinite(v) && v > 0)
             all[n_all++] = v;
     }
     if (isfinite(sla))
-        all[n_all++] = sla / div;
+        all[n_all++] = sla;
+    /* The axis in seconds where the target (or the worst value) is a second or more. */
+    const char *unit = ht_latency_unit(sla, hi);
+    double div = strcmp(unit, "s") == 0 ? 1000 : 1;
+    snprintf(p->ylabel, sizeof p->ylabel, "%s (%s)", targets[q].what, unit);
+    for (int k = 0; k < n_all; k++)
+        all[k] /= div;
     p->ya = svg_auto_axis(all, n_all);
     for (int k = 0; k < pg->n_strat; k++) {
         double x = k, v = target_of(pg, k, tenant, q) / div;

@@ -52,11 +52,9 @@ struct cv {
 static void cell_text(struct cv *c, double x, double y, const char *size, const char *fill,
                       const char *s)
 {
-    HW_MARKF(c->svg,
+    HW_WRAPF(c->svg, s, "</text>\n",
              "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"%s\" fill=\"%s\">", x,
              y, size, fill);
-    hw_text(c->svg, s);
-    HW_MARK(c->svg, "</text>\n");
     if (c->gp)
         gp_canvas_text(c->gp, x, y - 3, atof(size), fill, 0, 1, s);
 }
@@ -111,8 +109,7 @@ static void line_text(struct cv *c, double x, double y, const char *size, int bo
     else
         HW_MARKF(c->svg, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%s\" fill=\"%s\">", x, y, size,
                  fill);
-    hw_text(c->svg, s);
-    HW_MARK(c->svg, "</text>\n");
+    HW_WRAP(c->svg, "", s, "</text>\n");
     if (c->gp)
         gp_canvas_text(c->gp, x, y - 4, atof(size), bold ? "#000000" : fill, bold, 0, s);
 }
@@ -192,16 +189,12 @@ static void gpu_block(struct cv *cv, const char *strategy, int gi, const cJSON *
         if (!cused[q])
             free_cell(cv, x0 + q * ccw, yc, ccw, CH, left-- > 0);
     int strand[16] = {0}, marked = 0;
-    for (int q = 0; q < M && marked < sm_n; q++)
-        if (!mused[q] && !coverable(gp, mused, q, free_c)) {
-            strand[q] = 1;
-            marked++;
-        }
-    for (int q = 0; q < M && marked < sm_n; q++)
-        if (!mused[q] && !strand[q]) {
-            strand[q] = 1;
-            marked++;
-        }
+    for (int pass = 0; pass < 2; pass++) /* the uncoverable first, then any free one */
+        for (int q = 0; q < M && marked < sm_n; q++)
+            if (!mused[q] && !strand[q] && (pass || !coverable(gp, mused, q, free_c))) {
+                strand[q] = 1;
+                marked++;
+            }
     for (int q = 0; q < M; q++)
         if (!mused[q])
             free_cell(cv, x0 + q * CW, ym, CW, MH, strand[q]);
@@ -313,20 +306,7 @@ int ht_mig_section(struct hw *wr, const cJSON *doc, const struct gpu_profile *gp
              "in memory order (the result gives no compute positions).</figcaption>\n"
              "</figure>\n",
              gp->name, gp->mig_compute_slices, gp->mig_memory_slices);
-    int rc = 0;
-    if (svg_prefix) {
-        char path[4096];
-        struct ss_out o;
-        snprintf(path, sizeof path, "%s-mig-occupancy.svg", svg_prefix);
-        rc = ss_out_open(&o, path, err, errlen);
-        if (rc == 0) {
-            struct hw file;
-            hw_init(&file, o.fp);
-            HW_MARK(&file, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-            hw_splice(&file, mem);
-            rc = ss_out_commit(&o, err, errlen);
-        }
-    }
+    int rc = svg_prefix ? ht_svg_file(svg_prefix, "mig-occupancy", mem, err, errlen) : 0;
     hw_mem_free(mem);
     if (cv.gp && rc)
         gp_canvas_abort(cv.gp);

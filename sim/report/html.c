@@ -91,6 +91,21 @@ ht_canvas_sink ht_canvas_sink_of(void **ctx)
     return canvas_fn;
 }
 
+int ht_svg_file(const char *svg_prefix, const char *id, const struct hw *svg, char *err,
+                size_t errlen)
+{
+    char path[4096];
+    struct ss_out o;
+    struct hw file;
+    snprintf(path, sizeof path, "%s-%s.svg", svg_prefix, id);
+    if (ss_out_open(&o, path, err, errlen))
+        return -1;
+    hw_init(&file, o.fp);
+    HW_MARK(&file, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    hw_splice(&file, svg);
+    return ss_out_commit(&o, err, errlen);
+}
+
 int ht_figure(struct hw *wr, struct svg_figure *f, const char *svg_prefix, char *err, size_t errlen)
 {
     struct hw svg;
@@ -100,20 +115,7 @@ int ht_figure(struct hw *wr, struct svg_figure *f, const char *svg_prefix, char 
     hw_mem_close(&svg);
     HW_MARKF(wr, "<figure id=\"%s\">\n", f->id);
     hw_splice(wr, &svg);
-    int rc = 0;
-    if (svg_prefix) {
-        char path[4096];
-        struct ss_out o;
-        struct hw file;
-        snprintf(path, sizeof path, "%s-%s.svg", svg_prefix, f->id);
-        rc = ss_out_open(&o, path, err, errlen);
-        if (rc == 0) {
-            hw_init(&file, o.fp);
-            HW_MARK(&file, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-            hw_splice(&file, &svg);
-            rc = ss_out_commit(&o, err, errlen);
-        }
-    }
+    int rc = svg_prefix ? ht_svg_file(svg_prefix, f->id, &svg, err, errlen) : 0;
     hw_mem_free(&svg);
     if (rc == 0 && sink_fn)
         rc = sink_fn(sink_ctx, f, err, errlen);
@@ -129,18 +131,14 @@ void ht_meta(struct hw *wr, const cJSON *doc, const char *command, const char *r
 {
     struct rd_head h;
     rd_head_of(doc, &h);
-    HW_MARK(wr, "<p class=\"meta\">Scenario <code>");
-    hw_text(wr, h.scenario);
+    HW_WRAP(wr, "<p class=\"meta\">Scenario <code>", h.scenario, "");
     HW_MARKF(wr, "</code> on %.0f × %s, seed %.0f, %.0f replication%s", h.gpus, h.gpu, h.seed,
              h.replications, h.replications > 1 ? "s (figures are means)" : "");
     if (isfinite(h.load_scale))
         HW_MARKF(wr, ", arrival rates × %g", h.load_scale);
     HW_MARK(wr, ".");
-    if (command && *command) {
-        HW_MARK(wr, " Made by <code>");
-        hw_text(wr, command);
-        HW_MARK(wr, "</code>.");
-    }
+    if (command && *command)
+        HW_WRAP(wr, " Made by <code>", command, "</code>.");
     if (requests && *requests) {
         HW_MARK(wr, " Run length: ");
         hw_md(wr, requests);
@@ -148,48 +146,38 @@ void ht_meta(struct hw *wr, const cJSON *doc, const char *command, const char *r
     HW_MARK(wr, "</p>\n");
 }
 
-static int strategy_index(const cJSON *doc, const cJSON *s)
+/* A row's first cells: the strategy's name after its swatch (style k, its place in the
+ * result), then the second column's text. */
+static void row_lead(struct hw *wr, int k, const cJSON *s, const char *second)
 {
-    int k = 0;
-    const cJSON *x;
-    RD_EACH_STRATEGY(x, doc)
-    {
-        if (x == s)
-            return k;
-        k++;
-    }
-    return 0;
+    HW_MARK(wr, "<tr><td class=\"l\">");
+    svg_swatch(wr, k);
+    HW_WRAP(wr, "", rd_name(s), "</td>");
+    HW_WRAP(wr, "<td class=\"l\">", second, "</td>");
 }
 
-static void strategy_cell(struct hw *wr, const cJSON *doc, const cJSON *s)
-{
-    HW_MARK(wr, "<td class=\"l\">");
-    svg_swatch(wr, strategy_index(doc, s));
-    hw_text(wr, rd_name(s));
-    HW_MARK(wr, "</td>");
-}
+/* A level's columns of the metric table (core/metric.h) in an HTML table: the figures with an
+ * HTML heading, each attainment preceded by its target's column (and, for tenants, the
+ * verdict's). */
+struct ht_cols {
+    const struct mt_metric *m[MT_COLS_MAX];
+    int n, verdict;
+};
 
-/* The columns of a level's table (the metric table's figures with an HTML heading, core/metric.h);
- * before a figure that attains a scenario target, the target's column. */
-void ht_metric_head(struct hw *wr, const struct ht_cols *c)
+/* The headings after a row's leading ones, and the end of the row. */
+static void ht_metric_head(struct hw *wr, const struct ht_cols *c)
 {
     for (int k = 0; k < c->n; k++) {
         if (c->m[k]->sla_key) {
-            HW_MARK(wr, "<th>");
-            hw_text(wr, c->m[k]->html_sla_head);
-            HW_MARK(wr, "</th>");
+            HW_WRAP(wr, "<th>", c->m[k]->html_sla_head, "</th>");
             if (c->verdict)
                 HW_MARK(wr, "<th class=\"l\">SLA</th>");
         }
-        HW_MARK(wr, "<th>");
-        hw_text(wr, c->m[k]->html_head);
-        HW_MARK(wr, "</th>");
+        HW_WRAP(wr, "<th>", c->m[k]->html_head, "</th>");
     }
     HW_MARK(wr, "</tr>\n");
 }
 
-/* A tenant's verdict on its p99 target: met when it is stable, its p99 is within the target
- * and nothing failed or was rejected. */
 /* The tenant's verdict, as every other output gives it (core/verdict.h): "✓ meets" or "✗" and
  * the first reason; "none" without an SLA ("overloaded" when it is unstable). */
 static void verdict_cell(struct hw *wr, const struct scenario *sc, const cJSON *doc, const cJSON *t)
@@ -201,20 +189,18 @@ static void verdict_cell(struct hw *wr, const struct scenario *sc, const cJSON *
                  "<td class=\"l\">none</td>");
     else if (v.meets)
         HW_MARK(wr, "<td class=\"l ok\">✓ meets</td>");
-    else {
-        HW_MARK(wr, "<td class=\"l miss\">✗ ");
-        hw_text(wr, v.reason);
-        HW_MARK(wr, "</td>");
-    }
+    else
+        HW_WRAP(wr, "<td class=\"l miss\">✗ ", v.reason, "</td>");
 }
 
-void ht_metric_cells(struct hw *wr, const struct ht_cols *c, const struct scenario *sc,
-                     const cJSON *doc, const cJSON *obj)
+/* obj's cells (a tenant or a strategy of doc; sc gives the targets), and the end of the row. */
+static void ht_metric_cells(struct hw *wr, const struct ht_cols *c, const struct scenario *sc,
+                            const cJSON *doc, const cJSON *obj)
 {
     for (int k = 0; k < c->n; k++) {
         const struct mt_metric *m = c->m[k];
         if (m->sla_key) {
-            double sla = ht_sla_ms(sc, doc, rd_name(obj), m->sla_key);
+            double sla = vj_sla_ms(sc, doc, rd_name(obj), m->sla_key);
             ht_td(wr, sla, 1, "%.0f");
             if (c->verdict)
                 verdict_cell(wr, sc, doc, obj);
@@ -236,28 +222,21 @@ static void level_table(struct hw *wr, const cJSON *doc, const struct scenario *
              cls[level], level == MT_STRATEGY ? "kind" : "tenant");
     ht_metric_head(wr, &c);
     const cJSON *s, *t;
+    int k = 0;
     RD_EACH_STRATEGY(s, doc)
     {
         if (level == MT_STRATEGY) {
-            HW_MARK(wr, "<tr>");
-            strategy_cell(wr, doc, s);
-            HW_MARK(wr, "<td class=\"l\">");
-            hw_text(wr, rd_kind(s));
-            HW_MARK(wr, "</td>");
+            row_lead(wr, k, s, rd_kind(s));
             ht_metric_cells(wr, &c, NULL, doc, s);
-            continue;
         }
         RD_EACH_TENANT(t, s)
         {
-            if (level == MT_LLM && !rd_is_llm(t))
+            if (level == MT_STRATEGY || (level == MT_LLM && !rd_is_llm(t)))
                 continue;
-            HW_MARK(wr, "<tr>");
-            strategy_cell(wr, doc, s);
-            HW_MARK(wr, "<td class=\"l\">");
-            hw_text(wr, rd_name(t));
-            HW_MARK(wr, "</td>");
+            row_lead(wr, k, s, rd_name(t));
             ht_metric_cells(wr, &c, sc, doc, t);
         }
+        k++;
     }
     HW_MARK(wr, "</table>\n");
 }
@@ -283,8 +262,6 @@ void ht_notes(struct hw *wr, const cJSON *notes)
     HW_MARK(wr, "<h2 id=\"notes\">Notes</h2>\n");
     cJSON_ArrayForEach(n, notes)
     {
-        HW_MARK(wr, "<p>");
-        hw_md(wr, cJSON_IsString(n) ? n->valuestring : "");
-        HW_MARK(wr, "</p>\n");
+        HW_MDWRAP(wr, "<p>", cJSON_IsString(n) ? n->valuestring : "", "</p>\n");
     }
 }

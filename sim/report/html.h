@@ -10,7 +10,7 @@
  * bytes.
  *
  * Module prefix: ht_. Files: html.c (page frame, tables, text), htdata.c (inputs:
- * metrics, sweep axes, the CDF CSV, labels), htstudy.c (a study page) with htsweep.c (its
+ * metrics, sweep axes, labels), htstudy.c (a study page) with htsweep.c (its
  * sweep figures) and htverdict.c (its question and verdict), htmig.c (MIG layouts drawn as
  * slice grids), htplan.c (the planner's page), htref.c (the reference table's page); every
  * page is written through hw.h, the one HTML writer (its text calls escape).
@@ -40,7 +40,7 @@ struct ht_study {
     cJSON **docs;              /* docs[0] is the main result; with more, they form a sweep */
     int n_docs;
     const char *cdf_path;   /* `sharesim run --cdf` CSV of docs[0], or NULL */
-    const char *metrics;    /* comma-separated sweep metrics (ht_metric_names), NULL: default */
+    const char *metrics;    /* comma-separated sweep metrics (--plot names), NULL: default */
     const char *svg_prefix; /* also write each figure as <svg_prefix>-<figure>.svg */
 };
 
@@ -97,8 +97,6 @@ int ht_plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, char *e
  * or a cluster result (a "cluster" object, docs/report.md), or both. */
 int ht_load(const char *path, cJSON **doc, char *err, size_t errlen);
 
-/* The metrics a sweep figure can plot, comma-separated (for --help and messages). */
-const char *ht_metric_names(void);
 /* 0 when every name of the comma-separated list is a metric, else -1 with err. */
 int ht_check_metrics(const char *list, char *err, size_t errlen);
 

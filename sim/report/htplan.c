@@ -7,6 +7,7 @@
  */
 #include "report/html.h"
 #include "report/htint.h"
+#include "report/rtable.h"
 #include "core/rdoc.h"
 #include "core/verdict.h"
 #include "base/util.h"
@@ -33,8 +34,6 @@ static int figures(struct hw *wr, const struct scenario *sc, const cJSON *cands,
 {
     char kinds[MAX_KINDS][16];
     int nk = 0, nc = cJSON_GetArraySize(cands), rc = 0;
-    double *x = ss_xcalloc((size_t)nc + 1, sizeof *x), *y = ss_xcalloc((size_t)nc + 1, sizeof *y);
-    unsigned char *hol = ss_xcalloc((size_t)nc + 1, 1);
     const cJSON *c;
     int idx = 0, sim = 0;
     cJSON_ArrayForEach(c, cands)
@@ -44,12 +43,10 @@ static int figures(struct hw *wr, const struct scenario *sc, const cJSON *cands,
         kind_style(kinds, &nk, rc_.kind);
         sim += rc_.simulated;
     }
-    if (sim == 0) {
-        free(x);
-        free(y);
-        free(hol);
+    if (sim == 0)
         return 0;
-    }
+    double *x = ss_xcalloc((size_t)nc + 1, sizeof *x), *y = ss_xcalloc((size_t)nc + 1, sizeof *y);
+    unsigned char *hol = ss_xcalloc((size_t)nc + 1, 1);
     struct svg_figure f;
     svg_fig_init(&f, "plan-p99", "p99 of every simulated candidate (one panel per tenant)", 3, 390,
                  290);
@@ -101,7 +98,7 @@ static int figures(struct hw *wr, const struct scenario *sc, const cJSON *cands,
             if (s)
                 s->points_only = 1;
         }
-        double sla = cost ? NAN : ht_sla_ms(sc, NULL, sc->tenants[i].name, "p99_ms");
+        double sla = cost ? NAN : vj_sla_ms(sc, NULL, sc->tenants[i].name, "p99_ms");
         if (isfinite(sla))
             all[na++] = sla;
         p->ya = svg_auto_axis(all, na);
@@ -159,34 +156,20 @@ static void deciding_head(struct hw *wr, const struct tenant_cfg *t)
     struct fig f[4];
     int n = deciding(t, f);
     for (int k = 0; k < n; k++) {
-        HW_MARK(wr, "<th>");
-        hw_text(wr, t->name);
-        HW_MARK(wr, " ");
+        HW_WRAP(wr, "<th>", t->name, " ");
         hw_text(wr, f[k].what);
-        HW_MARK(wr, " ");
-        hw_text(wr, f[k].unit);
+        HW_WRAP(wr, " ", f[k].unit, "");
         if (isfinite(f[k].target))
             HW_MARKF(wr, " (%s %.4g)", f[k].fig == RD_CAND_THR ? "≥" : "≤", f[k].target);
         HW_MARK(wr, "</th>");
     }
 }
 
-static void deciding_cells(struct hw *wr, const struct rd_cand *c, const struct tenant_cfg *t)
-{
-    struct fig f[4];
-    int n = deciding(t, f);
-    for (int k = 0; k < n; k++)
-        ht_td(wr, rd_cand_tenant(c, f[k].fig, t->name), 1, "%.4g");
-}
-
 /* A candidate's flags, each in words after a warning sign. */
 static void flag_words(struct hw *wr, const struct rd_cand *c)
 {
-    for (int k = 0; k < rd_cand_flags(c); k++) {
-        HW_MARK(wr, "<br><strong>⚠ ");
-        hw_text(wr, rd_cand_flag(c, k));
-        HW_MARK(wr, "</strong>");
-    }
+    for (int k = 0; k < rd_cand_flags(c); k++)
+        HW_WRAP(wr, "<br><strong>⚠ ", rd_cand_flag(c, k), "</strong>");
 }
 
 /* The headroom: the load factor at which it first misses ("×1.28"), "&gt; ×8" when it never
@@ -201,10 +184,8 @@ static void headroom_cell(struct hw *wr, const struct rd_cand *c)
         HW_MARKF(wr, "&lt; ×%.3g", hi);
     else if (isfinite(lo))
         HW_MARKF(wr, "&gt; ×%.3g", lo);
-    else {
-        HW_MARK(wr, "– ");
-        hw_text(wr, c->headroom_note);
-    }
+    else
+        HW_WRAP(wr, "– ", c->headroom_note, "");
     HW_MARK(wr, "</td>");
 }
 
@@ -227,9 +208,7 @@ static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
         HW_MARKF(wr, "<tr><td>%d</td><td class=\"l\">", ++k);
         svg_swatch(wr, st);
         hw_text(wr, c.kind);
-        HW_MARK(wr, "</td><td class=\"l\">");
-        hw_text(wr, c.label);
-        HW_MARK(wr, "</td>");
+        HW_WRAP(wr, "</td><td class=\"l\">", c.label, "</td>");
         ht_td(wr, c.gpus, 1, "%.0f");
         ht_td(wr, c.cost_per_hour, 1, "%.2f");
         ht_td(wr, c.cost_per_mreq, 1, "%.3f");
@@ -238,64 +217,52 @@ static void table(struct hw *wr, const struct scenario *sc, const cJSON *cands)
             flag_words(wr, &c);
             HW_MARK(wr, "</td>");
         } else if (c.simulated) {
-            HW_MARK(wr, "<td class=\"l miss wrap\">✗ ");
-            hw_text(wr, c.reason);
+            HW_WRAP(wr, "<td class=\"l miss wrap\">✗ ", c.reason, "");
             flag_words(wr, &c);
             HW_MARK(wr, "</td>");
         } else {
-            HW_MARK(wr, "<td class=\"l wrap\">");
-            hw_text(wr, *c.pruned ? c.pruned : "not simulated");
-            HW_MARK(wr, "</td>");
+            HW_WRAP(wr, "<td class=\"l wrap\">", *c.pruned ? c.pruned : "not simulated", "</td>");
         }
         char ratio[48] = "–";
         if (c.simulated && isfinite(c.worst_ratio))
             vd_fmt_ratio(c.worst_ratio, ratio, sizeof ratio);
-        HW_MARK(wr, "<td>");
-        hw_text(wr, ratio);
-        HW_MARK(wr, "</td>");
+        HW_WRAP(wr, "<td>", ratio, "</td>");
         headroom_cell(wr, &c);
-        for (int i = 0; i < sc->n_tenants; i++)
-            deciding_cells(wr, &c, &sc->tenants[i]);
+        for (int i = 0; i < sc->n_tenants; i++) {
+            struct fig f[4];
+            for (int q = 0, nf = deciding(&sc->tenants[i], f); q < nf; q++)
+                ht_td(wr, rd_cand_tenant(&c, f[q].fig, sc->tenants[i].name), 1, "%.4g");
+        }
         HW_MARK(wr, "</tr>\n");
     }
     HW_MARK(wr, "</table>\n");
 }
 
-/* A number of the plan document (NaN when null or absent). */
-static double num_of(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
+/* The tensor-parallel comparison's columns after the layout: a layout's deciding figures. */
+static const struct {
+    const char *head, *key, *fmt;
+} tp_cols[] = {
+    {"GPUs", "gpus", "%.0f"},
+    {"$/hour", "cost_per_hour_usd", "%.2f"},
+    {"TTFT p99 ms", "ttft_p99_ms", "%.4g"},
+    {"target", "ttft_target_ms", "%.4g"},
+    {"TPOT p99 ms", "tpot_p99_ms", "%.4g"},
+    {"target", "tpot_target_ms", "%.4g"},
+    {"KV tokens per engine", "kv_tokens_per_engine", "%.0f"},
+    {"preemptions", "preemptions", "%.0f"},
+};
+#define N_TP_COLS ((int)(sizeof tp_cols / sizeof tp_cols[0]))
 
-static const char *str_of(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-/* One row of the tensor-parallel comparison: a layout's deciding figures. */
 static void tp_row(struct hw *wr, const cJSON *l, int chosen)
 {
-    HW_MARK(wr, "<tr><td class=\"l\">");
-    hw_text(wr, str_of(l, "layout"));
-    HW_MARK2(wr, chosen, " (chosen)", "");
-    HW_MARK(wr, "</td>");
-    ht_td(wr, num_of(l, "gpus"), 1, "%.0f");
-    ht_td(wr, num_of(l, "cost_per_hour_usd"), 1, "%.2f");
-    ht_td(wr, num_of(l, "ttft_p99_ms"), 1, "%.4g");
-    ht_td(wr, num_of(l, "ttft_target_ms"), 1, "%.4g");
-    ht_td(wr, num_of(l, "tpot_p99_ms"), 1, "%.4g");
-    ht_td(wr, num_of(l, "tpot_target_ms"), 1, "%.4g");
-    ht_td(wr, num_of(l, "kv_tokens_per_engine"), 1, "%.0f");
-    ht_td(wr, num_of(l, "preemptions"), 1, "%.0f");
-    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "meets_sla"))) {
+    HW_WRAP(wr, "<tr><td class=\"l\">", ht_str(l, "layout"), "");
+    HW_MARK2(wr, chosen, " (chosen)</td>", "</td>");
+    for (int k = 0; k < N_TP_COLS; k++)
+        ht_td(wr, rt_num(l, tp_cols[k].key), 1, tp_cols[k].fmt);
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "meets_sla")))
         HW_MARK(wr, "<td class=\"l ok wrap\">✓ meets every SLA</td>");
-    } else {
-        HW_MARK(wr, "<td class=\"l miss wrap\">✗ ");
-        hw_text(wr, str_of(l, "reason"));
-        HW_MARK(wr, "</td>");
-    }
+    else
+        HW_WRAP(wr, "<td class=\"l miss wrap\">✗ ", ht_str(l, "reason"), "</td>");
     HW_MARK(wr, "</tr>\n");
 }
 
@@ -305,14 +272,13 @@ static void tp_section(struct hw *wr, const cJSON *plan)
     const cJSON *tc = cJSON_GetObjectItemCaseSensitive(plan, "tensor_parallel_choice");
     if (!cJSON_IsObject(tc))
         return;
-    HW_MARK(wr, "<h2 id=\"tensor-parallel\">Tensor parallelism: ");
-    hw_text(wr, str_of(tc, "tenant"));
-    HW_MARK(wr, "</h2>\n<p>");
-    hw_text(wr, str_of(tc, "why"));
-    HW_MARK(wr, "</p>\n<table class=\"plan\">\n<tr><th class=\"l\">layout</th><th>GPUs</th>"
-                "<th>$/hour</th><th>TTFT p99 ms</th><th>target</th><th>TPOT p99 ms</th>"
-                "<th>target</th><th>KV tokens per engine</th><th>preemptions</th>"
-                "<th class=\"l\">status</th></tr>\n");
+    HW_WRAP(wr, "<h2 id=\"tensor-parallel\">Tensor parallelism: ", ht_str(tc, "tenant"),
+            "</h2>\n<p>");
+    HW_WRAP(wr, "", ht_str(tc, "why"),
+            "</p>\n<table class=\"plan\">\n<tr><th class=\"l\">layout</th>");
+    for (int k = 0; k < N_TP_COLS; k++)
+        HW_WRAP(wr, "<th>", tp_cols[k].head, "</th>");
+    HW_MARK(wr, "<th class=\"l\">status</th></tr>\n");
     tp_row(wr, cJSON_GetObjectItemCaseSensitive(tc, "chosen"), 1);
     const cJSON *a;
     cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(tc, "alternatives")) tp_row(wr, a, 0);
@@ -327,19 +293,18 @@ static void sens_end_cell(struct hw *wr, const cJSON *e, const char *unit, int i
                  "<td class=\"l\">not rerun</td>");
         return;
     }
-    const cJSON *at = cJSON_GetObjectItemCaseSensitive(e, "at");
-    const cJSON *reason = cJSON_GetObjectItemCaseSensitive(e, "reason");
-    const cJSON *ratio = cJSON_GetObjectItemCaseSensitive(e, "worst_ratio");
     char words[48];
-    vd_fmt_ratio(cJSON_IsNumber(ratio) ? ratio->valuedouble : NAN, words, sizeof words);
+    vd_fmt_ratio(rt_num(e, "worst_ratio"), words, sizeof words);
     int meets = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "meets_sla"));
     HW_MARK2(wr, meets, "<td class=\"l\">", "<td class=\"l miss\">");
-    hw_textf(wr, "at %g%s%s: ", cJSON_IsNumber(at) ? at->valuedouble : NAN, unit[0] ? " " : "",
-             unit);
+    hw_textf(wr, "at %g%s%s: ", rt_num(e, "at"), unit[0] ? " " : "", unit);
     if (meets)
         hw_textf(wr, "meets (worst %s)", words);
     else
-        hw_textf(wr, "%s (%s)", cJSON_IsString(reason) ? reason->valuestring : "misses", words);
+        hw_textf(wr, "%s (%s)",
+                 cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "reason")) ? ht_str(e, "reason")
+                                                                               : "misses",
+                 words);
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "worst_variant_only")))
         hw_text(wr, "; the plan's worst variant only");
     HW_MARK(wr, "</td>");
@@ -369,61 +334,34 @@ static void sensitivity_section(struct hw *wr, const cJSON *plan)
     const cJSON *v;
     cJSON_ArrayForEach(v, arr)
     {
-        const cJSON *key = cJSON_GetObjectItemCaseSensitive(v, "key");
-        const cJSON *unit = cJSON_GetObjectItemCaseSensitive(v, "unit");
-        const cJSON *val = cJSON_GetObjectItemCaseSensitive(v, "value");
         const cJSON *range = cJSON_GetObjectItemCaseSensitive(v, "range");
-        const cJSON *reads = cJSON_GetObjectItemCaseSensitive(v, "read_by");
-        const cJSON *note = cJSON_GetObjectItemCaseSensitive(v, "note");
-        const char *u = cJSON_IsString(unit) ? unit->valuestring : "";
-        HW_MARK(wr, "<tr><td class=\"l\"><code>");
-        hw_text(wr, cJSON_IsString(key) ? key->valuestring : "");
-        HW_MARK(wr, "</code></td><td>");
-        hw_textf(wr, "%g%s%s", cJSON_IsNumber(val) ? val->valuedouble : NAN, u[0] ? " " : "", u);
+        const char *u = ht_str(v, "unit");
+        double x = rt_num(v, "value");
+        int two = cJSON_GetArraySize(range) == 2;
+        HW_WRAP(wr, "<tr><td class=\"l\"><code>", ht_str(v, "key"), "</code></td><td>");
+        hw_textf(wr, "%g%s%s", x, u[0] ? " " : "", u);
         HW_MARK(wr, "</td><td>");
-        if (cJSON_GetArraySize(range) == 2)
+        if (two)
             hw_textf(wr, "%g to %g", cJSON_GetArrayItem(range, 0)->valuedouble,
                      cJSON_GetArrayItem(range, 1)->valuedouble);
         else
             hw_text(wr, "none stated");
-        HW_MARK(wr, "</td><td class=\"l\">");
-        hw_text(wr, cJSON_IsString(reads) ? reads->valuestring : "");
-        HW_MARK(wr, "</td>");
-        double x = cJSON_IsNumber(val) ? val->valuedouble : NAN;
-        int two = cJSON_GetArraySize(range) == 2;
+        HW_WRAP(wr, "</td><td class=\"l\">", ht_str(v, "read_by"), "</td>");
         sens_end_cell(wr, cJSON_GetObjectItemCaseSensitive(v, "at_lo"), u,
                       two && cJSON_GetArrayItem(range, 0)->valuedouble == x);
         sens_end_cell(wr, cJSON_GetObjectItemCaseSensitive(v, "at_hi"), u,
                       two && cJSON_GetArrayItem(range, 1)->valuedouble == x);
-        HW_MARK(wr, "<td class=\"l\">");
-        hw_text(wr, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "rests_on"))
-                        ? "yes: a verdict flips"
-                        : "no");
-        if (cJSON_IsString(note)) {
-            hw_text(wr, "; ");
-            hw_text(wr, note->valuestring);
-        }
+        HW_WRAP(wr, "<td class=\"l\">",
+                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "rests_on"))
+                    ? "yes: a verdict flips"
+                    : "no",
+                "");
+        const cJSON *note = cJSON_GetObjectItemCaseSensitive(v, "note");
+        if (cJSON_IsString(note))
+            hw_textf(wr, "; %s", note->valuestring);
         HW_MARK(wr, "</td></tr>\n");
     }
     HW_MARK(wr, "</table>\n");
-}
-
-static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan, char *err,
-                     size_t errlen);
-
-static int page_plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan, char *err,
-                          size_t errlen)
-{
-    /* plan_json() holds its numbers as raw text (6 significant digits, null for NaN); read
-     * them as any reader of the file would. */
-    char *text = cJSON_PrintUnformatted(plan);
-    cJSON *doc = text ? cJSON_Parse(text) : NULL;
-    free(text);
-    if (!doc)
-        return ss_errf(err, errlen, "the plan document does not print as JSON");
-    int rc = plan_page(wr, sc, doc, err, errlen);
-    cJSON_Delete(doc);
-    return rc;
 }
 
 static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan, char *err,
@@ -432,8 +370,7 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
     char title[200];
     snprintf(title, sizeof title, "Capacity plan for %s", sc->name);
     ht_head(wr, title);
-    HW_MARK(wr, "<h1>");
-    hw_text(wr, title);
+    HW_WRAP(wr, "<h1>", title, "");
     HW_MARK(wr,
             "</h1>\n<p class=\"question\"><strong>Question.</strong> What is the cheapest "
             "configuration (strategy kind, parameters, number of GPUs) under which every tenant "
@@ -454,8 +391,7 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
                 break;
             }
         }
-        HW_MARK(wr, "<strong>");
-        hw_text(wr, label);
+        HW_WRAP(wr, "<strong>", label, "");
         HW_MARKF(wr, "</strong> on %.0f GPU%s", rec.gpus, rec.gpus == 1 ? "" : "s");
         if (isfinite(rec.cost_per_hour))
             HW_MARKF(wr, ", $%.2f per hour ($%.2f per million requests)", rec.cost_per_hour,
@@ -464,8 +400,7 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
         vd_fmt_ratio(rec.worst_ratio, ratio, sizeof ratio);
         HW_MARK(wr, ", is the cheapest configuration the simulation confirms: every tenant meets "
                     "its SLA (tightest: ");
-        hw_text(wr, ratio);
-        HW_MARK(wr, ")");
+        HW_WRAP(wr, "", ratio, ")");
         if (isfinite(rec.headroom_hi))
             HW_MARKF(wr, "; it first misses an SLA at %.3g times the load (its headroom)",
                      rec.headroom_hi);
@@ -475,27 +410,20 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
         if (pl.closest) {
             struct rd_cand cl;
             rd_cand_of(pl.closest, &cl);
-            HW_MARK(wr, "; the closest is <strong>");
-            hw_text(wr, cl.label);
+            HW_WRAP(wr, "; the closest is <strong>", cl.label, "");
             char ratio[48];
             vd_fmt_ratio(cl.worst_ratio, ratio, sizeof ratio);
-            HW_MARK(wr, "</strong> (");
-            hw_text(wr, cl.reason);
-            HW_MARK(wr, "; worst ");
-            hw_text(wr, ratio);
-            HW_MARK(wr, ")");
+            HW_WRAP(wr, "</strong> (", cl.reason, "; worst ");
+            HW_WRAP(wr, "", ratio, ")");
         }
     }
     if (*pl.rule_kind) {
-        HW_MARK(wr, "; the rule of thumb (“");
-        hw_text(wr, pl.rule);
-        HW_MARK(wr, "”) picks ");
+        HW_WRAP(wr, "; the rule of thumb (“", pl.rule, "”) picks ");
         hw_text(wr, pl.rule_kind);
         HW_MARK2(wr, pl.rule_agrees, " and the simulation agrees", " and the simulation disagrees");
     }
     HW_MARK(wr, ".</p>\n");
-    HW_MARK(wr, "<p class=\"meta\">Scenario <code>");
-    hw_text(wr, sc->name);
+    HW_WRAP(wr, "<p class=\"meta\">Scenario <code>", sc->name, "");
     HW_MARKF(wr,
              "</code>: %d tenant%s on %s; %.0f candidates simulated. Made by <code>sharesim "
              "plan</code> (docs/plan.md).</p>\n",
@@ -513,10 +441,19 @@ static int plan_page(struct hw *wr, const struct scenario *sc, const cJSON *plan
     return rc;
 }
 
-/* The public entry: the caller's stream, reached only through the writer. */
 int ht_plan_page(FILE *fp, const struct scenario *sc, const cJSON *plan, char *err, size_t errlen)
 {
+    /* plan_json() holds its numbers as raw text (6 significant digits, null for NaN); read
+     * them as any reader of the file would. The page reaches the stream only through the
+     * writer (hw.h). */
+    char *text = cJSON_PrintUnformatted(plan);
+    cJSON *doc = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    if (!doc)
+        return ss_errf(err, errlen, "the plan document does not print as JSON");
     struct hw wr;
     hw_init(&wr, fp);
-    return page_plan_page(&wr, sc, plan, err, errlen);
+    int rc = plan_page(&wr, sc, doc, err, errlen);
+    cJSON_Delete(doc);
+    return rc;
 }

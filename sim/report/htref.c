@@ -46,11 +46,8 @@ static void verdict(struct hw *wr, const struct sd_study *st, const struct sd_re
              tps_ok, st->n_rows, util_ok, st->n_rows);
     int ok = 0, bad = 0;
     for (int k = 0; k < st->n_rows; k++)
-        if (fabs(rel_err(rows[k].p99_ms, rows[k].row->paper_p99_ms)) <= 0.15) {
-            HW_MARKF(wr, "%s<strong>", ok++ ? ", " : " ");
-            hw_text(wr, rows[k].row->mode);
-            HW_MARK(wr, "</strong>");
-        }
+        if (fabs(rel_err(rows[k].p99_ms, rows[k].row->paper_p99_ms)) <= 0.15)
+            HW_WRAPF(wr, rows[k].row->mode, "</strong>", "%s<strong>", ok++ ? ", " : " ");
     if (!ok)
         HW_MARK(wr, " no row");
     for (int k = 0; k < st->n_rows; k++) {
@@ -58,8 +55,7 @@ static void verdict(struct hw *wr, const struct sd_study *st, const struct sd_re
         if (fabs(e) <= 0.15)
             continue;
         HW_MARK2(wr, bad++, ", ", " and not in ");
-        HW_MARK(wr, "<strong>");
-        hw_text(wr, rows[k].row->mode);
+        HW_WRAP(wr, "<strong>", rows[k].row->mode, "");
         HW_MARKF(wr, "</strong> (%.0f ms against %.0f, %+.0f %%)", rows[k].p99_ms,
                  rows[k].row->paper_p99_ms, e * 100);
     }
@@ -113,17 +109,17 @@ static int cdf_figure(struct hw *wr, const struct sd_study *st, const struct sd_
     int drawn = 0;
     for (int k = 0; k < st->n_rows; k++) {
         char path[4096];
-        struct ht_cdf c;
+        struct cdf_curves c;
         snprintf(path, sizeof path, "%s/%s-%s-cdf.csv", dir, st->id, rows[k].row->mode);
         FILE *probe = fopen(path, "r");
         if (!probe)
             continue;
         fclose(probe);
-        if (ht_cdf_load(path, 1, &c, err, errlen)) {
+        if (cdf_csv_load(path, 1, &c, err, errlen)) {
             svg_fig_free(&f);
             return -1;
         }
-        const struct ht_cdf_row *r = ht_cdf_find(&c, rows[k].row->strategy, "(all)");
+        const struct cdf_curve *r = cdf_csv_find(&c, rows[k].row->strategy, "(all)");
         struct svg_panel *p = svg_fig_panel(&f);
         snprintf(p->title, sizeof p->title, "%s ×%d", rows[k].row->mode, rows[k].row->instances);
         snprintf(p->note, sizeof p->note,
@@ -155,7 +151,7 @@ static int cdf_figure(struct hw *wr, const struct sd_study *st, const struct sd_
         svg_ref(p, 1, rows[k].row->paper_p99_ms, SVG_REF_VALUE, "article p99 %.0f ms",
                 rows[k].row->paper_p99_ms);
         drawn += n > 0;
-        ht_cdf_free(&c);
+        cdf_csv_free(&c);
     }
     int rc = 0;
     if (drawn)
@@ -169,14 +165,15 @@ static int cdf_figure(struct hw *wr, const struct sd_study *st, const struct sd_
     return rc;
 }
 
-static int page_reference_page(struct hw *wr, const struct sd_study *st,
-                               const struct sd_ref_row *rows, cJSON *const *docs, const char *dir,
-                               const char *svg_prefix, char *err, size_t errlen)
+/* The page, written to the caller's stream only through the writer (hw.h). */
+int ht_reference_page(FILE *fp, const struct sd_study *st, const struct sd_ref_row *rows,
+                      cJSON *const *docs, const char *dir, const char *svg_prefix, char *err,
+                      size_t errlen)
 {
+    struct hw w, *wr = &w;
+    hw_init(wr, fp);
     ht_head(wr, st->title);
-    HW_MARK(wr, "<h1>");
-    hw_text(wr, st->title);
-    HW_MARK(wr, "</h1>\n<p class=\"question\"><strong>Question.</strong> ");
+    HW_WRAP(wr, "<h1>", st->title, "</h1>\n<p class=\"question\"><strong>Question.</strong> ");
     if (st->question)
         hw_md(wr, st->question);
     else
@@ -186,8 +183,8 @@ static int page_reference_page(struct hw *wr, const struct sd_study *st,
     if (st->n_rows > 0)
         ht_meta(wr, docs[0], NULL, st->requests);
     HW_MARK(wr, "<nav>Contents: <a href=\"#table\">the table</a> <a href=\"#latency\">latency</a> "
-                "<a href=\"#notes\">notes</a></nav>\n<h2 id=\"table\">The table</h2>\n");
-    HW_MARK(wr, "<table class=\"reference\">\n<tr><th class=\"l\">mode</th><th>instances</th>"
+                "<a href=\"#notes\">notes</a></nav>\n<h2 id=\"table\">The table</h2>\n"
+                "<table class=\"reference\">\n<tr><th class=\"l\">mode</th><th>instances</th>"
                 "<th>TPS/instance</th><th>article</th><th>error</th><th>p99 ms</th><th>article</th>"
                 "<th>error</th><th>GPU util %</th><th>article</th><th>error</th></tr>\n");
     for (int k = 0; k < st->n_rows; k++) {
@@ -212,14 +209,4 @@ static int page_reference_page(struct hw *wr, const struct sd_study *st,
         ht_foot(wr);
     }
     return rc;
-}
-
-/* The public entry: the caller's stream, reached only through the writer. */
-int ht_reference_page(FILE *fp, const struct sd_study *st, const struct sd_ref_row *rows,
-                      cJSON *const *docs, const char *dir, const char *svg_prefix, char *err,
-                      size_t errlen)
-{
-    struct hw wr;
-    hw_init(&wr, fp);
-    return page_reference_page(&wr, st, rows, docs, dir, svg_prefix, err, errlen);
 }

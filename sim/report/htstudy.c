@@ -26,7 +26,7 @@
 int ht_pg_has_sla(const struct page *pg, const char *key)
 {
     for (int i = 0; i < pg->n_ten; i++)
-        if (isfinite(ht_sla_ms(pg->st->sc, pg->doc, pg->ten[i], key)))
+        if (isfinite(vj_sla_ms(pg->st->sc, pg->doc, pg->ten[i], key)))
             return 1;
     return 0;
 }
@@ -144,7 +144,7 @@ int ht_pg_is_llm(const struct page *pg, const char *tenant)
 }
 
 /* One curve of a CDF panel: the row's points from CDF_FROM to the 99.99th percentile. */
-static void cdf_curve(struct svg_panel *p, const struct ht_cdf_row *r, const char *label, int style)
+static void cdf_curve(struct svg_panel *p, const struct cdf_curve *r, const char *label, int style)
 {
     double x[128], y[128];
     int n = 0;
@@ -159,7 +159,7 @@ static void cdf_curve(struct svg_panel *p, const struct ht_cdf_row *r, const cha
 }
 
 /* A CDF panel's axes, guide and SLA, for the rows given (the tenant's, or a group's). */
-static void cdf_panel_frame(struct svg_panel *p, const struct ht_cdf_row *const *rows, int n,
+static void cdf_panel_frame(struct svg_panel *p, const struct cdf_curve *const *rows, int n,
                             double sla)
 {
     snprintf(p->xlabel, sizeof p->xlabel, "latency (ms)");
@@ -190,7 +190,7 @@ static void cdf_panel_frame(struct svg_panel *p, const struct ht_cdf_row *const 
     }
 }
 
-static int same_row(const struct ht_cdf_row *a, const struct ht_cdf_row *b)
+static int same_row(const struct cdf_curve *a, const struct cdf_curve *b)
 {
     if (!a || !b || a->n != b->n)
         return 0;
@@ -202,14 +202,14 @@ static int same_row(const struct ht_cdf_row *a, const struct ht_cdf_row *b)
 
 /* Does every strategy give every tenant the same distribution as the first one? Then a panel
  * per tenant would say one thing N times ("same curve: a = b" in each). */
-static int all_strategies_same(const struct page *pg, const struct ht_cdf *cdf)
+static int all_strategies_same(const struct page *pg, const struct cdf_curves *cdf)
 {
     if (pg->n_strat < 2)
         return 0;
     for (int i = 0; i < pg->n_ten; i++) {
-        const struct ht_cdf_row *first = ht_cdf_find(cdf, pg->strat[0], pg->ten[i]);
+        const struct cdf_curve *first = cdf_csv_find(cdf, pg->strat[0], pg->ten[i]);
         for (int k = 1; k < pg->n_strat; k++)
-            if (!same_row(first, ht_cdf_find(cdf, pg->strat[k], pg->ten[i])))
+            if (!same_row(first, cdf_csv_find(cdf, pg->strat[k], pg->ten[i])))
                 return 0;
     }
     return 1;
@@ -219,40 +219,37 @@ static int all_strategies_same(const struct page *pg, const struct ht_cdf *cdf)
  * request latency is not drawn. */
 static int llm_without_p99(const struct page *pg, const char *tenant)
 {
-    return ht_pg_is_llm(pg, tenant) && !isfinite(ht_sla_ms(pg->st->sc, pg->doc, tenant, "p99_ms"));
+    return ht_pg_is_llm(pg, tenant) && !isfinite(vj_sla_ms(pg->st->sc, pg->doc, tenant, "p99_ms"));
 }
 
 #define LLM_NO_P99                                                                                 \
     "an LLM service with no p99 target on whole requests (judged on its TTFT and TPOT)"
 
 /* Identical under every strategy: one panel per SLA value, a curve per tenant. */
-static int cdf_merged(struct svg_figure *f, const struct page *pg, const struct ht_cdf *cdf)
+static int cdf_merged(struct svg_figure *f, const struct page *pg, const struct cdf_curves *cdf)
 {
     int done[MAX_NAMES] = {0}, drawn = 0;
     for (int i = 0; i < pg->n_ten; i++) {
         if (done[i] || llm_without_p99(pg, pg->ten[i]))
             continue;
-        double sla = ht_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms");
-        const struct ht_cdf_row *rows[MAX_NAMES];
+        double sla = vj_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms");
+        const struct cdf_curve *rows[MAX_NAMES];
         int members[MAX_NAMES], n = 0;
         for (int j = i; j < pg->n_ten; j++) {
-            double o = ht_sla_ms(pg->st->sc, pg->doc, pg->ten[j], "p99_ms");
+            double o = vj_sla_ms(pg->st->sc, pg->doc, pg->ten[j], "p99_ms");
             if (done[j] || llm_without_p99(pg, pg->ten[j]) ||
                 !(o == sla || (isnan(o) && isnan(sla))))
                 continue;
             done[j] = 1;
             members[n] = j;
-            rows[n++] = ht_cdf_find(cdf, pg->strat[0], pg->ten[j]);
+            rows[n++] = cdf_csv_find(cdf, pg->strat[0], pg->ten[j]);
         }
         struct svg_panel *p = svg_fig_panel(f);
         if (!p)
             break;
         if (n <= 3) {
-            for (int k = 0; k < n; k++) {
-                size_t len = strlen(p->title);
-                snprintf(p->title + len, sizeof p->title - len, "%s%.40s", k ? ", " : "",
-                         pg->ten[members[k]]);
-            }
+            for (int k = 0; k < n; k++)
+                ss_catf(p->title, sizeof p->title, "%s%.40s", k ? ", " : "", pg->ten[members[k]]);
         } else {
             snprintf(p->title, sizeof p->title, "%.50s … %.50s (%d tenants)", pg->ten[members[0]],
                      pg->ten[members[n - 1]], n);
@@ -270,16 +267,14 @@ static int cdf_merged(struct svg_figure *f, const struct page *pg, const struct 
 
 static int cdf_figure(struct hw *wr, const struct page *pg, char *err, size_t errlen)
 {
-    struct ht_cdf cdf;
-    if (ht_cdf_load(pg->st->cdf_path, 0, &cdf, err, errlen))
+    struct cdf_curves cdf;
+    if (cdf_csv_load(pg->st->cdf_path, 0, &cdf, err, errlen))
         return -1;
     struct svg_figure f;
     int big = pg->n_ten <= 2, same = all_strategies_same(pg, &cdf);
     char names[400] = "";
-    for (int k = 0; k < pg->n_strat && same; k++) {
-        size_t len = strlen(names);
-        snprintf(names + len, sizeof names - len, "%s%s", k ? " = " : "", pg->strat[k]);
-    }
+    for (int k = 0; k < pg->n_strat && same; k++)
+        ss_catf(names, sizeof names, "%s%s", k ? " = " : "", pg->strat[k]);
     char title[600];
     if (same)
         snprintf(title, sizeof title,
@@ -302,10 +297,10 @@ static int cdf_figure(struct hw *wr, const struct page *pg, char *err, size_t er
             continue;
         }
         snprintf(p->empty_why, sizeof p->empty_why, "no latency in the CDF file");
-        const struct ht_cdf_row *rows[MAX_NAMES];
+        const struct cdf_curve *rows[MAX_NAMES];
         for (int k = 0; k < pg->n_strat; k++)
-            rows[k] = ht_cdf_find(&cdf, pg->strat[k], pg->ten[i]);
-        cdf_panel_frame(p, rows, pg->n_strat, ht_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms"));
+            rows[k] = cdf_csv_find(&cdf, pg->strat[k], pg->ten[i]);
+        cdf_panel_frame(p, rows, pg->n_strat, vj_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms"));
         for (int k = 0; k < pg->n_strat; k++)
             if (rows[k]) {
                 cdf_curve(p, rows[k], pg->strat[k], ht_pg_style(pg, k, 0));
@@ -331,9 +326,7 @@ static int cdf_figure(struct hw *wr, const struct page *pg, char *err, size_t er
                      "meets its SLA when its curve crosses the dotted 99 %% line left of the "
                      "dashed black SLA line.",
                      names);
-            HW_MARK(wr, "<figcaption>");
-            hw_text(wr, cap);
-            HW_MARK(wr, "</figcaption>\n");
+            HW_WRAP(wr, "<figcaption>", cap, "</figcaption>\n");
         } else {
             HT_CAPTION(
                 wr,
@@ -348,7 +341,7 @@ static int cdf_figure(struct hw *wr, const struct page *pg, char *err, size_t er
         ht_figure_end(wr);
     }
     svg_fig_free(&f);
-    ht_cdf_free(&cdf);
+    cdf_csv_free(&cdf);
     return rc;
 }
 
@@ -378,7 +371,9 @@ static int density_distinct(const cJSON *doc)
 
 static int density_figure(struct hw *wr, const struct page *pg, char *err, size_t errlen)
 {
-    double tpg[MAX_NAMES], util[MAX_NAMES], sw[MAX_NAMES], worst[MAX_NAMES], mean[MAX_NAMES];
+    /* Per strategy with GPUs (in x order below): tenants per GPU, useful work and switching
+     * (% of the GPU), the worst tenant's p99 (-inf: none measured one) and the mean p99. */
+    double X[MAX_NAMES], U[MAX_NAMES], S[MAX_NAMES], W[MAX_NAMES], M[MAX_NAMES];
     int idx[MAX_NAMES], n = 0;
     const cJSON *s;
     RD_EACH_STRATEGY(s, pg->doc)
@@ -386,28 +381,19 @@ static int density_figure(struct hw *wr, const struct page *pg, char *err, size_
         double used = rd_fig(s, MT_STRATEGY, MT_SM_GPUS_USED);
         if (n == MAX_NAMES || !(used > 0))
             continue;
-        tpg[n] = rd_n_tenants(s) / used;
-        util[n] = rd_fig(s, MT_STRATEGY, SM_UTIL) * 100;
-        sw[n] = rd_fig(s, MT_STRATEGY, SM_SWITCH) * 100;
-        mean[n] = rd_over_tenants(s, MT_TENANT, TM_LAT_P99, RD_MEAN);
-        worst[n] = rd_over_tenants(s, MT_TENANT, TM_LAT_P99, RD_MAX);
-        worst[n] = isnan(worst[n]) ? -INFINITY : worst[n]; /* no tenant measured one */
-        idx[n] = n;
-        n++;
-    }
-    for (int a = 1; a < n; a++) /* x order */
-        for (int b = a; b > 0 && tpg[idx[b]] < tpg[idx[b - 1]]; b--) {
-            int t = idx[b];
-            idx[b] = idx[b - 1];
-            idx[b - 1] = t;
+        double worst = rd_over_tenants(s, MT_TENANT, TM_LAT_P99, RD_MAX),
+               x = rd_n_tenants(s) / used;
+        int q = n++; /* inserted in x order; idx: its rank among the strategies with GPUs */
+        for (; q > 0 && x < X[q - 1]; q--) {
+            X[q] = X[q - 1], U[q] = U[q - 1], S[q] = S[q - 1], W[q] = W[q - 1], M[q] = M[q - 1];
+            idx[q] = idx[q - 1];
         }
-    double X[MAX_NAMES], U[MAX_NAMES], S[MAX_NAMES], W[MAX_NAMES], M[MAX_NAMES];
-    for (int q = 0; q < n; q++) {
-        X[q] = tpg[idx[q]];
-        U[q] = util[idx[q]];
-        S[q] = sw[idx[q]];
-        W[q] = worst[idx[q]];
-        M[q] = mean[idx[q]];
+        X[q] = x;
+        U[q] = rd_fig(s, MT_STRATEGY, SM_UTIL) * 100;
+        S[q] = rd_fig(s, MT_STRATEGY, SM_SWITCH) * 100;
+        W[q] = isnan(worst) ? -INFINITY : worst;
+        M[q] = rd_over_tenants(s, MT_TENANT, TM_LAT_P99, RD_MEAN);
+        idx[q] = n - 1;
     }
     struct svg_figure f;
     svg_fig_init(&f, "util-vs-tenants", "Utilisation and p99 against tenants per GPU", 2,
@@ -431,7 +417,7 @@ static int density_figure(struct hw *wr, const struct page *pg, char *err, size_
     svg_add(p, "mean over tenants", 3, n, X, M, NULL);
     double tight = INFINITY, loose = 0;
     for (int i = 0; i < pg->n_ten; i++) {
-        double v = ht_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms");
+        double v = vj_sla_ms(pg->st->sc, pg->doc, pg->ten[i], "p99_ms");
         if (isfinite(v)) {
             tight = v < tight ? v : tight;
             loose = v > loose ? v : loose;
@@ -450,20 +436,14 @@ static int density_figure(struct hw *wr, const struct page *pg, char *err, size_
     svg_fig_legend(&f, "worst tenant's p99", 2, 0);
     svg_fig_legend(&f, "mean p99 over tenants", 3, 0);
     char cap[1200] = "One point per strategy: ";
-    for (int q = 0; q < n; q++) {
-        size_t len = strlen(cap);
-        snprintf(cap + len, sizeof cap - len, "%s%s at %.3g", q ? ", " : "", pg->strat[idx[q]],
-                 X[q]);
-    }
-    size_t len = strlen(cap);
-    snprintf(cap + len, sizeof cap - len, " tenants per GPU.");
+    for (int q = 0; q < n; q++)
+        ss_catf(cap, sizeof cap, "%s%s at %.3g", q ? ", " : "", pg->strat[idx[q]], X[q]);
+    ss_catf(cap, sizeof cap, " tenants per GPU.");
     HW_MARK(wr, "<h2 id=\"density\">Tenants per GPU</h2>\n");
     f.verdict = !*pg->figure_drawn;
     int rc = ht_figure(wr, &f, pg->st->svg_prefix, err, errlen);
     *pg->figure_drawn = 1;
-    HW_MARK(wr, "<figcaption>");
-    hw_text(wr, cap);
-    HW_MARK(wr, "</figcaption>\n");
+    HW_WRAP(wr, "<figcaption>", cap, "</figcaption>\n");
     ht_figure_end(wr);
     svg_fig_free(&f);
     return rc;
@@ -551,34 +531,26 @@ static void contents(struct hw *wr, const struct page *pg, int mig, int density)
     HW_MARK(wr, "</nav>\n");
 }
 
-/* Does every strategy run MIG instances? Then the question is one of layouts, and the figure
- * that answers it is the layouts' (GPUs used, slices stranded). */
-static int mig_everywhere(const cJSON *doc)
+/* How many strategies run MIG instances: 0 none, 1 some, 2 every one. With every one the
+ * question is one of layouts, and the figure that answers it is the layouts' (GPUs used,
+ * slices stranded). */
+static int mig_strategies(const cJSON *doc)
 {
     const cJSON *s;
-    int n = 0;
+    int n = 0, mig = 0;
     RD_EACH_STRATEGY(s, doc)
     {
-        if (!rd_uses_instances(s))
-            return 0;
         n++;
+        mig += rd_uses_instances(s) != 0;
     }
-    return n > 0;
+    return mig == 0 ? 0 : mig == n ? 2 : 1;
 }
 
-static int mig_present(const cJSON *doc)
+/* The page, written to the caller's stream only through the writer (hw.h). */
+int ht_study_page(FILE *fp, const struct ht_study *st, char *err, size_t errlen)
 {
-    const cJSON *s;
-    RD_EACH_STRATEGY(s, doc)
-    {
-        if (rd_uses_instances(s))
-            return 1;
-    }
-    return 0;
-}
-
-static int page_study_page(struct hw *wr, const struct ht_study *st, char *err, size_t errlen)
-{
+    struct hw w, *wr = &w;
+    hw_init(wr, fp);
     struct page pg;
     if (st->n_docs < 1 || st->n_docs > HT_MAX_DOCS)
         return ss_errf(err, errlen, "expected 1 to %d results, got %d", HT_MAX_DOCS, st->n_docs);
@@ -592,7 +564,7 @@ static int page_study_page(struct hw *wr, const struct ht_study *st, char *err, 
     snprintf(title, sizeof title, "%s", st->title && *st->title ? st->title : h.scenario);
     if (!(st->title && *st->title) && pg.param_sweep && pg.sweep)
         snprintf(title, sizeof title, "%s: sweep of %s", h.scenario, pg.ax.label);
-    int mig = mig_present(pg.doc), rc = 0;
+    int migs = mig_strategies(pg.doc), mig = migs > 0, rc = 0;
     struct gpu_profile gp;
     if (mig) {
         if (st->sc)
@@ -602,23 +574,17 @@ static int page_study_page(struct hw *wr, const struct ht_study *st, char *err, 
     }
     int density = density_distinct(pg.doc) >= 3;
     ht_head(wr, title);
-    HW_MARK(wr, "<h1>");
-    hw_text(wr, title);
-    HW_MARK(wr, "</h1>\n");
+    HW_WRAP(wr, "<h1>", title, "</h1>\n");
     ht_question(wr, &pg);
     ht_verdict(wr, &pg);
     ht_meta(wr, pg.doc, st->command, st->requests);
     const char *desc = st->sc ? ht_str(st->sc->json, "description") : "";
-    if (*desc) {
-        HW_MARK(wr, "<p class=\"howto\">");
-        hw_md(wr, desc);
-        HW_MARK(wr, "</p>\n");
-    }
+    if (*desc)
+        HW_MDWRAP(wr, "<p class=\"howto\">", desc, "</p>\n");
     contents(wr, &pg, mig, density);
     /* The first figure is the one the verdict rests on: an LLM service's targets, the layouts
      * when every strategy is a MIG layout (and nothing is swept), else the distributions. */
-    int figure_drawn = 0, llm_first = rd_has_llm(pg.doc),
-        mig_first = mig && !pg.sweep && mig_everywhere(pg.doc);
+    int figure_drawn = 0, llm_first = rd_has_llm(pg.doc), mig_first = mig && !pg.sweep && migs == 2;
     pg.figure_drawn = &figure_drawn;
     if (llm_first)
         rc = ht_llm_figure(wr, &pg, err, errlen);
@@ -662,12 +628,4 @@ static int page_study_page(struct hw *wr, const struct ht_study *st, char *err, 
     }
     page_free(&pg);
     return rc;
-}
-
-/* The public entry: the caller's stream, reached only through the writer. */
-int ht_study_page(FILE *fp, const struct ht_study *st, char *err, size_t errlen)
-{
-    struct hw wr;
-    hw_init(&wr, fp);
-    return page_study_page(&wr, st, err, errlen);
 }

@@ -77,8 +77,8 @@ static int series_points(const struct page *pg, const struct ht_metric *m, int k
             vd_judge_json(pg->st->sc, doc, t, &v);
             hollow[n] = !v.meets;
         } else {
-            struct ht_judge j;
-            ht_judge(pg->st->sc, doc, s, &j);
+            struct vj_strategy j;
+            vj_judge_strategy(pg->st->sc, doc, s, &j);
             hollow[n] = !j.meets;
         }
         n++;
@@ -90,20 +90,17 @@ static int series_points(const struct page *pg, const struct ht_metric *m, int k
 static int tenant_has_sla(const struct page *pg, const char *tenant, const char *key)
 {
     for (int d = 0; key && d < pg->st->n_docs; d++)
-        if (isfinite(ht_sla_ms(pg->st->sc, pg->st->docs[d], tenant, key)))
+        if (isfinite(vj_sla_ms(pg->st->sc, pg->st->docs[d], tenant, key)))
             return 1;
     return 0;
 }
 
-static void crossing_table(struct hw *wr, const struct page *pg, const struct ht_metric *m,
-                           struct cross_cell *cells)
+static void crossing_table(struct hw *wr, const struct page *pg, struct cross_cell *cells)
 {
+    static const char *const how[] = {"holds to", "breaks at", "misses from"}; /* enum cross */
     HW_MARK(wr, "<table class=\"crossings\">\n<tr><th class=\"l\">strategy</th>");
-    for (int i = 0; i < pg->n_ten; i++) {
-        HW_MARK(wr, "<th>");
-        hw_text(wr, pg->ten[i]);
-        HW_MARK(wr, "</th>");
-    }
+    for (int i = 0; i < pg->n_ten; i++)
+        HW_WRAP(wr, "<th>", pg->ten[i], "</th>");
     HW_MARK(wr, "</tr>\n");
     for (int r = 0; r < pg->n_rest; r++)
         for (int k = 0; k < pg->n_strat; k++) {
@@ -111,24 +108,19 @@ static void crossing_table(struct hw *wr, const struct page *pg, const struct ht
             ht_pg_label(pg, k, r, lab, sizeof lab);
             HW_MARK(wr, "<tr><td class=\"l\">");
             svg_swatch(wr, ht_pg_style(pg, k, r));
-            hw_text(wr, lab);
-            HW_MARK(wr, "</td>");
+            HW_WRAP(wr, "", lab, "</td>");
             for (int i = 0; i < pg->n_ten; i++) {
                 struct cross_cell *c = &cells[(r * pg->n_strat + k) * pg->n_ten + i];
                 ht_axis_value(&pg->ax, c->x, v, sizeof v);
                 if (!c->sla)
                     HW_MARK(wr, "<td>no SLA</td>");
-                else if (c->kind == CR_HOLDS)
-                    HW_MARKF(wr, "<td class=\"ok\">holds to %s</td>", v);
-                else if (c->kind == CR_BREAKS)
-                    HW_MARKF(wr, "<td class=\"miss\">breaks at %s</td>", v);
                 else
-                    HW_MARKF(wr, "<td class=\"miss\">misses from %s</td>", v);
+                    HW_MARKF(wr, "<td class=\"%s\">%s %s</td>", c->kind == CR_HOLDS ? "ok" : "miss",
+                             how[c->kind], v);
             }
             HW_MARK(wr, "</tr>\n");
         }
     HW_MARK(wr, "</table>\n");
-    (void)m;
 }
 
 /* The words of an SLA key: "p99", "TTFT p99", "TPOT p99". */
@@ -156,7 +148,7 @@ static double sweep_unit(const struct page *pg, const struct ht_metric *m, char 
     for (int i = 0; i < pg->n_ten && m->latency && strcmp(m->unit, "ms") == 0; i++)
         for (int d = 0; d < pg->st->n_docs; d++) {
             double v =
-                m->sla_key ? ht_sla_ms(pg->st->sc, pg->st->docs[d], pg->ten[i], m->sla_key) : NAN;
+                m->sla_key ? vj_sla_ms(pg->st->sc, pg->st->docs[d], pg->ten[i], m->sla_key) : NAN;
             if (isfinite(v) && v > sla)
                 sla = v;
             const cJSON *s;
@@ -235,7 +227,7 @@ static int sweep_figure(struct hw *wr, const struct page *pg, const struct ht_me
             sla_r[r] = NAN;
             for (int d = 0; d < n && tenant && m->sla_key && !isfinite(sla_r[r]); d++)
                 if (ht_pg_rest(pg, d) == r)
-                    sla_r[r] = ht_sla_ms(pg->st->sc, pg->st->docs[d], tenant, m->sla_key) / div;
+                    sla_r[r] = vj_sla_ms(pg->st->sc, pg->st->docs[d], tenant, m->sla_key) / div;
             if (isfinite(sla_r[r]) && !(sla_r[r] <= sla))
                 sla = sla_r[r];
         }
@@ -322,22 +314,17 @@ static int sweep_figure(struct hw *wr, const struct page *pg, const struct ht_me
         f.verdict = !*pg->figure_drawn;
         rc = ht_figure(wr, &f, pg->st->svg_prefix, err, errlen);
         *pg->figure_drawn = 1;
-        HW_MARK(wr, "<figcaption>");
-        hw_text(wr, cap);
-        HW_MARK(wr, "</figcaption>\n");
+        HW_WRAP(wr, "<figcaption>", cap, "</figcaption>\n");
         ht_figure_end(wr);
         if (rc == 0 && crosses && ht_pg_has_sla(pg, "p99_ms")) {
             HW_MARK(wr, "<p>Where each strategy first breaks each tenant's p99 SLA:</p>\n");
-            crossing_table(wr, pg, m, cells);
+            crossing_table(wr, pg, cells);
         }
     } else {
         /* Nothing to draw: say so where the figure would be, with the panels' reason. */
         const char *why = f.n_panels > 0 ? f.p[0]->empty_why : "no value in any result";
-        HW_MARK(wr, "<p class=\"omitted\">No figure of ");
-        hw_text(wr, title);
-        HW_MARK(wr, ": no tenant to draw (");
-        hw_text(wr, why);
-        HW_MARK(wr, ").</p>\n");
+        HW_WRAP(wr, "<p class=\"omitted\">No figure of ", title, ": no tenant to draw (");
+        HW_WRAP(wr, "", why, ").</p>\n");
     }
     free(x);
     free(y);
@@ -365,10 +352,8 @@ static void default_metrics(const struct page *pg, char *buf, size_t n)
                     RD_EACH_TENANT(t, s) any |= isfinite(ht_metric_value(m, s, t));
             }
         }
-        if (any) {
-            size_t len = strlen(buf);
-            snprintf(buf + len, n - len, ",%s", more[k]);
-        }
+        if (any)
+            ss_catf(buf, n, ",%s", more[k]);
     }
 }
 
@@ -391,55 +376,61 @@ int ht_sweep_section(struct hw *wr, const struct page *pg, char *err, size_t err
 
 /* ---- tables ---------------------------------------------------------------------------------- */
 
+/* The table's figures after the strategy: a strategy's own (OWN) or one over its tenants. */
+#define OWN (-1)
+static const struct {
+    const char *head;
+    enum mt_level level;
+    int index, over;
+    double scale;
+    const char *fmt;
+} sweep_cols[] = {
+    {"GPUs used", MT_STRATEGY, MT_SM_GPUS_USED, OWN, 1, "%.0f"},
+    {"GPU util %", MT_STRATEGY, SM_UTIL, OWN, 100, "%.1f"},
+    {"thr/s", MT_STRATEGY, SM_THROUGHPUT, OWN, 1, "%.1f"},
+    {"p99 ms, mean over tenants", MT_TENANT, TM_LAT_P99, RD_MEAN, 1, "%.2f"},
+    {"p99 ms, worst tenant", MT_TENANT, TM_LAT_P99, RD_MAX, 1, "%.2f"},
+    {"within SLA %, worst tenant", MT_TENANT, TM_SLA_ATTAINMENT, RD_MIN, 100, "%.1f"},
+    {"$ per M requests", MT_STRATEGY, SM_COST_PER_MREQ, OWN, 1, "%.3f"},
+};
+#define N_SWEEP_COLS ((int)(sizeof sweep_cols / sizeof sweep_cols[0]))
+
 void ht_sweep_table(struct hw *wr, const struct page *pg)
 {
-    HW_MARK(wr, "<h3>Every result of the sweep</h3>\n<table class=\"sweep\">\n<tr><th>");
-    hw_text(wr, pg->ax.label);
-    HW_MARK(wr,
-            "</th><th class=\"l\">strategy</th><th>GPUs used</th><th>GPU util %</th><th>thr/s</th>"
-            "<th>p99 ms, mean over tenants</th><th>p99 ms, worst tenant</th>"
-            "<th>within SLA %, worst tenant</th><th>$ per M requests</th><th class=\"l\">SLAs</th>"
-            "</tr>\n");
+    HW_WRAP(wr, "<h3>Every result of the sweep</h3>\n<table class=\"sweep\">\n<tr><th>",
+            pg->ax.label, "</th><th class=\"l\">strategy</th>");
+    for (int c = 0; c < N_SWEEP_COLS; c++)
+        HW_WRAP(wr, "<th>", sweep_cols[c].head, "</th>");
+    HW_MARK(wr, "<th class=\"l\">SLAs</th></tr>\n");
     for (int q = 0; q < pg->st->n_docs; q++) {
         int d = pg->order[q];
         const cJSON *doc = pg->st->docs[d], *s;
-        int k = 0;
         RD_EACH_STRATEGY(s, doc)
         {
-            struct ht_judge j;
-            ht_judge(pg->st->sc, doc, s, &j);
-            char lab[300];
+            struct vj_strategy j;
+            vj_judge_strategy(pg->st->sc, doc, s, &j);
             int si = 0;
             for (int z = 0; z < pg->n_strat; z++)
                 if (strcmp(pg->strat[z], rd_name(s)) == 0)
                     si = z;
-            HW_MARK(wr, "<tr><td>");
-            hw_text(wr, pg->ax.text[d]);
+            HW_WRAP(wr, "<tr><td>", pg->ax.text[d], "");
             HW_MARK2(wr, pg->ax.rest[d][0], " · ", "");
-            hw_text(wr, pg->ax.rest[d]);
-            HW_MARK(wr, "</td><td class=\"l\">");
+            HW_WRAP(wr, "", pg->ax.rest[d], "</td><td class=\"l\">");
             svg_swatch(wr, ht_pg_style(pg, si, ht_pg_rest(pg, d)));
-            snprintf(lab, sizeof lab, "%s", rd_name(s));
-            hw_text(wr, lab);
-            HW_MARK(wr, "</td>");
-            ht_td(wr, rd_fig(s, MT_STRATEGY, MT_SM_GPUS_USED), 1, "%.0f");
-            ht_td(wr, rd_fig(s, MT_STRATEGY, SM_UTIL), 100, "%.1f");
-            ht_td(wr, rd_fig(s, MT_STRATEGY, SM_THROUGHPUT), 1, "%.1f");
-            ht_td(wr, rd_over_tenants(s, MT_TENANT, TM_LAT_P99, RD_MEAN), 1, "%.2f");
-            ht_td(wr, j.worst_p99_ms, 1, "%.2f");
-            ht_td(wr, rd_over_tenants(s, MT_TENANT, TM_SLA_ATTAINMENT, RD_MIN), 100, "%.1f");
-            ht_td(wr, rd_fig(s, MT_STRATEGY, SM_COST_PER_MREQ), 1, "%.3f");
+            HW_WRAP(wr, "", rd_name(s), "</td>");
+            for (int c = 0; c < N_SWEEP_COLS; c++) {
+                int over = sweep_cols[c].over, at = sweep_cols[c].index;
+                enum mt_level lv = sweep_cols[c].level;
+                ht_td(wr, over == OWN ? rd_fig(s, lv, at) : rd_over_tenants(s, lv, at, over),
+                      sweep_cols[c].scale, sweep_cols[c].fmt);
+            }
             if (j.n_sla == 0 && j.meets)
                 HW_MARK(wr, "<td class=\"l\">none</td>");
             else if (j.meets)
                 HW_MARK(wr, "<td class=\"l ok\">✓ all met</td>");
-            else {
-                HW_MARK(wr, "<td class=\"l miss\">✗ ");
-                hw_text(wr, j.miss);
-                HW_MARK(wr, "</td>");
-            }
+            else
+                HW_WRAP(wr, "<td class=\"l miss\">✗ ", j.miss, "</td>");
             HW_MARK(wr, "</tr>\n");
-            k++;
         }
     }
     HW_MARK(wr, "</table>\n");

@@ -52,13 +52,11 @@ static void same_clause(struct hw *wr, const struct page *pg, const cJSON *a, co
     double ga = rd_fig(a, MT_STRATEGY, MT_SM_GPUS_USED),
            gb = rd_fig(b, MT_STRATEGY, MT_SM_GPUS_USED);
     if (isfinite(ca) && isfinite(cb) && ca != cb) {
-        HW_MARK(wr, ", and <strong>");
-        hw_text(wr, pg->strat[ca < cb ? ia : ib]);
+        HW_WRAP(wr, ", and <strong>", pg->strat[ca < cb ? ia : ib], "");
         HW_MARKF(wr, "</strong> costs less ($%.2f against $%.2f per million requests)",
                  ca < cb ? ca : cb, ca < cb ? cb : ca);
     } else if (isfinite(ga) && isfinite(gb) && ga != gb) {
-        HW_MARK(wr, ", so <strong>");
-        hw_text(wr, pg->strat[ga < gb ? ia : ib]);
+        HW_WRAP(wr, ", so <strong>", pg->strat[ga < gb ? ia : ib], "");
         HW_MARKF(wr, "</strong> is the better layout: it needs %.0f GPUs against %.0f",
                  ga < gb ? ga : gb, ga < gb ? gb : ga);
     }
@@ -77,8 +75,8 @@ static int holds_to_miss(const struct page *pg, int k, int r, double *x, double 
         const cJSON *s = rd_strategy(pg->st->docs[d], pg->strat[k]);
         if (!s)
             continue;
-        struct ht_judge j;
-        ht_judge(pg->st->sc, pg->st->docs[d], s, &j);
+        struct vj_strategy j;
+        vj_judge_strategy(pg->st->sc, pg->st->docs[d], s, &j);
         if (!j.meets) {
             if (miss)
                 *miss = pg->ax.x[d];
@@ -88,11 +86,6 @@ static int holds_to_miss(const struct page *pg, int k, int r, double *x, double 
         any = 1;
     }
     return 1;
-}
-
-static int holds_to(const struct page *pg, int k, int r, double *x)
-{
-    return holds_to_miss(pg, k, r, x, NULL);
 }
 
 static void sweep_clause(struct hw *wr, const struct page *pg, int k)
@@ -133,21 +126,18 @@ static void verdict_param_sweep(struct hw *wr, const struct page *pg)
                  lo, hi);
         return;
     }
-    HW_MARK(wr, "Over ");
-    hw_text(wr, pg->ax.label);
+    HW_WRAP(wr, "Over ", pg->ax.label, "");
     HW_MARKF(wr, " from %s to %s, ", lo, hi);
     int shown = 0;
     for (int r = 0; r < pg->n_rest && shown < 8; r++)
         for (int k = 0; k < pg->n_strat && shown < 8; k++, shown++) {
             double x = NAN;
             char lab[200], v[64];
-            int h = holds_to(pg, k, r, &x);
+            int h = holds_to_miss(pg, k, r, &x, NULL);
             ht_axis_value(&pg->ax, x, v, sizeof v);
             ht_pg_label(pg, k, r, lab, sizeof lab);
             HW_MARK2(wr, shown, "; ", "");
-            HW_MARK(wr, "<strong>");
-            hw_text(wr, lab);
-            HW_MARK(wr, "</strong>");
+            HW_WRAP(wr, "<strong>", lab, "</strong>");
             if (h == 1)
                 HW_MARK(wr, " keeps every SLA throughout");
             else if (h == 0)
@@ -189,11 +179,11 @@ void ht_verdict(struct hw *wr, const struct page *pg)
     int best = -1, n_ok = 0, n_sla = 0, k = 0, closest = -1;
     double close_lost = 0, best_cost = INFINITY, best_gpus = INFINITY, best_ratio = INFINITY,
            close_r = INFINITY;
-    struct ht_judge j;
+    struct vj_strategy j;
     const cJSON *all = rd_strategies(doc);
     cJSON_ArrayForEach(s, all)
     {
-        ht_judge(pg->st->sc, doc, s, &j);
+        vj_judge_strategy(pg->st->sc, doc, s, &j);
         n_sla = j.n_sla > n_sla ? j.n_sla : n_sla;
         if (j.meets && j.n_sla > 0) {
             n_ok++;
@@ -229,7 +219,7 @@ void ht_verdict(struct hw *wr, const struct page *pg)
         k = 0;
         cJSON_ArrayForEach(s, all)
         {
-            ht_judge(pg->st->sc, doc, s, &j);
+            vj_judge_strategy(pg->st->sc, doc, s, &j);
             if (j.worst_p99_ms < lo_v) {
                 lo_v = j.worst_p99_ms;
                 lo = k;
@@ -240,33 +230,24 @@ void ht_verdict(struct hw *wr, const struct page *pg)
         ht_fmt_ms(v, sizeof v, lo_v);
         HW_MARK(wr, "No tenant has an SLA in the scenario; ");
         if (lo >= 0) {
-            HW_MARK(wr, "<strong>");
-            hw_text(wr, pg->strat[lo]);
+            HW_WRAP(wr, "<strong>", pg->strat[lo], "");
             HW_MARKF(wr, "</strong> gives the lowest worst-tenant p99 (%s)", v);
         }
         HW_MARK(wr, ".</p>\n");
         return;
     }
     if (best >= 0) {
-        HW_MARK(wr, "<strong>");
-        hw_text(wr, pg->strat[best]);
-        HW_MARK(wr, "</strong>");
+        HW_WRAP(wr, "<strong>", pg->strat[best], "</strong>");
         not_offered(wr, cJSON_GetArrayItem(all, best));
-        if (n_ok == 1)
-            HW_MARK(wr, " is the only strategy that meets every tenant's SLA");
-        else
-            HW_MARK(wr, " meets every tenant's SLA");
-        if (isfinite(best_cost)) {
-            if (n_ok == 1)
-                HW_MARKF(wr, " ($%.2f per million requests)", best_cost);
-            else
-                HW_MARKF(wr, " at the lowest cost, $%.2f per million requests", best_cost);
-        } else if (isfinite(best_gpus)) {
-            if (n_ok == 1)
-                HW_MARKF(wr, " (on %.0f GPUs)", best_gpus);
-            else
-                HW_MARKF(wr, " on the fewest GPUs (%.0f)", best_gpus);
-        }
+        HW_MARK2(wr, n_ok == 1, " is the only strategy that meets every tenant's SLA",
+                 " meets every tenant's SLA");
+        if (isfinite(best_cost)) /* text: nothing in it to escape */
+            hw_textf(wr,
+                     n_ok == 1 ? " ($%.2f per million requests)"
+                               : " at the lowest cost, $%.2f per million requests",
+                     best_cost);
+        else if (isfinite(best_gpus))
+            hw_textf(wr, n_ok == 1 ? " (on %.0f GPUs)" : " on the fewest GPUs (%.0f)", best_gpus);
         if (n_ok > 1) { /* the others that meet them: named when few */
             int named = 0;
             k = 0;
@@ -276,12 +257,11 @@ void ht_verdict(struct hw *wr, const struct page *pg)
                 HW_MARK(wr, "; so do ");
             cJSON_ArrayForEach(s, all)
             {
-                ht_judge(pg->st->sc, doc, s, &j);
+                vj_judge_strategy(pg->st->sc, doc, s, &j);
                 if (n_ok <= 3 && j.meets && j.n_sla > 0 && k != best) {
                     double c = rd_fig(s, MT_STRATEGY, SM_COST_PER_MREQ);
                     HW_MARK2(wr, named++, " and <strong>", "<strong>");
-                    hw_text(wr, pg->strat[k]);
-                    HW_MARK(wr, "</strong>");
+                    HW_WRAP(wr, "", pg->strat[k], "</strong>");
                     not_offered(wr, s);
                     if (isfinite(c))
                         HW_MARKF(wr, " ($%.2f)", c);
@@ -299,16 +279,12 @@ void ht_verdict(struct hw *wr, const struct page *pg)
             cJSON_ArrayForEach(s, all)
             {
                 if (strcmp(rd_name(s), pg->strat[closest]) == 0)
-                    ht_judge(pg->st->sc, doc, s, &j);
+                    vj_judge_strategy(pg->st->sc, doc, s, &j);
             }
-            HW_MARK(wr, "; the closest is <strong>");
-            hw_text(wr, pg->strat[closest]);
-            HW_MARK(wr, "</strong>");
+            HW_WRAP(wr, "; the closest is <strong>", pg->strat[closest], "</strong>");
             not_offered(wr, cJSON_GetArrayItem(all, closest));
-            HW_MARKF(wr, ", where %d of %d tenants miss (", j.n_miss,
+            HW_WRAPF(wr, j.miss, ")", ", where %d of %d tenants miss (", j.n_miss,
                      rd_n_tenants(cJSON_GetArrayItem(all, closest)));
-            hw_text(wr, j.miss);
-            HW_MARK(wr, ")");
         }
     }
     /* The misses of the others (at most two), and strategies that are the same for latency. */
@@ -316,7 +292,7 @@ void ht_verdict(struct hw *wr, const struct page *pg)
     k = 0;
     cJSON_ArrayForEach(s, all)
     {
-        ht_judge(pg->st->sc, doc, s, &j);
+        vj_judge_strategy(pg->st->sc, doc, s, &j);
         /* Latencies the same as a strategy already named: said once, below. */
         int dup = closest >= 0 && best < 0 && same_latency(s, cJSON_GetArrayItem(all, closest));
         for (int q = 0; q < told && !dup; q++)
@@ -324,13 +300,9 @@ void ht_verdict(struct hw *wr, const struct page *pg)
         if (!j.meets && !dup && told < 2) {
             listed[told] = k;
             HW_MARK(wr, "; ");
-            HW_MARK(wr, "<strong>");
-            hw_text(wr, pg->strat[k]);
-            HW_MARK(wr, "</strong>");
+            HW_WRAP(wr, "<strong>", pg->strat[k], "</strong>");
             not_offered(wr, s);
-            HW_MARK(wr, " misses (");
-            hw_text(wr, j.miss);
-            HW_MARK(wr, ")");
+            HW_WRAP(wr, " misses (", j.miss, ")");
             told++;
         }
         k++;
@@ -339,11 +311,8 @@ void ht_verdict(struct hw *wr, const struct page *pg)
     for (int a = 0; a < n_all && pairs < 2; a++)
         for (int b = a + 1; b < n_all && pairs < 2; b++)
             if (same_latency(cJSON_GetArrayItem(all, a), cJSON_GetArrayItem(all, b))) {
-                HW_MARK(wr, "; <strong>");
-                hw_text(wr, pg->strat[a]);
-                HW_MARK(wr, "</strong> and <strong>");
-                hw_text(wr, pg->strat[b]);
-                HW_MARK(wr, "</strong> give every tenant the same latency");
+                HW_WRAP(wr, "; <strong>", pg->strat[a], "</strong> and <strong>");
+                HW_WRAP(wr, "", pg->strat[b], "</strong> give every tenant the same latency");
                 same_clause(wr, pg, cJSON_GetArrayItem(all, a), cJSON_GetArrayItem(all, b), a, b);
                 pairs++;
             }
@@ -356,15 +325,13 @@ void ht_question(struct hw *wr, const struct page *pg)
     if (pg->st->question && *pg->st->question) {
         hw_md(wr, pg->st->question);
     } else if (pg->param_sweep && pg->sweep) {
-        HW_MARK(wr, "How do the tenants' latencies change with ");
-        hw_text(wr, pg->ax.label);
-        HW_MARK(wr, ", and up to where does each strategy keep every SLA?");
+        HW_WRAP(wr, "How do the tenants' latencies change with ", pg->ax.label,
+                ", and up to where does each strategy keep every SLA?");
     } else {
         HW_MARK(wr, "Which strategy serves every tenant of <code>");
         struct rd_head h;
         rd_head_of(pg->doc, &h);
-        hw_text(wr, h.scenario);
-        HW_MARK(wr, "</code> within its SLA at the lowest cost?");
+        HW_WRAP(wr, "", h.scenario, "</code> within its SLA at the lowest cost?");
     }
     HW_MARK(wr, "</p>\n");
 }

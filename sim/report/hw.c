@@ -44,26 +44,19 @@ void hw_splice(struct hw *w, const struct hw *part)
         fwrite(part->hw_buf_, 1, part->hw_len_, w->hw_out_);
 }
 
+/* What each character HTML gives a meaning to is written as; NULL: the character itself. */
+static const char *entity(char c)
+{
+    return c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '"' ? "&quot;" : NULL;
+}
+
 static void esc_n(struct hw *w, const char *s, size_t n)
 {
-    for (size_t k = 0; k < n && s[k]; k++) {
-        switch (s[k]) {
-        case '&':
-            fputs("&amp;", w->hw_out_);
-            break;
-        case '<':
-            fputs("&lt;", w->hw_out_);
-            break;
-        case '>':
-            fputs("&gt;", w->hw_out_);
-            break;
-        case '"':
-            fputs("&quot;", w->hw_out_);
-            break;
-        default:
+    for (size_t k = 0; k < n && s[k]; k++)
+        if (entity(s[k]))
+            fputs(entity(s[k]), w->hw_out_);
+        else
             fputc(s[k], w->hw_out_);
-        }
-    }
 }
 
 void hw_text(struct hw *w, const char *s)

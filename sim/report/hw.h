@@ -9,6 +9,10 @@
  *   HW_MARK(w, "<p>")           markup: the argument must be a string literal (the macro
  *                               pastes it between "" and "", which nothing else survives)
  *   HW_MARK2(w, c, "<a>", "<b>") one of two literals
+ *   HW_WRAP(w, "<b>", s, "</b>") text s escaped between two literals
+ *   HW_MDWRAP(w, "<p>", s, "</p>") inline Markdown s between two literals
+ *   HW_WRAPF(w, s, "</b>", "<b id=\"%d\">", k)
+ *                               the same, opened by a literal format of markup
  *   HW_MARKF(w, "<td class=\"%s\">%.1f", cls, v)
  *                               a literal format of markup; numbers are printed as printf
  *                               does, and every string argument (%s, %c) is escaped
@@ -53,6 +57,10 @@ void hw_trusted_f_(struct hw *w, const char *literal_fmt, ...)
     __attribute__((format(printf, 2, 3)));
 #define HW_MARK(w, lit) hw_trusted_((w), "" lit "")
 #define HW_MARK2(w, cond, a, b) hw_trusted_((w), (cond) ? "" a "" : "" b "")
+#define HW_WRAP(w, a, s, b) (HW_MARK(w, a), hw_text((w), (s)), HW_MARK(w, b))
+#define HW_MDWRAP(w, a, s, b) (HW_MARK(w, a), hw_md((w), (s)), HW_MARK(w, b))
 #define HW_MARKF(w, lit, ...) hw_trusted_f_((w), "" lit "", __VA_ARGS__)
+#define HW_WRAPF(w, s, b, lit, ...)                                                                \
+    (HW_MARKF(w, lit, __VA_ARGS__), hw_text((w), (s)), HW_MARK(w, b))
 
 #endif

@@ -14,11 +14,6 @@
 #include <math.h>
 #include <string.h>
 
-static const double *row(const double *base, int i)
-{
-    return base + (size_t)i * LM_N;
-}
-
 /* "step_model": which model times the tenant's steps, and which of their parts come from the
  * GPU's measured kernel tables and which from their roofline (docs/llm.md#step-time). */
 static void add_step_model(cJSON *o, const struct scenario *sc, const struct tenant_cfg *tc)
@@ -74,14 +69,6 @@ void lrep_json(cJSON *t, const struct scenario *sc, const struct strategy_result
     }
 }
 
-static void fmt_ms(char *buf, size_t n, double s)
-{
-    if (isfinite(s))
-        snprintf(buf, n, "%.1f", s * 1e3);
-    else
-        snprintf(buf, n, "-");
-}
-
 /* A figure of the table with its format, "-" where there is none (a zero-length measurement
  * window, as when every request arrives at one instant, has no rate and no time mean). */
 static void fmt_num(char *buf, size_t n, const char *fmt, double x)
@@ -97,17 +84,19 @@ void lrep_table_line(FILE *fp, const struct scenario *sc, const struct strategy_
 {
     if (!s->llm || !sc->tenants[i].llm)
         return;
-    const double *v = row(s->llm, i);
-    char a[32], b[32], c[32], d[32], e[32], tps[32], kv[32];
-    fmt_ms(a, sizeof a, v[LM_TTFT_P50]);
-    fmt_ms(b, sizeof b, v[LM_TTFT_P99]);
-    fmt_ms(c, sizeof c, v[LM_TPOT_P50]);
-    fmt_ms(d, sizeof d, v[LM_TPOT_P99]);
-    fmt_ms(e, sizeof e, v[LM_ITL_P99]);
-    fmt_num(tps, sizeof tps, "%.0f", v[LM_OUTPUT_TPS]);
-    fmt_num(kv, sizeof kv, "%.1f%%", v[LM_KV_UTIL] * 100);
+    const double *v = s->llm + (size_t)i * LM_N;
+    static const struct {
+        int at;
+        double scale;
+        const char *fmt;
+    } cell[7] = {{LM_TTFT_P50, 1e3, "%.1f"}, {LM_TTFT_P99, 1e3, "%.1f"}, {LM_TPOT_P50, 1e3, "%.1f"},
+                 {LM_TPOT_P99, 1e3, "%.1f"}, {LM_ITL_P99, 1e3, "%.1f"},  {LM_OUTPUT_TPS, 1, "%.0f"},
+                 {LM_KV_UTIL, 100, "%.1f%%"}};
+    char c[7][32];
+    for (int k = 0; k < 7; k++)
+        fmt_num(c[k], sizeof c[k], cell[k].fmt, v[cell[k].at] * cell[k].scale);
     fprintf(fp,
             "%*s   llm: TTFT p50 %s p99 %s ms, TPOT p50 %s p99 %s ms, ITL p99 %s ms, %s "
             "tokens/s, %.0f preemptions, KV %s\n",
-            indent, "", a, b, c, d, e, tps, v[LM_PREEMPTIONS], kv);
+            indent, "", c[0], c[1], c[2], c[3], c[4], c[5], v[LM_PREEMPTIONS], c[6]);
 }

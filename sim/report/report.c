@@ -54,16 +54,6 @@ void rep_json_level(cJSON *obj, enum mt_level level, const struct strategy_resul
     }
 }
 
-/* "stable": the model's verdict (core/stable.h), null where it has none. */
-static void add_stable(cJSON *obj, const struct strategy_result *s, int i)
-{
-    int st = stab_state(s, i);
-    if (st < 0)
-        cJSON_AddNullToObject(obj, "stable");
-    else
-        cJSON_AddBoolToObject(obj, "stable", st);
-}
-
 static cJSON *tenant_json(const struct scenario *sc, const struct strategy_result *s, int i,
                           int with_ci)
 {
@@ -71,7 +61,9 @@ static cJSON *tenant_json(const struct scenario *sc, const struct strategy_resul
     cJSON *t = cJSON_CreateObject();
     cJSON_AddStringToObject(t, "name", tc->name);
     rep_json_level(t, MT_TENANT, s, i, 0, with_ci);
-    add_stable(t, s, i);
+    int st = stab_state(s, i); /* "stable": the model's verdict (core/stable.h), null: none */
+    st < 0 ? (void)cJSON_AddNullToObject(t, "stable")
+           : (void)cJSON_AddBoolToObject(t, "stable", st);
     vd_add_json(t, sc, s, i);
     /* Samples beyond each percentile (all replications together): under TAIL_MIN_SAMPLES the
      * figure rests on its last few requests. Keyed as the percentile in its object. */
@@ -299,17 +291,10 @@ void rep_table(FILE *fp, const struct scenario *sc, const struct run_result *r)
                 TAIL_MIN_SAMPLES);
 }
 
-static void csv_num(FILE *fp, double x)
-{
-    if (isfinite(x))
-        fprintf(fp, ",%.6g", x == 0 ? 0 : x);
-    else
-        fputc(',', fp);
-}
-
 /* The CSV columns of a level, in the table's order with those marked csv_last after the rest;
  * head: their names, else tenant i's values (s's strategy figures on every row). */
-void rep_csv_level(FILE *fp, enum mt_level level, const struct strategy_result *s, int i, int head)
+static void rep_csv_level(FILE *fp, enum mt_level level, const struct strategy_result *s, int i,
+                          int head)
 {
     for (int last = 0; last <= 1; last++)
         for (int k = 0; k < mt_count(); k++) {
@@ -321,7 +306,10 @@ void rep_csv_level(FILE *fp, enum mt_level level, const struct strategy_result *
                 continue;
             }
             double v = mt_value(m, s, i, 0) * m->out_scale;
-            m->csv_int &&isfinite(v) ? (void)fprintf(fp, ",%.0f", v) : csv_num(fp, v);
+            if (!isfinite(v))
+                fputc(',', fp);
+            else /* a count as an integer; no -0 otherwise */
+                fprintf(fp, m->csv_int ? ",%.0f" : ",%.6g", m->csv_int || v != 0 ? v : 0);
         }
 }
 

@@ -22,8 +22,6 @@ void rep_csv(FILE *fp, const struct scenario *sc, const struct run_result *r);
  * replicated: s is a mean over replications. */
 void rep_json_level(cJSON *obj, enum mt_level level, const struct strategy_result *s, int i, int ci,
                     int replicated);
-/* The CSV columns of one level after a ',' each: their names (head), else tenant i's figures. */
-void rep_csv_level(FILE *fp, enum mt_level level, const struct strategy_result *s, int i, int head);
 
 /*
  * `--check-sla` of run and compare: the (strategy, tenant) pairs whose tenant misses its SLA

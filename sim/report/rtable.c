@@ -38,11 +38,6 @@ struct md_metrics {
     int n;
 };
 
-static void md_metrics_of(struct md_metrics *c, enum mt_level level)
-{
-    c->n = mt_columns(level, MT_MD, c->m);
-}
-
 static void md_metric_head(FILE *fp, const char *lead, const struct md_metrics *c)
 {
     fprintf(fp, "| %s", lead);
@@ -84,7 +79,7 @@ static void md_header(FILE *fp, const cJSON *doc, const struct rt_head *h)
 static void md_level(FILE *fp, const cJSON *doc, enum mt_level level)
 {
     struct md_metrics c;
-    md_metrics_of(&c, level);
+    c.n = mt_columns(level, MT_MD, c.m);
     md_metric_head(fp, level == MT_STRATEGY ? "strategy | kind" : "strategy | tenant", &c);
     const cJSON *s, *t;
     RD_EACH_STRATEGY(s, doc)

@@ -5,6 +5,7 @@
  */
 #include "report/svg.h"
 #include "report/svggeom.h"
+#include "base/cover.h"
 #include "report/hw.h"
 #include "base/util.h"
 
@@ -31,15 +32,10 @@ const char *svg_colour(int style)
     return colours[(style < 0 ? 0 : style) % 6];
 }
 
-static int dash_of(int style)
-{
-    style = style < 0 ? 0 : style % SVG_NSTYLES;
-    return (style + style / 12) % 4;
-}
-
 const char *svg_dash(int style)
 {
-    return dashes[dash_of(style)];
+    style = style < 0 ? 0 : style % SVG_NSTYLES;
+    return dashes[(style + style / 12) % 4];
 }
 
 /* Round r of six styles shifts the marker by r: style k is (colour k mod 6, marker
@@ -238,12 +234,6 @@ static double tf(enum svg_axis a, double v)
     }
 }
 
-static double nice_step(double span)
-{
-    double e = pow(10, floor(log10(span))), f = span / e;
-    return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * e;
-}
-
 static void lin_axis(struct axis *ax, double lo, double hi, int zero)
 {
     if (zero && lo >= 0 && lo < 0.4 * hi)
@@ -254,7 +244,8 @@ static void lin_axis(struct axis *ax, double lo, double hi, int zero)
         hi += d;
     }
     hi += (hi - lo) * 0.04; /* a line at the top value (an SLA) stays inside, its label too */
-    double step = nice_step((hi - lo) / 5);
+    double span = (hi - lo) / 5, e = pow(10, floor(log10(span))), f = span / e;
+    double step = (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * e; /* 1, 2 or 5 × 10^k */
     ax->lo = floor(lo / step + 1e-9) * step;
     ax->hi = ceil(hi / step - 1e-9) * step;
     for (double t = ax->lo; t <= ax->hi + step * 1e-6 && ax->n_ticks < 24; t += step)
@@ -379,9 +370,9 @@ static double r1(double v)
     return round(v * 10) / 10;
 }
 
-static struct svc_line line_of(const struct proj *pj, const struct svg_series *s)
+static struct cov_line line_of(const struct proj *pj, const struct svg_series *s)
 {
-    return (struct svc_line){pj->n, pj->x, pj->y, s->points_only};
+    return (struct cov_line){pj->n, pj->x, pj->y, s->points_only};
 }
 
 /*
@@ -398,8 +389,8 @@ static int arrange(struct svg_panel *p, struct proj *pj, int *order)
         for (int j = i + 1; j < p->n_series && alive[i]; j++) {
             if (!alive[j] || p->s[i].points_only != p->s[j].points_only)
                 continue;
-            struct svc_line a = line_of(&pj[i], &p->s[i]), b = line_of(&pj[j], &p->s[j]);
-            if (!svc_covered(&a, &b, 1, SVG_HIDE_PX) || !svc_covered(&b, &a, 1, SVG_HIDE_PX))
+            struct cov_line a = line_of(&pj[i], &p->s[i]), b = line_of(&pj[j], &p->s[j]);
+            if (!cov_covered(&a, &b, 1, SVG_HIDE_PX) || !cov_covered(&b, &a, 1, SVG_HIDE_PX))
                 continue;
             alive[j] = 0;
             struct svg_series *s = &p->s[i];
@@ -414,11 +405,11 @@ static int arrange(struct svg_panel *p, struct proj *pj, int *order)
     for (int pass = 0; pass < m; pass++) {
         int moved = 0;
         for (int pos = 0; pos + 1 < m; pos++) {
-            struct svc_line a = line_of(&pj[order[pos]], &p->s[order[pos]]), by[SVG_MAX_SERIES];
+            struct cov_line a = line_of(&pj[order[pos]], &p->s[order[pos]]), by[SVG_MAX_SERIES];
             int nb = 0;
             for (int q = pos + 1; q < m; q++)
                 by[nb++] = line_of(&pj[order[q]], &p->s[order[q]]);
-            if (svc_covered(&a, by, nb, SVG_HIDE_PX)) {
+            if (cov_covered(&a, by, nb, SVG_HIDE_PX)) {
                 int keep = order[pos];
                 memmove(&order[pos], &order[pos + 1], (size_t)(m - pos - 1) * sizeof *order);
                 order[m - 1] = keep;
@@ -502,12 +493,8 @@ static void series_markers(struct hw *wr, const struct svg_series *s, const stru
 
 /* A line of text at (x, y); style is a literal of attributes. */
 #define TEXT(wr, x, y, anchor, style, s)                                                           \
-    do {                                                                                           \
-        HW_MARKF((wr), "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" " style ">", (double)(x),   \
-                 (double)(y), (anchor));                                                           \
-        hw_text((wr), (s));                                                                        \
-        HW_MARK((wr), "</text>\n");                                                                \
-    } while (0)
+    HW_WRAPF((wr), (s), "</text>\n", "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" " style ">",  \
+             (double)(x), (double)(y), (anchor))
 
 static void draw_axes(struct hw *wr, const struct svg_panel *p, const struct axis *ax,
                       const struct axis *ay, double x0, double y0, double pw, double ph)
@@ -533,12 +520,10 @@ static void draw_axes(struct hw *wr, const struct svg_panel *p, const struct axi
         else
             tick_label(lab, sizeof lab, ax, ax->tick[k]);
         if (rotate) {
-            HW_MARKF(wr,
+            HW_WRAPF(wr, lab, "</text>\n",
                      "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"9\" "
                      "transform=\"rotate(-35 %.1f %.1f)\">",
                      x, y0 + ph + 12, x, y0 + ph + 12);
-            hw_text(wr, lab);
-            HW_MARK(wr, "</text>\n");
         } else {
             TEXT(wr, x, y0 + ph + 13, "middle", "font-size=\"10\" fill=\"#333333\"", lab);
         }
@@ -552,12 +537,10 @@ static void draw_axes(struct hw *wr, const struct svg_panel *p, const struct axi
     }
     if (!rotate)
         TEXT(wr, x0 + pw / 2, y0 + ph + 29, "middle", "font-size=\"11\"", p->xlabel);
-    HW_MARKF(wr,
+    HW_WRAPF(wr, p->ylabel, "</text>\n",
              "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" "
              "transform=\"rotate(-90 %.1f %.1f)\">",
              x0 - 44, y0 + ph / 2, x0 - 44, y0 + ph / 2);
-    hw_text(wr, p->ylabel);
-    HW_MARK(wr, "</text>\n");
 }
 
 /* ---- labels inside a panel ---------------------------------------------------------------- */
@@ -668,14 +651,12 @@ static void draw_refs(struct hw *wr, const struct svg_panel *p, const struct axi
         if (rs) {
             if (!rs[r].drawn)
                 continue;
-            HW_MARKF(wr,
+            HW_WRAPF(wr, rf->label, "</text>\n",
                      "<text class=\"label%s\" data-axis=\"%s\" x=\"%.1f\" y=\"%.1f\" "
                      "text-anchor=\"%s\" font-size=\"10\" fill=\"%s\" stroke=\"#ffffff\" "
                      "stroke-width=\"3\" paint-order=\"stroke\">",
                      k == SVG_REF_SLA ? " sla-label" : "", rf->vertical ? "x" : "y", rs[r].at.x,
                      rs[r].at.y, anchor_names[rs[r].at.an], k ? "#000000" : "#555555");
-            hw_text(wr, rf->label);
-            HW_MARK(wr, "</text>\n");
             continue;
         }
         double t = frac(a, rf->v);
@@ -726,8 +707,7 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
         const char *mg = p->s[order[q]].merged;
         if (!mg[0])
             continue;
-        size_t len = strlen(merged);
-        snprintf(merged + len, sizeof merged - len, "%s%s", len ? "; " : "same curve: ", mg);
+        ss_catf(merged, sizeof merged, "%s%s", merged[0] ? "; " : "same curve: ", mg);
     }
     char xunit[64], yunit[64];
     unit_of(p->xlabel, xunit, sizeof xunit);
@@ -786,37 +766,26 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
             unlabelled++;
         }
     }
-    HW_MARKF(wr, "<g class=\"panel\" data-latency=\"%d\" data-title=\"", p->latency);
-    hw_text(wr, p->title);
-    HW_MARK(wr, "\"");
+    HW_WRAPF(wr, p->title, "\"", "<g class=\"panel\" data-latency=\"%d\" data-title=\"",
+             p->latency);
     if (p->tenant[0]) {
-        HW_MARK(wr, " data-tenant=\"");
-        hw_text(wr, p->tenant);
+        HW_WRAP(wr, " data-tenant=\"", p->tenant, "");
         HW_MARK2(wr, p->llm, "\" data-llm=\"1\"", "\"");
     }
-    if (p->metric[0]) {
-        HW_MARK(wr, " data-metric=\"");
-        hw_text(wr, p->metric);
-        HW_MARK(wr, "\"");
-    }
-    if (xunit[0]) {
-        HW_MARK(wr, " data-xunit=\"");
-        hw_text(wr, xunit);
-        HW_MARK(wr, "\"");
-    }
-    if (yunit[0]) {
-        HW_MARK(wr, " data-yunit=\"");
-        hw_text(wr, yunit);
-        HW_MARK(wr, "\"");
-    }
+    if (p->metric[0])
+        HW_WRAP(wr, " data-metric=\"", p->metric, "\"");
+    if (xunit[0])
+        HW_WRAP(wr, " data-xunit=\"", xunit, "\"");
+    if (yunit[0])
+        HW_WRAP(wr, " data-yunit=\"", yunit, "\"");
     HW_MARK(wr, ">\n");
     draw_axes(wr, p, &ax, &ay, x0, y0, pw, ph);
     draw_refs(wr, p, &ax, &ay, x0, y0, pw, ph, NULL);
     for (int q = 0; q < m; q++) {
         const struct svg_series *s = &p->s[order[q]];
         const struct proj *pr = &pj[order[q]];
-        HW_MARK(wr, "<polyline class=\"series\" data-label=\"");
-        hw_text(wr, s->merged[0] ? s->merged : s->label);
+        HW_WRAP(wr, "<polyline class=\"series\" data-label=\"", s->merged[0] ? s->merged : s->label,
+                "");
         HW_MARK2(wr, s->points_only, "\" data-points-only=\"1\"", "\"");
         HW_MARKF(wr,
                  " fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-linejoin=\"round\" "
@@ -830,15 +799,12 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
         HW_MARK(wr, "\"/>\n");
         series_markers(wr, s, pr);
     }
-    if (off[0]) {
-        HW_MARKF(wr,
+    if (off[0])
+        HW_WRAPF(wr, off, "</text>\n",
                  "<text class=\"label offscale\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" "
                  "font-size=\"10\" fill=\"#333333\" stroke=\"#ffffff\" stroke-width=\"3\" "
                  "paint-order=\"stroke\">",
                  off_at.x, off_at.y, anchor_names[off_at.an]);
-        hw_text(wr, off);
-        HW_MARK(wr, "</text>\n");
-    }
     /* A ring where a curve crosses its SLA; its label where place() found room. */
     for (int k = 0; k < p->n_marks; k++) {
         const struct svg_mark *mk = &p->mark[k];
@@ -851,25 +817,21 @@ static void draw_panel(struct hw *wr, struct svg_panel *p, double ox, double oy,
                  x, y, svg_colour(mk->style));
         if (!mark_ok[k])
             continue;
-        HW_MARKF(wr,
+        HW_WRAPF(wr, mk->label, "</text>\n",
                  "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"10\" "
                  "font-weight=\"bold\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"3\" "
                  "paint-order=\"stroke\">",
                  mark_at[k].x, mark_at[k].y, anchor_names[mark_at[k].an], svg_colour(mk->style));
-        hw_text(wr, mk->label);
-        HW_MARK(wr, "</text>\n");
     }
     draw_refs(wr, p, &ax, &ay, x0, y0, pw, ph, rs);
     TEXT(wr, ox + 8, oy + 15, "start", "font-size=\"12\" font-weight=\"bold\"", p->title);
     char extra[200] = "";
     if (n_off > 0 && !off[0])
         snprintf(extra, sizeof extra, "%d points above the axis", n_off);
-    if (unlabelled > 0) {
-        size_t len = strlen(extra);
-        snprintf(extra + len, sizeof extra - len, "%s%d crossing%s unlabelled (the table has %s)",
-                 len ? " · " : "", unlabelled, unlabelled == 1 ? "" : "s",
-                 unlabelled == 1 ? "it" : "them");
-    }
+    if (unlabelled > 0)
+        ss_catf(extra, sizeof extra, "%s%d crossing%s unlabelled (the table has %s)",
+                extra[0] ? " · " : "", unlabelled, unlabelled == 1 ? "" : "s",
+                unlabelled == 1 ? "it" : "them");
     char note[sizeof p->note + sizeof merged + sizeof extra + 8];
     snprintf(note, sizeof note, "%s%s%s%s%s", p->note, p->note[0] && merged[0] ? " · " : "", merged,
              (p->note[0] || merged[0]) && extra[0] ? " · " : "", extra);
@@ -994,13 +956,11 @@ void svg_fig_write(struct hw *wr, struct svg_figure *f, int standalone)
     double height = top + rows * f->panel_h;
     if (standalone)
         HW_MARK(wr, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    HW_MARKF(wr,
+    HW_WRAPF(wr, f->title, "\">\n<title>",
              "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"figure%s\" id=\"fig-%s\" "
              "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"%s\" "
              "role=\"img\" aria-label=\"",
              f->verdict ? " verdict" : "", f->id, width, height, width, height, FONT);
-    hw_text(wr, f->title);
-    HW_MARK(wr, "\">\n<title>");
     hw_text(wr, f->title);
     HW_MARKF(wr, "</title>\n<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", width,
              height);

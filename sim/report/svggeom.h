@@ -1,12 +1,8 @@
 /*
  * svggeom — the geometry svg.c lays out its figures with and the page checker
- * (tools/svgcheck.h) tests them with: a label's box, and whether a curve is hidden by the
- * curves drawn after it. One definition for both, so what svg.c avoids is what the checker
- * tests.
- *
- * Hidden: every vertex of the curve, and a point every pixel along each of its segments,
- * lies within `tol` pixels of a curve drawn later (of their union). svg.c uses the same
- * geometry to merge identical curves and reorder covered ones before writing.
+ * (tools/svgcheck.h) tests them with: a label's box. One definition for both, so what svg.c
+ * avoids is what the checker tests; whether a curve is hidden by later ones is base/cover.h,
+ * which both use too.
  */
 #ifndef SS_SVGGEOM_H
 #define SS_SVGGEOM_H
@@ -26,19 +22,5 @@ struct svc_box svc_label_box(double x, double y, enum svc_anchor anchor, double 
 int svc_boxes_overlap(const struct svc_box *a, const struct svc_box *b);
 /* Characters (UTF-8 code points, an entity as one) of n bytes of text as written. */
 int svc_text_chars(const char *s, size_t n);
-
-struct svc_line {
-    int n;
-    const double *x, *y; /* pixels */
-    int points_only;     /* markers only: only its vertices count */
-};
-
-/* 1 when line a is covered, within tol pixels, by the union of by[0 .. n_by). */
-int svc_covered(const struct svc_line *a, const struct svc_line *by, int n_by, double tol);
-
-/* The same, adding to *work (when not NULL) the number of distance tests made: at most
- * 2 × a->n × (the points of by), independent of how long the segments are. */
-int svc_covered_work(const struct svc_line *a, const struct svc_line *by, int n_by, double tol,
-                     long long *work);
 
 #endif

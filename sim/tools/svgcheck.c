@@ -615,14 +615,14 @@ static int close_panel(struct reader *rd)
                         "than the limit of %lld",
                         r->pairs, SVC_MAX_PAIRS);
     }
-    struct svc_line by[SVC_MAX_SERIES];
+    struct cov_line by[SVC_MAX_SERIES];
     for (int i = 0; i < rd->n_series; i++) {
         const struct series *s = &rd->s[i];
-        struct svc_line a = {s->n, s->x, s->y, s->points_only};
+        struct cov_line a = {s->n, s->x, s->y, s->points_only};
         int nb = 0;
         for (int j = i + 1; j < rd->n_series; j++)
-            by[nb++] = (struct svc_line){rd->s[j].n, rd->s[j].x, rd->s[j].y, rd->s[j].points_only};
-        if (svc_covered_work(&a, by, nb, 1.0, &r->work)) {
+            by[nb++] = (struct cov_line){rd->s[j].n, rd->s[j].x, rd->s[j].y, rd->s[j].points_only};
+        if (cov_covered_work(&a, by, nb, 1.0, &r->work)) {
             r->hidden++;
             problem(r, "panel \"%.200s\": the curve \"%.120s\" is hidden by curves drawn after it",
                     rd->title, s->label);

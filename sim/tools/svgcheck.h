@@ -11,7 +11,7 @@
  * different data series that land on the same pixels.
  *
  * The per-pixel points are not visited one by one: for each segment the stretches within
- * `tol` of each later segment or marker are solved for in closed form (report/svggeom.c), so the
+ * `tol` of each later segment or marker are solved for in closed form (base/cover.c), so the
  * work is (points of the curve) × (points of the later curves), whatever the segments'
  * lengths. The page reader (this module) bounds that product and refuses what svg.c could not
  * have written (a page cut inside a figure, a coordinate that is not a finite number).
@@ -19,6 +19,7 @@
 #ifndef SS_SVGCHECK_H
 #define SS_SVGCHECK_H
 
+#include "base/cover.h"
 #include "report/svggeom.h"
 
 #include <stddef.h>
