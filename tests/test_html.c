@@ -351,6 +351,46 @@ static void test_llm_page(void)
     free(page);
 }
 
+/* The tenants-per-GPU figure's caption names each point's strategy by its place in the result,
+ * not by its rank among the strategies that used a GPU: with a strategy that used none first,
+ * the names once shifted one point along ("placed-nowhere at 1, exclusive at 1.5, …"). */
+static void test_density_caption_names(void)
+{
+    char cmd[2000], path[900];
+    const char *t = tu_tmpdir();
+    snprintf(cmd, sizeof cmd,
+             "run tests/fixtures/html/density.json --quiet --no-slowdown --json '%s/density.json'",
+             t);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    snprintf(path, sizeof path, "%s/density.json", t);
+    char *text = tu_slurp(path);
+    cJSON *doc = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    cJSON *strats = cJSON_GetObjectItem(doc, "strategies");
+    cJSON *none = cJSON_Duplicate(cJSON_GetArrayItem(strats, 2), 1);
+    cJSON_ReplaceItemInObject(none, "name", cJSON_CreateString("placed-nowhere"));
+    cJSON_ReplaceItemInObject(none, "gpus_used", cJSON_CreateNumber(0));
+    cJSON_InsertItemInArray(strats, 0, none);
+    char *out = cJSON_Print(doc);
+    snprintf(path, sizeof path, "%s/density-0.json", t);
+    FILE *fp = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    fputs(out, fp);
+    fclose(fp);
+    free(out);
+    cJSON_Delete(doc);
+    snprintf(cmd, sizeof cmd, "report html '%s' -o '%s/density.html'", path, t);
+    CU_ASSERT_EQUAL_FATAL(tu_cli(cmd, NULL, 0, NULL, 0), 0);
+    snprintf(path, sizeof path, "%s/density.html", t);
+    char *page = tu_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(page);
+    TU_CHECK_CONTAINS(page,
+                      "One point per strategy: exclusive at 1, ts-2+1 at 1.5, ts-all at 3 tenants "
+                      "per GPU.");
+    free(page);
+}
+
 /* A plain tenant beside an LLM service (tests/fixtures/html/mixed.json), swept: TTFT and TPOT
  * panels for the LLM service only, p99 for the plain one only, each figure naming the panel it
  * leaves out and why, the SLA in words and in the axis's unit, the token figure first. */
@@ -400,6 +440,8 @@ void test_html_register(void)
         {"plan --html", test_plan_page},
         {"LLM services: TTFT and TPOT per service and strategy, token table", test_llm_page},
         {"a plain tenant and an LLM service swept: no empty panel", test_mixed_sweep},
+        {"the tenants-per-GPU caption names the strategies of its points",
+         test_density_caption_names},
         {"results/*.html keep the promises", test_results_pages},
         {NULL, NULL},
     };

@@ -374,16 +374,17 @@ static int density_figure(struct hw *wr, const struct page *pg, char *err, size_
     /* Per strategy with GPUs (in x order below): tenants per GPU, useful work and switching
      * (% of the GPU), the worst tenant's p99 (-inf: none measured one) and the mean p99. */
     double X[MAX_NAMES], U[MAX_NAMES], S[MAX_NAMES], W[MAX_NAMES], M[MAX_NAMES];
-    int idx[MAX_NAMES], n = 0;
+    int idx[MAX_NAMES], n = 0, pos = -1;
     const cJSON *s;
     RD_EACH_STRATEGY(s, pg->doc)
     {
         double used = rd_fig(s, MT_STRATEGY, MT_SM_GPUS_USED);
-        if (n == MAX_NAMES || !(used > 0))
+        pos++; /* the strategy's place in the result, which pg->strat follows */
+        if (n == MAX_NAMES || pos >= pg->n_strat || !(used > 0))
             continue;
         double worst = rd_over_tenants(s, MT_TENANT, TM_LAT_P99, RD_MAX),
                x = rd_n_tenants(s) / used;
-        int q = n++; /* inserted in x order; idx: its rank among the strategies with GPUs */
+        int q = n++; /* inserted in x order; idx: its place among all the strategies */
         for (; q > 0 && x < X[q - 1]; q--) {
             X[q] = X[q - 1], U[q] = U[q - 1], S[q] = S[q - 1], W[q] = W[q - 1], M[q] = M[q - 1];
             idx[q] = idx[q - 1];
@@ -393,7 +394,7 @@ static int density_figure(struct hw *wr, const struct page *pg, char *err, size_
         S[q] = rd_fig(s, MT_STRATEGY, SM_SWITCH) * 100;
         W[q] = isnan(worst) ? -INFINITY : worst;
         M[q] = rd_over_tenants(s, MT_TENANT, TM_LAT_P99, RD_MEAN);
-        idx[q] = n - 1;
+        idx[q] = pos;
     }
     struct svg_figure f;
     svg_fig_init(&f, "util-vs-tenants", "Utilisation and p99 against tenants per GPU", 2,
