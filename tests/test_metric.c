@@ -5,6 +5,7 @@
  * tables; the built-in table's paths, CSV columns and headings are unique per level; the
  * reader finds a figure by the table's path.
  */
+#include "core/llmstats.h"
 #include "core/metric.h"
 #include "core/run.h"
 #include "core/scenario.h"
@@ -201,6 +202,23 @@ static void test_table_consistent(void)
     CU_ASSERT_PTR_NULL(mt_find(MT_STRATEGY, "latency_ms.p99"));
 }
 
+/* A figure read back from a result in its inside unit, as the verdict on a page judges it: a
+ * latency in seconds, +inf past the histogram's range, NaN when absent; an LLM figure under
+ * "llm". */
+static void test_doc_inside(void)
+{
+    cJSON *t = cJSON_Parse("{\"completed\": 10, \"latency_ms\": {\"p99\": 12.5, \"p999\": null, "
+                           "\"p999_beyond_range\": true}, \"llm\": {\"ttft_ms\": {\"p99\": 250}}}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_DOUBLE_EQUAL(mt_doc_inside(mt_of(MT_TENANT, TM_LAT_P99), t), 0.0125, 1e-15);
+    CU_ASSERT(isinf(mt_doc_inside(mt_of(MT_TENANT, TM_LAT_P999), t)));
+    CU_ASSERT_DOUBLE_EQUAL(mt_doc_inside(mt_of(MT_TENANT, TM_COMPLETED), t), 10, 0);
+    CU_ASSERT_DOUBLE_EQUAL(mt_doc_inside(mt_of(MT_LLM, LM_TTFT_P99), t), 0.25, 1e-15);
+    CU_ASSERT(isnan(mt_doc_inside(mt_of(MT_LLM, LM_TPOT_P99), t)));
+    CU_ASSERT(isnan(mt_doc_inside(mt_of(MT_TENANT, TM_THROUGHPUT), t)));
+    cJSON_Delete(t);
+}
+
 void test_metric_register(void)
 {
     static const struct tu_test tests[] = {
@@ -208,6 +226,7 @@ void test_metric_register(void)
         {"without it the outputs are the built-in table's", test_not_without_it},
         {"the test registry refuses a fifth extra", test_registry_full},
         {"paths, CSV columns and ranks are unique per level", test_table_consistent},
+        {"a figure read back in its inside unit, +inf past the range", test_doc_inside},
         {NULL, NULL},
     };
     tu_add_suite("metric", tests);

@@ -307,6 +307,16 @@ const struct mt_metric *mt_of(enum mt_level level, int index)
     return NULL;
 }
 
+double mt_doc_inside(const struct mt_metric *m, const cJSON *obj)
+{
+    double v = mt_doc(m, obj, 0);
+    char flag[96];
+    snprintf(flag, sizeof flag, "%s_beyond_range", m->path);
+    if (isnan(v) && cJSON_IsTrue(item_at(obj, flag)))
+        return INFINITY;
+    return v / m->out_scale;
+}
+
 void mt_doc_text(const struct mt_metric *m, const cJSON *obj, const char *fmt, char *buf, size_t n)
 {
     double v = mt_doc(m, obj, 0);

@@ -95,6 +95,10 @@ double mt_shown(const struct mt_metric *m, const struct scenario *sc,
 /* The metric's JSON value in a tenant or strategy object of a result document (by its path;
  * ci: its _ci95 path); NaN when absent or null. The one way a page reads a figure. */
 double mt_doc(const struct mt_metric *m, const cJSON *obj, int ci);
+/* The metric's value in obj in its inside unit (seconds for a latency: the JSON value over
+ * out_scale), +inf where it is past the histogram's range ("<leaf>_beyond_range"), NaN when
+ * absent: what a verdict on a result read back judges. */
+double mt_doc_inside(const struct mt_metric *m, const cJSON *obj);
 /* The metric's JSON value in obj as text: fmt, ">=24 days" where it is past the histogram's
  * range (its "<leaf>_beyond_range" flag), "-" when absent. */
 void mt_doc_text(const struct mt_metric *m, const cJSON *obj, const char *fmt, char *buf, size_t n);

@@ -4,6 +4,7 @@
  * (docs/architecture.md, "A new verdict reason").
  */
 #include "core/verdict.h"
+#include "core/metric.h"
 #include "core/llmstats.h"
 #include "core/stable.h"
 
@@ -180,26 +181,11 @@ void vd_figures_of_result(const struct scenario *sc, const struct strategy_resul
     f->overload = r->load && r->capacity && r->capacity[i] > 0 ? r->load[i] / r->capacity[i] : NAN;
 }
 
-static double num_at(const cJSON *o, const char *a, const char *b)
+/* A figure of a tenant object read back, through the metric table (seconds for a latency, +inf
+ * past the histogram's range, NaN when absent). */
+static double fig(const cJSON *tenant, enum mt_level level, int index)
 {
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
-    if (b)
-        x = cJSON_GetObjectItemCaseSensitive(x, b);
-    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
-}
-
-/* A latency in ms of a document, in seconds: null past the histogram's range is +inf. */
-static double ms_at(const cJSON *o, const char *group, const char *key)
-{
-    double v = num_at(o, group, key);
-    if (isnan(v)) {
-        char beyond[64];
-        snprintf(beyond, sizeof beyond, "%s_beyond_range", key);
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-                cJSON_GetObjectItemCaseSensitive(o, group), beyond)))
-            return INFINITY;
-    }
-    return v * 1e-3;
+    return mt_doc_inside(mt_of(level, index), tenant);
 }
 
 /* A target a sweep point sets for tenant i ("tenants.I.sla.KEY"): its value, else dflt. */
@@ -227,17 +213,17 @@ int vd_figures_of_json(const struct scenario *sc, const cJSON *doc, const cJSON 
     f->tpot_target_s = swept(doc, i, "tpot_p99_ms", f->tpot_target_s, 1e-3);
     f->min_throughput_per_s = swept(doc, i, "min_throughput_per_s", f->min_throughput_per_s, 1);
     f->max_lost_fraction = swept(doc, i, "max_lost_fraction", f->max_lost_fraction, 1);
-    f->p99_s = num_at(tenant, "completed", NULL) > 0 ? ms_at(tenant, "latency_ms", "p99") : NAN;
-    f->throughput_per_s = num_at(tenant, "throughput_per_s", NULL);
-    f->arrived = num_at(tenant, "arrived", NULL);
-    f->rejected = num_at(tenant, "rejected", NULL);
-    f->failed = num_at(tenant, "failed", NULL);
-    const cJSON *llm = cJSON_GetObjectItemCaseSensitive(tenant, "llm");
-    f->ttft_p99_s = llm ? ms_at(llm, "ttft_ms", "p99") : NAN;
-    f->tpot_p99_s = llm ? ms_at(llm, "tpot_ms", "p99") : NAN;
+    f->p99_s = fig(tenant, MT_TENANT, TM_COMPLETED) > 0 ? fig(tenant, MT_TENANT, TM_LAT_P99) : NAN;
+    f->throughput_per_s = fig(tenant, MT_TENANT, TM_THROUGHPUT);
+    f->arrived = fig(tenant, MT_TENANT, TM_ARRIVED);
+    f->rejected = fig(tenant, MT_TENANT, TM_REJECTED);
+    f->failed = fig(tenant, MT_TENANT, TM_FAILED);
+    f->ttft_p99_s = fig(tenant, MT_LLM, LM_TTFT_P99);
+    f->tpot_p99_s = fig(tenant, MT_LLM, LM_TPOT_P99);
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(tenant, "stable");
     f->stable = cJSON_IsBool(st) ? cJSON_IsTrue(st) : -1;
-    f->overload = num_at(tenant, "overload", NULL);
+    const cJSON *ov = cJSON_GetObjectItemCaseSensitive(tenant, "overload");
+    f->overload = cJSON_IsNumber(ov) ? ov->valuedouble : NAN;
     return 0;
 }
 
