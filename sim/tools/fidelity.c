@@ -2,6 +2,7 @@
  * fidelity — see fidelity.h.
  */
 #include "tools/fidelity.h"
+#include "core/cdfrun.h"
 
 #include "base/jsonv.h"
 #include "core/rdoc.h"
@@ -545,31 +546,25 @@ int fid_result_strategies(const char *result_json, char names[][64], int max, ch
     return n;
 }
 
-/* The pooled quantiles of strategy from a --cdf file; 1 when some are missing. */
+/* The pooled quantiles of strategy from a --cdf file, read by the pages' reader; 1 when the file
+ * or some of the three quantiles are missing. */
 static int pooled(const char *cdf_csv, const char *strategy, struct fid_pred *p)
 {
-    FILE *fp = fopen(cdf_csv, "r");
-    if (!fp)
+    struct cdf_curves c;
+    char err[512];
+    if (cdf_csv_load(cdf_csv, 1, &c, err, sizeof err))
         return 1;
-    char line[512];
-    size_t sl = strlen(strategy);
+    const struct cdf_curve *row = cdf_csv_find(&c, strategy, "(all)");
+    static const double at[3] = {0.5, 0.95, 0.99};
+    double *out[3] = {&p->p50_ms, &p->p95_ms, &p->p99_ms};
     int found = 0;
-    while (fgets(line, sizeof line, fp)) {
-        if (strncmp(line, strategy, sl) != 0 || strncmp(line + sl, ",(all),", 7) != 0)
-            continue;
-        char *end;
-        double prob = strtod(line + sl + 7, &end);
-        if (*end != ',')
-            continue;
-        double v = strtod(end + 1, NULL);
-        if (fabs(prob - 0.5) < 1e-9)
-            p->p50_ms = v, found |= 1;
-        else if (fabs(prob - 0.95) < 1e-9)
-            p->p95_ms = v, found |= 2;
-        else if (fabs(prob - 0.99) < 1e-9)
-            p->p99_ms = v, found |= 4;
-    }
-    fclose(fp);
+    for (int k = 0; row && k < row->n; k++)
+        for (int q = 0; q < 3; q++)
+            if (fabs(row->p[k] - at[q]) < 1e-9) {
+                *out[q] = row->ms[k];
+                found |= 1 << q;
+            }
+    cdf_csv_free(&c);
     return found == 7 ? 0 : 1;
 }
 
