@@ -8,7 +8,8 @@
  *  - a serving front end of s per request (frontend_serial_ms): the k-th of N simultaneous
  *    sends reaches the engine at k s, FIFO behind earlier sends; one user's TTFT and latency
  *    grow by s exactly; N users behind a front end that is the bottleneck: one request per s,
- *    and each TTFT N s less the rest of its own service;
+ *    and each TTFT N s less the rest of its own service; open arrivals (a trace) through the
+ *    same FIFO, by hand;
  *  - the loader's errors and limits.
  */
 #include "core/closed.h"
@@ -478,6 +479,57 @@ static void test_frontend_table(void)
     }
 }
 
+/* An LLM tenant replaying the trace at trace_path, fixed 300/8 tokens, frontend_ms 0 and a serial
+ * front end of serial_ms (every arrival passes it, not only a closed loop's). */
+static void frontend_open(const char *trace_path, double serial_ms, struct scenario *sc,
+                          struct run_result *r)
+{
+    char text[1400];
+    snprintf(text, sizeof text,
+             "{\"name\": \"fe-open\", \"gpu\": \"H100-80GB\", \"gpus\": 1, \"seed\": 3, \"stop\": "
+             "{\"requests\": 4}, \"tenants\": [{\"name\": \"chat\", \"arrival\": {\"process\": "
+             "\"trace\", \"path\": \"%s\", \"format\": \"sharesim\"}, \"serving\": {\"engine\": "
+             "\"llm\", \"model\": \"Llama-2-7B\", \"dtype\": \"fp16\", \"framework\": \"trtllm\", "
+             "\"frontend_ms\": 0, \"frontend_serial_ms\": %.17g}, \"tokens\": {\"input\": "
+             "{\"dist\": \"deterministic\", \"tokens\": 300}, \"output\": {\"dist\": "
+             "\"deterministic\", \"tokens\": 8}}}], \"strategies\": [{\"name\": \"excl\", "
+             "\"kind\": \"exclusive\"}]}",
+             trace_path, serial_ms);
+    tu_run_text(text, sc, r);
+}
+
+/* Open arrivals pass the serial front end too, as a FIFO, by hand: sends at 0, D, 2D (D < s) and
+ * 1 s, s = 7.8125 ms, D = 3.90625 ms, reach the engine at s, 2s, 3s and 1 s + s (waits 0, s - D,
+ * 2(s - D), 0); the engine then sees exactly what a trace of arrivals at those times with no
+ * front end gives it, and each request's TTFT and latency are that run's plus d - a: the mean
+ * over the four, (s + (2s - D) + (3s - 2D) + s) / 4 = (7s - 3D) / 4. */
+static void test_frontend_open_fifo(void)
+{
+    const double s = 7.8125e-3, dl = 3.90625e-3;
+    char *sent = tu_write("fe-open-sent.csv", "time_s\n0\n0.00390625\n0.0078125\n1\n");
+    char sent_path[600];
+    snprintf(sent_path, sizeof sent_path, "%s", sent);
+    char *at = tu_write("fe-open-at.csv", "time_s\n0.0078125\n0.015625\n0.0234375\n1.0078125\n");
+    struct scenario sa, sb;
+    struct run_result ra, rb;
+    frontend_open(sent_path, s * 1e3, &sa, &ra);
+    frontend_open(at, 0, &sb, &rb);
+    const double *ma = ra.s[0].llm, *mb = rb.s[0].llm;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ma);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mb);
+    CU_ASSERT_EQUAL(ra.s[0].t[TM_COMPLETED], 4);
+    CU_ASSERT_EQUAL(rb.s[0].t[TM_COMPLETED], 4);
+    double extra = (7 * s - 3 * dl) / 4;
+    CU_ASSERT_DOUBLE_EQUAL(ma[LM_TTFT_MEAN], mb[LM_TTFT_MEAN] + extra, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(ra.s[0].t[TM_LAT_MEAN], rb.s[0].t[TM_LAT_MEAN] + extra, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(ma[LM_TPOT_MEAN], mb[LM_TPOT_MEAN], 1e-12);
+    CU_ASSERT(extra > 0.01);
+    run_result_free(&ra);
+    run_result_free(&rb);
+    scn_free(&sa);
+    scn_free(&sb);
+}
+
 void test_closed_register(void)
 {
     static const struct tu_test tests[] = {
@@ -492,6 +544,7 @@ void test_closed_register(void)
         {"front end: one user's TTFT and latency grow by s", test_frontend_one_user},
         {"front end as the bottleneck: N s a request, 1 / s", test_frontend_bottleneck},
         {"front end: the engine table's optional term and its limit", test_frontend_table},
+        {"front end: open arrivals pass the FIFO too, by hand", test_frontend_open_fifo},
         {"load errors and limits", test_load_errors},
         {NULL, NULL},
     };

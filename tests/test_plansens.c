@@ -420,7 +420,7 @@ static void test_engine_terms(void)
     cJSON *obj = cJSON_Parse("{\"framework\": \"vllm\"}");
     CU_ASSERT_EQUAL(etm_parse(&j, obj, "tenants[0].serving", bad, &c), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "engines[0].cpu_step_ms.range"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "for the value 0.6184"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "for the value 0.7025"));
     if (!strstr(err, "engines[0].cpu_step_ms.range"))
         fprintf(stderr, "\n  got: %s\n", err);
     cJSON_Delete(obj);

@@ -464,7 +464,7 @@ static void test_table_gemm_ceiling(void)
     TU_CHECK_CONTAINS(err, "not used by");
     /* the shipped table: TensorRT-LLM 0.9's entry has its fitted ceiling */
     CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"trtllm-0.9\"}", &c, NULL, err, sizeof err), 0);
-    CU_ASSERT_DOUBLE_EQUAL(c.cpu.gemm_flops_max, 596.9e12, 1e3);
+    CU_ASSERT_DOUBLE_EQUAL(c.cpu.gemm_flops_max, 590.0e12, 1e3);
     CU_ASSERT_EQUAL(etm_has_framework(NULL, "trtllm-0.9"), 1);
 #undef V
 }
@@ -562,6 +562,67 @@ static void test_memo_after_tp(void)
     CU_ASSERT(!same_parts(&whole, &a));
 }
 
+/* An entry of "server": 0 (an engine measured in an offline harness, TensorRT-LLM 0.9's
+ * static batches): no front end of either kind, and a front-end key beside it is refused, naming
+ * the table's path; "server": 1 or absent is an entry whose frontend_ms is required as before;
+ * a scenario's keys still set a front end (the same release behind a server). */
+static void test_table_no_server(void)
+{
+#define V "\"source\": \"x\", \"confidence\": \"low\", \"value\": "
+    struct etm_cfg c;
+    char err[1024];
+    static const struct {
+        const char *extra;
+        int rc;
+        const char *msg;
+    } cases[] = {
+        {", \"server\": {" V "0}", 0, NULL},
+        {", \"server\": {" V "0}, \"frontend_ms\": {" V "3}", -1, "engines[0].frontend_ms"},
+        {", \"server\": {" V "0}, \"frontend_serial_ms\": {" V "1}", -1,
+         "engines[0].frontend_serial_ms"},
+        {", \"server\": {" V "1}, \"frontend_ms\": {" V "3}", 0, NULL},
+        {", \"server\": {" V "1}", -1, "engines[0].frontend_ms"},
+        {", \"server\": {" V "2}, \"frontend_ms\": {" V "3}", -1, "engines[0].server"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[] = "/tmp/sharesim-etm-XXXXXX", text[640];
+        int fd = mkstemp(path);
+        CU_ASSERT_FATAL(fd >= 0);
+        int n = snprintf(text, sizeof text,
+                         "{\"schema\": 1, \"engines\": [{\"name\": \"off\", \"version\": "
+                         "\"0\", \"cpu_step_ms\": {" V "1}, \"cpu_per_seq_ms\": {" V "0}, "
+                         "\"overlap_cpu\": {" V "0}%s}]}",
+                         cases[i].extra);
+        CU_ASSERT_EQUAL(write(fd, text, (size_t)n), (ssize_t)n);
+        close(fd);
+        int rc = parse_serving("{\"framework\": \"off\"}", &c, path, err, sizeof err);
+        CU_ASSERT_EQUAL(rc, cases[i].rc);
+        if (cases[i].rc == 0) {
+            CU_ASSERT_EQUAL(c.frontend_s, i == 0 ? 0 : 3e-3);
+            CU_ASSERT_EQUAL(c.frontend_serial_s, 0);
+        } else {
+            TU_CHECK_CONTAINS(err, cases[i].msg);
+            TU_CHECK_CONTAINS(err, path);
+        }
+        if (i == 0) { /* the scenario's front end replaces the entry's none */
+            CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"off\", \"frontend_ms\": 5, "
+                                          "\"frontend_serial_ms\": 2}",
+                                          &c, path, err, sizeof err),
+                            0);
+            CU_ASSERT_DOUBLE_EQUAL(c.frontend_s, 5e-3, 1e-15);
+            CU_ASSERT_DOUBLE_EQUAL(c.frontend_serial_s, 2e-3, 1e-15);
+        }
+        unlink(path);
+    }
+    /* the shipped table: TensorRT-LLM 0.9's entry has no server, vLLM's a serial front end */
+    CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"trtllm-0.9\"}", &c, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(c.frontend_s, 0);
+    CU_ASSERT_EQUAL(c.frontend_serial_s, 0);
+    CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"vllm\"}", &c, NULL, err, sizeof err), 0);
+    CU_ASSERT(c.frontend_serial_s > 0);
+#undef V
+}
+
 void test_stepmodel_register(void)
 {
     CU_pSuite s = CU_add_suite("stepmodel", NULL, NULL);
@@ -575,6 +636,7 @@ void test_stepmodel_register(void)
     CU_add_test(s, "the result says which parts took measured tables", test_result_paths);
     CU_add_test(s, "a GEMM ceiling by hand (binding, not binding, decode, fp8)", test_gemm_ceiling);
     CU_add_test(s, "the engine table's gemm_tflops_max", test_table_gemm_ceiling);
+    CU_add_test(s, "an engine table entry without a server has no front end", test_table_no_server);
     CU_add_test(s, "small kernels past the table grow with the tokens",
                 test_small_kernels_past_table);
     CU_add_test(s, "memo: a hit is the computation's doubles", test_memo_hits);

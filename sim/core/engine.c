@@ -355,6 +355,25 @@ admit(struct sim *s, int i, double work, int64_t in_tokens, int64_t out_tokens, 
     return 1;
 }
 
+/*
+ * An open tenant's serial front end (docs/llm.md#engine-time): its arrival process draws send
+ * times, each from the previous send (fe_base), and every send passes a first-come-first-served
+ * server of fe[2i] a request before the engine sees it: a send at a reaches the engine at
+ * max(a, free) + s, free being when the front end passed the previous send, which is that one's
+ * arrival at the engine (fe_pass). The closed loop's own FIFO is closed.c's.
+ */
+static inline double fe_base(const struct sim *s, int i, double now)
+{
+    return s->fe && s->fe[2 * i] > 0 ? s->fe[2 * i + 1] : now;
+}
+static inline void fe_pass(struct sim *s, int i, double free_at, double *at)
+{
+    if (s->fe && s->fe[2 * i] > 0) {
+        s->fe[2 * i + 1] = *at;
+        *at = (*at > free_at ? *at : free_at) + s->fe[2 * i];
+    }
+}
+
 /* The arrival at the top of the arrival heap happens now. */
 static inline __attribute__((always_inline)) void on_arrival(struct sim *s, int may_mute)
 {
@@ -362,17 +381,19 @@ static inline __attribute__((always_inline)) void on_arrival(struct sim *s, int 
     struct tenant_rt *t = &s->ten[i];
     double work = t->next_work;
     int64_t in = t->next_in, out = t->next_out; /* this arrival's; ten_next draws the next's */
-    /* A closed loop's request was sent before it arrives here when it passed a serving front end
-     * (closed.h): its arrival is its send time. */
-    double sent = t->closed ? cl_sent(t->cl) : s->now;
+    /* A request was sent before it arrives here when it passed a serving front end (closed.h,
+     * tenant.h): its arrival is its send time. */
+    double sent = t->closed ? cl_sent(t->cl) : fe_base(s, i, s->now);
     double t_next, w_next;
     /* Draw the next arrival before admitting this one: the stream's order is fixed. */
-    int more = ten_next(t, s->now, &t_next, &w_next);
+    int more = ten_next(t, fe_base(s, i, s->now), &t_next, &w_next);
     if (more < 0) {
         s->stream_failed = t; /* eng_run() stops here */
         s->leave = 1;
         return;
     }
+    if (more == 1) /* the front end passed this one now: the next waits for no earlier */
+        fe_pass(s, i, s->now, &t_next);
     /* 1 is the constant of ten_next's inline case: the tests fold away for Poisson tenants. */
     t->next_t = more == 1 ? t_next : INFINITY;
     if (more == 1) {
@@ -504,6 +525,13 @@ void eng_init(struct sim *s, const struct scenario *sc, const struct strategy_cf
         t->saturated = (uint8_t)is_saturated(t);
         t->announce = 1;
     }
+    for (int i = 0; i < s->n_ten; i++) {
+        double fe = ten_frontend_serial_s(&sc->tenants[i]);
+        if (fe > 0 && !s->fe)
+            s->fe = ss_xcalloc(2 * (size_t)s->n_ten, sizeof *s->fe);
+        if (fe > 0)
+            s->fe[2 * i] = fe;
+    }
     s->stop_after = sc->stop_requests > 0 ? sc->stop_requests : LONG_MAX;
     s->tenants_active = s->n_ten;
     s->max_in_system = sc->max_in_system > 0 ? sc->max_in_system : SCN_DEFAULT_IN_SYSTEM;
@@ -533,6 +561,7 @@ static void start(struct sim *s)
             return;
         }
         if (more == 1) {
+            fe_pass(s, i, 0.0, &t_first);
             t->next_work = w_first;
             t->next_t = t_first;
             arr_push(s, i, t_first);
@@ -687,6 +716,7 @@ void eng_free(struct sim *s)
     }
     free(s->hist_counts);
     free(s->ten);
+    free(s->fe);
     free(s->heap);
     free(s->arr_heap);
     memset(s, 0, sizeof *s);

@@ -175,6 +175,12 @@ struct sim {
     uint64_t arr_seq; /* the top's seq */
     int n_ten;
     struct tenant_rt *ten;
+    /* Open tenants' serial front ends (an LLM engine's frontend_serial_ms; a closed loop's is its
+     * cl_state's): per tenant i, fe[2i] the service time per request (0: none) and fe[2i + 1]
+     * the scheduled arrival's send time, which its request records while the arrival heap holds
+     * when it reaches the engine (engine.c). NULL when no open tenant has one, so that struct
+     * tenant_rt keeps its size. */
+    double *fe;
     const struct policy_ops *ops;
     void *pst;
     long arrivals_total; /* all arrivals, warm-up included */

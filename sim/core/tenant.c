@@ -123,6 +123,14 @@ void ten_init(struct tenant_rt *t, const struct tenant_cfg *cfg, const char *sce
     }
 }
 
+double ten_frontend_serial_s(const struct tenant_cfg *cfg)
+{
+    if (cfg->arrival.kind == ARR_CLOSED || cfg->arrival.kind == ARR_SATURATED || !cfg->llm ||
+        cfg->llm->etm.kind != STM_ENGINE)
+        return 0;
+    return cfg->llm->etm.frontend_serial_s;
+}
+
 void ten_free(struct tenant_rt *t)
 {
     if (t->closed) {

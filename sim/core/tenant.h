@@ -68,6 +68,10 @@ static inline __attribute__((always_inline)) int ten_next(struct tenant_rt *t, d
     }
     return ten_next_general(t, now, t_next, work);
 }
+/* The serial front end an open tenant's requests pass (an LLM engine's frontend_serial_ms, in
+ * s; 0: none, and always 0 for a closed loop, which has its own, closed.h). */
+double ten_frontend_serial_s(const struct tenant_cfg *cfg);
+
 /* Why the tenant's stream failed (a whole message, naming the scenario file), or NULL. */
 const char *ten_error(const struct tenant_rt *t);
 

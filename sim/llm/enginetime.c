@@ -84,6 +84,7 @@ static int table_defaults(const char *table_path, const char *name, struct etm_c
     static const char *const top[] = {"schema", "notes", "engines", NULL};
     static const char *const ekeys[] = {"name",
                                         "version",
+                                        "server",
                                         "cpu_step_ms",
                                         "cpu_per_seq_ms",
                                         "frontend_ms",
@@ -119,9 +120,29 @@ static int table_defaults(const char *table_path, const char *name, struct etm_c
             jv_str(&j, e, p, "version", 1, &v) < 0 ||
             table_num(&j, e, p, "cpu_step_ms", 1e4, &step) ||
             table_num(&j, e, p, "cpu_per_seq_ms", 1e3, &seq) ||
-            table_num(&j, e, p, "frontend_ms", 1e5, &fe) ||
             table_num(&j, e, p, "overlap_cpu", 1, &ov))
             goto out;
+        /* "server": 0 is a release measured in an offline harness (TensorRT-LLM 0.9's
+         * gptSessionBenchmark): no API server, so no front end of either kind, and a front-end
+         * value beside it would contradict it. */
+        long server = 1;
+        if (table_opt_int(&j, e, p, "server", 1, &server))
+            goto out;
+        fe = 0;
+        if (server) {
+            if (table_num(&j, e, p, "frontend_ms", 1e5, &fe))
+                goto out;
+        } else {
+            static const char *const fronts[] = {"frontend_ms", "frontend_serial_ms", NULL};
+            for (int f = 0; fronts[f]; f++)
+                if (cJSON_GetObjectItemCaseSensitive(e, fronts[f])) {
+                    char q[256];
+                    jv_fail(&j, jv_path_key(q, sizeof q, p, fronts[f]),
+                            "not allowed in an entry of \"server\": 0 (an engine measured "
+                            "without an API server has no front end): expected no such key");
+                    goto out;
+                }
+        }
         if (strcmp(n, name) == 0) {
             if (table_opt_int(&j, e, p, "max_num_seqs", 65536, &c->max_num_seqs) ||
                 table_opt_int(&j, e, p, "max_batched_tokens", 10000000, &c->max_batched_tokens))

@@ -11,14 +11,18 @@
  *   "frontend_ms"     per request, before the engine sees it: the API server's HTTP handling,
  *                     tokenisation and the first streamed chunk, counted in TTFT and latency,
  *   "frontend_serial_ms" per request, the part of the front end's work done on one process, one
- *                     request at a time (HTTP parsing, tokenisation): a closed loop's sends
- *                     queue for it first come first served, and the wait counts in TTFT
- *                     (core/closed.h); optional in a table entry (0: none),
+ *                     request at a time (HTTP parsing, tokenisation): every request of the
+ *                     tenant queues for it first come first served, and the wait counts in TTFT
+ *                     (core/closed.h for a closed loop, core/engine.c for open arrivals);
+ *                     optional in a table entry (0: none),
  *   "gemm_tflops_max" the most 16-bit math an engine version's linear layers sustain,
  *                     TFLOP/s (0, the default: none; at most ETM_MAX_GEMM_TFLOPS): a version
  *                     whose kernels are older than the measured tables' (llm/stepmodel.h);
  *                     optional in a table entry,
  *   "overlap_cpu"     whether the CPU part overlaps the GPU part (vLLM's async scheduling);
+ * an optional "server" of a table entry: 0 for a release measured without an API server (an
+ * offline harness), whose front end is then 0 of both kinds and may not be listed (a scenario's
+ * keys still set one); 1, the default, requires "frontend_ms";
  * and, optional in a table entry, the framework's scheduler defaults for keys the scenario
  * leaves out: "max_num_seqs", "max_batched_tokens", "chunked_prefill", "prefill_first",
  * "guaranteed_no_evict" (vLLM's

@@ -217,9 +217,6 @@ static int by_makespan(const struct fit_ctx *c, const struct fit_row *r)
     return clients[r->client].by_makespan || (r->client == FC_CONCURRENCY && !c->closed_loop);
 }
 
-/* The serving key of the serial front end (llm/enginetime.h). */
-#define NO_SERIAL_KEY "frontend_serial_ms"
-
 static cJSON *serving(const struct fit_ctx *c, const struct fit_row *r)
 {
     cJSON *s = cJSON_CreateObject();
@@ -233,15 +230,13 @@ static cJSON *serving(const struct fit_ctx *c, const struct fit_row *r)
         cJSON_AddNumberToObject(s, "max_num_seqs", (double)r->max_num_seqs);
     if (r->max_batched)
         cJSON_AddNumberToObject(s, "max_batched_tokens", (double)r->max_batched);
-    /* A batch built as a closed loop (batch_arrival) would otherwise pass the engine's serial
-     * front end, which only a closed loop's sends do: pinned to 0 there, so a batch stays N
-     * requests at t = 0 at the engine, and a fitted frontend_serial_ms does not reach it. */
-    int no_serial = r->client == FC_BATCH && c->closed_loop;
+    /* A batch row (batch_arrival: N users at t = 0) passes the engine's serial front end as
+     * every request does: what it meets there is the benchmark's, not the client's. Lambda's
+     * ten prompts at once went through vLLM's API server and queue at its tokeniser; TensorRT-LLM
+     * 0.9's static batches ran in an offline harness, and that entry has no front end at all
+     * ("server": 0 in the engine table, docs/llm.md#engine-versions). */
     for (int i = 0; i < c->n_params; i++)
-        if (!(no_serial && strcmp(c->params[i].key, NO_SERIAL_KEY) == 0))
-            cJSON_AddNumberToObject(s, c->params[i].key, c->params[i].value);
-    if (no_serial)
-        cJSON_AddNumberToObject(s, NO_SERIAL_KEY, 0);
+        cJSON_AddNumberToObject(s, c->params[i].key, c->params[i].value);
     return s;
 }
 

@@ -31,16 +31,6 @@ static int engine_llm(const struct scenario *sc)
     return 0;
 }
 
-/* The serial front end queues only a closed loop's sends (core/closed.h). */
-static int engine_llm_closed(const struct scenario *sc)
-{
-    for (int i = 0; i < sc->n_tenants; i++)
-        if (sc->tenants[i].llm && sc->tenants[i].llm->etm.kind == STM_ENGINE &&
-            sc->tenants[i].arrival.kind == ARR_CLOSED)
-            return 1;
-    return 0;
-}
-
 static int process_faults(const struct scenario *sc)
 {
     for (int i = 0; i < sc->n_tenants; i++)
@@ -84,8 +74,8 @@ const struct plan_sens_dep plan_sens_deps[] = {
     {"cpu_step_ms", 1, "*", engine_llm, NULL, "the engine's CPU time per step"},
     {"cpu_per_seq_ms", 1, "*", engine_llm, NULL, "the engine's CPU time per sequence in a step"},
     {"frontend_ms", 1, "*", engine_llm, NULL, "the front end's time per request"},
-    {"frontend_serial_ms", 1, "*", engine_llm_closed, NULL,
-     "the front end's serial time per request, which a closed loop's sends queue for"},
+    {"frontend_serial_ms", 1, "*", engine_llm, NULL,
+     "the front end's serial time per request, which every request queues for"},
 };
 const int plan_sens_n_deps = (int)(sizeof plan_sens_deps / sizeof *plan_sens_deps);
 
