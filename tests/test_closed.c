@@ -530,6 +530,32 @@ static void test_frontend_open_fifo(void)
     scn_free(&sb);
 }
 
+/* The window is the clients': with a 100 ms serial front end, sends at 0 and 1 s (warm-up of 0 s,
+ * stop after 2) give a window of exactly 1 s, not the 1.1 s at which the last one reached the
+ * engine; the first request, done by then, makes the throughput 1 / 1 s exactly. */
+static void test_frontend_window_is_sends(void)
+{
+    char *trace = tu_write("fe-window.csv", "time_s\n0\n1\n");
+    char text[1400];
+    snprintf(text, sizeof text,
+             "{\"name\": \"fe-window\", \"gpu\": \"H100-80GB\", \"gpus\": 1, \"seed\": 3, "
+             "\"warmup\": {\"duration_s\": 0}, \"stop\": {\"requests\": 2}, \"tenants\": "
+             "[{\"name\": \"chat\", \"arrival\": {\"process\": \"trace\", \"path\": \"%s\", "
+             "\"format\": \"sharesim\"}, \"serving\": {\"engine\": \"llm\", \"model\": "
+             "\"Llama-2-7B\", \"dtype\": \"fp16\", \"framework\": \"trtllm\", \"frontend_ms\": 0, "
+             "\"frontend_serial_ms\": 100}, \"tokens\": {\"input\": {\"dist\": "
+             "\"deterministic\", \"tokens\": 300}, \"output\": {\"dist\": \"deterministic\", "
+             "\"tokens\": 8}}}], \"strategies\": [{\"name\": \"excl\", \"kind\": \"exclusive\"}]}",
+             trace);
+    struct scenario sc;
+    struct run_result r;
+    tu_run_text(text, &sc, &r);
+    CU_ASSERT_EQUAL(r.s[0].t[TM_COMPLETED], 2);
+    CU_ASSERT_EQUAL(r.s[0].t[TM_THROUGHPUT], 1.0);
+    run_result_free(&r);
+    scn_free(&sc);
+}
+
 void test_closed_register(void)
 {
     static const struct tu_test tests[] = {
@@ -545,6 +571,8 @@ void test_closed_register(void)
         {"front end as the bottleneck: N s a request, 1 / s", test_frontend_bottleneck},
         {"front end: the engine table's optional term and its limit", test_frontend_table},
         {"front end: open arrivals pass the FIFO too, by hand", test_frontend_open_fifo},
+        {"front end: the window ends with the last send, not its arrival",
+         test_frontend_window_is_sends},
         {"load errors and limits", test_load_errors},
         {NULL, NULL},
     };

@@ -283,40 +283,50 @@ static void window_close(struct sim *s)
         s->ten[i].st.completed_in_window = s->ten[i].done_all - s->ten[i].done_at_warm;
 }
 
-static void stop_arrivals(struct sim *s)
+/* Arrivals end at t: now, or the send of the request that reached the stop count (a request
+ * that passed a front end was sent before it reaches the engine, and the window is the
+ * clients': it ends with the last send, as it starts with the first measured one). */
+static void stop_arrivals_at(struct sim *s, double t)
 {
     if (s->arrivals_done)
         return;
     s->arrivals_done = 1;
     s->leave = 1;
     s->arr_t = INFINITY;
-    s->t_stop = s->now;
+    s->t_stop = t;
     if (s->t_warm == INFINITY) { /* the warm-up never ended: measure nothing rather than garbage */
         s->t_warm = s->t_stop;
         window_open(s);
     }
 }
 
-static void tenant_ended(struct sim *s, struct tenant_rt *t)
+static void stop_arrivals(struct sim *s)
+{
+    stop_arrivals_at(s, s->now);
+}
+
+/* Tenant t's stream ended with a send at `last` (its last request's): when it was the last
+ * tenant, arrivals end there. */
+static void tenant_ended(struct sim *s, struct tenant_rt *t, double last)
 {
     if (!t->active)
         return;
     t->active = 0;
     if (--s->tenants_active == 0)
-        stop_arrivals(s);
+        stop_arrivals_at(s, last);
 }
 
-/* The first measured arrival (index idx, at s->now)? Measuring never stops once started:
+/* The first measured arrival (index idx, sent at `sent`)? Measuring never stops once started:
  * time and the arrival count only grow. */
-static int warm_up_over(struct sim *s, long idx)
+static int warm_up_over(struct sim *s, long idx, double sent)
 {
     const struct scenario *sc = s->sc;
     int over =
-        sc->warmup_duration_s > 0 ? s->now >= sc->warmup_duration_s : idx >= sc->warmup_requests;
+        sc->warmup_duration_s > 0 ? sent >= sc->warmup_duration_s : idx >= sc->warmup_requests;
     if (over) {
         s->measuring = 1;
         if (s->t_warm == INFINITY) {
-            s->t_warm = sc->warmup_duration_s > 0 ? sc->warmup_duration_s : s->now;
+            s->t_warm = sc->warmup_duration_s > 0 ? sc->warmup_duration_s : sent;
             window_open(s);
         }
     }
@@ -331,11 +341,11 @@ admit(struct sim *s, int i, double work, int64_t in_tokens, int64_t out_tokens, 
 {
     struct tenant_rt *t = &s->ten[i];
     long idx = s->arrivals_total++;
-    int measured = s->measuring || warm_up_over(s, idx);
+    int measured = s->measuring || warm_up_over(s, idx, sent);
     if (measured)
         t->st.arrived++;
     if (s->arrivals_total >= s->stop_after)
-        stop_arrivals(s);
+        stop_arrivals_at(s, sent);
     struct rqueue *q = &t->q;
     if ((long)q->n >= t->queue_limit) {
         if (measured)
@@ -404,7 +414,7 @@ static inline __attribute__((always_inline)) void on_arrival(struct sim *s, int 
         if (more == CL_PAUSED) /* its time comes with a request's end (eng_closed_end) */
             t->next_work = w_next;
         else
-            tenant_ended(s, t);
+            tenant_ended(s, t, sent);
     }
     if (admit(s, i, work, in, out, sent)) {
         if (!may_mute || t->announce)
@@ -568,7 +578,7 @@ static void start(struct sim *s)
         } else if (more == CL_PAUSED) { /* not at the start: every user sends at t = 0 */
             SS_FATAL("tenant %s: a closed loop with no user due at the start", t->cfg->name);
         } else {
-            tenant_ended(s, t);
+            tenant_ended(s, t, s->now);
         }
     }
     /* Saturated tenants start with one request each at t = 0: all are admitted

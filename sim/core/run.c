@@ -2,8 +2,8 @@
  * run — strategies × replications → aggregated results (see run.h).
  *
  * Definitions (also in docs/scenario.md):
- * - Measurement window: from the end of the warm-up to the end of arrivals
- *   (the stop); requests still in flight then are drained (unless stop.drain is
+ * - Measurement window: from the end of the warm-up to the end of arrivals (the stop; an
+ *   arrival is a send, even when a serial front end delays it); requests still in flight then are drained (unless stop.drain is
  *   false) and their latencies counted, but throughput and utilisation are
  *   measured over the window only, so the drain does not dilute them.
  * - sla_attainment: requests completed within sla.p99_ms divided by all measured
