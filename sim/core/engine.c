@@ -393,10 +393,11 @@ static inline __attribute__((always_inline)) void on_arrival(struct sim *s, int 
     int64_t in = t->next_in, out = t->next_out; /* this arrival's; ten_next draws the next's */
     /* A request was sent before it arrives here when it passed a serving front end (closed.h,
      * tenant.h): its arrival is its send time. */
-    double sent = t->closed ? cl_sent(t->cl) : fe_base(s, i, s->now);
+    double base = fe_base(s, i, s->now); /* what the next send is drawn from */
+    double sent = t->closed ? cl_sent(t->cl) : base;
     double t_next, w_next;
     /* Draw the next arrival before admitting this one: the stream's order is fixed. */
-    int more = ten_next(t, fe_base(s, i, s->now), &t_next, &w_next);
+    int more = ten_next(t, base, &t_next, &w_next);
     if (more < 0) {
         s->stream_failed = t; /* eng_run() stops here */
         s->leave = 1;
