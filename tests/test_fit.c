@@ -125,8 +125,8 @@ static int fit_cli(const char *name, const char *csv, const char *opts)
 static void test_version_entry(void)
 {
     /* A row of engine E at version A.B[.C] takes the engine table's entry "E-A.B" where there is
-     * one (the shipped table: trtllm-0.9), else E's; NIM rows are trtllm's whatever their
-     * version. */
+     * one (the shipped table: trtllm-0.9, vllm-0.14), else E's; NIM rows are trtllm's whatever
+     * their version. */
     const char *path = tu_write(
         "ver.csv", HEADER
         "a,src,trtllm,0.9.0,H100-80GB,Llama-3-8B,fp16,,1,batch,1,fixed,256,64,,,,mean,30,9,,fit,\n"
@@ -134,17 +134,19 @@ static void test_version_entry(void)
         "c,src,vllm,0.9.2,H100-80GB,Llama-3-8B,fp16,,1,batch,1,fixed,256,64,,,,mean,30,9,,fit,\n"
         "d,src,nim-trtllm,0.9,H100-80GB,Llama-3-8B,fp16,,1,batch,1,fixed,256,64,,,,mean,30,9,,fit,"
         "\n"
-        "e,src,trtllm,,H100-80GB,Llama-3-8B,fp16,,1,batch,1,fixed,256,64,,,,mean,30,9,,fit,\n");
+        "e,src,trtllm,,H100-80GB,Llama-3-8B,fp16,,1,batch,1,fixed,256,64,,,,mean,30,9,,fit,\n"
+        "f,src,vllm,0.14.1,H100-80GB,Llama-3-8B,fp16,,1,batch,1,fixed,256,64,,,,mean,30,9,,fit,\n");
     struct fit_row *rows = NULL;
     int n = 0;
     char sha[65], err[1024];
     CU_ASSERT_EQUAL_FATAL(fit_read(path, &rows, &n, sha, err, sizeof err), 0);
-    CU_ASSERT_EQUAL_FATAL(n, 5);
+    CU_ASSERT_EQUAL_FATAL(n, 6);
     CU_ASSERT_STRING_EQUAL(rows[0].framework, "trtllm-0.9");
     CU_ASSERT_STRING_EQUAL(rows[1].framework, "trtllm");
     CU_ASSERT_STRING_EQUAL(rows[2].framework, "vllm");
     CU_ASSERT_STRING_EQUAL(rows[3].framework, "trtllm");
     CU_ASSERT_STRING_EQUAL(rows[4].framework, "trtllm");
+    CU_ASSERT_STRING_EQUAL(rows[5].framework, "vllm-0.14");
     free(rows);
 }
 

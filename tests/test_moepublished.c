@@ -22,10 +22,10 @@ static void test_lambda_mixtral(void)
         int tp;
         double tpot, ttft, measured_tpot, measured_ttft;
     } rows[] = {
-        {"h100-tp2", "H100-80GB", 2, 15.11, 77.4, 16.93, 1846},
-        {"h100-tp4", "H100-80GB", 4, 8.09, 55.1, 9.90, 1750},
-        {"h100-tp8", "H100-80GB", 8, 4.65, 43.3, 6.80, 1731},
-        {"a100-tp2", "A100-80GB", 2, 24.84, 155.5, 26.64, 1723},
+        {"h100-tp2", "H100-80GB", 2, 15.59, 95.0, 16.93, 1846},
+        {"h100-tp4", "H100-80GB", 4, 8.64, 62.4, 9.90, 1750},
+        {"h100-tp8", "H100-80GB", 8, 5.17, 62.4, 6.80, 1731},
+        {"a100-tp2", "A100-80GB", 2, 25.33, 173.1, 26.64, 1723},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         char rel[96], trace[PATH_MAX]; /* absolute: the scenario is written elsewhere */
@@ -44,11 +44,11 @@ static void test_lambda_mixtral(void)
         double ttft = tu_json_num(doc, "strategies.0.tenants.0.llm.ttft_ms.p50");
         CU_ASSERT_DOUBLE_EQUAL(tpot, rows[i].tpot, 0.01);
         CU_ASSERT_DOUBLE_EQUAL(ttft, rows[i].ttft, 0.1);
-        /* decode within 32 % of the measurement, optimistic as the dense TP runs are (TP 8 on
-         * the H100 -31.6 % since vLLM's per-sequence CPU time was refitted beside its serial
-         * front end) */
-        CU_ASSERT(tpot < rows[i].measured_tpot && tpot > 0.68 * rows[i].measured_tpot);
-        CU_ASSERT(ttft < 0.1 * rows[i].measured_ttft);
+        /* decode within 25 % of the measurement, optimistic as the dense TP runs are (TP 8 on
+         * the H100 -24 % since vLLM's entry was fitted on Lambda's one-GPU runs alone), and
+         * TTFT about a tenth of the measured or less (a cost the model does not hold: the docs) */
+        CU_ASSERT(tpot < rows[i].measured_tpot && tpot > 0.75 * rows[i].measured_tpot);
+        CU_ASSERT(ttft < 0.11 * rows[i].measured_ttft);
         CU_ASSERT_EQUAL(tu_json_num(doc, "strategies.0.tenants.0.completed"), 10);
         cJSON_Delete(doc);
     }

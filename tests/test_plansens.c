@@ -411,7 +411,7 @@ static void test_engine_terms(void)
     cJSON *vo = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(eng, "engines"), 0), "cpu_step_ms");
     cJSON_DeleteItemFromObjectCaseSensitive(vo, "range");
-    cJSON_AddItemToObject(vo, "range", cJSON_Parse("[1, 2]"));
+    cJSON_AddItemToObject(vo, "range", cJSON_Parse("[2, 3]"));
     char bad[700];
     snprintf(bad, sizeof bad, "%s", write_doc("bad-engines.json", eng));
     struct etm_cfg c;
@@ -420,7 +420,7 @@ static void test_engine_terms(void)
     cJSON *obj = cJSON_Parse("{\"framework\": \"vllm\"}");
     CU_ASSERT_EQUAL(etm_parse(&j, obj, "tenants[0].serving", bad, &c), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "engines[0].cpu_step_ms.range"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "for the value 0.7025"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "for the value 1.144"));
     if (!strstr(err, "engines[0].cpu_step_ms.range"))
         fprintf(stderr, "\n  got: %s\n", err);
     cJSON_Delete(obj);

@@ -97,7 +97,7 @@ static double model_step(const long (*seq)[3], int n, double f, double b, struct
 static void test_decode_by_hand(void)
 {
     const long one[1][3] = {{1000, 1, 1}};
-    struct stm_cpu cpu = {1e-3, 2e-5, 0, 0};
+    struct stm_cpu cpu = {1e-3, 2e-5, 0, 0, 0};
     struct stm_parts p;
     double t = model_step(one, 1, 1, 1, cpu, &p);
     TU_CHECK_CLOSE_REL(t, hand_step(one, 1, 1, 1, 1e-3, 2e-5), 1e-12);
@@ -114,7 +114,7 @@ static void test_mixed_step_adds(void)
 {
     const long mix[3][3] = {{0, 512, 0}, {4000, 1, 1}, {6000, 1, 1}};
     const long alone[1][3] = {{0, 512, 0}};
-    struct stm_cpu cpu = {0, 0, 0, 0};
+    struct stm_cpu cpu = {0, 0, 0, 0, 0};
     struct stm_parts p;
     double t = model_step(mix, 3, 1, 1, cpu, &p);
     TU_CHECK_CLOSE_REL(t, hand_step(mix, 3, 1, 1, 0, 0), 1e-12);
@@ -127,7 +127,7 @@ static void test_mixed_step_adds(void)
 static void test_shares(void)
 {
     const long seq[2][3] = {{0, 300, 1}, {2000, 1, 1}};
-    struct stm_cpu cpu = {2e-3, 0, 0, 0};
+    struct stm_cpu cpu = {2e-3, 0, 0, 0, 0};
     struct stm_parts p;
     double t = model_step(seq, 2, 0.5, 0.25, cpu, &p);
     TU_CHECK_CLOSE_REL(t, hand_step(seq, 2, 0.5, 0.25, 2e-3, 0), 1e-12);
@@ -140,7 +140,7 @@ static void test_shares(void)
 static void test_overlap(void)
 {
     const long one[1][3] = {{10, 1, 1}};
-    struct stm_cpu cpu = {1e-3, 0, 1, 0};
+    struct stm_cpu cpu = {1e-3, 0, 1, 0, 0};
     struct stm_parts p;
     double t = model_step(one, 1, 1, 1, cpu, &p);
     double g = stm_gpu_s(&p, 1, 1);
@@ -352,7 +352,7 @@ static void capped_prefill(enum roof_dtype wd, double cap, long tokens, struct s
 {
     struct lm_model lm = llama3_8b();
     struct gpu_roof r = test_roof();
-    struct stm_cpu cpu = {1e-3, 2e-5, 0, cap};
+    struct stm_cpu cpu = {1e-3, 2e-5, 0, cap, 0};
     struct stm m;
     stm_init(&m, STM_ENGINE, &lm, wd, RD_BF16, &r, 4000, &cpu, 0, NULL);
     struct stm_sum s;
@@ -464,14 +464,14 @@ static void test_table_gemm_ceiling(void)
     TU_CHECK_CONTAINS(err, "not used by");
     /* the shipped table: TensorRT-LLM 0.9's entry has its fitted ceiling */
     CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"trtllm-0.9\"}", &c, NULL, err, sizeof err), 0);
-    CU_ASSERT_DOUBLE_EQUAL(c.cpu.gemm_flops_max, 590.0e12, 1e3);
+    CU_ASSERT_DOUBLE_EQUAL(c.cpu.gemm_flops_max, 552.4e12, 1e3);
     CU_ASSERT_EQUAL(etm_has_framework(NULL, "trtllm-0.9"), 1);
 #undef V
 }
 
 /* The small kernels of a prefill step of `tokens` tokens (the last part), Llama-2-7B FP16 on
  * the A100-80GB kernel tables. */
-static double a100_l2_small_s(long tokens, int *table)
+static double a100_l2_small_fused_s(long tokens, double fused, int *table)
 {
     struct lm_model lm;
     char err[1024] = "";
@@ -480,8 +480,10 @@ static double a100_l2_small_s(long tokens, int *table)
     CU_ASSERT_EQUAL_FATAL(kc_get("kernels/profiles/a100-80gb.json", &kc, err, sizeof err), 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(kc);
     struct gpu_roof r = test_roof();
+    struct stm_cpu cpu = {0};
+    cpu.small_fused = fused;
     struct stm m;
-    stm_init(&m, STM_ENGINE, &lm, RD_FP16, RD_FP16, &r, 2039, NULL, 0, kc);
+    stm_init(&m, STM_ENGINE, &lm, RD_FP16, RD_FP16, &r, 2039, &cpu, 0, kc);
     struct stm_sum s;
     struct stm_parts p;
     stm_start(&m, &s);
@@ -490,6 +492,98 @@ static double a100_l2_small_s(long tokens, int *table)
     *table = (p.table & STM_PATH_SMALL) != 0;
     CU_ASSERT_EQUAL(p.tc[p.n - 1], 0);
     return p.tm[p.n - 1];
+}
+
+static double a100_l2_small_s(long tokens, int *table)
+{
+    return a100_l2_small_fused_s(tokens, 0, table);
+}
+
+/* small_kernels_fused s removes s of the small kernels' time, and nothing else: on the tables
+ * (Llama-2-7B, 2,048 tokens on the A100: 32 × 0.3745 ms) and on the roofline, where both their
+ * traffic and layer_fixed_us scale (Llama-3-8B, no tables). */
+static void test_small_kernels_fused(void)
+{
+    int table = 0;
+    CU_ASSERT_DOUBLE_EQUAL(a100_l2_small_fused_s(2048, 0.25, &table), 0.75 * 32 * 0.3745e-3, 1e-12);
+    CU_ASSERT(table);
+    CU_ASSERT_EQUAL(a100_l2_small_fused_s(2048, 1, &table), 0);
+    struct lm_model lm = llama3_8b();
+    struct gpu_roof r = test_roof();
+    struct stm_parts p[2];
+    for (int k = 0; k < 2; k++) {
+        struct stm_cpu cpu = {1e-3, 1e-5, 0, 0, k ? 0.4 : 0};
+        struct stm m;
+        struct stm_sum s;
+        stm_init(&m, STM_ENGINE, &lm, RD_FP16, RD_FP16, &r, 4000, &cpu, 0, NULL);
+        stm_start(&m, &s);
+        stm_add(&m, &s, 0, 512, 1);
+        stm_add(&m, &s, 100, 1, 1);
+        stm_parts(&m, &s, &p[k]);
+    }
+    CU_ASSERT(p[0].tm[p[0].n - 1] > 0);
+    CU_ASSERT(p[0].fixed_s > 0);
+    CU_ASSERT_DOUBLE_EQUAL(p[1].tm[p[1].n - 1], 0.6 * p[0].tm[p[0].n - 1], 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(p[1].fixed_s, 0.6 * p[0].fixed_s, 1e-15);
+    CU_ASSERT_EQUAL(p[1].n, p[0].n);
+    for (int i = 0; i < p[0].n - 1; i++) {
+        CU_ASSERT_EQUAL(p[1].tc[i], p[0].tc[i]);
+        CU_ASSERT_EQUAL(p[1].tm[i], p[0].tm[i]);
+    }
+    CU_ASSERT_EQUAL(p[1].cpu_s, p[0].cpu_s);
+}
+
+/* The engine table's small_kernels_fused: optional (0), read from an entry, overridden by the
+ * scenario, in [0, 1], refused by the roofline; the shipped TensorRT-LLM 0.9 entry holds 1. */
+static void test_table_small_fused(void)
+{
+#define V "\"source\": \"x\", \"confidence\": \"low\", \"value\": "
+    struct etm_cfg c;
+    char err[1024];
+    static const struct {
+        const char *value;
+        int rc;
+        double want;
+    } cases[] = {{"0.3", 0, 0.3}, {"1", 0, 1}, {"-0.1", -1, 0}, {"1.5", -1, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[] = "/tmp/sharesim-etm-XXXXXX", text[512];
+        int fd = mkstemp(path);
+        CU_ASSERT_FATAL(fd >= 0);
+        int n = snprintf(text, sizeof text,
+                         "{\"schema\": 1, \"engines\": [{\"name\": \"trt\", \"version\": "
+                         "\"0\", \"cpu_step_ms\": {" V "1}, \"cpu_per_seq_ms\": {" V "0}, "
+                         "\"frontend_ms\": {" V "0}, \"overlap_cpu\": {" V "0}, "
+                         "\"small_kernels_fused\": {" V "%s}}]}",
+                         cases[i].value);
+        CU_ASSERT_EQUAL(write(fd, text, (size_t)n), (ssize_t)n);
+        close(fd);
+        CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"trt\"}", &c, path, err, sizeof err),
+                        cases[i].rc);
+        if (cases[i].rc == 0) {
+            CU_ASSERT_EQUAL(c.cpu.small_fused, cases[i].want);
+            CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"trt\", \"small_kernels_fused\": 0}",
+                                          &c, path, err, sizeof err),
+                            0);
+            CU_ASSERT_EQUAL(c.cpu.small_fused, 0);
+        } else {
+            TU_CHECK_CONTAINS(err, "engines[0].small_kernels_fused");
+            TU_CHECK_CONTAINS(err, path);
+        }
+        unlink(path);
+    }
+    CU_ASSERT_EQUAL(parse_serving("{\"small_kernels_fused\": 2}", &c, NULL, err, sizeof err), -1);
+    TU_CHECK_CONTAINS(err, "tenants[0].serving.small_kernels_fused");
+    CU_ASSERT_EQUAL(parse_serving("{\"step_model\": \"roofline\", \"small_kernels_fused\": 0.5}",
+                                  &c, NULL, err, sizeof err),
+                    -1);
+    TU_CHECK_CONTAINS(err, "not used by");
+    CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"trtllm-0.9\"}", &c, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(c.cpu.small_fused, 1);
+    CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"trtllm\"}", &c, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(c.cpu.small_fused, 0);
+    CU_ASSERT_EQUAL(parse_serving("{}", &c, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(c.cpu.small_fused, 0);
+#undef V
 }
 
 static void test_small_kernels_past_table(void)
@@ -515,7 +609,7 @@ static void test_memo_hits(void)
      * those of a model that never saw a step before, with and without the kernel curves. */
     struct lm_model lm = llama3_8b();
     struct gpu_roof r = test_roof();
-    struct stm_cpu cpu = {1e-3, 1e-5, 0, 0};
+    struct stm_cpu cpu = {1e-3, 1e-5, 0, 0, 0};
     const long counts[] = {1,   1 + STM_MEMO_SLOTS,       1,    3,   3, 64, 64 + STM_MEMO_SLOTS, 1,
                            300, 300 + 2 * STM_MEMO_SLOTS, 4096, 300, 1, 0};
     for (int withkc = 0; withkc < 2; withkc++) {
@@ -637,6 +731,9 @@ void test_stepmodel_register(void)
     CU_add_test(s, "a GEMM ceiling by hand (binding, not binding, decode, fp8)", test_gemm_ceiling);
     CU_add_test(s, "the engine table's gemm_tflops_max", test_table_gemm_ceiling);
     CU_add_test(s, "an engine table entry without a server has no front end", test_table_no_server);
+    CU_add_test(s, "small kernels fused: their share removed, nothing else",
+                test_small_kernels_fused);
+    CU_add_test(s, "the engine table's small_kernels_fused", test_table_small_fused);
     CU_add_test(s, "small kernels past the table grow with the tokens",
                 test_small_kernels_past_table);
     CU_add_test(s, "memo: a hit is the computation's doubles", test_memo_hits);

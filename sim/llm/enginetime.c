@@ -90,6 +90,7 @@ static int table_defaults(const char *table_path, const char *name, struct etm_c
                                         "frontend_ms",
                                         "frontend_serial_ms",
                                         "gemm_tflops_max",
+                                        "small_kernels_fused",
                                         "overlap_cpu",
                                         "max_num_seqs",
                                         "max_batched_tokens",
@@ -178,6 +179,12 @@ static int table_defaults(const char *table_path, const char *name, struct etm_c
                 goto out;
             table_override(n, "gemm_tflops_max", &gt);
             c->cpu.gemm_flops_max = gt * 1e12;
+            double sf = 0;
+            if (cJSON_GetObjectItemCaseSensitive(e, "small_kernels_fused") &&
+                table_num(&j, e, p, "small_kernels_fused", 1, &sf))
+                goto out;
+            table_override(n, "small_kernels_fused", &sf);
+            c->cpu.small_fused = sf;
             rc = 0;
             goto out;
         }
@@ -217,8 +224,9 @@ int etm_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     if (c->kind == STM_ROOFLINE) {
         /* The roofline has no engine terms: they would be silently ignored. */
         static const char *const engine_only[] = {
-            "cpu_step_ms", "cpu_per_seq_ms",  "frontend_ms", "frontend_serial_ms",
-            "overlap_cpu", "gemm_tflops_max", "framework",   NULL};
+            "cpu_step_ms",         "cpu_per_seq_ms", "frontend_ms",
+            "frontend_serial_ms",  "overlap_cpu",    "gemm_tflops_max",
+            "small_kernels_fused", "framework",      NULL};
         for (int i = 0; engine_only[i]; i++)
             if (cJSON_GetObjectItemCaseSensitive(obj, engine_only[i]))
                 return jv_fail(j, jv_path_key(p, sizeof p, path, engine_only[i]),
@@ -230,18 +238,20 @@ int etm_parse(const struct jv *j, const cJSON *obj, const char *path, const char
     if (table_defaults(table_path, fw, c, err, sizeof err))
         return jv_fail(j, jv_path_key(p, sizeof p, path, "framework"), "%s", err);
     double step = c->cpu.step_s * 1e3, seq = c->cpu.per_seq_s * 1e3, fe = c->frontend_s * 1e3,
-           fs = c->frontend_serial_s * 1e3, gt = -1;
+           fs = c->frontend_serial_s * 1e3, gt = -1, sf = c->cpu.small_fused;
     if (jv_num(j, obj, path, "cpu_step_ms", 0, 0, 1e4, &step) < 0 ||
         jv_num(j, obj, path, "cpu_per_seq_ms", 0, 0, 1e3, &seq) < 0 ||
         jv_num(j, obj, path, "frontend_ms", 0, 0, 1e5, &fe) < 0 ||
         jv_num(j, obj, path, "frontend_serial_ms", 0, 0, ETM_MAX_FRONTEND_SERIAL_MS, &fs) < 0 ||
         jv_num(j, obj, path, "gemm_tflops_max", 0, 0, ETM_MAX_GEMM_TFLOPS, &gt) < 0 ||
+        jv_num(j, obj, path, "small_kernels_fused", 0, 0, 1, &sf) < 0 ||
         jv_bool(j, obj, path, "overlap_cpu", 0, &overlap) < 0)
         return -1;
     c->cpu.step_s = step * 1e-3;
     c->cpu.per_seq_s = seq * 1e-3;
     c->frontend_s = fe * 1e-3;
     c->frontend_serial_s = fs * 1e-3;
+    c->cpu.small_fused = sf;
     if (gt >= 0) /* the scenario's ceiling replaces the table's */
         c->cpu.gemm_flops_max = gt * 1e12;
     if (overlap >= 0)

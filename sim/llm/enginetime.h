@@ -19,6 +19,9 @@
  *                     TFLOP/s (0, the default: none; at most ETM_MAX_GEMM_TFLOPS): a version
  *                     whose kernels are older than the measured tables' (llm/stepmodel.h);
  *                     optional in a table entry,
+ *   "small_kernels_fused" the share, in [0, 1], of the small kernels' time that the engine's
+ *                     kernel fusion removes (0, the default: none; llm/stepmodel.h); optional in
+ *                     a table entry,
  *   "overlap_cpu"     whether the CPU part overlaps the GPU part (vLLM's async scheduling);
  * an optional "server" of a table entry: 0 for a release measured without an API server (an
  * offline harness), whose front end is then 0 of both kinds and may not be listed (a scenario's

@@ -54,6 +54,7 @@ int lsv_parse(const struct jv *j, const cJSON *obj, const char *path, const char
                                        "frontend_ms",
                                        "frontend_serial_ms",
                                        "gemm_tflops_max",
+                                       "small_kernels_fused",
                                        "overlap_cpu",
                                        "tensor_parallel",
                                        "router",

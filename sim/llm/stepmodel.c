@@ -285,6 +285,8 @@ static void by_tokens(const struct stm *m, double t, struct stm_memo *e)
             e->small = 1;
         }
     }
+    e->small_tm *= 1 - m->cpu.small_fused;
+    e->fixed_s *= 1 - m->cpu.small_fused;
     e->comm_s = 0;
     e->comm = 0;
     if (m->tp > 1 && t > 0) /* after attention's O and after the MLP's down: t × hidden sums */

@@ -17,6 +17,8 @@
  *       the small per-layer kernels (norms, activation, RoPE, residual adds): their activation
  *         traffic at weight_bw_eff of the bandwidth, and layer_fixed_us a layer that no share
  *         shortens (launch and latency bound);
+ *       an engine's fusion of those small kernels (small_kernels_fused: the share of their time
+ *         that it removes);
  *       an engine version's ceiling on its 16-bit GEMMs' throughput (gemm_tflops_max; e.g.
  *         TensorRT-LLM 0.9's on Hopper): each takes at least FLOPs / the ceiling;
  *       the CPU: cpu_step_ms + cpu_per_seq_ms × the step's sequences (scheduling, input
@@ -58,6 +60,12 @@ struct stm_cpu {
      * table entry (llm/enginetime.h), carried with them: each 16-bit dense GEMM (and the LM
      * head) takes at least its FLOPs / this, whatever its table or roofline says. */
     double gemm_flops_max;
+    /* small_kernels_fused in [0, 1] (0: none): the share of the small kernels' time (norms,
+     * RoPE, activation, residual adds: their table's or their traffic's, and layer_fixed_us)
+     * that an engine's kernel fusion removes. The tables time them as separate PyTorch kernels
+     * (Vidur's, on vLLM); an engine compiled by TensorRT fuses elementwise work into its
+     * neighbours, so it moves those activations fewer times. Fitted per engine entry. */
+    double small_fused;
 };
 
 /* Linear layers of a transformer block, and the LM head. */
