@@ -226,11 +226,42 @@ static void test_engine_table(void)
     unlink(path);
 }
 
+/* A term of a test engine table, "value" last so that a case appends it. */
+#define TERM_V "\"source\": \"x\", \"confidence\": \"low\", \"value\": "
+
+/*
+ * Writes a one-entry engine table to path (a mkstemp template, filled in): the entry `name`,
+ * version 0, cpu_step_ms 1, cpu_per_seq_ms 0 and overlap_cpu 0, then `terms` as written
+ * (", \"key\": {…}", …). The test unlinks it.
+ */
+static void write_table(char *path, const char *name, const char *terms)
+{
+    char text[768];
+    int n = snprintf(text, sizeof text,
+                     "{\"schema\": 1, \"engines\": [{\"name\": \"%s\", \"version\": \"0\", "
+                     "\"cpu_step_ms\": {" TERM_V "1}, \"cpu_per_seq_ms\": {" TERM_V "0}, "
+                     "\"overlap_cpu\": {" TERM_V "0}%s}]}",
+                     name, terms);
+    CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT_EQUAL(write(fd, text, (size_t)n), (ssize_t)n);
+    close(fd);
+}
+
+/* The same with frontend_ms 0 and one more term, key = value (value as JSON text). */
+static void write_entry_with(char *path, const char *name, const char *key, const char *value)
+{
+    char terms[256];
+    snprintf(terms, sizeof terms, ", \"frontend_ms\": {" TERM_V "0}, \"%s\": {" TERM_V "%s}", key,
+             value);
+    write_table(path, name, terms);
+}
+
 /* An engine-table entry's "guaranteed_no_evict" (0 or 1) is its framework's capacity policy;
  * absent it is -1 (the shipped entries: vLLM's and TensorRT-LLM's admit what fits now). */
 static void test_table_no_evict(void)
 {
-#define V "\"source\": \"x\", \"confidence\": \"low\", \"value\": "
     struct etm_cfg c;
     char err[1024];
     CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"trtllm\"}", &c, NULL, err, sizeof err), 0);
@@ -240,17 +271,8 @@ static void test_table_no_evict(void)
         int rc, want;
     } cases[] = {{"1", 0, 1}, {"0", 0, 0}, {"2", -1, 0}, {"0.5", -1, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char path[] = "/tmp/sharesim-etm-XXXXXX", text[512];
-        int fd = mkstemp(path);
-        CU_ASSERT_FATAL(fd >= 0);
-        int n = snprintf(text, sizeof text,
-                         "{\"schema\": 1, \"engines\": [{\"name\": \"vllm\", \"version\": "
-                         "\"0\", \"cpu_step_ms\": {" V "1}, \"cpu_per_seq_ms\": {" V "0}, "
-                         "\"frontend_ms\": {" V "0}, \"overlap_cpu\": {" V "0}, "
-                         "\"guaranteed_no_evict\": {" V "%s}}]}",
-                         cases[i].value);
-        CU_ASSERT_EQUAL(write(fd, text, (size_t)n), (ssize_t)n);
-        close(fd);
+        char path[] = "/tmp/sharesim-etm-XXXXXX";
+        write_entry_with(path, "vllm", "guaranteed_no_evict", cases[i].value);
         CU_ASSERT_EQUAL(parse_serving("{}", &c, path, err, sizeof err), cases[i].rc);
         if (cases[i].rc == 0)
             CU_ASSERT_EQUAL(c.no_evict, cases[i].want);
@@ -258,7 +280,6 @@ static void test_table_no_evict(void)
             TU_CHECK_CONTAINS(err, "engines[0].guaranteed_no_evict");
         unlink(path);
     }
-#undef V
 }
 
 /* The result says which parts of a tenant's steps came from measured tables (the H100's
@@ -417,7 +438,6 @@ static void test_gemm_ceiling(void)
  * scenario, refused by the roofline, bounded by ETM_MAX_GEMM_TFLOPS. */
 static void test_table_gemm_ceiling(void)
 {
-#define V "\"source\": \"x\", \"confidence\": \"low\", \"value\": "
     struct etm_cfg c;
     char err[1024];
     CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"trtllm\"}", &c, NULL, err, sizeof err), 0);
@@ -428,17 +448,8 @@ static void test_table_gemm_ceiling(void)
         double want;
     } cases[] = {{"597", 0, 597e12}, {"0", 0, 0}, {"-1", -1, 0}, {"10001", -1, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char path[] = "/tmp/sharesim-etm-XXXXXX", text[512];
-        int fd = mkstemp(path);
-        CU_ASSERT_FATAL(fd >= 0);
-        int n = snprintf(text, sizeof text,
-                         "{\"schema\": 1, \"engines\": [{\"name\": \"old\", \"version\": "
-                         "\"0\", \"cpu_step_ms\": {" V "1}, \"cpu_per_seq_ms\": {" V "0}, "
-                         "\"frontend_ms\": {" V "0}, \"overlap_cpu\": {" V "0}, "
-                         "\"gemm_tflops_max\": {" V "%s}}]}",
-                         cases[i].value);
-        CU_ASSERT_EQUAL(write(fd, text, (size_t)n), (ssize_t)n);
-        close(fd);
+        char path[] = "/tmp/sharesim-etm-XXXXXX";
+        write_entry_with(path, "old", "gemm_tflops_max", cases[i].value);
         CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"old\"}", &c, path, err, sizeof err),
                         cases[i].rc);
         if (cases[i].rc == 0) {
@@ -466,7 +477,6 @@ static void test_table_gemm_ceiling(void)
     CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"trtllm-0.9\"}", &c, NULL, err, sizeof err), 0);
     CU_ASSERT_DOUBLE_EQUAL(c.cpu.gemm_flops_max, 552.4e12, 1e3);
     CU_ASSERT_EQUAL(etm_has_framework(NULL, "trtllm-0.9"), 1);
-#undef V
 }
 
 /* The small kernels of a prefill step of `tokens` tokens (the last part), Llama-2-7B FP16 on
@@ -537,7 +547,6 @@ static void test_small_kernels_fused(void)
  * scenario, in [0, 1], refused by the roofline; the shipped TensorRT-LLM 0.9 entry holds 1. */
 static void test_table_small_fused(void)
 {
-#define V "\"source\": \"x\", \"confidence\": \"low\", \"value\": "
     struct etm_cfg c;
     char err[1024];
     static const struct {
@@ -546,17 +555,8 @@ static void test_table_small_fused(void)
         double want;
     } cases[] = {{"0.3", 0, 0.3}, {"1", 0, 1}, {"-0.1", -1, 0}, {"1.5", -1, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char path[] = "/tmp/sharesim-etm-XXXXXX", text[512];
-        int fd = mkstemp(path);
-        CU_ASSERT_FATAL(fd >= 0);
-        int n = snprintf(text, sizeof text,
-                         "{\"schema\": 1, \"engines\": [{\"name\": \"trt\", \"version\": "
-                         "\"0\", \"cpu_step_ms\": {" V "1}, \"cpu_per_seq_ms\": {" V "0}, "
-                         "\"frontend_ms\": {" V "0}, \"overlap_cpu\": {" V "0}, "
-                         "\"small_kernels_fused\": {" V "%s}}]}",
-                         cases[i].value);
-        CU_ASSERT_EQUAL(write(fd, text, (size_t)n), (ssize_t)n);
-        close(fd);
+        char path[] = "/tmp/sharesim-etm-XXXXXX";
+        write_entry_with(path, "trt", "small_kernels_fused", cases[i].value);
         CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"trt\"}", &c, path, err, sizeof err),
                         cases[i].rc);
         if (cases[i].rc == 0) {
@@ -583,7 +583,6 @@ static void test_table_small_fused(void)
     CU_ASSERT_EQUAL(c.cpu.small_fused, 0);
     CU_ASSERT_EQUAL(parse_serving("{}", &c, NULL, err, sizeof err), 0);
     CU_ASSERT_EQUAL(c.cpu.small_fused, 0);
-#undef V
 }
 
 static void test_small_kernels_past_table(void)
@@ -662,7 +661,6 @@ static void test_memo_after_tp(void)
  * a scenario's keys still set a front end (the same release behind a server). */
 static void test_table_no_server(void)
 {
-#define V "\"source\": \"x\", \"confidence\": \"low\", \"value\": "
     struct etm_cfg c;
     char err[1024];
     static const struct {
@@ -670,25 +668,18 @@ static void test_table_no_server(void)
         int rc;
         const char *msg;
     } cases[] = {
-        {", \"server\": {" V "0}", 0, NULL},
-        {", \"server\": {" V "0}, \"frontend_ms\": {" V "3}", -1, "engines[0].frontend_ms"},
-        {", \"server\": {" V "0}, \"frontend_serial_ms\": {" V "1}", -1,
+        {", \"server\": {" TERM_V "0}", 0, NULL},
+        {", \"server\": {" TERM_V "0}, \"frontend_ms\": {" TERM_V "3}", -1,
+         "engines[0].frontend_ms"},
+        {", \"server\": {" TERM_V "0}, \"frontend_serial_ms\": {" TERM_V "1}", -1,
          "engines[0].frontend_serial_ms"},
-        {", \"server\": {" V "1}, \"frontend_ms\": {" V "3}", 0, NULL},
-        {", \"server\": {" V "1}", -1, "engines[0].frontend_ms"},
-        {", \"server\": {" V "2}, \"frontend_ms\": {" V "3}", -1, "engines[0].server"},
+        {", \"server\": {" TERM_V "1}, \"frontend_ms\": {" TERM_V "3}", 0, NULL},
+        {", \"server\": {" TERM_V "1}", -1, "engines[0].frontend_ms"},
+        {", \"server\": {" TERM_V "2}, \"frontend_ms\": {" TERM_V "3}", -1, "engines[0].server"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char path[] = "/tmp/sharesim-etm-XXXXXX", text[640];
-        int fd = mkstemp(path);
-        CU_ASSERT_FATAL(fd >= 0);
-        int n = snprintf(text, sizeof text,
-                         "{\"schema\": 1, \"engines\": [{\"name\": \"off\", \"version\": "
-                         "\"0\", \"cpu_step_ms\": {" V "1}, \"cpu_per_seq_ms\": {" V "0}, "
-                         "\"overlap_cpu\": {" V "0}%s}]}",
-                         cases[i].extra);
-        CU_ASSERT_EQUAL(write(fd, text, (size_t)n), (ssize_t)n);
-        close(fd);
+        char path[] = "/tmp/sharesim-etm-XXXXXX";
+        write_table(path, "off", cases[i].extra);
         int rc = parse_serving("{\"framework\": \"off\"}", &c, path, err, sizeof err);
         CU_ASSERT_EQUAL(rc, cases[i].rc);
         if (cases[i].rc == 0) {
@@ -714,7 +705,6 @@ static void test_table_no_server(void)
     CU_ASSERT_EQUAL(c.frontend_serial_s, 0);
     CU_ASSERT_EQUAL(parse_serving("{\"framework\": \"vllm\"}", &c, NULL, err, sizeof err), 0);
     CU_ASSERT(c.frontend_serial_s > 0);
-#undef V
 }
 
 void test_stepmodel_register(void)
